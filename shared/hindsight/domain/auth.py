@@ -1,0 +1,109 @@
+"""API keys and principals.
+
+A key is ``hsk_<key_id>.<secret>``. Only SHA-256 of the secret is stored (the secret carries 256 bits
+of entropy, so a slow password hash adds nothing); verification compares digests in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from hindsight.domain.errors import Forbidden
+from hindsight.domain.limits import DEFAULT_AGENT_ID
+from hindsight.domain.memory import Scope
+
+TOKEN_PREFIX = "hsk_"
+_TOKEN = re.compile(r"^hsk_(?P<key_id>[0-9a-f]{16})\.(?P<secret>[A-Za-z0-9_-]{43})$")
+
+
+class Principal(BaseModel):
+    """Who is calling: a tenant, the key used and what that key may do."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    key_id: str
+    agent_ids: frozenset[str] | None = None
+    """Agents this key may act for; None means every agent of the tenant."""
+    read_only: bool = False
+
+    def scope(self, agent_id: str | None) -> Scope:
+        """The scope for ``agent_id`` (default agent when None).
+
+        Raises:
+            Forbidden: the key is limited to other agents.
+        """
+        agent = agent_id or (next(iter(self.agent_ids)) if self.agent_ids and len(self.agent_ids) == 1
+                             else DEFAULT_AGENT_ID)
+        if self.agent_ids is not None and agent not in self.agent_ids:
+            raise Forbidden(f"this key may not act for agent '{agent}'")
+        return Scope(tenant_id=self.tenant_id, agent_id=agent)
+
+    def require_write(self) -> None:
+        """Raises Forbidden for read-only keys."""
+        if self.read_only:
+            raise Forbidden("this key is read-only")
+
+
+class ApiKeyRecord(BaseModel):
+    """A stored API key (never the secret itself)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key_id: str
+    tenant_id: str
+    name: str
+    secret_sha256: str
+    agent_ids: list[str] | None
+    read_only: bool
+    created_at: datetime
+    revoked_at: datetime | None
+
+    def to_principal(self) -> Principal:
+        return Principal(
+            tenant_id=self.tenant_id,
+            key_id=self.key_id,
+            agent_ids=frozenset(self.agent_ids) if self.agent_ids is not None else None,
+            read_only=self.read_only,
+        )
+
+
+class MintedKey(BaseModel):
+    """A freshly minted key: ``token`` is shown once and never stored."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key_id: str
+    token: str
+    secret_sha256: str
+
+
+def hash_secret(secret: str) -> str:
+    """Hex SHA-256 of a key secret."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def mint_key() -> MintedKey:
+    """A new random key id and secret (``secrets`` CSPRNG)."""
+    key_id = secrets.token_hex(8)
+    secret = secrets.token_urlsafe(32)
+    return MintedKey(key_id=key_id, token=f"{TOKEN_PREFIX}{key_id}.{secret}", secret_sha256=hash_secret(secret))
+
+
+def parse_token(token: str) -> tuple[str, str] | None:
+    """(key_id, secret) of a well-formed token, else None."""
+    match = _TOKEN.match(token.strip())
+    if match is None:
+        return None
+    return match.group("key_id"), match.group("secret")
+
+
+def secret_matches(secret: str, stored_sha256: str) -> bool:
+    """Constant-time comparison of a presented secret with the stored digest."""
+    return hmac.compare_digest(hash_secret(secret), stored_sha256)

@@ -1,0 +1,36 @@
+"""Domain errors. Adapters translate them: MCP → JSON-RPC errors, CLI → exit codes."""
+
+from __future__ import annotations
+
+
+class HindsightError(Exception):
+    """Base class of every error Hindsight raises on purpose."""
+
+
+class ConfigurationError(HindsightError):
+    """The process cannot start: a setting is missing, invalid or disagrees with the database."""
+
+
+class InvalidInput(HindsightError):
+    """A request field is invalid. ``field`` is the dotted path; ``limit`` the bound broken, if any."""
+
+    def __init__(self, field: str, message: str, limit: object | None = None) -> None:
+        self.field = field
+        self.limit = limit
+        super().__init__(f"{field}: {message}")
+
+
+class NotFound(HindsightError):
+    """The object does not exist in the caller's tenant (never says whether it exists elsewhere)."""
+
+
+class Unauthorized(HindsightError):
+    """Missing, unknown or revoked credentials."""
+
+
+class Forbidden(HindsightError):
+    """Valid credentials without the right to do this (read-only key, agent not allowed)."""
+
+
+class Unavailable(HindsightError):
+    """A dependency is down; the caller may retry later (the write was not accepted)."""

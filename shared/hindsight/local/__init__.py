@@ -1,0 +1,1 @@
+"""The embedded local stack: Postgres+pgvector, Redis, the SQS emulator and the queue poller."""

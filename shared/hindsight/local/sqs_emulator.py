@@ -1,0 +1,67 @@
+"""The SQS emulator: moto in server mode on 127.0.0.1 (a real HTTP endpoint boto3 talks to)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from hindsight.local.ports import free_port
+
+WRITE_QUEUE = "hindsight-writes"
+WRITE_DLQ = "hindsight-writes-dlq"
+MAX_RECEIVE_COUNT = 5
+VISIBILITY_TIMEOUT_S = 30
+
+
+@dataclass
+class QueueUrls:
+    """URLs of the queues the stack uses."""
+
+    writes: str
+    writes_dlq: str
+
+
+def use_dummy_aws_credentials() -> None:
+    """boto3 signs every request; the emulator accepts any key. Keeps real credentials out of local runs."""
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "hindsight-local")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "hindsight-local")
+    os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+
+
+class SqsEmulator:
+    """A moto server thread on 127.0.0.1; ``endpoint_url`` is what boto3 clients use."""
+
+    def __init__(self, port: int | None = None) -> None:
+        from moto.server import ThreadedMotoServer
+
+        self.port = port or free_port()
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self.endpoint_url = f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> SqsEmulator:
+        import logging
+
+        use_dummy_aws_credentials()
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per emulator request otherwise
+        self._server.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.stop()
+
+
+def create_queues(client: Any, *, visibility_timeout_s: int = VISIBILITY_TIMEOUT_S,
+                  max_receive_count: int = MAX_RECEIVE_COUNT) -> QueueUrls:
+    """Create the write queue with its dead-letter queue and redrive policy (idempotent)."""
+    dlq_url = client.create_queue(QueueName=WRITE_DLQ, Attributes={"MessageRetentionPeriod": "1209600"})["QueueUrl"]
+    dlq_arn = client.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    url = client.create_queue(
+        QueueName=WRITE_QUEUE,
+        Attributes={
+            "VisibilityTimeout": str(visibility_timeout_s),
+            "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": max_receive_count}),
+        },
+    )["QueueUrl"]
+    return QueueUrls(writes=url, writes_dlq=dlq_url)

@@ -1,0 +1,194 @@
+"""The embedded local stack: everything ``make run`` and the test suite need, on this machine only.
+
+Embedded Postgres+pgvector (data folder survives restarts), Redis (the running one, or one we start),
+the SQS emulator with the write queue and its DLQ, migrations, a dev API key, and the poller that
+plays Lambda's event source mapping for the embedding worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from hindsight.adapters.postgres.migrations import default_migrations_dir, load_migrations, migrate
+from hindsight.adapters.postgres.pool import one_connection
+from hindsight.adapters.sqs_queue import sqs_client
+from hindsight.api.sqs_worker import WriteJobWorker
+from hindsight.bootstrap import build_container, make_embedder
+from hindsight.config import Settings
+from hindsight.local.poller import SqsPoller
+from hindsight.local.postgres import EmbeddedPostgres, start_postgres
+from hindsight.local.redis_server import LocalRedis, ensure_redis, start_redis
+from hindsight.local.sqs_emulator import QueueUrls, SqsEmulator, create_queues
+
+log = logging.getLogger(__name__)
+DEV_TENANT = "local"
+ENV_FILE = "hindsight.env"
+
+
+class LocalStack:
+    """Start with ``start()``, stop with ``stop()`` (or use it as a context manager).
+
+    ``ephemeral`` stacks (tests) delete their data on stop and always start a private Redis.
+    ``overrides`` are Settings fields (e.g. ``embedder="hash"``).
+    """
+
+    def __init__(self, data_dir: Path, *, ephemeral: bool = False, redis_url: str | None = None,
+                 **overrides: Any) -> None:
+        self.data_dir = data_dir.resolve()
+        self.ephemeral = ephemeral
+        self._preferred_redis = redis_url
+        self._overrides = overrides
+        self.postgres: EmbeddedPostgres | None = None
+        self.redis: LocalRedis | None = None
+        self.sqs: SqsEmulator | None = None
+        self.queues: QueueUrls | None = None
+        self.settings: Settings | None = None
+        self._pollers: list[SqsPoller] = []
+        self._workers: list[WriteJobWorker] = []
+
+    # ---- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> LocalStack:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.postgres = start_postgres(self.data_dir / "pgdata", delete_on_stop=self.ephemeral)
+            self.redis = (start_redis(self.data_dir / "redis") if self.ephemeral
+                          else ensure_redis(self._preferred_redis, self.data_dir / "redis"))
+            self.sqs = SqsEmulator().start()
+            self.queues = create_queues(self.sqs_client())
+            self.settings = Settings.load(**{
+                "database_url": self.postgres.url,
+                "redis_url": self.redis.url,
+                "write_queue_url": self.queues.writes,
+                "aws_endpoint_url": self.sqs.endpoint_url,
+                **self._overrides,
+            })
+            asyncio.run(self._migrate())
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        for poller in self._pollers:
+            poller.stop()
+        self._pollers.clear()
+        for worker in self._workers:
+            worker.close()
+        self._workers.clear()
+        if self.sqs is not None:
+            self.sqs.stop()
+            self.sqs = None
+        if self.redis is not None:
+            self.redis.stop()
+            self.redis = None
+        if self.postgres is not None:
+            self.postgres.stop()
+            self.postgres = None
+
+    def __enter__(self) -> LocalStack:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- pieces ------------------------------------------------------------------------------
+
+    def require_settings(self) -> Settings:
+        if self.settings is None:
+            raise RuntimeError("the local stack is not started")
+        return self.settings
+
+    def sqs_client(self) -> Any:
+        if self.sqs is None:
+            raise RuntimeError("the SQS emulator is not running")
+        return sqs_client("us-east-1", self.sqs.endpoint_url)
+
+    async def _migrate(self) -> None:
+        settings = self.require_settings()
+        migrations = load_migrations(default_migrations_dir(settings.migrations_dir))
+        conn = await one_connection(settings.require_database_url())
+        try:
+            await migrate(conn, migrations, embedding_dim=settings.embedding_dim,
+                          embedding_model=make_embedder(settings).model_name)
+        finally:
+            await conn.close()
+
+    def mint_token(self, tenant_id: str = DEV_TENANT, name: str = "dev", agent_ids: list[str] | None = None,
+                   read_only: bool = False) -> str:
+        """A new API key for ``tenant_id``; returns the token (shown once, stored as a digest)."""
+        settings = self.require_settings()
+
+        async def mint() -> str:
+            container = await build_container(settings, with_queue=False)
+            try:
+                minted, _ = await container.keys.create(tenant_id, name, agent_ids, read_only)
+                return minted.token
+            finally:
+                await container.aclose()
+
+        return asyncio.run(mint())
+
+    def dev_token(self) -> str:
+        """The local dev token, kept in the data folder (mode 0600) so it survives restarts."""
+        path = self.data_dir / "dev-token"
+        if path.exists():
+            token = path.read_text().strip()
+            if self._token_valid(token):
+                return token
+        token = self.mint_token(DEV_TENANT, "local dev token")
+        path.write_text(token + "\n")
+        path.chmod(0o600)
+        return token
+
+    def _token_valid(self, token: str) -> bool:
+        settings = self.require_settings()
+
+        async def check() -> bool:
+            container = await build_container(settings, with_queue=False)
+            try:
+                return await container.authenticate(token) is not None
+            finally:
+                await container.aclose()
+
+        return asyncio.run(check())
+
+    def write_env_file(self) -> Path:
+        """``hindsight.env`` in the data folder: the settings CLI commands need to reach this stack."""
+        settings = self.require_settings()
+        assert self.queues is not None
+        lines = {
+            "HINDSIGHT_DATABASE_URL": settings.require_database_url(),
+            "HINDSIGHT_REDIS_URL": settings.redis_url,
+            "HINDSIGHT_WRITE_QUEUE_URL": self.queues.writes,
+            "HINDSIGHT_AWS_ENDPOINT_URL": settings.aws_endpoint_url or "",
+            "HINDSIGHT_EMBEDDER": settings.embedder,
+            "HINDSIGHT_EMBEDDING_DIM": str(settings.embedding_dim),
+        }
+        path = self.data_dir / ENV_FILE
+        path.write_text("".join(f"{k}={v}\n" for k, v in lines.items()))
+        path.chmod(0o600)
+        return path
+
+    def start_write_poller(self, *, batch_size: int = 10, batching_window_s: float = 0.05,
+                           background: bool = True) -> SqsPoller:
+        """The embedding worker fed by a poller, as Lambda's event source mapping would feed it."""
+        settings = self.require_settings()
+        assert self.queues is not None
+        worker = WriteJobWorker(lambda: build_container(settings, with_queue=False))
+        self._workers.append(worker)
+        poller = SqsPoller(self.sqs_client(), self.queues.writes, worker, function_name="embed_worker",
+                           batch_size=batch_size, batching_window_s=batching_window_s)
+        if background:
+            poller.start()
+        self._pollers.append(poller)
+        return poller
+
+
+def default_data_dir() -> Path:
+    """``$HINDSIGHT_DATA_DIR``, else ``./var/local``."""
+    return Path(os.environ.get("HINDSIGHT_DATA_DIR", "var/local"))

@@ -1,0 +1,1 @@
+"""Use cases: one module per operation; they depend on domain and ports only."""

@@ -1,0 +1,66 @@
+"""API keys: authenticate a bearer token; mint, list and revoke keys."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from hindsight.domain.auth import ApiKeyRecord, MintedKey, Principal, mint_key, parse_token, secret_matches
+from hindsight.domain.errors import InvalidInput
+from hindsight.ports import ApiKeyStore, Clock
+
+
+class Authenticate:
+    """Bearer token → Principal, or None. Positive and negative answers are cached for ``ttl_s``
+    (a revoked key stops working within that time)."""
+
+    def __init__(self, keys: ApiKeyStore, ttl_s: float = 30.0, max_entries: int = 10_000) -> None:
+        self._keys = keys
+        self._ttl_s = ttl_s
+        self._max = max_entries
+        self._cache: dict[str, tuple[float, Principal | None]] = {}
+
+    async def __call__(self, token: str) -> Principal | None:
+        parsed = parse_token(token)
+        if parsed is None:
+            return None
+        now = time.monotonic()
+        cached = self._cache.get(token)
+        if cached is not None and now - cached[0] < self._ttl_s:
+            return cached[1]
+        key_id, secret = parsed
+        record = await self._keys.find(key_id)
+        principal = None
+        if record is not None and record.revoked_at is None and secret_matches(secret, record.secret_sha256):
+            principal = record.to_principal()
+        if len(self._cache) >= self._max:
+            self._cache.clear()
+        self._cache[token] = (now, principal)
+        return principal
+
+
+class ManageKeys:
+    """``hindsight token create|list|revoke``."""
+
+    def __init__(self, keys: ApiKeyStore, clock: Clock) -> None:
+        self._keys = keys
+        self._clock = clock
+
+    async def create(self, tenant_id: str, name: str, agent_ids: Sequence[str] | None = None,
+                     read_only: bool = False) -> tuple[MintedKey, ApiKeyRecord]:
+        """Mint a key; the returned token is the only copy of the secret. Raises InvalidInput."""
+        if not tenant_id or len(tenant_id) > 128:
+            raise InvalidInput("tenant_id", "must be 1–128 characters", 128)
+        minted = mint_key()
+        record = ApiKeyRecord(key_id=minted.key_id, tenant_id=tenant_id, name=name or "unnamed",
+                              secret_sha256=minted.secret_sha256,
+                              agent_ids=list(agent_ids) if agent_ids else None, read_only=read_only,
+                              created_at=self._clock.now(), revoked_at=None)
+        await self._keys.create(record)
+        return minted, record
+
+    async def revoke(self, key_id: str) -> bool:
+        return await self._keys.revoke(key_id, self._clock.now())
+
+    async def list(self, tenant_id: str | None = None) -> list[ApiKeyRecord]:
+        return await self._keys.list(tenant_id)

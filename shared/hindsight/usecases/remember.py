@@ -1,0 +1,42 @@
+"""Remember: accept a memory, give it an id, queue it, answer at once (the worker stores it)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict
+
+from hindsight.domain.auth import Principal
+from hindsight.domain.ids import uuid7
+from hindsight.domain.memory import MemoryDraft, WriteJob
+from hindsight.ports import Clock, JobQueue
+
+
+class WriteAck(BaseModel):
+    """The answer to a write: the memory's id and that it is queued, not yet searchable."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: UUID
+    status: Literal["queued"] = "queued"
+    submitted_at: datetime
+
+
+class Remember:
+    """``memory_write``: validate (already done by the draft model), assign an id, enqueue."""
+
+    def __init__(self, queue: JobQueue, clock: Clock) -> None:
+        self._queue = queue
+        self._clock = clock
+
+    async def __call__(self, principal: Principal, agent_id: str | None, draft: MemoryDraft) -> WriteAck:
+        """Raises Forbidden (read-only key, agent not allowed) or Unavailable (queue down)."""
+        principal.require_write()
+        scope = principal.scope(agent_id)
+        now = self._clock.now()
+        job = WriteJob(id=uuid7(), tenant_id=scope.tenant_id, agent_id=scope.agent_id, submitted_at=now,
+                       draft=draft)
+        await self._queue.enqueue(job)
+        return WriteAck(id=job.id, submitted_at=now)
