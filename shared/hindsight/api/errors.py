@@ -40,7 +40,9 @@ def validation_error(exc: ValidationError, prefix: str = "") -> MCPError:
         message = err["msg"]
         detail: dict[str, Any] = {"field": field, "message": message, "type": err["type"]}
         if limit:
-            detail["limit"] = {k: (v if isinstance(v, int | float | str) else str(v)) for k, v in limit.items()}
+            detail["limit"] = {
+                k: (v if isinstance(v, int | float | str) else str(v)) for k, v in limit.items()
+            }
         details.append(detail)
         parts.append(f"{field}: {message}")
     return MCPError(INVALID_PARAMS, "Invalid arguments: " + "; ".join(parts), {"errors": details})

@@ -52,7 +52,7 @@ class LambdaHttpAdapter:
     def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         if self._mangum is None:
             self._runtime.run(self._start_lifespan())
-            self._mangum = Mangum(self._app, lifespan="off")
+            self._mangum = Mangum(self._app, lifespan="off")  # type: ignore[arg-type]
         self._runtime.make_current()  # Mangum runs the request on asyncio.get_event_loop()
         return self._mangum(event, context)
 

@@ -34,6 +34,7 @@ from hindsight.domain.errors import Unauthorized
 from hindsight.domain.limits import (
     DEFAULT_IMPORTANCE,
     DEFAULT_TOP_K,
+    MAX_STATUS_IDS,
     AgentId,
     Content,
     Importance,
@@ -46,6 +47,7 @@ from hindsight.domain.limits import (
 )
 from hindsight.domain.memory import Layer, MemoryDraft, SearchHit, SearchRequest
 from hindsight.usecases.remember import WriteAck
+from hindsight.usecases.write_status import WriteStatus
 
 ContainerFactory = Callable[[], Awaitable[Container]]
 
@@ -78,8 +80,12 @@ class ApiKeyVerifier:
         if principal is None:
             return None
         scopes = ["memory:read"] if principal.read_only else ["memory:read", "memory:write"]
-        return AccessToken(token=token, client_id=principal.key_id, scopes=scopes,
-                           claims={"principal": principal.model_dump(mode="json")})
+        return AccessToken(
+            token=token,
+            client_id=principal.key_id,
+            scopes=scopes,
+            claims={"principal": principal.model_dump(mode="json")},
+        )
 
 
 def current_principal() -> Principal:
@@ -127,9 +133,23 @@ class RecalledMemory(BaseModel):
     @classmethod
     def from_hit(cls, hit: SearchHit) -> RecalledMemory:
         m = hit.memory
-        return cls(id=m.id, content=m.content, key=m.key, layer=m.layer, occurred_at=m.occurred_at,
-                   created_at=m.created_at, importance=m.importance, metadata=m.metadata,
-                   scores=hit.scores.model_dump())
+        return cls(
+            id=m.id,
+            content=m.content,
+            key=m.key,
+            layer=m.layer,
+            occurred_at=m.occurred_at,
+            created_at=m.created_at,
+            importance=m.importance,
+            metadata=m.metadata,
+            scores=hit.scores.model_dump(),
+        )
+
+
+class StatusResult(BaseModel):
+    """What memory_status returns, one entry per id asked, in order."""
+
+    writes: list[WriteStatus]
 
 
 class SearchResult(BaseModel):
@@ -162,8 +182,11 @@ def create_mcp_server(holder: _Holder, settings: Settings, factory: ContainerFac
         version=__version__,
         instructions=INSTRUCTIONS,
         token_verifier=ApiKeyVerifier(holder),
-        auth=AuthSettings(issuer_url=resource, resource_server_url=f"{resource}/mcp",  # type: ignore[arg-type]
-                          validate_token_resource=False),
+        auth=AuthSettings(
+            issuer_url=resource,
+            resource_server_url=f"{resource}/mcp",  # type: ignore[arg-type]
+            validate_token_resource=False,
+        ),
         lifespan=lifespan,
         log_level=settings.log_level,
     )
@@ -178,13 +201,19 @@ def create_mcp_server(holder: _Holder, settings: Settings, factory: ContainerFac
             "small talk. Returns at once with the memory id and status 'queued'; it is searchable "
             "within seconds."
         ),
-        annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
-                                    openWorldHint=False),
+        annotations=ToolAnnotations(
+            readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
+        ),
     )
     async def memory_write(
         content: Content,
-        layer: Annotated[Layer, Field(description="'semantic' for facts and preferences (what is true), "
-                                                  "'episodic' for events (what happened, when).")] = "semantic",
+        layer: Annotated[
+            Layer,
+            Field(
+                description="'semantic' for facts and preferences (what is true), "
+                "'episodic' for events (what happened, when)."
+            ),
+        ] = "semantic",
         key: MemoryKey | None = None,
         query: RecallHint | None = None,
         importance: Importance = DEFAULT_IMPORTANCE,
@@ -193,8 +222,15 @@ def create_mcp_server(holder: _Holder, settings: Settings, factory: ContainerFac
         agent_id: AgentId | None = None,
     ) -> WriteAck:
         with domain_errors():
-            draft = MemoryDraft(content=content, layer=layer, key=key, query=query, importance=importance,
-                                metadata=metadata or {}, occurred_at=occurred_at)
+            draft = MemoryDraft(
+                content=content,
+                layer=layer,
+                key=key,
+                query=query,
+                importance=importance,
+                metadata=metadata or {},
+                occurred_at=occurred_at,
+            )
             remember = holder.get().remember
             if remember is None:
                 raise RuntimeError("no write queue configured in this process")
@@ -215,8 +251,9 @@ def create_mcp_server(holder: _Holder, settings: Settings, factory: ContainerFac
         query: SearchText,
         top_k: TopK = DEFAULT_TOP_K,
         key: MemoryKey | None = None,
-        min_importance: Annotated[float, Field(ge=0.0, le=1.0, description="Only memories at least this "
-                                                                           "important (0–1).")] = 0.0,
+        min_importance: Annotated[
+            float, Field(ge=0.0, le=1.0, description="Only memories at least this important (0–1).")
+        ] = 0.0,
         agent_id: AgentId | None = None,
     ) -> SearchResult:
         with domain_errors():
@@ -224,7 +261,30 @@ def create_mcp_server(holder: _Holder, settings: Settings, factory: ContainerFac
             hits = await holder.get().recall(current_principal(), agent_id, request)
             return SearchResult(results=[RecalledMemory.from_hit(h) for h in hits], count=len(hits))
 
-    @mcp.custom_route("/healthz", methods=["GET"])
+    @mcp.tool(
+        name="memory_status",
+        description=(
+            "Check whether memories you wrote are stored yet. Call it after memory_write when you must be "
+            "sure a memory is searchable before relying on it (e.g. before ending a session or handing off "
+            "to another agent). 'pending' means still queued; 'merged' means it matched an existing memory "
+            "(memory_id) and updated it instead."
+        ),
+        annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
+    )
+    async def memory_status(
+        ids: Annotated[
+            list[UUID],
+            Field(
+                min_length=1,
+                max_length=MAX_STATUS_IDS,
+                description=f"Ids returned by memory_write (1–{MAX_STATUS_IDS}).",
+            ),
+        ],
+    ) -> StatusResult:
+        with domain_errors():
+            return StatusResult(writes=await holder.get().write_status(current_principal(), ids))
+
+    @mcp.custom_route("/healthz", methods=["GET"])  # type: ignore[untyped-decorator]
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok", "ready": holder.container is not None})
 

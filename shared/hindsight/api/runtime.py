@@ -7,8 +7,8 @@ every invocation of a warm Lambda instance must run on the same loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from collections.abc import Awaitable
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -23,6 +23,6 @@ class ProcessLoop:
         """Make this the thread's current loop (libraries that call ``asyncio.get_event_loop()``)."""
         asyncio.set_event_loop(self.loop)
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+    def run(self, awaitable: Awaitable[T]) -> T:
         self.make_current()
-        return self.loop.run_until_complete(coro)
+        return self.loop.run_until_complete(asyncio.ensure_future(awaitable, loop=self.loop))

@@ -69,8 +69,10 @@ class WriteJobWorker:
                 raise RecordNotStored(reason)
 
         processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
-        return process_partial_response(event=event, record_handler=record_handler, processor=processor,
-                                        context=context)
+        response = process_partial_response(
+            event=event, record_handler=record_handler, processor=processor, context=context
+        )
+        return dict(response)
 
     def close(self) -> None:
         if self._container is not None:

@@ -18,7 +18,7 @@ from hindsight.domain.errors import Forbidden
 from hindsight.domain.limits import DEFAULT_AGENT_ID
 from hindsight.domain.memory import Scope
 
-TOKEN_PREFIX = "hsk_"
+TOKEN_PREFIX = "hsk_"  # noqa: S105 - a public prefix, not a secret
 _TOKEN = re.compile(r"^hsk_(?P<key_id>[0-9a-f]{16})\.(?P<secret>[A-Za-z0-9_-]{43})$")
 
 
@@ -39,8 +39,9 @@ class Principal(BaseModel):
         Raises:
             Forbidden: the key is limited to other agents.
         """
-        agent = agent_id or (next(iter(self.agent_ids)) if self.agent_ids and len(self.agent_ids) == 1
-                             else DEFAULT_AGENT_ID)
+        agent = agent_id or (
+            next(iter(self.agent_ids)) if self.agent_ids and len(self.agent_ids) == 1 else DEFAULT_AGENT_ID
+        )
         if self.agent_ids is not None and agent not in self.agent_ids:
             raise Forbidden(f"this key may not act for agent '{agent}'")
         return Scope(tenant_id=self.tenant_id, agent_id=agent)
@@ -93,7 +94,9 @@ def mint_key() -> MintedKey:
     """A new random key id and secret (``secrets`` CSPRNG)."""
     key_id = secrets.token_hex(8)
     secret = secrets.token_urlsafe(32)
-    return MintedKey(key_id=key_id, token=f"{TOKEN_PREFIX}{key_id}.{secret}", secret_sha256=hash_secret(secret))
+    return MintedKey(
+        key_id=key_id, token=f"{TOKEN_PREFIX}{key_id}.{secret}", secret_sha256=hash_secret(secret)
+    )
 
 
 def parse_token(token: str) -> tuple[str, str] | None:

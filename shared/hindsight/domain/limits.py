@@ -18,6 +18,7 @@ MAX_KEY_CHARS = 200
 MAX_RECALL_HINT_CHARS = 1_000
 MAX_SEARCH_QUERY_CHARS = 2_000
 MAX_TOP_K = 100
+MAX_STATUS_IDS = 100
 MAX_AGENT_ID_CHARS = 128
 MAX_METADATA_BYTES = 8_192
 MAX_METADATA_DEPTH = 5
@@ -90,7 +91,9 @@ SearchText = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SEARCH_QUERY_CHARS),
     AfterValidator(_clean_text),
-    Field(description=f"What you want to remember, as a question or phrase (≤ {MAX_SEARCH_QUERY_CHARS} chars)."),
+    Field(
+        description=f"What you want to remember, as a question or phrase (≤ {MAX_SEARCH_QUERY_CHARS} chars)."
+    ),
 ]
 AgentId = Annotated[
     str,

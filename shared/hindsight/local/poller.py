@@ -75,9 +75,18 @@ def to_lambda_event(messages: list[dict[str, Any]], queue_arn: str, region: str)
 class SqsPoller:
     """Feeds one queue to one handler, like an event source mapping with ReportBatchItemFailures."""
 
-    def __init__(self, client: Any, queue_url: str, handler: Handler, *, function_name: str,
-                 batch_size: int = 10, batching_window_s: float = 0.05, wait_time_s: int = 1,
-                 region: str = "us-east-1") -> None:
+    def __init__(
+        self,
+        client: Any,
+        queue_url: str,
+        handler: Handler,
+        *,
+        function_name: str,
+        batch_size: int = 10,
+        batching_window_s: float = 0.05,
+        wait_time_s: int = 1,
+        region: str = "us-east-1",
+    ) -> None:
         self._client = client
         self._queue_url = queue_url
         self._handler = handler
@@ -87,7 +96,8 @@ class SqsPoller:
         self._wait_s = wait_time_s
         self._region = region
         self._arn = client.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])[
-            "Attributes"]["QueueArn"]
+            "Attributes"
+        ]["QueueArn"]
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.batches = 0
@@ -100,8 +110,11 @@ class SqsPoller:
         while len(messages) < self._batch_size:
             wait = self._wait_s if not messages else 0
             response = self._client.receive_message(
-                QueueUrl=self._queue_url, MaxNumberOfMessages=min(10, self._batch_size - len(messages)),
-                WaitTimeSeconds=wait, AttributeNames=["All"], MessageAttributeNames=["All"],
+                QueueUrl=self._queue_url,
+                MaxNumberOfMessages=min(10, self._batch_size - len(messages)),
+                WaitTimeSeconds=wait,
+                AttributeNames=["All"],
+                MessageAttributeNames=["All"],
             )
             got = response.get("Messages", [])
             messages.extend(got)

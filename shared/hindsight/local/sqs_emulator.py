@@ -52,16 +52,26 @@ class SqsEmulator:
         self._server.stop()
 
 
-def create_queues(client: Any, *, visibility_timeout_s: int = VISIBILITY_TIMEOUT_S,
-                  max_receive_count: int = MAX_RECEIVE_COUNT) -> QueueUrls:
+def create_queues(
+    client: Any,
+    *,
+    visibility_timeout_s: int = VISIBILITY_TIMEOUT_S,
+    max_receive_count: int = MAX_RECEIVE_COUNT,
+) -> QueueUrls:
     """Create the write queue with its dead-letter queue and redrive policy (idempotent)."""
-    dlq_url = client.create_queue(QueueName=WRITE_DLQ, Attributes={"MessageRetentionPeriod": "1209600"})["QueueUrl"]
-    dlq_arn = client.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    dlq_url = client.create_queue(QueueName=WRITE_DLQ, Attributes={"MessageRetentionPeriod": "1209600"})[
+        "QueueUrl"
+    ]
+    dlq_arn = client.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"][
+        "QueueArn"
+    ]
     url = client.create_queue(
         QueueName=WRITE_QUEUE,
         Attributes={
             "VisibilityTimeout": str(visibility_timeout_s),
-            "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": max_receive_count}),
+            "RedrivePolicy": json.dumps(
+                {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": max_receive_count}
+            ),
         },
     )["QueueUrl"]
     return QueueUrls(writes=url, writes_dlq=dlq_url)

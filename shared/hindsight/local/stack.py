@@ -36,8 +36,9 @@ class LocalStack:
     ``overrides`` are Settings fields (e.g. ``embedder="hash"``).
     """
 
-    def __init__(self, data_dir: Path, *, ephemeral: bool = False, redis_url: str | None = None,
-                 **overrides: Any) -> None:
+    def __init__(
+        self, data_dir: Path, *, ephemeral: bool = False, redis_url: str | None = None, **overrides: Any
+    ) -> None:
         self.data_dir = data_dir.resolve()
         self.ephemeral = ephemeral
         self._preferred_redis = redis_url
@@ -56,17 +57,22 @@ class LocalStack:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         try:
             self.postgres = start_postgres(self.data_dir / "pgdata", delete_on_stop=self.ephemeral)
-            self.redis = (start_redis(self.data_dir / "redis") if self.ephemeral
-                          else ensure_redis(self._preferred_redis, self.data_dir / "redis"))
+            self.redis = (
+                start_redis(self.data_dir / "redis")
+                if self.ephemeral
+                else ensure_redis(self._preferred_redis, self.data_dir / "redis")
+            )
             self.sqs = SqsEmulator().start()
             self.queues = create_queues(self.sqs_client())
-            self.settings = Settings.load(**{
-                "database_url": self.postgres.url,
-                "redis_url": self.redis.url,
-                "write_queue_url": self.queues.writes,
-                "aws_endpoint_url": self.sqs.endpoint_url,
-                **self._overrides,
-            })
+            self.settings = Settings.load(
+                **{
+                    "database_url": self.postgres.url,
+                    "redis_url": self.redis.url,
+                    "write_queue_url": self.queues.writes,
+                    "aws_endpoint_url": self.sqs.endpoint_url,
+                    **self._overrides,
+                }
+            )
             asyncio.run(self._migrate())
         except BaseException:
             self.stop()
@@ -113,13 +119,22 @@ class LocalStack:
         migrations = load_migrations(default_migrations_dir(settings.migrations_dir))
         conn = await one_connection(settings.require_database_url())
         try:
-            await migrate(conn, migrations, embedding_dim=settings.embedding_dim,
-                          embedding_model=make_embedder(settings).model_name)
+            await migrate(
+                conn,
+                migrations,
+                embedding_dim=settings.embedding_dim,
+                embedding_model=make_embedder(settings).model_name,
+            )
         finally:
             await conn.close()
 
-    def mint_token(self, tenant_id: str = DEV_TENANT, name: str = "dev", agent_ids: list[str] | None = None,
-                   read_only: bool = False) -> str:
+    def mint_token(
+        self,
+        tenant_id: str = DEV_TENANT,
+        name: str = "dev",
+        agent_ids: list[str] | None = None,
+        read_only: bool = False,
+    ) -> str:
         """A new API key for ``tenant_id``; returns the token (shown once, stored as a digest)."""
         settings = self.require_settings()
 
@@ -174,15 +189,22 @@ class LocalStack:
         path.chmod(0o600)
         return path
 
-    def start_write_poller(self, *, batch_size: int = 10, batching_window_s: float = 0.05,
-                           background: bool = True) -> SqsPoller:
+    def start_write_poller(
+        self, *, batch_size: int = 10, batching_window_s: float = 0.05, background: bool = True
+    ) -> SqsPoller:
         """The embedding worker fed by a poller, as Lambda's event source mapping would feed it."""
         settings = self.require_settings()
         assert self.queues is not None
         worker = WriteJobWorker(lambda: build_container(settings, with_queue=False))
         self._workers.append(worker)
-        poller = SqsPoller(self.sqs_client(), self.queues.writes, worker, function_name="embed_worker",
-                           batch_size=batch_size, batching_window_s=batching_window_s)
+        poller = SqsPoller(
+            self.sqs_client(),
+            self.queues.writes,
+            worker,
+            function_name="embed_worker",
+            batch_size=batch_size,
+            batching_window_s=batching_window_s,
+        )
         if background:
             poller.start()
         self._pollers.append(poller)

@@ -46,16 +46,23 @@ class ManageKeys:
         self._keys = keys
         self._clock = clock
 
-    async def create(self, tenant_id: str, name: str, agent_ids: Sequence[str] | None = None,
-                     read_only: bool = False) -> tuple[MintedKey, ApiKeyRecord]:
+    async def create(
+        self, tenant_id: str, name: str, agent_ids: Sequence[str] | None = None, read_only: bool = False
+    ) -> tuple[MintedKey, ApiKeyRecord]:
         """Mint a key; the returned token is the only copy of the secret. Raises InvalidInput."""
         if not tenant_id or len(tenant_id) > 128:
             raise InvalidInput("tenant_id", "must be 1–128 characters", 128)
         minted = mint_key()
-        record = ApiKeyRecord(key_id=minted.key_id, tenant_id=tenant_id, name=name or "unnamed",
-                              secret_sha256=minted.secret_sha256,
-                              agent_ids=list(agent_ids) if agent_ids else None, read_only=read_only,
-                              created_at=self._clock.now(), revoked_at=None)
+        record = ApiKeyRecord(
+            key_id=minted.key_id,
+            tenant_id=tenant_id,
+            name=name or "unnamed",
+            secret_sha256=minted.secret_sha256,
+            agent_ids=list(agent_ids) if agent_ids else None,
+            read_only=read_only,
+            created_at=self._clock.now(),
+            revoked_at=None,
+        )
         await self._keys.create(record)
         return minted, record
 

@@ -28,12 +28,17 @@ class Recall:
         self._embedder = embedder
         self._tuning = tuning
 
-    async def __call__(self, principal: Principal, agent_id: str | None, request: SearchRequest) -> list[SearchHit]:
+    async def __call__(
+        self, principal: Principal, agent_id: str | None, request: SearchRequest
+    ) -> list[SearchHit]:
         """Best ``request.top_k`` active memories of the scope. Raises Forbidden for a foreign agent."""
         scope = principal.scope(agent_id)
         embedding = await self._embedder.embed_query(request.text)
         pool = max(self._tuning.candidate_pool, request.top_k)
         candidates = await self._store.search_candidates(scope, request, embedding, pool)
         return rank_candidates(
-            candidates, k=self._tuning.rrf_k, relevance_weight=self._tuning.relevance_weight, top_k=request.top_k
+            candidates,
+            k=self._tuning.rrf_k,
+            relevance_weight=self._tuning.relevance_weight,
+            top_k=request.top_k,
         )

@@ -36,7 +36,8 @@ class Remember:
         principal.require_write()
         scope = principal.scope(agent_id)
         now = self._clock.now()
-        job = WriteJob(id=uuid7(), tenant_id=scope.tenant_id, agent_id=scope.agent_id, submitted_at=now,
-                       draft=draft)
+        job = WriteJob(
+            id=uuid7(), tenant_id=scope.tenant_id, agent_id=scope.agent_id, submitted_at=now, draft=draft
+        )
         await self._queue.enqueue(job)
         return WriteAck(id=job.id, submitted_at=now)

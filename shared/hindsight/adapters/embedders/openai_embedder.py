@@ -18,8 +18,9 @@ class OpenAIEmbedder:
     (unit length for OpenAI models).
     """
 
-    def __init__(self, *, api_key: str | None, base_url: str | None, model: str, dim: int,
-                 client: Any = None) -> None:
+    def __init__(
+        self, *, api_key: str | None, base_url: str | None, model: str, dim: int, client: Any = None
+    ) -> None:
         self._api_key = api_key
         self._base_url = base_url
         self._model = model
@@ -38,13 +39,16 @@ class OpenAIEmbedder:
         if self._client is None:
             from openai import AsyncOpenAI
 
-            self._client = AsyncOpenAI(api_key=self._api_key or "unused", base_url=self._base_url,
-                                       max_retries=3, timeout=30.0)
+            self._client = AsyncOpenAI(
+                api_key=self._api_key or "unused", base_url=self._base_url, max_retries=3, timeout=30.0
+            )
         return self._client
 
     async def _embed(self, texts: Sequence[str]) -> list[Vector]:
         out: list[Vector] = []
-        extra: dict[str, Any] = {"dimensions": self._dim} if self._model.startswith("text-embedding-3") else {}
+        extra: dict[str, Any] = (
+            {"dimensions": self._dim} if self._model.startswith("text-embedding-3") else {}
+        )
         for start in range(0, len(texts), MAX_INPUTS_PER_CALL):
             chunk = list(texts[start : start + MAX_INPUTS_PER_CALL])
             response = await self._get().embeddings.create(model=self._model, input=chunk, **extra)

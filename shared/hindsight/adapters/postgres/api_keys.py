@@ -29,8 +29,16 @@ class PostgresApiKeyStore:
         async with self._pool.connection() as conn:
             await conn.execute(
                 f"INSERT INTO api_keys ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                (record.key_id, record.tenant_id, record.name, record.secret_sha256, record.agent_ids,
-                 record.read_only, record.created_at, record.revoked_at),
+                (
+                    record.key_id,
+                    record.tenant_id,
+                    record.name,
+                    record.secret_sha256,
+                    record.agent_ids,
+                    record.read_only,
+                    record.created_at,
+                    record.revoked_at,
+                ),
             )
 
     async def revoke(self, key_id: str, at: datetime) -> bool:

@@ -104,8 +104,9 @@ class PostgresMemoryStore:
             )
             rows = await cur.fetchall()
         return {
-            r["job_id"]: StoreResult(job_id=r["job_id"], outcome=r["outcome"], memory_id=r["memory_id"],
-                                     reason=r["reason"])
+            r["job_id"]: StoreResult(
+                job_id=r["job_id"], outcome=r["outcome"], memory_id=r["memory_id"], reason=r["reason"]
+            )
             for r in rows
         }
 
@@ -137,8 +138,9 @@ class PostgresMemoryStore:
                         async with self._pool.connection() as conn, conn.transaction():
                             results[job.id] = await _store_one(conn, job, emb, dedup_cosine)
                     except Exception as exc:
-                        results[job.id] = StoreResult(job_id=job.id, outcome="failed",
-                                                      reason=f"{type(exc).__name__}: {exc}")
+                        results[job.id] = StoreResult(
+                            job_id=job.id, outcome="failed", reason=f"{type(exc).__name__}: {exc}"
+                        )
         return [results[job.id] for job in jobs]
 
 
@@ -149,7 +151,9 @@ def _vector_literal(embedding: Vector) -> str:
 
 def _ranked_candidates(rows: list[dict[str, Any]]) -> list[Candidate]:
     by_vector = sorted((r for r in rows if r["similarity"] is not None), key=lambda r: -r["similarity"])
-    by_keyword = sorted((r for r in rows if r["keyword_score"] is not None), key=lambda r: -r["keyword_score"])
+    by_keyword = sorted(
+        (r for r in rows if r["keyword_score"] is not None), key=lambda r: -r["keyword_score"]
+    )
     vector_rank = {r["id"]: i for i, r in enumerate(by_vector, start=1)}
     keyword_rank = {r["id"]: i for i, r in enumerate(by_keyword, start=1)}
     return [
@@ -164,7 +168,9 @@ def _ranked_candidates(rows: list[dict[str, Any]]) -> list[Candidate]:
     ]
 
 
-async def _store_one(conn: AsyncConnection, job: WriteJob, embedding: Vector, dedup_cosine: float) -> StoreResult:
+async def _store_one(
+    conn: AsyncConnection, job: WriteJob, embedding: Vector, dedup_cosine: float
+) -> StoreResult:
     """Insert one job's memory, or merge it into an active near-duplicate in the same scope and key."""
     draft = job.draft
     cur = conn.cursor(row_factory=dict_row)
@@ -174,8 +180,9 @@ async def _store_one(conn: AsyncConnection, job: WriteJob, embedding: Vector, de
     )
     done = await cur.fetchone()
     if done is not None:  # redelivery of a job already processed: a no-op
-        return StoreResult(job_id=job.id, outcome=done["outcome"], memory_id=done["memory_id"],
-                           reason=done["reason"])
+        return StoreResult(
+            job_id=job.id, outcome=done["outcome"], memory_id=done["memory_id"], reason=done["reason"]
+        )
     # Serialise writers of one (tenant, agent, key) so two near-duplicates cannot both be inserted.
     await cur.execute(
         "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
@@ -192,8 +199,14 @@ async def _store_one(conn: AsyncConnection, job: WriteJob, embedding: Vector, de
              AND (layer = 'semantic' OR occurred_at IS NOT DISTINCT FROM %(occurred_at)s)
            ORDER BY embedding <=> %(e)s::vector
            LIMIT 1""",
-        {"e": vector, "t": job.tenant_id, "a": job.agent_id, "layer": draft.layer, "key": draft.key,
-         "occurred_at": draft.occurred_at},
+        {
+            "e": vector,
+            "t": job.tenant_id,
+            "a": job.agent_id,
+            "layer": draft.layer,
+            "key": draft.key,
+            "occurred_at": draft.occurred_at,
+        },
     )
     nearest = await cur.fetchone()
     if nearest is not None and nearest["similarity"] >= dedup_cosine:
@@ -201,11 +214,15 @@ async def _store_one(conn: AsyncConnection, job: WriteJob, embedding: Vector, de
         await cur.execute(
             """UPDATE memories
                SET importance = GREATEST(importance, %(importance)s),
-                   metadata = metadata || %(metadata)s,
+                   metadata = %(metadata)s || metadata,  -- keys already there win
                    updated_at = now()
                WHERE id = %(id)s AND tenant_id = %(t)s""",
-            {"importance": draft.importance, "metadata": Jsonb(draft.metadata), "id": memory_id,
-             "t": job.tenant_id},
+            {
+                "importance": draft.importance,
+                "metadata": Jsonb(draft.metadata),
+                "id": memory_id,
+                "t": job.tenant_id,
+            },
         )
         outcome = "merged"
     else:
@@ -216,10 +233,21 @@ async def _store_one(conn: AsyncConnection, job: WriteJob, embedding: Vector, de
                VALUES (%(id)s, %(t)s, %(a)s, %(layer)s, %(key)s, %(query)s, %(content)s, %(hash)s,
                        %(importance)s, %(created_at)s, %(occurred_at)s, %(metadata)s, %(e)s::vector)
                ON CONFLICT (id) DO NOTHING""",
-            {"id": job.id, "t": job.tenant_id, "a": job.agent_id, "layer": draft.layer, "key": draft.key,
-             "query": draft.query, "content": draft.content, "hash": job.content_hash,
-             "importance": draft.importance, "created_at": job.submitted_at,
-             "occurred_at": draft.occurred_at, "metadata": Jsonb(draft.metadata), "e": vector},
+            {
+                "id": job.id,
+                "t": job.tenant_id,
+                "a": job.agent_id,
+                "layer": draft.layer,
+                "key": draft.key,
+                "query": draft.query,
+                "content": draft.content,
+                "hash": job.content_hash,
+                "importance": draft.importance,
+                "created_at": job.submitted_at,
+                "occurred_at": draft.occurred_at,
+                "metadata": Jsonb(draft.metadata),
+                "e": vector,
+            },
         )
         outcome = "stored"
     await cur.execute(

@@ -78,8 +78,9 @@ async def _applied(conn: AsyncConnection) -> dict[int, str]:
     return {int(v): str(c) for v, c in await cur.fetchall()}
 
 
-async def migrate(conn: AsyncConnection, migrations: list[Migration], *, embedding_dim: int,
-                  embedding_model: str) -> list[int]:
+async def migrate(
+    conn: AsyncConnection, migrations: list[Migration], *, embedding_dim: int, embedding_model: str
+) -> list[int]:
     """Apply pending migrations; returns the versions applied now.
 
     Raises:
@@ -104,14 +105,16 @@ async def migrate(conn: AsyncConnection, migrations: list[Migration], *, embeddi
             )
             applied_now.append(migration.version)
     await conn.execute(
-        "INSERT INTO hindsight_meta (name, value) VALUES ('embedding_model', %s) ON CONFLICT (name) DO NOTHING",
+        """INSERT INTO hindsight_meta (name, value) VALUES ('embedding_model', %s)
+           ON CONFLICT (name) DO NOTHING""",
         (embedding_model,),
     )
     return applied_now
 
 
-async def check_schema(conn: AsyncConnection, *, latest_version: int, embedding_dim: int,
-                       embedding_model: str) -> None:
+async def check_schema(
+    conn: AsyncConnection, *, latest_version: int, embedding_dim: int, embedding_model: str
+) -> None:
     """Refuse to start against a database this code cannot use.
 
     Raises:

@@ -24,8 +24,14 @@ async def _configure(conn: AsyncConnection) -> None:
     await conn.set_autocommit(True)
 
 
-async def open_pool(url: str, *, min_size: int, max_size: int, timeout_s: float,
-                    session_settings: dict[str, str] | None = None) -> AsyncConnectionPool:
+async def open_pool(
+    url: str,
+    *,
+    min_size: int,
+    max_size: int,
+    timeout_s: float,
+    session_settings: dict[str, str] | None = None,
+) -> AsyncConnectionPool:
     """Open a pool, waiting up to ``timeout_s`` for the database to accept connections.
 
     ``session_settings`` are GUCs set on every connection at connect time (libpq ``options``),
@@ -35,8 +41,13 @@ async def open_pool(url: str, *, min_size: int, max_size: int, timeout_s: float,
         Unavailable: the database did not answer in time.
     """
     pool = AsyncConnectionPool(
-        url, min_size=min_size, max_size=max_size, open=False, configure=_configure,
-        kwargs=_connect_kwargs(timeout_s, session_settings), timeout=timeout_s,
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        open=False,
+        configure=_configure,
+        kwargs=_connect_kwargs(timeout_s, session_settings),
+        timeout=timeout_s,
         reconnect_timeout=timeout_s,
     )
     started = time.monotonic()

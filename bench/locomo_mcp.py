@@ -1,0 +1,165 @@
+"""LoCoMo through the MCP URL: write every turn with the official MCP client, wait until the queue has
+stored them, ask every question, print turn-level evidence recall@k.
+
+    python bench/locomo_mcp.py                      # its own throw-away local stack, first conversation
+    python bench/locomo_mcp.py --conversations 7    # the whole dev split
+    python bench/locomo_mcp.py --url http://127.0.0.1:8080/mcp --token hsk_...   # a running `make run`
+
+Each conversation is written as its own agent (agent_id = sample id), turns as episodic memories with
+the session date as occurred_at and the speaker and dia_id in metadata.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from locomo import Conversation, Scoreboard, load
+
+from hindsight.client import call, connect
+from hindsight.logs import configure_local_logging
+
+
+async def ingest(client: Client, conv: Conversation, concurrency: int) -> list[str]:
+    """Write every turn; returns the write ids."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def write(turn: Any) -> str:
+        async with gate:
+            ack = await call(
+                client,
+                "memory_write",
+                {
+                    "content": turn.content,
+                    "layer": "episodic",
+                    "occurred_at": turn.occurred_at.isoformat(),
+                    "metadata": {"dia_id": turn.dia_id, "session": turn.session, "speaker": turn.speaker},
+                    "agent_id": conv.sample_id,
+                },
+            )
+            return str(ack["id"])
+
+    return list(await asyncio.gather(*(write(t) for t in conv.turns)))
+
+
+async def wait_until_stored(client: Client, ids: list[str], timeout_s: float) -> dict[str, int]:
+    """Poll memory_status until no write is pending. Returns counts per status."""
+    deadline = time.monotonic() + timeout_s
+    pending = list(ids)
+    counts: dict[str, int] = {}
+    while pending:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{len(pending)} writes still pending after {timeout_s:.0f}s")
+        still: list[str] = []
+        for start in range(0, len(pending), 100):
+            chunk = pending[start : start + 100]
+            result = await call(client, "memory_status", {"ids": chunk})
+            for entry in result["writes"]:
+                if entry["status"] == "pending":
+                    still.append(entry["id"])
+                else:
+                    counts[entry["status"]] = counts.get(entry["status"], 0) + 1
+        pending = still
+        if pending:
+            await asyncio.sleep(0.5)
+    return counts
+
+
+async def ask(client: Client, conv: Conversation, board: Scoreboard, top_k: int) -> None:
+    for q in conv.questions:
+        if not q.evidence:
+            continue
+        found = await call(
+            client, "memory_search", {"query": q.question, "top_k": top_k, "agent_id": conv.sample_id}
+        )
+        retrieved = [r["metadata"].get("dia_id", "") for r in found["results"]]
+        board.add(q.category, retrieved, q.evidence)
+
+
+async def run(
+    url: str, token: str, conversations: list[Conversation], *, mode: str, concurrency: int, top_k: int
+) -> dict[str, Any]:
+    board = Scoreboard()
+    async with connect(url, token, mode=mode) as client:
+        started = time.monotonic()
+        ids: list[str] = []
+        for conv in conversations:
+            ids += await ingest(client, conv, concurrency)
+        acked = time.monotonic()
+        outcome = await wait_until_stored(client, ids, timeout_s=600)
+        stored = time.monotonic()
+        for conv in conversations:
+            await ask(client, conv, board, top_k)
+        asked = time.monotonic()
+    questions = len(board.rows)
+    return {
+        "conversations": [c.sample_id for c in conversations],
+        "turns": len(ids),
+        "write_outcomes": outcome,
+        "seconds": {
+            "write_ack": round(acked - started, 1),
+            "until_stored": round(stored - started, 1),
+            "questions": round(asked - stored, 1),
+        },
+        "search_ms_mean": round((asked - stored) * 1000 / max(1, questions), 1),
+        "categories_1_4": board.summary((1, 2, 3, 4)),
+        "category_5": board.summary((5,)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--url", help="MCP URL of a running Hindsight (default: start a throw-away stack)")
+    parser.add_argument("--token", help="API key for --url")
+    parser.add_argument("--conversations", type=int, default=1, help="how many conversations (dev split: 7)")
+    parser.add_argument("--mode", default="legacy", choices=["legacy", "2026-07-28", "auto"])
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--top-k", type=int, default=25)
+    parser.add_argument("--json", type=Path, help="also write the result here")
+    args = parser.parse_args()
+    configure_local_logging("WARNING")
+    conversations = load()[: args.conversations]
+
+    with ExitStack() as stack:
+        url, token = args.url, args.token
+        if url is None:
+            from hindsight.local.serve import BackgroundServer
+            from hindsight.local.stack import LocalStack
+
+            local = stack.enter_context(
+                LocalStack(Path(tempfile.mkdtemp(prefix="hindsight-locomo-")), ephemeral=True)
+            )
+            local.start_write_poller(background=True)
+            server = BackgroundServer(local.require_settings()).start()
+            stack.callback(server.stop)
+            url, token = server.url, local.mint_token("locomo")
+        if not token:
+            parser.error("--token is required with --url")
+        result = asyncio.run(
+            run(url, token, conversations, mode=args.mode, concurrency=args.concurrency, top_k=args.top_k)
+        )
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n")
+    s = result["categories_1_4"]
+    print(
+        f"\nLoCoMo {', '.join(result['conversations'])}: {s['questions']} questions (categories 1-4): "
+        f"recall@5 = {s['recall_at_5']:.3f}, recall@10 = {s['recall_at_10']:.3f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

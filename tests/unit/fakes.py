@@ -1,0 +1,75 @@
+"""In-memory fakes of our own ports, for unit tests of use cases."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from uuid import UUID
+
+from hindsight.domain.errors import Unavailable
+from hindsight.domain.memory import Candidate, Scope, SearchRequest, StoredMemory, StoreResult, WriteJob
+from hindsight.ports import Vector
+
+
+class FixedClock:
+    def __init__(self, now: datetime | None = None) -> None:
+        self._now = now or datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        return self._now
+
+
+class ListQueue:
+    def __init__(self, fail: bool = False) -> None:
+        self.jobs: list[WriteJob] = []
+        self.fail = fail
+
+    async def enqueue(self, job: WriteJob) -> None:
+        if self.fail:
+            raise Unavailable("queue down")
+        self.jobs.append(job)
+
+
+class ScriptedStore:
+    """Returns fixed candidates; records what it was asked."""
+
+    def __init__(self, candidates: list[Candidate] | None = None) -> None:
+        self.candidates = candidates or []
+        self.asked: list[tuple[Scope, SearchRequest, int]] = []
+        self.stored: list[WriteJob] = []
+
+    async def search_candidates(
+        self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
+    ) -> list[Candidate]:
+        self.asked.append((scope, request, pool))
+        return self.candidates
+
+    async def store(
+        self, jobs: Sequence[WriteJob], embeddings: Sequence[Vector], dedup_cosine: float
+    ) -> list[StoreResult]:
+        self.stored.extend(jobs)
+        return [StoreResult(job_id=j.id, outcome="stored", memory_id=j.id) for j in jobs]
+
+    async def write_results(self, tenant_id: str, job_ids: Sequence[UUID]) -> dict[UUID, StoreResult]:
+        return {}
+
+
+def memory(content: str = "c", importance: float = 0.5) -> StoredMemory:
+    import uuid
+
+    return StoredMemory(
+        id=uuid.uuid4(),
+        tenant_id="t",
+        agent_id="default",
+        layer="semantic",
+        key=None,
+        query=None,
+        content=content,
+        importance=importance,
+        access_count=0,
+        last_accessed_at=None,
+        created_at=datetime.now(UTC),
+        occurred_at=None,
+        metadata={},
+        status="active",
+    )

@@ -1,0 +1,76 @@
+"""Use cases over in-memory fakes of the ports."""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight.adapters.embedders.hash_embedder import HashEmbedder
+from hindsight.domain.auth import Principal
+from hindsight.domain.errors import Forbidden, Unavailable
+from hindsight.domain.memory import Candidate, MemoryDraft, SearchRequest
+from hindsight.usecases.recall import Recall, RecallTuning
+from hindsight.usecases.remember import Remember
+from hindsight.usecases.store_memories import StoreMemories
+from tests.unit.fakes import FixedClock, ListQueue, ScriptedStore, memory
+
+pytestmark = pytest.mark.anyio
+ALICE = Principal(tenant_id="acme", key_id="k1")
+
+
+async def test_remember_queues_a_job_scoped_to_the_caller() -> None:
+    queue = ListQueue()
+    ack = await Remember(queue, FixedClock())(ALICE, "planner", MemoryDraft(content="Alex is vegan"))
+    assert ack.status == "queued"
+    (job,) = queue.jobs
+    assert (job.id, job.tenant_id, job.agent_id) == (ack.id, "acme", "planner")
+    assert job.draft.content == "Alex is vegan"
+
+
+async def test_remember_refuses_read_only_keys_and_surfaces_queue_outages() -> None:
+    reader = Principal(tenant_id="acme", key_id="k2", read_only=True)
+    with pytest.raises(Forbidden):
+        await Remember(ListQueue(), FixedClock())(reader, None, MemoryDraft(content="x"))
+    with pytest.raises(Unavailable):
+        await Remember(ListQueue(fail=True), FixedClock())(ALICE, None, MemoryDraft(content="x"))
+
+
+async def test_recall_asks_the_store_within_scope_and_ranks() -> None:
+    strong, weak = memory("strong"), memory("weak")
+    store = ScriptedStore(
+        [
+            Candidate(memory=weak, keyword_rank=5),
+            Candidate(memory=strong, vector_rank=1, keyword_rank=1, vector_similarity=0.9),
+        ]
+    )
+    recall = Recall(store, HashEmbedder(16), RecallTuning(candidate_pool=50))
+    hits = await recall(ALICE, None, SearchRequest(text="q", top_k=200))
+    assert [h.memory.content for h in hits] == ["strong", "weak"]
+    scope, _, pool = store.asked[0]
+    assert scope.tenant_id == "acme"
+    assert pool == 200
+
+
+async def test_store_memories_embeds_the_batch_once() -> None:
+    calls: list[int] = []
+
+    class CountingEmbedder(HashEmbedder):
+        async def embed_passages(self, texts):  # type: ignore[no-untyped-def]
+            calls.append(len(texts))
+            return await super().embed_passages(texts)
+
+    from hindsight.domain.memory import WriteJob
+
+    jobs = [
+        WriteJob(
+            id=__import__("uuid").uuid4(),
+            tenant_id="acme",
+            agent_id="default",
+            submitted_at=FixedClock().now(),
+            draft=MemoryDraft(content=f"fact {i}"),
+        )
+        for i in range(7)
+    ]
+    store = ScriptedStore()
+    results = await StoreMemories(store, CountingEmbedder(16), 0.95)(jobs)
+    assert calls == [7]
+    assert [r.job_id for r in results] == [j.id for j in jobs]
