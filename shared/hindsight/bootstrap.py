@@ -14,8 +14,9 @@ from hindsight.adapters.postgres.migrations import (
     check_schema,
     default_migrations_dir,
     load_migrations,
+    migrate,
 )
-from hindsight.adapters.postgres.pool import open_pool
+from hindsight.adapters.postgres.pool import one_connection, open_pool
 from hindsight.config import Settings
 from hindsight.ports import Embedder
 from hindsight.usecases.api_keys import Authenticate, ManageKeys
@@ -66,6 +67,22 @@ def session_settings(settings: Settings) -> dict[str, str]:
     """Per-connection GUCs: HNSW search breadth, and iterative scans so filtered ANN queries still
     fill their LIMIT (pgvector ≥ 0.8)."""
     return {"hnsw.ef_search": str(settings.hnsw_ef_search), "hnsw.iterative_scan": "relaxed_order"}
+
+
+async def run_migrations(settings: Settings) -> list[int]:
+    """Apply pending migrations to the configured database (``hindsight migrate``, the migration
+    function, the local stack). Returns the versions applied now; idempotent and safe concurrently."""
+    migrations = load_migrations(default_migrations_dir(settings.migrations_dir))
+    conn = await one_connection(database_url(settings))
+    try:
+        return await migrate(
+            conn,
+            migrations,
+            embedding_dim=settings.embedding_dim,
+            embedding_model=make_embedder(settings).model_name,
+        )
+    finally:
+        await conn.close()
 
 
 @dataclass

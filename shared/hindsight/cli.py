@@ -93,24 +93,10 @@ def run(
 @app.command()
 def migrate(data_dir: DataDir = None) -> None:
     """Apply pending SQL migrations (idempotent; safe to run concurrently)."""
-    from hindsight.adapters.postgres.migrations import default_migrations_dir, load_migrations
-    from hindsight.adapters.postgres.migrations import migrate as apply
-    from hindsight.adapters.postgres.pool import one_connection
-    from hindsight.bootstrap import database_url, make_embedder
+    from hindsight.bootstrap import run_migrations
 
     async def go() -> list[int]:
-        settings = _settings(data_dir)
-        migrations = load_migrations(default_migrations_dir(settings.migrations_dir))
-        conn = await one_connection(database_url(settings))
-        try:
-            return await apply(
-                conn,
-                migrations,
-                embedding_dim=settings.embedding_dim,
-                embedding_model=make_embedder(settings).model_name,
-            )
-        finally:
-            await conn.close()
+        return await run_migrations(_settings(data_dir))
 
     applied = _run(go)
     console.print(f"applied {applied}" if applied else "schema up to date")

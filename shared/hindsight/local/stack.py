@@ -13,11 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from hindsight.adapters.postgres.migrations import default_migrations_dir, load_migrations, migrate
-from hindsight.adapters.postgres.pool import one_connection
 from hindsight.adapters.sqs_queue import sqs_client
 from hindsight.api.sqs_worker import WriteJobWorker
-from hindsight.bootstrap import build_container, make_embedder
+from hindsight.bootstrap import build_container, run_migrations
 from hindsight.config import Settings
 from hindsight.local.poller import SqsPoller
 from hindsight.local.postgres import EmbeddedPostgres, start_postgres
@@ -73,7 +71,7 @@ class LocalStack:
                     **self._overrides,
                 }
             )
-            asyncio.run(self._migrate())
+            asyncio.run(run_migrations(self.settings))
         except BaseException:
             self.stop()
             raise
@@ -113,20 +111,6 @@ class LocalStack:
         if self.sqs is None:
             raise RuntimeError("the SQS emulator is not running")
         return sqs_client("us-east-1", self.sqs.endpoint_url)
-
-    async def _migrate(self) -> None:
-        settings = self.require_settings()
-        migrations = load_migrations(default_migrations_dir(settings.migrations_dir))
-        conn = await one_connection(settings.require_database_url())
-        try:
-            await migrate(
-                conn,
-                migrations,
-                embedding_dim=settings.embedding_dim,
-                embedding_model=make_embedder(settings).model_name,
-            )
-        finally:
-            await conn.close()
 
     def mint_token(
         self,
