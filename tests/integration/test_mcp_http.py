@@ -46,8 +46,8 @@ async def test_written_memory_is_found_after_the_queue_drains(
     found = await _call(server.url, token, "memory_search", {"query": "where does Maya like to hike?"}, mode)
     assert found["count"] >= 1
     top = found["results"][0]
-    assert top["id"] == ack["id"]
-    assert top["key"] == "maya.hiking"
+    assert top["memory"]["id"] == ack["id"]
+    assert top["memory"]["key"] == "maya.hiking"
     assert top["scores"]["vector"] > 0.5
     assert count_memories(stack, tenant) == 1
 
@@ -83,8 +83,8 @@ async def test_duplicate_write_updates_the_existing_memory(
     await drain(poller)
     assert count_memories(stack, tenant) == 1
     found = await _call(server.url, token, "memory_search", {"query": "editor theme preference"})
-    assert [r["id"] for r in found["results"]] == [first["id"]]
-    assert found["results"][0]["importance"] == pytest.approx(0.8)
+    assert [r["memory"]["id"] for r in found["results"]] == [first["id"]]
+    assert found["results"][0]["memory"]["importance"] == pytest.approx(0.8)
     assert second["id"] != first["id"]
 
 

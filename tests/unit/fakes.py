@@ -30,6 +30,14 @@ class ListQueue:
         self.jobs.append(job)
 
 
+class NullAccessLog:
+    def __init__(self) -> None:
+        self.noted: list[list[UUID]] = []
+
+    def note(self, scope: Scope, ids: Sequence[UUID], at: datetime) -> None:
+        self.noted.append(list(ids))
+
+
 class ScriptedStore:
     """Returns fixed candidates; records what it was asked."""
 

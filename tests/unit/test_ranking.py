@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from hindsight.domain.memory import Candidate, StoredMemory
-from hindsight.domain.ranking import rank_candidates, reciprocal_rank_fusion
+from hindsight.domain.ranking import RankingPolicy, rank_candidates, reciprocal_rank_fusion
+from hindsight.domain.timeparse import TimeIntent
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+POLICY = RankingPolicy()
 
 
 def _memory(importance: float = 0.5) -> StoredMemory:
@@ -25,7 +29,7 @@ def _memory(importance: float = 0.5) -> StoredMemory:
         importance=importance,
         access_count=0,
         last_accessed_at=None,
-        created_at=datetime.now(UTC),
+        created_at=NOW,
         occurred_at=None,
         metadata={},
         status="active",
@@ -52,12 +56,12 @@ def test_both_signals_beat_one_and_importance_breaks_near_ties() -> None:
     keyword_only_important = Candidate(memory=_memory(importance=1.0), keyword_rank=1, keyword_score=0.3)
     keyword_only = Candidate(memory=_memory(importance=0.0), keyword_rank=1, keyword_score=0.3)
     hits = rank_candidates(
-        [vector_only, keyword_only, both, keyword_only_important], k=60, relevance_weight=0.7, top_k=4
+        [vector_only, keyword_only, both, keyword_only_important], policy=POLICY, now=NOW, top_k=4
     )
     assert hits[0].memory.id == both.memory.id
     order = [h.memory.id for h in hits]
     assert order.index(keyword_only_important.memory.id) < order.index(keyword_only.memory.id)
-    assert hits[0].scores.relevance == pytest.approx((2 / 62) / (2 / 61))
+    assert hits[0].scores.relevance == pytest.approx(1.0)  # relative to the best candidate
 
 
 @given(
@@ -79,8 +83,79 @@ def test_scores_stay_in_range_and_results_are_sorted(
         Candidate(memory=_memory(imp), vector_rank=v, keyword_rank=kw, vector_similarity=0.5 if v else None)
         for v, kw, imp in rows
     ]
-    hits = rank_candidates(candidates, k=60, relevance_weight=0.7, top_k=top_k)
+    hits = rank_candidates(candidates, policy=POLICY, now=NOW, top_k=top_k)
     assert len(hits) == min(top_k, len(candidates))
     finals = [h.scores.final for h in hits]
     assert finals == sorted(finals, reverse=True)
     assert all(0.0 <= h.scores.relevance <= 1.0 + 1e-9 for h in hits)
+
+
+def _aged(days: float, layer: str = "episodic", **kw: object) -> StoredMemory:
+    return _memory().model_copy(update={"layer": layer, "occurred_at": NOW - timedelta(days=days), **kw})
+
+
+def _order(candidates: list[Candidate], intent: TimeIntent | None) -> list[object]:
+    return [h.memory.id for h in rank_candidates(candidates, policy=POLICY, now=NOW, top_k=9, intent=intent)]
+
+
+def test_time_is_neutral_unless_the_query_asks_about_time() -> None:
+    new, old = _aged(1), _aged(120)
+    pair = [Candidate(memory=old, vector_rank=1), Candidate(memory=new, vector_rank=10)]
+    assert _order(pair, None) == [old.id, new.id]  # no time cue: relevance decides
+    assert _order(pair, TimeIntent("recent")) == [new.id, old.id]  # "latest…": episodic time weighs 0.3
+    window = TimeIntent("window", NOW - timedelta(days=125), NOW - timedelta(days=115))
+    assert _order([Candidate(memory=old, vector_rank=10), Candidate(memory=new, vector_rank=1)], window) == [
+        old.id,
+        new.id,
+    ]
+    new_s, old_s = _aged(1, "semantic"), _aged(120, "semantic")
+    facts = [Candidate(memory=old_s, vector_rank=1), Candidate(memory=new_s, vector_rank=10)]
+    assert _order(facts, TimeIntent("recent")) == [old_s.id, new_s.id]  # semantic: time weighs 0.05
+
+
+def test_frequency_re_orders_near_ties_but_cannot_lift_an_irrelevant_memory() -> None:
+    popular_tie = _aged(1, "semantic", access_count=50)
+    plain_tie = _aged(1, "semantic")
+    popular_far = _aged(1, "semantic", access_count=500)
+    order = _order(
+        [
+            Candidate(memory=plain_tie, vector_rank=1),
+            Candidate(memory=popular_tie, vector_rank=2),
+            Candidate(memory=popular_far, keyword_rank=90),
+        ],
+        None,
+    )
+    assert order == [popular_tie.id, plain_tie.id, popular_far.id]
+
+
+def test_inferences_rank_below_stated_facts_and_everything_is_labelled() -> None:
+    stated = _aged(1, "semantic")
+    inferred = _aged(1, "semantic", source="agent_inferred")
+    failed = _aged(1, outcome="failure")
+    stale = _aged(1, "semantic", created_at=NOW - timedelta(days=400))
+    hits = rank_candidates(
+        [
+            Candidate(memory=inferred, vector_rank=1),
+            Candidate(memory=stated, vector_rank=1),
+            Candidate(memory=failed, vector_rank=3),
+            Candidate(memory=stale, vector_rank=4),
+        ],
+        policy=POLICY,
+        now=NOW,
+        top_k=4,
+    )
+    by_id = {h.memory.id: h for h in hits}
+    assert by_id[stated.id].scores.final > by_id[inferred.id].scores.final
+    assert by_id[inferred.id].flags == ["inference"]
+    assert by_id[failed.id].flags == ["failed_before"]
+    assert "possibly_stale" in by_id[stale.id].flags
+    assert by_id[stated.id].flags == []
+
+
+def test_frequency_and_recency_signals_are_bounded() -> None:
+    from hindsight.domain.ranking import frequency, recency
+
+    assert frequency(0, 10) == 0.0
+    assert 0.6 < frequency(10, 10) < 0.7
+    assert recency(_aged(30), NOW, timedelta(days=30)) == pytest.approx(0.5)
+    assert recency(_aged(-5), NOW, timedelta(days=30)) == 1.0

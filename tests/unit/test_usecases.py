@@ -7,11 +7,12 @@ import pytest
 from hindsight.adapters.embedders.hash_embedder import HashEmbedder
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, Unavailable
-from hindsight.domain.memory import Candidate, MemoryDraft, SearchRequest
-from hindsight.usecases.recall import Recall, RecallTuning
+from hindsight.domain.memory import Candidate, MemoryDraft
+from hindsight.domain.ranking import RankingPolicy
+from hindsight.usecases.recall import Recall, RecallQuery
 from hindsight.usecases.remember import Remember
 from hindsight.usecases.store_memories import StoreMemories
-from tests.unit.fakes import FixedClock, ListQueue, ScriptedStore, memory
+from tests.unit.fakes import FixedClock, ListQueue, NullAccessLog, ScriptedStore, memory
 
 pytestmark = pytest.mark.anyio
 ALICE = Principal(tenant_id="acme", key_id="k1")
@@ -42,12 +43,14 @@ async def test_recall_asks_the_store_within_scope_and_ranks() -> None:
             Candidate(memory=strong, vector_rank=1, keyword_rank=1, vector_similarity=0.9),
         ]
     )
-    recall = Recall(store, HashEmbedder(16), RecallTuning(candidate_pool=50))
-    hits = await recall(ALICE, None, SearchRequest(text="q", top_k=200))
+    access = NullAccessLog()
+    recall = Recall(store, HashEmbedder(16), FixedClock(), access, RankingPolicy(), candidate_pool=50)
+    hits = await recall(ALICE, None, RecallQuery(text="q", top_k=200))
     assert [h.memory.content for h in hits] == ["strong", "weak"]
     scope, _, pool = store.asked[0]
     assert scope.tenant_id == "acme"
     assert pool == 200
+    assert access.noted == [[strong.id, weak.id]]
 
 
 async def test_store_memories_embeds_the_batch_once() -> None:

@@ -24,6 +24,8 @@ from hindsight import __version__
 from hindsight.api.errors import validation_error
 from hindsight.api.mcp_context import ApiKeyVerifier, ContainerHolder
 from hindsight.api.tools_memory import register_memory_tools
+from hindsight.api.tools_memory_admin import register_memory_admin_tools
+from hindsight.api.tools_working_memory import register_working_memory_tools
 from hindsight.bootstrap import Container
 from hindsight.config import Settings
 
@@ -82,6 +84,8 @@ def create_mcp_server(holder: ContainerHolder, settings: Settings, factory: Cont
     )
 
     register_memory_tools(mcp, holder)
+    register_memory_admin_tools(mcp, holder)
+    register_working_memory_tools(mcp, holder)
 
     @mcp.custom_route("/healthz", methods=["GET"])  # type: ignore[untyped-decorator]
     async def healthz(_: Request) -> Response:

@@ -6,64 +6,41 @@ maps its result; domain errors become JSON-RPC errors.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 from uuid import UUID
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from hindsight.api.errors import domain_errors
 from hindsight.api.mcp_context import ContainerHolder, current_principal
+from hindsight.api.presenters import HitOut
 from hindsight.domain.limits import (
     DEFAULT_IMPORTANCE,
     DEFAULT_TOP_K,
+    MAX_KEY_DECISIONS,
     MAX_STATUS_IDS,
     AgentId,
     Content,
+    Entities,
+    IdempotencyKey,
     Importance,
     MemoryKey,
     Metadata,
     RecallHint,
     SearchText,
+    ShortText,
+    Tags,
     Timestamp,
     TopK,
 )
-from hindsight.domain.memory import Layer, MemoryDraft, SearchHit, SearchRequest
+from hindsight.domain.memory import Layer, MemoryDraft, MemoryStatus, Outcome, Source, TaskType
+from hindsight.usecases.recall import RecallQuery
 from hindsight.usecases.remember import WriteAck
 from hindsight.usecases.write_status import WriteStatus
 
-
-class RecalledMemory(BaseModel):
-    """One search hit as the agent sees it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: UUID
-    content: str
-    key: str | None
-    layer: Layer
-    occurred_at: datetime | None
-    created_at: datetime
-    importance: float
-    metadata: dict[str, Any]
-    scores: dict[str, float | None] = Field(description="vector, keyword, rrf, relevance, importance, final")
-
-    @classmethod
-    def from_hit(cls, hit: SearchHit) -> RecalledMemory:
-        m = hit.memory
-        return cls(
-            id=m.id,
-            content=m.content,
-            key=m.key,
-            layer=m.layer,
-            occurred_at=m.occurred_at,
-            created_at=m.created_at,
-            importance=m.importance,
-            metadata=m.metadata,
-            scores=hit.scores.model_dump(),
-        )
+TimePhrase = Annotated[str, Field(min_length=1, max_length=64)]
 
 
 class StatusResult(BaseModel):
@@ -75,12 +52,12 @@ class StatusResult(BaseModel):
 class SearchResult(BaseModel):
     """What memory_search returns: hits best first."""
 
-    results: list[RecalledMemory]
+    results: list[HitOut]
     count: int
 
 
 def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
-    """Add the long-term memory tools to ``mcp``."""
+    """Add memory_write, memory_search and memory_status to ``mcp``."""
 
     @mcp.tool(
         name="memory_write",
@@ -88,9 +65,11 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "Save something worth remembering beyond this conversation. Call it when the user states a "
             "preference or constraint ('I prefer…', 'from now on…', 'remember that…'), when you learn a new "
             "fact about a person, project or order, when something changes state ('shipped', 'cancelled'), "
-            "when the user corrects you, or when a task ends (what worked, what failed). Do not store "
-            "small talk. Returns at once with the memory id and status 'queued'; it is searchable "
-            "within seconds."
+            "when the user corrects you, or when a task ends (what worked, what failed). Use layer "
+            "'semantic' for facts (one fact per key: a new value on the same key supersedes the old one) "
+            "and 'episodic' for events (set occurred_at; link cause and effect with causal_parent). Mark "
+            "your own guesses source='agent_inferred'. Do not store small talk. Returns at once with the "
+            "memory id and status 'queued'; it is searchable within seconds."
         ),
         annotations=ToolAnnotations(
             readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
@@ -108,8 +87,26 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         key: MemoryKey | None = None,
         query: RecallHint | None = None,
         importance: Importance = DEFAULT_IMPORTANCE,
+        source: Annotated[
+            Source,
+            Field(
+                description="'user_stated' (the user said so) or 'agent_inferred' "
+                "(your conclusion; ranked lower, labelled)."
+            ),
+        ] = "user_stated",
+        entities: Entities | None = None,
+        tags: Tags | None = None,
         metadata: Metadata | None = None,
         occurred_at: Annotated[Timestamp | None, Field(description="When it happened (ISO 8601).")] = None,
+        causal_parent: Annotated[
+            UUID | None, Field(description="The memory (event) that led to this one.")
+        ] = None,
+        task_id: ShortText | None = None,
+        task_type: TaskType | None = None,
+        outcome: Annotated[Outcome | None, Field(description="For task records: how it ended.")] = None,
+        key_decisions: Annotated[list[ShortText] | None, Field(max_length=MAX_KEY_DECISIONS)] = None,
+        lessons: ShortText | None = None,
+        idempotency_key: IdempotencyKey | None = None,
         agent_id: AgentId | None = None,
     ) -> WriteAck:
         with domain_errors():
@@ -119,8 +116,18 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
                 key=key,
                 query=query,
                 importance=importance,
+                source=source,
+                entities=entities or {},
+                tags=tags or [],
                 metadata=metadata or {},
                 occurred_at=occurred_at,
+                causal_parent=causal_parent,
+                task_id=task_id,
+                task_type=task_type,
+                outcome=outcome,
+                key_decisions=key_decisions or [],
+                lessons=lessons,
+                idempotency_key=idempotency_key,
             )
             remember = holder.get().remember
             if remember is None:
@@ -133,24 +140,69 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "Recall what you learned in earlier conversations. Call it at the start of a task, whenever the "
             "user refers to something from before ('as I said', 'last time', 'my order', 'again'), before "
             "asking the user for something they may already have told you, and before retrying an "
-            "approach that may have failed. Combines meaning (vector) and exact words (full text); "
-            "returns the best memories first with their scores."
+            "approach that may have failed. Combines meaning (vector), exact words (full text) and "
+            "named entities; returns the best memories first with their scores and labels (failed_before, "
+            "inference, possibly_stale). Filter by layer, key, tags, entities or time ('last week', "
+            "'since 2026-11-01'); set include_related to get the causal chain and linked memories."
         ),
         annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
     )
     async def memory_search(
         query: SearchText,
         top_k: TopK = DEFAULT_TOP_K,
+        layer: Annotated[Layer | None, Field(description="Only this layer.")] = None,
         key: MemoryKey | None = None,
+        tags: Annotated[Tags | None, Field(description="Only memories with all these tags.")] = None,
+        entities: Annotated[
+            Entities | None, Field(description="Only memories whose entities include these.")
+        ] = None,
+        time_range: Annotated[
+            TimePhrase | None,
+            Field(
+                description="'today', 'yesterday', 'last week', "
+                "'this month', 'past 3 days', '2026-11-02', '2026-11-01..2026-11-15'."
+            ),
+        ] = None,
+        since: Annotated[
+            TimePhrase | None, Field(description="Only on or after this (ISO or phrase).")
+        ] = None,
+        until: Annotated[TimePhrase | None, Field(description="Only before this (ISO or phrase).")] = None,
+        status: Annotated[
+            list[MemoryStatus] | None,
+            Field(
+                max_length=4, description="Default ['active']; add 'superseded' or 'archived' to see history."
+            ),
+        ] = None,
         min_importance: Annotated[
             float, Field(ge=0.0, le=1.0, description="Only memories at least this important (0–1).")
         ] = 0.0,
+        include_related: Annotated[
+            bool, Field(description="Attach each hit's causal chain and linked memories.")
+        ] = False,
+        as_of: Annotated[
+            Timestamp | None,
+            Field(description="Answer as if asked at this time (relative phrases and recency use it)."),
+        ] = None,
         agent_id: AgentId | None = None,
     ) -> SearchResult:
         with domain_errors():
-            request = SearchRequest(text=query, top_k=top_k, key=key, min_importance=min_importance)
+            request = RecallQuery(
+                text=query,
+                top_k=top_k,
+                layers=(layer,) if layer else ("episodic", "semantic"),
+                statuses=tuple(dict.fromkeys(status)) if status else ("active",),
+                key=key,
+                tags=tuple(tags or ()),
+                entities=entities or {},
+                time_range=time_range,
+                since=since,
+                until=until,
+                min_importance=min_importance,
+                include_related=include_related,
+                as_of=as_of,
+            )
             hits = await holder.get().recall(current_principal(), agent_id, request)
-            return SearchResult(results=[RecalledMemory.from_hit(h) for h in hits], count=len(hits))
+            return SearchResult(results=[HitOut.of(h) for h in hits], count=len(hits))
 
     @mcp.tool(
         name="memory_status",
@@ -158,7 +210,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "Check whether memories you wrote are stored yet. Call it after memory_write when you must be "
             "sure a memory is searchable before relying on it (e.g. before ending a session or handing off "
             "to another agent). 'pending' means still queued; 'merged' means it matched an existing memory "
-            "(memory_id) and updated it instead."
+            "(memory_id) and updated it instead; 'stored' may carry a reason such as 'supersedes <id>'."
         ),
         annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
     )

@@ -34,3 +34,13 @@ class Forbidden(HindsightError):
 
 class Unavailable(HindsightError):
     """A dependency is down; the caller may retry later (the write was not accepted)."""
+
+
+class ReflectionFailed(HindsightError):
+    """A task report could not be turned into an episodic record: the reflection model could not be
+    reached after its retries, refused, or replied with something that is not a valid EpisodeRecord
+    (the message names what was wrong)."""
+
+
+class JudgeFailed(HindsightError):
+    """The write judge (an LLM asked when the write rules are unsure) gave no usable yes/no answer."""

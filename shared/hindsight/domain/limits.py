@@ -22,6 +22,14 @@ MAX_STATUS_IDS = 100
 MAX_AGENT_ID_CHARS = 128
 MAX_METADATA_BYTES = 8_192
 MAX_METADATA_DEPTH = 5
+MAX_TAGS = 20
+MAX_TAG_CHARS = 64
+MAX_ENTITIES = 32
+MAX_ENTITY_VALUE_CHARS = 256
+MAX_KEY_DECISIONS = 3  # the seeds' task record keeps at most three key decisions
+MAX_SHORT_TEXT_CHARS = 2_000
+MAX_CHAIN_DEPTH = 10  # the seeds' causal-chain recall limit
+MAX_REASON_CHARS = 500
 DEFAULT_TOP_K = 10
 DEFAULT_AGENT_ID = "default"
 DEFAULT_IMPORTANCE = 0.5
@@ -53,6 +61,20 @@ def _metadata_depth(value: Any) -> int:
     if isinstance(value, list):
         return 1 + max((_metadata_depth(v) for v in value), default=0)
     return 0
+
+
+def _check_entities(value: dict[str, Any]) -> dict[str, Any]:
+    if len(value) > MAX_ENTITIES:
+        raise ValueError(f"{len(value)} entities; the limit is {MAX_ENTITIES}")
+    for name, item in value.items():
+        values = item if isinstance(item, list) else [item]
+        if len(values) > MAX_ENTITIES:
+            raise ValueError(f"entity '{name}' has {len(values)} values; the limit is {MAX_ENTITIES}")
+        for v in values:
+            if len(str(v)) > MAX_ENTITY_VALUE_CHARS:
+                raise ValueError(f"entity '{name}' value longer than {MAX_ENTITY_VALUE_CHARS} characters")
+            _clean_text(str(v))
+    return value
 
 
 def _check_metadata(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
@@ -110,3 +132,42 @@ Metadata = Annotated[
     Field(description=f"Free-form JSON (≤ {MAX_METADATA_BYTES} bytes, ≤ {MAX_METADATA_DEPTH} levels deep)."),
 ]
 Timestamp = Annotated[datetime, AfterValidator(_utc)]
+Tag = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, to_lower=True, min_length=1, max_length=MAX_TAG_CHARS, pattern=r"^[\w.:/-]+$"
+    ),
+]
+Tags = Annotated[
+    list[Tag],
+    Field(max_length=MAX_TAGS, description=f"Labels to filter by (≤ {MAX_TAGS}, letters/digits/_.:/-)."),
+]
+EntityName = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z][\w.-]*$")]
+EntityValue = str | int | float | bool
+Entities = Annotated[
+    dict[EntityName, EntityValue | list[EntityValue]],
+    AfterValidator(_check_entities),
+    Field(
+        description='Named things this memory is about, e.g. {"order_id": "A-1042", "user": "maya"} '
+        f"(≤ {MAX_ENTITIES}); they power exact entity recall."
+    ),
+]
+ShortText = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SHORT_TEXT_CHARS),
+    AfterValidator(_clean_text),
+]
+Reason = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_REASON_CHARS),
+    AfterValidator(_clean_text),
+    Field(description=f"Why (kept in the memory's history; ≤ {MAX_REASON_CHARS} characters)."),
+]
+IdempotencyKey = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$"),
+    Field(
+        description="Your own id for this write: retrying with the same key returns the same memory id "
+        "and never stores twice (printable ASCII, ≤ 128)."
+    ),
+]

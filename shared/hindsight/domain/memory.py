@@ -13,20 +13,34 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from hindsight.domain.limits import (
     DEFAULT_AGENT_ID,
     DEFAULT_IMPORTANCE,
+    MAX_KEY_DECISIONS,
     AgentId,
     Content,
+    Entities,
+    IdempotencyKey,
     Importance,
     MemoryKey,
     Metadata,
     RecallHint,
+    ShortText,
+    Tags,
     Timestamp,
 )
+from hindsight.domain.timeparse import TimeIntent
 
 Layer = Literal["episodic", "semantic"]
 """Long-term layers. Working memory lives in Redis and is not a row (see the spec, "Memory model")."""
 
-MemoryStatus = Literal["active", "superseded", "archived"]
-WriteOutcome = Literal["stored", "merged", "failed"]
+MemoryStatus = Literal["active", "superseded", "archived", "forgotten"]
+"""active: in search. superseded: replaced by a newer fact (history). archived: cold — out of default
+search, still reachable by id and in causal chains. forgotten: soft-deleted on request."""
+
+Source = Literal["user_stated", "agent_inferred"]
+TaskType = Literal["query", "modify", "create", "analyze", "other"]
+Outcome = Literal["success", "partial", "failure", "aborted"]
+RelationKind = Literal["supersedes", "contradicts", "related", "caused_by", "part_of"]
+WriteOutcome = Literal["stored", "merged", "superseded", "failed"]
+FAILED_OUTCOMES: frozenset[str] = frozenset({"failure", "aborted"})
 
 
 class Scope(BaseModel):
@@ -50,6 +64,44 @@ class MemoryDraft(BaseModel):
     importance: Importance = DEFAULT_IMPORTANCE
     metadata: Metadata = Field(default_factory=dict)
     occurred_at: Timestamp | None = None
+    source: Source = "user_stated"
+    tags: Tags = Field(default_factory=list)
+    entities: Entities = Field(default_factory=dict)
+    # episodic task records
+    task_id: ShortText | None = None
+    task_type: TaskType | None = None
+    outcome: Outcome | None = None
+    summary: ShortText | None = None
+    key_decisions: list[ShortText] = Field(default_factory=list, max_length=MAX_KEY_DECISIONS)
+    lessons: ShortText | None = None
+    causal_parent: UUID | None = None
+    # semantic validity: when the fact was true (created_at says when we learnt it)
+    valid_from: Timestamp | None = None
+    valid_to: Timestamp | None = None
+    supersedes: UUID | None = None
+    """Explicitly replace this memory (memory_update action "supersede")."""
+    idempotency_key: IdempotencyKey | None = None
+
+
+class MemoryChanges(BaseModel):
+    """Fields ``memory_update`` may change in place (None = leave as is)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    content: Content | None = None
+    key: MemoryKey | None = None
+    query: RecallHint | None = None
+    importance: Importance | None = None
+    tags: Tags | None = None
+    entities: Entities | None = None
+    metadata: Metadata | None = None
+    valid_from: Timestamp | None = None
+    valid_to: Timestamp | None = None
+    verified: bool = False
+    """Mark the fact as verified now (resets 'possibly stale')."""
+
+    def is_empty(self) -> bool:
+        return not self.verified and all(v is None for k, v in self if k != "verified")
 
 
 class WriteJob(BaseModel):
@@ -92,6 +144,25 @@ class StoredMemory(BaseModel):
     occurred_at: datetime | None
     metadata: dict[str, JsonValue]
     status: MemoryStatus
+    source: Source = "user_stated"
+    tags: list[str] = Field(default_factory=list)
+    entities: dict[str, JsonValue] = Field(default_factory=dict)
+    task_id: str | None = None
+    task_type: TaskType | None = None
+    outcome: Outcome | None = None
+    summary: str | None = None
+    key_decisions: list[str] = Field(default_factory=list)
+    lessons: str | None = None
+    causal_parent: UUID | None = None
+    last_verified_at: datetime | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def event_time(self) -> datetime:
+        """When it happened (episodic) or was learnt: occurred_at, else created_at."""
+        return self.occurred_at or self.created_at
 
 
 class StoreResult(BaseModel):
@@ -107,18 +178,31 @@ class StoreResult(BaseModel):
 
 
 class SearchRequest(BaseModel):
-    """A validated recall request (filters are applied before ranking)."""
+    """A validated recall request. Filters apply before ranking; times are resolved already."""
 
     model_config = ConfigDict(frozen=True)
 
     text: str
     top_k: int
+    now: datetime
+    """The query time: recency, staleness and relative phrases are measured from it."""
+    layers: tuple[Layer, ...] = ("episodic", "semantic")
+    statuses: tuple[MemoryStatus, ...] = ("active",)
     key: str | None = None
+    tags: tuple[str, ...] = ()
+    entities: dict[str, JsonValue] = Field(default_factory=dict)
+    since: datetime | None = None
+    until: datetime | None = None
     min_importance: float = 0.0
+    include_related: bool = False
+    query_terms: tuple[str, ...] = ()
+    """Lower-cased words and entity values of the query, for the entity signal."""
+    time_intent: TimeIntent | None = None
+    """The time the query text refers to, if any (ranking's time component)."""
 
 
 class Candidate(BaseModel):
-    """One memory that at least one retrieval signal returned, with its rank under each signal (1 = best)."""
+    """One memory that at least one retrieval signal returned, with its rank under each (1 = best)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -127,6 +211,8 @@ class Candidate(BaseModel):
     vector_similarity: float | None = None
     keyword_rank: int | None = None
     keyword_score: float | None = None
+    entity_rank: int | None = None
+    entity_matches: int | None = None
 
 
 class Scores(BaseModel):
@@ -136,19 +222,58 @@ class Scores(BaseModel):
 
     vector: float | None = Field(description="Cosine similarity to the query, if the vector signal found it.")
     keyword: float | None = Field(description="Full-text rank (ts_rank_cd), if the keyword signal found it.")
+    entity: int | None = Field(default=None, description="Entities shared with the query, if any.")
     rrf: float = Field(description="Reciprocal rank fusion of the signals.")
-    relevance: float = Field(description="RRF normalised to 0–1 by the best possible fused score.")
+    relevance: float = Field(description="RRF relative to the best candidate (0–1).")
+    time: float = Field(default=1.0, description="How the memory's time fits the query's (1 = neutral).")
+    frequency: float = Field(default=0.0, description="1 − exp(−access_count / saturation).")
     importance: float
     final: float = Field(description="The score results are ordered by.")
 
 
+class Relation(BaseModel):
+    """A typed, weighted edge between two memories of one tenant."""
+
+    model_config = ConfigDict(frozen=True)
+
+    from_id: UUID
+    to_id: UUID
+    kind: RelationKind
+    strength: float
+    reason: str | None = None
+    created_at: datetime | None = None
+
+
+class RelatedMemory(BaseModel):
+    """A memory reached through a relation of a hit (``include_related``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    relation: Relation
+    memory: StoredMemory
+
+
 class SearchHit(BaseModel):
-    """One recalled memory and its scores."""
+    """One recalled memory, its scores, its labels and (on request) its related memories."""
 
     model_config = ConfigDict(frozen=True)
 
     memory: StoredMemory
     scores: Scores
+    flags: list[str] = Field(default_factory=list)
+    related: list[RelatedMemory] = Field(default_factory=list)
+
+
+class HistoryEntry(BaseModel):
+    """One change in a memory's life (created, merged, updated, superseded, archived, …)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action: str
+    reason: str | None
+    changes: dict[str, JsonValue]
+    actor: str | None
+    at: datetime
 
 
 _WS = re.compile(r"\s+")

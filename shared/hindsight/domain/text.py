@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from hindsight.domain.memory import MemoryDraft
 
@@ -30,6 +31,37 @@ def keyword_terms(text: str) -> list[str]:
             if len(seen) >= MAX_KEYWORD_TERMS:
                 break
     return list(seen)
+
+
+_EDGE_PUNCT = "\"'`.,;:!?()[]{}<>"
+
+
+def query_terms(text: str) -> list[str]:
+    """Lower-cased words of a query plus its whitespace tokens with edge punctuation removed, so an
+    entity value such as "A-1042" or "maya@example.com" matches as a whole as well as by its parts."""
+    terms = keyword_terms(text)
+    for token in text.lower().split():
+        token = token.strip(_EDGE_PUNCT)
+        if token and token not in terms:
+            terms.append(token)
+    return terms[: MAX_KEYWORD_TERMS * 2]
+
+
+def entity_terms(entities: Mapping[str, object]) -> list[str]:
+    """Terms a memory's entities are matched by: each type ("order_id" → "order_id" and "order") and
+    each value, lower-cased."""
+    terms: dict[str, None] = {}
+    for name, value in entities.items():
+        kind = name.lower()
+        terms[kind] = None
+        for suffix in ("_ids", "_id", "_name"):
+            if kind.endswith(suffix) and len(kind) > len(suffix):
+                terms[kind[: -len(suffix)]] = None
+        for item in value if isinstance(value, list) else [value]:
+            text = str(item).strip().lower()
+            if text:
+                terms[text] = None
+    return list(terms)
 
 
 def or_tsquery(text: str) -> str | None:

@@ -1,44 +1,170 @@
-"""Recall: hybrid retrieval — filters, then vector + full-text candidates fused with RRF, then
-re-weighted by importance."""
+"""Recall (``memory_search``): filters first (scope, layer, key, tags, entities, time, status), then
+vector + full-text + entity candidates fused with RRF and re-weighted per layer by recency, frequency and
+importance; failed episodes, inferences and stale facts are labelled; related memories on request."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from hindsight.domain.auth import Principal
-from hindsight.domain.memory import SearchHit, SearchRequest
-from hindsight.domain.ranking import rank_candidates
-from hindsight.ports import Embedder, MemoryStore
+from hindsight.domain.errors import InvalidInput
+from hindsight.domain.limits import MAX_CHAIN_DEPTH
+from hindsight.domain.memory import (
+    Layer,
+    MemoryStatus,
+    RelatedMemory,
+    Relation,
+    Scope,
+    SearchHit,
+    SearchRequest,
+)
+from hindsight.domain.ranking import RankingPolicy, rank_candidates
+from hindsight.domain.text import query_terms
+from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
+from hindsight.ports import AccessLog, Clock, Embedder, MemoryReader
+
+RELATED_CHAIN_DEPTH = 3
+"""Causal hops followed per hit when related memories are asked for (memory_recall_chain goes to 10)."""
 
 
-@dataclass(frozen=True)
-class RecallTuning:
-    """Retrieval constants (see hindsight.config.Settings for their sources)."""
+class RecallQuery(BaseModel):
+    """What the caller asks; times may be ISO 8601 or phrases such as "last week"."""
 
-    rrf_k: int = 60
-    candidate_pool: int = 100
-    relevance_weight: float = 0.7
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    top_k: int = 10
+    layers: tuple[Layer, ...] = ("episodic", "semantic")
+    statuses: tuple[MemoryStatus, ...] = ("active",)
+    key: str | None = None
+    tags: tuple[str, ...] = ()
+    entities: dict[str, JsonValue] = Field(default_factory=dict)
+    time_range: str | None = None
+    since: str | None = None
+    until: str | None = None
+    min_importance: float = 0.0
+    include_related: bool = False
+    as_of: datetime | None = None
+
+
+def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
+    """Turn phrases into instants against the query time. Raises InvalidInput naming the field."""
+    start = end = None
+    if query.time_range:
+        span = parse_time_range(query.time_range, now, "time_range")
+        start, end = span.start, span.end
+    if query.since:
+        bound = resolve_bound(query.since, now, "since", upper=False)
+        start = max(start, bound) if start else bound
+    if query.until:
+        bound = resolve_bound(query.until, now, "until", upper=True)
+        end = min(end, bound) if end else bound
+    if start and end and start >= end:
+        raise InvalidInput("until", f"the time range is empty ({start.isoformat()} ≥ {end.isoformat()})")
+    return SearchRequest(
+        text=query.text,
+        top_k=query.top_k,
+        now=now,
+        layers=query.layers,
+        statuses=query.statuses,
+        key=query.key,
+        tags=query.tags,
+        entities=query.entities,
+        since=start,
+        until=end,
+        min_importance=query.min_importance,
+        include_related=query.include_related,
+        query_terms=tuple(query_terms(query.text)),
+        time_intent=detect_time_intent(query.text, now),
+    )
 
 
 class Recall:
     """``memory_search``."""
 
-    def __init__(self, store: MemoryStore, embedder: Embedder, tuning: RecallTuning) -> None:
-        self._store = store
+    def __init__(
+        self,
+        reader: MemoryReader,
+        embedder: Embedder,
+        clock: Clock,
+        access: AccessLog,
+        policy: RankingPolicy,
+        candidate_pool: int = 100,
+    ) -> None:
+        self._reader = reader
         self._embedder = embedder
-        self._tuning = tuning
+        self._clock = clock
+        self._access = access
+        self._policy = policy
+        self._pool = candidate_pool
 
     async def __call__(
-        self, principal: Principal, agent_id: str | None, request: SearchRequest
+        self, principal: Principal, agent_id: str | None, query: RecallQuery
     ) -> list[SearchHit]:
-        """Best ``request.top_k`` active memories of the scope. Raises Forbidden for a foreign agent."""
+        """Best ``top_k`` memories of the scope. Raises Forbidden (foreign agent) or InvalidInput (time)."""
         scope = principal.scope(agent_id)
+        request = resolve(query, query.as_of or self._clock.now())
+        return await self.search(scope, request)
+
+    async def search(self, scope: Scope, request: SearchRequest) -> list[SearchHit]:
+        """The retrieval itself, for callers that built a SearchRequest (benchmarks, the inspector)."""
         embedding = await self._embedder.embed_query(request.text)
-        pool = max(self._tuning.candidate_pool, request.top_k)
-        candidates = await self._store.search_candidates(scope, request, embedding, pool)
-        return rank_candidates(
-            candidates,
-            k=self._tuning.rrf_k,
-            relevance_weight=self._tuning.relevance_weight,
-            top_k=request.top_k,
+        candidates = await self._reader.search_candidates(
+            scope, request, embedding, max(self._pool, request.top_k)
         )
+        hits = rank_candidates(
+            candidates, policy=self._policy, now=request.now, top_k=request.top_k, intent=request.time_intent
+        )
+        if request.include_related and hits:
+            hits = await self._with_related(scope, hits)
+        self._access.note(scope, [h.memory.id for h in hits], self._clock.now())
+        return hits
+
+    async def _with_related(self, scope: Scope, hits: list[SearchHit]) -> list[SearchHit]:
+        ids = [h.memory.id for h in hits]
+        relations = await self._reader.relations(scope, ids)
+        others = {r.to_id if r.from_id in ids else r.from_id for r in relations} - set(ids)
+        by_id = {m.id: m for m in await self._reader.get_many(scope, list(others))}
+        out = []
+        for hit in hits:
+            related: list[RelatedMemory] = []
+            for rel in relations:
+                other = (
+                    rel.to_id
+                    if rel.from_id == hit.memory.id
+                    else rel.from_id
+                    if rel.to_id == hit.memory.id
+                    else None
+                )
+                if other is not None and other in by_id and by_id[other].status != "forgotten":
+                    related.append(RelatedMemory(relation=rel, memory=by_id[other]))
+            chain = await self._reader.causal_chain(
+                scope, hit.memory.id, min(RELATED_CHAIN_DEPTH, MAX_CHAIN_DEPTH), "both"
+            )
+            seen = {r.memory.id for r in related} | {hit.memory.id}
+            for link in chain:
+                if link.memory.id in seen:
+                    continue
+                seen.add(link.memory.id)
+                edge = (
+                    Relation(
+                        from_id=hit.memory.id,
+                        to_id=link.memory.id,
+                        kind="caused_by",
+                        strength=1.0,
+                        reason=f"causal chain, {-link.step} step(s) back",
+                    )
+                    if link.step < 0
+                    else Relation(
+                        from_id=link.memory.id,
+                        to_id=hit.memory.id,
+                        kind="caused_by",
+                        strength=1.0,
+                        reason=f"causal chain, {link.step} step(s) on",
+                    )
+                )
+                related.append(RelatedMemory(relation=edge, memory=link.memory))
+            out.append(hit.model_copy(update={"related": related}))
+        return out

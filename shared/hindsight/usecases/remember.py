@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Literal
-from uuid import UUID
+from uuid import UUID, uuid5
 
 from pydantic import BaseModel, ConfigDict
 
@@ -24,6 +24,17 @@ class WriteAck(BaseModel):
     submitted_at: datetime
 
 
+IDEMPOTENCY_NAMESPACE = UUID("5f0c2a6e-3b7d-4c1e-9a8f-68696e647369")
+
+
+def job_id(tenant_id: str, agent_id: str, idempotency_key: str | None) -> UUID:
+    """A new time-ordered id, or — with an idempotency key — the same id for every retry of that write
+    (UUIDv5 of tenant, agent and key), so the worker stores it once."""
+    if idempotency_key is None:
+        return uuid7()
+    return uuid5(IDEMPOTENCY_NAMESPACE, f"{tenant_id}\x1f{agent_id}\x1f{idempotency_key}")
+
+
 class Remember:
     """``memory_write``: validate (already done by the draft model), assign an id, enqueue."""
 
@@ -37,7 +48,11 @@ class Remember:
         scope = principal.scope(agent_id)
         now = self._clock.now()
         job = WriteJob(
-            id=uuid7(), tenant_id=scope.tenant_id, agent_id=scope.agent_id, submitted_at=now, draft=draft
+            id=job_id(scope.tenant_id, scope.agent_id, draft.idempotency_key),
+            tenant_id=scope.tenant_id,
+            agent_id=scope.agent_id,
+            submitted_at=now,
+            draft=draft,
         )
         await self._queue.enqueue(job)
         return WriteAck(id=job.id, submitted_at=now)

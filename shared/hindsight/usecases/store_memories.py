@@ -6,13 +6,13 @@ from collections.abc import Sequence
 
 from hindsight.domain.memory import StoreResult, WriteJob
 from hindsight.domain.text import passage_text
-from hindsight.ports import Embedder, MemoryStore
+from hindsight.ports import Embedder, MemoryWriter
 
 
 class StoreMemories:
     """Turns queued write jobs into stored (or merged) memories; idempotent per job id."""
 
-    def __init__(self, store: MemoryStore, embedder: Embedder, dedup_cosine: float) -> None:
+    def __init__(self, store: MemoryWriter, embedder: Embedder, dedup_cosine: float) -> None:
         self._store = store
         self._embedder = embedder
         self._dedup_cosine = dedup_cosine

@@ -9,7 +9,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict
 
 from hindsight.domain.auth import Principal
-from hindsight.ports import MemoryStore
+from hindsight.ports import MemoryWriter
 
 StatusName = Literal["pending", "stored", "merged", "failed"]
 
@@ -29,7 +29,7 @@ class WriteStatus(BaseModel):
 class GetWriteStatus:
     """``memory_status``."""
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: MemoryWriter) -> None:
         self._store = store
 
     async def __call__(self, principal: Principal, ids: Sequence[UUID]) -> list[WriteStatus]:

@@ -9,6 +9,7 @@ replaced by the configured dimension.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from psycopg import AsyncConnection, sql
 
 from hindsight.domain.errors import ConfigurationError
 
+log = logging.getLogger(__name__)
 _FILE = re.compile(r"^(?P<version>\d{3})_(?P<name>[a-z0-9_]+)\.sql$")
 _LOCK_KEY = 0x68696E64  # "hind": one advisory lock id for every migrator
 DIM_PLACEHOLDER = "{{embedding_dim}}"
@@ -118,7 +120,7 @@ async def check_schema(
     """Refuse to start against a database this code cannot use.
 
     Raises:
-        ConfigurationError: not migrated, schema older or newer than the code, embedding column
+        ConfigurationError: not migrated, schema older than the code, embedding column
             dimension or embedding model different from the configuration — each with the fix.
     """
     cur = await conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL")
@@ -134,10 +136,9 @@ async def check_schema(
             "run `hindsight migrate`"
         )
     if current > latest_version:
-        raise ConfigurationError(
-            f"database schema is at version {current}, newer than this code ({latest_version}): "
-            "deploy the newer code"
-        )
+        # Deploys migrate first, then roll out code: for a moment old code meets a newer schema.
+        # Migrations are additive (expand/contract), so that is safe; it is logged, not refused.
+        log.warning("database schema is at version %d, newer than this code (%d)", current, latest_version)
     cur = await conn.execute(
         """SELECT a.atttypmod FROM pg_attribute a
            WHERE a.attrelid = 'memories'::regclass AND a.attname = 'embedding' AND NOT a.attisdropped"""

@@ -1,0 +1,142 @@
+"""LoCoMo retrieval in-process: ingest through the worker's use case (embed in batches, store), then score
+ranking policies on the same stored data. For comparing retrieval changes quickly; the end-to-end figure
+through the MCP URL is ``locomo_mcp.py``.
+
+    python bench/locomo_eval.py --conversations 1 --policy seeds --policy relevance
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from locomo import Conversation, Scoreboard, load
+
+from hindsight.bootstrap import Container, build_container
+from hindsight.domain.memory import MemoryDraft, Scope, WriteJob
+from hindsight.domain.ranking import LayerWeights, RankingPolicy
+from hindsight.logs import configure_local_logging
+from hindsight.usecases.recall import Recall, RecallQuery, resolve
+
+POLICIES: dict[str, RankingPolicy] = {
+    "seeds": RankingPolicy(),
+    "seeds_nofreq": RankingPolicy(
+        episodic=LayerWeights(0.3, 0.5, 0.0), semantic=LayerWeights(0.05, 0.8, 0.0)
+    ),
+    "seeds_sat100": RankingPolicy(frequency_saturation=100.0),
+    "relevance": RankingPolicy(
+        episodic=LayerWeights(0.0, 1.0, 0.0), semantic=LayerWeights(0.0, 1.0, 0.0), relevance_weight=1.0
+    ),
+}
+
+
+def jobs_for(conv: Conversation, tenant: str) -> list[WriteJob]:
+    jobs = []
+    for turn in conv.turns:
+        occurred = turn.occurred_at.replace(tzinfo=UTC)
+        draft = MemoryDraft(
+            content=turn.content,
+            layer="episodic",
+            occurred_at=occurred,
+            entities={"speaker": turn.speaker},
+            metadata={"dia_id": turn.dia_id, "session": turn.session},
+        )
+        jobs.append(
+            WriteJob(
+                id=uuid.uuid4(), tenant_id=tenant, agent_id=conv.sample_id, submitted_at=occurred, draft=draft
+            )
+        )
+    return jobs
+
+
+async def ingest(container: Container, conversations: list[Conversation], tenant: str, batch: int) -> float:
+    started = time.monotonic()
+    for conv in conversations:
+        jobs = jobs_for(conv, tenant)
+        for i in range(0, len(jobs), batch):
+            results = await container.store_memories(jobs[i : i + batch])
+            failed = [r for r in results if r.outcome == "failed"]
+            if failed:
+                raise RuntimeError(f"{len(failed)} writes failed: {failed[0].reason}")
+    return time.monotonic() - started
+
+
+async def evaluate(
+    container: Container, conversations: list[Conversation], tenant: str, policy: RankingPolicy, top_k: int
+) -> Scoreboard:
+    recall = Recall(
+        container.reader,
+        container.recall._embedder,
+        container.clock,
+        container.access_log,
+        policy,
+        container.settings.candidate_pool,
+    )
+    board = Scoreboard()
+    for conv in conversations:
+        scope = Scope(tenant_id=tenant, agent_id=conv.sample_id)
+        for q in conv.questions:
+            if not q.evidence:
+                continue
+            asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
+            request = resolve(RecallQuery(text=q.question, top_k=top_k, as_of=asked), asked)
+            hits = await recall.search(scope, request)
+            board.add(q.category, [str(h.memory.metadata.get("dia_id", "")) for h in hits], q.evidence)
+    return board
+
+
+async def main_async(args: argparse.Namespace, settings: Any) -> dict[str, Any]:
+    conversations = load()[: args.conversations]
+    container = await build_container(settings, with_queue=False)
+    try:
+        seconds = await ingest(container, conversations, "locomo", args.batch)
+        out: dict[str, Any] = {
+            "turns": sum(len(c.turns) for c in conversations),
+            "ingest_s": round(seconds, 1),
+        }
+        for name in args.policy:
+            board = await evaluate(container, conversations, "locomo", POLICIES[name], args.top_k)
+            out[name] = {"1-4": board.summary((1, 2, 3, 4)), "5": board.summary((5,))}
+            s = out[name]["1-4"]
+            print(
+                f"{name:>12}: R@1 {s['recall_at_1']:.3f}  R@5 {s['recall_at_5']:.3f}  "
+                f"R@10 {s['recall_at_10']:.3f}  R@25 {s['recall_at_25']:.3f}  nDCG@10 {s['ndcg_at_10']:.3f}",
+                flush=True,
+            )
+        await container.access_log.flush()
+        return out
+    finally:
+        await container.aclose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--conversations", type=int, default=1)
+    parser.add_argument("--policy", action="append", choices=sorted(POLICIES))
+    parser.add_argument("--top-k", type=int, default=25)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    args.policy = args.policy or ["seeds"]
+    configure_local_logging("WARNING")
+    from hindsight.local.stack import LocalStack
+
+    with LocalStack(Path(tempfile.mkdtemp(prefix="hindsight-eval-")), ephemeral=True) as stack:
+        result = asyncio.run(main_async(args, stack.require_settings()))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""Changes by id (memory_update, memory_forget, memory_link, memory_feedback) and access bookkeeping.
+
+Every change writes a ``memory_history`` row with what changed, why and who asked, in the same
+transaction; every statement is scoped to the caller's tenant and agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from psycopg import AsyncConnection, sql
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool
+
+from hindsight.adapters.postgres.rows import (
+    MEMORY_COLUMNS,
+    fetch_one,
+    memory_from_row,
+    tenant_transaction,
+    vector_literal,
+)
+from hindsight.domain.memory import MemoryChanges, MemoryStatus, Relation, Scope, StoredMemory, content_hash
+from hindsight.domain.text import entity_terms
+from hindsight.ports import Vector
+
+ACCESS_DEBOUNCE = timedelta(hours=1)
+"""Recalls of one memory within this window count as one access (frequency is per session, not per hit)."""
+
+
+def _json(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+async def _locked(conn: AsyncConnection, scope: Scope, memory_id: UUID) -> StoredMemory | None:
+    row = await fetch_one(
+        conn,
+        sql.SQL(
+            "SELECT {c} FROM memories m WHERE m.id = %s AND m.tenant_id = %s AND m.agent_id = %s FOR UPDATE"
+        ).format(c=MEMORY_COLUMNS),
+        (memory_id, scope.tenant_id, scope.agent_id),
+    )
+    return memory_from_row(row) if row else None
+
+
+async def _reload(conn: AsyncConnection, memory_id: UUID) -> StoredMemory:
+    row = await fetch_one(
+        conn, sql.SQL("SELECT {c} FROM memories m WHERE m.id = %s").format(c=MEMORY_COLUMNS), (memory_id,)
+    )
+    assert row is not None
+    return memory_from_row(row)
+
+
+async def _history(
+    conn: AsyncConnection,
+    scope: Scope,
+    memory_id: UUID,
+    action: str,
+    reason: str | None,
+    changes: dict[str, Any],
+    actor: str,
+) -> None:
+    await conn.execute(
+        """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor)
+           VALUES (%s, %s, %s, %s, %s, %s)""",
+        (memory_id, scope.tenant_id, action, reason, Jsonb(changes), actor),
+    )
+
+
+class PostgresMemoryEditor:
+    """The MemoryEditor port."""
+
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self._pool = pool
+
+    async def update(
+        self,
+        scope: Scope,
+        memory_id: UUID,
+        changes: MemoryChanges,
+        embedding: Vector | None,
+        reason: str | None,
+        actor: str,
+    ) -> StoredMemory | None:
+        """Apply ``changes`` in place; ``embedding`` must be given when the content changes."""
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            current = await _locked(conn, scope, memory_id)
+            if current is None:
+                return None
+            sets: list[sql.Composable] = [sql.SQL("updated_at = now()")]
+            params: dict[str, Any] = {"id": memory_id, "t": scope.tenant_id}
+            diff: dict[str, Any] = {}
+            for name in (
+                "content",
+                "key",
+                "query",
+                "importance",
+                "tags",
+                "entities",
+                "metadata",
+                "valid_from",
+                "valid_to",
+            ):
+                value = getattr(changes, name)
+                if value is None or value == getattr(current, name):
+                    continue
+                diff[name] = {"from": _json(getattr(current, name)), "to": _json(value)}
+                params[name] = Jsonb(value) if name in ("entities", "metadata") else value
+                sets.append(sql.SQL("{} = %({})s").format(sql.Identifier(name), sql.SQL(name)))
+            if changes.content is not None and "content" in diff:
+                if embedding is None:
+                    raise ValueError("a content change needs its new embedding")
+                sets += [sql.SQL("embedding = %(embedding)s::vector"), sql.SQL("content_hash = %(hash)s")]
+                params |= {"embedding": vector_literal(embedding), "hash": content_hash(changes.content)}
+            if "entities" in diff and changes.entities is not None:
+                sets.append(sql.SQL("entity_terms = %(entity_terms)s"))
+                params["entity_terms"] = entity_terms(changes.entities)
+            if changes.verified:
+                sets.append(sql.SQL("last_verified_at = now()"))
+                diff["verified"] = True
+            await conn.execute(
+                sql.SQL("UPDATE memories SET {} WHERE id = %(id)s AND tenant_id = %(t)s").format(
+                    sql.SQL(", ").join(sets)
+                ),
+                params,
+            )
+            await _history(conn, scope, memory_id, "updated", reason, diff, actor)
+            return await _reload(conn, memory_id)
+
+    async def set_status(
+        self, scope: Scope, memory_id: UUID, status: MemoryStatus, reason: str | None, actor: str
+    ) -> StoredMemory | None:
+        action = {
+            "active": "restored",
+            "archived": "archived",
+            "superseded": "superseded",
+            "forgotten": "forgotten",
+        }[status]
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            current = await _locked(conn, scope, memory_id)
+            if current is None:
+                return None
+            if current.status != status:
+                await conn.execute(
+                    "UPDATE memories SET status = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
+                    (status, memory_id, scope.tenant_id),
+                )
+                await _history(
+                    conn,
+                    scope,
+                    memory_id,
+                    action,
+                    reason,
+                    {"status": {"from": current.status, "to": status}},
+                    actor,
+                )
+            return await _reload(conn, memory_id)
+
+    async def delete(self, scope: Scope, memory_id: UUID) -> bool:
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            cur = await conn.execute(
+                "DELETE FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s",
+                (memory_id, scope.tenant_id, scope.agent_id),
+            )
+            return cur.rowcount == 1
+
+    async def link(self, scope: Scope, relation: Relation) -> bool:
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            row = await fetch_one(
+                conn,
+                "SELECT count(*) AS n FROM memories WHERE id = ANY(%s) AND tenant_id = %s AND agent_id = %s",
+                ([relation.from_id, relation.to_id], scope.tenant_id, scope.agent_id),
+            )
+            if row is None or row["n"] != 2:
+                return False
+            await conn.execute(
+                """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, strength, reason)
+                   VALUES (%s, %s, %s, %s, %s, %s)
+                   ON CONFLICT (from_id, to_id, kind) DO UPDATE SET strength = EXCLUDED.strength,
+                                                                    reason = EXCLUDED.reason""",
+                (
+                    scope.tenant_id,
+                    relation.from_id,
+                    relation.to_id,
+                    relation.kind,
+                    relation.strength,
+                    relation.reason,
+                ),
+            )
+            return True
+
+    async def adjust_importance(
+        self, scope: Scope, memory_id: UUID, delta: float, reason: str, actor: str
+    ) -> StoredMemory | None:
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            current = await _locked(conn, scope, memory_id)
+            if current is None:
+                return None
+            new = min(1.0, max(0.0, current.importance + delta))
+            await conn.execute(
+                "UPDATE memories SET importance = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
+                (new, memory_id, scope.tenant_id),
+            )
+            await _history(
+                conn,
+                scope,
+                memory_id,
+                "feedback",
+                reason,
+                {"importance": {"from": current.importance, "to": new}},
+                actor,
+            )
+            return await _reload(conn, memory_id)
+
+    async def record_access(self, scope: Scope, ids: Sequence[UUID], at: datetime) -> None:
+        """Bump last_accessed_at always, access_count once per ``ACCESS_DEBOUNCE`` — the count is of
+        sessions that needed the memory, not of hits, so a burst of searches cannot snowball it."""
+        if not ids:
+            return
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            await conn.execute(
+                """UPDATE memories
+                   SET access_count = access_count + CASE WHEN last_accessed_at IS NULL
+                                                          OR last_accessed_at < %(at)s - %(debounce)s
+                                                     THEN 1 ELSE 0 END,
+                       last_accessed_at = greatest(last_accessed_at, %(at)s)
+                   WHERE id = ANY(%(ids)s) AND tenant_id = %(t)s""",
+                {"at": at, "debounce": ACCESS_DEBOUNCE, "ids": list(ids), "t": scope.tenant_id},
+            )

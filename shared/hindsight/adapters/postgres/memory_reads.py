@@ -1,0 +1,224 @@
+"""The read side over Postgres + pgvector: hybrid candidates, get by id, relations, history, causal chains."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+from psycopg import sql
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool
+
+from hindsight.adapters.postgres.rows import (
+    MEMORY_COLUMNS,
+    fetch_all,
+    history_from_row,
+    memory_from_row,
+    relation_from_row,
+    tenant_transaction,
+    vector_literal,
+)
+from hindsight.domain.memory import (
+    Candidate,
+    HistoryEntry,
+    Relation,
+    Scope,
+    SearchRequest,
+    StoredMemory,
+)
+from hindsight.domain.text import or_tsquery
+from hindsight.ports import ChainDirection, ChainLink, Vector
+
+
+def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict[str, Any]]:
+    """The WHERE clause every signal shares; only the filters present, so plans stay specific."""
+    clauses = [
+        sql.SQL("tenant_id = %(tenant)s"),
+        sql.SQL("agent_id = %(agent)s"),
+        sql.SQL("status = ANY(%(statuses)s)"),
+    ]
+    params: dict[str, Any] = {
+        "tenant": scope.tenant_id,
+        "agent": scope.agent_id,
+        "statuses": list(request.statuses),
+    }
+    if set(request.layers) != {"episodic", "semantic"}:
+        clauses.append(sql.SQL("layer = ANY(%(layers)s)"))
+        params["layers"] = list(request.layers)
+    optional = [
+        (request.key is not None, "key = %(key)s", "key", request.key),
+        (bool(request.tags), "tags @> %(tags)s", "tags", list(request.tags)),
+        (bool(request.entities), "entities @> %(entities)s", "entities", Jsonb(request.entities)),
+        (request.since is not None, "coalesce(occurred_at, created_at) >= %(since)s", "since", request.since),
+        (request.until is not None, "coalesce(occurred_at, created_at) < %(until)s", "until", request.until),
+        (
+            request.min_importance > 0,
+            "importance >= %(min_importance)s",
+            "min_importance",
+            request.min_importance,
+        ),
+    ]
+    for present, clause, name, value in optional:
+        if present:
+            clauses.append(sql.SQL(clause))  # type: ignore[arg-type]
+            params[name] = value
+    return sql.SQL(" AND ").join(clauses), params
+
+
+_EMPTY = "SELECT NULL::uuid AS id, NULL::real AS {a}, NULL::real AS {b} WHERE false"
+
+
+class PostgresMemoryReader:
+    """The MemoryReader port. Every statement carries the tenant and agent in its WHERE clause."""
+
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self._pool = pool
+
+    async def search_candidates(
+        self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
+    ) -> list[Candidate]:
+        where, params = _filters(scope, request)
+        tsquery = or_tsquery(request.text)
+        params |= {
+            "embedding": vector_literal(embedding),
+            "pool": pool,
+            "tsquery": tsquery,
+            "terms": list(request.query_terms),
+        }
+        keyword = (
+            sql.SQL("""SELECT id, ts_rank_cd(search_text, q) AS score, NULL::real AS unused
+                       FROM memories, to_tsquery('english', %(tsquery)s) AS q
+                       WHERE {where} AND search_text @@ q
+                       ORDER BY score DESC LIMIT %(pool)s""").format(where=where)
+            if tsquery
+            else sql.SQL(_EMPTY.format(a="score", b="unused"))
+        )
+        entity = (
+            sql.SQL("""SELECT id,
+                              cardinality(ARRAY(SELECT unnest(entity_terms)
+                                                INTERSECT SELECT unnest(%(terms)s::text[])))::real AS matches,
+                              (embedding <=> %(embedding)s::vector)::real AS distance
+                       FROM memories
+                       WHERE {where} AND entity_terms && %(terms)s::text[]
+                       ORDER BY matches DESC, distance LIMIT %(pool)s""").format(where=where)
+            if request.query_terms
+            else sql.SQL(_EMPTY.format(a="matches", b="distance"))
+        )
+        query = sql.SQL(
+            """WITH vec AS (
+                   SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity
+                   FROM memories WHERE {where}
+                   ORDER BY embedding <=> %(embedding)s::vector LIMIT %(pool)s),
+               kw AS ({keyword}),
+               ent AS ({entity})
+               SELECT {columns}, vec.similarity, kw.score AS keyword_score,
+                      ent.matches AS entity_matches, ent.distance AS entity_distance
+               FROM (SELECT id FROM vec UNION SELECT id FROM kw UNION SELECT id FROM ent) AS ids
+               JOIN memories m ON m.id = ids.id
+               LEFT JOIN vec ON vec.id = m.id
+               LEFT JOIN kw ON kw.id = m.id
+               LEFT JOIN ent ON ent.id = m.id"""
+        ).format(where=where, keyword=keyword, entity=entity, columns=MEMORY_COLUMNS)
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            rows = await fetch_all(conn, query, params)
+        return _ranked(rows)
+
+    async def get(self, scope: Scope, memory_id: UUID) -> StoredMemory | None:
+        memories = await self.get_many(scope, [memory_id])
+        return memories[0] if memories else None
+
+    async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]:
+        """The memories of the scope among ``ids`` (any status), in the order asked."""
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                sql.SQL(
+                    "SELECT {c} FROM memories m WHERE m.tenant_id = %s AND m.agent_id = %s AND m.id = ANY(%s)"
+                ).format(c=MEMORY_COLUMNS),
+                (scope.tenant_id, scope.agent_id, list(ids)),
+            )
+        by_id = {r["id"]: memory_from_row(r) for r in rows}
+        return [by_id[i] for i in ids if i in by_id]
+
+    async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]:
+        """Relations touching any of ``ids`` (either end), within the tenant."""
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                """SELECT from_id, to_id, kind, strength, reason, created_at FROM memory_relations
+                   WHERE tenant_id = %(t)s AND (from_id = ANY(%(ids)s) OR to_id = ANY(%(ids)s))
+                   ORDER BY created_at""",
+                {"t": scope.tenant_id, "ids": list(ids)},
+            )
+        return [relation_from_row(r) for r in rows]
+
+    async def history(self, scope: Scope, memory_id: UUID) -> list[HistoryEntry]:
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                """SELECT h.action, h.reason, h.changes, h.actor, h.at FROM memory_history h
+                   JOIN memories m ON m.id = h.memory_id
+                   WHERE h.tenant_id = %s AND m.agent_id = %s AND h.memory_id = %s ORDER BY h.at, h.id""",
+                (scope.tenant_id, scope.agent_id, memory_id),
+            )
+        return [history_from_row(r) for r in rows]
+
+    async def causal_chain(
+        self, scope: Scope, memory_id: UUID, depth: int, direction: ChainDirection
+    ) -> list[ChainLink]:
+        """Memories linked to ``memory_id`` by causal_parent or ``caused_by`` relations, up to ``depth``
+        hops: causes have negative steps, effects positive, the memory itself 0. Forgotten memories
+        are skipped; archived and superseded ones are part of the story and stay."""
+        edges = """SELECT id AS child, causal_parent AS parent FROM memories
+                   WHERE tenant_id = %(t)s AND agent_id = %(a)s AND causal_parent IS NOT NULL
+                   UNION SELECT from_id, to_id FROM memory_relations
+                   WHERE tenant_id = %(t)s AND kind = 'caused_by'"""
+        query = f"""
+            WITH RECURSIVE edges AS ({edges}),
+            up(id, step) AS (
+                SELECT %(id)s::uuid, 0
+                UNION SELECT e.parent, up.step - 1 FROM up JOIN edges e ON e.child = up.id
+                WHERE %(up)s AND up.step > -%(depth)s),
+            down(id, step) AS (
+                SELECT %(id)s::uuid, 0
+                UNION SELECT e.child, down.step + 1 FROM down JOIN edges e ON e.parent = down.id
+                WHERE %(down)s AND down.step < %(depth)s),
+            steps AS (SELECT id, min(step) AS step FROM (SELECT * FROM up UNION SELECT * FROM down) s
+                      GROUP BY id)
+            SELECT {{columns}}, steps.step FROM steps JOIN memories m ON m.id = steps.id
+            WHERE m.tenant_id = %(t)s AND m.agent_id = %(a)s AND m.status <> 'forgotten'
+            ORDER BY steps.step, coalesce(m.occurred_at, m.created_at)"""
+        params = {
+            "t": scope.tenant_id,
+            "a": scope.agent_id,
+            "id": memory_id,
+            "depth": depth,
+            "up": direction in ("causes", "both"),
+            "down": direction in ("effects", "both"),
+        }
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            rows = await fetch_all(conn, sql.SQL(query).format(columns=MEMORY_COLUMNS), params)  # type: ignore[arg-type]
+        return [ChainLink(step=r["step"], memory=memory_from_row(r)) for r in rows]
+
+
+def _ranked(rows: list[dict[str, Any]]) -> list[Candidate]:
+    def ranks(key: str, order: Any) -> dict[Any, int]:
+        chosen = sorted((r for r in rows if r[key] is not None), key=order)
+        return {r["id"]: i for i, r in enumerate(chosen, start=1)}
+
+    vector_rank = ranks("similarity", lambda r: -r["similarity"])
+    keyword_rank = ranks("keyword_score", lambda r: -r["keyword_score"])
+    entity_rank = ranks("entity_matches", lambda r: (-r["entity_matches"], r["entity_distance"]))
+    return [
+        Candidate(
+            memory=memory_from_row(r),
+            vector_rank=vector_rank.get(r["id"]),
+            vector_similarity=float(r["similarity"]) if r["similarity"] is not None else None,
+            keyword_rank=keyword_rank.get(r["id"]),
+            keyword_score=float(r["keyword_score"]) if r["keyword_score"] is not None else None,
+            entity_rank=entity_rank.get(r["id"]),
+            entity_matches=int(r["entity_matches"]) if r["entity_matches"] is not None else None,
+        )
+        for r in rows
+    ]

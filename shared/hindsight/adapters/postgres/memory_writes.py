@@ -1,0 +1,314 @@
+"""The worker's write path: idempotent per job, merges near-duplicates, supersedes older facts.
+
+Per job, in one transaction: (1) a job already recorded in ``write_results`` is a no-op (redelivery);
+(2) writers of one (tenant, agent, key) are serialised by an advisory lock; (3) an active memory of
+the same agent, layer and key (for episodic events, also the same occurred_at) with cosine ≥ the
+dedup threshold absorbs the job (importance kept at
+the higher value, metadata keys already present win); (4) otherwise a semantic memory with a key
+replaces the active fact on that key — unless an ``agent_inferred`` job would replace a
+``user_stated`` fact, which is never done silently: both stay, linked by ``contradicts``; (5) the row,
+its history entry, its relations and its outcome are written.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+from psycopg import AsyncConnection
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool
+
+from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
+from hindsight.domain.memory import StoreResult, WriteJob
+from hindsight.domain.text import entity_terms
+from hindsight.ports import Vector
+
+log = logging.getLogger(__name__)
+WORKER = "worker"
+
+
+class PostgresMemoryWriter:
+    """The MemoryWriter port."""
+
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self._pool = pool
+
+    async def store(
+        self, jobs: Sequence[WriteJob], embeddings: Sequence[Vector], dedup_cosine: float
+    ) -> list[StoreResult]:
+        """One transaction per tenant; if it fails, each job alone, to isolate the bad one.
+
+        Failed jobs are returned with outcome ``failed`` and are *not* recorded, so the queue
+        redelivers them (a database outage must not turn into lost writes).
+        """
+        if len(jobs) != len(embeddings):
+            raise ValueError("one embedding per job")
+        results: dict[UUID, StoreResult] = {}
+        by_tenant: dict[str, list[tuple[WriteJob, Vector]]] = defaultdict(list)
+        for job, emb in zip(jobs, embeddings, strict=True):
+            by_tenant[job.tenant_id].append((job, emb))
+        for tenant_id, items in by_tenant.items():
+            try:
+                async with tenant_transaction(self._pool, tenant_id) as conn:
+                    for job, emb in items:
+                        results[job.id] = await _store_one(conn, job, emb, dedup_cosine)
+            except Exception as batch_exc:
+                log.warning("batch store failed (%s); retrying its %d jobs one by one", batch_exc, len(items))
+                for job, emb in items:
+                    try:
+                        async with tenant_transaction(self._pool, tenant_id) as conn:
+                            results[job.id] = await _store_one(conn, job, emb, dedup_cosine)
+                    except Exception as exc:
+                        results[job.id] = StoreResult(
+                            job_id=job.id, outcome="failed", reason=f"{type(exc).__name__}: {exc}"
+                        )
+        return [results[job.id] for job in jobs]
+
+    async def write_results(self, tenant_id: str, job_ids: Sequence[UUID]) -> dict[UUID, StoreResult]:
+        if not job_ids:
+            return {}
+        async with tenant_transaction(self._pool, tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                """SELECT job_id, outcome, memory_id, reason FROM write_results
+                   WHERE tenant_id = %s AND job_id = ANY(%s)""",
+                (tenant_id, list(job_ids)),
+            )
+        return {
+            r["job_id"]: StoreResult(
+                job_id=r["job_id"], outcome=r["outcome"], memory_id=r["memory_id"], reason=r["reason"]
+            )
+            for r in rows
+        }
+
+
+async def _history(
+    conn: AsyncConnection,
+    memory_id: UUID,
+    tenant_id: str,
+    action: str,
+    reason: str | None = None,
+    changes: dict[str, Any] | None = None,
+) -> None:
+    await conn.execute(
+        """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor)
+           VALUES (%s, %s, %s, %s, %s, %s)""",
+        (memory_id, tenant_id, action, reason, Jsonb(changes or {}), WORKER),
+    )
+
+
+async def _relate(
+    conn: AsyncConnection, tenant_id: str, from_id: UUID, to_id: UUID, kind: str, reason: str
+) -> None:
+    await conn.execute(
+        """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason) VALUES (%s, %s, %s, %s, %s)
+           ON CONFLICT (from_id, to_id, kind) DO NOTHING""",
+        (tenant_id, from_id, to_id, kind, reason),
+    )
+
+
+async def _record(
+    conn: AsyncConnection, job: WriteJob, outcome: str, memory_id: UUID, reason: str | None = None
+) -> StoreResult:
+    await conn.execute(
+        """INSERT INTO write_results (job_id, tenant_id, outcome, memory_id, reason)
+           VALUES (%s, %s, %s, %s, %s) ON CONFLICT (job_id) DO NOTHING""",
+        (job.id, job.tenant_id, outcome, memory_id, reason),
+    )
+    return StoreResult(job_id=job.id, outcome=outcome, memory_id=memory_id, reason=reason)  # type: ignore[arg-type]
+
+
+async def _store_one(
+    conn: AsyncConnection, job: WriteJob, embedding: Vector, dedup_cosine: float
+) -> StoreResult:
+    draft, tenant = job.draft, job.tenant_id
+    done = await fetch_one(
+        conn,
+        "SELECT outcome, memory_id, reason FROM write_results WHERE job_id = %s AND tenant_id = %s",
+        (job.id, tenant),
+    )
+    if done is not None:  # redelivery of a job already processed
+        return StoreResult(
+            job_id=job.id, outcome=done["outcome"], memory_id=done["memory_id"], reason=done["reason"]
+        )
+    await conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+        (f"{tenant}\x1f{job.agent_id}\x1f{draft.key or ''}",),
+    )
+    vector = vector_literal(embedding)
+    scope = {
+        "t": tenant,
+        "a": job.agent_id,
+        "layer": draft.layer,
+        "key": draft.key,
+        "e": vector,
+        "occurred_at": draft.occurred_at,
+    }
+    # Episodic memories are events: only the same event reported twice (same occurred_at) is a duplicate;
+    # the same words at another or an unknown time are another event (maintenance consolidates repeats).
+    nearest = await fetch_one(
+        conn,
+        """SELECT id, 1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
+           WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = %(layer)s
+             AND key IS NOT DISTINCT FROM %(key)s AND status = 'active'
+             AND (layer = 'semantic' OR occurred_at = %(occurred_at)s)
+           ORDER BY embedding <=> %(e)s::vector LIMIT 1""",
+        scope,
+    )
+    if nearest is not None and nearest["similarity"] >= dedup_cosine and draft.supersedes is None:
+        target = nearest["id"]
+        await conn.execute(
+            """UPDATE memories SET importance = GREATEST(importance, %(importance)s),
+                      metadata = %(metadata)s || metadata,   -- keys already there win
+                      last_verified_at = CASE WHEN layer = 'semantic' THEN now() ELSE last_verified_at END,
+                      updated_at = now()
+               WHERE id = %(id)s AND tenant_id = %(t)s""",
+            {"importance": draft.importance, "metadata": Jsonb(draft.metadata), "id": target, "t": tenant},
+        )
+        await _history(
+            conn,
+            target,
+            tenant,
+            "merged",
+            f"near-duplicate write {job.id}",
+            {"similarity": round(float(nearest["similarity"]), 4)},
+        )
+        return await _record(conn, job, "merged", target)
+
+    replaced = await _fact_to_replace(conn, job)
+    await _insert(conn, job, vector)
+    reason = None
+    if replaced is not None:
+        old_id, old_source = replaced["id"], replaced["source"]
+        if draft.source == "agent_inferred" and old_source == "user_stated" and draft.supersedes is None:
+            await _relate(
+                conn,
+                tenant,
+                job.id,
+                old_id,
+                "contradicts",
+                "an inference disagrees with what the user stated; both kept",
+            )
+            reason = f"contradicts {old_id} (user_stated, kept active)"
+        else:
+            await conn.execute(
+                """UPDATE memories SET status = 'superseded', updated_at = now(),
+                          valid_to = coalesce(valid_to, %(until)s)
+                   WHERE id = %(id)s AND tenant_id = %(t)s""",
+                {"id": old_id, "t": tenant, "until": draft.valid_from or job.submitted_at},
+            )
+            await _relate(conn, tenant, job.id, old_id, "supersedes", "newer fact on the same key")
+            await _history(
+                conn,
+                old_id,
+                tenant,
+                "superseded",
+                f"superseded by {job.id}",
+                {"status": {"from": "active", "to": "superseded"}},
+            )
+            reason = f"supersedes {old_id}"
+    await _resolve_causal_parent(conn, job)
+    # A child stored before this memory arrived now gets its parent.
+    await conn.execute(
+        """UPDATE memories m SET causal_parent = p.parent_id FROM pending_causal_links p
+           WHERE p.parent_id = %s AND p.tenant_id = %s AND m.id = p.child_id AND m.tenant_id = p.tenant_id""",
+        (job.id, tenant),
+    )
+    await conn.execute(
+        "DELETE FROM pending_causal_links WHERE parent_id = %s AND tenant_id = %s", (job.id, tenant)
+    )
+    await _history(conn, job.id, tenant, "created", None, {})
+    return await _record(conn, job, "stored", job.id, reason)
+
+
+async def _fact_to_replace(conn: AsyncConnection, job: WriteJob) -> dict[str, Any] | None:
+    """The active memory this job replaces: the one named by ``supersedes``, else the current semantic
+    fact on the same key (a key names one fact: a new value replaces the old)."""
+    draft = job.draft
+    if draft.supersedes is not None:
+        return await fetch_one(
+            conn,
+            """SELECT id, source FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s
+               AND status = 'active'""",
+            (draft.supersedes, job.tenant_id, job.agent_id),
+        )
+    if draft.layer != "semantic" or draft.key is None:
+        return None
+    return await fetch_one(
+        conn,
+        """SELECT id, source FROM memories
+           WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'active'
+           ORDER BY created_at DESC LIMIT 1""",
+        (job.tenant_id, job.agent_id, draft.key),
+    )
+
+
+async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
+    d = job.draft
+    await conn.execute(
+        """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, content, content_hash,
+                                 importance, created_at, occurred_at, metadata, embedding, source, tags,
+                                 entities, entity_terms, task_id, task_type, outcome, summary, key_decisions,
+                                 lessons, last_verified_at, valid_from, valid_to, idempotency_key)
+           VALUES (%(id)s, %(t)s, %(a)s, %(layer)s, %(key)s, %(query)s, %(content)s, %(hash)s, %(importance)s,
+                   %(created_at)s, %(occurred_at)s, %(metadata)s, %(e)s::vector, %(source)s, %(tags)s,
+                   %(entities)s, %(entity_terms)s, %(task_id)s, %(task_type)s, %(outcome)s, %(summary)s,
+                   %(key_decisions)s, %(lessons)s, %(verified)s, %(valid_from)s, %(valid_to)s, %(idem)s)
+           ON CONFLICT (id) DO NOTHING""",
+        {
+            "id": job.id,
+            "t": job.tenant_id,
+            "a": job.agent_id,
+            "layer": d.layer,
+            "key": d.key,
+            "query": d.query,
+            "content": d.content,
+            "hash": job.content_hash,
+            "importance": d.importance,
+            "created_at": job.submitted_at,
+            "occurred_at": d.occurred_at,
+            "metadata": Jsonb(d.metadata),
+            "e": vector,
+            "source": d.source,
+            "tags": list(d.tags),
+            "entities": Jsonb(d.entities),
+            "entity_terms": entity_terms(d.entities),
+            "task_id": d.task_id,
+            "task_type": d.task_type,
+            "outcome": d.outcome,
+            "summary": d.summary,
+            "key_decisions": list(d.key_decisions),
+            "lessons": d.lessons,
+            "verified": job.submitted_at if d.layer == "semantic" else None,
+            "valid_from": d.valid_from or (job.submitted_at if d.layer == "semantic" else None),
+            "valid_to": d.valid_to,
+            "idem": d.idempotency_key,
+        },
+    )
+
+
+async def _resolve_causal_parent(conn: AsyncConnection, job: WriteJob) -> None:
+    """Link to the causal parent if it is a memory of the same agent; if it is not stored yet, remember
+    the link so it is made when the parent arrives. A parent of another agent or tenant is never linked."""
+    parent = job.draft.causal_parent
+    if parent is None or parent == job.id:
+        return
+    found = await fetch_one(
+        conn, "SELECT agent_id FROM memories WHERE id = %s AND tenant_id = %s", (parent, job.tenant_id)
+    )
+    if found is not None and found["agent_id"] == job.agent_id:
+        await conn.execute(
+            "UPDATE memories SET causal_parent = %s WHERE id = %s AND tenant_id = %s",
+            (parent, job.id, job.tenant_id),
+        )
+    elif found is None:
+        # Resolution is tenant-scoped, so an id of another tenant's memory can never resolve here.
+        await conn.execute(
+            """INSERT INTO pending_causal_links (tenant_id, child_id, parent_id) VALUES (%s, %s, %s)
+               ON CONFLICT (child_id) DO NOTHING""",
+            (job.tenant_id, job.id, parent),
+        )

@@ -1,0 +1,62 @@
+"""Row mapping and the tenant-scoped transaction every statement runs in."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from psycopg import AsyncConnection, sql
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
+
+from hindsight.domain.memory import HistoryEntry, Relation, StoredMemory
+from hindsight.ports import Vector
+
+_FIELDS = [
+    "id", "tenant_id", "agent_id", "layer", "key", "query", "content", "importance", "access_count",
+    "last_accessed_at", "created_at", "updated_at", "occurred_at", "metadata", "status", "source", "tags",
+    "entities", "task_id", "task_type", "outcome", "summary", "key_decisions", "lessons", "causal_parent",
+    "last_verified_at", "valid_from", "valid_to",
+]  # fmt: skip
+MEMORY_COLUMNS = sql.SQL(", ").join(sql.Identifier("m", f) for f in _FIELDS)
+_MEMORY_FIELDS = set(StoredMemory.model_fields)
+
+
+def memory_from_row(row: dict[str, Any]) -> StoredMemory:
+    """A StoredMemory from a dict row holding at least MEMORY_COLUMNS."""
+    return StoredMemory.model_validate({k: v for k, v in row.items() if k in _MEMORY_FIELDS})
+
+
+def relation_from_row(row: dict[str, Any]) -> Relation:
+    return Relation.model_validate(row)
+
+
+def history_from_row(row: dict[str, Any]) -> HistoryEntry:
+    return HistoryEntry.model_validate(row)
+
+
+def vector_literal(embedding: Vector) -> str:
+    """pgvector's text form (sent as a parameter and cast with ``::vector``)."""
+    return "[" + ",".join(f"{x:.7g}" for x in embedding) + "]"
+
+
+@asynccontextmanager
+async def tenant_transaction(pool: AsyncConnectionPool, tenant_id: str) -> AsyncIterator[AsyncConnection]:
+    """A transaction whose ``hindsight.tenant_id`` setting names the tenant (the row-level-security
+    policies key on it, a second wall behind the WHERE clauses every statement carries)."""
+    async with pool.connection() as conn, conn.transaction():
+        await conn.execute("SELECT set_config('hindsight.tenant_id', %s, true)", (tenant_id,))
+        yield conn
+
+
+async def fetch_all(conn: AsyncConnection, query: Any, params: Any = None) -> list[dict[str, Any]]:
+    cur = conn.cursor(row_factory=dict_row)
+    await cur.execute(query, params)
+    return await cur.fetchall()
+
+
+async def fetch_one(conn: AsyncConnection, query: Any, params: Any = None) -> dict[str, Any] | None:
+    cur = conn.cursor(row_factory=dict_row)
+    await cur.execute(query, params)
+    return await cur.fetchone()

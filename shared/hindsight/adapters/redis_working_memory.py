@@ -1,0 +1,167 @@
+"""The WorkingMemoryStore port on Redis (ElastiCache in AWS, a local redis-server otherwise).
+
+Layout: one hash per session, ``hindsight:wm:v1:<tenant>:<agent>:<session>`` (each part
+percent-encoded, so ``:`` inside an id cannot make two scopes share a key); field = item key, value =
+the item as JSON. The whole hash carries the session's TTL, so a session expires as one (the spec:
+"expire whole sessions").
+
+Updates are optimistic transactions: WATCH the session key, read it, let the caller decide, then
+MULTI/EXEC the change. A concurrent change to the same session aborts EXEC and the update is retried
+from a fresh read, so two writers can never together overshoot the budget. Every Redis or socket
+error becomes ``Unavailable``; the client's connection pool reconnects on the next call, so the
+service recovers without a restart when Redis comes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+import redis.asyncio as aioredis
+from pydantic import ValidationError
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError, WatchError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from hindsight.domain.errors import Unavailable
+from hindsight.domain.working_memory import SessionScope, SessionState, SessionUpdate, WorkingMemoryItem
+from hindsight.ports import SessionDecision
+
+log = logging.getLogger(__name__)
+
+KEY_PREFIX = "hindsight:wm:v1"
+MAX_ATTEMPTS = 32
+"""Optimistic-transaction attempts before giving up with Unavailable. Each lost race means another
+writer succeeded, and a lost race waits a jittered 0–2·attempt ms before retrying (spreading a burst),
+so this runs out only under dozens of simultaneous writes to one session."""
+CONNECT_TIMEOUT_S = 2.0
+SOCKET_TIMEOUT_S = 2.0
+"""Both well above a same-AZ ElastiCache round trip (< 1 ms) and well below the MCP client's timeout, so
+a dead Redis answers 'unavailable' within seconds instead of hanging the tool call."""
+RETRIES = 2
+"""Client-level retries of a command on a connection error (with jittered backoff, 10 ms base, 250 ms
+cap): enough to ride over a dropped idle connection, few enough to fail fast when Redis is down."""
+
+
+def session_key(scope: SessionScope) -> str:
+    """The Redis key of a session's hash."""
+    parts = (scope.tenant_id, scope.agent_id, scope.session_id)
+    return ":".join([KEY_PREFIX, *(quote(p, safe="") for p in parts)])
+
+
+def redis_client(url: str) -> aioredis.Redis:
+    """An asyncio Redis client for ``url``. Opens no connection until the first command."""
+    return aioredis.Redis.from_url(
+        url,
+        socket_connect_timeout=CONNECT_TIMEOUT_S,
+        socket_timeout=SOCKET_TIMEOUT_S,
+        retry=Retry(ExponentialWithJitterBackoff(cap=0.25, base=0.01), RETRIES),
+        health_check_interval=30,
+    )
+
+
+def _unavailable(exc: BaseException) -> Unavailable:
+    """The caller's error names what failed, not where: Redis's address stays in the server log."""
+    log.warning("working-memory Redis call failed: %s: %s", type(exc).__name__, exc)
+    if isinstance(exc, RedisTimeoutError | TimeoutError):
+        reason = "Redis did not answer in time"
+    elif isinstance(exc, RedisConnectionError | OSError):
+        reason = "cannot connect to Redis"
+    else:
+        reason = f"Redis error ({type(exc).__name__})"
+    return Unavailable(f"working memory is unavailable: {reason}")
+
+
+def _decode(scope: SessionScope, raw: Mapping[Any, Any]) -> dict[str, WorkingMemoryItem]:
+    items: dict[str, WorkingMemoryItem] = {}
+    for field, value in raw.items():
+        try:
+            item = WorkingMemoryItem.model_validate_json(value)
+        except ValidationError:
+            # Only a bug or a hand edit can put this here; skip it rather than fail the whole session.
+            log.warning("skipping an unreadable working-memory item in %s", session_key(scope))
+            continue
+        items[field.decode("utf-8") if isinstance(field, bytes) else str(field)] = item
+    return items
+
+
+def _expires_in(pttl_ms: int) -> float | None:
+    return pttl_ms / 1000 if pttl_ms >= 0 else None
+
+
+class RedisWorkingMemoryStore:
+    """WorkingMemoryStore over one ``redis.asyncio`` client (a connection pool, shared by all sessions)."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._client = client
+
+    async def read(self, scope: SessionScope) -> SessionState:
+        """See ``WorkingMemoryStore.read``. Raises Unavailable."""
+        key = session_key(scope)
+        try:
+            async with self._client.pipeline(transaction=True) as pipe:
+                pipe.hgetall(key)
+                pipe.pttl(key)
+                raw, pttl = await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+        return SessionState(items=_decode(scope, raw), expires_in_s=_expires_in(pttl))
+
+    async def apply(self, scope: SessionScope, decide: SessionDecision, ttl_s: int) -> SessionUpdate:
+        """See ``WorkingMemoryStore.apply``. Raises Unavailable (Redis down, or ``MAX_ATTEMPTS`` lost
+        races) and whatever domain error ``decide`` raises."""
+        key = session_key(scope)
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                return await self._apply_once(key, scope, decide, ttl_s)
+            except WatchError:
+                await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+            except (RedisError, OSError) as exc:
+                raise _unavailable(exc) from exc
+        raise Unavailable(
+            f"working memory is unavailable: session busy ({MAX_ATTEMPTS} concurrent updates won the race)"
+        )
+
+    async def _apply_once(
+        self, key: str, scope: SessionScope, decide: SessionDecision, ttl_s: int
+    ) -> SessionUpdate:
+        async with self._client.pipeline(transaction=True) as pipe:
+            await pipe.watch(key)
+            raw = await pipe.hgetall(key)  # immediate mode while watching
+            pttl = int(await pipe.pttl(key))
+            before = _decode(scope, raw)
+            change = decide(before)
+            if change.is_empty:
+                await pipe.unwatch()  # type: ignore[no-untyped-call]
+                state = SessionState(items=before, expires_in_s=_expires_in(pttl) if before else None)
+                return SessionUpdate(change=change, after=state)
+            after = dict(before)
+            for item in change.delete:
+                after.pop(item.key, None)
+            for item in change.upsert:
+                after[item.key] = item
+            pipe.multi()  # type: ignore[no-untyped-call]
+            if change.delete:
+                pipe.hdel(key, *[i.key for i in change.delete])
+            if change.upsert:
+                pipe.hset(key, mapping={i.key: i.model_dump_json() for i in change.upsert})
+            # Always leave a TTL on the hash, so no session can outlive it by accident.
+            expire_ms = ttl_s * 1000 if change.refresh_ttl or pttl <= 0 else pttl
+            if after:
+                pipe.pexpire(key, expire_ms)
+            await pipe.execute()
+        state = SessionState(items=after, expires_in_s=expire_ms / 1000 if after else None)
+        return SessionUpdate(change=change, after=state)
+
+    async def aclose(self) -> None:
+        """Close the client's connections (errors ignored: the process is shutting down)."""
+        try:
+            await self._client.aclose()
+        except (RedisError, OSError):
+            log.debug("error closing the working-memory Redis client", exc_info=True)

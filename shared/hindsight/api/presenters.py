@@ -1,0 +1,115 @@
+"""How memories look to an agent: compact fields, plus labels a model cannot miss (failed before,
+inference, possibly stale, superseded)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hindsight.domain.memory import (
+    Layer,
+    MemoryStatus,
+    Outcome,
+    Relation,
+    SearchHit,
+    Source,
+    StoredMemory,
+    TaskType,
+)
+from hindsight.domain.ranking import FLAG_FAILED, FLAG_INFERENCE, FLAG_STALE
+
+_NOTES = {
+    FLAG_FAILED: "This approach failed before — read the lesson before repeating it.",
+    FLAG_INFERENCE: "An inference by an agent, not something the user stated.",
+    FLAG_STALE: "Possibly stale: not verified for a long time; confirm before relying on it.",
+    "superseded": "Superseded by a newer fact (kept as history).",
+    "archived": "Archived (cold): no longer in default search.",
+    "forgotten": "Forgotten on request.",
+}
+
+
+class MemoryOut(BaseModel):
+    """A memory as tools return it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: UUID
+    content: str
+    layer: Layer
+    key: str | None = None
+    status: MemoryStatus
+    source: Source
+    importance: float
+    occurred_at: datetime | None = None
+    created_at: datetime
+    tags: list[str] = Field(default_factory=list)
+    entities: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    task_type: TaskType | None = None
+    outcome: Outcome | None = None
+    key_decisions: list[str] = Field(default_factory=list)
+    lessons: str | None = None
+    causal_parent: UUID | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    last_verified_at: datetime | None = None
+    access_count: int = 0
+
+    @classmethod
+    def of(cls, m: StoredMemory) -> MemoryOut:
+        return cls(
+            id=m.id,
+            content=m.content,
+            layer=m.layer,
+            key=m.key,
+            status=m.status,
+            source=m.source,
+            importance=round(m.importance, 4),
+            occurred_at=m.occurred_at,
+            created_at=m.created_at,
+            tags=m.tags,
+            entities=m.entities,
+            metadata=m.metadata,
+            task_type=m.task_type,
+            outcome=m.outcome,
+            key_decisions=m.key_decisions,
+            lessons=m.lessons,
+            causal_parent=m.causal_parent,
+            valid_from=m.valid_from,
+            valid_to=m.valid_to,
+            last_verified_at=m.last_verified_at,
+            access_count=m.access_count,
+        )
+
+
+class RelatedOut(BaseModel):
+    """A memory reached from a hit, and how."""
+
+    relation: Relation
+    memory: MemoryOut
+
+
+class HitOut(BaseModel):
+    """One search result: the memory, why it ranked, what to keep in mind."""
+
+    memory: MemoryOut
+    scores: dict[str, float | int | None] = Field(
+        description="vector, keyword, entity, rrf, relevance, time, frequency, importance, final"
+    )
+    flags: list[str] = Field(description="failed_before, inference, possibly_stale, superseded, archived")
+    notes: list[str] = Field(description="The flags in words, for the model reading them.")
+    related: list[RelatedOut] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, hit: SearchHit) -> HitOut:
+        scores = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in hit.scores.model_dump().items()}
+        return cls(
+            memory=MemoryOut.of(hit.memory),
+            scores=scores,
+            flags=hit.flags,
+            notes=[_NOTES[f] for f in hit.flags if f in _NOTES],
+            related=[RelatedOut(relation=r.relation, memory=MemoryOut.of(r.memory)) for r in hit.related],
+        )

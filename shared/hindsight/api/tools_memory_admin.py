@@ -1,0 +1,218 @@
+"""Tools that act on one memory by id: memory_get, memory_update, memory_forget, memory_link,
+memory_recall_chain, memory_feedback. Another tenant's (or agent's) id is always "not found"."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+from hindsight.api.errors import domain_errors
+from hindsight.api.mcp_context import ContainerHolder, current_principal
+from hindsight.api.presenters import MemoryOut
+from hindsight.domain.limits import (
+    MAX_CHAIN_DEPTH,
+    AgentId,
+    Content,
+    Entities,
+    Importance,
+    MemoryKey,
+    Metadata,
+    Reason,
+    RecallHint,
+    Tags,
+    Timestamp,
+)
+from hindsight.domain.memory import HistoryEntry, MemoryChanges, Relation, RelationKind
+from hindsight.ports import ChainDirection
+from hindsight.usecases.manage_memory import UpdateAction
+from hindsight.usecases.remember import WriteAck
+
+MemoryId = Annotated[UUID, Field(description="A memory id from memory_write or memory_search.")]
+
+
+class MemoryDetail(BaseModel):
+    memory: MemoryOut
+    relations: list[Relation]
+    history: list[HistoryEntry]
+
+
+class UpdateOut(BaseModel):
+    action: UpdateAction
+    memory: MemoryOut | None = Field(default=None, description="The memory after an in-place change.")
+    queued: WriteAck | None = Field(default=None, description="The new memory a supersede queued.")
+
+
+class ForgetOut(BaseModel):
+    id: UUID
+    hard: bool
+    status: str = Field(description="'forgotten' (soft, reversible with memory_update restore) or 'deleted'.")
+
+
+class ChainStep(BaseModel):
+    step: int = Field(description="< 0: a cause, 0: the memory asked about, > 0: an effect.")
+    memory: MemoryOut
+
+
+class ChainOut(BaseModel):
+    chain: list[ChainStep]
+    count: int
+
+
+class FeedbackOut(BaseModel):
+    id: UUID
+    importance: float
+
+
+def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
+    """Add the by-id tools to ``mcp``."""
+
+    @mcp.tool(
+        name="memory_get",
+        description="Read one memory in full — its relations and its history of changes — when a search hit "
+        "needs a closer look, or before updating or linking it.",
+        annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
+    )
+    async def memory_get(
+        id: MemoryId, include_history: bool = True, agent_id: AgentId | None = None
+    ) -> MemoryDetail:
+        with domain_errors():
+            view = await holder.get().manage.get(current_principal(), agent_id, id, include_history)
+            return MemoryDetail(
+                memory=MemoryOut.of(view.memory), relations=view.relations, history=view.history
+            )
+
+    @mcp.tool(
+        name="memory_update",
+        description=(
+            "Change a memory when the user corrects it or it is out of date. action='update' edits it in "
+            "place (history kept; verified=true confirms it is still true); 'supersede' records a new fact "
+            "that replaces it (the old one stays as history, status superseded); 'archive' moves it out of "
+            "default search; 'restore' brings an archived or forgotten memory back. Give a reason."
+        ),
+        annotations=ToolAnnotations(
+            readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
+        ),
+    )
+    async def memory_update(
+        id: MemoryId,
+        action: Annotated[UpdateAction, Field(description="update | supersede | archive | restore")],
+        reason: Reason | None = None,
+        content: Content | None = None,
+        key: MemoryKey | None = None,
+        query: RecallHint | None = None,
+        importance: Importance | None = None,
+        tags: Tags | None = None,
+        entities: Entities | None = None,
+        metadata: Metadata | None = None,
+        valid_from: Timestamp | None = None,
+        valid_to: Timestamp | None = None,
+        verified: bool = False,
+        agent_id: AgentId | None = None,
+    ) -> UpdateOut:
+        with domain_errors():
+            changes = MemoryChanges(
+                content=content,
+                key=key,
+                query=query,
+                importance=importance,
+                tags=tags,
+                entities=entities,
+                metadata=metadata,
+                valid_from=valid_from,
+                valid_to=valid_to,
+                verified=verified,
+            )
+            result = await holder.get().manage.update(
+                current_principal(), agent_id, id, action, changes, reason
+            )
+            return UpdateOut(
+                action=result.action,
+                memory=MemoryOut.of(result.memory) if result.memory else None,
+                queued=result.queued,
+            )
+
+    @mcp.tool(
+        name="memory_forget",
+        description=(
+            "Forget a memory when the user asks you to, or it is wrong and must not be recalled again. Soft "
+            "by default (out of search, reversible); hard=true deletes it with its links and history for "
+            "good — only when the user explicitly asks for deletion."
+        ),
+        annotations=ToolAnnotations(
+            readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
+        ),
+    )
+    async def memory_forget(
+        id: MemoryId, reason: Reason | None = None, hard: bool = False, agent_id: AgentId | None = None
+    ) -> ForgetOut:
+        with domain_errors():
+            memory = await holder.get().manage.forget(current_principal(), agent_id, id, hard, reason)
+            return ForgetOut(id=id, hard=hard, status="deleted" if memory is None else memory.status)
+
+    @mcp.tool(
+        name="memory_link",
+        description=(
+            "Connect two memories: 'caused_by' (this happened because of that), 'part_of', 'related', "
+            "'contradicts', 'supersedes'. Link an outcome to the decision that led to it so the whole "
+            "path can be recalled later with memory_recall_chain."
+        ),
+        annotations=ToolAnnotations(
+            readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
+        ),
+    )
+    async def memory_link(
+        from_id: MemoryId,
+        to_id: MemoryId,
+        kind: RelationKind,
+        strength: Annotated[float, Field(ge=0.0, le=1.0, description="How strong the link is (0–1).")] = 1.0,
+        reason: Reason | None = None,
+        agent_id: AgentId | None = None,
+    ) -> Relation:
+        with domain_errors():
+            return await holder.get().manage.link(
+                current_principal(), agent_id, from_id, to_id, kind, strength, reason
+            )
+
+    @mcp.tool(
+        name="memory_recall_chain",
+        description=(
+            "Recall the whole decision path around a memory — what caused it and what it led to — instead of "
+            "a fragment. Call it when a search hit is an error or an outcome and you need to know what was "
+            "tried before and what finally worked (e.g. 429 → wait 30 s → retry succeeded)."
+        ),
+        annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
+    )
+    async def memory_recall_chain(
+        id: MemoryId,
+        depth: Annotated[int, Field(ge=1, le=MAX_CHAIN_DEPTH, description="Hops to follow each way.")] = 5,
+        direction: Annotated[ChainDirection, Field(description="causes, effects or both")] = "both",
+        agent_id: AgentId | None = None,
+    ) -> ChainOut:
+        with domain_errors():
+            links = await holder.get().manage.chain(current_principal(), agent_id, id, depth, direction)
+            return ChainOut(
+                chain=[ChainStep(step=link.step, memory=MemoryOut.of(link.memory)) for link in links],
+                count=len(links),
+            )
+
+    @mcp.tool(
+        name="memory_feedback",
+        description=(
+            "Tell memory whether a recalled memory helped: useful=true raises its importance (+0.1), "
+            "useful=false lowers it (−0.05). Call it after you used (or ignored) search results, so good "
+            "memories surface first next time."
+        ),
+        annotations=ToolAnnotations(
+            readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
+        ),
+    )
+    async def memory_feedback(
+        id: MemoryId, useful: bool, reason: Reason | None = None, agent_id: AgentId | None = None
+    ) -> FeedbackOut:
+        with domain_errors():
+            memory = await holder.get().manage.feedback(current_principal(), agent_id, id, useful, reason)
+            return FeedbackOut(id=memory.id, importance=round(memory.importance, 4))

@@ -1,0 +1,190 @@
+"""Relative time phrases ("last week", "past 3 days", "yesterday") resolved against the query time.
+
+Ranges are half-open ``[start, end)`` in UTC. Calendar phrases use ISO weeks (Monday first) and
+calendar months; "past/last N units" is a rolling window ending at the query time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from hindsight.domain.errors import InvalidInput
+
+_UNITS = {
+    "minute": timedelta(minutes=1),
+    "hour": timedelta(hours=1),
+    "day": timedelta(days=1),
+    "week": timedelta(weeks=1),
+    "month": timedelta(days=30),
+    "year": timedelta(days=365),
+}
+_ROLLING = re.compile(r"^(?:last|past|previous)\s+(\d{1,4})\s+(minute|hour|day|week|month|year)s?$")
+_AGO = re.compile(r"^(\d{1,4})\s+(day|week|month|year)s?\s+ago$")
+_SINCE = re.compile(r"^since\s+(.+)$")
+_RANGE = re.compile(r"^(.+?)\s*(?:\.\.|/| to )\s*(.+)$")
+SUPPORTED = (
+    "today",
+    "yesterday",
+    "this week",
+    "last week",
+    "this month",
+    "last month",
+    "this year",
+    "last year",
+    "last N days/weeks/months/hours",
+    "N days ago",
+    "since <date>",
+    "<date>",
+    "<date>..<date>",
+)
+
+
+@dataclass(frozen=True)
+class TimeRange:
+    """``[start, end)``; either bound may be open (None)."""
+
+    start: datetime | None
+    end: datetime | None
+
+
+def _day_start(d: date) -> datetime:
+    return datetime.combine(d, time.min, tzinfo=UTC)
+
+
+def _month_start(d: date) -> date:
+    return d.replace(day=1)
+
+
+def _add_months(d: date, months: int) -> date:
+    index = d.year * 12 + d.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def _parse_instant(text: str, field: str) -> tuple[datetime, datetime]:
+    """An ISO date (the whole day) or date-time (that instant), as [start, end)."""
+    text = text.strip()
+    try:
+        if len(text) == 10:
+            day = date.fromisoformat(text)
+            return _day_start(day), _day_start(day + timedelta(days=1))
+        moment = datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(
+            field,
+            f"'{text}' is not an ISO date or a supported phrase ({', '.join(SUPPORTED)})",
+            list(SUPPORTED),
+        ) from None
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return moment, moment
+
+
+def parse_time_range(text: str, now: datetime, field: str = "time_range") -> TimeRange:
+    """Resolve a phrase against ``now`` (the query time).
+
+    Raises:
+        InvalidInput: the phrase is not understood (the message lists what is).
+    """
+    phrase = " ".join(text.lower().split())
+    today = now.astimezone(UTC).date()
+    week_start = today - timedelta(days=today.weekday())
+    fixed = {
+        "today": (_day_start(today), _day_start(today + timedelta(days=1))),
+        "yesterday": (_day_start(today - timedelta(days=1)), _day_start(today)),
+        "this week": (_day_start(week_start), _day_start(week_start + timedelta(weeks=1))),
+        "last week": (_day_start(week_start - timedelta(weeks=1)), _day_start(week_start)),
+        "this month": (_day_start(_month_start(today)), _day_start(_add_months(today, 1))),
+        "last month": (_day_start(_add_months(today, -1)), _day_start(_month_start(today))),
+        "this year": (_day_start(date(today.year, 1, 1)), _day_start(date(today.year + 1, 1, 1))),
+        "last year": (_day_start(date(today.year - 1, 1, 1)), _day_start(date(today.year, 1, 1))),
+    }
+    if phrase in fixed:
+        return TimeRange(*fixed[phrase])
+    if m := _ROLLING.match(phrase):
+        return TimeRange(now - int(m.group(1)) * _UNITS[m.group(2)], now)
+    if m := _AGO.match(phrase):
+        day = (now - int(m.group(1)) * _UNITS[m.group(2)]).astimezone(UTC).date()
+        return TimeRange(_day_start(day), _day_start(day + timedelta(days=1)))
+    if m := _SINCE.match(phrase):
+        return TimeRange(_parse_instant(m.group(1), field)[0], None)
+    if m := _RANGE.match(phrase):  # ISO dates and times contain none of the separators
+        start, _ = _parse_instant(m.group(1), field)
+        end_start, end_end = _parse_instant(m.group(2), field)
+        return TimeRange(start, end_end if end_end > end_start else end_start)
+    start, end = _parse_instant(phrase, field)
+    return TimeRange(start, end if end > start else None)
+
+
+def resolve_bound(text: str, now: datetime, field: str, *, upper: bool) -> datetime:
+    """One bound (``since``/``until``) given as ISO or as a phrase: a phrase's start for a lower bound,
+    its end for an upper bound."""
+    span = parse_time_range(text, now, field)
+    bound = span.end if upper else span.start
+    if bound is None:
+        bound = span.start if upper else span.end
+    if bound is None:
+        raise InvalidInput(field, f"'{text}' does not give a {'end' if upper else 'start'} time")
+    return bound
+
+
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_RECENT = re.compile(
+    r"\b(latest|most recent|recent(ly)?|current(ly)?|right now|nowadays|these days|"
+    r"any ?more|still|last time|lately)\b"
+)
+_IN_PHRASE = re.compile(
+    r"\b(today|yesterday|(?:this|last|past|previous) (?:week|month|year)|"
+    r"(?:last|past|previous) \d{1,4} (?:minute|hour|day|week|month|year)s?|"
+    r"\d{1,4} (?:day|week|month|year)s? ago)\b"
+)
+_MONTH_YEAR = re.compile(r"\b(" + "|".join(_MONTHS) + r")(?:,? (\d{4}))?\b")
+_ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+
+
+@dataclass(frozen=True)
+class TimeIntent:
+    """What a query says about time: a window it refers to, or a wish for what is recent."""
+
+    kind: str  # "window" | "recent"
+    start: datetime | None = None
+    end: datetime | None = None
+
+
+def detect_time_intent(text: str, now: datetime) -> TimeIntent | None:
+    """The time a query refers to, if any: an explicit phrase ("last week", "3 days ago", "in May 2023",
+    "2026-11-02") becomes a window; words such as "latest", "currently", "still" ask for recency; no cue
+    gives None (then time is neutral in ranking)."""
+    lowered = " ".join(text.lower().split())
+    if m := _IN_PHRASE.search(lowered):
+        span = parse_time_range(m.group(1), now)
+        return TimeIntent("window", span.start, span.end)
+    if m := _ISO_DAY.search(lowered):
+        try:
+            span = parse_time_range(m.group(1), now)
+            return TimeIntent("window", span.start, span.end)
+        except InvalidInput:
+            pass
+    if m := _MONTH_YEAR.search(lowered):
+        month = _MONTHS.index(m.group(1)) + 1
+        year = int(m.group(2)) if m.group(2) else (now.year if month <= now.month else now.year - 1)
+        # "may" is also a verb: a bare month name counts only with a year or after "in"/"during"/"since".
+        if m.group(2) or re.search(r"\b(in|during|since|of|early|late|mid) " + m.group(1) + r"\b", lowered):
+            start = date(year, month, 1)
+            return TimeIntent("window", _day_start(start), _day_start(_add_months(start, 1)))
+    if _RECENT.search(lowered):
+        return TimeIntent("recent")
+    return None

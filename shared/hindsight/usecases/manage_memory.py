@@ -1,0 +1,218 @@
+"""Operations on one memory by id: get, update (update | supersede | archive | restore), forget,
+link, feedback, and causal-chain recall. Another tenant's or agent's id is always "not found"."""
+
+from __future__ import annotations
+
+from typing import Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict
+
+from hindsight.domain.auth import Principal
+from hindsight.domain.errors import InvalidInput, NotFound
+from hindsight.domain.limits import MAX_CHAIN_DEPTH
+from hindsight.domain.memory import (
+    HistoryEntry,
+    MemoryChanges,
+    MemoryDraft,
+    MemoryStatus,
+    Relation,
+    RelationKind,
+    Scope,
+    StoredMemory,
+)
+from hindsight.domain.text import passage_text
+from hindsight.ports import ChainDirection, ChainLink, Embedder, MemoryEditor, MemoryReader
+from hindsight.usecases.remember import Remember, WriteAck
+
+UpdateAction = Literal["update", "supersede", "archive", "restore"]
+USEFUL_BONUS = 0.1
+UNUSED_PENALTY = -0.05
+"""Feedback deltas from the seeds: +0.1 when a recalled memory helped, −0.05 when it was not used."""
+
+
+class MemoryView(BaseModel):
+    """A memory with its relations and, on request, its history."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: StoredMemory
+    relations: list[Relation]
+    history: list[HistoryEntry]
+
+
+class UpdateResult(BaseModel):
+    """``memory``: the memory after an in-place change; ``queued``: the new memory of a supersede."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action: UpdateAction
+    memory: StoredMemory | None = None
+    queued: WriteAck | None = None
+
+
+def _not_found(memory_id: UUID) -> NotFound:
+    return NotFound(f"memory {memory_id} not found")
+
+
+class ManageMemory:
+    """The by-id tools. ``actor`` in history is the API key id."""
+
+    def __init__(
+        self, reader: MemoryReader, editor: MemoryEditor, embedder: Embedder, remember: Remember | None
+    ) -> None:
+        self._reader = reader
+        self._editor = editor
+        self._embedder = embedder
+        self._remember = remember
+
+    async def _existing(self, scope: Scope, memory_id: UUID) -> StoredMemory:
+        memory = await self._reader.get(scope, memory_id)
+        if memory is None:
+            raise _not_found(memory_id)
+        return memory
+
+    async def get(
+        self, principal: Principal, agent_id: str | None, memory_id: UUID, with_history: bool = True
+    ) -> MemoryView:
+        """Raises NotFound."""
+        scope = principal.scope(agent_id)
+        memory = await self._existing(scope, memory_id)
+        relations = await self._reader.relations(scope, [memory_id])
+        history = await self._reader.history(scope, memory_id) if with_history else []
+        return MemoryView(memory=memory, relations=relations, history=history)
+
+    async def update(
+        self,
+        principal: Principal,
+        agent_id: str | None,
+        memory_id: UUID,
+        action: UpdateAction,
+        changes: MemoryChanges,
+        reason: str | None,
+    ) -> UpdateResult:
+        """Raises NotFound, InvalidInput (nothing to change; supersede without new content), Forbidden."""
+        principal.require_write()
+        scope = principal.scope(agent_id)
+        if action in ("archive", "restore"):
+            status: MemoryStatus = "archived" if action == "archive" else "active"
+            memory = await self._editor.set_status(scope, memory_id, status, reason, principal.key_id)
+            if memory is None:
+                raise _not_found(memory_id)
+            return UpdateResult(action=action, memory=memory)
+        if action == "supersede":
+            return await self._supersede(principal, scope, memory_id, changes, reason)
+        if changes.is_empty():
+            raise InvalidInput("changes", "nothing to update: give at least one field or verified=true")
+        current = await self._existing(scope, memory_id)
+        embedding = None
+        if changes.content is not None and changes.content != current.content:
+            draft = MemoryDraft(content=changes.content, query=changes.query or current.query)
+            embedding = (await self._embedder.embed_passages([passage_text(draft)]))[0]
+        memory = await self._editor.update(scope, memory_id, changes, embedding, reason, principal.key_id)
+        if memory is None:
+            raise _not_found(memory_id)
+        return UpdateResult(action=action, memory=memory)
+
+    async def _supersede(
+        self, principal: Principal, scope: Scope, memory_id: UUID, changes: MemoryChanges, reason: str | None
+    ) -> UpdateResult:
+        if changes.content is None:
+            raise InvalidInput("changes.content", "supersede needs the new fact's content")
+        if self._remember is None:
+            raise RuntimeError("no write queue configured in this process")
+        old = await self._existing(scope, memory_id)
+        if old.status != "active":
+            raise InvalidInput(
+                "id", f"memory {memory_id} is {old.status}; only an active memory can be superseded"
+            )
+        draft = MemoryDraft(
+            content=changes.content,
+            layer=old.layer,
+            key=changes.key or old.key,
+            query=changes.query or old.query,
+            importance=changes.importance if changes.importance is not None else old.importance,
+            metadata={
+                **old.metadata,
+                **(changes.metadata or {}),
+                **({"supersede_reason": reason} if reason else {}),
+            },
+            tags=changes.tags if changes.tags is not None else old.tags,
+            entities=changes.entities if changes.entities is not None else old.entities,
+            source=old.source,
+            occurred_at=old.occurred_at,
+            valid_from=changes.valid_from,
+            valid_to=changes.valid_to,
+            supersedes=memory_id,
+        )
+        ack = await self._remember(principal, scope.agent_id, draft)
+        return UpdateResult(action="supersede", queued=ack)
+
+    async def forget(
+        self, principal: Principal, agent_id: str | None, memory_id: UUID, hard: bool, reason: str | None
+    ) -> StoredMemory | None:
+        """Soft: status ``forgotten`` (out of search and chains, history kept, reversible with restore).
+        Hard: the row, its relations and its history are deleted; returns None. Raises NotFound."""
+        principal.require_write()
+        scope = principal.scope(agent_id)
+        if hard:
+            if not await self._editor.delete(scope, memory_id):
+                raise _not_found(memory_id)
+            return None
+        memory = await self._editor.set_status(scope, memory_id, "forgotten", reason, principal.key_id)
+        if memory is None:
+            raise _not_found(memory_id)
+        return memory
+
+    async def link(
+        self,
+        principal: Principal,
+        agent_id: str | None,
+        from_id: UUID,
+        to_id: UUID,
+        kind: RelationKind,
+        strength: float,
+        reason: str | None,
+    ) -> Relation:
+        """Raises InvalidInput (a self-link), NotFound (either end not in the scope)."""
+        principal.require_write()
+        if from_id == to_id:
+            raise InvalidInput("to_id", "a memory cannot be linked to itself")
+        relation = Relation(from_id=from_id, to_id=to_id, kind=kind, strength=strength, reason=reason)
+        if not await self._editor.link(principal.scope(agent_id), relation):
+            raise NotFound(f"memory {from_id} or {to_id} not found")
+        return relation
+
+    async def feedback(
+        self, principal: Principal, agent_id: str | None, memory_id: UUID, useful: bool, reason: str | None
+    ) -> StoredMemory:
+        """Importance +0.1 when useful, −0.05 when recalled but not used (clamped to 0–1)."""
+        principal.require_write()
+        delta = USEFUL_BONUS if useful else UNUSED_PENALTY
+        memory = await self._editor.adjust_importance(
+            principal.scope(agent_id),
+            memory_id,
+            delta,
+            reason or ("useful" if useful else "not useful"),
+            principal.key_id,
+        )
+        if memory is None:
+            raise _not_found(memory_id)
+        return memory
+
+    async def chain(
+        self,
+        principal: Principal,
+        agent_id: str | None,
+        memory_id: UUID,
+        depth: int,
+        direction: ChainDirection,
+    ) -> list[ChainLink]:
+        """The decision path around a memory. Raises NotFound, InvalidInput (depth)."""
+        if not 1 <= depth <= MAX_CHAIN_DEPTH:
+            raise InvalidInput("depth", f"must be 1–{MAX_CHAIN_DEPTH}", MAX_CHAIN_DEPTH)
+        scope = principal.scope(agent_id)
+        memory = await self._existing(scope, memory_id)
+        if memory.status == "forgotten":
+            raise _not_found(memory_id)
+        return await self._reader.causal_chain(scope, memory_id, depth, direction)

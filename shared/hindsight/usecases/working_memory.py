@@ -1,0 +1,296 @@
+"""Working memory: set / get / clear items of one session's scratchpad, and promote an item to
+long-term memory.
+
+Scope is tenant + agent (from the principal, ``Principal.scope``) + a caller-chosen session id. Every
+write counts the item's tokens with a real tokenizer, evicts the least retained non-core items when the
+session would exceed its token budget (``domain.working_memory.plan_eviction``) and restarts the
+session's TTL; reads record an access (recency and frequency feed the eviction score) but do not extend
+the TTL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hindsight.domain.auth import Principal
+from hindsight.domain.errors import InvalidInput, NotFound, Unavailable
+from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.working_memory import (
+    DEFAULT_TTL_S,
+    MAX_ITEMS_PER_SESSION,
+    SessionChange,
+    SessionScope,
+    SessionState,
+    WorkingMemoryItem,
+    most_important_first,
+    plan_eviction,
+    session_tokens,
+)
+from hindsight.ports import Clock, TokenCounter, WorkingMemoryStore
+from hindsight.usecases.remember import Remember
+
+
+class WorkingMemoryPolicy(BaseModel):
+    """Bounds of every session: token budget (tokens of the ``TokenCounter``), TTL (seconds), items."""
+
+    model_config = ConfigDict(frozen=True)
+
+    budget_tokens: int = Field(ge=1)
+    ttl_s: int = Field(default=DEFAULT_TTL_S, ge=1)
+    max_items: int = Field(default=MAX_ITEMS_PER_SESSION, ge=1)
+
+
+class SetResult(BaseModel):
+    """What ``working_memory_set`` returns: the stored item, what was evicted to make room (least
+    retained first), the session's token use against its budget and seconds until it expires."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    item: WorkingMemoryItem
+    evicted: list[WorkingMemoryItem]
+    tokens_used: int
+    budget_tokens: int
+    expires_in_s: float | None
+
+
+class SessionView(BaseModel):
+    """What ``working_memory_get`` returns: the items asked for, core first then most important."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    items: list[WorkingMemoryItem]
+    count: int
+    tokens_used: int = Field(description="Tokens of the whole session, not only of the items returned.")
+    budget_tokens: int
+    expires_in_s: float | None = Field(description="Seconds until the session expires; None when empty.")
+
+
+class ClearResult(BaseModel):
+    """What ``working_memory_clear`` returns: how many items were removed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    cleared: int
+
+
+class PromoteResult(BaseModel):
+    """What ``working_memory_promote`` returns: the long-term memory's id (queued, as ``memory_write``
+    answers) and whether the working-memory item is still there."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: UUID
+    status: Literal["queued"] = "queued"
+    submitted_at: datetime
+    key: str
+    kept: bool
+
+
+def _state_tokens(state: SessionState) -> int:
+    return session_tokens(list(state.items.values()))
+
+
+class WorkingMemory:
+    """The working-memory use cases over a ``WorkingMemoryStore`` and a ``TokenCounter``.
+
+    ``remember`` is the long-term write path used by ``promote``; None where no write queue is
+    configured (``promote`` then raises Unavailable).
+    """
+
+    def __init__(
+        self,
+        store: WorkingMemoryStore,
+        tokens: TokenCounter,
+        clock: Clock,
+        policy: WorkingMemoryPolicy,
+        remember: Remember | None = None,
+    ) -> None:
+        self._store = store
+        self._tokens = tokens
+        self._clock = clock
+        self.policy = policy
+        self._remember = remember
+
+    @staticmethod
+    def _scope(principal: Principal, agent_id: str | None, session_id: str) -> SessionScope:
+        scope = principal.scope(agent_id)
+        return SessionScope(tenant_id=scope.tenant_id, agent_id=scope.agent_id, session_id=session_id)
+
+    async def count_tokens(self, key: str, content: str) -> int:
+        """Tokens the item takes in a prompt, rendered as ``key: content``."""
+        return await self._tokens.count(f"{key}: {content}")
+
+    async def set(
+        self,
+        principal: Principal,
+        agent_id: str | None,
+        session_id: str,
+        key: str,
+        content: str,
+        importance: float,
+        core: bool = False,
+    ) -> SetResult:
+        """Store (or replace) one item, evicting what must go so the session fits its budget.
+
+        A replaced item keeps its creation time and access count (+1: a write is an access). The TTL
+        restarts.
+
+        Raises:
+            Forbidden: read-only key, or agent not allowed.
+            InvalidInput: the item does not fit even after evicting every non-core item (field
+                ``content``, limit ``{"budget_tokens": …}``), or the session holds ``max_items`` core
+                items (field ``key``); nothing is changed.
+            ValidationError: a field breaks its limit (session id, key, content, importance).
+            Unavailable: Redis is down.
+        """
+        principal.require_write()
+        scope = self._scope(principal, agent_id, session_id)
+        now = self._clock.now()
+        draft = WorkingMemoryItem(
+            key=key,
+            content=content,
+            importance=importance,
+            core=core,
+            tokens=0,
+            created_at=now,
+            last_accessed_at=now,
+        )
+        tokens = await self.count_tokens(draft.key, draft.content)
+        budget = self.policy.budget_tokens
+        if tokens > budget:
+            raise InvalidInput(
+                "content",
+                f"this item is {tokens} tokens; the session's working-memory budget is {budget} tokens",
+                limit={"budget_tokens": budget},
+            )
+        draft = draft.model_copy(update={"tokens": tokens})
+
+        def decide(items: Mapping[str, WorkingMemoryItem]) -> SessionChange:
+            old = items.get(draft.key)
+            item = draft
+            if old is not None:
+                item = draft.model_copy(
+                    update={"created_at": old.created_at, "access_count": old.access_count + 1}
+                )
+            evicted = plan_eviction(
+                {**items, item.key: item},
+                budget_tokens=budget,
+                now=now,
+                protected=frozenset({item.key}),
+                max_items=self.policy.max_items,
+            )
+            return SessionChange(upsert=(item,), delete=tuple(evicted), refresh_ttl=True)
+
+        update = await self._store.apply(scope, decide, self.policy.ttl_s)
+        return SetResult(
+            session_id=session_id,
+            item=update.change.upsert[0],
+            evicted=list(update.change.delete),
+            tokens_used=_state_tokens(update.after),
+            budget_tokens=budget,
+            expires_in_s=update.after.expires_in_s,
+        )
+
+    async def get(
+        self, principal: Principal, agent_id: str | None, session_id: str, key: str | None = None
+    ) -> SessionView:
+        """One item (``key``) or every item of the session, core first then most important; each
+        returned item's access is recorded. A missing key or session gives an empty list.
+
+        Raises:
+            Forbidden: agent not allowed (read-only keys may read).
+            Unavailable: Redis is down.
+        """
+        scope = self._scope(principal, agent_id, session_id)
+        now = self._clock.now()
+
+        def decide(items: Mapping[str, WorkingMemoryItem]) -> SessionChange:
+            chosen = list(items.values()) if key is None else [items[key]] if key in items else []
+            return SessionChange(upsert=tuple(i.accessed(now) for i in chosen))
+
+        update = await self._store.apply(scope, decide, self.policy.ttl_s)
+        items = most_important_first(update.change.upsert, now)
+        return SessionView(
+            session_id=session_id,
+            items=items,
+            count=len(items),
+            tokens_used=_state_tokens(update.after),
+            budget_tokens=self.policy.budget_tokens,
+            expires_in_s=update.after.expires_in_s,
+        )
+
+    async def clear(
+        self, principal: Principal, agent_id: str | None, session_id: str, key: str | None = None
+    ) -> ClearResult:
+        """Remove one item (``key``) or the whole session (core items too). Clearing what is not there
+        removes nothing and is not an error.
+
+        Raises:
+            Forbidden: read-only key, or agent not allowed.
+            Unavailable: Redis is down.
+        """
+        principal.require_write()
+        scope = self._scope(principal, agent_id, session_id)
+
+        def decide(items: Mapping[str, WorkingMemoryItem]) -> SessionChange:
+            if key is None:
+                return SessionChange(delete=tuple(items.values()))
+            return SessionChange(delete=(items[key],) if key in items else ())
+
+        update = await self._store.apply(scope, decide, self.policy.ttl_s)
+        return ClearResult(session_id=session_id, cleared=len(update.change.delete))
+
+    async def promote(
+        self, principal: Principal, agent_id: str | None, session_id: str, key: str, keep: bool = True
+    ) -> PromoteResult:
+        """Turn an item into a long-term semantic memory through ``Remember`` (same content, key and
+        importance; metadata ``{"promoted_from": "working_memory", "session_id": …}``), queued like any
+        ``memory_write``. Unless ``keep``, the item is then removed — only if it is unchanged, so a
+        newer value written meanwhile survives.
+
+        Raises:
+            Forbidden: read-only key, or agent not allowed.
+            NotFound: no such item in the session (expired, evicted or never set).
+            Unavailable: Redis or the write queue is down, or no queue is configured here.
+        """
+        principal.require_write()
+        if self._remember is None:
+            raise Unavailable("long-term memory writes are not configured in this process")
+        scope = self._scope(principal, agent_id, session_id)
+        state = await self._store.read(scope)
+        item = state.items.get(key)
+        if item is None:
+            raise NotFound(
+                "no working-memory item with this key in this session (expired, evicted, never set)"
+            )
+        draft = MemoryDraft(
+            content=item.content,
+            layer="semantic",
+            key=item.key,
+            importance=item.importance,
+            metadata={"promoted_from": "working_memory", "session_id": session_id},
+        )
+        ack = await self._remember(principal, agent_id, draft)
+        kept = True
+        if not keep:
+
+            def decide(items: Mapping[str, WorkingMemoryItem]) -> SessionChange:
+                current = items.get(key)
+                unchanged = current is not None and current.content == item.content
+                return SessionChange(delete=(current,) if unchanged and current is not None else ())
+
+            update = await self._store.apply(scope, decide, self.policy.ttl_s)
+            kept = not update.change.delete
+        return PromoteResult(id=ack.id, submitted_at=ack.submitted_at, key=item.key, kept=kept)
+
+    async def aclose(self) -> None:
+        """Release the store's connections."""
+        await self._store.aclose()

@@ -1,0 +1,367 @@
+"""The memory model end to end through the official MCP client: the spec's scenarios, every by-id tool,
+and tenant isolation on ids. Real Postgres+pgvector, the SQS emulator and the worker behind a poller."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from hindsight.client import call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
+from hindsight.usecases.remember import job_id
+from tests.support import count_memories, drain, mcp_client, mint
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+NOW = datetime.now(UTC)
+
+
+async def _write(client: Client, **args: Any) -> str:
+    ack = await call(client, "memory_write", args)
+    return str(ack["id"])
+
+
+async def _search(client: Client, query: str, **args: Any) -> list[dict[str, Any]]:
+    result = await call(client, "memory_search", {"query": query, **args})
+    hits: list[dict[str, Any]] = result["results"]
+    return hits
+
+
+async def test_a_changed_preference_supersedes_the_old_one(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        dark = await _write(client, content="The user prefers dark mode", key="user.display_preference")
+        await drain(poller)
+        light = await _write(client, content="The user now prefers light mode", key="user.display_preference")
+        await drain(poller)
+        status = await call(client, "memory_status", {"ids": [light]})
+        assert status["writes"][0]["reason"] == f"supersedes {dark}"
+
+        hits = await _search(client, "display preference")
+        assert hits[0]["memory"]["id"] == light
+        assert dark not in [h["memory"]["id"] for h in hits]
+
+        history = await _search(client, "display preference", status=["active", "superseded"])
+        old = next(h for h in history if h["memory"]["id"] == dark)
+        assert old["flags"] == ["superseded"]
+        assert old["memory"]["valid_to"] is not None
+
+        detail = await call(client, "memory_get", {"id": light})
+        assert {(r["kind"], r["to_id"]) for r in detail["relations"]} == {("supersedes", dark)}
+        old_detail = await call(client, "memory_get", {"id": dark})
+        assert [h["action"] for h in old_detail["history"]] == ["created", "superseded"]
+
+
+async def test_the_whole_429_wait_retry_chain_is_recalled(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        error = await _write(
+            client,
+            layer="episodic",
+            outcome="failure",
+            importance=0.7,
+            content="Calling the payments API failed with HTTP 429 Too Many Requests",
+            occurred_at=(NOW - timedelta(minutes=3)).isoformat(),
+        )
+        wait = await _write(
+            client,
+            layer="episodic",
+            causal_parent=error,
+            content="Waited 30 seconds for the rate limit window to reset",
+            occurred_at=(NOW - timedelta(minutes=2)).isoformat(),
+        )
+        retry = await _write(
+            client,
+            layer="episodic",
+            causal_parent=wait,
+            outcome="success",
+            content="Retried the payments API call and it succeeded",
+            occurred_at=(NOW - timedelta(minutes=1)).isoformat(),
+        )
+        await drain(poller)
+
+        chain = await call(client, "memory_recall_chain", {"id": error, "direction": "effects"})
+        assert [(s["step"], s["memory"]["id"]) for s in chain["chain"]] == [(0, error), (1, wait), (2, retry)]
+        back = await call(client, "memory_recall_chain", {"id": retry, "direction": "causes"})
+        assert [s["memory"]["id"] for s in back["chain"]] == [error, wait, retry]
+
+        hits = await _search(client, "calling a rate limited API", include_related=True, top_k=1)
+        top = hits[0]
+        story = {top["memory"]["id"]} | {r["memory"]["id"] for r in top["related"]}
+        assert story == {error, wait, retry}
+        if top["memory"]["id"] == error:
+            assert "failed_before" in top["flags"]
+
+
+async def test_a_child_written_before_its_parent_is_linked_when_the_parent_arrives(
+    server: BackgroundServer, poller: SqsPoller, token: str, tenant: str
+) -> None:
+    parent_id = str(job_id(tenant, "default", "deploy-started"))
+    async with mcp_client(server.url, token) as client:
+        child = await _write(
+            client, layer="episodic", causal_parent=parent_id, content="Deployment of billing v2 finished"
+        )
+        await drain(poller)
+        assert (await call(client, "memory_get", {"id": child}))["memory"]["causal_parent"] is None
+        parent = await _write(
+            client,
+            layer="episodic",
+            idempotency_key="deploy-started",
+            content="Deployment of billing v2 started",
+        )
+        assert parent == parent_id
+        await drain(poller)
+        assert (await call(client, "memory_get", {"id": child}))["memory"]["causal_parent"] == parent_id
+
+
+async def test_an_order_mentioned_days_ago_is_recalled_through_its_entity(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        order = await _write(
+            client,
+            layer="episodic",
+            entities={"order_id": "A-1042", "customer": "maya"},
+            content="Maya bought a standing desk; payment confirmed",
+            occurred_at=(NOW - timedelta(days=3)).isoformat(),
+        )
+        for i, text in enumerate(
+            [
+                "Maya asked about the weather in Lisbon",
+                "The team discussed the quarterly roadmap",
+                "Maya said her cat is called Pixel",
+                "Delivery trucks are delayed by snow in the north",
+            ]
+        ):
+            await _write(
+                client,
+                layer="episodic",
+                content=text,
+                occurred_at=(NOW - timedelta(days=1, hours=i)).isoformat(),
+            )
+        await drain(poller)
+        hits = await _search(client, "is that order delivered?", top_k=3)
+        assert hits[0]["memory"]["id"] == order
+        assert hits[0]["scores"]["entity"] >= 1
+        by_value = await _search(client, "what happened with A-1042?", top_k=1)
+        assert by_value[0]["memory"]["id"] == order
+
+
+async def test_an_inference_never_silently_overrides_what_the_user_stated(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        stated = await _write(client, content="The user is vegetarian", key="user.diet")
+        await drain(poller)
+        guess = await _write(
+            client, content="The user probably eats fish", key="user.diet", source="agent_inferred"
+        )
+        await drain(poller)
+        hits = await _search(client, "what does the user eat?")
+        ids = [h["memory"]["id"] for h in hits]
+        assert ids.index(stated) < ids.index(guess)
+        inferred = hits[ids.index(guess)]
+        assert inferred["flags"] == ["inference"]
+        assert "not something the user stated" in inferred["notes"][0]
+        detail = await call(client, "memory_get", {"id": guess})
+        assert [(r["kind"], r["to_id"]) for r in detail["relations"]] == [("contradicts", stated)]
+
+
+async def test_time_filters_resolve_relative_phrases_against_the_query_time(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        old = await _write(
+            client,
+            layer="episodic",
+            content="Reviewed the invoice for the Lisbon offsite",
+            occurred_at=(NOW - timedelta(days=10)).isoformat(),
+        )
+        recent = await _write(
+            client,
+            layer="episodic",
+            content="Reviewed the invoice for the Porto offsite",
+            occurred_at=(NOW - timedelta(days=2)).isoformat(),
+        )
+        await drain(poller)
+        week = await _search(client, "invoice review", time_range="past 7 days")
+        assert [h["memory"]["id"] for h in week] == [recent]
+        earlier = await _search(client, "invoice review", until="7 days ago")
+        assert [h["memory"]["id"] for h in earlier] == [old]
+        as_of = (NOW - timedelta(days=5)).isoformat()
+        then = await _search(client, "invoice review", time_range="past 7 days", as_of=as_of)
+        assert [h["memory"]["id"] for h in then] == [old]
+        with pytest.raises(MCPError) as caught:
+            await _search(client, "invoice review", time_range="the other day")
+        assert caught.value.code == -32602
+        assert "time_range" in caught.value.message
+
+
+async def test_update_archive_restore_feedback_and_forget(
+    server: BackgroundServer, poller: SqsPoller, stack: LocalStack, token: str, tenant: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        mid = await _write(
+            client, content="Standup is at 9:30 every weekday", key="team.standup", importance=0.5
+        )
+        await drain(poller)
+        updated = await call(
+            client,
+            "memory_update",
+            {
+                "id": mid,
+                "action": "update",
+                "reason": "moved",
+                "content": "Standup is at 10:15 every weekday",
+            },
+        )
+        assert updated["memory"]["content"] == "Standup is at 10:15 every weekday"
+        assert (await _search(client, "when is standup?", top_k=1))[0]["memory"]["id"] == mid
+
+        await call(client, "memory_update", {"id": mid, "action": "archive", "reason": "team disbanded"})
+        assert mid not in [h["memory"]["id"] for h in await _search(client, "when is standup?")]
+        assert (await call(client, "memory_get", {"id": mid}))["memory"]["status"] == "archived"
+        await call(client, "memory_update", {"id": mid, "action": "restore"})
+
+        up = await call(client, "memory_feedback", {"id": mid, "useful": True})
+        assert up["importance"] == pytest.approx(0.6)
+        down = await call(client, "memory_feedback", {"id": mid, "useful": False})
+        assert down["importance"] == pytest.approx(0.55)
+
+        soft = await call(client, "memory_forget", {"id": mid, "reason": "user asked"})
+        assert soft["status"] == "forgotten"
+        assert mid not in [h["memory"]["id"] for h in await _search(client, "when is standup?")]
+        actions = [h["action"] for h in (await call(client, "memory_get", {"id": mid}))["history"]]
+        assert actions == ["created", "updated", "archived", "restored", "feedback", "feedback", "forgotten"]
+
+        other = await _write(client, content="Retro is on Fridays")
+        await drain(poller)
+        await call(client, "memory_link", {"from_id": other, "to_id": mid, "kind": "related"})
+        hard = await call(client, "memory_forget", {"id": mid, "hard": True, "reason": "delete my data"})
+        assert hard["status"] == "deleted"
+        with pytest.raises(MCPError) as caught:
+            await call(client, "memory_get", {"id": mid})
+        assert caught.value.code == -32002
+        assert (await call(client, "memory_get", {"id": other}))["relations"] == []
+    assert count_memories(stack, tenant) == 1
+
+
+async def test_idempotency_key_makes_a_retried_write_one_memory(
+    server: BackgroundServer, poller: SqsPoller, stack: LocalStack, token: str, tenant: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        first = await _write(client, content="Invoice 881 was paid", idempotency_key="inv-881-paid")
+        again = await _write(client, content="Invoice 881 was paid", idempotency_key="inv-881-paid")
+        await drain(poller)
+    assert first == again
+    assert count_memories(stack, tenant) == 1
+
+
+async def test_search_counts_accesses_once_per_session(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        mid = await _write(client, content="The VPN config lives in the ops wiki")
+        await drain(poller)
+        await _search(client, "where is the VPN config?")
+        await _search(client, "VPN configuration")
+        for _ in range(50):  # the counter is bumped just after the answer, off the response path
+            memory = (await call(client, "memory_get", {"id": mid}))["memory"]
+            if memory["access_count"] >= 1:
+                break
+        # Two searches within the debounce window are one access; last access is recorded either way.
+        assert memory["access_count"] == 1
+
+
+async def test_another_tenants_ids_are_not_found(
+    server: BackgroundServer, poller: SqsPoller, stack: LocalStack, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        mine = await _write(client, content="Secret project codename is Bluebird")
+        await drain(poller)
+    intruder = await mint(stack, "tenant-intruder")
+    async with mcp_client(server.url, intruder) as client:
+        own = await _write(client, content="Intruder's own note")
+        await drain(poller)
+        attempts: list[tuple[str, dict[str, Any]]] = [
+            ("memory_get", {"id": mine}),
+            ("memory_update", {"id": mine, "action": "update", "content": "hijacked"}),
+            ("memory_update", {"id": mine, "action": "archive"}),
+            ("memory_update", {"id": mine, "action": "supersede", "content": "hijacked"}),
+            ("memory_forget", {"id": mine}),
+            ("memory_forget", {"id": mine, "hard": True}),
+            ("memory_feedback", {"id": mine, "useful": False}),
+            ("memory_recall_chain", {"id": mine}),
+            ("memory_link", {"from_id": own, "to_id": mine, "kind": "related"}),
+            ("memory_link", {"from_id": mine, "to_id": own, "kind": "caused_by"}),
+        ]
+        for tool, args in attempts:
+            with pytest.raises(MCPError) as caught:
+                await call(client, tool, args)
+            assert caught.value.code == -32002, tool
+            assert "Bluebird" not in caught.value.message
+        status = await call(client, "memory_status", {"ids": [mine]})
+        assert status["writes"][0]["status"] == "pending"  # never reveals another tenant's write
+    async with mcp_client(server.url, token) as client:
+        detail = await call(client, "memory_get", {"id": mine})
+    assert detail["memory"]["content"] == "Secret project codename is Bluebird"
+    assert detail["memory"]["status"] == "active"
+    assert detail["relations"] == []
+
+
+BAD_CALLS = [
+    ("memory_get", {"id": "not-a-uuid"}, "id"),
+    ("memory_update", {"id": "00000000-0000-0000-0000-000000000000", "action": "rewrite"}, "action"),
+    ("memory_update", {"id": "00000000-0000-0000-0000-000000000000", "action": "update"}, "changes"),
+    (
+        "memory_update",
+        {"id": "00000000-0000-0000-0000-000000000000", "action": "update", "importance": 2},
+        "importance",
+    ),
+    ("memory_forget", {"id": "00000000-0000-0000-0000-000000000000", "reason": "x" * 501}, "reason"),
+    (
+        "memory_link",
+        {
+            "from_id": "00000000-0000-0000-0000-000000000000",
+            "to_id": "00000000-0000-0000-0000-000000000000",
+            "kind": "related",
+        },
+        "to_id",
+    ),
+    (
+        "memory_link",
+        {
+            "from_id": "00000000-0000-0000-0000-000000000000",
+            "to_id": "00000000-0000-0000-0000-000000000001",
+            "kind": "likes",
+        },
+        "kind",
+    ),
+    ("memory_recall_chain", {"id": "00000000-0000-0000-0000-000000000000", "depth": 11}, "depth"),
+    ("memory_feedback", {"id": "00000000-0000-0000-0000-000000000000"}, "useful"),
+    ("memory_search", {"query": "x", "time_range": "fortnight ago"}, "time_range"),
+    ("memory_search", {"query": "x", "status": ["deleted"]}, "status"),
+    ("memory_write", {"content": "x", "key_decisions": ["a", "b", "c", "d"]}, "key_decisions"),
+    ("memory_write", {"content": "x", "tags": ["has space"]}, "tags"),
+    ("memory_write", {"content": "x", "entities": {"9bad": "x"}}, "entities"),
+    ("memory_write", {"content": "x", "causal_parent": "nope"}, "causal_parent"),
+    ("memory_status", {"ids": []}, "ids"),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "field"), BAD_CALLS)
+async def test_bad_input_to_every_tool_names_the_field(
+    server: BackgroundServer, token: str, tool: str, args: dict[str, Any], field: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        with pytest.raises(MCPError) as caught:
+            await call(client, tool, args)
+    assert caught.value.code == -32602
+    assert field in caught.value.message

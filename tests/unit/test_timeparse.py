@@ -1,0 +1,75 @@
+"""Relative time phrases resolve against the query time."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from hindsight.domain.errors import InvalidInput
+from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
+
+NOW = datetime(2026, 11, 30, 15, 30, tzinfo=UTC)  # a Monday
+
+
+def day(d: int, m: int = 11) -> datetime:
+    return datetime(2026, m, d, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "start", "end"),
+    [
+        ("today", day(30), day(1, 12)),
+        ("Yesterday", day(29), day(30)),
+        ("this week", day(30), day(7, 12)),
+        ("last week", day(23), day(30)),
+        ("last month", day(1, 10), day(1, 11)),
+        ("this month", day(1, 11), day(1, 12)),
+        ("last year", datetime(2025, 1, 1, tzinfo=UTC), datetime(2026, 1, 1, tzinfo=UTC)),
+        ("past 3 days", NOW - timedelta(days=3), NOW),
+        ("last 2 weeks", NOW - timedelta(weeks=2), NOW),
+        ("3 days ago", day(27), day(28)),
+        ("2026-11-02", day(2), day(3)),
+        ("2026-11-01..2026-11-15", day(1), day(16)),
+    ],
+)
+def test_phrases(phrase: str, start: datetime, end: datetime) -> None:
+    span = parse_time_range(phrase, NOW)
+    assert (span.start, span.end) == (start, end)
+
+
+def test_since_is_open_ended_and_bounds_pick_the_right_edge() -> None:
+    assert parse_time_range("since 2026-11-20", NOW).end is None
+    assert resolve_bound("last week", NOW, "since", upper=False) == day(23)
+    assert resolve_bound("last week", NOW, "until", upper=True) == day(30)
+    until = resolve_bound("2026-11-03T10:00:00Z", NOW, "until", upper=True)
+    assert until == datetime(2026, 11, 3, 10, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("phrase", ["the other day", "last fortnight", "2026-13-01", ""])
+def test_unknown_phrases_name_the_field(phrase: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        parse_time_range(phrase, NOW, field="since")
+    assert caught.value.field == "since"
+
+
+@pytest.mark.parametrize(
+    ("query", "kind", "start"),
+    [
+        ("what did we discuss last week?", "window", day(23)),
+        ("what happened in May 2023?", "window", datetime(2023, 5, 1, tzinfo=UTC)),
+        ("anything from 2026-11-02?", "window", day(2)),
+        ("what did I do 3 days ago", "window", day(27)),
+        ("what's the latest on the deploy?", "recent", None),
+        ("is the user still vegetarian?", "recent", None),
+    ],
+)
+def test_time_intent_in_query_text(query: str, kind: str, start: datetime | None) -> None:
+    intent = detect_time_intent(query, NOW)
+    assert intent is not None
+    assert (intent.kind, intent.start) == (kind, start)
+
+
+@pytest.mark.parametrize("query", ["When did Caroline go to the support group?", "May I ask about my order?"])
+def test_no_time_cue_means_no_intent(query: str) -> None:
+    assert detect_time_intent(query, NOW) is None
