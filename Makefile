@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-unit lint format locomo bench bench-locomo clean
+.PHONY: install run test test-unit lint format locomo bench bench-locomo bench-latency bench-throughput bench-report clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,22 @@ format: install
 ## LoCoMo through the MCP URL: ingest one conversation, ask its questions, print recall@5/@10.
 locomo: install
 	$(PY) bench/locomo_mcp.py $(LOCOMO_ARGS)
+
+## Benchmarks (bench/run.py): results in bench/results/latest.json, page in docs/benchmarks.md.
+bench: install
+	$(PY) bench/run.py all
+
+bench-locomo: install
+	$(PY) bench/run.py locomo
+
+bench-latency: install
+	$(PY) bench/run.py latency
+
+bench-throughput: install
+	$(PY) bench/run.py throughput
+
+bench-report: install
+	$(PY) bench/run.py report
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -39,6 +39,12 @@ def poller(stack: LocalStack) -> SqsPoller:
     return stack.start_write_poller(background=False)
 
 
+@pytest.fixture(scope="session")
+def reflect_poller(stack: LocalStack) -> SqsPoller:
+    """The reflection worker behind a poller that tests drive explicitly with ``drain()``."""
+    return stack.start_reflect_poller(background=False)
+
+
 @pytest.fixture
 def tenant() -> str:
     return f"t-{uuid.uuid4().hex[:12]}"

@@ -66,3 +66,23 @@ CREATE TABLE pending_causal_links (
     PRIMARY KEY (child_id)
 );
 CREATE INDEX pending_causal_links_parent ON pending_causal_links (parent_id);
+
+-- Long content is embedded in chunks: chunk 0 is memories.embedding, the rest live here. A hit on any
+-- chunk returns the memory (search takes each memory's best chunk).
+CREATE TABLE memory_chunks (
+    memory_id uuid NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    chunk_no  integer NOT NULL CHECK (chunk_no > 0),
+    tenant_id text NOT NULL,
+    agent_id  text NOT NULL,
+    content   text NOT NULL,
+    embedding vector({{embedding_dim}}) NOT NULL,
+    PRIMARY KEY (memory_id, chunk_no)
+);
+CREATE INDEX memory_chunks_scope ON memory_chunks (tenant_id, agent_id);
+CREATE INDEX memory_chunks_embedding_hnsw ON memory_chunks
+    USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64);
+
+-- Writes sent with filter=true may be skipped by the write filter: record that too.
+ALTER TABLE write_results DROP CONSTRAINT write_results_outcome_check;
+ALTER TABLE write_results ADD CONSTRAINT write_results_outcome_check
+    CHECK (outcome IN ('stored', 'merged', 'failed', 'skipped'));

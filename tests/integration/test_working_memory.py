@@ -12,7 +12,8 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore, redis_client
+from hindsight.adapters.redis_client import redis_client
+from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore
 from hindsight.adapters.tiktoken_counter import TiktokenCounter
 from hindsight.bootstrap import SystemClock
 from hindsight.domain.auth import Principal

@@ -7,7 +7,15 @@ from datetime import UTC, datetime
 from uuid import UUID
 
 from hindsight.domain.errors import Unavailable
-from hindsight.domain.memory import Candidate, Scope, SearchRequest, StoredMemory, StoreResult, WriteJob
+from hindsight.domain.memory import (
+    Candidate,
+    PreparedWrite,
+    Scope,
+    SearchRequest,
+    StoredMemory,
+    StoreResult,
+    WriteJob,
+)
 from hindsight.ports import Vector
 
 
@@ -52,11 +60,10 @@ class ScriptedStore:
         self.asked.append((scope, request, pool))
         return self.candidates
 
-    async def store(
-        self, jobs: Sequence[WriteJob], embeddings: Sequence[Vector], dedup_cosine: float
-    ) -> list[StoreResult]:
-        self.stored.extend(jobs)
-        return [StoreResult(job_id=j.id, outcome="stored", memory_id=j.id) for j in jobs]
+    async def store(self, prepared: Sequence[PreparedWrite], dedup_cosine: float) -> list[StoreResult]:
+        self.stored.extend(p.job for p in prepared)
+        return [StoreResult(job_id=p.job.id, outcome="skipped" if p.skip else "stored", memory_id=p.job.id)
+                for p in prepared]
 
     async def write_results(self, tenant_id: str, job_ids: Sequence[UUID]) -> dict[UUID, StoreResult]:
         return {}

@@ -23,13 +23,12 @@ from urllib.parse import quote
 
 import redis.asyncio as aioredis
 from pydantic import ValidationError
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from hindsight.domain.errors import Unavailable
+from hindsight.domain.maintenance import SessionSweep
 from hindsight.domain.working_memory import SessionScope, SessionState, SessionUpdate, WorkingMemoryItem
 from hindsight.ports import SessionDecision
 
@@ -40,30 +39,12 @@ MAX_ATTEMPTS = 32
 """Optimistic-transaction attempts before giving up with Unavailable. Each lost race means another
 writer succeeded, and a lost race waits a jittered 0–2·attempt ms before retrying (spreading a burst),
 so this runs out only under dozens of simultaneous writes to one session."""
-CONNECT_TIMEOUT_S = 2.0
-SOCKET_TIMEOUT_S = 2.0
-"""Both well above a same-AZ ElastiCache round trip (< 1 ms) and well below the MCP client's timeout, so
-a dead Redis answers 'unavailable' within seconds instead of hanging the tool call."""
-RETRIES = 2
-"""Client-level retries of a command on a connection error (with jittered backoff, 10 ms base, 250 ms
-cap): enough to ride over a dropped idle connection, few enough to fail fast when Redis is down."""
 
 
 def session_key(scope: SessionScope) -> str:
     """The Redis key of a session's hash."""
     parts = (scope.tenant_id, scope.agent_id, scope.session_id)
     return ":".join([KEY_PREFIX, *(quote(p, safe="") for p in parts)])
-
-
-def redis_client(url: str) -> aioredis.Redis:
-    """An asyncio Redis client for ``url``. Opens no connection until the first command."""
-    return aioredis.Redis.from_url(
-        url,
-        socket_connect_timeout=CONNECT_TIMEOUT_S,
-        socket_timeout=SOCKET_TIMEOUT_S,
-        retry=Retry(ExponentialWithJitterBackoff(cap=0.25, base=0.01), RETRIES),
-        health_check_interval=30,
-    )
 
 
 def _unavailable(exc: BaseException) -> Unavailable:
@@ -158,6 +139,33 @@ class RedisWorkingMemoryStore:
             await pipe.execute()
         state = SessionState(items=after, expires_in_s=expire_ms / 1000 if after else None)
         return SessionUpdate(change=change, after=state)
+
+    async def sweep_sessions(
+        self, cursor: int, count: int, ttl_s: int, tenant_id: str | None
+    ) -> SessionSweep:
+        """The WorkingMemorySweeper port (scheduled maintenance): one SCAN page of session keys from
+        ``cursor`` (``count`` is SCAN's hint), only ``tenant_id``'s when given; a session found without a
+        TTL (PTTL −1: written by hand or by an older version) gets ``ttl_s`` seconds. Expired and emptied
+        sessions need nothing: Redis deletes expired keys and hashes whose last field is removed.
+        Raises Unavailable."""
+        match = f"{KEY_PREFIX}:{quote(tenant_id, safe='')}:*" if tenant_id is not None else f"{KEY_PREFIX}:*"
+        repaired = 0
+        try:
+            next_cursor, keys = await self._client.scan(cursor=cursor, match=match, count=count)
+            if keys:
+                async with self._client.pipeline(transaction=False) as pipe:
+                    for key in keys:
+                        pipe.pttl(key)
+                    ttls = await pipe.execute()
+                missing = [key for key, ttl in zip(keys, ttls, strict=True) if int(ttl) == -1]
+                if missing:
+                    async with self._client.pipeline(transaction=False) as pipe:
+                        for key in missing:
+                            pipe.expire(key, ttl_s)
+                        repaired = sum(1 for done in await pipe.execute() if done)
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+        return SessionSweep(next_cursor=int(next_cursor), scanned=len(keys), repaired=repaired)
 
     async def aclose(self) -> None:
         """Close the client's connections (errors ignored: the process is shutting down)."""

@@ -9,6 +9,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from hindsight.domain.errors import Unavailable
 from hindsight.domain.memory import WriteJob
+from hindsight.domain.reflection import ReflectJob
 
 
 def sqs_client(region: str, endpoint_url: str | None) -> Any:
@@ -21,16 +22,22 @@ def sqs_client(region: str, endpoint_url: str | None) -> Any:
 
 
 class SqsJobQueue:
-    """The JobQueue port. Raises Unavailable when SQS refuses or cannot be reached."""
+    """The JobQueue port: write jobs to the write queue, reflection jobs to the reflection queue.
 
-    def __init__(self, client: Any, queue_url: str) -> None:
+    Raises Unavailable when SQS refuses or cannot be reached, or no queue is configured for the kind.
+    """
+
+    def __init__(self, client: Any, write_queue_url: str, reflect_queue_url: str | None = None) -> None:
         self._client = client
-        self._queue_url = queue_url
+        self._urls = {"memory.write": write_queue_url, "task.reflect": reflect_queue_url}
 
-    def enqueue_sync(self, job: WriteJob) -> None:
+    def enqueue_sync(self, job: WriteJob | ReflectJob) -> None:
+        url = self._urls.get(job.kind)
+        if url is None:
+            raise Unavailable(f"no queue configured for {job.kind} jobs")
         try:
             self._client.send_message(
-                QueueUrl=self._queue_url,
+                QueueUrl=url,
                 MessageBody=job.model_dump_json(),
                 MessageAttributes={
                     "kind": {"DataType": "String", "StringValue": job.kind},
@@ -40,5 +47,5 @@ class SqsJobQueue:
         except (BotoCoreError, ClientError) as exc:
             raise Unavailable(f"the write queue did not accept the job: {exc}") from exc
 
-    async def enqueue(self, job: WriteJob) -> None:
+    async def enqueue(self, job: WriteJob | ReflectJob) -> None:
         await anyio.to_thread.run_sync(self.enqueue_sync, job)

@@ -25,6 +25,7 @@ from hindsight.api.errors import validation_error
 from hindsight.api.mcp_context import ApiKeyVerifier, ContainerHolder
 from hindsight.api.tools_memory import register_memory_tools
 from hindsight.api.tools_memory_admin import register_memory_admin_tools
+from hindsight.api.tools_reflection import register_reflection_tools
 from hindsight.api.tools_working_memory import register_working_memory_tools
 from hindsight.bootstrap import Container
 from hindsight.config import Settings
@@ -85,6 +86,7 @@ def create_mcp_server(holder: ContainerHolder, settings: Settings, factory: Cont
 
     register_memory_tools(mcp, holder)
     register_memory_admin_tools(mcp, holder)
+    register_reflection_tools(mcp, holder)
     register_working_memory_tools(mcp, holder)
 
     @mcp.custom_route("/healthz", methods=["GET"])  # type: ignore[untyped-decorator]

@@ -107,6 +107,14 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         key_decisions: Annotated[list[ShortText] | None, Field(max_length=MAX_KEY_DECISIONS)] = None,
         lessons: ShortText | None = None,
         idempotency_key: IdempotencyKey | None = None,
+        filter: Annotated[
+            bool,
+            Field(
+                description="Store only if it is worth remembering (preference, entity, "
+                "state change, correction, task end): for raw conversation "
+                "turns. memory_status then says 'skipped' when not."
+            ),
+        ] = False,
         agent_id: AgentId | None = None,
     ) -> WriteAck:
         with domain_errors():
@@ -132,7 +140,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             remember = holder.get().remember
             if remember is None:
                 raise RuntimeError("no write queue configured in this process")
-            return await remember(current_principal(), agent_id, draft)
+            return await remember(current_principal(), agent_id, draft, filter=filter)
 
     @mcp.tool(
         name="memory_search",

@@ -39,7 +39,7 @@ Source = Literal["user_stated", "agent_inferred"]
 TaskType = Literal["query", "modify", "create", "analyze", "other"]
 Outcome = Literal["success", "partial", "failure", "aborted"]
 RelationKind = Literal["supersedes", "contradicts", "related", "caused_by", "part_of"]
-WriteOutcome = Literal["stored", "merged", "superseded", "failed"]
+WriteOutcome = Literal["stored", "merged", "skipped", "failed"]
 FAILED_OUTCOMES: frozenset[str] = frozenset({"failure", "aborted"})
 
 
@@ -115,6 +115,8 @@ class WriteJob(BaseModel):
     agent_id: AgentId
     submitted_at: Timestamp
     draft: MemoryDraft
+    filter: bool = False
+    """Store only if the write filter judges it worth remembering (rules first, an LLM when unsure)."""
 
     @property
     def scope(self) -> Scope:
@@ -123,6 +125,18 @@ class WriteJob(BaseModel):
     @property
     def content_hash(self) -> str:
         return content_hash(self.draft.content)
+
+
+class PreparedWrite(BaseModel):
+    """A write job with its embeddings: chunk 0's (the memory's own) and the other chunks' (text, vector)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    job: WriteJob
+    embedding: list[float]
+    chunks: list[tuple[str, list[float]]] = Field(default_factory=list)
+    skip: str | None = None
+    """Why the write filter skipped it (then nothing is stored; the outcome says so)."""
 
 
 class StoredMemory(BaseModel):

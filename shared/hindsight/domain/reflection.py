@@ -16,11 +16,12 @@ No I/O.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
+from uuid import UUID
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from hindsight.domain.limits import MAX_KEY_DECISIONS, MAX_SHORT_TEXT_CHARS, Entities, Timestamp
+from hindsight.domain.limits import MAX_KEY_DECISIONS, MAX_SHORT_TEXT_CHARS, AgentId, Entities, Timestamp
 from hindsight.domain.limits import _clean_text as _refuse_control_characters
 from hindsight.domain.memory import FAILED_OUTCOMES, Outcome, TaskType
 
@@ -158,3 +159,16 @@ class EpisodeRecord(BaseModel):
     def failed(self) -> bool:
         """True for ``failure`` and ``aborted``: recall must say "this approach failed before"."""
         return self.outcome in FAILED_OUTCOMES
+
+
+class ReflectJob(BaseModel):
+    """The SQS message body for one task reflection; ``id`` becomes the episodic memory's id."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["task.reflect"] = "task.reflect"
+    id: UUID
+    tenant_id: str = Field(min_length=1, max_length=128)
+    agent_id: AgentId
+    submitted_at: Timestamp
+    report: TaskReport

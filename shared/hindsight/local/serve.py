@@ -14,6 +14,7 @@ from hindsight.api.mcp_server import create_http_app
 from hindsight.bootstrap import build_container
 from hindsight.config import Settings
 from hindsight.local.ports import free_port, port_is_free
+from hindsight.local.scheduler import MaintenanceScheduler
 from hindsight.local.stack import LocalStack
 
 log = logging.getLogger(__name__)
@@ -83,11 +84,13 @@ def run_local(data_dir: Path, port: int, *, redis_url: str | None, console: Cons
         console.print(f"[yellow]port {port} is taken; using {chosen}[/]")
     stack = LocalStack(data_dir, redis_url=redis_url, http_port=chosen)
     stack.start()
+    scheduler: MaintenanceScheduler | None = None
     try:
         settings = stack.require_settings()
         token = stack.dev_token()
         env_file = stack.write_env_file()
-        poller = stack.start_write_poller()
+        pollers = [stack.start_write_poller(), stack.start_reflect_poller()]
+        scheduler = MaintenanceScheduler.for_settings(settings).start()  # plays the EventBridge schedule
         app = create_http_app(settings, lambda: build_container(settings))
         server = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=chosen, log_level="warning", lifespan="on")
@@ -96,6 +99,7 @@ def run_local(data_dir: Path, port: int, *, redis_url: str | None, console: Cons
         console.print(f"Postgres: {settings.require_database_url()}")
         console.print(f"Redis: {settings.redis_url}   SQS emulator: {settings.aws_endpoint_url}")
         console.print(f"CLI settings: {env_file}")
+        console.print(f"Maintenance: every {settings.maintenance_interval_s:g} s")
         console.print("MCP client configuration:")
         print(client_config(url, token), flush=True)  # plain print: rich would wrap the token
         # Plain lines of their own, so scripts can read them.
@@ -103,9 +107,13 @@ def run_local(data_dir: Path, port: int, *, redis_url: str | None, console: Cons
         print(f"Token: {token}", flush=True)
         console.print(f"ready in {time.monotonic() - started:.1f}s — Ctrl-C stops everything", style="green")
         server.run()
+        scheduler.stop()
         console.print("stopping: draining the write queue …")
-        poller.stop()
-        poller.drain(timeout_s=30)
+        for poller in pollers:
+            poller.stop()
+            poller.drain(timeout_s=30)
     finally:
+        if scheduler is not None:
+            scheduler.stop()
         stack.stop()
         console.print("stopped; data kept in", str(data_dir))

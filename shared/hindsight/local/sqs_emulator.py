@@ -11,6 +11,8 @@ from hindsight.local.ports import free_port
 
 WRITE_QUEUE = "hindsight-writes"
 WRITE_DLQ = "hindsight-writes-dlq"
+REFLECT_QUEUE = "hindsight-reflections"
+REFLECT_DLQ = "hindsight-reflections-dlq"
 MAX_RECEIVE_COUNT = 5
 VISIBILITY_TIMEOUT_S = 30
 
@@ -21,6 +23,8 @@ class QueueUrls:
 
     writes: str
     writes_dlq: str
+    reflections: str
+    reflections_dlq: str
 
 
 def use_dummy_aws_credentials() -> None:
@@ -52,21 +56,17 @@ class SqsEmulator:
         self._server.stop()
 
 
-def create_queues(
-    client: Any,
-    *,
-    visibility_timeout_s: int = VISIBILITY_TIMEOUT_S,
-    max_receive_count: int = MAX_RECEIVE_COUNT,
-) -> QueueUrls:
-    """Create the write queue with its dead-letter queue and redrive policy (idempotent)."""
-    dlq_url = client.create_queue(QueueName=WRITE_DLQ, Attributes={"MessageRetentionPeriod": "1209600"})[
+def _queue_with_dlq(
+    client: Any, name: str, dlq_name: str, visibility_timeout_s: int, max_receive_count: int
+) -> tuple[str, str]:
+    dlq_url = client.create_queue(QueueName=dlq_name, Attributes={"MessageRetentionPeriod": "1209600"})[
         "QueueUrl"
     ]
     dlq_arn = client.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"][
         "QueueArn"
     ]
     url = client.create_queue(
-        QueueName=WRITE_QUEUE,
+        QueueName=name,
         Attributes={
             "VisibilityTimeout": str(visibility_timeout_s),
             "RedrivePolicy": json.dumps(
@@ -74,4 +74,22 @@ def create_queues(
             ),
         },
     )["QueueUrl"]
-    return QueueUrls(writes=url, writes_dlq=dlq_url)
+    return url, dlq_url
+
+
+def create_queues(
+    client: Any,
+    *,
+    visibility_timeout_s: int = VISIBILITY_TIMEOUT_S,
+    max_receive_count: int = MAX_RECEIVE_COUNT,
+) -> QueueUrls:
+    """Create the write and reflection queues, each with its dead-letter queue and redrive (idempotent)."""
+    writes, writes_dlq = _queue_with_dlq(
+        client, WRITE_QUEUE, WRITE_DLQ, visibility_timeout_s, max_receive_count
+    )
+    reflections, reflections_dlq = _queue_with_dlq(
+        client, REFLECT_QUEUE, REFLECT_DLQ, visibility_timeout_s, max_receive_count
+    )
+    return QueueUrls(
+        writes=writes, writes_dlq=writes_dlq, reflections=reflections, reflections_dlq=reflections_dlq
+    )

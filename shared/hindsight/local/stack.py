@@ -1,8 +1,8 @@
 """The embedded local stack: everything ``make run`` and the test suite need, on this machine only.
 
 Embedded Postgres+pgvector (data folder survives restarts), Redis (the running one, or one we start),
-the SQS emulator with the write queue and its DLQ, migrations, a dev API key, and the poller that
-plays Lambda's event source mapping for the embedding worker.
+the SQS emulator with the write and reflection queues and their DLQs, migrations, a dev API key, and
+the pollers that play Lambda's event source mappings for the embedding and reflection workers.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hindsight.adapters.sqs_queue import sqs_client
-from hindsight.api.sqs_worker import WriteJobWorker
+from hindsight.api.sqs_worker import ReflectJobWorker, WriteJobWorker
 from hindsight.bootstrap import build_container, run_migrations
 from hindsight.config import Settings
 from hindsight.local.poller import SqsPoller
@@ -47,7 +47,7 @@ class LocalStack:
         self.queues: QueueUrls | None = None
         self.settings: Settings | None = None
         self._pollers: list[SqsPoller] = []
-        self._workers: list[WriteJobWorker] = []
+        self._workers: list[WriteJobWorker | ReflectJobWorker] = []
 
     # ---- lifecycle ---------------------------------------------------------------------------
 
@@ -67,6 +67,7 @@ class LocalStack:
                     "database_url": self.postgres.url,
                     "redis_url": self.redis.url,
                     "write_queue_url": self.queues.writes,
+                    "reflect_queue_url": self.queues.reflections,
                     "aws_endpoint_url": self.sqs.endpoint_url,
                     **self._overrides,
                 }
@@ -164,6 +165,7 @@ class LocalStack:
             "HINDSIGHT_DATABASE_URL": settings.require_database_url(),
             "HINDSIGHT_REDIS_URL": settings.redis_url,
             "HINDSIGHT_WRITE_QUEUE_URL": self.queues.writes,
+            "HINDSIGHT_REFLECT_QUEUE_URL": self.queues.reflections,
             "HINDSIGHT_AWS_ENDPOINT_URL": settings.aws_endpoint_url or "",
             "HINDSIGHT_EMBEDDER": settings.embedder,
             "HINDSIGHT_EMBEDDING_DIM": str(settings.embedding_dim),
@@ -177,15 +179,42 @@ class LocalStack:
         self, *, batch_size: int = 10, batching_window_s: float = 0.05, background: bool = True
     ) -> SqsPoller:
         """The embedding worker fed by a poller, as Lambda's event source mapping would feed it."""
-        settings = self.require_settings()
         assert self.queues is not None
-        worker = WriteJobWorker(lambda: build_container(settings, with_queue=False))
+        return self._start_poller(
+            WriteJobWorker, self.queues.writes, "embed_worker", batch_size, batching_window_s, background
+        )
+
+    def start_reflect_poller(
+        self, *, batch_size: int = 10, batching_window_s: float = 0.05, background: bool = True
+    ) -> SqsPoller:
+        """The reflection worker fed by a poller."""
+        assert self.queues is not None
+        return self._start_poller(
+            ReflectJobWorker,
+            self.queues.reflections,
+            "reflect_worker",
+            batch_size,
+            batching_window_s,
+            background,
+        )
+
+    def _start_poller(
+        self,
+        worker_type: type[WriteJobWorker] | type[ReflectJobWorker],
+        queue_url: str,
+        name: str,
+        batch_size: int,
+        batching_window_s: float,
+        background: bool,
+    ) -> SqsPoller:
+        settings = self.require_settings()
+        worker = worker_type(lambda: build_container(settings, with_queue=False))
         self._workers.append(worker)
         poller = SqsPoller(
             self.sqs_client(),
-            self.queues.writes,
+            queue_url,
             worker,
-            function_name="embed_worker",
+            function_name=name,
             batch_size=batch_size,
             batching_window_s=batching_window_s,
         )

@@ -21,10 +21,12 @@ from hindsight.domain.memory import (
     Scope,
     StoredMemory,
 )
+from hindsight.domain.redaction import Redactor, redact_model
 from hindsight.domain.text import passage_text
 from hindsight.ports import ChainDirection, ChainLink, Embedder, MemoryEditor, MemoryReader
 from hindsight.usecases.remember import Remember, WriteAck
 
+CHANGE_TEXT_FIELDS = ("content", "key", "query", "metadata", "entities")
 UpdateAction = Literal["update", "supersede", "archive", "restore"]
 USEFUL_BONUS = 0.1
 UNUSED_PENALTY = -0.05
@@ -59,8 +61,14 @@ class ManageMemory:
     """The by-id tools. ``actor`` in history is the API key id."""
 
     def __init__(
-        self, reader: MemoryReader, editor: MemoryEditor, embedder: Embedder, remember: Remember | None
+        self,
+        reader: MemoryReader,
+        editor: MemoryEditor,
+        embedder: Embedder,
+        remember: Remember | None,
+        redactor: Redactor | None = None,
     ) -> None:
+        self._redactor = redactor or Redactor()
         self._reader = reader
         self._editor = editor
         self._embedder = embedder
@@ -94,6 +102,7 @@ class ManageMemory:
         """Raises NotFound, InvalidInput (nothing to change; supersede without new content), Forbidden."""
         principal.require_write()
         scope = principal.scope(agent_id)
+        changes = redact_model(self._redactor, changes, CHANGE_TEXT_FIELDS)
         if action in ("archive", "restore"):
             status: MemoryStatus = "archived" if action == "archive" else "active"
             memory = await self._editor.set_status(scope, memory_id, status, reason, principal.key_id)

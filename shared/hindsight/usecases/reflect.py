@@ -10,16 +10,21 @@
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import Literal
+from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
+from hindsight.domain.auth import Principal
 from hindsight.domain.errors import JudgeFailed
 from hindsight.domain.limits import MAX_RECALL_HINT_CHARS
 from hindsight.domain.memory import MemoryDraft, Outcome
-from hindsight.domain.reflection import EpisodeRecord, TaskReport
+from hindsight.domain.redaction import Redactor, redact_model
+from hindsight.domain.reflection import EpisodeRecord, ReflectJob, TaskReport
 from hindsight.domain.write_filter import Role, WriteDecision, decide
-from hindsight.ports import Reflector, WriteJudge
+from hindsight.ports import Clock, JobQueue, OperationLog, Reflector, WriteJudge
+from hindsight.usecases.remember import job_id
 
 log = logging.getLogger(__name__)
 
@@ -157,3 +162,50 @@ class ShouldRemember:
             else:
                 return WriteVerdict(remember=verdict, decided_by="judge", rules=rules)
         return WriteVerdict(remember=self._when_unsure, decided_by="default", rules=rules)
+
+
+class ReflectionAck(BaseModel):
+    """The answer to task_reflect: the id the episodic memory will have, and that it is queued."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: UUID
+    status: Literal["queued"] = "queued"
+    submitted_at: datetime
+
+
+REPORT_TEXT_FIELDS = ("task_id", "goal", "steps", "error", "entities")
+
+
+class SubmitReflection:
+    """``task_reflect``: redact the report and queue it for the reflection worker; answer at once.
+
+    The memory id is derived from the task id (``remember.job_id``), so reporting the same task twice
+    (a retried ``finally``) yields one episode.
+    """
+
+    def __init__(
+        self, queue: JobQueue, clock: Clock, redactor: Redactor, operations: OperationLog | None = None
+    ) -> None:
+        self._operations = operations
+        self._queue = queue
+        self._clock = clock
+        self._redactor = redactor
+
+    async def __call__(self, principal: Principal, agent_id: str | None, report: TaskReport) -> ReflectionAck:
+        """Raises Forbidden (read-only key, agent not allowed) or Unavailable (queue down)."""
+        principal.require_write()
+        scope = principal.scope(agent_id)
+        report = redact_model(self._redactor, report, REPORT_TEXT_FIELDS)
+        now = self._clock.now()
+        job = ReflectJob(
+            id=job_id(scope.tenant_id, scope.agent_id, f"task:{report.task_id}"),
+            tenant_id=scope.tenant_id,
+            agent_id=scope.agent_id,
+            submitted_at=now,
+            report=report,
+        )
+        await self._queue.enqueue(job)
+        if self._operations is not None:
+            await self._operations.record_queued(job)
+        return ReflectionAck(id=job.id, submitted_at=now)

@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict
 from hindsight.domain.auth import Principal
 from hindsight.domain.ids import uuid7
 from hindsight.domain.memory import MemoryDraft, WriteJob
-from hindsight.ports import Clock, JobQueue
+from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, redact_model
+from hindsight.ports import Clock, JobQueue, OperationLog
 
 
 class WriteAck(BaseModel):
@@ -38,14 +39,26 @@ def job_id(tenant_id: str, agent_id: str, idempotency_key: str | None) -> UUID:
 class Remember:
     """``memory_write``: validate (already done by the draft model), assign an id, enqueue."""
 
-    def __init__(self, queue: JobQueue, clock: Clock) -> None:
+    def __init__(
+        self,
+        queue: JobQueue,
+        clock: Clock,
+        redactor: Redactor | None = None,
+        operations: OperationLog | None = None,
+    ) -> None:
+        self._operations = operations
         self._queue = queue
         self._clock = clock
+        self._redactor = redactor or Redactor()
 
-    async def __call__(self, principal: Principal, agent_id: str | None, draft: MemoryDraft) -> WriteAck:
-        """Raises Forbidden (read-only key, agent not allowed) or Unavailable (queue down)."""
+    async def __call__(
+        self, principal: Principal, agent_id: str | None, draft: MemoryDraft, *, filter: bool = False
+    ) -> WriteAck:
+        """Redact, assign an id, enqueue. Raises Forbidden (read-only key, agent not allowed),
+        ValidationError (text grew past a limit by redaction) or Unavailable (queue down)."""
         principal.require_write()
         scope = principal.scope(agent_id)
+        draft = redact_model(self._redactor, draft, DRAFT_TEXT_FIELDS)  # before the text leaves us
         now = self._clock.now()
         job = WriteJob(
             id=job_id(scope.tenant_id, scope.agent_id, draft.idempotency_key),
@@ -53,6 +66,9 @@ class Remember:
             agent_id=scope.agent_id,
             submitted_at=now,
             draft=draft,
+            filter=filter,
         )
         await self._queue.enqueue(job)
+        if self._operations is not None:
+            await self._operations.record_queued(job)
         return WriteAck(id=job.id, submitted_at=now)

@@ -1,25 +1,75 @@
-"""Store memories (the embedding worker): embed a batch in one model call, then store or merge each."""
+"""Store memories (the embedding worker): embed a whole batch in one model call, then store, merge or
+supersede each job. Long content is split into chunks that share the memory's id."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hindsight.domain.memory import StoreResult, WriteJob
+from hindsight.domain.chunking import chunk_text
+from hindsight.domain.memory import PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import passage_text
 from hindsight.ports import Embedder, MemoryWriter
+from hindsight.usecases.reflect import ShouldRemember
 
 
 class StoreMemories:
-    """Turns queued write jobs into stored (or merged) memories; idempotent per job id."""
+    """Turns queued write jobs into stored (or merged) memories; idempotent per job id.
 
-    def __init__(self, store: MemoryWriter, embedder: Embedder, dedup_cosine: float) -> None:
-        self._store = store
+    ``prepare`` (the model call) and ``commit`` (the transaction) are separate so the worker can embed
+    the batch once and still commit — and deduplicate deliveries — job by job.
+    """
+
+    def __init__(
+        self,
+        writer: MemoryWriter,
+        embedder: Embedder,
+        dedup_cosine: float,
+        should_remember: ShouldRemember | None = None,
+    ) -> None:
+        self._should_remember = should_remember or ShouldRemember()
+        self._writer = writer
         self._embedder = embedder
         self._dedup_cosine = dedup_cosine
 
+    async def prepare(self, jobs: Sequence[WriteJob]) -> list[PreparedWrite]:
+        """Embed every chunk of every job in one call (jobs the write filter skips are not embedded).
+        Raises whatever the embedder raises."""
+        skips: dict[int, str] = {}
+        for index, job in enumerate(jobs):
+            if job.filter:
+                verdict = await self._should_remember(job.draft.content)
+                if not verdict.remember:
+                    triggers = ", ".join(verdict.rules.triggers) or "none"
+                    skips[index] = f"not worth remembering ({verdict.decided_by}; triggers: {triggers})"
+        pieces: list[list[str]] = []
+        for index, job in enumerate(jobs):
+            if index in skips:
+                pieces.append([])
+                continue
+            chunks = chunk_text(job.draft.content)
+            if job.draft.query:  # the recall hint belongs with the first chunk
+                chunks[0] = passage_text(job.draft.model_copy(update={"content": chunks[0]}))
+            pieces.append(chunks)
+        flat = [text for chunks in pieces for text in chunks]
+        vectors = await self._embedder.embed_passages(flat) if flat else []
+        prepared, at = [], 0
+        for index, (job, chunks) in enumerate(zip(jobs, pieces, strict=True)):
+            if index in skips:
+                prepared.append(PreparedWrite(job=job, embedding=[], skip=skips[index]))
+                continue
+            vecs = vectors[at : at + len(chunks)]
+            at += len(chunks)
+            prepared.append(
+                PreparedWrite(job=job, embedding=vecs[0], chunks=list(zip(chunks[1:], vecs[1:], strict=True)))
+            )
+        return prepared
+
+    async def commit(self, prepared: Sequence[PreparedWrite]) -> list[StoreResult]:
+        """Store prepared jobs; one result per job, in order (failed ones are not recorded)."""
+        return await self._writer.store(prepared, self._dedup_cosine)
+
     async def __call__(self, jobs: Sequence[WriteJob]) -> list[StoreResult]:
-        """One result per job, in order. Raises if the embedder fails (the whole batch is retried)."""
+        """prepare + commit: one result per job, in order."""
         if not jobs:
             return []
-        embeddings = await self._embedder.embed_passages([passage_text(j.draft) for j in jobs])
-        return await self._store.store(jobs, embeddings, self._dedup_cosine)
+        return await self.commit(await self.prepare(jobs))

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import InvalidInput, NotFound, Unavailable
 from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.redaction import Redactor
 from hindsight.domain.working_memory import (
     DEFAULT_TTL_S,
     MAX_ITEMS_PER_SESSION,
@@ -112,7 +113,9 @@ class WorkingMemory:
         clock: Clock,
         policy: WorkingMemoryPolicy,
         remember: Remember | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
+        self._redactor = redactor or Redactor()
         self._store = store
         self._tokens = tokens
         self._clock = clock
@@ -155,8 +158,8 @@ class WorkingMemory:
         scope = self._scope(principal, agent_id, session_id)
         now = self._clock.now()
         draft = WorkingMemoryItem(
-            key=key,
-            content=content,
+            key=self._redactor.text(key),
+            content=self._redactor.text(content),
             importance=importance,
             core=core,
             tokens=0,

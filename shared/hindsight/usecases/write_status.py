@@ -1,22 +1,31 @@
-"""Write status: is my queued write stored yet?"""
+"""Write status (``memory_status``) and the stuck-work sweep."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from hindsight.domain.auth import Principal
-from hindsight.ports import MemoryWriter
+from hindsight.domain.errors import Unavailable
+from hindsight.domain.memory import WriteJob
+from hindsight.domain.reflection import ReflectJob
+from hindsight.ports import JobQueue, MemoryWriter, OperationLog
 
-StatusName = Literal["pending", "stored", "merged", "failed"]
+log = logging.getLogger(__name__)
+StatusName = Literal["queued", "stored", "merged", "skipped", "failed", "unknown"]
+MAX_SWEEP_ATTEMPTS = 5
+"""After this many deliveries a job is left to the dead-letter queue and the operators."""
 
 
 class WriteStatus(BaseModel):
-    """One write's state. ``pending``: accepted and not processed yet (or an id this tenant never wrote).
-    ``merged``: it was a near-duplicate; ``memory_id`` is the memory it was merged into."""
+    """One job's state. ``queued``: accepted, not processed yet. ``merged``: a near-duplicate that
+    updated ``memory_id``. ``skipped``: the write filter judged it not worth remembering. ``unknown``:
+    not seen (never written by this tenant, expired, or the status log was unavailable)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -27,22 +36,69 @@ class WriteStatus(BaseModel):
 
 
 class GetWriteStatus:
-    """``memory_status``."""
+    """``memory_status``: Postgres' record of processed jobs first, then the queued log."""
 
-    def __init__(self, store: MemoryWriter) -> None:
-        self._store = store
+    def __init__(self, writer: MemoryWriter, operations: OperationLog | None = None) -> None:
+        self._writer = writer
+        self._operations = operations
 
     async def __call__(self, principal: Principal, ids: Sequence[UUID]) -> list[WriteStatus]:
-        recorded = await self._store.write_results(principal.tenant_id, list(dict.fromkeys(ids)))
+        unique = list(dict.fromkeys(ids))
+        recorded = await self._writer.write_results(principal.tenant_id, unique)
+        queued: set[UUID] = set()
+        missing = [i for i in unique if i not in recorded]
+        if missing and self._operations is not None:
+            try:
+                queued = await self._operations.queued(principal.tenant_id, missing)
+            except Unavailable as exc:
+                log.warning("%s", exc)
         out = []
         for job_id in ids:
             result = recorded.get(job_id)
-            if result is None:
-                out.append(WriteStatus(id=job_id, status="pending"))
-            else:
+            if result is not None:
                 out.append(
                     WriteStatus(
                         id=job_id, status=result.outcome, memory_id=result.memory_id, reason=result.reason
                     )
                 )
+            else:
+                out.append(WriteStatus(id=job_id, status="queued" if job_id in queued else "unknown"))
         return out
+
+
+_JOB = TypeAdapter(WriteJob | ReflectJob)
+
+
+class SweepStuckWork:
+    """Re-enqueue jobs still queued past a deadline and not processed (a lost message, a crashed local
+    poller, an emulator restart). Safe because every worker is idempotent per job id."""
+
+    def __init__(self, operations: OperationLog, writer: MemoryWriter, queue: JobQueue) -> None:
+        self._operations = operations
+        self._writer = writer
+        self._queue = queue
+
+    async def sweep(self, older_than: timedelta) -> int:
+        """Returns how many jobs were re-enqueued."""
+        requeued = 0
+        for tenant_id, job_id, body, attempts in await self._operations.older_than(
+            older_than.total_seconds()
+        ):
+            if (await self._writer.write_results(tenant_id, [job_id])).get(job_id) is not None:
+                await self._operations.done(tenant_id, [job_id])
+                continue
+            if attempts >= MAX_SWEEP_ATTEMPTS:
+                log.error(
+                    "job %s (tenant %s) still not processed after %d deliveries", job_id, tenant_id, attempts
+                )
+                continue
+            try:
+                job = _JOB.validate_json(body)
+            except ValidationError:
+                log.error("queued job %s has an unreadable body; dropping its status entry", job_id)
+                await self._operations.done(tenant_id, [job_id])
+                continue
+            await self._queue.enqueue(job)
+            await self._operations.requeued(tenant_id, job_id)
+            requeued += 1
+        return requeued

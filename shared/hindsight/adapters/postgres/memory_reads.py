@@ -106,10 +106,21 @@ class PostgresMemoryReader:
             else sql.SQL(_EMPTY.format(a="matches", b="distance"))
         )
         query = sql.SQL(
-            """WITH vec AS (
+            """WITH whole AS (
                    SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity
                    FROM memories WHERE {where}
                    ORDER BY embedding <=> %(embedding)s::vector LIMIT %(pool)s),
+               -- later chunks of long memories: a hit on any chunk is a hit on the memory
+               part AS (
+                   SELECT c.memory_id AS id, 1 - (c.embedding <=> %(embedding)s::vector) AS similarity
+                   FROM memory_chunks c
+                   WHERE c.tenant_id = %(tenant)s AND c.agent_id = %(agent)s
+                     AND c.memory_id IN (SELECT id FROM memories WHERE {where})
+                   ORDER BY c.embedding <=> %(embedding)s::vector LIMIT %(pool)s),
+               vec AS (
+                   SELECT id, max(similarity) AS similarity
+                   FROM (SELECT * FROM whole UNION ALL SELECT * FROM part) AS s
+                   GROUP BY id ORDER BY similarity DESC LIMIT %(pool)s),
                kw AS ({keyword}),
                ent AS ({entity})
                SELECT {columns}, vec.similarity, kw.score AS keyword_score,

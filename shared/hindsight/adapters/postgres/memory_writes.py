@@ -23,9 +23,8 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
-from hindsight.domain.memory import StoreResult, WriteJob
+from hindsight.domain.memory import PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import entity_terms
-from hindsight.ports import Vector
 
 log = logging.getLogger(__name__)
 WORKER = "worker"
@@ -37,36 +36,32 @@ class PostgresMemoryWriter:
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self._pool = pool
 
-    async def store(
-        self, jobs: Sequence[WriteJob], embeddings: Sequence[Vector], dedup_cosine: float
-    ) -> list[StoreResult]:
+    async def store(self, prepared: Sequence[PreparedWrite], dedup_cosine: float) -> list[StoreResult]:
         """One transaction per tenant; if it fails, each job alone, to isolate the bad one.
 
         Failed jobs are returned with outcome ``failed`` and are *not* recorded, so the queue
         redelivers them (a database outage must not turn into lost writes).
         """
-        if len(jobs) != len(embeddings):
-            raise ValueError("one embedding per job")
         results: dict[UUID, StoreResult] = {}
-        by_tenant: dict[str, list[tuple[WriteJob, Vector]]] = defaultdict(list)
-        for job, emb in zip(jobs, embeddings, strict=True):
-            by_tenant[job.tenant_id].append((job, emb))
+        by_tenant: dict[str, list[PreparedWrite]] = defaultdict(list)
+        for item in prepared:
+            by_tenant[item.job.tenant_id].append(item)
         for tenant_id, items in by_tenant.items():
             try:
                 async with tenant_transaction(self._pool, tenant_id) as conn:
-                    for job, emb in items:
-                        results[job.id] = await _store_one(conn, job, emb, dedup_cosine)
+                    for item in items:
+                        results[item.job.id] = await _store_one(conn, item, dedup_cosine)
             except Exception as batch_exc:
                 log.warning("batch store failed (%s); retrying its %d jobs one by one", batch_exc, len(items))
-                for job, emb in items:
+                for item in items:
                     try:
                         async with tenant_transaction(self._pool, tenant_id) as conn:
-                            results[job.id] = await _store_one(conn, job, emb, dedup_cosine)
+                            results[item.job.id] = await _store_one(conn, item, dedup_cosine)
                     except Exception as exc:
-                        results[job.id] = StoreResult(
-                            job_id=job.id, outcome="failed", reason=f"{type(exc).__name__}: {exc}"
+                        results[item.job.id] = StoreResult(
+                            job_id=item.job.id, outcome="failed", reason=f"{type(exc).__name__}: {exc}"
                         )
-        return [results[job.id] for job in jobs]
+        return [results[item.job.id] for item in prepared]
 
     async def write_results(self, tenant_id: str, job_ids: Sequence[UUID]) -> dict[UUID, StoreResult]:
         if not job_ids:
@@ -122,10 +117,10 @@ async def _record(
     return StoreResult(job_id=job.id, outcome=outcome, memory_id=memory_id, reason=reason)  # type: ignore[arg-type]
 
 
-async def _store_one(
-    conn: AsyncConnection, job: WriteJob, embedding: Vector, dedup_cosine: float
-) -> StoreResult:
+async def _store_one(conn: AsyncConnection, item: PreparedWrite, dedup_cosine: float) -> StoreResult:
+    job, embedding = item.job, item.embedding
     draft, tenant = job.draft, job.tenant_id
+
     done = await fetch_one(
         conn,
         "SELECT outcome, memory_id, reason FROM write_results WHERE job_id = %s AND tenant_id = %s",
@@ -135,6 +130,8 @@ async def _store_one(
         return StoreResult(
             job_id=job.id, outcome=done["outcome"], memory_id=done["memory_id"], reason=done["reason"]
         )
+    if item.skip is not None:
+        return await _record(conn, job, "skipped", job.id, item.skip)
     await conn.execute(
         "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
         (f"{tenant}\x1f{job.agent_id}\x1f{draft.key or ''}",),
@@ -181,6 +178,12 @@ async def _store_one(
 
     replaced = await _fact_to_replace(conn, job)
     await _insert(conn, job, vector)
+    for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
+        await conn.execute(
+            """INSERT INTO memory_chunks (memory_id, chunk_no, tenant_id, agent_id, content, embedding)
+               VALUES (%s, %s, %s, %s, %s, %s::vector) ON CONFLICT DO NOTHING""",
+            (job.id, number, tenant, job.agent_id, text, vector_literal(chunk_embedding)),
+        )
     reason = None
     if replaced is not None:
         old_id, old_source = replaced["id"], replaced["source"]

@@ -1,0 +1,122 @@
+"""Redaction of secrets and personal data before anything is queued, stored or embedded.
+
+Rules are named regular expressions; each match is replaced by ``[REDACTED:<name>]``. The defaults
+cover credentials (cloud keys, API tokens, JWTs, private keys, passwords in ``key=value`` form) and
+personal data (e-mail addresses, payment card numbers checked with the Luhn algorithm, phone numbers,
+IBANs). Deployments switch rules off by name or add their own (``HINDSIGHT_REDACTION_*``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+def _luhn_ok(digits: str) -> bool:
+    """Luhn (mod 10) checksum, ISO/IEC 7812-1: true for real card numbers, rare for random digits."""
+    total, parity = 0, len(digits) % 2
+    for i, ch in enumerate(digits):
+        d = int(ch)
+        if i % 2 == parity:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+@dataclass(frozen=True)
+class RedactionRule:
+    """``pattern`` matches what to hide; ``accept`` may veto a match (e.g. a failed Luhn check)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    accept: Callable[[re.Match[str]], bool] | None = None
+    keep_group: int | None = None
+    """Keep this group's text and redact only what follows it (``password: [REDACTED…]``)."""
+
+
+def _card(match: re.Match[str]) -> bool:
+    digits = re.sub(r"\D", "", match.group(0))
+    return 13 <= len(digits) <= 19 and _luhn_ok(digits)
+
+
+DEFAULT_RULES: tuple[RedactionRule, ...] = (
+    RedactionRule("private_key", re.compile(
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S)),
+    RedactionRule("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    RedactionRule("api_token", re.compile(
+        r"\b(?:sk-(?:proj-)?[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{36,}|xox[abpr]-[A-Za-z0-9-]{10,}"
+        r"|glpat-[A-Za-z0-9_-]{20}|AIza[0-9A-Za-z_-]{35}|hsk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43})")),
+    RedactionRule("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    RedactionRule("password", re.compile(
+        r"(?i)\b((?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*)"
+        r"(?:\"[^\"]{1,200}\"|'[^']{1,200}'|[^\s,;]{1,200})"), keep_group=1),
+    RedactionRule("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")),
+    RedactionRule("card_number", re.compile(r"\b(?:\d[ -]?){12,18}\d\b"), accept=_card),
+    RedactionRule("iban", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")),
+    RedactionRule("phone", re.compile(
+        r"(?<![\w-])\+\d{1,3}[ .-]?\(?\d{1,4}\)?(?:[ .-]?\d{2,4}){2,4}(?![\w-])")),
+)  # fmt: skip
+
+
+class Redactor:
+    """Applies the enabled rules, in order, to text and to every string inside JSON-like values."""
+
+    def __init__(self, rules: Iterable[RedactionRule] = DEFAULT_RULES, disabled: Iterable[str] = ()) -> None:
+        off = set(disabled)
+        self.rules = tuple(r for r in rules if r.name not in off)
+
+    def text(self, value: str) -> str:
+        """``value`` with every accepted match replaced."""
+        for rule in self.rules:
+            value = rule.pattern.sub(lambda m, r=rule: _replacement(r, m), value)  # type: ignore[misc]
+        return value
+
+    def value(self, value: Any) -> Any:
+        """Strings, lists and dicts (keys kept) with redacted strings; other scalars unchanged."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
+        if isinstance(value, Mapping):
+            return {k: self.value(v) for k, v in value.items()}
+        return value
+
+
+def _replacement(rule: RedactionRule, match: re.Match[str]) -> str:
+    if rule.accept is not None and not rule.accept(match):
+        return match.group(0)
+    prefix = match.group(rule.keep_group) if rule.keep_group is not None else ""
+    return f"{prefix}[REDACTED:{rule.name}]"
+
+
+def custom_rules(patterns: Mapping[str, str]) -> tuple[RedactionRule, ...]:
+    """Rules from ``{"name": "regex"}`` (configuration). Raises re.error for an invalid pattern."""
+    return tuple(RedactionRule(name, re.compile(pattern)) for name, pattern in patterns.items())
+
+
+def redact_model(redactor: Redactor, model: Any, fields: Iterable[str]) -> Any:
+    """A re-validated copy of a pydantic model with ``fields`` redacted (validation limits still apply,
+    so text that grows past a limit by redaction is refused like any other over-long input)."""
+    data = model.model_dump()
+    for name in fields:
+        if data.get(name) is not None:
+            data[name] = redactor.value(data[name])
+    return type(model).model_validate(data)
+
+
+DRAFT_TEXT_FIELDS = (
+    "content",
+    "key",
+    "query",
+    "metadata",
+    "entities",
+    "summary",
+    "key_decisions",
+    "lessons",
+    "task_id",
+)
+"""MemoryDraft fields that can carry free text (tags are restricted to [\\w.:/-] and left alone)."""

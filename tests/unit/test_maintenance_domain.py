@@ -1,0 +1,415 @@
+"""Maintenance rules (decay, consolidation, patterns) and the Maintain use case's cycle on fakes."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from uuid import UUID
+
+import numpy as np
+import pytest
+
+from hindsight.domain.maintenance import (
+    STEPS,
+    ConsolidationPlan,
+    ConsolidationPolicy,
+    DecayCounts,
+    DecayPolicy,
+    Episode,
+    MaintenanceState,
+    PatternPlan,
+    PatternPolicy,
+    SessionSweep,
+    cluster_episodes,
+    decay_anchor,
+    decay_step,
+    decayed_importance,
+    find_patterns,
+    normalise_statement,
+    plan_consolidation,
+    preference_statement,
+)
+from hindsight.domain.memory import MemoryStatus, Scope
+from hindsight.usecases.maintain import Maintain, MaintenancePolicy
+from tests.unit.fakes import FixedClock
+
+pytestmark = pytest.mark.anyio
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+SCOPE = Scope(tenant_id="t", agent_id="a")
+POLICY = DecayPolicy()
+
+
+# --- decay -----------------------------------------------------------------------------------------------
+
+
+def test_importance_halves_after_one_half_life_per_layer() -> None:
+    assert decayed_importance(0.8, timedelta(days=30), POLICY.half_life("episodic")) == pytest.approx(0.4)
+    assert decayed_importance(0.8, timedelta(days=180), POLICY.half_life("semantic")) == pytest.approx(0.4)
+    assert decayed_importance(0.8, timedelta(days=60), POLICY.half_life("episodic")) == pytest.approx(0.2)
+    assert decayed_importance(0.8, -timedelta(days=1), POLICY.half_life("episodic")) == 0.8
+
+
+def test_decay_counts_from_the_latest_of_access_change_and_decay() -> None:
+    created = NOW - timedelta(days=90)
+    assert decay_anchor(created) == created
+    assert decay_anchor(created, NOW - timedelta(days=5), None, NOW - timedelta(days=10)) == NOW - timedelta(
+        days=5
+    )
+    assert decay_anchor(created, None, NOW - timedelta(days=1), NOW - timedelta(days=3)) == NOW - timedelta(
+        days=1
+    )
+
+
+def test_decay_step_is_due_only_when_it_takes_at_least_min_step_off() -> None:
+    step = decay_step(0.8, "episodic", "active", NOW - timedelta(days=30), NOW, POLICY)
+    assert step is not None
+    assert step.after == pytest.approx(0.4)
+    assert not step.archive
+    # Just decayed: the same interval is never decayed twice.
+    assert decay_step(0.4, "episodic", "active", NOW, NOW, POLICY) is None
+    assert decay_step(0.4, "episodic", "active", NOW - timedelta(minutes=15), NOW, POLICY) is None
+
+
+def test_core_and_inactive_memories_are_exempt() -> None:
+    old = NOW - timedelta(days=365)
+    assert decay_step(0.9, "episodic", "active", old, NOW, POLICY) is None
+    assert decay_step(0.95, "semantic", "active", old, NOW, POLICY) is None
+    for status in ("archived", "superseded", "forgotten"):
+        assert decay_step(0.5, "episodic", status, old, NOW, POLICY) is None  # type: ignore[arg-type]
+
+
+def test_a_step_that_goes_under_the_cold_threshold_archives() -> None:
+    step = decay_step(0.5, "episodic", "active", NOW - timedelta(days=30), NOW, POLICY)
+    assert step is not None
+    assert step.after == pytest.approx(0.25)
+    assert step.archive
+    just_above = decay_step(0.62, "episodic", "active", NOW - timedelta(days=30), NOW, POLICY)
+    assert just_above is not None
+    assert not just_above.archive
+
+
+def test_decay_policy_refuses_nonsense() -> None:
+    with pytest.raises(ValueError, match="half-lives"):
+        DecayPolicy(episodic_half_life=timedelta(0))
+    with pytest.raises(ValueError, match="cold_threshold"):
+        DecayPolicy(cold_threshold=0.95)
+    with pytest.raises(ValueError, match="min_step"):
+        DecayPolicy(min_step=0)
+
+
+def test_the_number_of_decay_steps_is_bounded_by_min_step() -> None:
+    importance, anchor, steps = 0.89, NOW, 0
+    for day in range(1, 2000):
+        now = NOW + timedelta(days=day)
+        step = decay_step(importance, "semantic", "active", anchor, now, POLICY)
+        if step is not None:
+            importance, anchor, steps = step.after, now, steps + 1
+            if step.archive:
+                break
+    assert importance < 0.3
+    assert steps <= math.ceil((0.89 - 0.3) / POLICY.min_step) + 1
+
+
+# --- consolidation -------------------------------------------------------------------------------------
+
+
+def _unit(v: np.ndarray) -> list[float]:
+    return [float(x) for x in v / np.linalg.norm(v)]
+
+
+def _direction(seed: int, dim: int = 32) -> np.ndarray:
+    return np.random.default_rng(seed).normal(size=dim)
+
+
+def _near(base: np.ndarray, seed: int, noise: float = 0.05) -> list[float]:
+    jitter = _direction(1000 + seed)
+    return _unit(base + noise * np.linalg.norm(base) * jitter / np.linalg.norm(jitter))
+
+
+def _episode(content: str, embedding: Sequence[float] = (), days_ago: float = 1, **fields: object) -> Episode:
+    return Episode(
+        id=uuid.uuid4(),
+        content=content,
+        event_time=NOW - timedelta(days=days_ago),
+        importance=float(fields.pop("importance", 0.5)),  # type: ignore[arg-type]
+        embedding=embedding,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def test_near_identical_episodes_cluster_and_unrelated_ones_do_not() -> None:
+    backup = _direction(1)
+    cluster = [
+        _episode(f"Nightly backup finished in {m} minutes", _near(backup, i), i)
+        for i, m in enumerate((12, 11, 14))
+    ]
+    others = [_episode(f"unrelated {i}", _unit(_direction(50 + i)), 2) for i in range(4)]
+    found = cluster_episodes([*others, *cluster], ConsolidationPolicy())
+    assert [{e.id for e in c} for c in found] == [{e.id for e in cluster}]
+    assert [e.event_time for e in found[0]] == sorted(e.event_time for e in cluster)
+
+
+def test_two_repeats_are_not_enough_and_outcomes_are_never_merged() -> None:
+    base = _direction(2)
+    two = [_episode("deploy failed", _near(base, i), i, outcome="failure") for i in range(2)]
+    other = [_episode("deploy failed", _near(base, 10 + i), i, outcome="success") for i in range(2)]
+    assert cluster_episodes([*two, *other], ConsolidationPolicy()) == []
+    three = [*two, _episode("deploy failed", _near(base, 7), 3, outcome="failure")]
+    assert [len(c) for c in cluster_episodes([*three, *other], ConsolidationPolicy())] == [3]
+
+
+def test_a_drifting_chain_is_pruned_to_members_near_its_centre() -> None:
+    a, b = _direction(3), _direction(4)
+    # a → … → b in small steps: each neighbour is similar, the ends are not.
+    steps = [_unit((1 - t) * a / np.linalg.norm(a) + t * b / np.linalg.norm(b)) for t in np.linspace(0, 1, 9)]
+    episodes = [_episode(f"step {i}", v, i) for i, v in enumerate(steps)]
+    policy = ConsolidationPolicy(cosine=0.92)
+    for c in cluster_episodes(episodes, policy):
+        unit = np.asarray([e.embedding for e in c])
+        centre = unit.mean(axis=0) / np.linalg.norm(unit.mean(axis=0))
+        assert all(float(v @ centre) >= 0.92 for v in unit)
+
+
+def test_the_summary_is_deterministic_and_carries_the_cluster() -> None:
+    base = _direction(5)
+    members = [
+        _episode("Backup finished in 12 minutes", _near(base, 1), 3, importance=0.4, tags=("ops",)),
+        _episode("Backup finished in 11 minutes", _near(base, 2), 2, importance=0.7, tags=("db",)),
+        _episode("Backup finished in 12 minutes", _near(base, 3), 1, importance=0.5, source="agent_inferred"),
+    ]
+    plan = plan_consolidation(SCOPE, members)
+    again = plan_consolidation(SCOPE, list(members))
+    assert plan.summary_id == again.summary_id
+    assert plan.summary_id != plan_consolidation(Scope(tenant_id="t2", agent_id="a"), members).summary_id
+    assert plan.content.startswith(f"3 similar events from {members[0].event_time.date()} to ")
+    assert "Backup finished in 11 minutes" in plan.content
+    assert plan.importance == 0.7
+    assert plan.source == "agent_inferred"
+    assert plan.tags == ["db", "ops"]
+    assert plan.occurred_at == members[-1].event_time
+    assert np.linalg.norm(plan.embedding) == pytest.approx(1.0)
+    assert plan.metadata["consolidation"]["members"] == 3  # type: ignore[index]
+    assert set(plan.member_ids) == {m.id for m in members}
+
+
+# --- episodic → semantic -------------------------------------------------------------------------------
+
+
+def test_statements_are_normalised_for_comparison() -> None:
+    assert normalise_statement("  Back off on HTTP 429. ") == normalise_statement("back off on http 429")
+    assert normalise_statement("“Use the staging DB first!”") == "use the staging db first"
+
+
+def test_a_preference_statement_is_the_sentence_that_states_it() -> None:
+    text = "Booked the flight to Lisbon. I prefer aisle seats. Paid by card."
+    assert preference_statement(text) == "I prefer aisle seats"
+    assert preference_statement("Booked the flight to Lisbon.") is None
+    assert preference_statement("Changed the seat: I prefer aisle seats!") == "I prefer aisle seats"
+
+
+def _failure(lesson: str, task_type: str = "modify", **fields: object) -> Episode:
+    return _episode(
+        f"task {uuid.uuid4().hex[:6]} failed",
+        task_type=task_type,
+        outcome="failure",
+        lessons=lesson,
+        **fields,
+    )
+
+
+def test_the_same_lesson_three_times_is_a_pattern() -> None:
+    lesson = "Back off and retry when the payments API returns HTTP 429"
+    episodes = [_failure(lesson), _failure(lesson.lower() + "."), _failure(lesson, importance=0.7)]
+    plans = find_patterns(SCOPE, episodes, PatternPolicy())
+    assert len(plans) == 1
+    plan = plans[0]
+    assert plan.kind == "lesson"
+    assert plan.key.startswith("lesson:modify:")
+    assert set(plan.evidence_ids) == {e.id for e in episodes}
+    assert "3 modify tasks (failure ×3)" in plan.content
+    assert plan.importance == 0.7
+    assert find_patterns(SCOPE, list(reversed(episodes)), PatternPolicy())[0].memory_id == plan.memory_id
+
+
+def test_too_few_episodes_other_task_types_and_the_same_task_twice_are_no_pattern() -> None:
+    lesson = "Check the schema before migrating"
+    assert find_patterns(SCOPE, [_failure(lesson), _failure(lesson)], PatternPolicy()) == []
+    mixed = [_failure(lesson, "modify"), _failure(lesson, "create"), _failure(lesson, "modify")]
+    assert find_patterns(SCOPE, mixed, PatternPolicy()) == []
+    same_task = [_failure(lesson, task_id="T-1"), _failure(lesson, task_id="T-1"), _failure(lesson)]
+    assert find_patterns(SCOPE, same_task, PatternPolicy()) == []
+
+
+def test_the_same_preference_in_three_episodes_is_a_pattern() -> None:
+    episodes = [
+        _episode("Booked LIS-JFK. I prefer aisle seats.", days_ago=3),
+        _episode("i prefer aisle seats", days_ago=2),
+        _episode("Changed the seat: I prefer aisle seats!", days_ago=1),
+    ]
+    (plan,) = find_patterns(SCOPE, episodes, PatternPolicy())
+    assert plan.kind == "preference"
+    assert plan.content == "Preference stated in 3 episodes: I prefer aisle seats"
+    assert plan.key.startswith("preference:")
+
+
+# --- the Maintain use case on an in-memory store ---------------------------------------------------------
+
+
+class FakeStore:
+    """Scopes with a number of due decay rows each; the state row and its lease in memory."""
+
+    def __init__(self, due: dict[Scope, int], held: bool = False) -> None:
+        self.due = dict(due)
+        self.held = held
+        self.state = MaintenanceState()
+        self.saves = 0
+
+    async def acquire(self, name: str, owner: str, lease: timedelta) -> MaintenanceState | None:
+        return None if self.held else self.state
+
+    async def save(self, name: str, owner: str, state: MaintenanceState, lease: timedelta) -> bool:
+        self.state, self.saves = state, self.saves + 1
+        return True
+
+    async def release(self, name: str, owner: str) -> None:
+        return None
+
+    async def scopes(self, after: Scope | None, limit: int, tenant_id: str | None = None) -> list[Scope]:
+        ordered = sorted(self.due, key=lambda s: (s.tenant_id, s.agent_id))
+        key = (after.tenant_id, after.agent_id) if after else None
+        return [s for s in ordered if key is None or (s.tenant_id, s.agent_id) > key][:limit]
+
+    async def episodes_changed_since(
+        self, scope: Scope, since: datetime, statuses: Sequence[MemoryStatus]
+    ) -> bool:
+        return False
+
+    async def decay(self, scope: Scope, policy: DecayPolicy, now: datetime, limit: int) -> DecayCounts:
+        n = min(limit, self.due[scope])
+        self.due[scope] -= n
+        return DecayCounts(decayed=n)
+
+    async def consolidation_candidates(self, scope: Scope, since: datetime, limit: int) -> list[Episode]:
+        return []
+
+    async def consolidate(self, scope: Scope, plan: ConsolidationPlan, now: datetime) -> bool:
+        return False
+
+    async def pattern_evidence(self, scope: Scope, since: datetime, limit: int) -> list[Episode]:
+        return []
+
+    async def statuses(self, scope: Scope, ids: Sequence[UUID]) -> dict[UUID, MemoryStatus]:
+        return {}
+
+    async def create_pattern(
+        self, scope: Scope, plan: PatternPlan, embedding: list[float], now: datetime
+    ) -> bool:
+        return False
+
+    async def extend_pattern(self, scope: Scope, plan: PatternPlan, now: datetime) -> int:
+        return 0
+
+
+class NoEmbedder:
+    dim = 4
+    model_name = "none"
+
+    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        raise AssertionError("no embedding expected")
+
+    async def embed_query(self, text: str) -> list[float]:
+        raise AssertionError("no embedding expected")
+
+
+class Sessions:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def sweep_sessions(
+        self, cursor: int, count: int, ttl_s: int, tenant_id: str | None
+    ) -> SessionSweep:
+        self.calls += 1
+        return SessionSweep(next_cursor=0 if cursor else 7, scanned=3, repaired=1 if cursor else 0)
+
+
+def _maintain(store: FakeStore, sessions: Sessions | None = None, batch: int = 10) -> Maintain:
+    policy = replace(MaintenancePolicy(), batch_size=batch)
+    return Maintain(store, NoEmbedder(), FixedClock(NOW), policy, sessions=sessions)
+
+
+async def test_a_whole_cycle_reports_every_step_and_says_there_is_no_sweeper() -> None:
+    scopes = {Scope(tenant_id="t", agent_id=a): 3 for a in ("a", "b")}
+    store, sessions = FakeStore(scopes), Sessions()
+    report = await _maintain(store, sessions).run()
+    assert report.finished
+    assert [s.name for s in report.steps] == list(STEPS)
+    by_name = {s.name: s for s in report.steps}
+    assert by_name["decay"].counts == {"decayed": 6, "archived": 0, "scopes": 2}
+    assert by_name["working_memory"].counts == {"scanned": 6, "repaired": 1}
+    assert (by_name["stuck_work"].status, by_name["stuck_work"].detail) == ("skipped", "no sweeper")
+    assert store.state == MaintenanceState(changed_since=NOW)
+
+
+async def test_a_held_lease_skips_the_run() -> None:
+    report = await _maintain(FakeStore({}, held=True)).run()
+    assert not report.finished
+    assert {s.status for s in report.steps} == {"skipped"}
+
+
+async def test_a_zero_budget_still_progresses_and_the_next_run_resumes() -> None:
+    scopes = {Scope(tenant_id="t", agent_id=a): 25 for a in ("a", "b", "c")}
+    store = FakeStore(scopes)
+    maintain = _maintain(store, batch=10)
+    runs = []
+    while True:
+        report = await maintain.run(budget=timedelta(0))
+        runs.append(report)
+        assert len(runs) < 50
+        if report.finished:
+            break
+    assert len(runs) > 3
+    assert all(n == 0 for n in store.due.values())
+    assert sum(r.steps[0].counts.get("decayed", 0) for r in runs) == 75
+    assert runs[1].resumed
+    assert runs[0].steps[0].status == "partial"
+    assert runs[-1].steps[0].status in ("done", "skipped")
+
+
+# --- the local stand-in for the EventBridge schedule ---------------------------------------------------
+
+
+def test_the_local_schedule_sends_the_canonical_event_on_an_interval_and_stops() -> None:
+    import json
+    import threading
+    from pathlib import Path
+
+    from hindsight.local.scheduler import MaintenanceScheduler, scheduled_event
+
+    canonical = json.loads((Path(__file__).parents[1] / "events" / "scheduled_maintenance.json").read_text())
+    assert set(scheduled_event(NOW)) == set(canonical)
+    assert scheduled_event(NOW)["time"] == "2026-11-30T12:00:00Z"
+
+    fired = threading.Event()
+    events: list[dict[str, object]] = []
+    closed: list[bool] = []
+
+    def handler(event: dict[str, object], context: object) -> dict[str, object]:
+        events.append(event)
+        if len(events) >= 2:
+            fired.set()
+        return {"finished": True}
+
+    scheduler = MaintenanceScheduler(handler, 0.05, first_after_s=0.01, close=lambda: closed.append(True))
+    scheduler.start()
+    assert fired.wait(5)
+    scheduler.stop()
+    assert closed == [True]
+    assert all(e["detail-type"] == "Scheduled Event" and e["source"] == "aws.events" for e in events)
+    assert scheduler.last_report == {"finished": True}
+    count = len(events)
+    fired.clear()
+    assert not fired.wait(0.2)
+    assert len(events) == count  # stopped: no more ticks

@@ -1,0 +1,66 @@
+"""Redaction rules: secrets and personal data are replaced before anything is stored."""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, custom_rules, redact_model
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("key AKIAIOSFODNN7EXAMPLE here", "aws_access_key"),
+        ("use sk-proj-abcdefghijklmnopqrstuvwxyz123456", "api_token"),
+        ("token ghp_" + "a" * 36, "api_token"),
+        (
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "jwt",
+        ),
+        ("password: hunter2", "password"),
+        ('api_key="abc def"', "password"),
+        ("write to maya.lopez@example.co.uk", "email"),
+        ("card 4111 1111 1111 1111 expires", "card_number"),
+        ("call +44 20 7946 0958 now", "phone"),
+        ("IBAN DE89 3704 0044 0532 0130 00", "iban"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "private_key"),
+    ],
+)
+def test_each_default_rule_redacts(text: str, rule: str) -> None:
+    assert f"[REDACTED:{rule}]" in Redactor().text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "order A-1042 shipped on 2026-11-02",
+        "call me at 5",
+        "ids 1234 5678 9012 3456",
+        "the password policy changed",
+        "version 1.2.3.4",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert Redactor().text(text) == text
+
+
+def test_rules_can_be_disabled_and_added() -> None:
+    redactor = Redactor(disabled=["email"])
+    assert redactor.text("maya@example.com") == "maya@example.com"
+    custom = Redactor(custom_rules({"employee_id": r"\bEMP-\d{6}\b"}))
+    assert custom.text("badge EMP-123456") == "badge [REDACTED:employee_id]"
+
+
+def test_drafts_are_redacted_in_every_text_field_and_revalidated() -> None:
+    draft = MemoryDraft(
+        content="mail maya@example.com",
+        query="what is maya@example.com?",
+        metadata={"nested": {"secret": "password=hunter2"}},
+        entities={"contact": "maya@example.com"},
+    )
+    clean = redact_model(Redactor(), draft, DRAFT_TEXT_FIELDS)
+    assert clean.content == "mail [REDACTED:email]"
+    assert clean.query == "what is [REDACTED:email]?"
+    assert clean.metadata == {"nested": {"secret": "password=[REDACTED:password]"}}
+    assert clean.entities == {"contact": "[REDACTED:email]"}
