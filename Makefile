@@ -4,10 +4,12 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+SAM_VENV ?= .venv-sam
+SAM_STAMP := $(SAM_VENV)/.installed-stamp
 PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-unit lint format locomo bench bench-locomo bench-latency bench-throughput bench-report clean
+.PHONY: install run test test-unit lint format check-deploy locomo bench bench-locomo bench-latency bench-throughput bench-report bench-load clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +27,20 @@ run: install
 ## The whole test suite against real components (starts and stops its own stack).
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+## The deploy checks (tests/deploy, marker `deploy`; `make test` leaves them out): cfn-lint and
+## `sam validate --lint`, `sam build` with every Handler imported from the artifact (and built on Python
+## 3.12 when one is found), each function's settings against the template, the compose file, the
+## LocalStack init hook and deploy script against moto, the events. SAM CLI, cfn-lint and the AWS CLI
+## live in their own virtualenv (they are big and pin their own boto versions), created on first use.
+check-deploy: install $(SAM_STAMP)
+	HINDSIGHT_SAM_TOOLS="$(abspath $(SAM_VENV))/bin" SAM_CLI_TELEMETRY=0 $(PY) -m pytest -m deploy tests/deploy $(PYTEST_ARGS)
+
+$(SAM_STAMP):
+	$(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(SAM_VENV)/bin/python -m pip install --quiet "aws-sam-cli>=1.130,<2" "cfn-lint>=1.20,<2" "awscli>=1.36,<2"
+	touch $(SAM_STAMP)
 
 test-unit: install
 	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
@@ -58,5 +74,10 @@ bench-throughput: install
 bench-report: install
 	$(PY) bench/run.py report
 
+## Bounded load test: concurrent MCP clients mixing writes and searches; thresholds in bench/load.py,
+## figures in docs/load.md. LOAD_ARGS="--clients 16 --duration 60 --embedder hash" to vary it.
+bench-load: install
+	$(PY) bench/load.py $(LOAD_ARGS)
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(SAM_VENV) .pytest_cache .mypy_cache .ruff_cache

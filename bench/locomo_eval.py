@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
 import time
@@ -29,22 +30,35 @@ from hindsight.usecases.recall import Recall, RecallQuery, resolve
 
 POLICIES: dict[str, RankingPolicy] = {
     "seeds": RankingPolicy(),
+    "vector_only": RankingPolicy(signal_weights=(1.0, 0.0, 0.0)),
+    "keyword_only": RankingPolicy(signal_weights=(0.0, 1.0, 0.0)),
+    "no_entity": RankingPolicy(signal_weights=(1.0, 1.0, 0.0)),
     "seeds_nofreq": RankingPolicy(
         episodic=LayerWeights(0.3, 0.5, 0.0), semantic=LayerWeights(0.05, 0.8, 0.0)
     ),
-    "seeds_sat100": RankingPolicy(frequency_saturation=100.0),
+    "k20": RankingPolicy(rrf_k=20),
+    "k10": RankingPolicy(rrf_k=10),
+    "kw07_ent03": RankingPolicy(signal_weights=(1.0, 0.7, 0.3)),
+    "kw05_ent05": RankingPolicy(signal_weights=(1.0, 0.5, 0.5)),
+    "vec15": RankingPolicy(signal_weights=(1.5, 1.0, 0.5)),
     "relevance": RankingPolicy(
         episodic=LayerWeights(0.0, 1.0, 0.0), semantic=LayerWeights(0.0, 1.0, 0.0), relevance_weight=1.0
     ),
 }
 
 
+CONTEXT = os.environ.get("LOCOMO_CONTEXT", "previous")
+
+
 def jobs_for(conv: Conversation, tenant: str) -> list[WriteJob]:
     jobs = []
-    for turn in conv.turns:
+    for i, turn in enumerate(conv.turns):
         occurred = turn.occurred_at.replace(tzinfo=UTC)
+        before = conv.turns[i - 1] if i and conv.turns[i - 1].session == turn.session else None
+        context = before.content if CONTEXT == "previous" and before else None
         draft = MemoryDraft(
             content=turn.content,
+            context=context,
             layer="episodic",
             occurred_at=occurred,
             entities={"speaker": turn.speaker},
@@ -70,6 +84,14 @@ async def ingest(container: Container, conversations: list[Conversation], tenant
     return time.monotonic() - started
 
 
+class _NoAccessLog:
+    def note(self, scope: Any, ids: Any, at: Any) -> None:
+        return None
+
+
+POOL = int(os.environ.get("LOCOMO_POOL", "100"))
+
+
 async def evaluate(
     container: Container, conversations: list[Conversation], tenant: str, policy: RankingPolicy, top_k: int
 ) -> Scoreboard:
@@ -77,9 +99,9 @@ async def evaluate(
         container.reader,
         container.recall._embedder,
         container.clock,
-        container.access_log,
+        _NoAccessLog(),  # comparisons must not feed each other through access counts
         policy,
-        container.settings.candidate_pool,
+        POOL,
     )
     board = Scoreboard()
     for conv in conversations:

@@ -52,20 +52,28 @@ async def ingest(client: Client, conv: Conversation, concurrency: int) -> list[s
     return list(await asyncio.gather(*(write(t) for t in conv.turns)))
 
 
-async def wait_until_stored(client: Client, ids: list[str], timeout_s: float) -> dict[str, int]:
+NOT_DONE = {"pending", "queued", "unknown"}
+"""memory_status answers "queued" (formerly "pending") until the worker has processed a write, and
+"unknown" while the status log has not seen it yet."""
+
+
+async def wait_until_stored(
+    client: Client, ids: list[str], timeout_s: float, agent_id: str | None = None
+) -> dict[str, int]:
     """Poll memory_status until no write is pending. Returns counts per status."""
     deadline = time.monotonic() + timeout_s
     pending = list(ids)
     counts: dict[str, int] = {}
+    scope = {"agent_id": agent_id} if agent_id else {}
     while pending:
         if time.monotonic() > deadline:
             raise TimeoutError(f"{len(pending)} writes still pending after {timeout_s:.0f}s")
         still: list[str] = []
         for start in range(0, len(pending), 100):
             chunk = pending[start : start + 100]
-            result = await call(client, "memory_status", {"ids": chunk})
+            result = await call(client, "memory_status", {"ids": chunk, **scope})
             for entry in result["writes"]:
-                if entry["status"] == "pending":
+                if entry["status"] in NOT_DONE:
                     still.append(entry["id"])
                 else:
                     counts[entry["status"]] = counts.get(entry["status"], 0) + 1
@@ -91,12 +99,19 @@ async def run(
 ) -> dict[str, Any]:
     board = Scoreboard()
     async with connect(url, token, mode=mode) as client:
+        # memory_status is per agent where the server takes agent_id (each conversation is an agent)
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        per_agent = "agent_id" in tools["memory_status"].input_schema.get("properties", {})
         started = time.monotonic()
-        ids: list[str] = []
+        ids: dict[str, list[str]] = {}
         for conv in conversations:
-            ids += await ingest(client, conv, concurrency)
+            ids[conv.sample_id] = await ingest(client, conv, concurrency)
         acked = time.monotonic()
-        outcome = await wait_until_stored(client, ids, timeout_s=600)
+        outcome: dict[str, int] = {}
+        for agent, agent_ids in ids.items():
+            counts = await wait_until_stored(client, agent_ids, 600, agent if per_agent else None)
+            for status, n in counts.items():
+                outcome[status] = outcome.get(status, 0) + n
         stored = time.monotonic()
         for conv in conversations:
             await ask(client, conv, board, top_k)
@@ -104,7 +119,7 @@ async def run(
     questions = len(board.rows)
     return {
         "conversations": [c.sample_id for c in conversations],
-        "turns": len(ids),
+        "turns": sum(len(v) for v in ids.values()),
         "write_outcomes": outcome,
         "seconds": {
             "write_ack": round(acked - started, 1),

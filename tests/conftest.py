@@ -53,3 +53,13 @@ def tenant() -> str:
 @pytest.fixture
 def token(stack: LocalStack, tenant: str) -> str:
     return stack.mint_token(tenant)
+
+
+@pytest.fixture(scope="session")
+def unlimited_server(stack: LocalStack) -> Iterator[BackgroundServer]:
+    """The MCP app with rate limits off, for suites that send hundreds of calls a minute from one key
+    (bad-input table, fuzzing); the limiter has its own tests."""
+    settings = stack.require_settings().replace(rate_limit_per_minute=0, rate_limit_writes_per_minute=0)
+    srv = BackgroundServer(settings).start()
+    yield srv
+    srv.stop()

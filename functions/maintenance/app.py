@@ -11,8 +11,8 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """Run (or resume) one time-boxed maintenance cycle; returns the run's report."""
     global _handler
     if _handler is None:
-        from hindsight.api.maintenance_handler import build_handler
+        from hindsight.api.entrypoints import maintenance_handler
 
-        _handler = build_handler()
+        _handler = maintenance_handler()
     result: dict[str, Any] = _handler(event, context)
     return result

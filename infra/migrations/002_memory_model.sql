@@ -86,3 +86,15 @@ CREATE INDEX memory_chunks_embedding_hnsw ON memory_chunks
 ALTER TABLE write_results DROP CONSTRAINT write_results_outcome_check;
 ALTER TABLE write_results ADD CONSTRAINT write_results_outcome_check
     CHECK (outcome IN ('stored', 'merged', 'failed', 'skipped'));
+
+-- Context: surrounding text that helps find a memory (e.g. the message it answered) without being the
+-- memory itself. Embedded with the content and indexed for full text at a lower weight.
+ALTER TABLE memories ADD COLUMN context text;
+DROP INDEX memories_search_text;
+ALTER TABLE memories DROP COLUMN search_text;
+ALTER TABLE memories ADD COLUMN search_text tsvector GENERATED ALWAYS AS (
+    setweight(to_tsvector('english'::regconfig, content), 'A')
+    || setweight(to_tsvector('english'::regconfig, coalesce(key, '') || ' ' || coalesce(query, '')), 'B')
+    || setweight(to_tsvector('english'::regconfig, coalesce(context, '')), 'C')
+) STORED;
+CREATE INDEX memories_search_text ON memories USING gin (search_text);

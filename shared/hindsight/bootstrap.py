@@ -29,10 +29,11 @@ from hindsight.config import Settings
 from hindsight.domain.maintenance import ConsolidationPolicy, DecayPolicy, PatternPolicy
 from hindsight.domain.ranking import LayerWeights, RankingPolicy
 from hindsight.domain.redaction import DEFAULT_RULES, Redactor, custom_rules
-from hindsight.ports import Embedder
+from hindsight.ports import BearerTokenVerifier, Embedder, Metrics
 from hindsight.usecases.api_keys import Authenticate, ManageKeys
 from hindsight.usecases.maintain import Maintain, MaintenancePolicy
 from hindsight.usecases.manage_memory import ManageMemory
+from hindsight.usecases.rate_limits import CheckRateLimit, RateLimitPolicy
 from hindsight.usecases.recall import Recall
 from hindsight.usecases.reflect import Reflect, ShouldRemember, SubmitReflection
 from hindsight.usecases.remember import Remember
@@ -171,13 +172,66 @@ def make_maintenance(
     )
 
 
+def make_jwt_verifier(settings: Settings) -> BearerTokenVerifier | None:
+    """The JWT verifier when ``HINDSIGHT_JWT_ISSUER`` is set (API keys keep working beside it)."""
+    if not settings.jwt_issuer:
+        return None
+    from hindsight.adapters.jwt_verifier import JwksTokenVerifier
+
+    issuer = settings.jwt_issuer
+    return JwksTokenVerifier(
+        issuer=issuer,
+        audiences=settings.jwt_audience,
+        jwks_url=settings.jwt_jwks_url or f"{issuer.rstrip('/')}/.well-known/jwks.json",
+        algorithms=settings.jwt_algorithms,
+        leeway_s=settings.jwt_leeway_s,
+        tenant_claim=settings.jwt_tenant_claim,
+        agent_ids_claim=settings.jwt_agent_ids_claim,
+        audience_claim=settings.jwt_audience_claim,
+        read_scope=settings.jwt_read_scope,
+        write_scope=settings.jwt_write_scope,
+        cache_s=settings.jwt_jwks_cache_s,
+    )
+
+
+def make_rate_limit(settings: Settings, redis: Any) -> CheckRateLimit | None:
+    """Per-caller budgets in Redis (the shared client), or None when both are 0."""
+    if settings.rate_limit_per_minute <= 0 and settings.rate_limit_writes_per_minute <= 0:
+        return None
+    from hindsight.adapters.redis_rate_limiter import RedisRateLimiter
+
+    return CheckRateLimit(
+        RedisRateLimiter(redis),
+        RateLimitPolicy(
+            per_minute=settings.rate_limit_per_minute,
+            writes_per_minute=settings.rate_limit_writes_per_minute,
+        ),
+    )
+
+
 def database_url(settings: Settings) -> str:
     """HINDSIGHT_DATABASE_URL, else the URL built from HINDSIGHT_DATABASE_SECRET_ARN (AWS)."""
     if settings.database_url is None and settings.database_secret_arn:
         from hindsight.adapters.aws_secrets import database_url_from_secret
 
-        return database_url_from_secret(settings.database_secret_arn, endpoint_url=settings.aws_endpoint_url)
+        return database_url_from_secret(
+            settings.database_secret_arn, endpoint_url=settings.aws_endpoint_url, region=settings.aws_region
+        )
     return settings.require_database_url()
+
+
+def resolve_secrets(settings: Settings) -> Settings:
+    """Settings with the secrets named by ARN read in (AWS, at cold start): today the OpenAI key
+    (``HINDSIGHT_OPENAI_API_KEY_SECRET_ARN`` → ``openai_api_key``, which is also the chat model's key
+    unless ``HINDSIGHT_CHAT_API_KEY`` is set). A key given directly wins; no secret, no call."""
+    if settings.openai_api_key is not None or not settings.openai_api_key_secret_arn:
+        return settings
+    from hindsight.adapters.aws_secrets import api_key_from_secret
+
+    key = api_key_from_secret(
+        settings.openai_api_key_secret_arn, endpoint_url=settings.aws_endpoint_url, region=settings.aws_region
+    )
+    return settings.replace(openai_api_key=key)
 
 
 def session_settings(settings: Settings) -> dict[str, str]:
@@ -227,6 +281,10 @@ class Container:
     redis: Any = None
     working_memory: WorkingMemory | None = None
     maintain: Maintain | None = None
+    metrics: Any = None
+    """The Metrics port (``hindsight.adapters.observability``): EMF in Lambda, in memory locally."""
+    rate_limit: CheckRateLimit | None = None
+    """Per-caller budgets of tool calls (None: off)."""
 
     async def aclose(self) -> None:
         await self.access_log.flush()
@@ -241,9 +299,15 @@ async def build_container(
     with_queue: bool = True,
     verify_schema: bool = True,
     embedder: Embedder | None = None,
+    metrics: Metrics | None = None,
 ) -> Container:
     """Connect and wire. Raises ConfigurationError (schema/dimension mismatch, missing settings) or
-    Unavailable (database unreachable)."""
+    Unavailable (database unreachable). ``metrics`` defaults to what ``settings.metrics`` names."""
+    from hindsight.adapters.embedders.timed import TimedEmbedder
+    from hindsight.adapters.observability import make_metrics
+
+    settings = resolve_secrets(settings)
+    metrics = metrics if metrics is not None else make_metrics(settings.metrics)
     embedder = embedder or make_embedder(settings)
     if embedder.dim != settings.embedding_dim:
         from hindsight.domain.errors import ConfigurationError
@@ -258,6 +322,7 @@ async def build_container(
         max_size=settings.db_pool_max,
         timeout_s=settings.db_connect_timeout_s,
         session_settings=session_settings(settings),
+        role=settings.db_app_role,  # row-level security applies (migration 004)
     )
     try:
         if verify_schema:
@@ -286,7 +351,7 @@ async def build_container(
 
             client = sqs_client(settings.aws_region, settings.aws_endpoint_url)
             queue = SqsJobQueue(client, settings.require_write_queue_url(), settings.reflect_queue_url)
-            remember = Remember(queue, clock, redactor, operations)
+            remember = Remember(queue, clock, redactor, operations, metrics=metrics)
             submit_reflection = SubmitReflection(queue, clock, redactor, operations)
             sweeper = SweepStuckWork(operations, writer, queue)
         container = Container(
@@ -296,16 +361,24 @@ async def build_container(
             clock=clock,
             recall=Recall(
                 reader,
-                CachedQueryEmbedder(embedder),
+                CachedQueryEmbedder(TimedEmbedder(embedder, metrics)),
                 clock,
                 access_log,
                 ranking_policy(settings),
                 candidate_pool=settings.candidate_pool,
+                metrics=metrics,
+                trace_content=settings.log_level == "DEBUG",
             ),
             store_memories=StoreMemories(
-                writer, embedder, settings.dedup_cosine, ShouldRemember(make_write_judge(settings))
+                writer,
+                TimedEmbedder(embedder, metrics),
+                settings.dedup_cosine,
+                ShouldRemember(make_write_judge(settings)),
+                metrics=metrics,
             ),
-            authenticate=Authenticate(key_store, ttl_s=settings.token_cache_ttl_s),
+            authenticate=Authenticate(
+                key_store, ttl_s=settings.token_cache_ttl_s, jwt=make_jwt_verifier(settings)
+            ),
             keys=ManageKeys(key_store, clock),
             reader=reader,
             writer=writer,
@@ -318,10 +391,66 @@ async def build_container(
             submit_reflection=submit_reflection,
             sweeper=sweeper,
             redis=redis,
+            metrics=metrics,
         )
         container.working_memory = make_working_memory(settings, clock, container.remember, redactor, redis)
         container.maintain = make_maintenance(settings, pool, embedder, clock, redis, sweeper)
+        container.rate_limit = make_rate_limit(settings, redis)
         return container
     except BaseException:
         await pool.close()
         raise
+
+
+@dataclass
+class OperatorTools:
+    """What operators use beside the agents' tools (CLI, inspector): built on demand from a container,
+    so the Lambda workers never construct them."""
+
+    inspect: Any
+    export: Any
+    import_: Any
+    ingest: Any
+
+
+def operator_tools(container: Container) -> OperatorTools:
+    """Inspection (with working-memory sessions and queue depths), export/import and ingestion."""
+    from hindsight.adapters.postgres.archive import PostgresArchive
+    from hindsight.adapters.postgres.inspection import PostgresInspection
+    from hindsight.adapters.redis_sessions import RedisSessionLister
+    from hindsight.usecases.archive import ExportMemories, ImportMemories
+    from hindsight.usecases.ingest import Ingest
+    from hindsight.usecases.inspect import InspectAgent
+
+    settings = container.settings
+    queues = None
+    if settings.write_queue_url:
+        from hindsight.adapters.sqs_queue import sqs_client
+        from hindsight.adapters.sqs_stats import SqsQueueStats
+
+        queues = SqsQueueStats(
+            sqs_client(settings.aws_region, settings.aws_endpoint_url),
+            {"writes": settings.write_queue_url, "reflections": settings.reflect_queue_url},
+        )
+    archive = PostgresArchive(container.pool)
+    return OperatorTools(
+        inspect=InspectAgent(
+            PostgresInspection(container.pool),
+            container.reader,
+            container.recall,
+            container.clock,
+            sessions=RedisSessionLister(container.redis) if container.redis is not None else None,
+            queues=queues,
+        ),
+        export=ExportMemories(archive, container.clock, container.embedder),
+        import_=ImportMemories(archive, container.embedder),
+        ingest=Ingest(container.remember, container.store_memories, container.clock, make_redactor(settings)),
+    )
+
+
+def make_reembed(container: Container, target: Settings) -> Any:
+    """The re-embedding run from ``container``'s store to the embedder ``target`` configures."""
+    from hindsight.adapters.postgres.reembed import PostgresEmbeddingMigration
+    from hindsight.usecases.reembed import Reembed
+
+    return Reembed(PostgresEmbeddingMigration(container.pool), make_embedder(target))

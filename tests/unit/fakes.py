@@ -62,10 +62,14 @@ class ScriptedStore:
 
     async def store(self, prepared: Sequence[PreparedWrite], dedup_cosine: float) -> list[StoreResult]:
         self.stored.extend(p.job for p in prepared)
-        return [StoreResult(job_id=p.job.id, outcome="skipped" if p.skip else "stored", memory_id=p.job.id)
-                for p in prepared]
+        return [
+            StoreResult(job_id=p.job.id, outcome="skipped" if p.skip else "stored", memory_id=p.job.id)
+            for p in prepared
+        ]
 
-    async def write_results(self, tenant_id: str, job_ids: Sequence[UUID]) -> dict[UUID, StoreResult]:
+    async def write_results(
+        self, tenant_id: str, job_ids: Sequence[UUID], agent_id: str | None = None
+    ) -> dict[UUID, StoreResult]:
         return {}
 
 

@@ -7,7 +7,18 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from pydantic import ValidationError
 
-from hindsight.domain.limits import MAX_CONTENT_CHARS, MAX_METADATA_BYTES
+from hindsight.domain.errors import InvalidInput
+from hindsight.domain.limits import (
+    MAX_CONTENT_CHARS,
+    MAX_ENTITIES_BYTES,
+    MAX_ENTITY_VALUE_CHARS,
+    MAX_JOB_BYTES,
+    MAX_METADATA_BYTES,
+    MAX_TIMESTAMP,
+    MIN_TIMESTAMP,
+    TIMESTAMP_LIMIT,
+    ensure_job_fits,
+)
 from hindsight.domain.memory import MemoryDraft, content_hash
 
 
@@ -55,3 +66,68 @@ def test_occurred_at_is_normalised_to_utc() -> None:
 def test_content_hash_ignores_case_and_spacing_only() -> None:
     assert content_hash("Dark  mode\nplease") == content_hash("dark mode please")
     assert content_hash("dark mode") != content_hash("light mode")
+
+
+# --- Trust: bounds that protect the write path (an acknowledged write must be storable) ------------
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        "0001-01-01T00:00:00+14:00",  # year 0 once in UTC: an overflow, not a crash
+        "9999-12-31T23:59:59-14:00",
+        "1899-12-31T23:59:59Z",
+        "2101-01-01T00:00:00Z",
+    ],
+)
+def test_times_outside_1900_to_2100_are_refused_naming_the_limit(when: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        MemoryDraft(content="x", occurred_at=when)  # type: ignore[arg-type]
+    (error,) = caught.value.errors()
+    assert error["loc"] == ("occurred_at",)
+    assert error["type"] == "datetime_out_of_range"
+    assert error["ctx"] == TIMESTAMP_LIMIT
+
+
+def test_the_time_bounds_themselves_are_accepted() -> None:
+    assert MemoryDraft(content="x", occurred_at=MIN_TIMESTAMP).occurred_at == MIN_TIMESTAMP
+    last = MemoryDraft(content="x", occurred_at="2100-12-31T23:59:59Z")  # type: ignore[arg-type]
+    assert last.occurred_at is not None
+    assert last.occurred_at < MAX_TIMESTAMP
+
+
+@pytest.mark.parametrize(
+    ("metadata", "kind"),
+    [
+        ({"score": float("nan")}, "json_number_not_finite"),
+        ({"score": [1.0, float("inf")]}, "json_number_not_finite"),
+        ({"key\x00": 1}, "value_error"),  # Postgres' jsonb refuses NUL in keys too
+        ({"a": {"b": "text with \x1b escape"}}, "value_error"),
+    ],
+)
+def test_metadata_postgres_could_not_store_is_refused(metadata: dict[str, object], kind: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        MemoryDraft(content="x", metadata=metadata)  # type: ignore[arg-type]
+    assert [e["type"] for e in caught.value.errors()] == [kind]
+
+
+def test_entities_are_bounded_in_total_size_and_values() -> None:
+    many = {f"e{i}": ["v" * MAX_ENTITY_VALUE_CHARS] * 30 for i in range(2)}
+    with pytest.raises(ValidationError) as caught:
+        MemoryDraft(content="x", entities=many)  # type: ignore[arg-type]
+    assert caught.value.errors()[0]["ctx"]["max_bytes"] == MAX_ENTITIES_BYTES
+    with pytest.raises(ValidationError):
+        MemoryDraft(content="x", entities={"score": float("nan")})
+
+
+def test_importance_is_rounded_so_postgres_real_can_store_it() -> None:
+    assert MemoryDraft(content="x", importance=1e-300).importance == 0.0
+    assert MemoryDraft(content="x", importance=0.1234567891).importance == 0.123457
+
+
+def test_a_job_over_the_queue_limit_is_refused_naming_its_largest_part() -> None:
+    ensure_job_fits("x" * MAX_JOB_BYTES, {"content": "x" * MAX_JOB_BYTES})
+    with pytest.raises(InvalidInput) as caught:
+        ensure_job_fits("€" * MAX_JOB_BYTES, {"content": "short", "steps": ["€" * 90_000]})
+    assert caught.value.field == "steps"
+    assert caught.value.limit == {"max_bytes": MAX_JOB_BYTES}

@@ -5,8 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hindsight.domain.errors import InvalidInput
+from hindsight.domain.limits import MAX_TIMESTAMP, MIN_TIMESTAMP, TIMESTAMP_LIMIT
 from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
 
 NOW = datetime(2026, 11, 30, 15, 30, tzinfo=UTC)  # a Monday
@@ -73,3 +76,54 @@ def test_time_intent_in_query_text(query: str, kind: str, start: datetime | None
 @pytest.mark.parametrize("query", ["When did Caroline go to the support group?", "May I ask about my order?"])
 def test_no_time_cue_means_no_intent(query: str) -> None:
     assert detect_time_intent(query, NOW) is None
+
+
+# --- Trust: no phrase, date or query time makes time parsing fail other than with InvalidInput -------
+
+AS_OF = st.datetimes(datetime(1900, 1, 1), datetime(2100, 12, 31), timezones=st.just(UTC))
+PHRASES = st.one_of(
+    st.text(max_size=64),
+    st.from_regex(r"(last|past|previous) \d{1,4} (minute|hour|day|week|month|year)s?", fullmatch=True),
+    st.from_regex(r"\d{1,4} (day|week|month|year)s? ago", fullmatch=True),
+    st.from_regex(r"(since )?\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}([+-]\d{2}:\d{2}|Z)?)?", fullmatch=True),
+    st.from_regex(r"\d{4}-\d{2}-\d{2}\.\.\d{4}-\d{2}-\d{2}", fullmatch=True),
+    st.sampled_from(["today", "yesterday", "this week", "last week", "this year", "last year"]),
+)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(phrase=PHRASES, now=AS_OF)
+def test_any_phrase_resolves_inside_the_bounds_or_is_invalid_input(phrase: str, now: datetime) -> None:
+    try:
+        span = parse_time_range(phrase, now)
+    except InvalidInput as exc:
+        refused = exc
+    else:
+        for bound in (span.start, span.end):
+            assert bound is None or MIN_TIMESTAMP <= bound <= MAX_TIMESTAMP
+        return
+    assert refused.field == "time_range"
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(text=st.one_of(st.text(max_size=80), PHRASES.map(lambda p: f"what happened {p}?")), now=AS_OF)
+def test_time_intent_detection_never_raises(text: str, now: datetime) -> None:
+    detect_time_intent(text, now)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "expected"),
+    [
+        ("past 9999 years", None),  # computed past year 1: cut at 1900, not an overflow
+        ("9999-12-31", "InvalidInput"),
+        ("0001-01-01..9999-12-31", "InvalidInput"),
+        ("9999 years ago", "InvalidInput"),
+    ],
+)
+def test_far_times_are_cut_or_refused_never_overflow(phrase: str, expected: str | None) -> None:
+    if expected is None:
+        assert parse_time_range(phrase, NOW).start == MIN_TIMESTAMP
+    else:
+        with pytest.raises(InvalidInput) as caught:
+            parse_time_range(phrase, NOW)
+        assert caught.value.limit == TIMESTAMP_LIMIT

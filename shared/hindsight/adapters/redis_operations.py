@@ -9,6 +9,7 @@ best-effort: when Redis is down the write is still accepted (it is on the queue)
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Sequence
@@ -24,6 +25,15 @@ QUEUED = "hs:ops:queued"
 OP_TTL_S = 7 * 86_400  # a queued job older than a week is long past SQS's own retention of redrives
 
 
+def _agent_of(body: bytes | str) -> str | None:
+    """The agent a queued job's JSON body names (None if unreadable)."""
+    try:
+        agent = json.loads(body).get("agent_id")
+    except (ValueError, AttributeError):
+        return None
+    return agent if isinstance(agent, str) else None
+
+
 def _key(tenant_id: str, job_id: UUID | str) -> str:
     return f"hs:op:{tenant_id}:{job_id}"
 
@@ -37,6 +47,9 @@ class RedisOperationLog:
     async def record_queued(self, job: WriteJob | ReflectJob) -> None:
         try:
             key = _key(job.tenant_id, job.id)
+            # One transaction per key: the hash and the sorted set live in different hash slots, and a
+            # MULTI spanning two slots fails with CROSSSLOT on cluster-mode Redis (ElastiCache
+            # Serverless is always cluster mode). The hash goes first: the sweep skips a missing one.
             async with self._client.pipeline(transaction=True) as pipe:
                 pipe.hset(
                     key,
@@ -48,21 +61,26 @@ class RedisOperationLog:
                     },
                 )
                 pipe.expire(key, OP_TTL_S)
-                pipe.zadd(QUEUED, {f"{job.tenant_id}:{job.id}": time.time()})
                 await pipe.execute()
+            await self._client.zadd(QUEUED, {f"{job.tenant_id}:{job.id}": time.time()})
         except Exception as exc:  # the job is on the queue already: status is a convenience
             log.warning("could not record queued job %s: %s", job.id, exc)
 
-    async def queued(self, tenant_id: str, ids: Sequence[UUID]) -> set[UUID]:
-        """The ids among ``ids`` recorded as queued for this tenant. Raises Unavailable."""
+    async def queued(self, tenant_id: str, ids: Sequence[UUID], agent_id: str | None = None) -> set[UUID]:
+        """The ids among ``ids`` recorded as queued for this tenant (and written by ``agent_id`` when
+        given: another agent's pending job is not its business). Raises Unavailable."""
         try:
             async with self._client.pipeline(transaction=False) as pipe:
                 for job_id in ids:
-                    pipe.exists(_key(tenant_id, job_id))
+                    pipe.hget(_key(tenant_id, job_id), "body")
                 found = await pipe.execute()
         except Exception as exc:
             raise Unavailable(f"operation status is unavailable: {type(exc).__name__}") from exc
-        return {job_id for job_id, hit in zip(ids, found, strict=True) if hit}
+        return {
+            job_id
+            for job_id, body in zip(ids, found, strict=True)
+            if body is not None and (agent_id is None or _agent_of(body) == agent_id)
+        }
 
     async def older_than(self, seconds: float, limit: int = 500) -> list[tuple[str, UUID, str, int]]:
         """(tenant, id, job JSON, attempts) of jobs queued more than ``seconds`` ago."""

@@ -14,14 +14,34 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
-from hindsight.domain.errors import Forbidden, InvalidInput, NotFound, Unauthorized, Unavailable
+from hindsight.domain.errors import (
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    RateLimited,
+    Unauthorized,
+    Unavailable,
+)
 
 UNAVAILABLE = -32001  # a dependency is down; retry later (data.retryable = true)
 NOT_FOUND = -32002  # the same code MCP uses for an unknown resource
 FORBIDDEN = -32003
 UNAUTHORIZED = -32004
+RATE_LIMITED = -32029  # the JSON-RPC twin of HTTP 429; data: retry_after_s, limit, window_s, budget
 
-_LIMIT_KEYS = ("max_length", "min_length", "ge", "gt", "le", "lt", "pattern", "max_items", "min_items")
+_LIMIT_KEYS = (
+    "max_length",
+    "min_length",
+    "ge",
+    "gt",
+    "le",
+    "lt",
+    "pattern",
+    "max_items",
+    "min_items",
+    "max_bytes",
+    "max_depth",
+)
 
 
 def _field(loc: tuple[int | str, ...]) -> str:
@@ -63,6 +83,18 @@ def to_mcp_error(exc: Exception) -> MCPError | None:
         return MCPError(FORBIDDEN, str(exc))
     if isinstance(exc, Unauthorized):
         return MCPError(UNAUTHORIZED, str(exc))
+    if isinstance(exc, RateLimited):
+        return MCPError(
+            RATE_LIMITED,
+            str(exc),
+            {
+                "retry_after_s": exc.retry_after_s,
+                "limit": exc.limit,
+                "window_s": exc.window_s,
+                "budget": exc.budget,
+                "retryable": True,
+            },
+        )
     if isinstance(exc, Unavailable):
         return MCPError(UNAVAILABLE, f"{exc}; retry later", {"retryable": True})
     return None

@@ -70,6 +70,10 @@ class MaintenanceHandler:
             self._container = self._runtime.run(self._factory())
         return self._container
 
+    def metrics(self) -> object | None:
+        """The container's Metrics (None before the first invocation built it)."""
+        return self._container.metrics if self._container is not None else None
+
     def budget(self, context: Any) -> timedelta:
         """The configured budget, cut to the invocation's time left minus ``DEADLINE_MARGIN_S``."""
         budget = self._budget_s

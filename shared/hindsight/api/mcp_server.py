@@ -15,14 +15,18 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from hindsight import __version__
-from hindsight.api.errors import validation_error
-from hindsight.api.mcp_context import ApiKeyVerifier, ContainerHolder
+from hindsight.api.errors import domain_errors, validation_error
+from hindsight.api.http_guard import RequestGuard
+from hindsight.api.mcp_context import ApiKeyVerifier, ContainerHolder, current_principal
+from hindsight.api.observe import RequestContext
 from hindsight.api.tools_memory import register_memory_tools
 from hindsight.api.tools_memory_admin import register_memory_admin_tools
 from hindsight.api.tools_reflection import register_reflection_tools
@@ -42,11 +46,50 @@ seconds."""
 class HindsightMCP(MCPServer[Container]):
     """MCPServer whose argument validation failures are JSON-RPC errors naming field and limit.
 
-    The SDK reports them as tool results with isError; a memory service must refuse bad input
-    unambiguously, so they are raised as INVALID_PARAMS instead.
+    The SDK reports them as tool results with isError, calls an unknown tool an isError result too, and
+    silently drops arguments a tool does not take (a misspelt ``top-k`` would be ignored); a memory
+    service must refuse bad input unambiguously, so all three are raised as INVALID_PARAMS (-32602) with
+    ``data.errors`` naming the field.
+
+    Every call first counts against the caller's rate limits (``usecases.rate_limits``; over →
+    -32029 with ``data.retry_after_s``), invalid calls included.
     """
 
+    holder: ContainerHolder | None = None
+
+    async def _count_call(self, name: str) -> None:
+        container = self.holder.container if self.holder is not None else None
+        if container is None or container.rate_limit is None:
+            return
+        tool = self._tool_manager.get_tool(name)
+        annotations = tool.annotations if tool is not None else None
+        write = annotations is not None and annotations.read_only_hint is False
+        with domain_errors():
+            await container.rate_limit(current_principal(), write=write)
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        await self._count_call(name)
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"Invalid arguments: name: unknown tool '{name[:100]}' (tools/list names the tools)",
+                {"errors": [{"field": "name", "message": "no tool of this name", "type": "unknown_tool"}]},
+            )
+        allowed = tool.parameters.get("properties", {})
+        unknown = sorted(str(k) for k in arguments if k not in allowed)
+        if unknown:
+            errors = [
+                {"field": k[:100], "message": "not an argument of this tool", "type": "unexpected_argument"}
+                for k in unknown[:20]
+            ]
+            raise MCPError(
+                INVALID_PARAMS,
+                "Invalid arguments: "
+                + "; ".join(f"{e['field']}: not an argument of {name}" for e in errors)
+                + f" (it takes: {', '.join(sorted(allowed))})",
+                {"errors": errors},
+            )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -68,7 +111,7 @@ def create_mcp_server(holder: ContainerHolder, settings: Settings, factory: Cont
             holder.container = None
             await container.aclose()
 
-    resource = (settings.public_url or f"http://{settings.http_host}:{settings.http_port}").rstrip("/")
+    resource = resource_url(settings)
     mcp = HindsightMCP(
         "hindsight",
         title="Hindsight memory",
@@ -76,24 +119,56 @@ def create_mcp_server(holder: ContainerHolder, settings: Settings, factory: Cont
         instructions=INSTRUCTIONS,
         token_verifier=ApiKeyVerifier(holder),
         auth=AuthSettings(
-            issuer_url=resource,
+            # The protected-resource metadata names this as the authorization server: the JWT issuer
+            # when OAuth is on (clients discover where to get a token), else the server itself.
+            issuer_url=settings.jwt_issuer or resource,  # type: ignore[arg-type]
             resource_server_url=f"{resource}/mcp",  # type: ignore[arg-type]
-            validate_token_resource=False,
+            validate_token_resource=False,  # the verifiers check audience themselves
         ),
         lifespan=lifespan,
         log_level=settings.log_level,
     )
 
+    mcp.holder = holder
     register_memory_tools(mcp, holder)
     register_memory_admin_tools(mcp, holder)
     register_reflection_tools(mcp, holder)
     register_working_memory_tools(mcp, holder)
+
+    if settings.inspector:
+        from hindsight.api.inspector import register_inspector
+
+        register_inspector(mcp, holder, settings)
 
     @mcp.custom_route("/healthz", methods=["GET"])  # type: ignore[untyped-decorator]
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok", "ready": holder.container is not None})
 
     return mcp
+
+
+def resource_url(settings: Settings) -> str:
+    """The external base URL (``HINDSIGHT_PUBLIC_URL``, else the local host and port), no trailing /."""
+    return (settings.public_url or f"http://{settings.http_host}:{settings.http_port}").rstrip("/")
+
+
+def _advertise_scopes(app: Starlette, settings: Settings) -> None:
+    """With OAuth on, the protected-resource metadata (RFC 9728) also lists the scopes a client should
+    ask for. The SDK ties ``scopes_supported`` to ``required_scopes``, which would refuse read-only
+    tokens, so its route is swapped for one built by the same SDK function with the scopes."""
+    if not settings.jwt_issuer:
+        return
+    from mcp.server.auth.routes import create_protected_resource_routes
+    from pydantic import AnyHttpUrl
+
+    routes = create_protected_resource_routes(
+        resource_url=AnyHttpUrl(f"{resource_url(settings)}/mcp"),
+        authorization_servers=[AnyHttpUrl(settings.jwt_issuer)],
+        scopes_supported=[settings.jwt_read_scope, settings.jwt_write_scope],
+        resource_name="Hindsight memory",
+    )
+    paths = {r.path for r in routes}
+    app.router.routes[:] = routes + [r for r in app.router.routes if getattr(r, "path", None) not in paths]
 
 
 def create_http_app(settings: Settings, factory: ContainerFactory) -> Starlette:
@@ -108,4 +183,11 @@ def create_http_app(settings: Settings, factory: ContainerFactory) -> Starlette:
         allowed_hosts=settings.allowed_hosts,
         allowed_origins=[f"http://{h}" for h in settings.allowed_hosts],
     )
-    return mcp.streamable_http_app(stateless_http=True, json_response=True, transport_security=security)
+    app = mcp.streamable_http_app(stateless_http=True, json_response=True, transport_security=security)
+    _advertise_scopes(app, settings)
+    app.add_middleware(RequestGuard, path="/mcp")  # clear 4xx for batches, wrong types, GET; 503 when down
+    # Outermost: correlation id and JSON-RPC id on every log line of the request, metrics flushed after it.
+    app.add_middleware(
+        RequestContext, metrics=lambda: holder.container.metrics if holder.container is not None else None
+    )
+    return app

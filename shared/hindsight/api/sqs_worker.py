@@ -22,7 +22,8 @@ from pydantic import BaseModel, ValidationError
 from hindsight.adapters.idempotency import RedisIdempotency
 from hindsight.api.runtime import ProcessLoop
 from hindsight.bootstrap import Container
-from hindsight.domain.errors import HindsightError
+from hindsight.correlation import bound
+from hindsight.domain.errors import HindsightError, Unavailable
 from hindsight.domain.memory import PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.reflection import ReflectJob
 
@@ -44,6 +45,10 @@ class _Worker(Generic[J]):
         self._runtime = ProcessLoop()
         self._container: Container | None = None
         self._idempotency: RedisIdempotency | None = None
+
+    def metrics(self) -> object | None:
+        """The container's Metrics (None before the first invocation built it)."""
+        return self._container.metrics if self._container is not None else None
 
     def container(self) -> Container:
         if self._container is None:
@@ -75,12 +80,36 @@ class _Worker(Generic[J]):
                 prepared = self._runtime.run(self.prepare(container, list(jobs.values())))
             except Exception as exc:  # the model or its server is down: every record goes back to the queue
                 prepared = [exc] * len(jobs)
+            outage: str | None = None  # the database is down: the rest of the batch goes back at once
             for message_id, item in zip(jobs, prepared, strict=True):
-                reason = self._commit(container, item) if isinstance(item, PreparedWrite) else _reason(item)
+                with bound(correlation_id=message_id, message_id=message_id):
+                    if outage is not None:
+                        reason: str | None = outage
+                    elif isinstance(item, PreparedWrite):
+                        try:
+                            reason = self._commit(container, item)
+                        except Unavailable as exc:
+                            reason = outage = _reason(exc)
+                    else:
+                        reason = _reason(item)
                 if reason is not None:
                     failures[message_id] = reason
-        for message_id, reason in failures.items():
-            log.warning("job not stored", extra={"message_id": message_id, "reason": reason})
+        max_receives = container.settings.queue_max_receive_count
+        for record in event.get("Records", []):
+            message_id = record.get("messageId", "?")
+            if message_id not in failures:
+                continue
+            receives = int(record.get("attributes", {}).get("ApproximateReceiveCount", "1") or 1)
+            last = receives >= max_receives
+            with bound(correlation_id=message_id, message_id=message_id):
+                log.warning(
+                    "job not stored",
+                    extra={"reason": failures[message_id], "receive_count": receives, "dead_letter": last},
+                )
+            if container.metrics is not None:
+                container.metrics.count("JobsFailed")
+                if last:
+                    container.metrics.count("JobsDeadLettered")
 
         def record_handler(record: SQSRecord) -> None:
             reason = failures.get(record.message_id)
@@ -94,7 +123,8 @@ class _Worker(Generic[J]):
         return dict(response)
 
     def _commit(self, container: Container, item: PreparedWrite) -> str | None:
-        """Commit one prepared job under the idempotency layer; the failure reason, or None."""
+        """Commit one prepared job under the idempotency layer; the failure reason, or None.
+        Raises Unavailable when the database cannot be reached (the caller fails the whole batch)."""
         assert self._idempotency is not None
 
         def thunk() -> dict[str, Any]:
@@ -106,6 +136,8 @@ class _Worker(Generic[J]):
         key = {"id": str(item.job.id), "kind": item.job.kind, "content_hash": _payload_hash(item.job)}
         try:
             StoreResult.model_validate(self._idempotency.run(key, thunk))
+        except Unavailable:
+            raise
         except Exception as exc:
             return _reason(exc)
         return None

@@ -30,6 +30,7 @@ from hindsight.domain.limits import (
     Metadata,
     RecallHint,
     SearchText,
+    SharedWith,
     ShortText,
     Tags,
     Timestamp,
@@ -68,8 +69,9 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "when the user corrects you, or when a task ends (what worked, what failed). Use layer "
             "'semantic' for facts (one fact per key: a new value on the same key supersedes the old one) "
             "and 'episodic' for events (set occurred_at; link cause and effect with causal_parent). Mark "
-            "your own guesses source='agent_inferred'. Do not store small talk. Returns at once with the "
-            "memory id and status 'queued'; it is searchable within seconds."
+            "your own guesses source='agent_inferred'. It is private to you (this agent_id) unless you "
+            "list other agents of your tenant in shared_with (['*']: all). Do not store small talk. Returns "
+            "at once with the memory id and status 'queued'; it is searchable within seconds."
         ),
         annotations=ToolAnnotations(
             readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
@@ -115,6 +117,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
                 "turns. memory_status then says 'skipped' when not."
             ),
         ] = False,
+        shared_with: SharedWith | None = None,
         agent_id: AgentId | None = None,
     ) -> WriteAck:
         with domain_errors():
@@ -136,6 +139,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
                 key_decisions=key_decisions or [],
                 lessons=lessons,
                 idempotency_key=idempotency_key,
+                shared_with=shared_with or [],
             )
             remember = holder.get().remember
             if remember is None:
@@ -231,6 +235,8 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
                 description=f"Ids returned by memory_write (1–{MAX_STATUS_IDS}).",
             ),
         ],
+        agent_id: AgentId | None = None,
     ) -> StatusResult:
         with domain_errors():
-            return StatusResult(writes=await holder.get().write_status(current_principal(), ids))
+            writes = await holder.get().write_status(current_principal(), ids, agent_id)
+            return StatusResult(writes=writes)

@@ -23,6 +23,8 @@ from hindsight.domain.limits import (
     Metadata,
     Reason,
     RecallHint,
+    SharedWith,
+    Strength,
     Tags,
     Timestamp,
 )
@@ -91,7 +93,9 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             "Change a memory when the user corrects it or it is out of date. action='update' edits it in "
             "place (history kept; verified=true confirms it is still true); 'supersede' records a new fact "
             "that replaces it (the old one stays as history, status superseded); 'archive' moves it out of "
-            "default search; 'restore' brings an archived or forgotten memory back. Give a reason."
+            "default search; 'restore' brings an archived or forgotten memory back. Give a reason. With "
+            "action='update', shared_with=[agent ids] or ['*'] lets other agents of your tenant read it "
+            "([] makes it private again). Only the agent that wrote a memory can change it."
         ),
         annotations=ToolAnnotations(
             readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
@@ -111,6 +115,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         valid_from: Timestamp | None = None,
         valid_to: Timestamp | None = None,
         verified: bool = False,
+        shared_with: SharedWith | None = None,
         agent_id: AgentId | None = None,
     ) -> UpdateOut:
         with domain_errors():
@@ -125,6 +130,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
                 valid_from=valid_from,
                 valid_to=valid_to,
                 verified=verified,
+                shared_with=shared_with,
             )
             result = await holder.get().manage.update(
                 current_principal(), agent_id, id, action, changes, reason
@@ -168,7 +174,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         from_id: MemoryId,
         to_id: MemoryId,
         kind: RelationKind,
-        strength: Annotated[float, Field(ge=0.0, le=1.0, description="How strong the link is (0–1).")] = 1.0,
+        strength: Strength = 1.0,
         reason: Reason | None = None,
         agent_id: AgentId | None = None,
     ) -> Relation:

@@ -20,6 +20,8 @@ from hindsight.domain.memory import Scope
 
 TOKEN_PREFIX = "hsk_"  # noqa: S105 - a public prefix, not a secret
 _TOKEN = re.compile(r"^hsk_(?P<key_id>[0-9a-f]{16})\.(?P<secret>[A-Za-z0-9_-]{43})$")
+_JWT = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$")
+MAX_JWT_CHARS = 16_384
 
 
 class Principal(BaseModel):
@@ -105,6 +107,11 @@ def parse_token(token: str) -> tuple[str, str] | None:
     if match is None:
         return None
     return match.group("key_id"), match.group("secret")
+
+
+def looks_like_jwt(token: str) -> bool:
+    """Whether a bearer token has a JWT's shape (three base64url parts); says nothing of its validity."""
+    return len(token) <= MAX_JWT_CHARS and _JWT.match(token) is not None
 
 
 def secret_matches(secret: str, stored_sha256: str) -> bool:

@@ -32,6 +32,22 @@ class Forbidden(HindsightError):
     """Valid credentials without the right to do this (read-only key, agent not allowed)."""
 
 
+class RateLimited(HindsightError):
+    """The caller used up a budget (``budget``: "requests" or "writes", ``limit`` per ``window_s``);
+    ``retry_after_s`` says when the next call is allowed."""
+
+    def __init__(self, budget: str, limit: int, window_s: int, retry_after_s: float) -> None:
+        self.budget = budget
+        self.limit = limit
+        self.window_s = window_s
+        self.retry_after_s = retry_after_s
+        what = "tool calls" if budget == "requests" else "calls that change memory"
+        super().__init__(
+            f"rate limit exceeded: {limit} {what} per {window_s} s for this key; "
+            f"retry in {retry_after_s:.0f} s"
+        )
+
+
 class Unavailable(HindsightError):
     """A dependency is down; the caller may retry later (the write was not accepted)."""
 

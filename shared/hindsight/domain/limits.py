@@ -7,11 +7,17 @@ schema all use these types, so a limit changed here changes everywhere and error
 from __future__ import annotations
 
 import json
+import math
+import re
 import unicodedata
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, JsonValue, StringConstraints
+from pydantic_core import PydanticCustomError
+
+from hindsight.domain.errors import InvalidInput
 
 MAX_CONTENT_CHARS = 32_000
 MAX_KEY_CHARS = 200
@@ -30,6 +36,18 @@ MAX_KEY_DECISIONS = 3  # the seeds' task record keeps at most three key decision
 MAX_SHORT_TEXT_CHARS = 2_000
 MAX_CHAIN_DEPTH = 10  # the seeds' causal-chain recall limit
 MAX_REASON_CHARS = 500
+MAX_ENTITIES_BYTES = 8_192
+"""All of a memory's entities as UTF-8 JSON (like metadata): 32 names × 32 values × 256 characters would
+otherwise make a single write larger than an SQS message may be."""
+MAX_JOB_BYTES = 262_144
+"""A queued job as UTF-8 JSON: SQS's classic message limit (256 KiB), which every queue accepts. The field
+limits keep a write below it (≈ 210 KiB at four bytes per character); the check is the last guard."""
+MIN_TIMESTAMP = datetime(1900, 1, 1, tzinfo=UTC)
+MAX_TIMESTAMP = datetime(2101, 1, 1, tzinfo=UTC)
+"""Every instant a caller gives (occurred_at, valid_from/valid_to, as_of, time filters) is in
+[1900-01-01, 2101-01-01) UTC: room for a person's history and plans, and far enough from the calendar's
+ends (years 1 and 9999) that time zones and relative phrases cannot overflow."""
+TIMESTAMP_LIMIT = {"ge": "1900-01-01T00:00:00Z", "lt": "2101-01-01T00:00:00Z"}
 DEFAULT_TOP_K = 10
 DEFAULT_AGENT_ID = "default"
 DEFAULT_IMPORTANCE = 0.5
@@ -49,9 +67,63 @@ def _clean_text(value: str) -> str:
 
 
 def _utc(value: datetime | None) -> datetime | None:
+    """UTC (a naive time is taken as UTC). Raises PydanticCustomError ``datetime_out_of_range`` outside
+    [MIN_TIMESTAMP, MAX_TIMESTAMP) — also for a time zone that pushes year 1 or 9999 off the calendar."""
     if value is None:
         return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    try:
+        utc = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except (OverflowError, ValueError):
+        utc = None
+    if utc is None or not MIN_TIMESTAMP <= utc < MAX_TIMESTAMP:
+        raise PydanticCustomError(
+            "datetime_out_of_range",
+            "must be on or after {ge} and before {lt}",
+            dict(TIMESTAMP_LIMIT),
+        )
+    return utc
+
+
+def _check_json_values(value: Any, what: str) -> None:
+    """Every key and string free of control characters, every number finite (Postgres' jsonb refuses
+    NUL and NaN/Infinity, so a write carrying them would be acknowledged and then never stored)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            _clean_text(item)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise PydanticCustomError(
+                    "json_number_not_finite", "{what} may not contain NaN or Infinity", {"what": what}
+                )
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                _clean_text(str(key))
+                stack.append(child)
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def ensure_job_fits(body: str, fields: Mapping[str, Any], limit: int = MAX_JOB_BYTES) -> None:
+    """Refuse a job whose JSON ``body`` is over ``limit`` bytes before it is queued (SQS would refuse it,
+    and that must not read as "retry later"). ``fields`` are the caller's arguments as JSON-able values;
+    the error names the largest.
+
+    Raises:
+        InvalidInput: field = the largest argument, limit = {"max_bytes": limit}.
+    """
+    size = len(body.encode())
+    if size <= limit:
+        return
+    sizes = {name: len(json.dumps(value, ensure_ascii=False).encode()) for name, value in fields.items()}
+    largest = max(sizes, key=lambda name: sizes[name], default="arguments")
+    raise InvalidInput(
+        largest,
+        f"the write is {size} bytes as a queued job (the largest part, {largest}, is "
+        f"{sizes.get(largest, 0)}); the limit is {limit}",
+        {"max_bytes": limit},
+    )
 
 
 def _metadata_depth(value: Any) -> int:
@@ -65,26 +137,53 @@ def _metadata_depth(value: Any) -> int:
 
 def _check_entities(value: dict[str, Any]) -> dict[str, Any]:
     if len(value) > MAX_ENTITIES:
-        raise ValueError(f"{len(value)} entities; the limit is {MAX_ENTITIES}")
+        raise PydanticCustomError(
+            "too_many_entities",
+            "{count} entities; the limit is {max_items}",
+            {"count": len(value), "max_items": MAX_ENTITIES},
+        )
     for name, item in value.items():
         values = item if isinstance(item, list) else [item]
         if len(values) > MAX_ENTITIES:
-            raise ValueError(f"entity '{name}' has {len(values)} values; the limit is {MAX_ENTITIES}")
+            raise PydanticCustomError(
+                "too_many_entity_values",
+                "entity '{name}' has {count} values; the limit is {max_items}",
+                {"name": name, "count": len(values), "max_items": MAX_ENTITIES},
+            )
         for v in values:
             if len(str(v)) > MAX_ENTITY_VALUE_CHARS:
-                raise ValueError(f"entity '{name}' value longer than {MAX_ENTITY_VALUE_CHARS} characters")
-            _clean_text(str(v))
+                raise PydanticCustomError(
+                    "entity_value_too_long",
+                    "entity '{name}' value longer than {max_length} characters",
+                    {"name": name, "max_length": MAX_ENTITY_VALUE_CHARS},
+                )
+    _check_json_values(value, "entities")
+    size = len(json.dumps(value, ensure_ascii=False).encode())
+    if size > MAX_ENTITIES_BYTES:
+        raise PydanticCustomError(
+            "entities_too_large",
+            "entities are {size} bytes as JSON; the limit is {max_bytes}",
+            {"size": size, "max_bytes": MAX_ENTITIES_BYTES},
+        )
     return value
 
 
 def _check_metadata(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
-    size = len(json.dumps(value, ensure_ascii=False).encode())
-    if size > MAX_METADATA_BYTES:
-        raise ValueError(f"metadata is {size} bytes as JSON; the limit is {MAX_METADATA_BYTES}")
     depth = _metadata_depth(value)
     if depth > MAX_METADATA_DEPTH:
-        raise ValueError(f"metadata nests {depth} levels deep; the limit is {MAX_METADATA_DEPTH}")
-    _clean_text(json.dumps(value, ensure_ascii=False))
+        raise PydanticCustomError(
+            "metadata_too_deep",
+            "metadata nests {depth} levels deep; the limit is {max_depth}",
+            {"depth": depth, "max_depth": MAX_METADATA_DEPTH},
+        )
+    _check_json_values(value, "metadata")
+    size = len(json.dumps(value, ensure_ascii=False).encode())
+    if size > MAX_METADATA_BYTES:
+        raise PydanticCustomError(
+            "metadata_too_large",
+            "metadata is {size} bytes as JSON; the limit is {max_bytes}",
+            {"size": size, "max_bytes": MAX_METADATA_BYTES},
+        )
     return value
 
 
@@ -122,9 +221,50 @@ AgentId = Annotated[
     StringConstraints(min_length=1, max_length=MAX_AGENT_ID_CHARS, pattern=r"^[A-Za-z0-9_.:@-]+$"),
     Field(description="Which agent's memory to use (letters, digits and _.:@-). Defaults to 'default'."),
 ]
+MAX_SHARED_WITH = 32
+SHARE_WITH_EVERY_AGENT = "*"
+
+
+def _check_shared_with(value: list[str]) -> list[str]:
+    """Each entry an agent id or '*' (every agent of the tenant); duplicates dropped, order kept."""
+    for entry in value:
+        if entry != SHARE_WITH_EVERY_AGENT and not _AGENT_ID.fullmatch(entry):
+            raise PydanticCustomError(
+                "shared_with_entry",
+                "each entry must be an agent id (letters, digits and _.:@-, 1–{max_length} characters) "
+                "or '*'",
+                {"max_length": MAX_AGENT_ID_CHARS},
+            )
+    return list(dict.fromkeys(value))
+
+
+_AGENT_ID = re.compile(rf"[A-Za-z0-9_.:@-]{{1,{MAX_AGENT_ID_CHARS}}}")
+SharedWith = Annotated[
+    list[str],
+    Field(
+        max_length=MAX_SHARED_WITH,
+        description="Other agents of your tenant that may read this memory (search, get, causal chains), "
+        "or ['*'] for every agent; empty (the default) keeps it private. Only you (the writing agent) "
+        f"can change, forget or link it. ≤ {MAX_SHARED_WITH} entries.",
+    ),
+    AfterValidator(_check_shared_with),
+]
 TopK = Annotated[int, Field(ge=1, le=MAX_TOP_K, description=f"How many memories to return (1–{MAX_TOP_K}).")]
+
+
+def unit_fraction(value: float) -> float:
+    """A 0–1 weight rounded to 6 decimals: stored as Postgres ``real``, where 1e-300 would underflow —
+    an acknowledged write the worker could then never store."""
+    return round(value, 6)
+
+
 Importance = Annotated[
-    float, Field(ge=0.0, le=1.0, description="How much this matters, 0–1 (0.5 ordinary, 0.9 critical).")
+    float,
+    Field(ge=0.0, le=1.0, description="How much this matters, 0–1 (0.5 ordinary, 0.9 critical)."),
+    AfterValidator(unit_fraction),
+]
+Strength = Annotated[
+    float, Field(ge=0.0, le=1.0, description="How strong the link is (0–1)."), AfterValidator(unit_fraction)
 ]
 Metadata = Annotated[
     dict[str, JsonValue],
@@ -150,6 +290,15 @@ Entities = Annotated[
     Field(
         description='Named things this memory is about, e.g. {"order_id": "A-1042", "user": "maya"} '
         f"(≤ {MAX_ENTITIES}); they power exact entity recall."
+    ),
+]
+ContextText = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SHORT_TEXT_CHARS),
+    AfterValidator(_clean_text),
+    Field(
+        description="Surrounding text that helps find this memory — e.g. the message it answered — without "
+        f"being the memory itself; embedded and indexed, not returned as content (≤ {MAX_SHORT_TEXT_CHARS})."
     ),
 ]
 ShortText = Annotated[

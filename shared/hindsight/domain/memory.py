@@ -16,12 +16,14 @@ from hindsight.domain.limits import (
     MAX_KEY_DECISIONS,
     AgentId,
     Content,
+    ContextText,
     Entities,
     IdempotencyKey,
     Importance,
     MemoryKey,
     Metadata,
     RecallHint,
+    SharedWith,
     ShortText,
     Tags,
     Timestamp,
@@ -61,6 +63,7 @@ class MemoryDraft(BaseModel):
     layer: Layer = "semantic"
     key: MemoryKey | None = None
     query: RecallHint | None = None
+    context: ContextText | None = None
     importance: Importance = DEFAULT_IMPORTANCE
     metadata: Metadata = Field(default_factory=dict)
     occurred_at: Timestamp | None = None
@@ -81,6 +84,8 @@ class MemoryDraft(BaseModel):
     supersedes: UUID | None = None
     """Explicitly replace this memory (memory_update action "supersede")."""
     idempotency_key: IdempotencyKey | None = None
+    shared_with: SharedWith = Field(default_factory=list)
+    """Other agents of the tenant that may read it ('*': all); empty: private to the writing agent."""
 
 
 class MemoryChanges(BaseModel):
@@ -99,6 +104,8 @@ class MemoryChanges(BaseModel):
     valid_to: Timestamp | None = None
     verified: bool = False
     """Mark the fact as verified now (resets 'possibly stale')."""
+    shared_with: SharedWith | None = None
+    """Replace the list of agents it is shared with ([] makes it private again)."""
 
     def is_empty(self) -> bool:
         return not self.verified and all(v is None for k, v in self if k != "verified")
@@ -172,6 +179,9 @@ class StoredMemory(BaseModel):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     updated_at: datetime | None = None
+    context: str | None = None
+    shared_with: list[str] = Field(default_factory=list)
+    """Agents of the tenant besides ``agent_id`` (its owner) that may read it; '*': every agent."""
 
     @property
     def event_time(self) -> datetime:

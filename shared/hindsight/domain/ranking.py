@@ -15,7 +15,9 @@
    0.3·importance).
 4. Trust: ``agent_inferred`` memories are multiplied by ``inferred_penalty`` and labelled; failed
    episodes are labelled (never hidden: "this approach failed before" is the point); semantic facts
-   not verified for ``stale_after`` are labelled possibly stale.
+   not verified for ``stale_after`` are labelled possibly stale; text that reads like instructions to
+   the model is labelled ``possible_injection`` (``domain.injection``; labels are computed for the
+   returned hits only, so the detector never runs over the whole candidate pool).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from hindsight.domain.injection import FLAG_INJECTION, memory_injection_signals
 from hindsight.domain.memory import FAILED_OUTCOMES, Candidate, Scores, SearchHit, StoredMemory
 from hindsight.domain.timeparse import TimeIntent
 
@@ -60,27 +63,33 @@ class RankingPolicy:
     """Access count at which the frequency signal reaches 1 − 1/e."""
     inferred_penalty: float = 0.85
     stale_after: timedelta = timedelta(days=90)
+    signal_weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    """Weighted RRF: how much the vector, keyword and entity ranks count (1, 1, 1 is plain RRF)."""
     weights: dict[str, LayerWeights] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "weights", {"episodic": self.episodic, "semantic": self.semantic})
 
 
-def reciprocal_rank_fusion(ranks: Iterable[int | None], k: int) -> float:
-    """Σ 1/(k + rank) over the signals that ranked the item (rank 1 = best; None = not returned).
+def reciprocal_rank_fusion(
+    ranks: Iterable[int | None], k: int, weights: Iterable[float] | None = None
+) -> float:
+    """Σ w/(k + rank) over the signals that ranked the item (rank 1 = best; None = not returned;
+    weights default to 1, which is plain RRF).
 
     Raises:
         ValueError: if k < 1 or a rank < 1.
     """
     if k < 1:
         raise ValueError("k must be ≥ 1")
+    ranks = list(ranks)
     total = 0.0
-    for rank in ranks:
+    for rank, weight in zip(ranks, weights if weights is not None else [1.0] * len(ranks), strict=False):
         if rank is None:
             continue
         if rank < 1:
             raise ValueError("ranks start at 1")
-        total += 1.0 / (k + rank)
+        total += weight / (k + rank)
     return total
 
 
@@ -112,7 +121,8 @@ def frequency(access_count: int, saturation: float) -> float:
 
 
 def flags_for(memory: StoredMemory, now: datetime, policy: RankingPolicy) -> list[Flag]:
-    """Labels a caller must see: failed episode, inference, possibly stale, non-active status."""
+    """Labels a caller must see: failed episode, inference, possibly stale, possible prompt injection,
+    non-active status."""
     flags: list[Flag] = []
     if memory.outcome in FAILED_OUTCOMES or memory.metadata.get("failed") is True:
         flags.append(FLAG_FAILED)
@@ -122,6 +132,8 @@ def flags_for(memory: StoredMemory, now: datetime, policy: RankingPolicy) -> lis
         verified = memory.last_verified_at or memory.created_at
         if now - verified > policy.stale_after:
             flags.append(FLAG_STALE)
+    if memory_injection_signals(memory):
+        flags.append(FLAG_INJECTION)
     if memory.status != "active":
         flags.append(memory.status)
     return flags
@@ -137,7 +149,9 @@ def rank_candidates(
 ) -> list[SearchHit]:
     """Score every candidate and return the best ``top_k``, best first (ties: similarity, then id)."""
     rrfs = [
-        reciprocal_rank_fusion((c.vector_rank, c.keyword_rank, c.entity_rank), policy.rrf_k)
+        reciprocal_rank_fusion(
+            (c.vector_rank, c.keyword_rank, c.entity_rank), policy.rrf_k, policy.signal_weights
+        )
         for c in candidates
     ]
     best = max(rrfs, default=0.0) or 1.0
@@ -170,8 +184,7 @@ def rank_candidates(
                     importance=memory.importance,
                     final=final,
                 ),
-                flags=flags_for(memory, now, policy),
             )
         )
     hits.sort(key=lambda h: (-h.scores.final, -(h.scores.vector or 0.0), str(h.memory.id)))
-    return hits[:top_k]
+    return [h.model_copy(update={"flags": flags_for(h.memory, now, policy)}) for h in hits[:top_k]]

@@ -110,6 +110,7 @@ def redact_model(redactor: Redactor, model: Any, fields: Iterable[str]) -> Any:
 
 DRAFT_TEXT_FIELDS = (
     "content",
+    "context",
     "key",
     "query",
     "metadata",

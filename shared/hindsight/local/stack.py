@@ -31,7 +31,9 @@ class LocalStack:
     """Start with ``start()``, stop with ``stop()`` (or use it as a context manager).
 
     ``ephemeral`` stacks (tests) delete their data on stop and always start a private Redis.
-    ``overrides`` are Settings fields (e.g. ``embedder="hash"``).
+    ``overrides`` are Settings fields (e.g. ``embedder="hash"``). The SQS emulator keeps its queues per
+    process and region, not per server: a second stack in one process (fault tests) needs its own
+    ``aws_region`` override, or the two would share queues.
     """
 
     def __init__(
@@ -41,6 +43,7 @@ class LocalStack:
         self.ephemeral = ephemeral
         self._preferred_redis = redis_url
         self._overrides = overrides
+        self._region = str(overrides.get("aws_region", "us-east-1"))
         self.postgres: EmbeddedPostgres | None = None
         self.redis: LocalRedis | None = None
         self.sqs: SqsEmulator | None = None
@@ -69,6 +72,7 @@ class LocalStack:
                     "write_queue_url": self.queues.writes,
                     "reflect_queue_url": self.queues.reflections,
                     "aws_endpoint_url": self.sqs.endpoint_url,
+                    "inspector": True,  # the memory inspector page, behind the same API keys
                     **self._overrides,
                 }
             )
@@ -111,7 +115,7 @@ class LocalStack:
     def sqs_client(self) -> Any:
         if self.sqs is None:
             raise RuntimeError("the SQS emulator is not running")
-        return sqs_client("us-east-1", self.sqs.endpoint_url)
+        return sqs_client(self._region, self.sqs.endpoint_url)
 
     def mint_token(
         self,
@@ -217,6 +221,7 @@ class LocalStack:
             function_name=name,
             batch_size=batch_size,
             batching_window_s=batching_window_s,
+            region=self._region,
         )
         if background:
             poller.start()

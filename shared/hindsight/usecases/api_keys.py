@@ -1,21 +1,39 @@
-"""API keys: authenticate a bearer token; mint, list and revoke keys."""
+"""Authenticate a bearer token (an API key, or a JWT when an issuer is configured); mint, list and
+revoke API keys."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
 
-from hindsight.domain.auth import ApiKeyRecord, MintedKey, Principal, mint_key, parse_token, secret_matches
+from hindsight.domain.auth import (
+    ApiKeyRecord,
+    MintedKey,
+    Principal,
+    looks_like_jwt,
+    mint_key,
+    parse_token,
+    secret_matches,
+)
 from hindsight.domain.errors import InvalidInput
-from hindsight.ports import ApiKeyStore, Clock
+from hindsight.ports import ApiKeyStore, BearerTokenVerifier, Clock
 
 
 class Authenticate:
-    """Bearer token → Principal, or None. Positive and negative answers are cached for ``ttl_s``
-    (a revoked key stops working within that time)."""
+    """Bearer token → Principal, or None. The token's shape decides: ``hsk_…`` is an API key (answers,
+    positive and negative, cached for ``ttl_s``: a revoked key stops working within that time); a JWT
+    goes to ``jwt`` when one is configured (verified every time; its JWKS is cached); anything else
+    is None."""
 
-    def __init__(self, keys: ApiKeyStore, ttl_s: float = 30.0, max_entries: int = 10_000) -> None:
+    def __init__(
+        self,
+        keys: ApiKeyStore,
+        ttl_s: float = 30.0,
+        max_entries: int = 10_000,
+        jwt: BearerTokenVerifier | None = None,
+    ) -> None:
         self._keys = keys
+        self._jwt = jwt
         self._ttl_s = ttl_s
         self._max = max_entries
         self._cache: dict[str, tuple[float, Principal | None]] = {}
@@ -23,6 +41,8 @@ class Authenticate:
     async def __call__(self, token: str) -> Principal | None:
         parsed = parse_token(token)
         if parsed is None:
+            if self._jwt is not None and looks_like_jwt(token):
+                return await self._jwt.verify(token)
             return None
         now = time.monotonic()
         cached = self._cache.get(token)

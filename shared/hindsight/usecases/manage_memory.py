@@ -1,5 +1,11 @@
 """Operations on one memory by id: get, update (update | supersede | archive | restore), forget,
-link, feedback, and causal-chain recall. Another tenant's or agent's id is always "not found"."""
+link, feedback, and causal-chain recall.
+
+Who may do what (README "Security"): a memory belongs to the agent that wrote it. Reading (get, chain,
+search) works for its owner and for the agents it is shared with (``shared_with``); changing it
+(update, forget, link, feedback) only for its owner — another agent it is shared with gets Forbidden
+(it can see the memory, so "not found" would be a lie). Any other id — another tenant's, or another
+agent's private memory — is always "not found", never "forbidden", so ids reveal nothing."""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict
 
 from hindsight.domain.auth import Principal
-from hindsight.domain.errors import InvalidInput, NotFound
+from hindsight.domain.errors import Forbidden, InvalidInput, NotFound
 from hindsight.domain.limits import MAX_CHAIN_DEPTH
 from hindsight.domain.memory import (
     HistoryEntry,
@@ -57,6 +63,13 @@ def _not_found(memory_id: UUID) -> NotFound:
     return NotFound(f"memory {memory_id} not found")
 
 
+def _not_owner(memory: StoredMemory) -> Forbidden:
+    return Forbidden(
+        f"memory {memory.id} belongs to agent '{memory.agent_id}' and is shared with this agent "
+        "read-only: only its owner can change, forget or link it"
+    )
+
+
 class ManageMemory:
     """The by-id tools. ``actor`` in history is the API key id."""
 
@@ -74,11 +87,30 @@ class ManageMemory:
         self._embedder = embedder
         self._remember = remember
 
+    def _reason(self, reason: str | None) -> str | None:
+        """A caller's reason, redacted: it is stored (history, relations) like any other text."""
+        return self._redactor.text(reason) if reason is not None else None
+
     async def _existing(self, scope: Scope, memory_id: UUID) -> StoredMemory:
+        """A memory the scope may read (own or shared with it). Raises NotFound."""
         memory = await self._reader.get(scope, memory_id)
         if memory is None:
             raise _not_found(memory_id)
         return memory
+
+    async def _owned(self, scope: Scope, memory_id: UUID) -> StoredMemory:
+        """A memory of the scope's own agent. Raises NotFound, or Forbidden when it is only shared."""
+        memory = await self._existing(scope, memory_id)
+        if memory.agent_id != scope.agent_id:
+            raise _not_owner(memory)
+        return memory
+
+    async def _refusal(self, scope: Scope, memory_id: UUID) -> NotFound | Forbidden:
+        """Why a change by id found nothing of the scope's own: shared read-only, or not found."""
+        memory = await self._reader.get(scope, memory_id)
+        if memory is not None and memory.agent_id != scope.agent_id:
+            return _not_owner(memory)
+        return _not_found(memory_id)
 
     async def get(
         self, principal: Principal, agent_id: str | None, memory_id: UUID, with_history: bool = True
@@ -103,24 +135,25 @@ class ManageMemory:
         principal.require_write()
         scope = principal.scope(agent_id)
         changes = redact_model(self._redactor, changes, CHANGE_TEXT_FIELDS)
+        reason = self._reason(reason)
         if action in ("archive", "restore"):
             status: MemoryStatus = "archived" if action == "archive" else "active"
             memory = await self._editor.set_status(scope, memory_id, status, reason, principal.key_id)
             if memory is None:
-                raise _not_found(memory_id)
+                raise await self._refusal(scope, memory_id)
             return UpdateResult(action=action, memory=memory)
         if action == "supersede":
             return await self._supersede(principal, scope, memory_id, changes, reason)
         if changes.is_empty():
             raise InvalidInput("changes", "nothing to update: give at least one field or verified=true")
-        current = await self._existing(scope, memory_id)
+        current = await self._owned(scope, memory_id)
         embedding = None
         if changes.content is not None and changes.content != current.content:
             draft = MemoryDraft(content=changes.content, query=changes.query or current.query)
             embedding = (await self._embedder.embed_passages([passage_text(draft)]))[0]
         memory = await self._editor.update(scope, memory_id, changes, embedding, reason, principal.key_id)
         if memory is None:
-            raise _not_found(memory_id)
+            raise await self._refusal(scope, memory_id)
         return UpdateResult(action=action, memory=memory)
 
     async def _supersede(
@@ -130,7 +163,7 @@ class ManageMemory:
             raise InvalidInput("changes.content", "supersede needs the new fact's content")
         if self._remember is None:
             raise RuntimeError("no write queue configured in this process")
-        old = await self._existing(scope, memory_id)
+        old = await self._owned(scope, memory_id)
         if old.status != "active":
             raise InvalidInput(
                 "id", f"memory {memory_id} is {old.status}; only an active memory can be superseded"
@@ -153,6 +186,8 @@ class ManageMemory:
             valid_from=changes.valid_from,
             valid_to=changes.valid_to,
             supersedes=memory_id,
+            # the replacement of a shared fact is shared as widely, unless the update says otherwise
+            shared_with=changes.shared_with if changes.shared_with is not None else old.shared_with,
         )
         ack = await self._remember(principal, scope.agent_id, draft)
         return UpdateResult(action="supersede", queued=ack)
@@ -164,13 +199,14 @@ class ManageMemory:
         Hard: the row, its relations and its history are deleted; returns None. Raises NotFound."""
         principal.require_write()
         scope = principal.scope(agent_id)
+        reason = self._reason(reason)
         if hard:
             if not await self._editor.delete(scope, memory_id):
-                raise _not_found(memory_id)
+                raise await self._refusal(scope, memory_id)
             return None
         memory = await self._editor.set_status(scope, memory_id, "forgotten", reason, principal.key_id)
         if memory is None:
-            raise _not_found(memory_id)
+            raise await self._refusal(scope, memory_id)
         return memory
 
     async def link(
@@ -183,12 +219,20 @@ class ManageMemory:
         strength: float,
         reason: str | None,
     ) -> Relation:
-        """Raises InvalidInput (a self-link), NotFound (either end not in the scope)."""
+        """Both ends must be the scope's own memories. Raises InvalidInput (a self-link), Forbidden (an
+        end is only shared with the agent, the other its own), NotFound (an end it cannot see)."""
         principal.require_write()
         if from_id == to_id:
             raise InvalidInput("to_id", "a memory cannot be linked to itself")
-        relation = Relation(from_id=from_id, to_id=to_id, kind=kind, strength=strength, reason=reason)
-        if not await self._editor.link(principal.scope(agent_id), relation):
+        relation = Relation(
+            from_id=from_id, to_id=to_id, kind=kind, strength=strength, reason=self._reason(reason)
+        )
+        scope = principal.scope(agent_id)
+        if not await self._editor.link(scope, relation):
+            ends = [await self._reader.get(scope, end) for end in (from_id, to_id)]
+            foreign = [m for m in ends if m is not None and m.agent_id != scope.agent_id]
+            if foreign and all(m is not None for m in ends):
+                raise _not_owner(foreign[0])
             raise NotFound(f"memory {from_id} or {to_id} not found")
         return relation
 
@@ -202,11 +246,11 @@ class ManageMemory:
             principal.scope(agent_id),
             memory_id,
             delta,
-            reason or ("useful" if useful else "not useful"),
+            self._reason(reason) or ("useful" if useful else "not useful"),
             principal.key_id,
         )
         if memory is None:
-            raise _not_found(memory_id)
+            raise await self._refusal(principal.scope(agent_id), memory_id)
         return memory
 
     async def chain(

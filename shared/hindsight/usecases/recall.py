@@ -4,6 +4,9 @@ importance; failed episodes, inferences and stale facts are labelled; related me
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import time
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
@@ -23,8 +26,10 @@ from hindsight.domain.memory import (
 from hindsight.domain.ranking import RankingPolicy, rank_candidates
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
-from hindsight.ports import AccessLog, Clock, Embedder, MemoryReader
+from hindsight.ports import AccessLog, Clock, Embedder, MemoryReader, Metrics
 
+trace_log = logging.getLogger("hindsight.retrieval")
+"""One line per search: query hash, ids, final scores, latency (content only when debug is on)."""
 RELATED_CHAIN_DEPTH = 3
 """Causal hops followed per hit when related memories are asked for (memory_recall_chain goes to 10)."""
 
@@ -81,6 +86,36 @@ def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
     )
 
 
+class TraceRow(BaseModel):
+    """One candidate of a retrieval trace: its rank under each signal, its scores, its fused rank."""
+
+    model_config = ConfigDict(frozen=True)
+
+    fused_rank: int
+    hit: SearchHit
+    vector_rank: int | None = None
+    keyword_rank: int | None = None
+    entity_rank: int | None = None
+    in_top_k: bool = False
+
+
+class RetrievalTrace(BaseModel):
+    """Every candidate the signals returned, ranked as search ranks them (the inspector's debug panel)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    top_k: int
+    pool: int
+    latency_ms: float
+    rows: list[TraceRow]
+
+
+def query_digest(text: str) -> str:
+    """The first 16 hex digits of the query's SHA-256: correlates searches without logging the query."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 class Recall:
     """``memory_search``."""
 
@@ -92,6 +127,8 @@ class Recall:
         access: AccessLog,
         policy: RankingPolicy,
         candidate_pool: int = 100,
+        metrics: Metrics | None = None,
+        trace_content: bool = False,
     ) -> None:
         self._reader = reader
         self._embedder = embedder
@@ -99,6 +136,8 @@ class Recall:
         self._access = access
         self._policy = policy
         self._pool = candidate_pool
+        self._metrics = metrics
+        self._trace_content = trace_content
 
     async def __call__(
         self, principal: Principal, agent_id: str | None, query: RecallQuery
@@ -108,8 +147,12 @@ class Recall:
         request = resolve(query, query.as_of or self._clock.now())
         return await self.search(scope, request)
 
-    async def search(self, scope: Scope, request: SearchRequest) -> list[SearchHit]:
-        """The retrieval itself, for callers that built a SearchRequest (benchmarks, the inspector)."""
+    async def search(
+        self, scope: Scope, request: SearchRequest, *, record_access: bool = True
+    ) -> list[SearchHit]:
+        """The retrieval itself, for callers that built a SearchRequest (benchmarks, the CLI).
+        ``record_access=False``: an operator's look, not counted as a recall."""
+        started = time.perf_counter()
         embedding = await self._embedder.embed_query(request.text)
         candidates = await self._reader.search_candidates(
             scope, request, embedding, max(self._pool, request.top_k)
@@ -119,8 +162,68 @@ class Recall:
         )
         if request.include_related and hits:
             hits = await self._with_related(scope, hits)
-        self._access.note(scope, [h.memory.id for h in hits], self._clock.now())
+        if record_access:
+            self._access.note(scope, [h.memory.id for h in hits], self._clock.now())
+        self._observe(scope, request, hits, len(candidates), (time.perf_counter() - started) * 1000)
         return hits
+
+    async def trace(self, scope: Scope, request: SearchRequest) -> RetrievalTrace:
+        """Every candidate with its per-signal ranks and scores and its fused rank, ranked by the same
+        code as ``search`` (so the top ``top_k`` rows are exactly what search returns). Records no access."""
+        started = time.perf_counter()
+        embedding = await self._embedder.embed_query(request.text)
+        pool = max(self._pool, request.top_k)
+        candidates = await self._reader.search_candidates(scope, request, embedding, pool)
+        ranked = rank_candidates(
+            candidates,
+            policy=self._policy,
+            now=request.now,
+            top_k=max(len(candidates), 1),
+            intent=request.time_intent,
+        )
+        by_id = {c.memory.id: c for c in candidates}
+        rows = [
+            TraceRow(
+                fused_rank=position,
+                hit=hit,
+                vector_rank=by_id[hit.memory.id].vector_rank,
+                keyword_rank=by_id[hit.memory.id].keyword_rank,
+                entity_rank=by_id[hit.memory.id].entity_rank,
+                in_top_k=position <= request.top_k,
+            )
+            for position, hit in enumerate(ranked, start=1)
+        ]
+        latency = (time.perf_counter() - started) * 1000
+        return RetrievalTrace(
+            query=request.text, top_k=request.top_k, pool=pool, latency_ms=round(latency, 2), rows=rows
+        )
+
+    def _observe(
+        self, scope: Scope, request: SearchRequest, hits: list[SearchHit], candidates: int, latency_ms: float
+    ) -> None:
+        """The retrieval-trace log line and the search metrics."""
+        if self._metrics is not None:
+            self._metrics.count("Searches")
+            self._metrics.count("SearchHits", len(hits))
+            if not hits:
+                self._metrics.count("EmptySearches")
+            self._metrics.timing("SearchLatency", latency_ms)
+        if not trace_log.isEnabledFor(logging.INFO):
+            return
+        fields: dict[str, object] = {
+            "tenant_id": scope.tenant_id,
+            "agent_id": scope.agent_id,
+            "query_sha256": query_digest(request.text),
+            "top_k": request.top_k,
+            "candidates": candidates,
+            "ids": [str(h.memory.id) for h in hits],
+            "scores": [round(h.scores.final, 4) for h in hits],
+            "latency_ms": round(latency_ms, 2),
+        }
+        if self._trace_content:
+            fields["query"] = request.text
+            fields["contents"] = [h.memory.content for h in hits]
+        trace_log.info("retrieval trace", extra=fields)
 
     async def _with_related(self, scope: Scope, hits: list[SearchHit]) -> list[SearchHit]:
         ids = [h.memory.id for h in hits]

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import JudgeFailed
-from hindsight.domain.limits import MAX_RECALL_HINT_CHARS
+from hindsight.domain.limits import MAX_RECALL_HINT_CHARS, ensure_job_fits
 from hindsight.domain.memory import MemoryDraft, Outcome
 from hindsight.domain.redaction import Redactor, redact_model
 from hindsight.domain.reflection import EpisodeRecord, ReflectJob, TaskReport
@@ -193,7 +193,8 @@ class SubmitReflection:
         self._redactor = redactor
 
     async def __call__(self, principal: Principal, agent_id: str | None, report: TaskReport) -> ReflectionAck:
-        """Raises Forbidden (read-only key, agent not allowed) or Unavailable (queue down)."""
+        """Raises Forbidden (read-only key, agent not allowed), InvalidInput (the job would be over
+        MAX_JOB_BYTES) or Unavailable (queue down)."""
         principal.require_write()
         scope = principal.scope(agent_id)
         report = redact_model(self._redactor, report, REPORT_TEXT_FIELDS)
@@ -205,6 +206,7 @@ class SubmitReflection:
             submitted_at=now,
             report=report,
         )
+        ensure_job_fits(job.model_dump_json(), report.model_dump(mode="json", exclude_none=True))
         await self._queue.enqueue(job)
         if self._operations is not None:
             await self._operations.record_queued(job)

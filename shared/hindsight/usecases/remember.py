@@ -10,9 +10,10 @@ from pydantic import BaseModel, ConfigDict
 
 from hindsight.domain.auth import Principal
 from hindsight.domain.ids import uuid7
+from hindsight.domain.limits import ensure_job_fits
 from hindsight.domain.memory import MemoryDraft, WriteJob
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, redact_model
-from hindsight.ports import Clock, JobQueue, OperationLog
+from hindsight.ports import Clock, JobQueue, Metrics, OperationLog
 
 
 class WriteAck(BaseModel):
@@ -45,7 +46,9 @@ class Remember:
         clock: Clock,
         redactor: Redactor | None = None,
         operations: OperationLog | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
+        self._metrics = metrics
         self._operations = operations
         self._queue = queue
         self._clock = clock
@@ -55,7 +58,8 @@ class Remember:
         self, principal: Principal, agent_id: str | None, draft: MemoryDraft, *, filter: bool = False
     ) -> WriteAck:
         """Redact, assign an id, enqueue. Raises Forbidden (read-only key, agent not allowed),
-        ValidationError (text grew past a limit by redaction) or Unavailable (queue down)."""
+        ValidationError (text grew past a limit by redaction), InvalidInput (the job would be over
+        MAX_JOB_BYTES) or Unavailable (queue down)."""
         principal.require_write()
         scope = principal.scope(agent_id)
         draft = redact_model(self._redactor, draft, DRAFT_TEXT_FIELDS)  # before the text leaves us
@@ -68,7 +72,10 @@ class Remember:
             draft=draft,
             filter=filter,
         )
+        ensure_job_fits(job.model_dump_json(), draft.model_dump(mode="json", exclude_none=True))
         await self._queue.enqueue(job)
         if self._operations is not None:
             await self._operations.record_queued(job)
+        if self._metrics is not None:
+            self._metrics.count("WritesQueued")
         return WriteAck(id=job.id, submitted_at=now)

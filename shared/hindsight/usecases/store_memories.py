@@ -8,8 +8,15 @@ from collections.abc import Sequence
 from hindsight.domain.chunking import chunk_text
 from hindsight.domain.memory import PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import passage_text
-from hindsight.ports import Embedder, MemoryWriter
+from hindsight.ports import Embedder, MemoryWriter, Metrics
 from hindsight.usecases.reflect import ShouldRemember
+
+OUTCOME_METRICS = {
+    "stored": "MemoriesStored",
+    "merged": "DedupMerges",
+    "skipped": "WritesSkipped",
+    "failed": "WritesFailed",
+}
 
 
 class StoreMemories:
@@ -25,7 +32,9 @@ class StoreMemories:
         embedder: Embedder,
         dedup_cosine: float,
         should_remember: ShouldRemember | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
+        self._metrics = metrics
         self._should_remember = should_remember or ShouldRemember()
         self._writer = writer
         self._embedder = embedder
@@ -47,8 +56,8 @@ class StoreMemories:
                 pieces.append([])
                 continue
             chunks = chunk_text(job.draft.content)
-            if job.draft.query:  # the recall hint belongs with the first chunk
-                chunks[0] = passage_text(job.draft.model_copy(update={"content": chunks[0]}))
+            # context and recall hint go with the first chunk
+            chunks[0] = passage_text(job.draft.model_copy(update={"content": chunks[0]}))
             pieces.append(chunks)
         flat = [text for chunks in pieces for text in chunks]
         vectors = await self._embedder.embed_passages(flat) if flat else []
@@ -66,7 +75,13 @@ class StoreMemories:
 
     async def commit(self, prepared: Sequence[PreparedWrite]) -> list[StoreResult]:
         """Store prepared jobs; one result per job, in order (failed ones are not recorded)."""
-        return await self._writer.store(prepared, self._dedup_cosine)
+        results = await self._writer.store(prepared, self._dedup_cosine)
+        if self._metrics is not None:
+            for result in results:
+                self._metrics.count(OUTCOME_METRICS[result.outcome])
+                if result.reason and result.reason.startswith("supersedes"):
+                    self._metrics.count("Supersedes")
+        return results
 
     async def __call__(self, jobs: Sequence[WriteJob]) -> list[StoreResult]:
         """prepare + commit: one result per job, in order."""

@@ -127,6 +127,10 @@ class WorkingMemory:
         scope = principal.scope(agent_id)
         return SessionScope(tenant_id=scope.tenant_id, agent_id=scope.agent_id, session_id=session_id)
 
+    def _lookup(self, key: str | None) -> str | None:
+        """A key as ``set`` stored it: redacted by the same rules, so the caller's own key finds it."""
+        return self._redactor.text(key) if key is not None else None
+
     async def count_tokens(self, key: str, content: str) -> int:
         """Tokens the item takes in a prompt, rendered as ``key: content``."""
         return await self._tokens.count(f"{key}: {content}")
@@ -214,6 +218,7 @@ class WorkingMemory:
         """
         scope = self._scope(principal, agent_id, session_id)
         now = self._clock.now()
+        key = self._lookup(key)
 
         def decide(items: Mapping[str, WorkingMemoryItem]) -> SessionChange:
             chosen = list(items.values()) if key is None else [items[key]] if key in items else []
@@ -242,6 +247,7 @@ class WorkingMemory:
         """
         principal.require_write()
         scope = self._scope(principal, agent_id, session_id)
+        key = self._lookup(key)
 
         def decide(items: Mapping[str, WorkingMemoryItem]) -> SessionChange:
             if key is None:
@@ -268,6 +274,7 @@ class WorkingMemory:
         if self._remember is None:
             raise Unavailable("long-term memory writes are not configured in this process")
         scope = self._scope(principal, agent_id, session_id)
+        key = self._redactor.text(key)
         state = await self._store.read(scope)
         item = state.items.get(key)
         if item is None:

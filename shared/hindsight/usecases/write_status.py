@@ -42,14 +42,26 @@ class GetWriteStatus:
         self._writer = writer
         self._operations = operations
 
-    async def __call__(self, principal: Principal, ids: Sequence[UUID]) -> list[WriteStatus]:
+    async def __call__(
+        self,
+        principal: Principal,
+        ids: Sequence[UUID],
+        agent_id: str | None = None,
+        *,
+        any_agent: bool = False,
+    ) -> list[WriteStatus]:
+        """The state of each id written by the scope's agent (``principal.scope(agent_id)``); an id of
+        another tenant or another agent is "unknown", like an id never written. ``any_agent``: every
+        agent of the tenant (operators: the CLI's ingest). Raises Forbidden (agent not allowed)."""
+        scope = principal.scope(agent_id)
+        only = None if any_agent else scope.agent_id
         unique = list(dict.fromkeys(ids))
-        recorded = await self._writer.write_results(principal.tenant_id, unique)
+        recorded = await self._writer.write_results(scope.tenant_id, unique, only)
         queued: set[UUID] = set()
         missing = [i for i in unique if i not in recorded]
         if missing and self._operations is not None:
             try:
-                queued = await self._operations.queued(principal.tenant_id, missing)
+                queued = await self._operations.queued(scope.tenant_id, missing, only)
             except Unavailable as exc:
                 log.warning("%s", exc)
         out = []

@@ -4,7 +4,8 @@ and archive as one set-based statement per batch, consolidation and inferred-pat
 Every statement that touches memories runs in a ``tenant_transaction`` of one tenant and names the
 tenant and agent in its WHERE clause; every change writes its ``memory_history`` rows (actor
 ``maintenance``) in the same transaction. Only two statements cross tenants: listing the scopes to
-visit, and the ``maintenance_state`` row (schema 003), which belongs to no tenant.
+visit (through ``hindsight_scopes``, schema 004), and the ``maintenance_state`` row (schema 003), which
+belongs to no tenant.
 """
 
 from __future__ import annotations
@@ -194,7 +195,19 @@ class PostgresMaintenanceStore:
     async def scopes(self, after: Scope | None, limit: int, tenant_id: str | None = None) -> list[Scope]:
         """(tenant, agent) pairs that have memories, in (tenant_id, agent_id) order, strictly after
         ``after``; only ``tenant_id``'s when given. A loose index scan of ``memories_scope``: one index
-        probe per scope, however many memories each holds."""
+        probe per scope, however many memories each holds.
+
+        Every tenant's: the SECURITY DEFINER function ``hindsight_scopes`` (migration 004), the one read
+        that crosses the row-level-security wall (it returns the pairs, never a row). One tenant's: the
+        same scan in that tenant's transaction, under the wall."""
+        if tenant_id is None:
+            async with self._pool.connection() as conn:
+                rows = await fetch_all(
+                    conn,
+                    "SELECT tenant_id, agent_id FROM hindsight_scopes(%s, %s, %s)",
+                    (after.tenant_id if after else None, after.agent_id if after else None, limit),
+                )
+            return [Scope(tenant_id=r["tenant_id"], agent_id=r["agent_id"]) for r in rows]
         conditions: list[sql.Composable] = []
         params: dict[str, Any] = {"limit": limit}
         if tenant_id is not None:
@@ -222,7 +235,7 @@ class PostgresMaintenanceStore:
             first=where(start),
             next=where(sql.SQL("(m.tenant_id, m.agent_id) > (s.tenant_id, s.agent_id)")),
         )
-        async with self._pool.connection() as conn:
+        async with tenant_transaction(self._pool, tenant_id) as conn:
             rows = await fetch_all(conn, query, params)
         return [Scope(tenant_id=r["tenant_id"], agent_id=r["agent_id"]) for r in rows]
 

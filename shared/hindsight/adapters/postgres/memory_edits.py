@@ -84,7 +84,8 @@ class PostgresMemoryEditor:
         reason: str | None,
         actor: str,
     ) -> StoredMemory | None:
-        """Apply ``changes`` in place; ``embedding`` must be given when the content changes."""
+        """Apply ``changes`` in place; ``embedding`` must be given when the content changes. Only the
+        owner's memories (``scope.agent_id``) are changed: a memory shared with the agent is None here."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             current = await _locked(conn, scope, memory_id)
             if current is None:
@@ -102,6 +103,7 @@ class PostgresMemoryEditor:
                 "metadata",
                 "valid_from",
                 "valid_to",
+                "shared_with",
             ):
                 value = getattr(changes, name)
                 if value is None or value == getattr(current, name):

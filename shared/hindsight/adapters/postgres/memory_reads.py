@@ -19,6 +19,7 @@ from hindsight.adapters.postgres.rows import (
     tenant_transaction,
     vector_literal,
 )
+from hindsight.domain.limits import SHARE_WITH_EVERY_AGENT
 from hindsight.domain.memory import (
     Candidate,
     HistoryEntry,
@@ -31,16 +32,42 @@ from hindsight.domain.text import or_tsquery
 from hindsight.ports import ChainDirection, ChainLink, Vector
 
 
+def readers(scope: Scope) -> list[str]:
+    """The ``shared_with`` entries that let the scope's agent read a memory: its id, and '*'."""
+    return [scope.agent_id, SHARE_WITH_EVERY_AGENT]
+
+
+def visible(alias: str = "", agent: str = "agent", shared: str = "readers") -> str:
+    """SQL: the memory (table alias ``alias``) is the agent's own or shared with it (named params
+    ``agent`` and ``readers``). Always beside a tenant condition: sharing never crosses tenants."""
+    prefix = f"{alias}." if alias else ""
+    return f"({prefix}agent_id = %({agent})s OR {prefix}shared_with && %({shared})s::text[])"
+
+
+def _narrowed(request: SearchRequest) -> bool:
+    """Whether filters other than scope, status and layer apply (then the GIN helpers return every
+    match and the caller filters and limits)."""
+    return bool(
+        request.key is not None
+        or request.tags
+        or request.entities
+        or request.since is not None
+        or request.until is not None
+        or request.min_importance > 0
+    )
+
+
 def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict[str, Any]]:
     """The WHERE clause every signal shares; only the filters present, so plans stay specific."""
     clauses = [
         sql.SQL("tenant_id = %(tenant)s"),
-        sql.SQL("agent_id = %(agent)s"),
+        sql.SQL(visible()),  # type: ignore[arg-type]
         sql.SQL("status = ANY(%(statuses)s)"),
     ]
     params: dict[str, Any] = {
         "tenant": scope.tenant_id,
         "agent": scope.agent_id,
+        "readers": readers(scope),
         "statuses": list(request.statuses),
     }
     if set(request.layers) != {"episodic", "semantic"}:
@@ -70,7 +97,8 @@ _EMPTY = "SELECT NULL::uuid AS id, NULL::real AS {a}, NULL::real AS {b} WHERE fa
 
 
 class PostgresMemoryReader:
-    """The MemoryReader port. Every statement carries the tenant and agent in its WHERE clause."""
+    """The MemoryReader port. Every statement carries the tenant in its WHERE clause, and the agent:
+    a scope reads its agent's own memories and those shared with it (``shared_with``)."""
 
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self._pool = pool
@@ -85,23 +113,31 @@ class PostgresMemoryReader:
             "pool": pool,
             "tsquery": tsquery,
             "terms": list(request.query_terms),
+            "all_layers": list(request.layers),
+            "helper_limit": None if _narrowed(request) else pool,
         }
+        # Keyword and entity matches come from the SECURITY DEFINER helpers of migration 004: under
+        # row-level security the planner may not use the GIN indexes for @@ and && (not leakproof),
+        # the helpers may; they return only the current tenant's rows the agent may see.
         keyword = (
-            sql.SQL("""SELECT id, ts_rank_cd(search_text, q) AS score, NULL::real AS unused
-                       FROM memories, to_tsquery('english', %(tsquery)s) AS q
-                       WHERE {where} AND search_text @@ q
-                       ORDER BY score DESC LIMIT %(pool)s""").format(where=where)
+            sql.SQL("""SELECT k.id, k.score, NULL::real AS unused
+                       FROM hindsight_text_matches(to_tsquery('english', %(tsquery)s), %(readers)s::text[],
+                                                   %(statuses)s::text[], %(all_layers)s::text[],
+                                                   %(helper_limit)s) AS k
+                       JOIN memories ON memories.id = k.id
+                       WHERE {where}
+                       ORDER BY k.score DESC LIMIT %(pool)s""").format(where=where)
             if tsquery
             else sql.SQL(_EMPTY.format(a="score", b="unused"))
         )
         entity = (
-            sql.SQL("""SELECT id,
-                              cardinality(ARRAY(SELECT unnest(entity_terms)
-                                                INTERSECT SELECT unnest(%(terms)s::text[])))::real AS matches,
-                              (embedding <=> %(embedding)s::vector)::real AS distance
-                       FROM memories
-                       WHERE {where} AND entity_terms && %(terms)s::text[]
-                       ORDER BY matches DESC, distance LIMIT %(pool)s""").format(where=where)
+            sql.SQL("""SELECT e.id, e.matches::real AS matches, e.distance
+                       FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
+                                                     %(readers)s::text[], %(statuses)s::text[],
+                                                     %(all_layers)s::text[], %(helper_limit)s) AS e
+                       JOIN memories ON memories.id = e.id
+                       WHERE {where}
+                       ORDER BY e.matches DESC, e.distance LIMIT %(pool)s""").format(where=where)
             if request.query_terms
             else sql.SQL(_EMPTY.format(a="matches", b="distance"))
         )
@@ -114,7 +150,7 @@ class PostgresMemoryReader:
                part AS (
                    SELECT c.memory_id AS id, 1 - (c.embedding <=> %(embedding)s::vector) AS similarity
                    FROM memory_chunks c
-                   WHERE c.tenant_id = %(tenant)s AND c.agent_id = %(agent)s
+                   WHERE c.tenant_id = %(tenant)s
                      AND c.memory_id IN (SELECT id FROM memories WHERE {where})
                    ORDER BY c.embedding <=> %(embedding)s::vector LIMIT %(pool)s),
                vec AS (
@@ -140,27 +176,34 @@ class PostgresMemoryReader:
         return memories[0] if memories else None
 
     async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]:
-        """The memories of the scope among ``ids`` (any status), in the order asked."""
+        """The memories among ``ids`` (any status) the scope may read — its own and those shared with
+        its agent — in the order asked."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             rows = await fetch_all(
                 conn,
                 sql.SQL(
-                    "SELECT {c} FROM memories m WHERE m.tenant_id = %s AND m.agent_id = %s AND m.id = ANY(%s)"
-                ).format(c=MEMORY_COLUMNS),
-                (scope.tenant_id, scope.agent_id, list(ids)),
+                    "SELECT {c} FROM memories m "
+                    "WHERE m.tenant_id = %(t)s AND {visible} AND m.id = ANY(%(ids)s)"
+                ).format(c=MEMORY_COLUMNS, visible=sql.SQL(visible("m"))),  # type: ignore[arg-type]
+                {"t": scope.tenant_id, "agent": scope.agent_id, "readers": readers(scope), "ids": list(ids)},
             )
         by_id = {r["id"]: memory_from_row(r) for r in rows}
         return [by_id[i] for i in ids if i in by_id]
 
     async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]:
-        """Relations touching any of ``ids`` (either end), within the tenant."""
+        """Relations touching any of ``ids`` (either end) whose both ends the scope may read (a shared
+        memory's links to its owner's private memories stay hidden)."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             rows = await fetch_all(
                 conn,
-                """SELECT from_id, to_id, kind, strength, reason, created_at FROM memory_relations
-                   WHERE tenant_id = %(t)s AND (from_id = ANY(%(ids)s) OR to_id = ANY(%(ids)s))
-                   ORDER BY created_at""",
-                {"t": scope.tenant_id, "ids": list(ids)},
+                f"""SELECT r.from_id, r.to_id, r.kind, r.strength, r.reason, r.created_at
+                    FROM memory_relations r
+                    JOIN memories a ON a.id = r.from_id AND a.tenant_id = r.tenant_id
+                    JOIN memories b ON b.id = r.to_id AND b.tenant_id = r.tenant_id
+                    WHERE r.tenant_id = %(t)s AND (r.from_id = ANY(%(ids)s) OR r.to_id = ANY(%(ids)s))
+                      AND {visible("a")} AND {visible("b")}
+                    ORDER BY r.created_at""",  # type: ignore[arg-type]
+                {"t": scope.tenant_id, "ids": list(ids), "agent": scope.agent_id, "readers": readers(scope)},
             )
         return [relation_from_row(r) for r in rows]
 
@@ -180,11 +223,18 @@ class PostgresMemoryReader:
     ) -> list[ChainLink]:
         """Memories linked to ``memory_id`` by causal_parent or ``caused_by`` relations, up to ``depth``
         hops: causes have negative steps, effects positive, the memory itself 0. Forgotten memories
-        are skipped; archived and superseded ones are part of the story and stay."""
-        edges = """SELECT id AS child, causal_parent AS parent FROM memories
-                   WHERE tenant_id = %(t)s AND agent_id = %(a)s AND causal_parent IS NOT NULL
-                   UNION SELECT from_id, to_id FROM memory_relations
-                   WHERE tenant_id = %(t)s AND kind = 'caused_by'"""
+        are skipped; archived and superseded ones are part of the story and stay. Only memories the
+        scope may read (own or shared with it) are steps, and only edges between two of them are
+        followed: a chain never passes through another agent's private memory."""
+        edges = f"""SELECT c.id AS child, c.causal_parent AS parent FROM memories c
+                    JOIN memories p ON p.id = c.causal_parent AND p.tenant_id = c.tenant_id
+                    WHERE c.tenant_id = %(t)s AND c.causal_parent IS NOT NULL
+                      AND {visible("c", "a")} AND {visible("p", "a")}
+                    UNION SELECT r.from_id, r.to_id FROM memory_relations r
+                    JOIN memories x ON x.id = r.from_id AND x.tenant_id = r.tenant_id
+                    JOIN memories y ON y.id = r.to_id AND y.tenant_id = r.tenant_id
+                    WHERE r.tenant_id = %(t)s AND r.kind = 'caused_by'
+                      AND {visible("x", "a")} AND {visible("y", "a")}"""
         query = f"""
             WITH RECURSIVE edges AS ({edges}),
             up(id, step) AS (
@@ -198,11 +248,12 @@ class PostgresMemoryReader:
             steps AS (SELECT id, min(step) AS step FROM (SELECT * FROM up UNION SELECT * FROM down) s
                       GROUP BY id)
             SELECT {{columns}}, steps.step FROM steps JOIN memories m ON m.id = steps.id
-            WHERE m.tenant_id = %(t)s AND m.agent_id = %(a)s AND m.status <> 'forgotten'
+            WHERE m.tenant_id = %(t)s AND {visible("m", "a")} AND m.status <> 'forgotten'
             ORDER BY steps.step, coalesce(m.occurred_at, m.created_at)"""
         params = {
             "t": scope.tenant_id,
             "a": scope.agent_id,
+            "readers": readers(scope),
             "id": memory_id,
             "depth": depth,
             "up": direction in ("causes", "both"),
@@ -215,8 +266,13 @@ class PostgresMemoryReader:
 
 def _ranked(rows: list[dict[str, Any]]) -> list[Candidate]:
     def ranks(key: str, order: Any) -> dict[Any, int]:
+        # Competition ranking ("1224"): equal scores share a rank, so a tie never depends on row order
+        # or ids (an exported and re-imported copy ranks exactly like the original).
         chosen = sorted((r for r in rows if r[key] is not None), key=order)
-        return {r["id"]: i for i, r in enumerate(chosen, start=1)}
+        out: dict[Any, int] = {}
+        for i, r in enumerate(chosen, start=1):
+            out[r["id"]] = out[chosen[i - 2]["id"]] if i > 1 and order(chosen[i - 2]) == order(r) else i
+        return out
 
     vector_rank = ranks("similarity", lambda r: -r["similarity"])
     keyword_rank = ranks("keyword_score", lambda r: -r["keyword_score"])

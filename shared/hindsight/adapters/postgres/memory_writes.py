@@ -23,6 +23,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
+from hindsight.domain.errors import Unavailable
 from hindsight.domain.memory import PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import entity_terms
 
@@ -40,7 +41,9 @@ class PostgresMemoryWriter:
         """One transaction per tenant; if it fails, each job alone, to isolate the bad one.
 
         Failed jobs are returned with outcome ``failed`` and are *not* recorded, so the queue
-        redelivers them (a database outage must not turn into lost writes).
+        redelivers them (a database outage must not turn into lost writes). A database that cannot be
+        reached raises ``Unavailable`` at once: no job of the batch can be stored, and trying them one
+        by one would only wait out the connection timeout again for each.
         """
         results: dict[UUID, StoreResult] = {}
         by_tenant: dict[str, list[PreparedWrite]] = defaultdict(list)
@@ -52,26 +55,35 @@ class PostgresMemoryWriter:
                     for item in items:
                         results[item.job.id] = await _store_one(conn, item, dedup_cosine)
             except Exception as batch_exc:
-                log.warning("batch store failed (%s); retrying its %d jobs one by one", batch_exc, len(items))
+                if isinstance(batch_exc, Unavailable):
+                    raise
+                log.warning(
+                    "batch store failed (%s); retrying its %d jobs one by one",
+                    _summary(batch_exc),
+                    len(items),
+                )
                 for item in items:
                     try:
                         async with tenant_transaction(self._pool, tenant_id) as conn:
                             results[item.job.id] = await _store_one(conn, item, dedup_cosine)
                     except Exception as exc:
                         results[item.job.id] = StoreResult(
-                            job_id=item.job.id, outcome="failed", reason=f"{type(exc).__name__}: {exc}"
+                            job_id=item.job.id, outcome="failed", reason=_summary(exc)
                         )
         return [results[item.job.id] for item in prepared]
 
-    async def write_results(self, tenant_id: str, job_ids: Sequence[UUID]) -> dict[UUID, StoreResult]:
+    async def write_results(
+        self, tenant_id: str, job_ids: Sequence[UUID], agent_id: str | None = None
+    ) -> dict[UUID, StoreResult]:
         if not job_ids:
             return {}
         async with tenant_transaction(self._pool, tenant_id) as conn:
             rows = await fetch_all(
                 conn,
                 """SELECT job_id, outcome, memory_id, reason FROM write_results
-                   WHERE tenant_id = %s AND job_id = ANY(%s)""",
-                (tenant_id, list(job_ids)),
+                   WHERE tenant_id = %(t)s AND job_id = ANY(%(ids)s)
+                     AND (%(a)s::text IS NULL OR agent_id = %(a)s)""",
+                {"t": tenant_id, "ids": list(job_ids), "a": agent_id},
             )
         return {
             r["job_id"]: StoreResult(
@@ -79,6 +91,15 @@ class PostgresMemoryWriter:
             )
             for r in rows
         }
+
+
+def _summary(exc: BaseException) -> str:
+    """An error for logs and write outcomes without row data: Postgres puts the failing row (the memory's
+    content) in a DETAIL line, so only the primary message is kept."""
+    diag = getattr(exc, "diag", None)
+    primary = getattr(diag, "message_primary", None) if diag is not None else None
+    lines = str(exc).splitlines()
+    return f"{type(exc).__name__}: {primary or (lines[0] if lines else '')}"
 
 
 async def _history(
@@ -110,9 +131,9 @@ async def _record(
     conn: AsyncConnection, job: WriteJob, outcome: str, memory_id: UUID, reason: str | None = None
 ) -> StoreResult:
     await conn.execute(
-        """INSERT INTO write_results (job_id, tenant_id, outcome, memory_id, reason)
-           VALUES (%s, %s, %s, %s, %s) ON CONFLICT (job_id) DO NOTHING""",
-        (job.id, job.tenant_id, outcome, memory_id, reason),
+        """INSERT INTO write_results (job_id, tenant_id, agent_id, outcome, memory_id, reason)
+           VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (job_id) DO NOTHING""",
+        (job.id, job.tenant_id, job.agent_id, outcome, memory_id, reason),
     )
     return StoreResult(job_id=job.id, outcome=outcome, memory_id=memory_id, reason=reason)  # type: ignore[arg-type]
 
@@ -161,10 +182,18 @@ async def _store_one(conn: AsyncConnection, item: PreparedWrite, dedup_cosine: f
         await conn.execute(
             """UPDATE memories SET importance = GREATEST(importance, %(importance)s),
                       metadata = %(metadata)s || metadata,   -- keys already there win
+                      -- the owner shared the repeat: the memory it merges into is shared as widely
+                      shared_with = ARRAY(SELECT DISTINCT unnest(shared_with || %(shared_with)s::text[])),
                       last_verified_at = CASE WHEN layer = 'semantic' THEN now() ELSE last_verified_at END,
                       updated_at = now()
                WHERE id = %(id)s AND tenant_id = %(t)s""",
-            {"importance": draft.importance, "metadata": Jsonb(draft.metadata), "id": target, "t": tenant},
+            {
+                "importance": draft.importance,
+                "metadata": Jsonb(draft.metadata),
+                "shared_with": list(draft.shared_with),
+                "id": target,
+                "t": tenant,
+            },
         )
         await _history(
             conn,
@@ -256,11 +285,13 @@ async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
         """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, content, content_hash,
                                  importance, created_at, occurred_at, metadata, embedding, source, tags,
                                  entities, entity_terms, task_id, task_type, outcome, summary, key_decisions,
-                                 lessons, last_verified_at, valid_from, valid_to, idempotency_key)
+                                 lessons, last_verified_at, valid_from, valid_to, idempotency_key, context,
+                                 shared_with)
            VALUES (%(id)s, %(t)s, %(a)s, %(layer)s, %(key)s, %(query)s, %(content)s, %(hash)s, %(importance)s,
                    %(created_at)s, %(occurred_at)s, %(metadata)s, %(e)s::vector, %(source)s, %(tags)s,
                    %(entities)s, %(entity_terms)s, %(task_id)s, %(task_type)s, %(outcome)s, %(summary)s,
-                   %(key_decisions)s, %(lessons)s, %(verified)s, %(valid_from)s, %(valid_to)s, %(idem)s)
+                   %(key_decisions)s, %(lessons)s, %(verified)s, %(valid_from)s, %(valid_to)s, %(idem)s,
+                   %(context)s, %(shared_with)s)
            ON CONFLICT (id) DO NOTHING""",
         {
             "id": job.id,
@@ -290,6 +321,8 @@ async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
             "valid_from": d.valid_from or (job.submitted_at if d.layer == "semantic" else None),
             "valid_to": d.valid_to,
             "idem": d.idempotency_key,
+            "context": d.context,
+            "shared_with": list(d.shared_with),
         },
     )
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from pgvector.psycopg import register_vector_async
 from psycopg import AsyncConnection, OperationalError
@@ -24,6 +26,24 @@ async def _configure(conn: AsyncConnection) -> None:
     await conn.set_autocommit(True)
 
 
+class HindsightPool(AsyncConnectionPool):
+    """AsyncConnectionPool whose connections are checked on checkout (a server restart leaves broken
+    ones behind) and whose connection failures are ``Unavailable`` — "retry later" to a caller, a
+    failed batch that SQS redelivers to a worker — instead of driver errors.
+
+    Only lost or refused connections are translated (``OperationalError``, pool timeouts); constraint
+    violations and SQL errors pass unchanged.
+    """
+
+    @asynccontextmanager
+    async def connection(self, timeout: float | None = None) -> AsyncIterator[AsyncConnection]:  # noqa: ASYNC109 - psycopg_pool's signature
+        try:
+            async with super().connection(timeout) as conn:
+                yield conn
+        except (PoolTimeout, OperationalError) as exc:
+            raise Unavailable(f"the database is unavailable ({type(exc).__name__})") from exc
+
+
 async def open_pool(
     url: str,
     *,
@@ -31,32 +51,57 @@ async def open_pool(
     max_size: int,
     timeout_s: float,
     session_settings: dict[str, str] | None = None,
+    role: str | None = None,
 ) -> AsyncConnectionPool:
     """Open a pool, waiting up to ``timeout_s`` for the database to accept connections.
 
     ``session_settings`` are GUCs set on every connection at connect time (libpq ``options``),
-    e.g. ``{"hnsw.ef_search": "100"}``: no extra round trip per query.
+    e.g. ``{"hnsw.ef_search": "100"}``: no extra round trip per query. ``role`` (e.g. ``hindsight_app``,
+    migration 004) is set the same way: every statement then runs as that role, under row-level
+    security, whoever the login user is; ``RESET ROLE`` returns to it, not to the login user.
 
     Raises:
         Unavailable: the database did not answer in time.
+        ConfigurationError: ``role`` does not exist or the login user may not use it.
     """
-    pool = AsyncConnectionPool(
+    kwargs = _connect_kwargs(timeout_s, {**(session_settings or {}), **({"role": role} if role else {})})
+    pool = HindsightPool(
         url,
         min_size=min_size,
         max_size=max_size,
         open=False,
         configure=_configure,
-        kwargs=_connect_kwargs(timeout_s, session_settings),
+        kwargs=kwargs,
         timeout=timeout_s,
         reconnect_timeout=timeout_s,
+        check=AsyncConnectionPool.check_connection,
     )
     started = time.monotonic()
     try:
         await pool.open(wait=min_size > 0, timeout=timeout_s)
     except (PoolTimeout, OperationalError) as exc:
         await pool.close()
+        if role:
+            await _explain_role_failure(url, kwargs, role)
         raise Unavailable(f"database not reachable after {time.monotonic() - started:.1f}s: {exc}") from exc
     return pool
+
+
+async def _explain_role_failure(url: str, kwargs: dict[str, object], role: str) -> None:
+    """After a failed open: one direct attempt, to turn a refused role into a ConfigurationError that
+    says what to do (the pool itself only reports a timeout)."""
+    try:
+        conn = await AsyncConnection.connect(url, **kwargs)  # type: ignore[arg-type]
+    except OperationalError as exc:
+        message = str(exc)
+        if f'role "{role}"' in message or "permission denied to set role" in message:
+            raise ConfigurationError(
+                f"cannot run as the database role '{role}' ({message.strip().splitlines()[-1]}): run "
+                "`hindsight migrate` (migration 004 creates it and grants it to the migrating user), grant "
+                "it to this login user, or set HINDSIGHT_DB_APP_ROLE to another role (empty: none)"
+            ) from None
+        return
+    await conn.close()
 
 
 def _connect_kwargs(timeout_s: float, session_settings: dict[str, str] | None) -> dict[str, object]:

@@ -1,0 +1,235 @@
+"""The MemoryArchive port on Postgres: a tenant's rows out as JSON-ready records and back in.
+
+Rows travel as ``to_jsonb(row)``: every column the schema has, including ones added after this code was
+written, so an export → import round trip loses nothing. Vectors travel as pgvector's text form
+(shortest decimal that reads back to the same float32), so they come back bit for bit. Import builds its
+column lists from the live schema (generated columns excluded) and refuses a record with a column the
+schema does not have (an export from a newer schema: migrate first).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+from uuid import UUID
+
+from psycopg import AsyncConnection, sql
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool
+
+from hindsight.adapters.postgres.rows import fetch_all, tenant_transaction
+from hindsight.domain.errors import InvalidInput
+
+TABLES = {
+    "memory": "memories",
+    "chunk": "memory_chunks",
+    "relation": "memory_relations",
+    "history": "memory_history",
+    "write_result": "write_results",
+    "pending_link": "pending_causal_links",
+}
+_SKIP = {"memory_history": {"id"}}
+"""Columns not carried over: history's serial id is the target's own."""
+_VECTOR = {"memories", "memory_chunks"}
+
+
+def exact_vector(values: Sequence[float]) -> str:
+    """pgvector text form with every float written exactly (repr), unlike the 7-digit search literal."""
+    return "[" + ",".join(repr(float(v)) for v in values) + "]"
+
+
+class PostgresArchive:
+    """Export streams with a server-side cursor; import inserts in the caller's batches."""
+
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self._pool = pool
+        self._columns: dict[str, list[str]] = {}
+
+    async def export_records(
+        self, tenant_id: str, agent_id: str | None, with_embeddings: bool
+    ) -> AsyncIterator[dict[str, Any]]:
+        agent = sql.SQL("AND m.agent_id = %(a)s") if agent_id is not None else sql.SQL("")
+        params = {"t": tenant_id, "a": agent_id}
+        mine = sql.SQL("SELECT m.id FROM memories m WHERE m.tenant_id = %(t)s {agent}").format(agent=agent)
+        vector = sql.SQL(", m.embedding::text AS embedding") if with_embeddings else sql.SQL("")
+        chunk_vector = sql.SQL(", c.embedding::text AS embedding") if with_embeddings else sql.SQL("")
+        queries: list[tuple[str, sql.Composed]] = [
+            (
+                "memory",
+                sql.SQL(
+                    """SELECT to_jsonb(m) - 'embedding' - 'search_text' AS row {vector} FROM memories m
+                       WHERE m.tenant_id = %(t)s {agent} ORDER BY m.created_at, m.id"""
+                ).format(vector=vector, agent=agent),
+            ),
+            (
+                "chunk",
+                sql.SQL(
+                    """SELECT to_jsonb(c) - 'embedding' AS row {vector} FROM memory_chunks c
+                       WHERE c.tenant_id = %(t)s AND c.memory_id IN ({mine})
+                       ORDER BY c.memory_id, c.chunk_no"""
+                ).format(vector=chunk_vector, mine=mine),
+            ),
+            (
+                "relation",
+                sql.SQL(
+                    """SELECT to_jsonb(r) AS row FROM memory_relations r WHERE r.tenant_id = %(t)s
+                       AND r.from_id IN ({mine}) AND r.to_id IN ({mine}) ORDER BY r.created_at, r.from_id"""
+                ).format(mine=mine),
+            ),
+            (
+                "history",
+                sql.SQL(
+                    """SELECT to_jsonb(h) - 'id' AS row FROM memory_history h WHERE h.tenant_id = %(t)s
+                       AND h.memory_id IN ({mine}) ORDER BY h.id"""
+                ).format(mine=mine),
+            ),
+            (
+                "write_result",
+                sql.SQL(
+                    """SELECT to_jsonb(w) AS row FROM write_results w WHERE w.tenant_id = %(t)s
+                       AND w.memory_id IN ({mine}) ORDER BY w.recorded_at, w.job_id"""
+                ).format(mine=mine),
+            ),
+            (
+                "pending_link",
+                sql.SQL(
+                    """SELECT to_jsonb(p) AS row FROM pending_causal_links p WHERE p.tenant_id = %(t)s
+                       AND p.child_id IN ({mine}) ORDER BY p.child_id"""
+                ).format(mine=mine),
+            ),
+        ]
+        async with tenant_transaction(self._pool, tenant_id) as conn:
+            for kind, query in queries:
+                cursor = conn.cursor(name=f"export_{kind}")
+                await cursor.execute(query, params)
+                while rows := await cursor.fetchmany(500):
+                    for row in rows:
+                        record: dict[str, Any] = {"kind": kind, "row": row[0]}
+                        if len(row) > 1 and row[1] is not None:
+                            record["embedding"] = json.loads(row[1])
+                        yield record
+                await cursor.close()
+
+    async def _table_columns(self, conn: AsyncConnection, table: str) -> list[str]:
+        if table not in self._columns:
+            rows = await fetch_all(
+                conn,
+                """SELECT column_name FROM information_schema.columns
+                   WHERE table_schema = current_schema() AND table_name = %s AND is_generated = 'NEVER'
+                   ORDER BY ordinal_position""",
+                (table,),
+            )
+            self._columns[table] = [
+                r["column_name"] for r in rows if r["column_name"] not in _SKIP.get(table, ())
+            ]
+        return self._columns[table]
+
+    async def _insert(
+        self, conn: AsyncConnection, table: str, record: dict[str, Any], conflict: str, returning: bool
+    ) -> bool:
+        row: dict[str, Any] = record["row"]
+        columns = await self._table_columns(conn, table)
+        unknown = set(row) - set(columns) - _SKIP.get(table, set())
+        if unknown:
+            raise InvalidInput(
+                "file",
+                f"{table} has no column {', '.join(sorted(unknown))}: the export comes from a newer schema "
+                "(run `hindsight migrate` with that version first)",
+            )
+        chosen = [c for c in columns if c in row and not (c == "embedding" and table in _VECTOR)]
+        targets = [sql.Identifier(c) for c in chosen]
+        values: list[sql.Composable] = [sql.SQL("r.{}").format(sql.Identifier(c)) for c in chosen]
+        params: dict[str, Any] = {"row": Jsonb(row)}
+        if table in _VECTOR:
+            if "embedding" not in record:
+                raise ValueError(f"{table} record without its embedding")
+            targets.append(sql.Identifier("embedding"))
+            values.append(sql.SQL("%(embedding)s::vector"))
+            params["embedding"] = exact_vector(record["embedding"])
+        query = sql.SQL(
+            "INSERT INTO {table} ({targets}) SELECT {values} "
+            "FROM jsonb_populate_record(NULL::{table}, %(row)s) r "
+            "{conflict}{returning}"
+        ).format(
+            table=sql.Identifier(table),
+            targets=sql.SQL(", ").join(targets),
+            values=sql.SQL(", ").join(values),
+            conflict=sql.SQL(conflict),
+            returning=sql.SQL(" RETURNING 1") if returning else sql.SQL(""),
+        )
+        cursor = await conn.execute(query, params)
+        return cursor.rowcount == 1
+
+    async def import_records(
+        self, tenant_id: str, records: Sequence[dict[str, Any]]
+    ) -> tuple[dict[str, int], set[str]]:
+        counts: dict[str, int] = {"skipped": 0}
+        new_memories: set[str] = set()
+        async with tenant_transaction(self._pool, tenant_id) as conn:
+            for record in records:
+                kind = record["kind"]
+                table = TABLES[kind]
+                if record["row"].get("tenant_id") != tenant_id:
+                    raise ValueError(f"{kind} record of tenant {record['row'].get('tenant_id')!r}")
+                if kind == "memory":
+                    inserted = await self._insert(conn, table, record, "ON CONFLICT (id) DO NOTHING", True)
+                    if inserted:
+                        new_memories.add(str(record["row"]["id"]))
+                    else:
+                        await self._explain_conflict(conn, tenant_id, record["row"]["id"])
+                elif kind == "relation":
+                    inserted = await self._insert_if_both_ends(conn, tenant_id, record)
+                elif kind == "history":
+                    inserted = await self._insert(conn, table, record, "", False)
+                else:
+                    inserted = await self._insert(conn, table, record, "ON CONFLICT DO NOTHING", False)
+                counts[kind] = counts.get(kind, 0) + int(inserted)
+                counts["skipped"] += int(not inserted)
+        return counts, new_memories
+
+    async def _insert_if_both_ends(
+        self, conn: AsyncConnection, tenant_id: str, record: dict[str, Any]
+    ) -> bool:
+        row = record["row"]
+        cur = await conn.execute(
+            "SELECT count(*) FROM memories WHERE tenant_id = %s AND id = ANY(%s)",
+            (tenant_id, [row["from_id"], row["to_id"]]),
+        )
+        found = await cur.fetchone()
+        if not found or int(found[0]) != 2:
+            return False
+        return await self._insert(conn, "memory_relations", record, "ON CONFLICT DO NOTHING", False)
+
+    async def _explain_conflict(self, conn: AsyncConnection, tenant_id: str, memory_id: str) -> None:
+        cur = await conn.execute(
+            "SELECT 1 FROM memories WHERE id = %s AND tenant_id = %s", (memory_id, tenant_id)
+        )
+        if await cur.fetchone() is None:
+            raise InvalidInput(
+                "file",
+                f"memory {memory_id} already exists in another tenant: import with --remap-ids to give the "
+                "imported memories ids of their own",
+            )
+
+    async def existing(self, tenant_id: str, ids: Sequence[str]) -> set[str]:
+        async with tenant_transaction(self._pool, tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                "SELECT id FROM memories WHERE tenant_id = %s AND id = ANY(%s::uuid[])",
+                (tenant_id, list(ids)),
+            )
+        return {str(r["id"]) for r in rows}
+
+    async def link_causal_parents(self, tenant_id: str, links: Sequence[tuple[UUID, UUID]]) -> int:
+        if not links:
+            return 0
+        async with tenant_transaction(self._pool, tenant_id) as conn:
+            cur = await conn.execute(
+                """UPDATE memories m SET causal_parent = l.parent
+                   FROM unnest(%s::uuid[], %s::uuid[]) AS l(child, parent)
+                   WHERE m.id = l.child AND m.tenant_id = %s
+                     AND EXISTS (SELECT 1 FROM memories p WHERE p.id = l.parent AND p.tenant_id = %s)""",
+                ([c for c, _ in links], [p for _, p in links], tenant_id, tenant_id),
+            )
+            return cur.rowcount

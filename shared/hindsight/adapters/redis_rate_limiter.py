@@ -1,0 +1,48 @@
+"""The RateLimiter port on Redis with the ``limits`` library's sliding-window counter.
+
+Per bucket two counters (the current and the previous fixed window, one Lua script per hit, keys
+``hs:rl:…`` expiring on their own); the count is the current window's plus the previous window's
+weighted by how much of it still overlaps — smooth like a sliding log, at the cost of two integers.
+The Redis client is the process's shared one (its connection pool, timeouts and retries).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from limits import RateLimitItemPerSecond
+from limits.aio.storage import RedisStorage
+from limits.aio.strategies import SlidingWindowCounterRateLimiter
+
+from hindsight.domain.errors import Unavailable
+
+KEY_PREFIX = "hs:rl"
+
+
+class RedisRateLimiter:
+    """``hit`` counts and answers in one round trip while under the limit; over it, a second one
+    reads the window to say when the next request is allowed."""
+
+    def __init__(self, client: Any) -> None:
+        storage = RedisStorage(
+            "async+redis://",
+            implementation="redispy",
+            key_prefix=KEY_PREFIX,
+            wrap_exceptions=True,
+            connection_pool=client.connection_pool,
+        )
+        self._limiter = SlidingWindowCounterRateLimiter(storage)
+
+    async def hit(self, bucket: str, limit: int, window_s: int) -> float | None:
+        """See ``RateLimiter.hit``. Raises Unavailable when Redis cannot be reached."""
+        item = RateLimitItemPerSecond(limit, window_s)
+        try:
+            if await self._limiter.hit(item, bucket):
+                return None
+            stats = await self._limiter.get_window_stats(item, bucket)
+        except Exception as exc:  # limits wraps every Redis error in StorageError
+            raise Unavailable(f"rate-limit store unavailable ({type(exc).__name__})") from exc
+        wait = stats.reset_time - time.time()
+        return max(1.0, math.ceil(wait)) if math.isfinite(wait) else float(window_s)

@@ -1,0 +1,298 @@
+"""The memory inspector: one server-rendered page per agent (Starlette routes on the MCP app, Jinja2,
+inline CSS and SVG — no build step, nothing fetched from elsewhere).
+
+It shows working memory with TTLs, long-term memories by layer and status with importance and last
+access, relations and causal links as a graph, queue depths, and for a query the retrieval trace: every
+candidate with its vector, keyword, entity, recency and importance scores and its fused rank.
+
+Auth is the MCP endpoint's: a bearer API key (or JWT) in the ``Authorization`` header, or entered once in
+the login form, which keeps it in an HttpOnly, SameSite=Strict cookie scoped to ``/inspector``. Tokens
+never appear in URLs or logs. The Host header is checked against ``allowed_hosts`` as for ``/mcp``.
+Served when ``settings.inspector`` is on (the local stack turns it on; off by default in AWS).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import html
+from collections import defaultdict
+from functools import lru_cache
+from typing import Any
+from uuid import UUID
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from hindsight.api.mcp_context import ContainerHolder
+from hindsight.config import Settings
+from hindsight.domain.auth import Principal
+from hindsight.domain.errors import Forbidden, HindsightError
+from hindsight.domain.limits import DEFAULT_AGENT_ID
+from hindsight.domain.memory import Relation, StoredMemory
+
+COOKIE = "hindsight_inspector"
+PATH = "/inspector"
+EDGE_COLOURS = {
+    "caused_by": "#d9480f",
+    "part_of": "#5f3dc4",
+    "related": "#1971c2",
+    "supersedes": "#868e96",
+    "contradicts": "#e03131",
+}
+MAX_GRAPH_NODES = 40
+
+
+@lru_cache(maxsize=1)
+def _templates() -> Any:
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(
+        loader=PackageLoader("hindsight.api", "templates"),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["short"] = lambda text, width=90: (
+        text if len(text := " ".join(str(text).split())) <= width else text[: width - 1] + "…"
+    )
+    env.filters["num"] = lambda v, d=3: "" if v is None else f"{v:.{d}f}"
+    env.filters["when"] = lambda v: "" if v is None else f"{v:%Y-%m-%d %H:%M}"
+    env.filters["clock"] = lambda v: "" if v is None else f"{v:%H:%M:%S}"
+    env.filters["sid"] = lambda v: "…" + str(v)[-8:]  # UUIDv7: the leading digits are the time
+    return env
+
+
+def graph_layout(memories: list[StoredMemory], relations: list[Relation]) -> dict[str, Any]:
+    """Nodes and edges of the relation graph, laid out in columns: causes to the left of their effects
+    (longest causal path), other memories after them; ``caused_by`` edges point from effect to cause."""
+    touched: list[UUID] = []
+    for r in relations:
+        for node in (r.to_id, r.from_id):
+            if node not in touched:
+                touched.append(node)
+    by_id = {m.id: m for m in memories}
+    nodes = [n for n in touched if n in by_id][:MAX_GRAPH_NODES]
+    keep = set(nodes)
+    edges = [r for r in relations if r.from_id in keep and r.to_id in keep]
+    depth = dict.fromkeys(nodes, 0)
+    for _ in range(len(nodes)):  # longest path over caused_by / part_of (effect → cause: cause first)
+        changed = False
+        for r in edges:
+            if r.kind in ("caused_by", "part_of") and depth[r.from_id] < depth[r.to_id] + 1:
+                depth[r.from_id] = depth[r.to_id] + 1
+                changed = True
+        if not changed:
+            break
+    columns: dict[int, list[UUID]] = defaultdict(list)
+    for node in nodes:
+        columns[depth[node]].append(node)
+    width, height, x_gap, y_gap = 190, 46, 70, 26
+    pos: dict[UUID, tuple[float, float]] = {}
+    for col, members in sorted(columns.items()):
+        for row, node in enumerate(sorted(members, key=lambda n: by_id[n].event_time)):
+            pos[node] = (20 + col * (width + x_gap), 56 + row * (height + y_gap))
+    out_nodes = [
+        {
+            "id": str(n),
+            "x": pos[n][0],
+            "y": pos[n][1],
+            "w": width,
+            "h": height,
+            "label": by_id[n].content,
+            "layer": by_id[n].layer,
+            "status": by_id[n].status,
+            "importance": by_id[n].importance,
+        }
+        for n in nodes
+    ]
+    out_edges = []
+    for r in edges:
+        (x1, y1), (x2, y2) = pos[r.from_id], pos[r.to_id]
+        start = (x1 + (0 if x2 < x1 else width), y1 + height / 2)
+        end = (x2 + (width if x2 < x1 else 0), y2 + height / 2)
+        if x1 == x2:  # same column: leave and enter on the right, bending outwards
+            start, end = (x1 + width, y1 + height / 2), (x2 + width, y2 + height / 2)
+            bend = 40 + abs(y2 - y1) / 4
+            path = (
+                f"M{start[0]},{start[1]} C{start[0] + bend},{start[1]} "
+                f"{end[0] + bend},{end[1]} {end[0]},{end[1]}"
+            )
+        elif abs(depth[r.from_id] - depth[r.to_id]) > 1 and y1 == y2:  # would cross the nodes between
+            start, end = (x1 + width / 2, y1), (x2 + width / 2, y2)
+            lift = 42.0
+            path = (
+                f"M{start[0]},{start[1]} C{start[0]},{start[1] - lift} "
+                f"{end[0]},{end[1] - lift} {end[0]},{end[1]}"
+            )
+            start = end = ((x1 + x2 + width) / 2, y1 - lift * 0.75 - 2)
+        else:
+            mid = (start[0] + end[0]) / 2
+            path = f"M{start[0]},{start[1]} C{mid},{start[1]} {mid},{end[1]} {end[0]},{end[1]}"
+        out_edges.append(
+            {
+                "path": path,
+                "kind": r.kind,
+                "colour": EDGE_COLOURS.get(r.kind, "#495057"),
+                "lx": (start[0] + end[0]) / 2,
+                "ly": (start[1] + end[1]) / 2 - 4,
+            }
+        )
+    columns_used = max(columns, default=-1) + 1
+    rows_used = max((len(v) for v in columns.values()), default=0)
+    return {
+        "nodes": out_nodes,
+        "edges": out_edges,
+        "width": max(columns_used * (width + x_gap) + 40, 300),
+        "height": max(rows_used * (height + y_gap) + 60, 120),
+        "kinds": sorted({e["kind"] for e in out_edges}),
+        "colours": EDGE_COLOURS,
+    }
+
+
+def _host_allowed(request: Request, allowed: list[str]) -> bool:
+    if allowed == ["*"]:
+        return True
+    host = request.headers.get("host", "")
+    return any(fnmatch.fnmatchcase(host, pattern) for pattern in allowed)
+
+
+def _token(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip() or None
+    return request.cookies.get(COOKIE) or None
+
+
+def _page(body: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(
+        body,
+        status_code=status,
+        headers={
+            "Cache-Control": "no-store",
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+            "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            "Referrer-Policy": "no-referrer",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+class Inspector:
+    """The routes: GET /inspector (login form or the page), POST /inspector/login, POST /inspector/logout."""
+
+    def __init__(self, holder: ContainerHolder, settings: Settings) -> None:
+        self._holder = holder
+        self._settings = settings
+        self._tools: tuple[Any, Any] | None = None
+
+    async def _principal(self, request: Request) -> Principal | None:
+        token = _token(request)
+        if token is None or self._holder.container is None:
+            return None
+        try:
+            principal: Principal | None = await self._holder.get().authenticate(token)
+        except HindsightError:
+            return None
+        return principal
+
+    def _login(self, message: str | None = None, status: int = 200) -> HTMLResponse:
+        return _page(_templates().get_template("login.html").render(message=message), status)
+
+    async def page(self, request: Request) -> Response:
+        if not _host_allowed(request, self._settings.allowed_hosts):
+            return _page("<h1>Forbidden host</h1>", 403)
+        principal = await self._principal(request)
+        if principal is None:
+            message = "That key is not valid (any more)." if _token(request) else None
+            return self._login(message, 401 if _token(request) else 200)
+        from hindsight.bootstrap import operator_tools
+        from hindsight.usecases.recall import RecallQuery
+
+        params = request.query_params
+        agent = params.get("agent") or None
+        try:
+            scope = principal.scope(agent)
+        except Forbidden as exc:
+            return _page(f"<h1>Forbidden</h1><p>{html.escape(str(exc))}</p>", 403)
+        container = self._holder.get()
+        if self._tools is None or self._tools[0] is not container:
+            self._tools = (container, operator_tools(container))
+        tools = self._tools[1]
+        overview = await tools.inspect.overview(scope, memory_limit=200)
+        query = (params.get("q") or "").strip()[:2000]
+        top_k = (
+            min(max(int(params.get("top_k") or 10), 1), 100)
+            if (params.get("top_k") or "10").isdigit()
+            else 10
+        )
+        statuses = [
+            s for s in params.getlist("status") if s in ("active", "superseded", "archived", "forgotten")
+        ]
+        trace, trace_error = None, None
+        if query:
+            try:
+                trace = await tools.inspect.trace(
+                    scope,
+                    RecallQuery(text=query, top_k=top_k, statuses=tuple(statuses) or ("active",)),  # type: ignore[arg-type]
+                )
+            except HindsightError as exc:
+                trace_error = str(exc)
+        by_layer: dict[str, list[StoredMemory]] = {"semantic": [], "episodic": []}
+        for memory in overview.memories:
+            by_layer.setdefault(memory.layer, []).append(memory)
+        metrics = container.metrics.snapshot() if hasattr(container.metrics, "snapshot") else None
+        agents = (
+            overview.agents
+            if any(a == scope.agent_id for a, _ in overview.agents)
+            else [*overview.agents, (scope.agent_id, 0)]
+        )
+        body = (
+            _templates()
+            .get_template("inspector.html")
+            .render(
+                view=overview,
+                agents=agents,
+                agent=scope.agent_id,
+                default_agent=DEFAULT_AGENT_ID,
+                by_layer=by_layer,
+                graph=graph_layout(overview.memories, overview.relations),
+                query=query,
+                top_k=top_k,
+                statuses=statuses or ["active"],
+                trace=trace,
+                trace_error=trace_error,
+                metrics=metrics,
+                key_id=principal.key_id,
+            )
+        )
+        return _page(body)
+
+    async def login(self, request: Request) -> Response:
+        if not _host_allowed(request, self._settings.allowed_hosts):
+            return _page("<h1>Forbidden host</h1>", 403)
+        form = await request.form()
+        token = str(form.get("token") or "").strip()
+        if (
+            not token
+            or self._holder.container is None
+            or await self._holder.get().authenticate(token) is None
+        ):
+            return self._login("That key is not valid.", 401)
+        response = RedirectResponse(PATH, status_code=303)
+        response.set_cookie(
+            COOKIE, token, path=PATH, httponly=True, samesite="strict", secure=request.url.scheme == "https"
+        )
+        return response
+
+    async def logout(self, request: Request) -> Response:
+        response = RedirectResponse(PATH, status_code=303)
+        response.delete_cookie(COOKIE, path=PATH)
+        return response
+
+
+def register_inspector(mcp: Any, holder: ContainerHolder, settings: Settings) -> None:
+    """Add the inspector's routes to the MCP server's app."""
+    inspector = Inspector(holder, settings)
+    mcp.custom_route(PATH, methods=["GET"])(inspector.page)
+    mcp.custom_route(f"{PATH}/login", methods=["POST"])(inspector.login)
+    mcp.custom_route(f"{PATH}/logout", methods=["POST"])(inspector.logout)

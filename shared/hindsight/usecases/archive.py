@@ -1,0 +1,284 @@
+"""Export and import a tenant's (or one agent's) memory as JSON Lines: the CLI's ``export`` / ``import``.
+
+The file: a ``header`` line (format, version, source tenant and agent, embedding model and dimension,
+whether vectors are included), then one line per record — ``memory`` (every column of the row, and its
+``embedding`` when asked), ``chunk`` (later chunks of long memories), ``relation``, ``history``,
+``write_result`` (so ``memory_status`` still answers for imported writes) and ``pending_link`` — and a
+``footer`` with the counts, so a truncated file is noticed.
+
+Import puts the records into a tenant (the exported one by default). Memory ids are kept, so agents'
+references stay valid; ``remap_ids`` gives every id a new one (UUIDv5 of the target tenant and the old
+id, the same on every re-run) and rewrites every reference, for a copy beside the original in one
+database. Without vectors in the file, or with vectors of another model or dimension, the memories are
+re-embedded with the configured embedder exactly as the write path embeds them. Re-importing the same
+file skips what is already there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
+from datetime import datetime
+from typing import Any, Literal
+from uuid import UUID, uuid5
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hindsight.domain.embedding_text import first_passage
+from hindsight.domain.errors import InvalidInput
+from hindsight.ports import Clock, Embedder, MemoryArchive
+
+EXPORT_FORMAT = "hindsight-export"
+EXPORT_VERSION = 1
+REMAP_NAMESPACE = UUID("0b7f4e3c-9a51-4d2e-8c66-68696e647369")
+RecordKind = Literal["memory", "chunk", "relation", "history", "write_result", "pending_link"]
+KINDS: tuple[RecordKind, ...] = ("memory", "chunk", "relation", "history", "write_result", "pending_link")
+_ID_FIELDS: dict[str, tuple[str, ...]] = {
+    "memory": ("id", "causal_parent"),
+    "chunk": ("memory_id",),
+    "relation": ("from_id", "to_id"),
+    "history": ("memory_id",),
+    "write_result": ("job_id", "memory_id"),
+    "pending_link": ("child_id", "parent_id"),
+}
+"""Every column holding a memory (or job) id, per record kind: what ``remap_ids`` rewrites."""
+
+
+class ExportHeader(BaseModel):
+    """The first line of an export."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["header"] = "header"
+    format: str = EXPORT_FORMAT
+    version: int = EXPORT_VERSION
+    exported_at: datetime
+    tenant_id: str
+    agent_id: str | None = None
+    embedding_model: str
+    embedding_dim: int
+    with_embeddings: bool
+
+
+class ImportReport(BaseModel):
+    """What an import did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    source_tenant_id: str
+    inserted: dict[str, int] = Field(default_factory=dict)
+    skipped: int = 0
+    reembedded: int = 0
+    causal_links: int = 0
+    remapped_ids: bool = False
+    complete: bool = True
+    """False when the file had no footer or its counts disagree (a truncated file)."""
+
+
+def remap(old: str, tenant_id: str) -> str:
+    """The id a record gets in ``tenant_id`` under ``remap_ids`` (stable across re-runs)."""
+    return str(uuid5(REMAP_NAMESPACE, f"{tenant_id}\x1f{old}"))
+
+
+class ExportMemories:
+    """Streams the export records of a tenant or one agent."""
+
+    def __init__(self, archive: MemoryArchive, clock: Clock, embedder: Embedder) -> None:
+        self._archive = archive
+        self._clock = clock
+        self._embedder = embedder
+
+    async def __call__(
+        self, tenant_id: str, agent_id: str | None = None, *, with_embeddings: bool = False
+    ) -> AsyncIterator[dict[str, Any]]:
+        header = ExportHeader(
+            exported_at=self._clock.now(),
+            tenant_id=tenant_id,
+            agent_id=agent_id,
+            embedding_model=self._embedder.model_name,
+            embedding_dim=self._embedder.dim,
+            with_embeddings=with_embeddings,
+        )
+        yield header.model_dump(mode="json")
+        counts = dict.fromkeys(KINDS, 0)
+        async for record in self._archive.export_records(tenant_id, agent_id, with_embeddings):
+            counts[record["kind"]] += 1
+            yield record
+        yield {"kind": "footer", "counts": counts}
+
+
+class ImportMemories:
+    """Reads export records (any iterable, e.g. the lines of a file) into a tenant."""
+
+    def __init__(self, archive: MemoryArchive, embedder: Embedder, batch_size: int = 64) -> None:
+        self._archive = archive
+        self._embedder = embedder
+        self._batch_size = batch_size
+
+    async def __call__(
+        self,
+        records: Iterable[dict[str, Any]] | AsyncIterable[dict[str, Any]],
+        *,
+        tenant_id: str | None = None,
+        remap_ids: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportReport:
+        """Raises InvalidInput (not an export, unknown version, a record before the header, an id of
+        another tenant without ``remap_ids``, a column the schema does not have)."""
+        state = _ImportState(tenant_id, remap_ids)
+        pending: list[dict[str, Any]] = []
+        async for record in _aiter(records):
+            kind = record.get("kind")
+            if kind == "header":
+                state.start(ExportHeader.model_validate(record), self._embedder)
+                continue
+            if kind == "footer":
+                state.footer = record.get("counts") or {}
+                continue
+            if kind not in KINDS:
+                raise InvalidInput("file", f"unknown record kind {kind!r}: not a Hindsight export line")
+            if state.header is None:
+                raise InvalidInput("file", "no header line: not a Hindsight export (or not its beginning)")
+            state.seen[kind] = state.seen.get(kind, 0) + 1
+            if pending and (len(pending) >= self._batch_size or kind != pending[-1]["kind"]):
+                await self._flush(state, pending, progress)
+                pending = []
+            prepared = state.prepare(record)
+            if prepared is not None:
+                pending.append(prepared)
+        if pending:
+            await self._flush(state, pending, progress)
+        if state.header is None:
+            raise InvalidInput("file", "empty: no header line")
+        links = await self._archive.link_causal_parents(
+            state.tenant, [link for link in state.causal_links if str(link[0]) in state.new_memories]
+        )
+        complete = state.footer is not None and all(
+            int(state.footer.get(k, 0)) == state.seen.get(k, 0) for k in KINDS
+        )
+        return ImportReport(
+            tenant_id=state.tenant,
+            source_tenant_id=state.header.tenant_id,
+            inserted={k: v for k, v in state.inserted.items() if v},
+            skipped=state.skipped,
+            reembedded=len(state.reembedded_ids & state.new_memories),
+            causal_links=links,
+            remapped_ids=remap_ids,
+            complete=complete,
+        )
+
+    async def _flush(
+        self, state: _ImportState, batch: list[dict[str, Any]], progress: Callable[[int], None] | None
+    ) -> None:
+        kind = batch[0]["kind"]
+        if kind == "memory":  # already there (a re-run): skipped before anything is embedded
+            present = await self._archive.existing(state.tenant, [str(r["row"]["id"]) for r in batch])
+            state.skipped += sum(1 for r in batch if str(r["row"]["id"]) in present)
+            batch = [r for r in batch if str(r["row"]["id"]) not in present]
+        else:  # only rows of memories inserted now: a re-run must not duplicate history or chunks
+            batch = [r for r in batch if state.belongs(r)]
+        if not batch:
+            if progress is not None:
+                progress(0)
+            return
+        if kind in ("memory", "chunk"):
+            missing = [r for r in batch if "embedding" not in r]
+            if missing:
+                texts = [
+                    first_passage(
+                        r["row"]["content"], query=r["row"].get("query"), context=r["row"].get("context")
+                    )
+                    if kind == "memory"
+                    else r["row"]["content"]
+                    for r in missing
+                ]
+                for record, vector in zip(missing, await self._embedder.embed_passages(texts), strict=True):
+                    record["embedding"] = vector
+                if kind == "memory":
+                    state.reembedded_ids.update(str(r["row"]["id"]) for r in missing)
+        counts, new_memories = await self._archive.import_records(state.tenant, batch)
+        state.new_memories |= new_memories
+        state.inserted[kind] = state.inserted.get(kind, 0) + counts.get(kind, 0)
+        state.skipped += counts.get("skipped", 0)
+        if progress is not None:
+            progress(len(batch))
+
+
+class _ImportState:
+    """Ids, counts and the header of one import run."""
+
+    def __init__(self, tenant_id: str | None, remap_ids: bool) -> None:
+        self.target = tenant_id
+        self.remap_ids = remap_ids
+        self.header: ExportHeader | None = None
+        self.keep_vectors = False
+        self.footer: dict[str, Any] | None = None
+        self.seen: dict[str, int] = {}
+        self.inserted: dict[str, int] = {}
+        self.skipped = 0
+        self.reembedded_ids: set[str] = set()
+        self.causal_links: list[tuple[UUID, UUID]] = []
+        self.new_memories: set[str] = set()
+
+    @property
+    def tenant(self) -> str:
+        assert self.header is not None
+        return self.target or self.header.tenant_id
+
+    def start(self, header: ExportHeader, embedder: Embedder) -> None:
+        if header.format != EXPORT_FORMAT:
+            raise InvalidInput("file", f"format {header.format!r} is not {EXPORT_FORMAT!r}")
+        if header.version > EXPORT_VERSION:
+            raise InvalidInput(
+                "file", f"export version {header.version} is newer than this code ({EXPORT_VERSION})"
+            )
+        if self.header is not None:
+            raise InvalidInput("file", "a second header line: two exports concatenated?")
+        self.header = header
+        self.keep_vectors = (
+            header.with_embeddings
+            and header.embedding_model == embedder.model_name
+            and header.embedding_dim == embedder.dim
+        )
+
+    def _id(self, value: Any) -> Any:
+        if value is None or not self.remap_ids:
+            return value
+        return remap(str(value), self.tenant)
+
+    def prepare(self, record: dict[str, Any]) -> dict[str, Any] | None:
+        kind = record["kind"]
+        row = dict(record["row"])
+        row["tenant_id"] = self.tenant
+        for name in _ID_FIELDS[kind]:
+            if name in row:
+                row[name] = self._id(row[name])
+        if kind == "memory" and row.get("causal_parent") is not None:
+            self.causal_links.append((UUID(row["id"]), UUID(row["causal_parent"])))
+            row["causal_parent"] = None  # set once every memory is in (the parent may come later)
+        out: dict[str, Any] = {"kind": kind, "row": row}
+        if self.keep_vectors and "embedding" in record:
+            out["embedding"] = record["embedding"]
+        return out
+
+    def belongs(self, record: dict[str, Any]) -> bool:
+        row = record["row"]
+        kind = record["kind"]
+        if kind == "relation":
+            return row["from_id"] in self.new_memories or row["to_id"] in self.new_memories
+        if kind == "write_result":
+            return row.get("memory_id") in self.new_memories
+        if kind == "pending_link":
+            return row["child_id"] in self.new_memories
+        return row["memory_id"] in self.new_memories
+
+
+async def _aiter(
+    records: Iterable[dict[str, Any]] | AsyncIterable[dict[str, Any]],
+) -> AsyncIterator[dict[str, Any]]:
+    if isinstance(records, AsyncIterable):
+        async for record in records:
+            yield record
+    else:
+        for record in records:
+            yield record

@@ -1,0 +1,400 @@
+"""The operator CLI against the embedded stack: write (through the queue) and search with scores,
+inspect, export → import → search gives the same results, ingest of JSON Lines and LoCoMo files."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from hindsight.bootstrap import build_container
+from hindsight.cli import app
+from hindsight.domain.memory import MemoryDraft, WriteJob
+from hindsight.local.poller import SqsPoller
+from hindsight.local.stack import LocalStack
+from hindsight.usecases.archive import remap
+
+pytestmark = pytest.mark.integration
+runner = CliRunner()
+
+
+@pytest.fixture
+def cli(stack: LocalStack, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
+    """Run the CLI with the stack's settings in the environment (and an empty data folder, so no
+    ``hindsight.env`` of a developer's own stack is read)."""
+    settings = stack.require_settings()
+    env = {
+        "HINDSIGHT_DATABASE_URL": settings.require_database_url(),
+        "HINDSIGHT_REDIS_URL": settings.redis_url,
+        "HINDSIGHT_WRITE_QUEUE_URL": settings.require_write_queue_url(),
+        "HINDSIGHT_REFLECT_QUEUE_URL": settings.reflect_queue_url or "",
+        "HINDSIGHT_AWS_ENDPOINT_URL": settings.aws_endpoint_url or "",
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def invoke(*args: str, input: str | None = None) -> Any:
+        return runner.invoke(app, [*args, "--data-dir", str(tmp_path / "none")], input=input)
+
+    return invoke
+
+
+def _store(stack: LocalStack, tenant: str, drafts: list[tuple[str, MemoryDraft]]) -> list[uuid.UUID]:
+    """Store drafts directly (the worker's path), in order, each a second apart; returns their ids."""
+
+    async def go() -> list[uuid.UUID]:
+        container = await build_container(stack.require_settings(), with_queue=False)
+        try:
+            start = datetime.now(UTC) - timedelta(hours=1)
+            jobs = [
+                WriteJob(
+                    id=uuid.uuid4(),
+                    tenant_id=tenant,
+                    agent_id=agent,
+                    submitted_at=start + timedelta(seconds=i),
+                    draft=draft,
+                )
+                for i, (agent, draft) in enumerate(drafts)
+            ]
+            ids = []
+            for job in jobs:  # one by one: a later job may name an earlier one as its causal parent
+                (result,) = await container.store_memories([job])
+                assert result.outcome == "stored", result
+                ids.append(job.id)
+            return ids
+        finally:
+            await container.aclose()
+
+    return asyncio.run(go())
+
+
+def _drain_in_background(poller: SqsPoller) -> Iterator[None]:
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            poller.drain(timeout_s=2)
+            stop.wait(0.1)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(10)
+
+
+def test_write_waits_for_the_worker_and_search_shows_every_score(
+    cli: Any, tenant: str, poller: SqsPoller
+) -> None:
+    drainer = _drain_in_background(poller)
+    next(drainer)
+    try:
+        written = cli(
+            "write",
+            "Alex is allergic to peanuts",
+            "--tenant",
+            tenant,
+            "--key",
+            "alex.allergies",
+            "--entity",
+            "person=Alex",
+            "--importance",
+            "0.9",
+            "--json",
+        )
+    finally:
+        next(drainer, None)
+    assert written.exit_code == 0, written.output
+    ack = json.loads(written.stdout)
+    assert ack["status"] == "stored"
+
+    found = cli("search", "what can't Alex eat?", "--tenant", tenant, "--json")
+    assert found.exit_code == 0, found.output
+    hits = json.loads(found.stdout)
+    assert hits[0]["id"] == ack["id"]
+    assert set(hits[0]["scores"]) >= {
+        "vector",
+        "keyword",
+        "entity",
+        "rrf",
+        "relevance",
+        "time",
+        "frequency",
+        "importance",
+        "final",
+    }
+
+    table = cli("search", "what can't Alex eat?", "--tenant", tenant)
+    assert table.exit_code == 0
+    for column in ("vector", "keyword", "entity", "rrf", "relev", "final"):
+        assert column in table.stdout
+    assert "Alex is allergic to peanuts" in table.stdout
+
+    # the operator's search is not a recall: access counts stay at 0
+    inspected = cli("inspect", "default", "--tenant", tenant, "--json")
+    assert inspected.exit_code == 0, inspected.output
+    view = json.loads(inspected.stdout)
+    assert view["counts"] == {"semantic": {"active": 1}}
+    assert view["recent_writes"][0]["outcome"] == "stored"
+    queues = {q["name"]: q for q in view["queues"]}
+    assert queues["writes"]["dlq"] == "hindsight-writes-dlq"
+    assert queues["writes"]["dlq_visible"] == 0
+    assert queues["writes"]["max_receive_count"] == 5
+
+
+def test_write_without_a_worker_says_it_is_still_queued(cli: Any, tenant: str, poller: SqsPoller) -> None:
+    result = cli("write", "a note nobody stores yet", "--tenant", tenant, "--timeout-s", "0.5")
+    assert result.exit_code == 1
+    assert "still queued" in result.output
+    poller.drain(timeout_s=30)
+
+
+def test_write_refuses_bad_input_naming_the_field(cli: Any, tenant: str) -> None:
+    result = cli("write", "x", "--tenant", tenant, "--layer", "nonsense")
+    assert result.exit_code == 1
+    assert "layer" in result.output
+
+
+def _round_trip_data(stack: LocalStack, tenant: str) -> list[uuid.UUID]:
+    when = datetime(2026, 11, 20, 9, tzinfo=UTC)
+    ids = _store(
+        stack,
+        tenant,
+        [
+            ("default", MemoryDraft(content="The user prefers dark mode", key="ui.theme", importance=0.6)),
+            (
+                "default",
+                MemoryDraft(
+                    content="Alex is allergic to peanuts",
+                    key="alex.allergies",
+                    importance=0.9,
+                    entities={"person": "Alex"},
+                    tags=["health"],
+                ),
+            ),
+            (
+                "default",
+                MemoryDraft(
+                    content="Payments API returned HTTP 429 for order A-1042",
+                    layer="episodic",
+                    outcome="failure",
+                    occurred_at=when,
+                    entities={"order_id": "A-1042"},
+                ),
+            ),
+            (
+                "default",
+                MemoryDraft(content="The user now prefers light mode", key="ui.theme", importance=0.6),
+            ),
+            (
+                "default",
+                MemoryDraft(
+                    content="Deploys are frozen on Fridays " + "and that rule matters. " * 60,
+                    key="policy.freeze",
+                    query="can we deploy today?",
+                ),
+            ),
+            ("planner", MemoryDraft(content="The planner agent keeps its own notes", importance=0.4)),
+        ],
+    )
+    # an effect of the 429, linked by causal_parent
+    ids += _store(
+        stack,
+        tenant,
+        [
+            (
+                "default",
+                MemoryDraft(
+                    content="Waited 30 s, retried the charge: it succeeded",
+                    layer="episodic",
+                    causal_parent=ids[2],
+                    occurred_at=when + timedelta(seconds=40),
+                ),
+            )
+        ],
+    )
+    return ids
+
+
+QUERIES = [
+    "what theme does the user like?",
+    "what can't Alex eat?",
+    "rate limit on payments",
+    "deploy on Friday",
+]
+
+
+def _searches(stack: LocalStack, tenants: list[str]) -> dict[tuple[str, str, tuple[str, ...]], list[Any]]:
+    """Every query of QUERIES in each tenant, with default and widened statuses (one container)."""
+    from hindsight.domain.memory import Scope
+    from hindsight.usecases.recall import RecallQuery, resolve
+
+    async def go() -> dict[tuple[str, str, tuple[str, ...]], list[Any]]:
+        container = await build_container(stack.require_settings(), with_queue=False)
+        now = datetime.now(UTC)
+        out = {}
+        try:
+            for tenant in tenants:
+                for query in QUERIES:
+                    for statuses in (("active",), ("active", "superseded")):
+                        request = resolve(RecallQuery(text=query, statuses=statuses), now)  # type: ignore[arg-type]
+                        out[(tenant, query, statuses)] = await container.recall.search(
+                            Scope(tenant_id=tenant), request, record_access=False
+                        )
+        finally:
+            await container.aclose()
+        return out
+
+    return asyncio.run(go())
+
+
+def _search(cli: Any, tenant: str, query: str, *statuses: str) -> list[dict[str, Any]]:
+    extra = [arg for s in statuses for arg in ("--status", s)]
+    result = cli("search", query, "--tenant", tenant, "--json", *extra)
+    assert result.exit_code == 0, result.output
+    hits: list[dict[str, Any]] = json.loads(result.stdout)
+    return hits
+
+
+@pytest.mark.parametrize("with_embeddings", [False, True], ids=["re-embedded", "vectors-included"])
+def test_export_import_round_trip_gives_the_same_search_results(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path, with_embeddings: bool
+) -> None:
+    _round_trip_data(stack, tenant)
+    dump = tmp_path / "export.jsonl"
+    args = ["export", "--tenant", tenant, "-o", str(dump)] + (["--embeddings"] if with_embeddings else [])
+    exported = cli(*args)
+    assert exported.exit_code == 0, exported.output
+    lines = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert lines[0]["kind"] == "header"
+    assert lines[-1]["kind"] == "footer"
+    kinds = {line["kind"] for line in lines}
+    assert {"memory", "chunk", "relation", "history", "write_result"} <= kinds
+    assert all(("embedding" in line) == with_embeddings for line in lines if line["kind"] == "memory")
+
+    copy = f"{tenant}-copy"
+    imported = cli("import", str(dump), "--tenant", copy, "--remap-ids", "--json")
+    assert imported.exit_code == 0, imported.output
+    report = json.loads(imported.stdout)
+    assert report["inserted"]["memory"] == 7
+    assert report["causal_links"] == 1
+    assert report["reembedded"] == (0 if with_embeddings else 7)
+    assert report["complete"] is True
+
+    results = _searches(stack, [tenant, copy])
+    for (who, query, statuses), original in results.items():
+        if who != tenant:
+            continue
+        copied = results[(copy, query, statuses)]
+        assert original, query
+        assert [remap(str(h.memory.id), copy) for h in original] == [str(h.memory.id) for h in copied], query
+        assert [h.memory.content for h in original] == [h.memory.content for h in copied]
+        assert [h.flags for h in original] == [h.flags for h in copied]
+        for a, b in zip(original, copied, strict=True):
+            for name, value in a.scores.model_dump().items():
+                assert getattr(b.scores, name) == pytest.approx(value, abs=1e-6), (query, name)
+            assert a.memory.model_dump(exclude={"id", "tenant_id", "causal_parent"}) == b.memory.model_dump(
+                exclude={"id", "tenant_id", "causal_parent"}
+            )
+
+    # Importing again adds nothing; importing without --remap-ids where the ids exist is refused.
+    again = cli("import", str(dump), "--tenant", copy, "--remap-ids", "--json")
+    assert json.loads(again.stdout)["inserted"] == {}
+    clash = cli("import", str(dump), "--tenant", f"{tenant}-other")
+    assert clash.exit_code == 1
+    assert "--remap-ids" in clash.output
+
+
+def test_a_truncated_export_is_reported(cli: Any, stack: LocalStack, tenant: str, tmp_path: Path) -> None:
+    _store(stack, tenant, [("default", MemoryDraft(content="only one memory"))])
+    dump = tmp_path / "export.jsonl"
+    assert cli("export", "--tenant", tenant, "-o", str(dump)).exit_code == 0
+    dump.write_text("\n".join(dump.read_text().splitlines()[:-1]) + "\n")  # drop the footer
+    result = cli("import", str(dump), "--tenant", f"{tenant}-t", "--remap-ids")
+    assert result.exit_code == 1
+    assert "truncated" in result.output
+
+
+LOCOMO = [
+    {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Caroline",
+            "speaker_b": "Melanie",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {
+                    "speaker": "Caroline",
+                    "dia_id": "D1:1",
+                    "text": "I went to a LGBTQ support group yesterday.",
+                },
+                {
+                    "speaker": "Melanie",
+                    "dia_id": "D1:2",
+                    "text": "That's great! How was it?",
+                    "blip_caption": "a photo of a sunset",
+                },
+            ],
+            "session_2_date_time": "1:14 pm on 25 May, 2023",
+            "session_2": [
+                {"speaker": "Caroline", "dia_id": "D2:1", "text": "I'm researching adoption agencies."}
+            ],
+        },
+        "qa": [],
+    }
+]
+
+
+def test_ingest_a_locomo_file_through_the_queue_is_idempotent(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path, poller: SqsPoller
+) -> None:
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(LOCOMO))
+    drainer = _drain_in_background(poller)
+    next(drainer)
+    try:
+        first = cli("ingest", str(path), "--tenant", tenant, "--wait", "--json")
+        again = cli("ingest", str(path), "--tenant", tenant, "--wait", "--json")
+    finally:
+        next(drainer, None)
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout)["outcomes"] == {"stored": 3}
+    assert json.loads(again.stdout)["outcomes"] == {"stored": 3}  # the same job ids: nothing stored twice
+    hits = _search(cli, tenant, "adoption agencies")  # default agent: nothing (LoCoMo goes to conv-x)
+    assert hits == []
+    result = cli("search", "adoption agencies", "--tenant", tenant, "--agent", "conv-x", "--json")
+    top = json.loads(result.stdout)[0]
+    assert top["content"] == "Caroline: I'm researching adoption agencies."
+    assert top["layer"] == "episodic"
+
+
+def test_ingest_jsonl_directly_and_report_a_bad_line(cli: Any, tenant: str, tmp_path: Path) -> None:
+    good = tmp_path / "notes.jsonl"
+    good.write_text(
+        '{"content": "Priya owns the billing service", "key": "owner.billing"}\n'
+        "# comments and blank lines are skipped\n\n"
+        '{"content": "Sam reported a login bug", "layer": "episodic", "agent_id": "support"}\n'
+    )
+    result = cli("ingest", str(good), "--tenant", tenant, "--direct", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["mode"], report["items"], report["outcomes"]) == ("direct", 2, {"stored": 2})
+    assert _search(cli, tenant, "who owns billing?")[0]["content"] == "Priya owns the billing service"
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"content": "fine"}\n{"content": "x", "layer": "weird"}\n')
+    failed = cli("ingest", str(bad), "--tenant", tenant, "--direct")
+    assert failed.exit_code == 1
+    assert "line 2" in failed.output
+    assert "layer" in failed.output

@@ -1,0 +1,124 @@
+"""Observability pieces without the stack: EMF metrics, the JSON formatter with correlation ids, the
+Lambda wrapper's logger/correlation/flush, and the request middleware's JSON-RPC fields."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from hindsight.adapters.observability import EmfMetrics, InMemoryMetrics, json_handler, make_metrics
+from hindsight.api.observe import ObservedHandler, rpc_fields
+from hindsight.correlation import bound, current, new_correlation_id
+
+
+def test_emf_metrics_print_one_document_per_flush(capsys: pytest.CaptureFixture[str]) -> None:
+    metrics = EmfMetrics(namespace="HindsightTest")
+    metrics.count("Searches")
+    metrics.count("SearchHits", 3)
+    metrics.timing("SearchLatency", 12.5)
+    metrics.flush()
+    metrics.flush()  # nothing pending: prints nothing
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert len(lines) == 1
+    doc = lines[0]
+    (directive,) = doc["_aws"]["CloudWatchMetrics"]
+    assert directive["Namespace"] == "HindsightTest"
+    assert {m["Name"]: m["Unit"] for m in directive["Metrics"]} == {
+        "Searches": "Count",
+        "SearchHits": "Count",
+        "SearchLatency": "Milliseconds",
+    }
+    assert doc["SearchHits"] in (3.0, [3.0])
+    assert metrics.snapshot()["counts"] == {"Searches": 1.0, "SearchHits": 3.0}
+
+
+def test_metrics_kinds() -> None:
+    assert isinstance(make_metrics("memory"), InMemoryMetrics)
+    assert not isinstance(make_metrics("off"), InMemoryMetrics)
+    assert isinstance(make_metrics("auto"), InMemoryMetrics)  # not in Lambda
+
+
+def test_json_lines_carry_the_bound_correlation_id() -> None:
+    stream = io.StringIO()
+    logger = logging.getLogger("hindsight.test.json")
+    logger.addHandler(json_handler(stream))
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    with bound(correlation_id="req-1", rpc_id="7"), bound(tool="memory_search"):
+        logger.info("hello", extra={"latency_ms": 1.5})
+        assert current() == {"correlation_id": "req-1", "rpc_id": "7", "tool": "memory_search"}
+    logger.info("after")
+    first, second = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert (first["correlation_id"], first["rpc_id"], first["tool"], first["latency_ms"]) == (
+        "req-1",
+        "7",
+        "memory_search",
+        1.5,
+    )
+    assert first["service"] == "hindsight"
+    assert first["level"] == "INFO"
+    assert "correlation_id" not in second
+
+
+def test_correlation_ids_from_callers_are_kept_only_when_plausible() -> None:
+    assert new_correlation_id("abc-123") == "abc-123"
+    assert new_correlation_id("bad id\nwith newline") != "bad id\nwith newline"
+    assert len(new_correlation_id(None)) == 32
+
+
+def test_rpc_fields_of_a_tool_call() -> None:
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "memory_search"}}
+    )
+    assert rpc_fields(body.encode()) == {"rpc_id": "5", "rpc_method": "tools/call", "tool": "memory_search"}
+    assert rpc_fields(b"[1, 2]") == {}
+    assert rpc_fields(b"not json") == {}
+
+
+@pytest.fixture
+def restore_hindsight_logger() -> Iterator[None]:
+    logger = logging.getLogger("hindsight")
+    saved = (logger.handlers[:], logger.level, logger.propagate)
+    yield
+    logger.handlers[:], logger.level, logger.propagate = saved[0], saved[1], saved[2]
+
+
+class _Context:
+    aws_request_id = "lambda-req-42"
+    function_name = "EmbedWorker"
+
+
+def test_the_lambda_wrapper_logs_json_with_the_request_id_and_flushes_metrics(
+    restore_hindsight_logger: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
+    metrics = InMemoryMetrics()
+    flushed: list[bool] = []
+    metrics.flush = lambda: flushed.append(True)  # type: ignore[method-assign]
+
+    def inner(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        logging.getLogger("hindsight.usecases.test").info("inside", extra={"records": len(event["Records"])})
+        metrics.count("JobsFailed")
+        return {"batchItemFailures": []}
+
+    handler = ObservedHandler(inner, name="embed_worker", metrics=lambda: metrics)
+    assert handler({"Records": []}, _Context()) == {"batchItemFailures": []}  # cold start: builds the logger
+    stream = io.StringIO()
+    powertools = [h for h in logging.getLogger("hindsight").handlers if isinstance(h, logging.StreamHandler)]
+    assert powertools, "the Powertools Logger did not register its handler on the hindsight logger"
+    for h in powertools:
+        h.setStream(stream)
+    handler({"Records": [{}, {}]}, _Context())
+    lines = [json.loads(line) for line in stream.getvalue().splitlines() if line.startswith("{")]
+    inside = [line for line in lines if line.get("message") == "inside"]
+    assert inside, lines
+    assert inside[0]["correlation_id"] == "lambda-req-42"
+    assert inside[0]["function_request_id"] == "lambda-req-42"
+    assert inside[0]["cold_start"] is False
+    assert inside[0]["records"] == 2
+    assert flushed == [True, True]
