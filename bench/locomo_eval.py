@@ -41,6 +41,16 @@ POLICIES: dict[str, RankingPolicy] = {
     "kw07_ent03": RankingPolicy(signal_weights=(1.0, 0.7, 0.3)),
     "kw05_ent05": RankingPolicy(signal_weights=(1.0, 0.5, 0.5)),
     "vec15": RankingPolicy(signal_weights=(1.5, 1.0, 0.5)),
+    "v05_k1": RankingPolicy(signal_weights=(0.5, 1.0, 0.0)),
+    "v03_k1": RankingPolicy(signal_weights=(0.3, 1.0, 0.0)),
+    "v07_k1_e02": RankingPolicy(signal_weights=(0.7, 1.0, 0.2)),
+    "v05_k1_k10": RankingPolicy(signal_weights=(0.5, 1.0, 0.0), rrf_k=10),
+    "v05_k1_e02_k10": RankingPolicy(signal_weights=(0.5, 1.0, 0.2), rrf_k=10),
+    "v05_k1_e02_k5": RankingPolicy(signal_weights=(0.5, 1.0, 0.2), rrf_k=5),
+    "v04_k1_e03_k10": RankingPolicy(signal_weights=(0.4, 1.0, 0.3), rrf_k=10),
+    "v03_k1_e03_k10": RankingPolicy(signal_weights=(0.3, 1.0, 0.3), rrf_k=10),
+    "v04_k1_e05_k10": RankingPolicy(signal_weights=(0.4, 1.0, 0.5), rrf_k=10),
+    "v04_k1_e03_k10_rw9": RankingPolicy(signal_weights=(0.4, 1.0, 0.3), rrf_k=10, relevance_weight=0.9),
     "relevance": RankingPolicy(
         episodic=LayerWeights(0.0, 1.0, 0.0), semantic=LayerWeights(0.0, 1.0, 0.0), relevance_weight=1.0
     ),

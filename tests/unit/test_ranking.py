@@ -14,7 +14,7 @@ from hindsight.domain.ranking import RankingPolicy, rank_candidates, reciprocal_
 from hindsight.domain.timeparse import TimeIntent
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
-POLICY = RankingPolicy()
+POLICY = RankingPolicy(rrf_k=60, signal_weights=(1.0, 1.0, 1.0))  # plain RRF: these test the mechanics
 
 
 def _memory(importance: float = 0.5) -> StoredMemory:
@@ -159,3 +159,21 @@ def test_frequency_and_recency_signals_are_bounded() -> None:
     assert 0.6 < frequency(10, 10) < 0.7
     assert recency(_aged(30), NOW, timedelta(days=30)) == pytest.approx(0.5)
     assert recency(_aged(-5), NOW, timedelta(days=30)) == 1.0
+
+
+def test_weighted_fusion_follows_the_signal_weights() -> None:
+    keyword_first = Candidate(memory=_memory(), keyword_rank=1)
+    vector_first = Candidate(memory=_memory(), vector_rank=1)
+    tuned = RankingPolicy()  # the defaults: keyword weighs more than vector on dialogue recall
+    assert [
+        h.memory.id for h in rank_candidates([vector_first, keyword_first], policy=tuned, now=NOW, top_k=2)
+    ] == [
+        keyword_first.memory.id,
+        vector_first.memory.id,
+    ]
+    vector_heavy = RankingPolicy(signal_weights=(1.0, 0.2, 0.0))
+    hits = rank_candidates([vector_first, keyword_first], policy=vector_heavy, now=NOW, top_k=2)
+    assert [h.memory.id for h in hits] == [vector_first.memory.id, keyword_first.memory.id]
+    assert reciprocal_rank_fusion([1, 2, None], k=10, weights=(0.5, 1.0, 1.0)) == pytest.approx(
+        0.5 / 11 + 1 / 12
+    )

@@ -24,7 +24,7 @@ from hindsight.api.runtime import ProcessLoop
 from hindsight.bootstrap import Container, build_container
 from hindsight.config import Settings
 from hindsight.domain.errors import ConfigurationError
-from hindsight.usecases.maintain import MaintenanceReport
+from hindsight.usecases.maintenance_report import MaintenanceReport
 
 log = logging.getLogger(__name__)
 

@@ -46,6 +46,14 @@ class LayerWeights:
     frequency: float
 
 
+DEFAULT_RRF_K = 10
+"""Cormack et al. use k = 60; on LoCoMo dev (7 conversations, bench/locomo_eval.py) k = 10 ranked better
+(recall@10 0.632 → 0.645 with the weights below): a smaller k lets the top ranks of each signal count more."""
+DEFAULT_SIGNAL_WEIGHTS = (0.4, 1.0, 0.3)
+"""(vector, keyword, entity) weights of the fusion, measured on LoCoMo dev: plain RRF 0.539 / 0.615
+recall@5/@10, these 0.580 / 0.660. Full text carries dialogue recall; the 4-bit e5 vectors add paraphrase
+matches; entities add exact names and ids."""
+
 EPISODIC_WEIGHTS = LayerWeights(recency=0.3, similarity=0.5, frequency=0.2)
 SEMANTIC_WEIGHTS = LayerWeights(recency=0.05, similarity=0.8, frequency=0.15)
 
@@ -54,7 +62,7 @@ SEMANTIC_WEIGHTS = LayerWeights(recency=0.05, similarity=0.8, frequency=0.15)
 class RankingPolicy:
     """Every constant ranking uses; built from Settings."""
 
-    rrf_k: int = 60
+    rrf_k: int = DEFAULT_RRF_K
     relevance_weight: float = 0.7
     episodic: LayerWeights = EPISODIC_WEIGHTS
     semantic: LayerWeights = SEMANTIC_WEIGHTS
@@ -63,7 +71,7 @@ class RankingPolicy:
     """Access count at which the frequency signal reaches 1 − 1/e."""
     inferred_penalty: float = 0.85
     stale_after: timedelta = timedelta(days=90)
-    signal_weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    signal_weights: tuple[float, float, float] = DEFAULT_SIGNAL_WEIGHTS
     """Weighted RRF: how much the vector, keyword and entity ranks count (1, 1, 1 is plain RRF)."""
     weights: dict[str, LayerWeights] = field(init=False)
 

@@ -9,7 +9,8 @@ lease, and the next run resumes there; a unit cut short is simply redone, becaus
 idempotent (decayed rows are not due again, archived originals are not candidates again, patterns have
 derived ids). Only one run works on a cycle at a time (the lease); a second one reports itself skipped.
 
-The rules themselves live in ``hindsight.domain.maintenance``; the writes in the ``MaintenanceStore``.
+The rules themselves live in ``hindsight.domain.maintenance``; the writes in the ``MaintenanceStore``;
+what a run reports in ``hindsight.usecases.maintenance_report``.
 """
 
 from __future__ import annotations
@@ -19,10 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from datetime import timedelta
 
 from hindsight.domain.errors import Unavailable
 from hindsight.domain.ids import uuid7
@@ -40,10 +38,10 @@ from hindsight.domain.maintenance import (
 from hindsight.domain.memory import MemoryDraft, MemoryStatus, Scope
 from hindsight.domain.text import passage_text
 from hindsight.ports import Clock, Embedder, MaintenanceStore, StuckWorkSweeper, WorkingMemorySweeper
+from hindsight.usecases.maintenance_report import MaintenanceReport, StepReport, StepStatus
 
 log = logging.getLogger(__name__)
 
-StepStatus = Literal["done", "partial", "skipped", "failed"]
 LEASE_MARGIN = timedelta(seconds=60)
 """Added to the budget for the cycle lease: a run that overruns its budget by a unit still holds it."""
 SCOPE_PAGE = 100
@@ -55,7 +53,7 @@ database went away) stops the step and the run."""
 
 @dataclass(frozen=True)
 class MaintenancePolicy:
-    """Every constant a run uses; built from Settings (``bootstrap.maintenance_policy``).
+    """Every constant a run uses; built from Settings (``factories.maintenance_policy``).
 
     ``budget``: time a run may take (the Lambda timeout minus a margin). ``batch_size``: rows per decay
     statement and consolidation candidates per scope. ``evidence_limit``: episodes read per scope for
@@ -73,34 +71,6 @@ class MaintenancePolicy:
     session_ttl_s: int = 1800
     sessions_per_page: int = 500
     stuck_after: timedelta = timedelta(hours=1)
-
-
-class StepReport(BaseModel):
-    """What one step did in this run. ``partial``: out of time, resumes next run; ``skipped``: not run
-    (``detail`` says why); ``failed``: an error stopped it (``detail`` names it)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: StepName
-    status: StepStatus
-    counts: dict[str, int] = Field(default_factory=dict)
-    detail: str | None = None
-    duration_s: float = 0.0
-
-
-class MaintenanceReport(BaseModel):
-    """One run: its steps in cycle order, whether the cycle finished in it, and how long it took."""
-
-    model_config = ConfigDict(frozen=True)
-
-    run_id: str
-    tenant_id: str | None = Field(description="Set when the run was limited to one tenant.")
-    started_at: datetime
-    duration_s: float
-    budget_s: float
-    finished: bool = Field(description="The cycle completed in this run (False: the next run resumes it).")
-    resumed: bool = Field(description="This run continued a cycle an earlier run had begun.")
-    steps: list[StepReport]
 
 
 class _LeaseLost(Exception):

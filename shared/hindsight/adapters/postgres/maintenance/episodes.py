@@ -1,0 +1,39 @@
+"""Episodic rows as maintenance reads them (consolidation candidates, pattern evidence): the columns
+selected and the row → ``Episode`` mapping."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hindsight.domain.maintenance import Episode
+
+EPISODE_COLUMNS = """id, key, task_id, task_type, outcome, lessons, tags, importance, source, status,
+                      coalesce(occurred_at, created_at) AS event_time"""
+
+
+def _floats(value: Any) -> list[float]:
+    """A vector column as floats: pgvector's ``Vector`` (``to_list``), a numpy array or a sequence."""
+    if hasattr(value, "to_list"):
+        return [float(x) for x in value.to_list()]
+    if hasattr(value, "tolist"):
+        return [float(x) for x in value.tolist()]
+    return [float(x) for x in value]
+
+
+def episode_from_row(row: dict[str, Any], with_embedding: bool) -> Episode:
+    embedding = row.get("embedding") if with_embedding else None
+    return Episode(
+        id=row["id"],
+        content=row["content"],
+        event_time=row["event_time"],
+        importance=float(row["importance"]),
+        source=row["source"],
+        status=row["status"],
+        key=row["key"],
+        task_id=row["task_id"],
+        task_type=row["task_type"],
+        outcome=row["outcome"],
+        lessons=row["lessons"],
+        tags=tuple(row["tags"] or ()),
+        embedding=_floats(embedding) if embedding is not None else (),
+    )

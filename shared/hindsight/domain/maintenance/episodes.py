@@ -1,0 +1,48 @@
+"""An episodic memory as maintenance reads it, and the marks maintenance leaves on what it derives from
+episodes: the metadata keys of summaries and inferred patterns, and their derived (UUIDv5) ids."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID, uuid5
+
+from hindsight.domain.memory import MemoryStatus, Outcome, Source, TaskType
+
+
+@dataclass(frozen=True)
+class Episode:
+    """An episodic memory as maintenance sees it. ``embedding`` is unit-length (the Embedder port's
+    promise) and present only for consolidation candidates; ``content`` may be truncated for pattern
+    evidence (``PATTERN_CONTENT_CHARS``)."""
+
+    id: UUID
+    content: str
+    event_time: datetime
+    importance: float
+    source: Source = "user_stated"
+    status: MemoryStatus = "active"
+    key: str | None = None
+    task_id: str | None = None
+    task_type: TaskType | None = None
+    outcome: Outcome | None = None
+    lessons: str | None = None
+    tags: tuple[str, ...] = ()
+    embedding: Sequence[float] = ()
+
+
+SUMMARY_METADATA_KEY = "consolidation"
+"""Metadata key that marks a consolidation summary: ``{"members": n, "first": iso, "last": iso}``."""
+PATTERN_METADATA_KEY = "inferred_from"
+"""Metadata key of an inferred semantic memory: ``{"kind", "episodes", "first", "last", …}``."""
+PATTERN_CONTENT_CHARS = 2000
+"""Characters of an episode's content read when looking for a preference statement."""
+
+_NAMESPACE = UUID("5d1c2a7e-8f3b-4c6d-9e0a-1b2c3d4e5f60")
+"""Namespace of the derived (UUIDv5) ids of summaries and patterns: fixed forever, or ids change."""
+
+
+def derived_id(*parts: str) -> UUID:
+    """The UUIDv5 of ``parts`` in ``_NAMESPACE``: the same parts give the same id, in every run."""
+    return uuid5(_NAMESPACE, "\x1f".join(parts))

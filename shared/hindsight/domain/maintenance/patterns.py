@@ -1,0 +1,185 @@
+"""Episodic → semantic: a lesson or a preference that recurs across recent episodes becomes one inferred
+semantic memory. Pure: no I/O.
+
+Episodic → semantic (``PatternPolicy``, ``find_patterns``)
+    Evidence: episodic memories of one tenant + agent, active or archived (archived ones — consolidated
+    or cold — still happened), not summaries, with event time inside ``window`` (30 days). A pattern is
+    either the same lesson for the same task_type (lessons compared after ``normalise_statement``) or
+    the same preference statement (the first sentence of an episode that a preference rule of the write
+    filter fires on, normalised) seen in ≥ ``min_episodes`` (3) distinct episodes (one per task_id). It
+    becomes one semantic memory with source ``agent_inferred`` (down-weighted and labelled by ranking),
+    linked to each piece of evidence by ``related`` — not ``caused_by``, which causal-chain recall walks:
+    an inference is not a step of the decision path. Its id is derived from the scope and the pattern,
+    so the same pattern is never created twice, and one the user forgot or replaced is never re-created
+    (a hard-deleted one comes back while its evidence stays in the window).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Literal
+from uuid import UUID
+
+from hindsight.domain.maintenance.episodes import (
+    PATTERN_CONTENT_CHARS,
+    PATTERN_METADATA_KEY,
+    Episode,
+    derived_id,
+)
+from hindsight.domain.memory import Scope
+from hindsight.domain.write_filter import RULES
+
+PATTERN_MIN_EPISODES = 3
+PATTERN_WINDOW = timedelta(days=30)
+PATTERN_MAX_IMPORTANCE = 0.8
+"""An inference never starts as core (< 0.9, so it decays like any memory) …"""
+PATTERN_MIN_IMPORTANCE = 0.5
+"""… and starts at least at the default importance: recurring is itself evidence of relevance."""
+
+PatternKind = Literal["lesson", "preference"]
+
+
+@dataclass(frozen=True)
+class PatternPolicy:
+    """Pattern constants (module docstring: sources and reasons).
+
+    Raises:
+        ValueError: min_episodes < 2 or a non-positive window.
+    """
+
+    min_episodes: int = PATTERN_MIN_EPISODES
+    window: timedelta = PATTERN_WINDOW
+
+    def __post_init__(self) -> None:
+        if self.min_episodes < 2:
+            raise ValueError("min_episodes must be ≥ 2")
+        if self.window <= timedelta(0):
+            raise ValueError("window must be positive")
+
+
+@dataclass(frozen=True)
+class PatternPlan:
+    """One inferred semantic memory: derived id, key, text, and the episodes that support it."""
+
+    kind: PatternKind
+    memory_id: UUID
+    key: str
+    content: str
+    query: str
+    importance: float
+    evidence_ids: tuple[UUID, ...]
+    metadata: dict[str, object] = field(default_factory=dict)
+
+
+_TRAILING = re.compile(r"[\s.!?;:,\"'`)\]]+$")
+_LEADING = re.compile(r"^[\s\"'`(\[-]+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_PREFERENCE_RULES = tuple(rule for rule in RULES if rule.trigger == "preference")
+
+
+def normalise_statement(text: str) -> str:
+    """Case-folded, whitespace collapsed, surrounding quotes and end punctuation removed, typographic
+    apostrophes made ASCII: "Back off on HTTP 429." and "back off on HTTP 429" are the same lesson."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = " ".join(text.split()).casefold()
+    return _LEADING.sub("", _TRAILING.sub("", text))
+
+
+def preference_statement(text: str) -> str | None:
+    """The preference ``text`` states: in its first sentence where a ``preference`` rule of the write
+    filter fires, the words from the rule's match to the sentence's end ("Changed the seat: I prefer
+    aisle seats!" → "I prefer aisle seats"); None when no rule fires."""
+    for sentence in _SENTENCE.split(text[:PATTERN_CONTENT_CHARS]):
+        starts = [m.start() for rule in _PREFERENCE_RULES if (m := rule.pattern.search(sentence))]
+        if starts:
+            return _TRAILING.sub("", _LEADING.sub("", sentence[min(starts) :])) or None
+    return None
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def _distinct_episodes(evidence: Sequence[Episode]) -> list[Episode]:
+    """One episode per task (task_id when present, else the memory id), most recent first."""
+    chosen: dict[str, Episode] = {}
+    for ep in sorted(evidence, key=lambda e: (e.event_time, str(e.id)), reverse=True):
+        chosen.setdefault(ep.task_id or str(ep.id), ep)
+    return list(chosen.values())
+
+
+def _importance(evidence: Sequence[Episode]) -> float:
+    top = max(ep.importance for ep in evidence)
+    return min(PATTERN_MAX_IMPORTANCE, max(PATTERN_MIN_IMPORTANCE, top))
+
+
+def _span_metadata(kind: PatternKind, evidence: Sequence[Episode], **extra: object) -> dict[str, object]:
+    times = [ep.event_time for ep in evidence]
+    return {
+        PATTERN_METADATA_KEY: {
+            "kind": kind,
+            "episodes": len(evidence),
+            "first": min(times).isoformat(),
+            "last": max(times).isoformat(),
+            **extra,
+        }
+    }
+
+
+def find_patterns(scope: Scope, episodes: Sequence[Episode], policy: PatternPolicy) -> list[PatternPlan]:
+    """Lessons and preferences seen in ≥ ``min_episodes`` distinct episodes (module docstring), ordered
+    lessons first, then by key. ``episodes`` should already be the window's evidence."""
+    lessons: dict[tuple[str, str], list[Episode]] = defaultdict(list)
+    preferences: dict[str, list[Episode]] = defaultdict(list)
+    for ep in episodes:
+        if ep.task_type and ep.lessons and (lesson := normalise_statement(ep.lessons)):
+            lessons[(ep.task_type, lesson)].append(ep)
+        statement = preference_statement(ep.content)
+        if statement and (norm := normalise_statement(statement)):
+            preferences[norm].append(ep)
+
+    plans: list[PatternPlan] = []
+    for (task_type, lesson), group in sorted(lessons.items()):
+        evidence = _distinct_episodes(group)
+        if len(evidence) < policy.min_episodes:
+            continue
+        digest = _short_hash(f"{task_type}\x1f{lesson}")
+        latest_text = " ".join((evidence[0].lessons or lesson).split())
+        outcomes = Counter(ep.outcome or "unknown" for ep in evidence)
+        outcome_text = ", ".join(f"{o} ×{n}" for o, n in sorted(outcomes.items()))
+        plans.append(
+            PatternPlan(
+                kind="lesson",
+                memory_id=derived_id("pattern", scope.tenant_id, scope.agent_id, "lesson", digest),
+                key=f"lesson:{task_type}:{digest}",
+                content=f"Lesson from {len(evidence)} {task_type} tasks ({outcome_text}): {latest_text}",
+                query=f"before starting a {task_type} task like these again",
+                importance=_importance(evidence),
+                evidence_ids=tuple(ep.id for ep in evidence),
+                metadata=_span_metadata("lesson", evidence, task_type=task_type, outcomes=dict(outcomes)),
+            )
+        )
+    for norm, group in sorted(preferences.items()):
+        evidence = _distinct_episodes(group)
+        if len(evidence) < policy.min_episodes:
+            continue
+        digest = _short_hash(norm)
+        statement = preference_statement(evidence[0].content) or norm
+        plans.append(
+            PatternPlan(
+                kind="preference",
+                memory_id=derived_id("pattern", scope.tenant_id, scope.agent_id, "preference", digest),
+                key=f"preference:{digest}",
+                content=f"Preference stated in {len(evidence)} episodes: {statement}",
+                query="when the user's preferences or choices matter",
+                importance=_importance(evidence),
+                evidence_ids=tuple(ep.id for ep in evidence),
+                metadata=_span_metadata("preference", evidence),
+            )
+        )
+    return plans

@@ -1,0 +1,67 @@
+"""What operators use beside the agents' tools (CLI, inspector): inspection, export/import, ingestion and
+re-embedding, built on demand from a container, so the Lambda workers never construct them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hindsight.config import Settings
+from hindsight.factories import make_embedder, make_redactor
+
+if TYPE_CHECKING:  # the container is built by the composition root, which re-exports this module's names
+    from hindsight.bootstrap import Container
+
+
+@dataclass
+class OperatorTools:
+    """What operators use beside the agents' tools (CLI, inspector): built on demand from a container,
+    so the Lambda workers never construct them."""
+
+    inspect: Any
+    export: Any
+    import_: Any
+    ingest: Any
+
+
+def operator_tools(container: Container) -> OperatorTools:
+    """Inspection (with working-memory sessions and queue depths), export/import and ingestion."""
+    from hindsight.adapters.postgres.archive import PostgresArchive
+    from hindsight.adapters.postgres.inspection import PostgresInspection
+    from hindsight.adapters.redis_sessions import RedisSessionLister
+    from hindsight.usecases.archive import ExportMemories, ImportMemories
+    from hindsight.usecases.ingest import Ingest
+    from hindsight.usecases.inspect import InspectAgent
+
+    settings = container.settings
+    queues = None
+    if settings.write_queue_url:
+        from hindsight.adapters.sqs_queue import sqs_client
+        from hindsight.adapters.sqs_stats import SqsQueueStats
+
+        queues = SqsQueueStats(
+            sqs_client(settings.aws_region, settings.aws_endpoint_url),
+            {"writes": settings.write_queue_url, "reflections": settings.reflect_queue_url},
+        )
+    archive = PostgresArchive(container.pool)
+    return OperatorTools(
+        inspect=InspectAgent(
+            PostgresInspection(container.pool),
+            container.reader,
+            container.recall,
+            container.clock,
+            sessions=RedisSessionLister(container.redis) if container.redis is not None else None,
+            queues=queues,
+        ),
+        export=ExportMemories(archive, container.clock, container.embedder),
+        import_=ImportMemories(archive, container.embedder),
+        ingest=Ingest(container.remember, container.store_memories, container.clock, make_redactor(settings)),
+    )
+
+
+def make_reembed(container: Container, target: Settings) -> Any:
+    """The re-embedding run from ``container``'s store to the embedder ``target`` configures."""
+    from hindsight.adapters.postgres.reembed import PostgresEmbeddingMigration
+    from hindsight.usecases.reembed import Reembed
+
+    return Reembed(PostgresEmbeddingMigration(container.pool), make_embedder(target))

@@ -1,0 +1,38 @@
+"""Ports of trust: API keys, bearer tokens from an OAuth issuer, and per-caller rate limits."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from hindsight.domain.auth import ApiKeyRecord, Principal
+
+
+class ApiKeyStore(Protocol):
+    """Where API keys live."""
+
+    async def find(self, key_id: str) -> ApiKeyRecord | None: ...
+
+    async def create(self, record: ApiKeyRecord) -> None: ...
+
+    async def revoke(self, key_id: str, at: datetime) -> bool: ...
+
+    async def list(self, tenant_id: str | None) -> list[ApiKeyRecord]: ...
+
+
+class BearerTokenVerifier(Protocol):
+    """Verifies bearer tokens that are not Hindsight API keys (JWTs from an OAuth issuer)."""
+
+    async def verify(self, token: str) -> Principal | None:
+        """The caller a valid token names; None for any invalid one (expired, wrong audience or issuer,
+        unknown key, bad signature, no tenant). Never raises for a bad token."""
+        ...
+
+
+class RateLimiter(Protocol):
+    """Counts requests per caller in a sliding window shared by every process (Redis)."""
+
+    async def hit(self, bucket: str, limit: int, window_s: int) -> float | None:
+        """Count one request in ``bucket``; None when it is within ``limit`` per ``window_s`` seconds,
+        else the seconds until one is allowed again. Raises Unavailable when the counter store is down."""
+        ...

@@ -1,0 +1,111 @@
+"""Ports of long-term memory: reading (search, by id, chains), counting recalls, the worker's writes and
+the edits an agent asks for by id."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+from uuid import UUID
+
+from hindsight.domain.memory import (
+    Candidate,
+    HistoryEntry,
+    MemoryChanges,
+    MemoryStatus,
+    PreparedWrite,
+    Relation,
+    Scope,
+    SearchRequest,
+    StoredMemory,
+    StoreResult,
+)
+from hindsight.ports.embedding import Vector
+
+ChainDirection = Literal["causes", "effects", "both"]
+
+
+@dataclass(frozen=True)
+class ChainLink:
+    """A memory in a causal chain: ``step`` < 0 for causes, 0 for the memory asked, > 0 for effects."""
+
+    step: int
+    memory: StoredMemory
+
+
+class MemoryReader(Protocol):
+    """The read side of long-term memory. Every method is scoped to one tenant and agent."""
+
+    async def search_candidates(
+        self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
+    ) -> list[Candidate]:
+        """Up to ``pool`` candidates per signal (vector, keyword, entity), each with its ranks."""
+        ...
+
+    async def get(self, scope: Scope, memory_id: UUID) -> StoredMemory | None: ...
+
+    async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]: ...
+
+    async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]: ...
+
+    async def history(self, scope: Scope, memory_id: UUID) -> list[HistoryEntry]: ...
+
+    async def causal_chain(
+        self, scope: Scope, memory_id: UUID, depth: int, direction: ChainDirection
+    ) -> list[ChainLink]: ...
+
+
+class AccessLog(Protocol):
+    """Where recalls are counted (access_count, last_accessed_at) without slowing search down."""
+
+    def note(self, scope: Scope, ids: Sequence[UUID], at: datetime) -> None:
+        """Record that ``ids`` were recalled at ``at``; may be deferred or batched."""
+        ...
+
+
+class MemoryWriter(Protocol):
+    """The worker's side: turns write jobs into rows, exactly once per job id."""
+
+    async def store(self, prepared: Sequence[PreparedWrite], dedup_cosine: float) -> list[StoreResult]:
+        """Store, merge into a near-duplicate, or supersede an older fact on the same key."""
+        ...
+
+    async def write_results(
+        self, tenant_id: str, job_ids: Sequence[UUID], agent_id: str | None = None
+    ) -> dict[UUID, StoreResult]:
+        """Outcomes recorded for these jobs (missing ids are still queued or unknown); only the jobs of
+        ``agent_id`` when given."""
+        ...
+
+
+class MemoryEditor(Protocol):
+    """Synchronous changes an agent asks for by id. Each records a history entry with its reason."""
+
+    async def update(
+        self,
+        scope: Scope,
+        memory_id: UUID,
+        changes: MemoryChanges,
+        embedding: Vector | None,
+        reason: str | None,
+        actor: str,
+    ) -> StoredMemory | None: ...
+
+    async def set_status(
+        self, scope: Scope, memory_id: UUID, status: MemoryStatus, reason: str | None, actor: str
+    ) -> StoredMemory | None: ...
+
+    async def delete(self, scope: Scope, memory_id: UUID) -> bool:
+        """Hard delete: the row, its relations and its history go."""
+        ...
+
+    async def link(self, scope: Scope, relation: Relation) -> bool:
+        """False when either end is not a memory of the scope."""
+        ...
+
+    async def adjust_importance(
+        self, scope: Scope, memory_id: UUID, delta: float, reason: str, actor: str
+    ) -> StoredMemory | None: ...
+
+    async def record_access(self, scope: Scope, ids: Sequence[UUID], at: datetime) -> None: ...
