@@ -22,6 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo import Conversation, Scoreboard, load
 
+from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
 from hindsight.bootstrap import Container, build_container
 from hindsight.domain.memory import MemoryDraft, Scope, WriteJob
 from hindsight.domain.ranking import LayerWeights, RankingPolicy
@@ -91,6 +92,9 @@ async def ingest(container: Container, conversations: list[Conversation], tenant
             failed = [r for r in results if r.outcome == "failed"]
             if failed:
                 raise RuntimeError(f"{len(failed)} writes failed: {failed[0].reason}")
+        if os.environ.get("LOCOMO_KEYWORD_STATS", "1") == "1":  # what maintenance would count by now
+            stats = PostgresMaintenanceStore(container.pool)
+            await stats.refresh_keyword_stats(Scope(tenant_id=tenant, agent_id=conv.sample_id))
     return time.monotonic() - started
 
 

@@ -451,7 +451,14 @@ def test_the_maintenance_function_runs_with_the_scheduled_event(
         assert report["tenant_id"] is None
         assert 0 < report["budget_s"] <= 100  # the 120 s timeout minus the 20 s margin
         steps = {s["name"]: s for s in report["steps"]}
-        assert list(steps) == ["decay", "consolidate", "extract_patterns", "working_memory", "stuck_work"]
+        assert list(steps) == [
+            "decay",
+            "consolidate",
+            "extract_patterns",
+            "keyword_stats",
+            "working_memory",
+            "stuck_work",
+        ]
         assert steps["decay"]["counts"]["decayed"] >= 1
         assert steps["working_memory"]["status"] == "done"
         assert steps["working_memory"]["counts"]["repaired"] >= 1

@@ -25,6 +25,11 @@ class MaintenanceStore(Protocol):
     (tenant, agent) scope at a time, each change in its own transaction with history rows (actor
     ``maintenance``); a cycle's resume point is kept under a lease so runs can stop and resume."""
 
+    async def refresh_keyword_stats(self, scope: Scope) -> int | None:
+        """Recount the scope's full-text lexemes (documents per lexeme, and documents); returns how many
+        lexemes, or None when nothing changed since the last count."""
+        ...
+
     async def acquire(self, name: str, owner: str, lease: timedelta) -> MaintenanceState | None:
         """Take cycle ``name``'s lease for ``lease``; its saved state (None: another owner holds it)."""
         ...

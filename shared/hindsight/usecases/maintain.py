@@ -231,6 +231,7 @@ class Maintain:
             "decay": self._decay,
             "consolidate": self._consolidate,
             "extract_patterns": self._extract_patterns,
+            "keyword_stats": self._keyword_stats,
         }
         counts: Counter[str] = Counter()
         try:
@@ -316,6 +317,19 @@ class Maintain:
                     counts["summaries"] += 1
                     counts["archived"] += len(plan.member_ids)
                 run.budget.spend()
+            return True
+
+        return work
+
+    def _keyword_stats(self, run: _Run) -> ScopeWork:
+        async def work(scope: Scope, counts: Counter[str]) -> bool:
+            lexemes = await self._store.refresh_keyword_stats(scope)
+            run.budget.spend()
+            if lexemes is None:
+                counts["unchanged"] += 1
+            else:
+                counts["lexemes"] += lexemes
+                counts["scopes"] += 1
             return True
 
         return work

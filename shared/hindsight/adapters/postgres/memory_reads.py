@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
-from psycopg import sql
+from psycopg import AsyncConnection, sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
@@ -28,7 +28,7 @@ from hindsight.domain.memory import (
     SearchRequest,
     StoredMemory,
 )
-from hindsight.domain.text import or_tsquery
+from hindsight.domain.text import informative_lexemes, tsquery_text
 from hindsight.ports import ChainDirection, ChainLink, Vector
 
 
@@ -107,67 +107,67 @@ class PostgresMemoryReader:
         self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
     ) -> list[Candidate]:
         where, params = _filters(scope, request)
-        tsquery = or_tsquery(request.text)
-        params |= {
-            "embedding": vector_literal(embedding),
-            "pool": pool,
-            "tsquery": tsquery,
-            "terms": list(request.query_terms),
-            "all_layers": list(request.layers),
-            "helper_limit": None if _narrowed(request) else pool,
-        }
-        # Keyword and entity matches come from the SECURITY DEFINER helpers of migration 004: under
-        # row-level security the planner may not use the GIN indexes for @@ and && (not leakproof),
-        # the helpers may; they return only the current tenant's rows the agent may see.
-        keyword = (
-            sql.SQL("""SELECT k.id, k.score, NULL::real AS unused
-                       FROM hindsight_text_matches(to_tsquery('english', %(tsquery)s), %(readers)s::text[],
-                                                   %(statuses)s::text[], %(all_layers)s::text[],
-                                                   %(helper_limit)s) AS k
-                       JOIN memories ON memories.id = k.id
-                       WHERE {where}
-                       ORDER BY k.score DESC LIMIT %(pool)s""").format(where=where)
-            if tsquery
-            else sql.SQL(_EMPTY.format(a="score", b="unused"))
-        )
-        entity = (
-            sql.SQL("""SELECT e.id, e.matches::real AS matches, e.distance
-                       FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
-                                                     %(readers)s::text[], %(statuses)s::text[],
-                                                     %(all_layers)s::text[], %(helper_limit)s) AS e
-                       JOIN memories ON memories.id = e.id
-                       WHERE {where}
-                       ORDER BY e.matches DESC, e.distance LIMIT %(pool)s""").format(where=where)
-            if request.query_terms
-            else sql.SQL(_EMPTY.format(a="matches", b="distance"))
-        )
-        query = sql.SQL(
-            """WITH whole AS (
-                   SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity
-                   FROM memories WHERE {where}
-                   ORDER BY embedding <=> %(embedding)s::vector LIMIT %(pool)s),
-               -- later chunks of long memories: a hit on any chunk is a hit on the memory
-               part AS (
-                   SELECT c.memory_id AS id, 1 - (c.embedding <=> %(embedding)s::vector) AS similarity
-                   FROM memory_chunks c
-                   WHERE c.tenant_id = %(tenant)s
-                     AND c.memory_id IN (SELECT id FROM memories WHERE {where})
-                   ORDER BY c.embedding <=> %(embedding)s::vector LIMIT %(pool)s),
-               vec AS (
-                   SELECT id, max(similarity) AS similarity
-                   FROM (SELECT * FROM whole UNION ALL SELECT * FROM part) AS s
-                   GROUP BY id ORDER BY similarity DESC LIMIT %(pool)s),
-               kw AS ({keyword}),
-               ent AS ({entity})
-               SELECT {columns}, vec.similarity, kw.score AS keyword_score,
-                      ent.matches AS entity_matches, ent.distance AS entity_distance
-               FROM (SELECT id FROM vec UNION SELECT id FROM kw UNION SELECT id FROM ent) AS ids
-               JOIN memories m ON m.id = ids.id
-               LEFT JOIN vec ON vec.id = m.id
-               LEFT JOIN kw ON kw.id = m.id
-               LEFT JOIN ent ON ent.id = m.id"""
-        ).format(where=where, keyword=keyword, entity=entity, columns=MEMORY_COLUMNS)
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            tsquery = await _keyword_query(conn, scope, request.text)
+            params |= {
+                "embedding": vector_literal(embedding),
+                "pool": pool,
+                "tsquery": tsquery,
+                "terms": list(request.query_terms),
+                "all_layers": list(request.layers),
+                "helper_limit": None if _narrowed(request) else pool,
+            }
+            # Keyword and entity matches come from the SECURITY DEFINER helpers of migration 004: under
+            # row-level security the planner may not use the GIN indexes for @@ and && (not leakproof),
+            # the helpers may; they return only the current tenant's rows the agent may see.
+            keyword = (
+                sql.SQL("""SELECT k.id, k.score, NULL::real AS unused
+                           FROM hindsight_text_matches(%(tsquery)s::tsquery, %(readers)s::text[],
+                                                       %(statuses)s::text[], %(all_layers)s::text[],
+                                                       %(helper_limit)s) AS k
+                           JOIN memories ON memories.id = k.id
+                           WHERE {where}
+                           ORDER BY k.score DESC LIMIT %(pool)s""").format(where=where)
+                if tsquery
+                else sql.SQL(_EMPTY.format(a="score", b="unused"))
+            )
+            entity = (
+                sql.SQL("""SELECT e.id, e.matches::real AS matches, e.distance
+                           FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
+                                                         %(readers)s::text[], %(statuses)s::text[],
+                                                         %(all_layers)s::text[], %(helper_limit)s) AS e
+                           JOIN memories ON memories.id = e.id
+                           WHERE {where}
+                           ORDER BY e.matches DESC, e.distance LIMIT %(pool)s""").format(where=where)
+                if request.query_terms
+                else sql.SQL(_EMPTY.format(a="matches", b="distance"))
+            )
+            query = sql.SQL(
+                """WITH whole AS (
+                       SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity
+                       FROM memories WHERE {where}
+                       ORDER BY embedding <=> %(embedding)s::vector LIMIT %(pool)s),
+                   -- later chunks of long memories: a hit on any chunk is a hit on the memory
+                   part AS (
+                       SELECT c.memory_id AS id, 1 - (c.embedding <=> %(embedding)s::vector) AS similarity
+                       FROM memory_chunks c
+                       WHERE c.tenant_id = %(tenant)s
+                         AND c.memory_id IN (SELECT id FROM memories WHERE {where})
+                       ORDER BY c.embedding <=> %(embedding)s::vector LIMIT %(pool)s),
+                   vec AS (
+                       SELECT id, max(similarity) AS similarity
+                       FROM (SELECT * FROM whole UNION ALL SELECT * FROM part) AS s
+                       GROUP BY id ORDER BY similarity DESC LIMIT %(pool)s),
+                   kw AS ({keyword}),
+                   ent AS ({entity})
+                   SELECT {columns}, vec.similarity, kw.score AS keyword_score,
+                          ent.matches AS entity_matches, ent.distance AS entity_distance
+                   FROM (SELECT id FROM vec UNION SELECT id FROM kw UNION SELECT id FROM ent) AS ids
+                   JOIN memories m ON m.id = ids.id
+                   LEFT JOIN vec ON vec.id = m.id
+                   LEFT JOIN kw ON kw.id = m.id
+                   LEFT JOIN ent ON ent.id = m.id"""
+            ).format(where=where, keyword=keyword, entity=entity, columns=MEMORY_COLUMNS)
             rows = await fetch_all(conn, query, params)
         return _ranked(rows)
 
@@ -262,6 +262,22 @@ class PostgresMemoryReader:
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             rows = await fetch_all(conn, sql.SQL(query).format(columns=MEMORY_COLUMNS), params)  # type: ignore[arg-type]
         return [ChainLink(step=r["step"], memory=memory_from_row(r)) for r in rows]
+
+
+async def _keyword_query(conn: AsyncConnection, scope: Scope, text: str) -> str | None:
+    """The full-text query for ``text``: its lexemes (english stemming, stop words out) minus those most of
+    the scope contains (``domain.text.informative_lexemes``; counts from maintenance, schema 005)."""
+    rows = await fetch_all(
+        conn,
+        """SELECT q.lexeme, coalesce(s.docs, 0) AS docs,
+                  (SELECT docs FROM scope_stats WHERE tenant_id = %(t)s AND agent_id = %(a)s) AS total
+           FROM unnest(to_tsvector('english', %(text)s)) AS q
+           LEFT JOIN lexeme_stats s ON s.tenant_id = %(t)s AND s.agent_id = %(a)s AND s.lexeme = q.lexeme
+           ORDER BY q.positions[1]""",
+        {"t": scope.tenant_id, "a": scope.agent_id, "text": text},
+    )
+    total = rows[0]["total"] if rows else None
+    return tsquery_text(informative_lexemes([(r["lexeme"], r["docs"]) for r in rows], total))
 
 
 def _ranked(rows: list[dict[str, Any]]) -> list[Candidate]:

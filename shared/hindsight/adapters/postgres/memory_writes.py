@@ -174,8 +174,10 @@ async def _store_one(conn: AsyncConnection, item: PreparedWrite, dedup_cosine: f
            WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = %(layer)s
              AND key IS NOT DISTINCT FROM %(key)s AND status = 'active'
              AND (layer = 'semantic' OR occurred_at = %(occurred_at)s)
+             -- an embedding with context speaks for the context too: only the same words are a repeat
+             AND (NOT %(has_context)s OR content_hash = %(hash)s)
            ORDER BY embedding <=> %(e)s::vector LIMIT 1""",
-        scope,
+        scope | {"has_context": draft.context is not None, "hash": job.content_hash},
     )
     if nearest is not None and nearest["similarity"] >= dedup_cosine and draft.supersedes is None:
         target = nearest["id"]

@@ -8,8 +8,8 @@ visit (through ``hindsight_scopes``, schema 004), and the ``maintenance_state`` 
 belongs to no tenant.
 
 One module per step, each a part of ``PostgresMaintenanceStore``: ``lease`` (the cycle's lease and resume
-point), ``scopes`` (which scopes to visit), ``decay``, ``consolidation`` and ``patterns``; ``episodes``
-maps the episodic rows the last two read.
+point), ``scopes`` (which scopes to visit), ``decay``, ``consolidation``, ``patterns`` and
+``keyword_stats``; ``episodes`` maps the episodic rows consolidation and patterns read.
 """
 
 from __future__ import annotations
@@ -18,13 +18,19 @@ from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.maintenance.consolidation import PostgresConsolidation
 from hindsight.adapters.postgres.maintenance.decay import PostgresDecay
+from hindsight.adapters.postgres.maintenance.keyword_stats import PostgresKeywordStats
 from hindsight.adapters.postgres.maintenance.lease import PostgresCycleLease
 from hindsight.adapters.postgres.maintenance.patterns import PostgresPatterns
 from hindsight.adapters.postgres.maintenance.scopes import PostgresScopes
 
 
 class PostgresMaintenanceStore(
-    PostgresCycleLease, PostgresScopes, PostgresDecay, PostgresConsolidation, PostgresPatterns
+    PostgresCycleLease,
+    PostgresScopes,
+    PostgresDecay,
+    PostgresConsolidation,
+    PostgresPatterns,
+    PostgresKeywordStats,
 ):
     """The MaintenanceStore port."""
 

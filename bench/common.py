@@ -1,0 +1,275 @@
+"""Helpers every benchmark piece shares: the results file, machine facts, percentiles, timing wrappers."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results" / "latest.json"
+DOCS = ROOT / "docs" / "benchmarks.md"
+PLOT = ROOT / "docs" / "bench" / "latency.png"
+
+
+def log(message: str) -> None:
+    print(f"[{datetime.now():%H:%M:%S}] {message}", flush=True)
+
+
+def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
+    """n, mean, p50, p95, p99, max (nearest-rank on the sorted samples), rounded to 0.01 ms."""
+    values = sorted(samples_ms)
+    if not values:
+        return {"n": 0}
+
+    def rank(p: float) -> float:
+        return values[min(len(values) - 1, max(0, round(p / 100 * len(values) + 0.5) - 1))]
+
+    return {
+        "n": len(values),
+        "mean": round(statistics.fmean(values), 2),
+        "p50": round(statistics.median(values), 2),
+        "p95": round(rank(95), 2),
+        "p99": round(rank(99), 2),
+        "max": round(values[-1], 2),
+    }
+
+
+def load_results() -> dict[str, Any]:
+    if RESULTS.exists():
+        data: dict[str, Any] = json.loads(RESULTS.read_text())
+        return data
+    return {}
+
+
+def merge_results(section: str, value: Any, command: str) -> dict[str, Any]:
+    """Write one section into latest.json, keeping the others; refresh machine, git and time stamps."""
+    data = load_results()
+    data[section] = value
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    data.setdefault("sections", {})[section] = {
+        "measured_at": now,
+        "command": command,
+        "load_average_1_5_15": [round(x, 2) for x in os.getloadavg()],
+    }
+    data["machine"] = machine_info()
+    data["git_sha"] = git_sha()
+    data["timestamp"] = now
+    data["command"] = command
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+    return data
+
+
+def git_sha() -> str:
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        return sha + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _cpu_model() -> str:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+def _ram_gib() -> float:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                return round(int(line.split()[1]) / 1024 / 1024, 1)
+    return 0.0
+
+
+_PG_VERSION: dict[str, str] = {}
+
+
+def remember_postgres_version(url: str) -> None:
+    """Ask the running server once; machine_info() reports it from then on."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT version()").fetchone()
+        ext = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    if row:
+        _PG_VERSION["postgres"] = str(row[0]).split(" on ")[0]
+    if ext:
+        _PG_VERSION["pgvector"] = str(ext[0])
+
+
+def machine_info() -> dict[str, Any]:
+    previous = load_results().get("machine", {}) if RESULTS.exists() else {}
+    return {
+        "cpu_model": _cpu_model(),
+        "cores": os.cpu_count(),
+        "ram_gib": _ram_gib(),
+        "os": f"{platform.system()} {platform.release()}",
+        "python": sys.version.split()[0],
+        "postgres": _PG_VERSION.get("postgres", previous.get("postgres", "unknown")),
+        "pgvector": _PG_VERSION.get("pgvector", previous.get("pgvector", "unknown")),
+        "load_average_at_write": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def bench_tmpdir(prefix: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=f"hindsight-bench-{prefix}-"))
+
+
+@contextlib.contextmanager
+def stopwatch() -> Iterator[list[float]]:
+    """``with stopwatch() as t: ...`` then ``t[0]`` is the elapsed milliseconds."""
+    box: list[float] = []
+    started = time.perf_counter()
+    try:
+        yield box
+    finally:
+        box.append((time.perf_counter() - started) * 1000)
+
+
+class TimedEmbedder:
+    """Embedder port wrapper that adds up the time spent in each call (per-call list for queries)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.query_ms: list[float] = []
+        self.passage_s = 0.0
+        self.passages = 0
+
+    @property
+    def dim(self) -> int:
+        return int(self.inner.dim)
+
+    @property
+    def model_name(self) -> str:
+        return str(self.inner.model_name)
+
+    async def embed_query(self, text: str) -> Any:
+        started = time.perf_counter()
+        try:
+            return await self.inner.embed_query(text)
+        finally:
+            self.query_ms.append((time.perf_counter() - started) * 1000)
+
+    async def embed_passages(self, texts: Sequence[str]) -> Any:
+        started = time.perf_counter()
+        try:
+            return await self.inner.embed_passages(texts)
+        finally:
+            self.passage_s += time.perf_counter() - started
+            self.passages += len(texts)
+
+
+class TimedReader:
+    """MemoryReader wrapper timing ``search_candidates`` (the SQL of a search); the rest delegates."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.sql_ms: list[float] = []
+
+    async def search_candidates(self, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await self.inner.search_candidates(*args, **kwargs)
+        finally:
+            self.sql_ms.append((time.perf_counter() - started) * 1000)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+class TimedWriter:
+    """MemoryWriter wrapper adding up the time the worker spends storing (DB)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.store_s = 0.0
+
+    async def store(self, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await self.inner.store(*args, **kwargs)
+        finally:
+            self.store_s += time.perf_counter() - started
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@contextlib.contextmanager
+def external_sqs() -> Iterator[tuple[str, Any]]:
+    """The SQS emulator (moto server) in a process of its own, with the stack's queues created.
+
+    The local stack runs moto as a thread of the calling process; for measurements that involve SQS the
+    emulator must not share the benchmark's interpreter (in production SQS is a remote service): its
+    Python threads would compete for the GIL with the code under test. Yields (endpoint URL, QueueUrls).
+    """
+    from hindsight.adapters.sqs_queue import sqs_client
+    from hindsight.local.ports import free_port
+    from hindsight.local.sqs_emulator import create_queues, use_dummy_aws_credentials
+
+    use_dummy_aws_credentials()
+    port = free_port()
+    binary = Path(sys.executable).with_name("moto_server")
+    proc = subprocess.Popen(
+        [str(binary), "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                queues = create_queues(sqs_client("us-east-1", endpoint))
+                break
+            except Exception:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield endpoint, queues
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def wait_for_quiet(threshold: float, max_wait_s: float, what: str) -> dict[str, Any]:
+    """Wait (up to ``max_wait_s``) until the 1-minute load average is at most ``threshold``.
+
+    This machine is shared: other sessions' test runs can push the load far above its 2 cores, and a
+    2-thread embedding model then slows down many times over. Returns what was seen, for the results.
+    """
+    started = time.monotonic()
+    first = os.getloadavg()[0]
+    while os.getloadavg()[0] > threshold and time.monotonic() - started < max_wait_s:
+        time.sleep(5)
+    load = os.getloadavg()
+    waited = time.monotonic() - started
+    if waited > 5:
+        log(f"{what}: waited {waited:.0f}s for the machine to calm down (load {first:.1f} → {load[0]:.1f})")
+    return {"load_1m_at_start": round(load[0], 2), "waited_s": round(waited), "quiet": load[0] <= threshold}

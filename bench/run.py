@@ -1,0 +1,113 @@
+"""Hindsight benchmarks: ``python bench/run.py locomo|latency|throughput|all|report``.
+
+Each piece starts its own throw-away local stack, writes its section into bench/results/latest.json
+(other sections are kept) and regenerates docs/benchmarks.md. ``make bench`` runs them all.
+
+    python bench/run.py locomo [--conversations 7] [--mcp-conversations 1]
+    python bench/run.py latency [--sizes 1000,10000,100000] [--searches 200] [--warmup 20]
+    python bench/run.py throughput
+    python bench/run.py report          # only regenerate docs/benchmarks.md and the plot
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shlex
+import signal
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import load_results, log, merge_results
+
+from hindsight.logs import configure_local_logging
+
+
+def _command() -> str:
+    return "python bench/run.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def run_locomo(args: argparse.Namespace) -> None:
+    import quality
+
+    if getattr(args, "mcp_only", False):
+        # Only the end-to-end MCP-URL run, merged into the locomo section measured before.
+        section = load_results().get("locomo")
+        if not section:
+            raise SystemExit("no locomo section in bench/results/latest.json yet: run `locomo` first")
+        section["mcp"] = quality.mcp_run(max(1, args.mcp_conversations))
+        merge_results("locomo", section, _command())
+        return
+    result = quality.run(args.conversations, args.mcp_conversations)
+    merge_results("locomo", quality.flatten(result), _command())
+
+
+def run_latency(args: argparse.Namespace) -> None:
+    import latency
+
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    result = latency.run(sizes, searches=args.searches, warmup=args.warmup, cold_runs=args.cold_runs)
+    merge_results("latency", result["latency"], _command())
+    for key in ("write_ack", "write_ack_p50_ms", "cold_start", "synthetic"):
+        merge_results(key, result[key], _command())
+
+
+def run_throughput(args: argparse.Namespace) -> None:
+    import throughput
+
+    merge_results("throughput", throughput.run(), _command())
+
+
+def run_report(_: argparse.Namespace) -> None:
+    import report
+
+    report.write()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="piece", required=True)
+    for name in ("locomo", "all"):
+        p = sub.add_parser(name)
+        p.add_argument("--conversations", type=int, default=7)
+        p.add_argument("--mcp-conversations", type=int, default=1, help="0 skips the MCP-URL run")
+        if name == "locomo":
+            p.add_argument("--mcp-only", action="store_true", help="only the MCP-URL run, merged in")
+        if name == "all":
+            _latency_args(p)
+    _latency_args(sub.add_parser("latency"))
+    sub.add_parser("throughput")
+    sub.add_parser("report")
+    args = parser.parse_args()
+    # A plain `kill` must still stop the throw-away stacks (their context managers run on SystemExit).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    configure_local_logging("WARNING")
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    started = time.monotonic()
+    pieces = {
+        "locomo": [run_locomo],
+        "latency": [run_latency],
+        "throughput": [run_throughput],
+        "report": [],
+        "all": [run_locomo, run_latency, run_throughput],
+    }[args.piece]
+    for piece in pieces:
+        piece(args)
+    run_report(args)
+    log(f"bench {args.piece}: done in {time.monotonic() - started:.0f}s")
+
+
+def _latency_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sizes", default="1000,10000,100000")
+    p.add_argument("--searches", type=int, default=200)
+    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--cold-runs", type=int, default=5)
+
+
+if __name__ == "__main__":
+    main()

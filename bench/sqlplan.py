@@ -1,0 +1,93 @@
+"""Where the SQL time of ``memory_search`` goes: EXPLAIN ANALYZE of the reader's own statement.
+
+The reader builds one statement with three CTEs (``vec``: HNSW/exact vector candidates, ``kw``: full-text
+candidates ranked with ts_rank_cd, ``ent``: entity-term candidates) joined back to ``memories``. This
+runs a few benchmark queries through the real ``Recall.search`` with the reader's query function
+wrapped, so the exact statement and parameters are explained, and reports each CTE's actual time and
+row counts. Diagnostics only: it never changes what is measured elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from psycopg import sql
+
+import hindsight.adapters.postgres.memory_reads as memory_reads
+from hindsight.bootstrap import build_container
+from hindsight.config import Settings
+from hindsight.domain.memory import Scope
+from hindsight.usecases.recall import RecallQuery, resolve
+
+
+def _walk(node: dict[str, Any], found: dict[str, dict[str, float]]) -> None:
+    name = node.get("Subplan Name", "")
+    if name.startswith("CTE "):
+        found[name[4:]] = {"ms": float(node["Actual Total Time"]), "rows": float(node["Actual Rows"])}
+    for child in node.get("Plans", []):
+        _walk(child, found)
+
+
+def _largest_scan(node: dict[str, Any], cte: str) -> float:
+    """Rows read by the biggest scan under one CTE (how many rows the signal had to rank)."""
+    best = 0.0
+
+    def visit(n: dict[str, Any], inside: bool) -> None:
+        nonlocal best
+        here = inside or n.get("Subplan Name") == f"CTE {cte}"
+        if here and "Scan" in n.get("Node Type", "") and "CTE" not in n.get("Node Type", ""):
+            best = max(best, float(n.get("Actual Rows", 0)))
+        for c in n.get("Plans", []):
+            visit(c, here)
+
+    visit(node, False)
+    return best
+
+
+async def explain_searches(
+    settings: Settings, scope: Scope, queries: Sequence[str], now: datetime
+) -> dict[str, Any]:
+    plans: list[dict[str, Any]] = []
+    original = memory_reads.fetch_all
+
+    async def explaining(conn: Any, query: Any, params: Any = None) -> Any:
+        if isinstance(query, sql.Composable) and capture["on"]:
+            cur = conn.cursor()
+            await cur.execute(sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + query, params)
+            row = await cur.fetchone()
+            doc = row[0] if not isinstance(row[0], str) else json.loads(row[0])
+            plans.append(doc[0])
+            capture["on"] = False
+        return await original(conn, query, params)
+
+    capture = {"on": False}
+    container = await build_container(settings, with_queue=False)
+    memory_reads.fetch_all = explaining  # type: ignore[assignment]
+    try:
+        for text in queries:
+            capture["on"] = True
+            await container.recall.search(scope, resolve(RecallQuery(text=text, top_k=10), now))
+    finally:
+        memory_reads.fetch_all = original  # type: ignore[assignment]
+        await container.aclose()
+    per_cte: dict[str, list[float]] = {}
+    ranked: dict[str, list[float]] = {}
+    totals = []
+    for doc in plans:
+        found: dict[str, dict[str, float]] = {}
+        _walk(doc["Plan"], found)
+        totals.append(float(doc["Execution Time"]))
+        for cte in ("vec", "kw", "ent"):
+            if cte in found:
+                per_cte.setdefault(cte, []).append(found[cte]["ms"])
+                ranked.setdefault(cte, []).append(_largest_scan(doc["Plan"], cte))
+    return {
+        "queries": len(plans),
+        "execution_ms_median": round(statistics.median(totals), 2) if totals else None,
+        "cte_ms_median": {k: round(statistics.median(v), 2) for k, v in per_cte.items()},
+        "cte_rows_scanned_median": {k: round(statistics.median(v)) for k, v in ranked.items()},
+    }
