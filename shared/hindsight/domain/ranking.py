@@ -2,7 +2,8 @@
 
 1. Reciprocal rank fusion of the signals that found a memory (vector, keyword, entity):
    Cormack, Clarke and Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual Rank
-   Learning Methods", SIGIR 2009 — rrf(d) = Σ_s 1 / (k + rank_s(d)), k = 60.
+   Learning Methods", SIGIR 2009 — rrf(d) = Σ_s w_s / (k + rank_s(d)); the paper uses k = 60 and
+   equal weights, we use k = 10 and per-signal weights measured on LoCoMo dev (constants below).
 2. Per-layer blend of time, relevance (RRF relative to the best candidate) and access frequency.
    Weights from the seed documents (../shared/SPEC.md, "Retrieval"): episodic memories weigh time 0.3,
    similarity 0.5, frequency 0.2; semantic memories 0.05 / 0.8 / 0.15. "Time" is how well the memory's
