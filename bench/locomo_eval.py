@@ -58,7 +58,7 @@ POLICIES: dict[str, RankingPolicy] = {
 }
 
 
-CONTEXT = os.environ.get("LOCOMO_CONTEXT", "previous")
+CONTEXT = os.environ.get("LOCOMO_CONTEXT", "none")  # "previous" measured worse (README)
 
 
 def jobs_for(conv: Conversation, tenant: str) -> list[WriteJob]:
