@@ -121,6 +121,61 @@ async def test_a_child_written_before_its_parent_is_linked_when_the_parent_arriv
         assert (await call(client, "memory_get", {"id": child}))["memory"]["causal_parent"] == parent_id
 
 
+async def test_a_similar_sentence_with_a_new_value_supersedes_and_a_true_repeat_merges(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    # The two sentences are near-duplicates for the embedder (cosine ≈ 0.97) but say different things.
+    async with mcp_client(server.url, token) as client:
+        tuesday = await _write(
+            client, content="The meeting with Acme is on Tuesday at 10:00", key="acme.meeting"
+        )
+        await drain(poller)
+        thursday = await _write(
+            client, content="The meeting with Acme is on Thursday at 15:00", key="acme.meeting"
+        )
+        await drain(poller)
+        (status,) = (await call(client, "memory_status", {"ids": [thursday]}))["writes"]
+        assert (status["status"], status["reason"]) == ("stored", f"supersedes {tuesday}")
+        hits = await _search(client, "when is the Acme meeting")
+        assert hits[0]["memory"]["id"] == thursday
+        assert tuesday not in [h["memory"]["id"] for h in hits]
+
+        repeat = await _write(
+            client, content="the meeting with Acme is on Thursday at 15:00.", key="acme.meeting"
+        )
+        await drain(poller)
+        (status,) = (await call(client, "memory_status", {"ids": [repeat]}))["writes"]
+        assert (status["status"], status["memory_id"]) == ("merged", thursday)
+
+
+async def test_a_child_of_a_merged_write_is_linked_to_the_memory_it_merged_into(
+    server: BackgroundServer, poller: SqsPoller, token: str, tenant: str
+) -> None:
+    at = (NOW - timedelta(hours=2)).isoformat()
+    event = {"layer": "episodic", "content": "The nightly backup of orders-db failed", "occurred_at": at}
+    repeat_id = str(job_id(tenant, "default", "backup-failed-again"))
+    async with mcp_client(server.url, token) as client:
+        original = await _write(client, **event)
+        await drain(poller)
+        # one child names the repeat before it is processed, one after
+        early = await _write(
+            client, layer="episodic", causal_parent=repeat_id, content="Paged the on-call engineer"
+        )
+        repeat = await _write(client, idempotency_key="backup-failed-again", **event)
+        assert repeat == repeat_id
+        await drain(poller)
+        (status,) = (await call(client, "memory_status", {"ids": [repeat]}))["writes"]
+        assert (status["status"], status["memory_id"]) == ("merged", original)
+        late = await _write(
+            client, layer="episodic", causal_parent=repeat, content="Restarted the backup by hand"
+        )
+        await drain(poller)
+        for child in (early, late):
+            assert (await call(client, "memory_get", {"id": child}))["memory"]["causal_parent"] == original
+        chain = await call(client, "memory_recall_chain", {"id": late})
+        assert original in [step["memory"]["id"] for step in chain["chain"]]
+
+
 async def test_an_order_mentioned_days_ago_is_recalled_through_its_entity(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import time
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from hindsight.domain.ids import uuid7
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.text import (
@@ -11,6 +14,7 @@ from hindsight.domain.text import (
     informative_lexemes,
     keyword_terms,
     passage_text,
+    same_information,
     tsquery_text,
 )
 
@@ -48,3 +52,28 @@ def test_uuid7_is_version_7_and_time_ordered() -> None:
     assert second.version == 7
     assert first.int < second.int
     assert uuid7(now_ms=1_000).int >> 80 == 1_000
+
+
+def test_same_information_ignores_case_punctuation_order_and_articles() -> None:
+    assert same_information("The user prefers dark mode.", "user prefers DARK mode")
+    assert same_information("Alex: allergic to peanuts!", "allergic to peanuts, Alex")
+
+
+def test_any_changed_word_or_number_is_new_information() -> None:
+    assert not same_information(
+        "The meeting with Acme is on Tuesday at 10:00", "The meeting with Acme is on Thursday at 15:00"
+    )
+    assert not same_information("Alex is allergic to peanuts", "Alex is allergic to peanuts and shellfish")
+    assert not same_information("Alex is at Acme", "Alex was at Acme")
+    assert not same_information("I like it", "I do not like it")
+
+
+@given(st.text(max_size=80), st.text(max_size=80))
+def test_same_information_is_symmetric_and_reflexive(a: str, b: str) -> None:
+    assert same_information(a, a)
+    assert same_information(a, b) == same_information(b, a)
+
+
+@given(st.text(max_size=80), st.from_regex(r"[A-Za-z]*[0-9]+[A-Za-z]*", fullmatch=True))
+def test_adding_a_number_is_never_a_repeat(text: str, number: str) -> None:
+    assert not same_information(text, f"{text} {number}") or number.casefold() in text.casefold()

@@ -31,6 +31,26 @@ def keyword_terms(text: str) -> list[str]:
     return list(seen)
 
 
+_FUNCTION_WORDS = frozenset(["a", "an", "the", "to", "of", "and", "in", "on", "at", "for", "with"])
+"""Words whose presence alone does not change a statement ("The user prefers X." = "User prefers X").
+Verbs stay out of it: "is" against "was" can be the whole news."""
+
+
+def same_information(a: str, b: str) -> bool:
+    """True when two texts carry the same words up to case, punctuation, order and a few function words.
+
+    The write path's near-duplicate merge requires it beside cosine similarity: embeddings put "meeting on
+    Tuesday at 10:00" and "meeting on Thursday at 15:00" at cosine ≈ 0.97, and merging those would drop
+    the newer value. Any word (a number, a name, "not") present in one text and absent in the other means
+    they differ, so a merge never loses a fact; the cost is an occasional paraphrase kept twice.
+    """
+
+    def words(text: str) -> frozenset[str]:
+        return frozenset(w for w in _WORD.findall(text.casefold()) if w not in _FUNCTION_WORDS)
+
+    return words(a) == words(b)
+
+
 _EDGE_PUNCT = "\"'`.,;:!?()[]{}<>"
 
 

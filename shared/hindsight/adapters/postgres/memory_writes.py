@@ -3,7 +3,7 @@
 Per job, in one transaction: (1) a job already recorded in ``write_results`` is a no-op (redelivery);
 (2) writers of one (tenant, agent, key) are serialised by an advisory lock; (3) an active memory of
 the same agent, layer and key (for episodic events, also the same occurred_at) with cosine ≥ the
-dedup threshold absorbs the job (importance kept at
+dedup threshold and the same words (``domain.text.same_information``) absorbs the job (importance kept at
 the higher value, metadata keys already present win); (4) otherwise a semantic memory with a key
 replaces the active fact on that key — unless an ``agent_inferred`` job would replace a
 ``user_stated`` fact, which is never done silently: both stay, linked by ``contradicts``; (5) the row,
@@ -25,10 +25,12 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
 from hindsight.domain.errors import Unavailable
 from hindsight.domain.memory import PreparedWrite, StoreResult, WriteJob
-from hindsight.domain.text import entity_terms
+from hindsight.domain.text import entity_terms, same_information
 
 log = logging.getLogger(__name__)
 WORKER = "worker"
+DEDUP_CANDIDATES = 5
+"""Nearest active memories of the same scope and key checked for a repeat of a write."""
 
 
 class PostgresMemoryWriter:
@@ -168,18 +170,34 @@ async def _store_one(conn: AsyncConnection, item: PreparedWrite, dedup_cosine: f
     }
     # Episodic memories are events: only the same event reported twice (same occurred_at) is a duplicate;
     # the same words at another or an unknown time are another event (maintenance consolidates repeats).
-    nearest = await fetch_one(
+    # A repeat is close in embedding space *and* says the same words (domain.text.same_information):
+    # similar sentences with another value ("Tuesday 10:00" / "Thursday 15:00") are a new fact, which on
+    # a key supersedes the old one below instead of vanishing into it.
+    close = await fetch_all(
         conn,
-        """SELECT id, 1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
+        """SELECT id, content, 1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
            WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = %(layer)s
              AND key IS NOT DISTINCT FROM %(key)s AND status = 'active'
              AND (layer = 'semantic' OR occurred_at = %(occurred_at)s)
              -- an embedding with context speaks for the context too: only the same words are a repeat
              AND (NOT %(has_context)s OR content_hash = %(hash)s)
-           ORDER BY embedding <=> %(e)s::vector LIMIT 1""",
-        scope | {"has_context": draft.context is not None, "hash": job.content_hash},
+           ORDER BY embedding <=> %(e)s::vector LIMIT %(candidates)s""",
+        scope
+        | {
+            "has_context": draft.context is not None,
+            "hash": job.content_hash,
+            "candidates": DEDUP_CANDIDATES,
+        },
     )
-    if nearest is not None and nearest["similarity"] >= dedup_cosine and draft.supersedes is None:
+    nearest = next(
+        (
+            row
+            for row in close
+            if row["similarity"] >= dedup_cosine and same_information(draft.content, row["content"])
+        ),
+        None,
+    )
+    if nearest is not None and draft.supersedes is None:
         target = nearest["id"]
         await conn.execute(
             """UPDATE memories SET importance = GREATEST(importance, %(importance)s),
@@ -205,6 +223,8 @@ async def _store_one(conn: AsyncConnection, item: PreparedWrite, dedup_cosine: f
             f"near-duplicate write {job.id}",
             {"similarity": round(float(nearest["similarity"]), 4)},
         )
+        # Children that named this write as their cause belong to the memory it merged into.
+        await _adopt_pending_children(conn, tenant, job.id, target)
         return await _record(conn, job, "merged", target)
 
     replaced = await _fact_to_replace(conn, job)
@@ -247,14 +267,7 @@ async def _store_one(conn: AsyncConnection, item: PreparedWrite, dedup_cosine: f
             reason = f"supersedes {old_id}"
     await _resolve_causal_parent(conn, job)
     # A child stored before this memory arrived now gets its parent.
-    await conn.execute(
-        """UPDATE memories m SET causal_parent = p.parent_id FROM pending_causal_links p
-           WHERE p.parent_id = %s AND p.tenant_id = %s AND m.id = p.child_id AND m.tenant_id = p.tenant_id""",
-        (job.id, tenant),
-    )
-    await conn.execute(
-        "DELETE FROM pending_causal_links WHERE parent_id = %s AND tenant_id = %s", (job.id, tenant)
-    )
+    await _adopt_pending_children(conn, tenant, job.id, job.id)
     await _history(conn, job.id, tenant, "created", None, {})
     return await _record(conn, job, "stored", job.id, reason)
 
@@ -329,12 +342,38 @@ async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
     )
 
 
+async def _adopt_pending_children(
+    conn: AsyncConnection, tenant_id: str, written_id: UUID, memory_id: UUID
+) -> None:
+    """Children stored before the write ``written_id`` was processed get ``memory_id`` (the write's own
+    memory, or the one it merged into) as their causal parent; their pending links are done."""
+    await conn.execute(
+        """UPDATE memories m SET causal_parent = %s FROM pending_causal_links p
+           WHERE p.parent_id = %s AND p.tenant_id = %s AND m.id = p.child_id AND m.tenant_id = p.tenant_id
+             AND m.agent_id = (SELECT agent_id FROM memories WHERE id = %s AND tenant_id = %s)""",
+        (memory_id, written_id, tenant_id, memory_id, tenant_id),
+    )
+    await conn.execute(
+        "DELETE FROM pending_causal_links WHERE parent_id = %s AND tenant_id = %s", (written_id, tenant_id)
+    )
+
+
 async def _resolve_causal_parent(conn: AsyncConnection, job: WriteJob) -> None:
     """Link to the causal parent if it is a memory of the same agent; if it is not stored yet, remember
-    the link so it is made when the parent arrives. A parent of another agent or tenant is never linked."""
+    the link so it is made when the parent arrives. A parent of another agent or tenant is never linked.
+    A parent id that names a write merged into an earlier memory (``memory_write`` answers with the write's
+    id) resolves to that memory."""
     parent = job.draft.causal_parent
     if parent is None or parent == job.id:
         return
+    merged = await fetch_one(
+        conn,
+        """SELECT memory_id FROM write_results
+           WHERE job_id = %s AND tenant_id = %s AND outcome = 'merged' AND memory_id IS NOT NULL""",
+        (parent, job.tenant_id),
+    )
+    if merged is not None:
+        parent = merged["memory_id"]
     found = await fetch_one(
         conn, "SELECT agent_id FROM memories WHERE id = %s AND tenant_id = %s", (parent, job.tenant_id)
     )
