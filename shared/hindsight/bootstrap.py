@@ -22,6 +22,7 @@ from hindsight.adapters.postgres.migrations import (
     default_migrations_dir,
     load_migrations,
     migrate,
+    store_identity,
 )
 from hindsight.adapters.postgres.pool import one_connection, open_pool
 from hindsight.adapters.redis_client import redis_client
@@ -149,6 +150,8 @@ class Container:
     metrics: Any = None
     """The Metrics port (``hindsight.adapters.observability``): EMF in Lambda, in memory locally."""
     rate_limit: CheckRateLimit | None = None
+    store_id: str = ""
+    """The database's identity (``hindsight_meta.store_id``): namespaces what is kept for it in Redis."""
     """Per-caller budgets of tool calls (None: off)."""
 
     async def aclose(self) -> None:
@@ -199,6 +202,8 @@ async def build_container(
                     embedding_dim=settings.embedding_dim,
                     embedding_model=embedder.model_name,
                 )
+        async with pool.connection() as conn:
+            store_id = await store_identity(conn)
         clock = SystemClock()
         reader, writer, editor = (
             PostgresMemoryReader(pool),
@@ -209,7 +214,7 @@ async def build_container(
         access_log = DeferredAccessLog(editor)
         redactor = make_redactor(settings)
         redis = redis_client(settings.redis_url)  # lazy: connects on first use, so Redis may be down now
-        operations = RedisOperationLog(redis)
+        operations = RedisOperationLog(redis, store_id)
         remember, submit_reflection, sweeper = None, None, None
         if with_queue:
             from hindsight.adapters.sqs_queue import SqsJobQueue, sqs_client
@@ -257,6 +262,7 @@ async def build_container(
             sweeper=sweeper,
             redis=redis,
             metrics=metrics,
+            store_id=store_id,
         )
         container.working_memory = make_working_memory(settings, clock, container.remember, redactor, redis)
         container.maintain = make_maintenance(settings, pool, embedder, clock, redis, sweeper)

@@ -149,6 +149,36 @@ def test_powertools_idempotency_answers_a_redelivery_from_redis(
     assert count_memories(stack, tenant) == 0  # answered from the Redis idempotency record, not re-stored
 
 
+def test_a_new_database_is_not_answered_by_the_idempotency_records_of_another(
+    stack: LocalStack, tenant: str
+) -> None:
+    """A wiped database (a deleted local data folder) sharing the Redis must store redelivered jobs."""
+    settings = stack.require_settings()
+    job = _job(tenant, "The release train leaves on Fridays")
+    first = WriteJobWorker(lambda: build_container(settings, with_queue=False))
+    try:
+        first(_event([job]), LocalLambdaContext("w"))
+    finally:
+        first.close()
+    with _db(stack) as conn:
+        row = conn.execute("SELECT value FROM hindsight_meta WHERE name = 'store_id'").fetchone()
+        assert row is not None
+        assert row[0]
+        conn.execute("DELETE FROM write_results WHERE job_id = %s", (job.id,))
+        conn.execute("DELETE FROM memories WHERE id = %s", (job.id,))
+        conn.execute("UPDATE hindsight_meta SET value = %s WHERE name = 'store_id'", (str(uuid.uuid4()),))
+    try:
+        second = WriteJobWorker(lambda: build_container(settings, with_queue=False))
+        try:
+            assert second(_event([job]), LocalLambdaContext("w")) == {"batchItemFailures": []}
+        finally:
+            second.close()
+        assert count_memories(stack, tenant) == 1
+    finally:
+        with _db(stack) as conn:
+            conn.execute("UPDATE hindsight_meta SET value = %s WHERE name = 'store_id'", (row[0],))
+
+
 def test_long_content_is_chunked_and_found_by_its_last_part(
     worker: WriteJobWorker, stack: LocalStack, tenant: str
 ) -> None:

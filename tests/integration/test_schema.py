@@ -37,11 +37,23 @@ def _migrate(url: str, migrations: list[Migration], dim: int = 384) -> list[int]
     return asyncio.run(go())
 
 
+def _store_id(url: str) -> str:
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT value FROM hindsight_meta WHERE name = 'store_id'").fetchone()
+    assert row is not None
+    return str(row[0])
+
+
 def test_migrate_twice_applies_once_and_records_versions(stack: LocalStack) -> None:
     url = _fresh_database(stack)
     migrations = load_migrations(default_migrations_dir(None))
     assert _migrate(url, migrations) == [m.version for m in migrations]
+    store_id = _store_id(url)
     assert _migrate(url, migrations) == []
+    assert _store_id(url) == store_id  # stable across migrate runs…
+    other = _fresh_database(stack)
+    _migrate(other, migrations)
+    assert _store_id(other) not in ("", store_id)  # …and different for another database
     with psycopg.connect(url) as conn:
         rows = conn.execute("SELECT version, checksum FROM schema_migrations ORDER BY version").fetchall()
         assert [(v, c) for v, c in rows] == [(m.version, m.checksum) for m in migrations]

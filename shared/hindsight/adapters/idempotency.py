@@ -29,7 +29,11 @@ class RedisIdempotency:
     ``thunk`` must raise to signal failure (Powertools then forgets the key so a retry runs again).
     """
 
-    def __init__(self, redis_url: str, ttl_s: int = 3600, socket_timeout_s: float = 1.0) -> None:
+    def __init__(
+        self, redis_url: str, ttl_s: int = 3600, socket_timeout_s: float = 1.0, namespace: str = ""
+    ) -> None:
+        """``namespace``: the store id, so records of one database never answer for another that
+        shares the Redis (a wiped local data folder would otherwise see its new jobs as done)."""
         import redis
         from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
         from aws_lambda_powertools.utilities.idempotency.persistence.cache import CachePersistenceLayer
@@ -55,7 +59,7 @@ class RedisIdempotency:
             data_keyword_argument="key",
             persistence_store=store,
             config=self._config,
-            key_prefix="hindsight-job",
+            key_prefix=f"hindsight-job:{namespace}" if namespace else "hindsight-job",
         )
         def once(key: dict[str, Any], thunk: Thunk) -> dict[str, Any]:
             return thunk()

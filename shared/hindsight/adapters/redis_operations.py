@@ -1,7 +1,9 @@
 """Operation status for queued work, in Redis: what was accepted and not processed yet.
 
 Per job a hash ``hs:op:<tenant>:<id>`` (kind, the job's JSON, enqueue time, attempts) with a TTL, and
-one sorted set ``hs:ops:queued`` scored by enqueue time for the stuck-work sweep. Postgres'
+one sorted set ``hs:ops:queued`` scored by enqueue time for the stuck-work sweep. With a store id (the
+database's identity, ``hindsight_meta.store_id``) the keys read ``hs:<store id>:op:…``: two databases
+sharing one Redis (a wiped local data folder, two clones) never see each other's queued work. Postgres'
 ``write_results`` is the record of what was processed; this is only the "queued" half, so it is
 best-effort: when Redis is down the write is still accepted (it is on the queue) and its status reads
 "unknown" until the worker records it.
@@ -21,7 +23,6 @@ from hindsight.domain.memory import WriteJob
 from hindsight.domain.reflection import ReflectJob
 
 log = logging.getLogger(__name__)
-QUEUED = "hs:ops:queued"
 OP_TTL_S = 7 * 86_400  # a queued job older than a week is long past SQS's own retention of redrives
 
 
@@ -34,19 +35,20 @@ def _agent_of(body: bytes | str) -> str | None:
     return agent if isinstance(agent, str) else None
 
 
-def _key(tenant_id: str, job_id: UUID | str) -> str:
-    return f"hs:op:{tenant_id}:{job_id}"
-
-
 class RedisOperationLog:
     """The OperationLog port."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, store_id: str = "") -> None:
         self._client = client  # redis.asyncio.Redis
+        self._prefix = f"hs:{store_id}:" if store_id else "hs:"
+        self._queued = f"{self._prefix}ops:queued"
+
+    def _key(self, tenant_id: str, job_id: UUID | str) -> str:
+        return f"{self._prefix}op:{tenant_id}:{job_id}"
 
     async def record_queued(self, job: WriteJob | ReflectJob) -> None:
         try:
-            key = _key(job.tenant_id, job.id)
+            key = self._key(job.tenant_id, job.id)
             # One transaction per key: the hash and the sorted set live in different hash slots, and a
             # MULTI spanning two slots fails with CROSSSLOT on cluster-mode Redis (ElastiCache
             # Serverless is always cluster mode). The hash goes first: the sweep skips a missing one.
@@ -62,7 +64,7 @@ class RedisOperationLog:
                 )
                 pipe.expire(key, OP_TTL_S)
                 await pipe.execute()
-            await self._client.zadd(QUEUED, {f"{job.tenant_id}:{job.id}": time.time()})
+            await self._client.zadd(self._queued, {f"{job.tenant_id}:{job.id}": time.time()})
         except Exception as exc:  # the job is on the queue already: status is a convenience
             log.warning("could not record queued job %s: %s", job.id, exc)
 
@@ -72,7 +74,7 @@ class RedisOperationLog:
         try:
             async with self._client.pipeline(transaction=False) as pipe:
                 for job_id in ids:
-                    pipe.hget(_key(tenant_id, job_id), "body")
+                    pipe.hget(self._key(tenant_id, job_id), "body")
                 found = await pipe.execute()
         except Exception as exc:
             raise Unavailable(f"operation status is unavailable: {type(exc).__name__}") from exc
@@ -84,13 +86,13 @@ class RedisOperationLog:
 
     async def older_than(self, seconds: float, limit: int = 500) -> list[tuple[str, UUID, str, int]]:
         """(tenant, id, job JSON, attempts) of jobs queued more than ``seconds`` ago."""
-        members = await self._client.zrangebyscore(QUEUED, 0, time.time() - seconds, start=0, num=limit)
+        members = await self._client.zrangebyscore(self._queued, 0, time.time() - seconds, start=0, num=limit)
         out = []
         for member in members:
             tenant_id, _, job_id = (member.decode() if isinstance(member, bytes) else member).rpartition(":")
-            data = await self._client.hgetall(_key(tenant_id, job_id))
+            data = await self._client.hgetall(self._key(tenant_id, job_id))
             if not data:
-                await self._client.zrem(QUEUED, member)  # expired
+                await self._client.zrem(self._queued, member)  # expired
                 continue
             body = data.get(b"body", data.get("body"))
             attempts = int(data.get(b"attempts", data.get("attempts", 1)))
@@ -100,15 +102,15 @@ class RedisOperationLog:
         return out
 
     async def requeued(self, tenant_id: str, job_id: UUID) -> None:
-        key = _key(tenant_id, job_id)
+        key = self._key(tenant_id, job_id)
         await self._client.hincrby(key, "attempts", 1)
-        await self._client.zadd(QUEUED, {f"{tenant_id}:{job_id}": time.time()})
+        await self._client.zadd(self._queued, {f"{tenant_id}:{job_id}": time.time()})
 
     async def done(self, tenant_id: str, job_ids: Sequence[UUID]) -> None:
         if not job_ids:
             return
         async with self._client.pipeline(transaction=False) as pipe:
             for job_id in job_ids:
-                pipe.delete(_key(tenant_id, job_id))
-                pipe.zrem(QUEUED, f"{tenant_id}:{job_id}")
+                pipe.delete(self._key(tenant_id, job_id))
+                pipe.zrem(self._queued, f"{tenant_id}:{job_id}")
             await pipe.execute()

@@ -54,7 +54,9 @@ class _Worker(Generic[J]):
         if self._container is None:
             self._container = self._runtime.run(self._factory())
             settings = self._container.settings
-            self._idempotency = RedisIdempotency(settings.redis_url, settings.idempotency_ttl_s)
+            self._idempotency = RedisIdempotency(
+                settings.redis_url, settings.idempotency_ttl_s, namespace=self._container.store_id
+            )
         return self._container
 
     async def prepare(self, container: Container, jobs: list[J]) -> list[PreparedWrite | Exception]:

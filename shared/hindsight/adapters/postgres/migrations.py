@@ -111,7 +111,25 @@ async def migrate(
            ON CONFLICT (name) DO NOTHING""",
         (embedding_model,),
     )
+    # This database's identity: state kept outside it (idempotency records, queued-job status in Redis)
+    # is namespaced by it, so a new or wiped database never inherits another one's.
+    await conn.execute(
+        """INSERT INTO hindsight_meta (name, value) VALUES ('store_id', gen_random_uuid()::text)
+           ON CONFLICT (name) DO NOTHING"""
+    )
     return applied_now
+
+
+async def store_identity(conn: AsyncConnection) -> str:
+    """The database's store id (``hindsight_meta.store_id``, set by ``migrate``); "" on a store migrated
+    before it existed, until the next ``migrate``."""
+    cur = await conn.execute("SELECT to_regclass('hindsight_meta') IS NOT NULL")
+    exists = await cur.fetchone()
+    if not exists or not exists[0]:  # not migrated: check_schema says so where it matters
+        return ""
+    cur = await conn.execute("SELECT value FROM hindsight_meta WHERE name = 'store_id'")
+    row = await cur.fetchone()
+    return str(row[0]) if row else ""
 
 
 async def check_schema(
