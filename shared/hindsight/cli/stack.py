@@ -23,7 +23,7 @@ def run(
         str, typer.Option(help="Level of the JSON log file (DEBUG adds query text and contents to traces).")
     ] = "INFO",
 ) -> None:
-    """Start the local stack and serve the MCP URL until Ctrl-C."""
+    """Start the local stack and serve the MCP URL until Ctrl-C or SIGTERM (both stop it cleanly: exit 0)."""
     from hindsight.local.serve import run_local
     from hindsight.logs import configure_json_log_file, configure_local_logging
 
@@ -42,6 +42,9 @@ def run(
     except (ConfigurationError, Unavailable) as exc:
         err_console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(3) from None
+    except KeyboardInterrupt:  # a second Ctrl-C/SIGTERM cut the startup short; the services are stopped
+        err_console.print("interrupted")
+        raise typer.Exit(130) from None
 
 
 def migrate(data_dir: DataDir = None) -> None:

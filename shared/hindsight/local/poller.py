@@ -103,6 +103,11 @@ class SqsPoller:
         self.batches = 0
         self.failures = 0
 
+    @property
+    def function_name(self) -> str:
+        """The worker this poller feeds (as named in logs)."""
+        return self._function_name
+
     def _receive(self) -> list[dict[str, Any]]:
         """Up to batch_size messages: one long poll, then short polls until the batching window closes."""
         messages: list[dict[str, Any]] = []

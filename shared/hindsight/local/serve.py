@@ -1,18 +1,22 @@
-"""``hindsight run``: start the local stack, print the MCP URL and token, serve until Ctrl-C."""
+"""``hindsight run``: start the local stack, print the MCP URL and token, serve until Ctrl-C or SIGTERM."""
 
 from __future__ import annotations
 
 import json
 import logging
+import signal
 import threading
 import time
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 from rich.console import Console
 
 from hindsight.api.mcp_server import create_http_app
 from hindsight.bootstrap import build_container
 from hindsight.config import Settings
+from hindsight.local.poller import SqsPoller
 from hindsight.local.ports import free_port, port_is_free
 from hindsight.local.scheduler import MaintenanceScheduler
 from hindsight.local.stack import LocalStack
@@ -21,7 +25,8 @@ log = logging.getLogger(__name__)
 
 
 class BackgroundServer:
-    """The MCP ASGI app under uvicorn on 127.0.0.1 in a background thread (tests, benchmarks)."""
+    """The MCP ASGI app under uvicorn on 127.0.0.1 in a background thread (``hindsight run``, tests,
+    benchmarks). In a thread, uvicorn installs no signal handlers: the caller decides what signals do."""
 
     def __init__(self, settings: Settings, port: int | None = None) -> None:
         import uvicorn
@@ -45,9 +50,18 @@ class BackgroundServer:
             time.sleep(0.02)
         return self
 
-    def stop(self) -> None:
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Stop accepting connections, let requests in progress finish (at most ``timeout_s``, then
+        they are cut short), and wait for the server thread."""
         self._server.should_exit = True
-        self._thread.join(10)
+        self._thread.join(timeout_s)
+        if self._thread.is_alive():
+            self._server.force_exit = True
+            self._thread.join(5)
 
 
 def choose_port(preferred: int) -> int:
@@ -69,51 +83,146 @@ def client_config(url: str, token: str) -> str:
     )
 
 
-def run_local(data_dir: Path, port: int, *, redis_url: str | None, console: Console) -> None:
-    """Start everything, serve the MCP app with uvicorn, stop everything cleanly on Ctrl-C.
+class ShutdownSignals:
+    """SIGINT (Ctrl-C) and SIGTERM both ask ``hindsight run`` for a clean stop.
 
-    On shutdown the HTTP server stops first, then the poller drains what is still queued (the SQS
-    emulator keeps messages in memory only), then the services stop; Postgres data stays on disk.
+    The first signal sets ``requested`` (the main thread then stops serving, drains, stops the
+    services); a second one, before the services are being stopped, raises KeyboardInterrupt to cut
+    short what is in progress (startup, the drain: jobs left on the queue are re-enqueued at the next
+    start). Once ``stopping()`` is called, further signals are ignored, so the services are always
+    stopped. Install from the main thread only (Python delivers signals there).
     """
-    import uvicorn
 
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, console: Console) -> None:
+        self.requested = threading.Event()
+        self._console = console
+        self._stopping = False
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> ShutdownSignals:
+        for sig in self.SIGNALS:
+            self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous.clear()
+
+    def stopping(self) -> None:
+        """From now on, ignore signals: the services are being stopped."""
+        self._stopping = True
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        name = signal.Signals(signum).name
+        if self._stopping:
+            self._console.print(f"{name}: already stopping the services …", style="yellow")
+            return
+        if not self.requested.is_set():
+            log.info("%s received: stopping", name)
+            self.requested.set()
+            return
+        log.warning("%s received again: not waiting any longer", name)
+        raise KeyboardInterrupt
+
+
+def drain_pollers(pollers: list[SqsPoller], timeout_s: float = 30.0) -> bool:
+    """Stop the pollers' threads, then process what is still on their queues through the workers. True
+    when every queue is empty. Never raises: a failed drain (the emulator unreachable) is a warning, and
+    the jobs are still listed as queued in the operation log, so the next start re-enqueues them."""
+    for poller in pollers:
+        try:
+            poller.stop()
+        except Exception:
+            log.warning("could not stop the %s poller", poller.function_name, exc_info=True)
+    drained = True
+    for poller in pollers:
+        try:
+            if not poller.drain(timeout_s=timeout_s):
+                drained = False
+                log.warning(
+                    "the %s queue is not empty after %g s; the jobs left are re-enqueued at the next start",
+                    poller.function_name,
+                    timeout_s,
+                )
+        except Exception as exc:
+            drained = False
+            log.warning(
+                "could not drain the %s queue (%s: %s); the jobs left are re-enqueued at the next start",
+                poller.function_name,
+                type(exc).__name__,
+                exc,
+            )
+    return drained
+
+
+def run_local(data_dir: Path, port: int, *, redis_url: str | None, console: Console) -> None:
+    """Start everything, serve the MCP app with uvicorn, stop everything cleanly on SIGINT or SIGTERM.
+
+    On shutdown the HTTP server stops first (no new writes), then the pollers drain what is still queued
+    through the workers (the SQS emulator keeps messages in memory only; it runs in its own process
+    group, so Ctrl-C does not kill it first), then the services stop; Postgres data stays on disk. A
+    second signal stops waiting for the drain; jobs left queued are re-enqueued at the next start, as
+    are any a forced stop or a crash left behind. Returns normally after a signal (exit code 0);
+    KeyboardInterrupt when a second signal cut the startup short.
+    """
     started = time.monotonic()
     console.print(f"[bold]Hindsight[/] local stack in {data_dir} …")
     chosen = choose_port(port)
     if port and chosen != port:
         console.print(f"[yellow]port {port} is taken; using {chosen}[/]")
+    shutdown = ShutdownSignals(console).install()
     stack = LocalStack(data_dir, redis_url=redis_url, http_port=chosen)
-    stack.start()
     scheduler: MaintenanceScheduler | None = None
+    server: BackgroundServer | None = None
+    pollers: list[SqsPoller] = []
     try:
-        settings = stack.require_settings()
-        token = stack.dev_token()
-        env_file = stack.write_env_file()
-        pollers = [stack.start_write_poller(), stack.start_reflect_poller()]
-        scheduler = MaintenanceScheduler.for_settings(settings).start()  # plays the EventBridge schedule
-        app = create_http_app(settings, lambda: build_container(settings))
-        server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=chosen, log_level="warning", lifespan="on")
-        )
-        url = f"http://127.0.0.1:{chosen}/mcp"
-        console.print(f"Postgres: {settings.require_database_url()}")
-        console.print(f"Redis: {settings.redis_url}   SQS emulator: {settings.aws_endpoint_url}")
-        console.print(f"CLI settings: {env_file}")
-        console.print(f"Maintenance: every {settings.maintenance_interval_s:g} s")
-        console.print("MCP client configuration:")
-        print(client_config(url, token), flush=True)  # plain print: rich would wrap the token
-        # Plain lines of their own, so scripts can read them.
-        print(f"MCP URL: {url}", flush=True)
-        print(f"Token: {token}", flush=True)
-        console.print(f"ready in {time.monotonic() - started:.1f}s — Ctrl-C stops everything", style="green")
-        server.run()
-        scheduler.stop()
-        console.print("stopping: draining the write queue …")
-        for poller in pollers:
-            poller.stop()
-            poller.drain(timeout_s=30)
+        stack.start()
+        if stack.requeued_at_start:
+            console.print(
+                f"re-enqueued {stack.requeued_at_start} write(s) left queued by the previous run",
+                style="yellow",
+            )
+        if not shutdown.requested.is_set():
+            settings = stack.require_settings()
+            token = stack.dev_token()
+            env_file = stack.write_env_file()
+            pollers = [stack.start_write_poller(), stack.start_reflect_poller()]
+            scheduler = MaintenanceScheduler.for_settings(settings).start()  # plays the EventBridge schedule
+            server = BackgroundServer(settings, chosen).start()
+            console.print(f"Postgres: {settings.require_database_url()}")
+            console.print(f"Redis: {settings.redis_url}   SQS emulator: {settings.aws_endpoint_url}")
+            console.print(f"CLI settings: {env_file}")
+            console.print(f"Maintenance: every {settings.maintenance_interval_s:g} s")
+            console.print("MCP client configuration:")
+            print(client_config(server.url, token), flush=True)  # plain print: rich would wrap the token
+            # Plain lines of their own, so scripts can read them.
+            print(f"MCP URL: {server.url}", flush=True)
+            print(f"Token: {token}", flush=True)
+            console.print(
+                f"ready in {time.monotonic() - started:.1f}s — Ctrl-C stops everything", style="green"
+            )
+            while not shutdown.requested.wait(0.5):
+                if not server.alive:
+                    log.error("the HTTP server stopped unexpectedly; stopping")
+                    break
+        try:
+            console.print("stopping: the HTTP server, then draining the queues (Ctrl-C again: don't wait) …")
+            if server is not None:
+                server.stop()
+            if scheduler is not None:
+                scheduler.stop()
+            drain_pollers(pollers)
+        except KeyboardInterrupt:
+            console.print("not waiting for the queues; what is left is re-enqueued at the next start")
     finally:
-        if scheduler is not None:
-            scheduler.stop()
-        stack.stop()
+        shutdown.stopping()
+        try:
+            if scheduler is not None:
+                scheduler.stop()
+            stack.stop()
+        finally:
+            shutdown.restore()
         console.print("stopped; data kept in", str(data_dir))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -19,6 +22,20 @@ REFLECT_QUEUE = "hindsight-reflections"
 REFLECT_DLQ = "hindsight-reflections-dlq"
 MAX_RECEIVE_COUNT = 5
 VISIBILITY_TIMEOUT_S = 30
+
+_LAUNCHER = """\
+import os, sys, threading, time
+parent = int(sys.argv.pop(1))
+def exit_with_parent():
+    while os.getppid() == parent:
+        time.sleep(1)
+    os._exit(0)
+threading.Thread(target=exit_with_parent, daemon=True).start()
+from moto.server import main
+main(sys.argv[1:])
+"""
+"""``moto.server``'s main, plus a thread that ends the emulator when the process that started it is gone
+(even SIGKILLed, when no cleanup code runs), so an emulator is never left behind."""
 
 
 @dataclass
@@ -44,6 +61,11 @@ class SqsEmulator:
     A separate process, not a thread: in-process, moto shares the GIL with the workers and the embedding
     model (measured: embedding fell from 27 to 9 passages/s, bench/throughput.py), and two emulators in
     one process would share their queues.
+
+    The process runs in a session (and process group) of its own, so a terminal's Ctrl-C, sent to the
+    whole foreground group, does not reach it: its queues live in its memory only, and the stack must be
+    able to drain them before it stops the emulator with ``stop()``. ``stop()`` also runs at interpreter
+    exit, and the emulator exits by itself when its parent process is gone.
     """
 
     def __init__(self, port: int | None = None) -> None:
@@ -55,10 +77,12 @@ class SqsEmulator:
         """Start and wait until it answers. Raises RuntimeError if it does not within ``timeout_s``."""
         use_dummy_aws_credentials()
         self._process = subprocess.Popen(  # noqa: S603 - our interpreter, loopback only
-            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+            [sys.executable, "-c", _LAUNCHER, str(os.getpid()), "-H", "127.0.0.1", "-p", str(self.port)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,  # out of the terminal's process group: Ctrl-C must not reach it
         )
+        atexit.register(self.stop)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
@@ -71,15 +95,34 @@ class SqsEmulator:
         self.stop()
         raise RuntimeError(f"the SQS emulator did not start on port {self.port}")
 
+    @property
+    def pid(self) -> int | None:
+        """The emulator's process id while it runs."""
+        return self._process.pid if self._process is not None else None
+
     def stop(self) -> None:
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
+        """Stop the emulator (SIGTERM, SIGKILL after 5 s) and wait for it; its queues are gone after this.
+        Idempotent."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        atexit.unregister(self.stop)
+        if process.poll() is None:
+            _signal_group(process, signal.SIGTERM)
             try:
-                self._process.wait(5)
+                process.wait(5)
             except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(5)
-        self._process = None
+                _signal_group(process, signal.SIGKILL)
+                process.wait(5)
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: int) -> None:
+    """``sig`` to the emulator's process group (it leads its own session), else to the process."""
+    try:
+        os.killpg(process.pid, sig)
+    except OSError:
+        with contextlib.suppress(OSError):  # already gone
+            process.send_signal(sig)
 
 
 def _queue_with_dlq(

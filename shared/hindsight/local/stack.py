@@ -3,6 +3,11 @@
 Embedded Postgres+pgvector (data folder survives restarts), Redis (the running one, or one we start),
 the SQS emulator with the write and reflection queues and their DLQs, migrations, a dev API key, and
 the pollers that play Lambda's event source mappings for the embedding and reflection workers.
+
+The emulator keeps its queues in memory only, so every start begins with empty queues: a write
+acknowledged by a previous run and not processed before it stopped (a forced stop, a crash) is then on
+no queue any more. Its body and "queued" status are still in the operation log (Redis), and a persistent
+stack re-enqueues every such job when it starts (``requeue_queued_jobs``), before any poller runs.
 """
 
 from __future__ import annotations
@@ -10,6 +15,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
+from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +39,7 @@ class LocalStack:
     """Start with ``start()``, stop with ``stop()`` (or use it as a context manager).
 
     ``ephemeral`` stacks (tests) delete their data on stop and always start a private Redis.
+    Persistent stacks re-enqueue, at start, the jobs a previous run left queued (``requeued_at_start``).
     ``overrides`` are Settings fields (e.g. ``embedder="hash"``). The SQS emulator keeps its queues per
     process and region, not per server: a second stack in one process (fault tests) needs its own
     ``aws_region`` override, or the two would share queues.
@@ -51,6 +60,8 @@ class LocalStack:
         self.settings: Settings | None = None
         self._pollers: list[SqsPoller] = []
         self._workers: list[WriteJobWorker | ReflectJobWorker] = []
+        self.requeued_at_start = 0
+        """Jobs re-enqueued by ``start()`` because the operation log still listed them as queued."""
 
     # ---- lifecycle ---------------------------------------------------------------------------
 
@@ -77,26 +88,63 @@ class LocalStack:
                 }
             )
             asyncio.run(run_migrations(self.settings))
+            if not self.ephemeral:  # an ephemeral stack starts with a fresh Redis: nothing can be queued
+                self.requeued_at_start = self.requeue_queued_jobs()
         except BaseException:
             self.stop()
             raise
         return self
 
+    def requeue_queued_jobs(self) -> int:
+        """Re-enqueue every job the operation log still lists as queued and Postgres has no result for,
+        whatever its age, and return how many. Run at start, before the pollers: the emulator's queues
+        are new, so no such job is on them. The stuck-work sweep does the work (it skips processed jobs
+        and jobs past their delivery limit); workers are idempotent per job id, so a job that was in
+        fact delivered is not stored twice. A failure (Redis unreachable) is logged, not raised: the
+        scheduled sweep re-enqueues the jobs later."""
+        settings = self.require_settings()
+
+        async def requeue() -> int:
+            container = await build_container(settings)
+            try:
+                sweeper = container.sweeper
+                if sweeper is None:
+                    return 0
+                # Everything queued before now. A page is at most 500 jobs; a re-enqueued job is
+                # re-scored at its new enqueue time, after the cutoff, so the loop ends.
+                cutoff = time.time()
+                total = 0
+                while (count := await sweeper.sweep(timedelta(seconds=max(0.0, time.time() - cutoff)))) > 0:
+                    total += count
+                return total
+            finally:
+                await container.aclose()
+
+        try:
+            requeued = asyncio.run(requeue())
+        except Exception as exc:
+            log.warning("could not re-enqueue the jobs left queued by a previous run: %s", exc)
+            return 0
+        log.info("re-enqueued %d job(s) left queued by a previous run", requeued)
+        return requeued
+
     def stop(self) -> None:
+        """Stop the pollers, the workers and the services this stack started, in that order; each step
+        runs even if an earlier one failed (logged). Idempotent."""
         for poller in self._pollers:
-            poller.stop()
+            _quietly(poller.stop, "stopping a poller")
         self._pollers.clear()
         for worker in self._workers:
-            worker.close()
+            _quietly(worker.close, "closing a worker")
         self._workers.clear()
         if self.sqs is not None:
-            self.sqs.stop()
+            _quietly(self.sqs.stop, "stopping the SQS emulator")
             self.sqs = None
         if self.redis is not None:
-            self.redis.stop()
+            _quietly(self.redis.stop, "stopping Redis")
             self.redis = None
         if self.postgres is not None:
-            self.postgres.stop()
+            _quietly(self.postgres.stop, "stopping Postgres")
             self.postgres = None
 
     def __enter__(self) -> LocalStack:
@@ -227,6 +275,13 @@ class LocalStack:
             poller.start()
         self._pollers.append(poller)
         return poller
+
+
+def _quietly(step: Callable[[], object], what: str) -> None:
+    try:
+        step()
+    except Exception:
+        log.warning("%s failed", what, exc_info=True)
 
 
 def default_data_dir() -> Path:
