@@ -302,6 +302,64 @@ def test_the_inspector_shows_the_agent_and_the_retrieval_trace(
     assert ">1</td>" not in again.split('id="semantic"')[1].split("</table>")[0]
 
 
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"agent": "\x00"}, "agent"),
+        ({"agent": "ops\x1bbot"}, "agent"),
+        ({"agent": "ops\n"}, "agent"),
+        ({"agent": "a" * 129}, "agent"),
+        ({"agent": "default", "q": "\x00"}, "q"),
+        ({"q": "rate\x07limit"}, "q"),
+        ({"q": "x" * 2001}, "q"),
+        ({"top_k": "0"}, "top_k"),
+        ({"top_k": "101"}, "top_k"),
+        ({"top_k": "ten"}, "top_k"),
+        ({"top_k": "\x00"}, "top_k"),
+        ({"status": "bogus"}, "status"),
+        ({"topk": "3"}, "topk"),
+        ([("agent", "default"), ("agent", "ops")], "agent"),
+    ],
+)
+def test_bad_inspector_parameters_are_400_naming_the_parameter(
+    base: str, token: str, params: Any, named: str
+) -> None:
+    """The page's parameters carry the MCP tools' limits: never a 500 from Postgres (NUL), a clear 400."""
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}) as http:
+        refused = http.get("/inspector", params=params)
+        assert refused.status_code == 400, refused.text
+        assert refused.headers["content-type"].startswith("text/html")
+        assert "Bad request" in refused.text
+        assert f"<li>{named}: " in refused.text
+        assert "\x00" not in refused.text
+        page = http.get("/inspector", params={"agent": "default", "q": "rate limit", "top_k": 3})
+        assert page.status_code == 200, page.text
+        assert "Retrieval trace" in page.text
+
+
+def test_with_the_sign_in_cookie_a_nul_is_400_not_500(base: str, token: str) -> None:
+    with httpx.Client(base_url=base, follow_redirects=False) as http:
+        assert http.post("/inspector/login", data={"token": token}).status_code == 303
+        for query in ("agent=%00", "agent=default&q=%00"):
+            refused = http.get(f"/inspector?{query}")
+            assert refused.status_code == 400, refused.text
+            assert "Bad request" in refused.text
+        assert http.get("/inspector?agent=default&q=rate+limit").status_code == 200
+
+
+def test_inspector_limits_are_the_mcp_limits(base: str, token: str) -> None:
+    """At the limits (and with empty fields, as a cleared form sends them) the page works."""
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}) as http:
+        cases: list[dict[str, Any]] = [
+            {"agent": "a" * 128, "q": "x" * 2000, "top_k": 100},
+            {"agent": "", "q": "  ", "top_k": ""},
+            {"q": "tab\tand newline\nare fine", "top_k": 1, "status": ["active", "archived"]},
+        ]
+        for params in cases:
+            page = http.get("/inspector", params=params)
+            assert page.status_code == 200, (params, page.text[:300])
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
 def test_the_inspector_in_headless_chromium(
     base: str, token: str, tenant: str, stack: LocalStack, tmp_path: Path

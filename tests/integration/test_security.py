@@ -69,18 +69,41 @@ def _metadata_url(server: BackgroundServer) -> str:
 # ---- discovery ------------------------------------------------------------------------------------
 
 
-async def test_a_401_points_to_the_protected_resource_metadata(server: BackgroundServer) -> None:
+async def test_a_401_points_to_the_protected_resource_metadata(jwt_server: BackgroundServer) -> None:
+    async with httpx2.AsyncClient() as http:
+        refused = await http.post(
+            jwt_server.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=JSON_HEADERS
+        )
+        assert refused.status_code == 401
+        assert f'resource_metadata="{_metadata_url(jwt_server)}"' in refused.headers["www-authenticate"]
+        metadata = (await http.get(_metadata_url(jwt_server))).json()
+    assert metadata["resource"] == jwt_server.url
+    assert metadata["bearer_methods_supported"] == ["header"]
+
+
+async def test_with_jwt_off_no_metadata_and_a_plain_bearer_challenge(
+    server: BackgroundServer, token: str
+) -> None:
+    """API keys only: there is no authorization server, so nothing may send an OAuth client to one (the
+    server itself answers 404 to the authorization-server metadata); the client asks for a static token."""
+    base = server.url.removesuffix("/mcp")
     async with httpx2.AsyncClient() as http:
         refused = await http.post(
             server.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=JSON_HEADERS
         )
         assert refused.status_code == 401
-        assert f'resource_metadata="{_metadata_url(server)}"' in refused.headers["www-authenticate"]
-        metadata = (await http.get(_metadata_url(server))).json()
-    assert metadata["resource"] == server.url
-    assert metadata["bearer_methods_supported"] == ["header"]
-    # API keys only: the server itself is named, there is no OAuth authorization server to go to.
-    assert metadata["authorization_servers"] == [server.url.removesuffix("/mcp")]
+        challenge = refused.headers["www-authenticate"]
+        assert challenge.startswith("Bearer ")
+        assert "resource_metadata" not in challenge
+        for path in (
+            "/.well-known/oauth-protected-resource/mcp",
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-authorization-server",
+            "/.well-known/openid-configuration",
+        ):
+            assert (await http.get(base + path)).status_code == 404, path
+    async with mcp_client(server.url, token) as client:  # the static bearer token is all it takes
+        assert (await client.list_tools()).tools
 
 
 async def test_with_jwt_on_the_metadata_names_the_issuer_and_the_scopes(jwt_server: BackgroundServer) -> None:

@@ -9,6 +9,10 @@ Auth is the MCP endpoint's: a bearer API key (or JWT) in the ``Authorization`` h
 the login form, which keeps it in an HttpOnly, SameSite=Strict cookie scoped to ``/inspector``. Tokens
 never appear in URLs or logs. The Host header is checked against ``allowed_hosts`` as for ``/mcp``.
 Served when ``settings.inspector`` is on (the local stack turns it on; off by default in AWS).
+
+The query parameters (``agent``, ``q``, ``top_k``, ``status``) carry the MCP tools' limits
+(``domain.limits``); a bad one — a control character, too long, out of range, unknown — is a 400 page
+naming the parameter and the rule, before anything reaches the database.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
+from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
@@ -27,8 +32,16 @@ from hindsight.api.mcp_context import ContainerHolder
 from hindsight.config import Settings
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, HindsightError
-from hindsight.domain.limits import DEFAULT_AGENT_ID
-from hindsight.domain.memory import Relation, StoredMemory
+from hindsight.domain.limits import (
+    DEFAULT_AGENT_ID,
+    DEFAULT_TOP_K,
+    MAX_SEARCH_QUERY_CHARS,
+    MAX_TOP_K,
+    AgentId,
+    SearchText,
+    TopK,
+)
+from hindsight.domain.memory import MemoryStatus, Relation, StoredMemory
 
 COOKIE = "hindsight_inspector"
 PATH = "/inspector"
@@ -163,6 +176,62 @@ def _token(request: Request) -> str | None:
     return request.cookies.get(COOKIE) or None
 
 
+class PageParams(BaseModel):
+    """The page's query parameters, with the MCP tools' limits (``domain.limits``): ``agent`` as
+    ``agent_id``, ``q`` as ``memory_search``'s query, ``top_k`` as its top_k. Unknown names are refused,
+    as the tools refuse unknown arguments (a misspelt ``topk`` would otherwise be ignored)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    agent: AgentId | None = None
+    q: SearchText | None = None
+    top_k: TopK = DEFAULT_TOP_K
+    status: list[MemoryStatus] = []
+
+
+_SINGLE = ("agent", "q", "top_k")
+
+
+def _shown(name: str, width: int = 60) -> str:
+    """A parameter name as it can be shown: control characters escaped, shortened."""
+    text = repr(name[:width])[1:-1]
+    return text + ("…" if len(name) > width else "")
+
+
+def parse_params(request: Request) -> PageParams | list[str]:
+    """The page's parameters, or one readable line per bad parameter (name: rule).
+
+    An empty ``agent``, ``q`` or ``top_k`` (a cleared form field) means the default; whitespace-only
+    ``q`` means no query."""
+    params = request.query_params
+    problems: list[str] = []
+    raw: dict[str, Any] = {}
+    for name in dict.fromkeys(params.keys()):
+        values = params.getlist(name)
+        if name == "status":
+            raw[name] = values
+        elif name in _SINGLE and len(values) > 1:
+            problems.append(f"{name}: give it once (it was given {len(values)} times)")
+        elif name == "q":
+            if values[0].strip():
+                raw[name] = values[0]
+        elif values[0] != "" or name not in _SINGLE:
+            raw[name] = values[0]
+    try:
+        parsed = PageParams.model_validate(raw)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False, include_input=False):
+            loc = err["loc"]
+            field = _shown(str(loc[0])) if loc else "parameters"
+            if err["type"] == "extra_forbidden":
+                message = f"not a parameter of this page (it takes: {', '.join(PageParams.model_fields)})"
+            else:
+                message = err["msg"]
+            problems.append(f"{field}: {message}")
+        return problems
+    return problems or parsed
+
+
 def _page(body: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(
         body,
@@ -208,10 +277,15 @@ class Inspector:
         from hindsight.bootstrap import operator_tools
         from hindsight.usecases.recall import RecallQuery
 
-        params = request.query_params
-        agent = params.get("agent") or None
+        params = parse_params(request)
+        if not isinstance(params, PageParams):
+            items = "".join(f"<li>{html.escape(p)}</li>" for p in params)
+            return _page(
+                f'<h1>Bad request</h1><ul>{items}</ul><p><a href="{PATH}">Back to the inspector</a></p>',
+                400,
+            )
         try:
-            scope = principal.scope(agent)
+            scope = principal.scope(params.agent)
         except Forbidden as exc:
             return _page(f"<h1>Forbidden</h1><p>{html.escape(str(exc))}</p>", 403)
         container = self._holder.get()
@@ -219,21 +293,14 @@ class Inspector:
             self._tools = (container, operator_tools(container))
         tools = self._tools[1]
         overview = await tools.inspect.overview(scope, memory_limit=200)
-        query = (params.get("q") or "").strip()[:2000]
-        top_k = (
-            min(max(int(params.get("top_k") or 10), 1), 100)
-            if (params.get("top_k") or "10").isdigit()
-            else 10
-        )
-        statuses = [
-            s for s in params.getlist("status") if s in ("active", "superseded", "archived", "forgotten")
-        ]
+        query = params.q or ""
+        top_k = params.top_k
+        statuses = list(dict.fromkeys(params.status))
         trace, trace_error = None, None
         if query:
             try:
                 trace = await tools.inspect.trace(
-                    scope,
-                    RecallQuery(text=query, top_k=top_k, statuses=tuple(statuses) or ("active",)),  # type: ignore[arg-type]
+                    scope, RecallQuery(text=query, top_k=top_k, statuses=tuple(statuses) or ("active",))
                 )
             except HindsightError as exc:
                 trace_error = str(exc)
@@ -258,6 +325,8 @@ class Inspector:
                 graph=graph_layout(overview.memories, overview.relations),
                 query=query,
                 top_k=top_k,
+                max_top_k=MAX_TOP_K,
+                max_query=MAX_SEARCH_QUERY_CHARS,
                 statuses=statuses or ["active"],
                 trace=trace,
                 trace_error=trace_error,

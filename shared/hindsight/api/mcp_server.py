@@ -119,10 +119,14 @@ def create_mcp_server(holder: ContainerHolder, settings: Settings, factory: Cont
         instructions=INSTRUCTIONS,
         token_verifier=ApiKeyVerifier(holder),
         auth=AuthSettings(
-            # The protected-resource metadata names this as the authorization server: the JWT issuer
-            # when OAuth is on (clients discover where to get a token), else the server itself.
+            # With JWTs on, the SDK serves the protected-resource metadata (RFC 9728) naming the issuer as
+            # the authorization server, and a 401 points to it (``resource_metadata`` in WWW-Authenticate),
+            # so an OAuth-capable client discovers where to get a token. With API keys only there is no
+            # authorization server: no metadata and a plain ``Bearer`` challenge, so a client asks for a
+            # static token instead of running OAuth against a server that has none. (``issuer_url`` is
+            # required by the SDK but used only for the metadata and its own OAuth server, which is off.)
             issuer_url=settings.jwt_issuer or resource,  # type: ignore[arg-type]
-            resource_server_url=f"{resource}/mcp",  # type: ignore[arg-type]
+            resource_server_url=f"{resource}/mcp" if settings.jwt_issuer else None,  # type: ignore[arg-type]
             validate_token_resource=False,  # the verifiers check audience themselves
         ),
         lifespan=lifespan,
