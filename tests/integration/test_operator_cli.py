@@ -398,3 +398,18 @@ def test_ingest_jsonl_directly_and_report_a_bad_line(cli: Any, tenant: str, tmp_
     assert failed.exit_code == 1
     assert "line 2" in failed.output
     assert "layer" in failed.output
+
+
+def test_token_list_shows_whole_key_ids_that_revoke_takes(
+    cli: Any, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    created = cli("token", "create", "--tenant", tenant, "--name", "narrow-terminal", "--json")
+    assert created.exit_code == 0, created.output
+    key_id = json.loads(created.output)["key_id"]
+    monkeypatch.setenv("COLUMNS", "60")  # a narrow terminal must not shorten the id
+    listed = cli("token", "list", "--tenant", tenant)
+    assert listed.exit_code == 0, listed.output
+    assert key_id in listed.output
+    revoked = cli("token", "revoke", key_id)
+    assert revoked.exit_code == 0, revoked.output
+    assert cli("token", "revoke", key_id).exit_code == 1  # already revoked: said, not silently ok

@@ -51,7 +51,11 @@ def token_list(
     if as_json:
         print(json.dumps([r.model_dump(mode="json", exclude={"secret_sha256"}) for r in records]))
         return
-    table = Table("key id", "tenant", "name", "agents", "read-only", "created", "revoked")
+    table = Table()
+    # The id is what `token revoke` takes: never shortened, whatever the terminal's width.
+    table.add_column("key id", no_wrap=True, min_width=max((len(r.key_id) for r in records), default=6))
+    for title in ("tenant", "name", "agents", "read-only", "created", "revoked"):
+        table.add_column(title)
     for r in records:
         table.add_row(
             r.key_id,
