@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -45,3 +49,31 @@ async def mint(stack: LocalStack, tenant: str, **kwargs: Any) -> str:
     """stack.mint_token from an async test (it runs its own event loop)."""
     token: str = await anyio.to_thread.run_sync(lambda: stack.mint_token(tenant, **kwargs))
     return token
+
+
+@contextmanager
+def loopback_http_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    """A threaded HTTP server on 127.0.0.1 (a free port) serving ``handler``; yields the port."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    try:
+        yield httpd.server_address[1]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def send_json(
+    handler: BaseHTTPRequestHandler, status: int, payload: Any, headers: Mapping[str, str] | None = None
+) -> None:
+    """Answer a request of a loopback test server with a JSON body."""
+    data = json.dumps(payload).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.end_headers()
+    handler.wfile.write(data)

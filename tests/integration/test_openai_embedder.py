@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import numpy as np
@@ -19,6 +18,7 @@ import pytest
 from hindsight.adapters.embedders.openai_embedder import MAX_INPUTS_PER_CALL, OpenAIEmbedder
 from hindsight.config import Settings
 from hindsight.factories import make_embedder
+from tests.support import loopback_http_server, send_json
 
 pytestmark = pytest.mark.anyio
 
@@ -52,7 +52,7 @@ def _handler(server: EmbeddingServer) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             server.requests.append({"path": self.path, **body})
             server.auth.append(self.headers.get("Authorization", ""))
-            headers = {"Content-Type": "application/json"}
+            headers: dict[str, str] = {}
             if len(server.requests) <= server.fail_first:
                 status = 429
                 payload: dict[str, Any] = {"error": {"message": "slow down", "type": "rate_limit"}}
@@ -73,13 +73,7 @@ def _handler(server: EmbeddingServer) -> type[BaseHTTPRequestHandler]:
                     "model": body["model"],
                     "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)},
                 }
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            headers["Content-Length"] = str(len(data))
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, status, payload, headers)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
@@ -90,14 +84,8 @@ def _handler(server: EmbeddingServer) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def server() -> Iterator[EmbeddingServer]:
     state = EmbeddingServer()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    state.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield state
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=5)
+    with loopback_http_server(_handler(state)) as state.port:
+        yield state
 
 
 def _embedder(server: EmbeddingServer, model: str = "text-embedding-3-small") -> OpenAIEmbedder:

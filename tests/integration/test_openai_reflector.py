@@ -8,11 +8,10 @@ client honours before its own exponential backoff.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -26,6 +25,7 @@ from hindsight.adapters.reflection.rules import RulesReflector
 from hindsight.domain.errors import ConfigurationError, JudgeFailed, ReflectionFailed
 from hindsight.domain.reflection import MAX_REFLECTION_TEMPERATURE, EpisodeRecord, TaskReport
 from hindsight.prompts.reflection import episode_schema
+from tests.support import loopback_http_server, send_json
 
 pytestmark = pytest.mark.anyio
 
@@ -94,14 +94,7 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 }
             else:
                 payload = {"error": {"message": f"scripted {reply.status}", "type": "server_error"}}
-            data = json.dumps(payload).encode()
-            self.send_response(reply.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in reply.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, reply.status, payload, reply.headers)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
@@ -112,14 +105,8 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def chat_server() -> Iterator[ChatServer]:
     state = ChatServer()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    state.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield state
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=5)
+    with loopback_http_server(_handler(state)) as state.port:
+        yield state
 
 
 def _model(server: ChatServer, **overrides: Any) -> OpenAIChatModel:
