@@ -14,17 +14,17 @@ import os
 import sys
 import tempfile
 import time
-import uuid
 from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo import Conversation, Scoreboard, load
+from quality import jobs_for
 
 from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
 from hindsight.bootstrap import Container, build_container
-from hindsight.domain.memory import MemoryDraft, Scope, WriteJob
+from hindsight.domain.memory import Scope
 from hindsight.domain.ranking import LayerWeights, RankingPolicy
 from hindsight.logs import configure_local_logging
 from hindsight.usecases.recall import Recall, RecallQuery, resolve
@@ -61,32 +61,10 @@ POLICIES: dict[str, RankingPolicy] = {
 CONTEXT = os.environ.get("LOCOMO_CONTEXT", "none")  # "previous" measured worse (README)
 
 
-def jobs_for(conv: Conversation, tenant: str) -> list[WriteJob]:
-    jobs = []
-    for i, turn in enumerate(conv.turns):
-        occurred = turn.occurred_at.replace(tzinfo=UTC)
-        before = conv.turns[i - 1] if i and conv.turns[i - 1].session == turn.session else None
-        context = before.content if CONTEXT == "previous" and before else None
-        draft = MemoryDraft(
-            content=turn.content,
-            context=context,
-            layer="episodic",
-            occurred_at=occurred,
-            entities={"speaker": turn.speaker},
-            metadata={"dia_id": turn.dia_id, "session": turn.session},
-        )
-        jobs.append(
-            WriteJob(
-                id=uuid.uuid4(), tenant_id=tenant, agent_id=conv.sample_id, submitted_at=occurred, draft=draft
-            )
-        )
-    return jobs
-
-
 async def ingest(container: Container, conversations: list[Conversation], tenant: str, batch: int) -> float:
     started = time.monotonic()
     for conv in conversations:
-        jobs = jobs_for(conv, tenant)
+        jobs = jobs_for(conv, tenant, previous_turn_context=CONTEXT == "previous")
         for i in range(0, len(jobs), batch):
             results = await container.store_memories(jobs[i : i + batch])
             failed = [r for r in results if r.outcome == "failed"]

@@ -44,15 +44,18 @@ TOP_K = 25
 BATCH = 10
 
 
-def jobs_for(conv: Conversation, tenant: str) -> list[WriteJob]:
+def jobs_for(conv: Conversation, tenant: str, *, previous_turn_context: bool = False) -> list[WriteJob]:
     """One episodic write job per turn, as an agent would write it: the turn's text (image caption
-    included), the session date as occurred_at, the speaker as an entity, dia_id in metadata. No
-    ``context`` (bench/locomo_eval.py can add the previous turn; see docs/benchmarks.md)."""
+    included), the session date as occurred_at, the speaker as an entity, dia_id in metadata.
+    ``previous_turn_context``: the session's previous turn as ``context`` (bench/locomo_eval.py's
+    LOCOMO_CONTEXT=previous; measured worse, see docs/benchmarks.md)."""
     jobs = []
-    for turn in conv.turns:
+    for i, turn in enumerate(conv.turns):
         occurred = turn.occurred_at.replace(tzinfo=UTC)
+        before = conv.turns[i - 1] if i and conv.turns[i - 1].session == turn.session else None
         draft = MemoryDraft(
             content=turn.content,
+            context=before.content if previous_turn_context and before else None,
             layer="episodic",
             occurred_at=occurred,
             entities={"speaker": turn.speaker},
