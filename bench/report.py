@@ -26,6 +26,14 @@ def _f(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def _quality_row(label: str, s: dict[str, Any]) -> str:
+    """One row of the LoCoMo table: questions, R@1/5/10/25 and nDCG@10 of a summary."""
+    return (
+        f"| {label} | {s['questions']} | {_f(s['recall_at_1'])} | {_f(s['recall_at_5'])} | "
+        f"{_f(s['recall_at_10'])} | {_f(s['recall_at_25'])} | {_f(s['ndcg_at_10'])} |"
+    )
+
+
 def _ms(value: Any) -> str:
     return "–" if value is None else f"{value:.1f}"
 
@@ -207,32 +215,24 @@ def _locomo(data: dict[str, Any], out: list[str]) -> None:
     out.append("| system | questions | R@1 | R@5 | R@10 | R@25 | nDCG@10 |")
     out.append("|---|---|---|---|---|---|---|")
     for key, label in SYSTEMS:
-        s = loc[key]["categories_1_4"]
-        out.append(
-            f"| {label} | {s['questions']} | {_f(s['recall_at_1'])} | {_f(s['recall_at_5'])} | "
-            f"{_f(s['recall_at_10'])} | {_f(s['recall_at_25'])} | {_f(s['ndcg_at_10'])} |"
-        )
+        out.append(_quality_row(label, loc[key]["categories_1_4"]))
     mcp = loc.get("mcp")
     if mcp and "error" in mcp:
         out.append(f"| Hindsight end to end through the MCP URL | run failed: {mcp['error']} | | | | | |")
         mcp = None
     if mcp:
-        s = mcp["categories_1_4"]
-        out.append(
-            f"| Hindsight end to end through the MCP URL (`bench/locomo_mcp.py`, "
-            f"{', '.join(mcp['conversations'])} only) | {s['questions']} | {_f(s['recall_at_1'])} | "
-            f"{_f(s['recall_at_5'])} | {_f(s['recall_at_10'])} | {_f(s['recall_at_25'])} | "
-            f"{_f(s['ndcg_at_10'])} |"
+        label = (
+            "Hindsight end to end through the MCP URL (`bench/locomo_mcp.py`, "
+            f"{', '.join(mcp['conversations'])} only)"
         )
+        out.append(_quality_row(label, mcp["categories_1_4"]))
     probe = data.get("mem0_probe")
     if probe and probe.get("categories_1_4"):
-        s = probe["categories_1_4"]
-        out.append(
-            f"| mem0ai {probe.get('version', '')} degraded offline mode (see below; "
-            f"{', '.join(probe['conversations'])}, measured separately) | {s['questions']} | "
-            f"{_f(s['recall_at_1'])} | {_f(s['recall_at_5'])} | {_f(s['recall_at_10'])} | "
-            f"{_f(s['recall_at_25'])} | {_f(s['ndcg_at_10'])} |"
+        label = (
+            f"mem0ai {probe.get('version', '')} degraded offline mode (see below; "
+            f"{', '.join(probe['conversations'])}, measured separately)"
         )
+        out.append(_quality_row(label, probe["categories_1_4"]))
     out.append("")
     out.append("**Per category** (recall@10, questions in brackets)\n")
     first = loc["hindsight"]["categories_1_4"]["per_category"]
