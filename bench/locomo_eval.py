@@ -58,7 +58,7 @@ POLICIES: dict[str, RankingPolicy] = {
 }
 
 
-CONTEXT = os.environ.get("LOCOMO_CONTEXT", "none")  # "previous" measured worse (README)
+CONTEXT = os.environ.get("LOCOMO_CONTEXT", "none")  # "previous" measured worse (docs/retrieval.md)
 
 
 async def ingest(container: Container, conversations: list[Conversation], tenant: str, batch: int) -> float:

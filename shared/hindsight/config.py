@@ -169,7 +169,7 @@ class Settings(BaseSettings):
     )
     token_cache_ttl_s: float = Field(default=30.0, ge=0, le=3600)
 
-    # --- trust: JWT bearer tokens and rate limits (README "Security") ---------------------------
+    # --- trust: JWT bearer tokens and rate limits (docs/security.md) ---------------------------
     # JWTs are accepted beside API keys when jwt_issuer is set: RS/ES/PS-signed, keys from the JWKS
     # URL (default <issuer>/.well-known/jwks.json, Cognito's layout), iss/aud/exp/nbf checked with
     # jwt_leeway_s. Cognito access tokens carry no aud: set jwt_audience_claim=client_id.

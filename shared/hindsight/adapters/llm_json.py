@@ -141,7 +141,7 @@ def describe_errors(exc: ValidationError) -> str:
 
 def _no_object_message(text: str, errors: list[tuple[int, str]]) -> str:
     """Names the decoder's complaint about the attempt that got furthest (most likely the real JSON).
-    The reply itself is left out: it retells the task, and this message is logged (README "Security")."""
+    The reply itself is left out: it retells the task, and this message is logged (docs/security.md)."""
     if not text.strip():
         return "the reply is empty"
     reason = f" ({max(errors)[1]})" if errors else ""

@@ -1,7 +1,7 @@
 """Operations on one memory by id: get, update (update | supersede | archive | restore), forget,
 link, feedback, and causal-chain recall.
 
-Who may do what (README "Security"): a memory belongs to the agent that wrote it. Reading (get, chain,
+Who may do what (docs/security.md): a memory belongs to the agent that wrote it. Reading (get, chain,
 search) works for its owner and for the agents it is shared with (``shared_with``); changing it
 (update, forget, link, feedback) only for its owner — another agent it is shared with gets Forbidden
 (it can see the memory, so "not found" would be a lie). Any other id — another tenant's, or another
