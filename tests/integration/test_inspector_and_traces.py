@@ -349,7 +349,9 @@ def test_with_the_sign_in_cookie_a_nul_is_400_not_500(base: str, token: str) -> 
 
 def test_inspector_limits_are_the_mcp_limits(base: str, token: str) -> None:
     """At the limits (and with empty fields, as a cleared form sends them) the page works."""
-    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}) as http:
+    # A 2,000-character query is embedded on the page's request: allow for a busy machine (httpx's
+    # default read timeout is 5 s).
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
         cases: list[dict[str, Any]] = [
             {"agent": "a" * 128, "q": "x" * 2000, "top_k": 100},
             {"agent": "", "q": "  ", "top_k": ""},
