@@ -17,7 +17,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev.json"
+_RELATIVE = Path("shared") / "data" / "locomo" / "locomo-dev.json"
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / _RELATIVE
+TUNE_CONVERSATIONS = 4
+"""The protocol's split (issue 13): the first 4 conversations of the dev file are ``tune`` (anything
+fitted or chosen is fitted or chosen on them), the last 3 ``validate`` (reported, never fitted on)."""
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _SESSION = re.compile(r"^session_(\d+)$")
 _DIA = re.compile(r"D:?(\d+):(\d+)")
@@ -34,6 +38,12 @@ class Turn:
     text: str
     caption: str | None
     occurred_at: datetime
+
+    @property
+    def turn_index(self) -> int:
+        """0-based position of the turn in its session ('D3:7' → 6)."""
+        match = _DIA.search(self.dia_id)
+        return int(match.group(2)) - 1 if match else 0
 
     @property
     def content(self) -> str:
@@ -60,8 +70,21 @@ class Conversation:
 
 
 def locomo_path() -> Path:
-    """``$LOCOMO_PATH`` or ``../shared/data/locomo/locomo-dev.json`` next to the checkout."""
-    return Path(os.environ.get("LOCOMO_PATH", DEFAULT_PATH))
+    """``$LOCOMO_PATH``, else ``shared/data/locomo/locomo-dev.json`` in the nearest folder above the
+    checkout that has one (``../shared`` beside a clone, ``../../shared`` beside a worktree)."""
+    if "LOCOMO_PATH" in os.environ:
+        return Path(os.environ["LOCOMO_PATH"])
+    for parent in Path(__file__).resolve().parents[1:]:
+        if (parent / _RELATIVE).exists():
+            return parent / _RELATIVE
+    return DEFAULT_PATH
+
+
+def split_of(conversations: Sequence[Conversation]) -> dict[str, str]:
+    """sample_id → "tune" or "validate", by position in the file (first TUNE_CONVERSATIONS: tune)."""
+    return {
+        c.sample_id: ("tune" if i < TUNE_CONVERSATIONS else "validate") for i, c in enumerate(conversations)
+    }
 
 
 def parse_session_date(text: str) -> datetime:
@@ -138,11 +161,41 @@ class Scoreboard:
 
     ks: tuple[int, ...] = (1, 5, 10, 25)
     rows: list[tuple[int, dict[str, float]]] = field(default_factory=list)
+    conversations: list[str] = field(default_factory=list)
+    """The conversation of each row (parallel to ``rows``; "" when not given)."""
 
-    def add(self, category: int, retrieved: Sequence[str], evidence: Sequence[str]) -> None:
+    def add(
+        self, category: int, retrieved: Sequence[str], evidence: Sequence[str], conversation: str = ""
+    ) -> None:
         scores = {f"recall_at_{k}": recall_at_k(retrieved, evidence, k) for k in self.ks}
         scores["ndcg_at_10"] = ndcg_at_k(retrieved, evidence, 10)
         self.rows.append((category, scores))
+        self.conversations.append(conversation)
+
+    def only(self, conversations: Iterable[str]) -> Scoreboard:
+        """The rows of some conversations, as a scoreboard of their own."""
+        wanted = set(conversations)
+        out = Scoreboard(self.ks)
+        for row, conv in zip(self.rows, self.conversations, strict=True):
+            if conv in wanted:
+                out.rows.append(row)
+                out.conversations.append(conv)
+        return out
+
+    def split_summary(
+        self, split: dict[str, str], categories: Iterable[int] = (1, 2, 3, 4)
+    ) -> dict[str, Any]:
+        """The protocol's report: ``all``, ``tune``, ``validate`` (each with per-category figures) and
+        ``per_conversation`` (split named), for the given categories."""
+        cats = tuple(categories)
+        out: dict[str, Any] = {"all": self.summary(cats)}
+        for part in ("tune", "validate"):
+            out[part] = self.only(c for c, p in split.items() if p == part).summary(cats)
+        out["per_conversation"] = {
+            conv: {"split": split.get(conv, "?"), **self.only([conv]).summary(cats)}
+            for conv in dict.fromkeys(self.conversations)
+        }
+        return out
 
     def summary(self, categories: Iterable[int] = (1, 2, 3, 4)) -> dict[str, Any]:
         wanted = set(categories)

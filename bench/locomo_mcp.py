@@ -30,8 +30,9 @@ from hindsight.client import call, connect
 from hindsight.logs import configure_local_logging
 
 
-async def ingest(client: Client, conv: Conversation, concurrency: int) -> list[str]:
-    """Write every turn; returns the write ids."""
+async def ingest(client: Client, conv: Conversation, concurrency: int, positions: bool = True) -> list[str]:
+    """Write every turn; returns the write ids. ``positions``: with the turn's place in the conversation
+    (conversation_id, session_index, turn_index, session_at), where the server takes them."""
     gate = asyncio.Semaphore(concurrency)
 
     async def write(turn: Any) -> str:
@@ -45,6 +46,16 @@ async def ingest(client: Client, conv: Conversation, concurrency: int) -> list[s
                     "occurred_at": turn.occurred_at.isoformat(),
                     "metadata": {"dia_id": turn.dia_id, "session": turn.session, "speaker": turn.speaker},
                     "agent_id": conv.sample_id,
+                    **(
+                        {
+                            "conversation_id": conv.sample_id,
+                            "session_index": turn.session,
+                            "turn_index": turn.turn_index,
+                            "session_at": turn.occurred_at.isoformat(),
+                        }
+                        if positions
+                        else {}
+                    ),
                 },
             )
             return str(ack["id"])
@@ -91,7 +102,7 @@ async def ask(client: Client, conv: Conversation, board: Scoreboard, top_k: int)
             client, "memory_search", {"query": q.question, "top_k": top_k, "agent_id": conv.sample_id}
         )
         retrieved = [r["memory"]["metadata"].get("dia_id", "") for r in found["results"]]
-        board.add(q.category, retrieved, q.evidence)
+        board.add(q.category, retrieved, q.evidence, conv.sample_id)
 
 
 async def run(
@@ -102,10 +113,11 @@ async def run(
         # memory_status is per agent where the server takes agent_id (each conversation is an agent)
         tools = {t.name: t for t in (await client.list_tools()).tools}
         per_agent = "agent_id" in tools["memory_status"].input_schema.get("properties", {})
+        positions = "conversation_id" in tools["memory_write"].input_schema.get("properties", {})
         started = time.monotonic()
         ids: dict[str, list[str]] = {}
         for conv in conversations:
-            ids[conv.sample_id] = await ingest(client, conv, concurrency)
+            ids[conv.sample_id] = await ingest(client, conv, concurrency, positions)
         acked = time.monotonic()
         outcome: dict[str, int] = {}
         for agent, agent_ids in ids.items():

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from baselines import Bm25Index, VectorIndex, rrf
 from common import ROOT, TimedEmbedder, TimedWriter, bench_tmpdir, log, percentiles, remember_postgres_version
-from locomo import Conversation, Scoreboard, load
+from locomo import Conversation, Scoreboard, load, split_of
 
 from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
 from hindsight.adapters.postgres.rows import tenant_transaction
@@ -44,9 +44,13 @@ TOP_K = 25
 BATCH = 10
 
 
-def jobs_for(conv: Conversation, tenant: str, *, previous_turn_context: bool = False) -> list[WriteJob]:
+def jobs_for(
+    conv: Conversation, tenant: str, *, previous_turn_context: bool = False, conversation: bool = False
+) -> list[WriteJob]:
     """One episodic write job per turn, as an agent would write it: the turn's text (image caption
-    included), the session date as occurred_at, the speaker as an entity, dia_id in metadata.
+    included), the session date as occurred_at, the speaker as an entity, dia_id in metadata;
+    ``conversation``: also its position (conversation_id = sample id, session_index, turn_index within
+    the session, session_at = the session's date), as ``hindsight ingest`` writes LoCoMo files.
     ``previous_turn_context``: the session's previous turn as ``context`` (bench/locomo_eval.py's
     LOCOMO_CONTEXT=previous; measured worse, see docs/benchmarks.md)."""
     jobs = []
@@ -60,6 +64,16 @@ def jobs_for(conv: Conversation, tenant: str, *, previous_turn_context: bool = F
             occurred_at=occurred,
             entities={"speaker": turn.speaker},
             metadata={"dia_id": turn.dia_id, "session": turn.session},
+            **(
+                {
+                    "conversation_id": conv.sample_id,
+                    "session_index": turn.session,
+                    "turn_index": turn.turn_index,
+                    "session_at": occurred,
+                }
+                if conversation
+                else {}
+            ),
         )
         jobs.append(
             WriteJob(
@@ -130,20 +144,30 @@ async def _evaluate(container: Container, conversations: list[Conversation]) -> 
             hits = await container.recall.search(scope, request)
             search_ms.append((time.perf_counter() - started) * 1000)
             boards["hindsight"].add(
-                q.category, [str(h.memory.metadata.get("dia_id", "")) for h in hits], q.evidence
+                q.category,
+                [str(h.memory.metadata.get("dia_id", "")) for h in hits],
+                q.evidence,
+                conv.sample_id,
             )
             # the same vector the search just used (served by the search's query-embedding cache)
             query_vector = await container.recall._embedder.embed_query(q.question)
             by_vector = vec.search(query_vector, 100)
             by_bm25 = bm25.search(q.question, 100)
-            boards["vector"].add(q.category, by_vector[:TOP_K], q.evidence)
-            boards["bm25"].add(q.category, by_bm25[:TOP_K], q.evidence)
-            boards["rrf_vector_bm25"].add(q.category, rrf([by_vector, by_bm25], top=TOP_K), q.evidence)
+            boards["vector"].add(q.category, by_vector[:TOP_K], q.evidence, conv.sample_id)
+            boards["bm25"].add(q.category, by_bm25[:TOP_K], q.evidence, conv.sample_id)
+            boards["rrf_vector_bm25"].add(
+                q.category, rrf([by_vector, by_bm25], top=TOP_K), q.evidence, conv.sample_id
+            )
         log(f"locomo: asked {conv.sample_id} ({len(conv.questions)} questions)")
     await container.access_log.flush()
     out: dict[str, Any] = {}
+    split = split_of(conversations)
     for name, board in boards.items():
-        out[name] = {"categories_1_4": board.summary((1, 2, 3, 4)), "category_5": board.summary((5,))}
+        out[name] = {
+            "categories_1_4": board.summary((1, 2, 3, 4)),
+            "category_5": board.summary((5,)),
+            "split": board.split_summary(split),
+        }
     out["hindsight"]["search_ms"] = percentiles(search_ms)
     return out
 

@@ -79,6 +79,13 @@ class MemoryOut(BaseModel):
     valid_to: datetime | None = None
     last_verified_at: datetime | None = None
     access_count: int = 0
+    context: str | None = Field(
+        default=None, description="The surrounding text it was written with (e.g. the turn it answers)."
+    )
+    conversation_id: str | None = None
+    turn_index: int | None = None
+    session_index: int | None = None
+    session_at: datetime | None = None
 
     @classmethod
     def of(cls, m: StoredMemory) -> MemoryOut:
@@ -106,7 +113,23 @@ class MemoryOut(BaseModel):
             valid_to=m.valid_to,
             last_verified_at=m.last_verified_at,
             access_count=m.access_count,
+            context=m.context,
+            conversation_id=m.conversation_id,
+            turn_index=m.turn_index,
+            session_index=m.session_index,
+            session_at=m.session_at,
         )
+
+
+class TurnOut(BaseModel):
+    """A turn said around a hit in its conversation (``context_window``): enough to read the exchange."""
+
+    id: UUID
+    content: str
+    turn_index: int | None = None
+    session_index: int | None = None
+    occurred_at: datetime | None = None
+    offset: int = Field(description="Turns before (negative) or after (positive) the hit.")
 
 
 class RelatedOut(BaseModel):
@@ -128,6 +151,10 @@ class HitOut(BaseModel):
     )
     notes: list[str] = Field(description="The flags in words, for the model reading them.")
     related: list[RelatedOut] = Field(default_factory=list)
+    context_turns: list[TurnOut] = Field(
+        default_factory=list,
+        description="With context_window: the turns said just before and after it, in order.",
+    )
 
     @classmethod
     def of(cls, hit: SearchHit) -> HitOut:
@@ -138,4 +165,15 @@ class HitOut(BaseModel):
             flags=hit.flags,
             notes=notes_for(hit),
             related=[RelatedOut(relation=r.relation, memory=MemoryOut.of(r.memory)) for r in hit.related],
+            context_turns=[
+                TurnOut(
+                    id=t.id,
+                    content=t.content,
+                    turn_index=t.turn_index,
+                    session_index=t.session_index,
+                    occurred_at=t.occurred_at,
+                    offset=(t.turn_index or 0) - (hit.memory.turn_index or 0),
+                )
+                for t in hit.context_turns
+            ],
         )

@@ -23,6 +23,9 @@ from hindsight.domain.limits import (
     MAX_STATUS_IDS,
     AgentId,
     Content,
+    ContextText,
+    ContextWindow,
+    ConversationId,
     Entities,
     IdempotencyKey,
     Importance,
@@ -30,11 +33,13 @@ from hindsight.domain.limits import (
     Metadata,
     RecallHint,
     SearchText,
+    SessionIndex,
     SharedWith,
     ShortText,
     Tags,
     Timestamp,
     TopK,
+    TurnIndex,
 )
 from hindsight.domain.memory import Layer, MemoryDraft, MemoryStatus, Outcome, Source, TaskType
 from hindsight.usecases.recall import RecallQuery
@@ -69,7 +74,10 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "when the user corrects you, or when a task ends (what worked, what failed). Use layer "
             "'semantic' for facts (one fact per key: a new value on the same key supersedes the old one) "
             "and 'episodic' for events (set occurred_at; link cause and effect with causal_parent). Mark "
-            "your own guesses source='agent_inferred'. It is private to you (this agent_id) unless you "
+            "your own guesses source='agent_inferred'. For turns of a conversation, pass conversation_id "
+            "and turn_index (and session_index / session_at): search then recalls a turn with its "
+            "neighbours, and a short reply can carry the turn it answers as context. "
+            "It is private to you (this agent_id) unless you "
             "list other agents of your tenant in shared_with (['*']: all). Do not store small talk. Returns "
             "at once with the memory id and status 'queued'; it is searchable within seconds."
         ),
@@ -118,6 +126,17 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             ),
         ] = False,
         shared_with: SharedWith | None = None,
+        context: ContextText | None = None,
+        conversation_id: ConversationId | None = None,
+        turn_index: TurnIndex | None = None,
+        session_index: SessionIndex | None = None,
+        session_at: Annotated[
+            Timestamp | None,
+            Field(
+                description="When the turn's session started (ISO 8601); the turn happened then unless "
+                "occurred_at says otherwise. Needs conversation_id."
+            ),
+        ] = None,
         agent_id: AgentId | None = None,
     ) -> WriteAck:
         with domain_errors():
@@ -140,6 +159,11 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
                 lessons=lessons,
                 idempotency_key=idempotency_key,
                 shared_with=shared_with or [],
+                context=context,
+                conversation_id=conversation_id,
+                turn_index=turn_index,
+                session_index=session_index,
+                session_at=session_at,
             )
             remember = holder.get().remember
             if remember is None:
@@ -155,7 +179,8 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "approach that may have failed. Combines meaning (vector), exact words (full text) and "
             "named entities; returns the best memories first with their scores and labels (failed_before, "
             "inference, possibly_stale). Filter by layer, key, tags, entities or time ('last week', "
-            "'since 2026-11-01'); set include_related to get the causal chain and linked memories."
+            "'since 2026-11-01'); set include_related to get the causal chain and linked memories, and "
+            "context_window to get the turns said around each hit in its conversation."
         ),
         annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
     )
@@ -195,6 +220,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             Timestamp | None,
             Field(description="Answer as if asked at this time (relative phrases and recency use it)."),
         ] = None,
+        context_window: ContextWindow = 0,
         agent_id: AgentId | None = None,
     ) -> SearchResult:
         with domain_errors():
@@ -212,6 +238,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
                 min_importance=min_importance,
                 include_related=include_related,
                 as_of=as_of,
+                context_window=context_window,
             )
             hits = await holder.get().recall(current_principal(), agent_id, request)
             return SearchResult(results=[HitOut.of(h) for h in hits], count=len(hits))

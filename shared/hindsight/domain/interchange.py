@@ -77,9 +77,10 @@ def _locomo_date(text: str) -> datetime:
 
 def items_from_locomo(data: Any, agent_id: str | None = None) -> Iterator[IngestItem]:
     """Every dialogue turn as an episodic memory: "<speaker>: <text>" (plus the image caption), at the
-    session's date, the speaker as an entity, sample/dialogue ids in metadata. Each conversation goes to
-    the agent named by its ``sample_id`` unless ``agent_id`` is given. Raises InvalidInput on a file
-    that is not LoCoMo-shaped."""
+    session's date, the speaker as an entity, sample/dialogue ids in metadata, and its place in the
+    conversation (conversation_id = sample id, session_index, turn_index within the session, session_at).
+    Each conversation goes to the agent named by its ``sample_id`` unless ``agent_id`` is given. Raises
+    InvalidInput on a file that is not LoCoMo-shaped."""
     if not isinstance(data, list):
         raise InvalidInput("file", "a LoCoMo file is a JSON array of conversations")
     for index, sample in enumerate(data):
@@ -94,7 +95,7 @@ def items_from_locomo(data: Any, agent_id: str | None = None) -> Iterator[Ingest
                 when = _locomo_date(conv[f"{key}_date_time"])
             except (KeyError, ValueError) as exc:
                 raise InvalidInput(f"{sample_id} {key}", f"unreadable session date: {exc}") from None
-            for turn in conv[key]:
+            for position, turn in enumerate(conv[key]):
                 caption = turn.get("blip_caption")
                 content = f"{turn['speaker']}: {turn['text']}" + (f" [image: {caption}]" if caption else "")
                 draft = MemoryDraft(
@@ -104,5 +105,9 @@ def items_from_locomo(data: Any, agent_id: str | None = None) -> Iterator[Ingest
                     entities={"speaker": turn["speaker"]},
                     metadata={"sample_id": sample_id, "dia_id": turn["dia_id"], "session": number},
                     idempotency_key=f"locomo:{sample_id}:{turn['dia_id']}"[:128],
+                    conversation_id=sample_id[:128],
+                    session_index=number,
+                    turn_index=position,
+                    session_at=when,
                 )
                 yield IngestItem(draft=draft, agent_id=agent, origin=f"{sample_id} {turn['dia_id']}")

@@ -48,6 +48,11 @@ MAX_TIMESTAMP = datetime(2101, 1, 1, tzinfo=UTC)
 [1900-01-01, 2101-01-01) UTC: room for a person's history and plans, and far enough from the calendar's
 ends (years 1 and 9999) that time zones and relative phrases cannot overflow."""
 TIMESTAMP_LIMIT = {"ge": "1900-01-01T00:00:00Z", "lt": "2101-01-01T00:00:00Z"}
+MAX_TURN_INDEX = 10_000_000
+"""Turn and session positions within a conversation: non-negative, below ten million (a conversation of a
+turn a second for four months)."""
+MAX_CONTEXT_WINDOW = 5
+"""``memory_search`` returns at most this many turns before and after each hit (``context_window``)."""
 DEFAULT_TOP_K = 10
 DEFAULT_AGENT_ID = "default"
 DEFAULT_IMPORTANCE = 0.5
@@ -223,6 +228,44 @@ AgentId = Annotated[
 ]
 MAX_SHARED_WITH = 32
 SHARE_WITH_EVERY_AGENT = "*"
+ConversationId = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$"),
+    Field(
+        description="The conversation (thread) this memory comes from, your own id for it (printable ASCII, "
+        "≤ 128). Turns of one conversation are recalled with their neighbours."
+    ),
+]
+TurnIndex = Annotated[
+    int,
+    Field(
+        strict=True,
+        ge=0,
+        lt=MAX_TURN_INDEX,
+        description="Position of the turn in its conversation (or in its session when session_index is "
+        "given): 0, 1, 2, … in the order the turns were said. Needs conversation_id.",
+    ),
+]
+SessionIndex = Annotated[
+    int,
+    Field(
+        strict=True,
+        ge=0,
+        lt=MAX_TURN_INDEX,
+        description="Which session (sitting) of the conversation the turn belongs to: 0, 1, 2, … "
+        "Needs conversation_id.",
+    ),
+]
+ContextWindow = Annotated[
+    int,
+    Field(
+        strict=True,
+        ge=0,
+        le=MAX_CONTEXT_WINDOW,
+        description="Also return up to this many turns before and after each hit from its conversation "
+        f"(0–{MAX_CONTEXT_WINDOW}; 0: none), so you see the exchange, not a fragment.",
+    ),
+]
 
 
 def _check_shared_with(value: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
 
 from hindsight.domain.limits import (
     DEFAULT_AGENT_ID,
@@ -17,16 +17,19 @@ from hindsight.domain.limits import (
     AgentId,
     Content,
     ContextText,
+    ConversationId,
     Entities,
     IdempotencyKey,
     Importance,
     MemoryKey,
     Metadata,
     RecallHint,
+    SessionIndex,
     SharedWith,
     ShortText,
     Tags,
     Timestamp,
+    TurnIndex,
 )
 from hindsight.domain.timeparse import TimeIntent
 
@@ -86,6 +89,29 @@ class MemoryDraft(BaseModel):
     idempotency_key: IdempotencyKey | None = None
     shared_with: SharedWith = Field(default_factory=list)
     """Other agents of the tenant that may read it ('*': all); empty: private to the writing agent."""
+    # where in a conversation it was said (recall draws on a hit's neighbouring turns)
+    conversation_id: ConversationId | None = None
+    turn_index: TurnIndex | None = None
+    session_index: SessionIndex | None = None
+    session_at: Timestamp | None = Field(
+        default=None,
+        description="When the session started; an event without occurred_at happened then. "
+        "Needs conversation_id.",
+    )
+
+    @field_validator("turn_index", "session_index", "session_at")
+    @classmethod
+    def _needs_conversation(cls, value: object, info: ValidationInfo) -> object:
+        """A position means nothing without the conversation it is a position in."""
+        if value is not None and not info.data.get("conversation_id"):
+            raise ValueError(f"{info.field_name} needs conversation_id")
+        return value
+
+    @property
+    def event_at(self) -> datetime | None:
+        """When it happened as stored: occurred_at, else the start of its session (a turn inherits its
+        session's date), else unknown."""
+        return self.occurred_at or self.session_at
 
 
 class MemoryChanges(BaseModel):
@@ -182,11 +208,23 @@ class StoredMemory(BaseModel):
     context: str | None = None
     shared_with: list[str] = Field(default_factory=list)
     """Agents of the tenant besides ``agent_id`` (its owner) that may read it; '*': every agent."""
+    conversation_id: str | None = None
+    turn_index: int | None = None
+    session_index: int | None = None
+    session_at: datetime | None = None
 
     @property
     def event_time(self) -> datetime:
-        """When it happened (episodic) or was learnt: occurred_at, else created_at."""
+        """When it happened (episodic) or was learnt: occurred_at, else created_at. (A turn written with
+        a session time and no occurred_at is stored with its session's time as occurred_at.)"""
         return self.occurred_at or self.created_at
+
+    @property
+    def position(self) -> tuple[str, int, int] | None:
+        """(conversation, session, turn) when the memory is a turn of a conversation, else None."""
+        if self.conversation_id is None or self.turn_index is None:
+            return None
+        return (self.conversation_id, self.session_index or 0, self.turn_index)
 
 
 class StoreResult(BaseModel):
@@ -223,6 +261,8 @@ class SearchRequest(BaseModel):
     """Lower-cased words and entity values of the query, for the entity signal."""
     time_intent: TimeIntent | None = None
     """The time the query text refers to, if any (ranking's time component)."""
+    context_window: int = 0
+    """Return up to this many turns before and after each hit from its conversation."""
 
 
 class Candidate(BaseModel):
@@ -286,6 +326,8 @@ class SearchHit(BaseModel):
     scores: Scores
     flags: list[str] = Field(default_factory=list)
     related: list[RelatedMemory] = Field(default_factory=list)
+    context_turns: list[StoredMemory] = Field(default_factory=list)
+    """The turns said around it in its conversation, in order, itself excluded (``context_window``)."""
 
 
 class HistoryEntry(BaseModel):

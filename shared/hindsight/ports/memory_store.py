@@ -55,6 +55,14 @@ class MemoryReader(Protocol):
         self, scope: Scope, memory_id: UUID, depth: int, direction: ChainDirection
     ) -> list[ChainLink]: ...
 
+    async def conversation_turns(
+        self, scope: Scope, around: Sequence[StoredMemory], window: int
+    ) -> list[StoredMemory]:
+        """The turns within ``window`` positions of each of ``around`` (same conversation and session),
+        that the scope may read and that are not forgotten, in any order; ``around`` themselves may be
+        among them."""
+        ...
+
 
 class AccessLog(Protocol):
     """Where recalls are counted (access_count, last_accessed_at) without slowing search down."""

@@ -52,6 +52,7 @@ class RecallQuery(BaseModel):
     min_importance: float = 0.0
     include_related: bool = False
     as_of: datetime | None = None
+    context_window: int = 0
 
 
 def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
@@ -83,6 +84,7 @@ def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
         include_related=query.include_related,
         query_terms=tuple(query_terms(query.text)),
         time_intent=detect_time_intent(query.text, now),
+        context_window=query.context_window,
     )
 
 
@@ -162,6 +164,8 @@ class Recall:
         )
         if request.include_related and hits:
             hits = await self._with_related(scope, hits)
+        if request.context_window > 0 and hits:
+            hits = await self._with_context(scope, hits, request.context_window)
         if record_access:
             self._access.note(scope, [h.memory.id for h in hits], self._clock.now())
         self._observe(scope, request, hits, len(candidates), (time.perf_counter() - started) * 1000)
@@ -224,6 +228,29 @@ class Recall:
             fields["query"] = request.text
             fields["contents"] = [h.memory.content for h in hits]
         trace_log.info("retrieval trace", extra=fields)
+
+    async def _with_context(self, scope: Scope, hits: list[SearchHit], window: int) -> list[SearchHit]:
+        """Each hit of a conversation with the turns said within ``window`` positions of it, in order."""
+        turns = await self._reader.conversation_turns(scope, [h.memory for h in hits], window)
+        out = []
+        for hit in hits:
+            position = hit.memory.position
+            if position is None:
+                out.append(hit)
+                continue
+            around = sorted(
+                (
+                    t
+                    for t in turns
+                    if t.position is not None
+                    and t.id != hit.memory.id
+                    and t.position[:2] == position[:2]
+                    and abs(t.position[2] - position[2]) <= window
+                ),
+                key=lambda t: (t.position or position)[2],
+            )
+            out.append(hit.model_copy(update={"context_turns": around}))
+        return out
 
     async def _with_related(self, scope: Scope, hits: list[SearchHit]) -> list[SearchHit]:
         ids = [h.memory.id for h in hits]

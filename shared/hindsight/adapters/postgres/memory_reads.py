@@ -263,6 +263,35 @@ class PostgresMemoryReader:
             rows = await fetch_all(conn, sql.SQL(query).format(columns=MEMORY_COLUMNS), params)  # type: ignore[arg-type]
         return [ChainLink(step=r["step"], memory=memory_from_row(r)) for r in rows]
 
+    async def conversation_turns(
+        self, scope: Scope, around: Sequence[StoredMemory], window: int
+    ) -> list[StoredMemory]:
+        positions = [m.position for m in around if m.position is not None]
+        if not positions or window < 1:
+            return []
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                sql.SQL(
+                    """SELECT DISTINCT {c} FROM unnest(%(conv)s::text[], %(sess)s::int[], %(turn)s::int[])
+                           AS p(conv, sess, turn)
+                       JOIN memories m ON m.tenant_id = %(t)s AND m.conversation_id = p.conv
+                        AND coalesce(m.session_index, 0) = p.sess
+                        AND m.turn_index BETWEEN p.turn - %(w)s AND p.turn + %(w)s
+                       WHERE {visible} AND m.status <> 'forgotten'"""
+                ).format(c=MEMORY_COLUMNS, visible=sql.SQL(visible("m"))),  # type: ignore[arg-type]
+                {
+                    "t": scope.tenant_id,
+                    "agent": scope.agent_id,
+                    "readers": readers(scope),
+                    "conv": [p[0] for p in positions],
+                    "sess": [p[1] for p in positions],
+                    "turn": [p[2] for p in positions],
+                    "w": window,
+                },
+            )
+        return [memory_from_row(r) for r in rows]
+
 
 async def _keyword_query(conn: AsyncConnection, scope: Scope, text: str) -> str | None:
     """The full-text query for ``text``: its lexemes (english stemming, stop words out) minus those most of

@@ -166,7 +166,7 @@ async def _store_one(conn: AsyncConnection, item: PreparedWrite, dedup_cosine: f
         "layer": draft.layer,
         "key": draft.key,
         "e": vector,
-        "occurred_at": draft.occurred_at,
+        "occurred_at": draft.event_at,
     }
     # Episodic memories are events: only the same event reported twice (same occurred_at) is a duplicate;
     # the same words at another or an unknown time are another event (maintenance consolidates repeats).
@@ -301,12 +301,13 @@ async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
                                  importance, created_at, occurred_at, metadata, embedding, source, tags,
                                  entities, entity_terms, task_id, task_type, outcome, summary, key_decisions,
                                  lessons, last_verified_at, valid_from, valid_to, idempotency_key, context,
-                                 shared_with)
+                                 shared_with, conversation_id, turn_index, session_index, session_at)
            VALUES (%(id)s, %(t)s, %(a)s, %(layer)s, %(key)s, %(query)s, %(content)s, %(hash)s, %(importance)s,
                    %(created_at)s, %(occurred_at)s, %(metadata)s, %(e)s::vector, %(source)s, %(tags)s,
                    %(entities)s, %(entity_terms)s, %(task_id)s, %(task_type)s, %(outcome)s, %(summary)s,
                    %(key_decisions)s, %(lessons)s, %(verified)s, %(valid_from)s, %(valid_to)s, %(idem)s,
-                   %(context)s, %(shared_with)s)
+                   %(context)s, %(shared_with)s, %(conversation_id)s, %(turn_index)s, %(session_index)s,
+                   %(session_at)s)
            ON CONFLICT (id) DO NOTHING""",
         {
             "id": job.id,
@@ -319,7 +320,7 @@ async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
             "hash": job.content_hash,
             "importance": d.importance,
             "created_at": job.submitted_at,
-            "occurred_at": d.occurred_at,
+            "occurred_at": d.event_at,
             "metadata": Jsonb(d.metadata),
             "e": vector,
             "source": d.source,
@@ -338,6 +339,10 @@ async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
             "idem": d.idempotency_key,
             "context": d.context,
             "shared_with": list(d.shared_with),
+            "conversation_id": d.conversation_id,
+            "turn_index": d.turn_index,
+            "session_index": d.session_index,
+            "session_at": d.session_at,
         },
     )
 

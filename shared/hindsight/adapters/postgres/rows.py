@@ -17,7 +17,8 @@ _FIELDS = [
     "id", "tenant_id", "agent_id", "layer", "key", "query", "content", "importance", "access_count",
     "last_accessed_at", "created_at", "updated_at", "occurred_at", "metadata", "status", "source", "tags",
     "entities", "task_id", "task_type", "outcome", "summary", "key_decisions", "lessons", "causal_parent",
-    "last_verified_at", "valid_from", "valid_to", "context", "shared_with",
+    "last_verified_at", "valid_from", "valid_to", "context", "shared_with", "conversation_id", "turn_index",
+    "session_index", "session_at",
 ]  # fmt: skip
 MEMORY_COLUMNS = sql.SQL(", ").join(sql.Identifier("m", f) for f in _FIELDS)
 _MEMORY_FIELDS = set(StoredMemory.model_fields)

@@ -1,0 +1,231 @@
+"""Candidate pools for ranking experiments and for training the learned ranker (bench/train_ranker.py).
+
+``python bench/pools.py`` ingests the LoCoMo dev conversations once through the worker's use case (as
+bench/quality.py does), asks every question through the reader's own search SQL — the pool of candidates
+``memory_search`` ranks, with each signal's rank and score — and saves the stored rows, the questions and
+the pools to ``var/bench-cache/locomo-pools-<recipe>.json.gz``. Ranking code can then be scored on exactly
+the pools the service would rank, in seconds and without a database (``load_pools``, ``evaluate``): the
+figures equal the service's as long as the stored text and the search SQL are unchanged (the recipe name
+says what was stored; ``bench/run.py locomo`` re-measures through the real service).
+
+    python bench/pools.py [--recipe plain|conversation] [--pool 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ROOT, log
+from locomo import Conversation, Scoreboard, load, split_of
+
+from hindsight.domain.memory import Candidate, Scope, StoredMemory
+from hindsight.usecases.recall import RecallQuery, resolve
+
+CACHE = ROOT / "var" / "bench-cache"
+TENANT = "locomo"
+
+
+def cache_path(recipe: str, pool: int) -> Path:
+    return CACHE / f"locomo-pools-{recipe}-{pool}.json.gz"
+
+
+@dataclass
+class PoolQuestion:
+    conversation: str
+    split: str
+    text: str
+    category: int
+    evidence: tuple[str, ...]
+    asked_at: datetime
+    pool: list[Candidate]
+
+
+@dataclass
+class Pools:
+    recipe: str
+    questions: list[PoolQuestion]
+    memories: dict[str, list[StoredMemory]] = field(default_factory=dict)
+    """Every stored memory of each conversation (agent), in write order."""
+
+    def label(self, memory: StoredMemory) -> str:
+        return str(memory.metadata.get("dia_id", ""))
+
+    def split(self, part: str) -> list[PoolQuestion]:
+        return [q for q in self.questions if part in ("all", q.split)]
+
+
+async def _build(settings: Any, conversations: list[Conversation], recipe: str, pool: int) -> dict[str, Any]:
+    from psycopg import sql
+    from quality import jobs_for
+
+    from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
+    from hindsight.adapters.postgres.rows import (
+        MEMORY_COLUMNS,
+        fetch_all,
+        memory_from_row,
+        tenant_transaction,
+    )
+    from hindsight.bootstrap import build_container
+
+    container = await build_container(settings, with_queue=False)
+    split = split_of(conversations)
+    out: dict[str, Any] = {"recipe": recipe, "pool": pool, "conversations": {}, "questions": []}
+    try:
+        started = time.monotonic()
+        for conv in conversations:
+            jobs = jobs_for(conv, TENANT, conversation=recipe != "plain")
+            for i in range(0, len(jobs), 32):
+                for result in await container.store_memories(jobs[i : i + 32]):
+                    if result.outcome == "failed":
+                        raise RuntimeError(f"write failed: {result.reason}")
+            scope = Scope(tenant_id=TENANT, agent_id=conv.sample_id)
+            await PostgresMaintenanceStore(container.pool).refresh_keyword_stats(scope)
+            log(f"pools: ingested {conv.sample_id} ({len(jobs)} turns, {time.monotonic() - started:.0f}s)")
+        for conv in conversations:
+            scope = Scope(tenant_id=TENANT, agent_id=conv.sample_id)
+            async with tenant_transaction(container.pool, TENANT) as conn:
+                rows = await fetch_all(
+                    conn,
+                    sql.SQL(
+                        "SELECT {c} FROM memories m WHERE m.tenant_id = %s AND m.agent_id = %s "
+                        "ORDER BY m.created_at, m.id"
+                    ).format(c=MEMORY_COLUMNS),
+                    (TENANT, conv.sample_id),
+                )
+            out["conversations"][conv.sample_id] = {
+                "split": split[conv.sample_id],
+                "memories": [memory_from_row(r).model_dump(mode="json") for r in rows],
+            }
+            for q in conv.questions:
+                if not q.evidence:
+                    continue
+                asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
+                request = resolve(RecallQuery(text=q.question, top_k=25, as_of=asked), asked)
+                embedding = await container.embedder.embed_query(q.question)
+                candidates = await container.reader.search_candidates(scope, request, embedding, pool)
+                out["questions"].append(
+                    {
+                        "conversation": conv.sample_id,
+                        "split": split[conv.sample_id],
+                        "text": q.question,
+                        "category": q.category,
+                        "evidence": list(q.evidence),
+                        "asked_at": asked.isoformat(),
+                        "pool": [
+                            [
+                                str(c.memory.id),
+                                c.vector_rank,
+                                c.vector_similarity,
+                                c.keyword_rank,
+                                c.keyword_score,
+                                c.entity_rank,
+                                c.entity_matches,
+                            ]
+                            for c in candidates
+                        ],
+                    }
+                )
+            log(f"pools: asked {conv.sample_id}")
+    finally:
+        await container.aclose()
+    return out
+
+
+def build(recipe: str, pool: int, conversations: int = 7) -> Path:
+    from hindsight.local.stack import LocalStack
+
+    data = load()[:conversations]
+    with LocalStack(Path(tempfile.mkdtemp(prefix="hindsight-pools-")), ephemeral=True) as stack:
+        result = asyncio.run(_build(stack.require_settings(), data, recipe, pool))
+    path = cache_path(recipe, pool)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt") as fh:
+        json.dump(result, fh)
+    log(f"pools: wrote {path}")
+    return path
+
+
+def load_pools(recipe: str = "conversation", pool: int = 100) -> Pools:
+    """The cached pools (build them first with ``python bench/pools.py``)."""
+    path = cache_path(recipe, pool)
+    if not path.exists():
+        raise SystemExit(f"{path} missing: run `python bench/pools.py --recipe {recipe} --pool {pool}`")
+    with gzip.open(path, "rt") as fh:
+        raw = json.load(fh)
+    pools = Pools(recipe=raw["recipe"], questions=[])
+    by_id: dict[str, StoredMemory] = {}
+    for conv, entry in raw["conversations"].items():
+        memories = [StoredMemory.model_validate(m) for m in entry["memories"]]
+        pools.memories[conv] = memories
+        by_id.update({str(m.id): m for m in memories})
+    for q in raw["questions"]:
+        pools.questions.append(
+            PoolQuestion(
+                conversation=q["conversation"],
+                split=q["split"],
+                text=q["text"],
+                category=q["category"],
+                evidence=tuple(q["evidence"]),
+                asked_at=datetime.fromisoformat(q["asked_at"]),
+                pool=[
+                    Candidate(
+                        memory=by_id[mid],
+                        vector_rank=vr,
+                        vector_similarity=vs,
+                        keyword_rank=kr,
+                        keyword_score=ks,
+                        entity_rank=er,
+                        entity_matches=em,
+                    )
+                    for mid, vr, vs, kr, ks, er, em in q["pool"]
+                ],
+            )
+        )
+    return pools
+
+
+Ranker = Callable[[PoolQuestion], Sequence[StoredMemory]]
+
+
+def evaluate(pools: Pools, rank: Ranker, questions: Iterable[PoolQuestion] | None = None) -> Scoreboard:
+    """Score a ranking function (question → memories, best first) on the pools."""
+    board = Scoreboard()
+    for q in pools.questions if questions is None else questions:
+        ranked = rank(q)
+        board.add(q.category, [pools.label(m) for m in ranked[:25]], q.evidence, q.conversation)
+    return board
+
+
+def memory_uuid(value: str) -> UUID:
+    return UUID(value)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--recipe", default="conversation", choices=["plain", "conversation"])
+    parser.add_argument("--pool", type=int, default=100)
+    parser.add_argument("--conversations", type=int, default=7)
+    args = parser.parse_args()
+    from hindsight.logs import configure_local_logging
+
+    configure_local_logging("WARNING")
+    build(args.recipe, args.pool, args.conversations)
+
+
+if __name__ == "__main__":
+    main()
