@@ -9,6 +9,11 @@ figures equal the service's as long as the stored text and the search SQL are un
 says what was stored; ``bench/run.py locomo`` re-measures through the real service).
 
     python bench/pools.py [--recipe plain|conversation] [--pool 100]
+
+The stack's data stays in ``var/bench-cache/locomo-stack-<recipe>/`` and a later run with the same recipe
+reuses the stored turns (no second ingest: ~2 minutes alone on 2 cores, far longer on a busy machine), so
+changing the search SQL costs only the questions. The same-run baselines of bench/quality.py (exact
+vector top-k, BM25, their RRF) are computed from the stored rows and saved beside the pools.
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ import asyncio
 import gzip
 import json
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +55,8 @@ class PoolQuestion:
     evidence: tuple[str, ...]
     asked_at: datetime
     pool: list[Candidate]
+    baselines: dict[str, list[str]] = field(default_factory=dict)
+    """Top 25 labels of the same-run baselines (vector, bm25, rrf_vector_bm25)."""
 
 
 @dataclass
@@ -68,6 +74,8 @@ class Pools:
 
 
 async def _build(settings: Any, conversations: list[Conversation], recipe: str, pool: int) -> dict[str, Any]:
+    import numpy as np
+    from baselines import Bm25Index, VectorIndex, rrf
     from psycopg import sql
     from quality import jobs_for
 
@@ -86,6 +94,17 @@ async def _build(settings: Any, conversations: list[Conversation], recipe: str, 
     try:
         started = time.monotonic()
         for conv in conversations:
+            async with tenant_transaction(container.pool, TENANT) as conn:
+                have = await fetch_all(
+                    conn,
+                    "SELECT count(*) AS n FROM memories WHERE tenant_id = %s AND agent_id = %s",
+                    (TENANT, conv.sample_id),
+                )
+            if have[0]["n"] == len(conv.turns):
+                log(f"pools: {conv.sample_id} already stored")
+                continue
+            if have[0]["n"]:
+                raise SystemExit(f"{conv.sample_id}: {have[0]['n']} rows stored, expected {len(conv.turns)}")
             jobs = jobs_for(conv, TENANT, conversation=recipe != "plain")
             for i in range(0, len(jobs), 32):
                 for result in await container.store_memories(jobs[i : i + 32]):
@@ -105,9 +124,25 @@ async def _build(settings: Any, conversations: list[Conversation], recipe: str, 
                     ).format(c=MEMORY_COLUMNS),
                     (TENANT, conv.sample_id),
                 )
+                vectors = await fetch_all(
+                    conn,
+                    "SELECT id, embedding FROM memories WHERE tenant_id = %s AND agent_id = %s",
+                    (TENANT, conv.sample_id),
+                )
+            stored = [memory_from_row(r) for r in rows]
+            by_id = {
+                r["id"]: np.asarray(
+                    r["embedding"].to_numpy() if hasattr(r["embedding"], "to_numpy") else r["embedding"],
+                    dtype=np.float32,
+                )
+                for r in vectors
+            }
+            labels = [str(m.metadata.get("dia_id", "")) for m in stored]
+            vec = VectorIndex(labels, np.stack([by_id[m.id] for m in stored]))
+            bm25 = Bm25Index(labels, [m.content for m in stored])
             out["conversations"][conv.sample_id] = {
                 "split": split[conv.sample_id],
-                "memories": [memory_from_row(r).model_dump(mode="json") for r in rows],
+                "memories": [m.model_dump(mode="json") for m in stored],
             }
             for q in conv.questions:
                 if not q.evidence:
@@ -116,6 +151,7 @@ async def _build(settings: Any, conversations: list[Conversation], recipe: str, 
                 request = resolve(RecallQuery(text=q.question, top_k=25, as_of=asked), asked)
                 embedding = await container.embedder.embed_query(q.question)
                 candidates = await container.reader.search_candidates(scope, request, embedding, pool)
+                by_vector, by_bm25 = vec.search(embedding, 100), bm25.search(q.question, 100)
                 out["questions"].append(
                     {
                         "conversation": conv.sample_id,
@@ -124,6 +160,11 @@ async def _build(settings: Any, conversations: list[Conversation], recipe: str, 
                         "category": q.category,
                         "evidence": list(q.evidence),
                         "asked_at": asked.isoformat(),
+                        "baselines": {
+                            "vector": by_vector[:25],
+                            "bm25": by_bm25[:25],
+                            "rrf_vector_bm25": rrf([by_vector, by_bm25], top=25),
+                        },
                         "pool": [
                             [
                                 str(c.memory.id),
@@ -148,7 +189,7 @@ def build(recipe: str, pool: int, conversations: int = 7) -> Path:
     from hindsight.local.stack import LocalStack
 
     data = load()[:conversations]
-    with LocalStack(Path(tempfile.mkdtemp(prefix="hindsight-pools-")), ephemeral=True) as stack:
+    with LocalStack(CACHE / f"locomo-stack-{recipe}") as stack:
         result = asyncio.run(_build(stack.require_settings(), data, recipe, pool))
     path = cache_path(recipe, pool)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -180,6 +221,7 @@ def load_pools(recipe: str = "conversation", pool: int = 100) -> Pools:
                 category=q["category"],
                 evidence=tuple(q["evidence"]),
                 asked_at=datetime.fromisoformat(q["asked_at"]),
+                baselines=q.get("baselines", {}),
                 pool=[
                     Candidate(
                         memory=by_id[mid],
