@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from hindsight.api.mcp_context import ContainerHolder
 from hindsight.api.mcp_server import create_mcp_server
 from hindsight.config import Settings
+from hindsight.domain.isotime import TIME_PATTERN
 from hindsight.domain.limits import MAX_ENTITIES, MAX_METADATA_BYTES, MAX_METADATA_DEPTH
 
 Schema = dict[str, Any]
@@ -80,7 +81,7 @@ def valid_value(schema: Schema, defs: Schema | None = None) -> Any:
     if kind == "string":
         if schema.get("format") == "uuid":
             return SAMPLE_UUID
-        if schema.get("format") == "date-time":
+        if schema.get("format") == "date-time" or schema.get("pattern") == TIME_PATTERN:
             return SAMPLE_TIME
         for candidate in _CANDIDATE_STRINGS:
             padded = candidate * max(1, schema.get("minLength", 1))
@@ -127,7 +128,12 @@ def bad_values(schema: Schema, defs: Schema | None = None) -> list[BadCase]:
         fmt = schema.get("format")
         if fmt == "uuid":
             cases.append(BadCase("not_a_uuid", "not-a-uuid"))
-        elif fmt == "date-time":
+        elif fmt == "date-time" or schema.get("pattern") == TIME_PATTERN:
+            # one ISO 8601 parser for every time field: numbers are never Unix seconds
+            cases.append(BadCase("unix_seconds", 1700000000))
+            cases.append(BadCase("unix_seconds_string", "1700000000"))
+            cases.append(BadCase("compact_date", "20261124"))
+            cases.append(BadCase("impossible_date", "2026-02-30"))
             cases.append(BadCase("not_a_time", "yesterday-ish"))
             cases.append(BadCase("time_out_of_range", "0001-01-01T00:00:00+14:00", limit=True))
             cases.append(BadCase("time_far_future", "9999-12-31T23:59:59Z", limit=True))
@@ -247,10 +253,15 @@ def strategy(schema: Schema, defs: Schema | None = None, *, valid: bool = False)
         fmt = schema.get("format")
         if fmt == "uuid":
             return mixed(st.uuids().map(str), _TEXT)
-        if fmt == "date-time":
+        if fmt == "date-time" or schema.get("pattern") == TIME_PATTERN:
             lowest, highest = (1900, 2100) if valid else (1890, 2110)
             times = st.datetimes(datetime(lowest, 1, 1), datetime(highest, 12, 31), timezones=st.just(UTC))
-            return mixed(times.map(lambda d: d.isoformat()), _TEXT)
+            if fmt == "date-time":
+                return mixed(times.map(lambda d: d.isoformat()), _TEXT)
+            # partial dates too: '2026', '2026-11', '2026-11-24', '2026-11-24T10:30'
+            cut = st.sampled_from([4, 7, 10, 16, 19])
+            partial = st.tuples(times, cut).map(lambda p: p[0].isoformat()[: p[1]])
+            return mixed(times.map(lambda d: d.isoformat()) | partial, _TEXT | st.integers())
         if "pattern" in schema:
             matching = st.from_regex(schema["pattern"], fullmatch=True).filter(
                 lambda v: low <= len(v) <= high

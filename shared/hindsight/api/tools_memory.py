@@ -11,11 +11,12 @@ from uuid import UUID
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from hindsight.api.errors import domain_errors
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import HitOut
+from hindsight.domain.isotime import AsOfTime, StartTime, Timestamp
 from hindsight.domain.limits import (
     DEFAULT_IMPORTANCE,
     DEFAULT_TOP_K,
@@ -37,7 +38,6 @@ from hindsight.domain.limits import (
     SharedWith,
     ShortText,
     Tags,
-    Timestamp,
     TopK,
     TurnIndex,
 )
@@ -107,7 +107,14 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         entities: Entities | None = None,
         tags: Tags | None = None,
         metadata: Metadata | None = None,
-        occurred_at: Annotated[Timestamp | None, Field(description="When it happened (ISO 8601).")] = None,
+        occurred_at: Annotated[
+            StartTime | None,
+            Field(
+                description="When it happened, ISO 8601: '2026-11-24T10:30:00Z', or a partial date "
+                "('2026-11-24', '2026-W47', '2026-11', '2026') when that is all you know. Numbers are "
+                "refused."
+            ),
+        ] = None,
         causal_parent: Annotated[
             UUID | None, Field(description="The memory (event) that led to this one.")
         ] = None,
@@ -118,7 +125,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         lessons: ShortText | None = None,
         idempotency_key: IdempotencyKey | None = None,
         filter: Annotated[
-            bool,
+            StrictBool,
             Field(
                 description="Store only if it is worth remembering (preference, entity, "
                 "state change, correction, task end): for raw conversation "
@@ -217,8 +224,11 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             bool, Field(description="Attach each hit's causal chain and linked memories.")
         ] = False,
         as_of: Annotated[
-            Timestamp | None,
-            Field(description="Answer as if asked at this time (relative phrases and recency use it)."),
+            AsOfTime | None,
+            Field(
+                description="Answer as if asked at this time (relative phrases and recency use it); ISO "
+                "8601, a partial date meaning its end ('2026-11-24': that evening)."
+            ),
         ] = None,
         context_window: ContextWindow = 0,
         agent_id: AgentId | None = None,

@@ -8,11 +8,12 @@ from uuid import UUID
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from hindsight.api.errors import domain_errors
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import MemoryOut
+from hindsight.domain.isotime import EndTime, StartTime
 from hindsight.domain.limits import (
     MAX_CHAIN_DEPTH,
     AgentId,
@@ -26,7 +27,6 @@ from hindsight.domain.limits import (
     SharedWith,
     Strength,
     Tags,
-    Timestamp,
 )
 from hindsight.domain.memory import HistoryEntry, MemoryChanges, Relation, RelationKind
 from hindsight.ports import ChainDirection
@@ -112,9 +112,18 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         tags: Tags | None = None,
         entities: Entities | None = None,
         metadata: Metadata | None = None,
-        valid_from: Timestamp | None = None,
-        valid_to: Timestamp | None = None,
-        verified: bool = False,
+        valid_from: Annotated[
+            StartTime | None,
+            Field(description="When the fact became true (ISO 8601; a partial date means its start)."),
+        ] = None,
+        valid_to: Annotated[
+            EndTime | None,
+            Field(
+                description="When it stopped being true (ISO 8601, exclusive; a partial date includes the "
+                "whole span: '2026-03' means until the end of March)."
+            ),
+        ] = None,
+        verified: StrictBool = False,
         shared_with: SharedWith | None = None,
         agent_id: AgentId | None = None,
     ) -> UpdateOut:
@@ -153,7 +162,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         ),
     )
     async def memory_forget(
-        id: MemoryId, reason: Reason | None = None, hard: bool = False, agent_id: AgentId | None = None
+        id: MemoryId, reason: Reason | None = None, hard: StrictBool = False, agent_id: AgentId | None = None
     ) -> ForgetOut:
         with domain_errors():
             memory = await holder.get().manage.forget(current_principal(), agent_id, id, hard, reason)
@@ -217,7 +226,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         ),
     )
     async def memory_feedback(
-        id: MemoryId, useful: bool, reason: Reason | None = None, agent_id: AgentId | None = None
+        id: MemoryId, useful: StrictBool, reason: Reason | None = None, agent_id: AgentId | None = None
     ) -> FeedbackOut:
         with domain_errors():
             memory = await holder.get().manage.feedback(current_principal(), agent_id, id, useful, reason)

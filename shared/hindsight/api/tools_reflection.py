@@ -10,7 +10,8 @@ from pydantic import Field
 
 from hindsight.api.errors import domain_errors
 from hindsight.api.mcp_context import ContainerHolder, current_principal
-from hindsight.domain.limits import AgentId, Timestamp
+from hindsight.domain.isotime import StartTime
+from hindsight.domain.limits import AgentId
 from hindsight.domain.memory import Outcome
 from hindsight.domain.reflection import (
     MAX_TASK_STEPS,
@@ -53,7 +54,9 @@ def register_reflection_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> N
         ] = None,
         error: ErrorText | None = None,
         entities: EpisodeEntities | None = None,
-        occurred_at: Annotated[Timestamp | None, Field(description="When the task ended (ISO 8601).")] = None,
+        occurred_at: Annotated[
+            StartTime | None, Field(description="When the task ended (ISO 8601; numbers are refused).")
+        ] = None,
         agent_id: AgentId | None = None,
     ) -> ReflectionAck:
         with domain_errors():

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from hindsight.api.errors import domain_errors
 from hindsight.api.mcp_context import ContainerHolder, current_principal
@@ -64,7 +64,7 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
             ),
         ] = DEFAULT_IMPORTANCE,
         core: Annotated[
-            bool,
+            StrictBool,
             Field(
                 description="True for what must never be evicted while the session lasts (e.g. a safety "
                 "constraint such as an allergy). Core items count against the budget."
@@ -138,7 +138,7 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
         session_id: SessionId,
         key: WorkingMemoryKey,
         keep: Annotated[
-            bool, Field(description="Keep the item in working memory too (default) or remove it.")
+            StrictBool, Field(description="Keep the item in working memory too (default) or remove it.")
         ] = True,
         agent_id: AgentId | None = None,
     ) -> PromoteResult:

@@ -44,7 +44,10 @@ def write(
     source: Annotated[str, typer.Option(help="user_stated or agent_inferred.")] = "user_stated",
     tag: Annotated[list[str] | None, typer.Option(help="Tag (repeatable).")] = None,
     entity: Annotated[list[str] | None, typer.Option(help="Entity as name=value (repeatable).")] = None,
-    occurred_at: Annotated[datetime | None, typer.Option(help="When it happened (ISO 8601).")] = None,
+    occurred_at: Annotated[
+        str | None,
+        typer.Option(help="When it happened: ISO 8601, a partial date such as 2026-11 or 2026 allowed."),
+    ] = None,
     wait: Annotated[bool, typer.Option(help="Wait until the worker has stored it.")] = True,
     timeout_s: Annotated[float, typer.Option(help="How long --wait waits.")] = 30.0,
     data_dir: DataDir = None,
@@ -72,7 +75,7 @@ def write(
             source=source,
             tags=tag or [],
             entities=entities,
-            occurred_at=occurred_at,  # type: ignore[arg-type]
+            occurred_at=occurred_at,
         )
     except ValidationError as exc:
         for err in exc.errors():

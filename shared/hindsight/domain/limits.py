@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, JsonValue, StringConstraints
+from pydantic import AfterValidator, Field, JsonValue, Strict, StringConstraints
 from pydantic_core import PydanticCustomError
 
 from hindsight.domain.errors import InvalidInput
@@ -46,7 +46,8 @@ MIN_TIMESTAMP = datetime(1900, 1, 1, tzinfo=UTC)
 MAX_TIMESTAMP = datetime(2101, 1, 1, tzinfo=UTC)
 """Every instant a caller gives (occurred_at, valid_from/valid_to, as_of, time filters) is in
 [1900-01-01, 2101-01-01) UTC: room for a person's history and plans, and far enough from the calendar's
-ends (years 1 and 9999) that time zones and relative phrases cannot overflow."""
+ends (years 1 and 9999) that time zones and relative phrases cannot overflow. The time types that
+enforce it (one ISO 8601 parser for every field) are in ``domain.isotime``."""
 TIMESTAMP_LIMIT = {"ge": "1900-01-01T00:00:00Z", "lt": "2101-01-01T00:00:00Z"}
 MAX_TURN_INDEX = 10_000_000
 """Turn and session positions within a conversation: non-negative, below ten million (a conversation of a
@@ -69,24 +70,6 @@ def _clean_text(value: str) -> str:
         if unicodedata.category(ch) in ("Cc", "Cs"):
             raise ValueError(f"control or surrogate character U+{ord(ch):04X} is not allowed")
     return value
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    """UTC (a naive time is taken as UTC). Raises PydanticCustomError ``datetime_out_of_range`` outside
-    [MIN_TIMESTAMP, MAX_TIMESTAMP) — also for a time zone that pushes year 1 or 9999 off the calendar."""
-    if value is None:
-        return None
-    try:
-        utc = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    except (OverflowError, ValueError):
-        utc = None
-    if utc is None or not MIN_TIMESTAMP <= utc < MAX_TIMESTAMP:
-        raise PydanticCustomError(
-            "datetime_out_of_range",
-            "must be on or after {ge} and before {lt}",
-            dict(TIMESTAMP_LIMIT),
-        )
-    return utc
 
 
 def _check_json_values(value: Any, what: str) -> None:
@@ -303,18 +286,21 @@ def unit_fraction(value: float) -> float:
 
 Importance = Annotated[
     float,
+    Strict(),  # a number: "0.9" or true would be a guess about a stored fact
     Field(ge=0.0, le=1.0, description="How much this matters, 0–1 (0.5 ordinary, 0.9 critical)."),
     AfterValidator(unit_fraction),
 ]
 Strength = Annotated[
-    float, Field(ge=0.0, le=1.0, description="How strong the link is (0–1)."), AfterValidator(unit_fraction)
+    float,
+    Strict(),
+    Field(ge=0.0, le=1.0, description="How strong the link is (0–1)."),
+    AfterValidator(unit_fraction),
 ]
 Metadata = Annotated[
     dict[str, JsonValue],
     AfterValidator(_check_metadata),
     Field(description=f"Free-form JSON (≤ {MAX_METADATA_BYTES} bytes, ≤ {MAX_METADATA_DEPTH} levels deep)."),
 ]
-Timestamp = Annotated[datetime, AfterValidator(_utc)]
 Tag = Annotated[
     str,
     StringConstraints(

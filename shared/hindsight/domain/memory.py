@@ -10,6 +10,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
 
+from hindsight.domain.isotime import EndTime, StartTime, Timestamp
 from hindsight.domain.limits import (
     DEFAULT_AGENT_ID,
     DEFAULT_IMPORTANCE,
@@ -28,7 +29,6 @@ from hindsight.domain.limits import (
     SharedWith,
     ShortText,
     Tags,
-    Timestamp,
     TurnIndex,
 )
 from hindsight.domain.timeparse import TimeIntent
@@ -69,7 +69,7 @@ class MemoryDraft(BaseModel):
     context: ContextText | None = None
     importance: Importance = DEFAULT_IMPORTANCE
     metadata: Metadata = Field(default_factory=dict)
-    occurred_at: Timestamp | None = None
+    occurred_at: StartTime | None = None
     source: Source = "user_stated"
     tags: Tags = Field(default_factory=list)
     entities: Entities = Field(default_factory=dict)
@@ -82,8 +82,8 @@ class MemoryDraft(BaseModel):
     lessons: ShortText | None = None
     causal_parent: UUID | None = None
     # semantic validity: when the fact was true (created_at says when we learnt it)
-    valid_from: Timestamp | None = None
-    valid_to: Timestamp | None = None
+    valid_from: StartTime | None = None
+    valid_to: EndTime | None = None
     supersedes: UUID | None = None
     """Explicitly replace this memory (memory_update action "supersede")."""
     idempotency_key: IdempotencyKey | None = None
@@ -126,8 +126,8 @@ class MemoryChanges(BaseModel):
     tags: Tags | None = None
     entities: Entities | None = None
     metadata: Metadata | None = None
-    valid_from: Timestamp | None = None
-    valid_to: Timestamp | None = None
+    valid_from: StartTime | None = None
+    valid_to: EndTime | None = None
     verified: bool = False
     """Mark the fact as verified now (resets 'possibly stale')."""
     shared_with: SharedWith | None = None

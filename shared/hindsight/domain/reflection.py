@@ -21,7 +21,8 @@ from uuid import UUID
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from hindsight.domain.limits import MAX_KEY_DECISIONS, MAX_SHORT_TEXT_CHARS, AgentId, Entities, Timestamp
+from hindsight.domain.isotime import StartTime, Timestamp
+from hindsight.domain.limits import MAX_KEY_DECISIONS, MAX_SHORT_TEXT_CHARS, AgentId, Entities
 from hindsight.domain.limits import _clean_text as _refuse_control_characters
 from hindsight.domain.memory import FAILED_OUTCOMES, Outcome, TaskType
 
@@ -129,7 +130,7 @@ class TaskReport(BaseModel):
     outcome: Outcome
     error: ErrorText | None = None
     entities: EpisodeEntities = Field(default_factory=dict)
-    occurred_at: Timestamp | None = Field(default=None, description="When the task ended (UTC).")
+    occurred_at: StartTime | None = Field(default=None, description="When the task ended (UTC).")
 
 
 class EpisodeRecord(BaseModel):

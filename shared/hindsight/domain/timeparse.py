@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from hindsight.domain.errors import InvalidInput
+from hindsight.domain.isotime import TimeRefused, span_of
 from hindsight.domain.limits import MAX_TIMESTAMP, MIN_TIMESTAMP, TIMESTAMP_LIMIT
 
 _UNITS = {
@@ -68,26 +69,17 @@ def _add_months(d: date, months: int) -> date:
 
 
 def _parse_instant(text: str, field: str) -> tuple[datetime, datetime]:
-    """An ISO date (the whole day) or date-time (that instant), as [start, end)."""
-    text = text.strip()
+    """An ISO 8601 time (``domain.isotime``: the one parser of every time field) as [start, end): a
+    partial date is its whole span, a full time the instant (start == end)."""
     try:
-        if len(text) == 10:
-            day = date.fromisoformat(text)
-            return _day_start(day), _day_start(day + timedelta(days=1))
-        moment = datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
-    except ValueError:
+        span = span_of(text)
+    except TimeRefused as exc:
+        if exc.limit is not None:
+            raise _out_of_range(field, text) from None
         raise InvalidInput(
-            field,
-            f"'{text}' is not an ISO date or a supported phrase ({', '.join(SUPPORTED)})",
-            list(SUPPORTED),
+            field, f"{exc.message}; or a supported phrase ({', '.join(SUPPORTED)})", list(SUPPORTED)
         ) from None
-    try:
-        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    except OverflowError:
-        moment = MIN_TIMESTAMP - timedelta(days=1)  # off the calendar: refused just below
-    if not MIN_TIMESTAMP <= moment < MAX_TIMESTAMP:
-        raise _out_of_range(field, text)
-    return moment, moment
+    return span.start, span.end
 
 
 def _earlier(now: datetime, delta: timedelta) -> datetime:

@@ -20,13 +20,13 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from hindsight.domain.errors import InvalidInput
+from hindsight.domain.isotime import Timestamp
 from hindsight.domain.limits import (
     MAX_CONTENT_CHARS,
     MAX_KEY_CHARS,
     Content,
     Importance,
     MemoryKey,
-    Timestamp,
 )
 
 # --- limits ------------------------------------------------------------------------------------------
