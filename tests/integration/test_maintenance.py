@@ -240,14 +240,27 @@ async def test_near_identical_events_become_one_summary_once(stack: LocalStack, 
             await _insert(
                 c,
                 tenant,
-                f"The nightly backup of the orders database finished in {minutes} minutes",
+                text,
                 created_at=now - days * DAY,
                 occurred_at=now - days * DAY,
                 importance=importance,
                 outcome="success",
             )
-            for minutes, days, importance in ((12, 3, 0.5), (11, 2, 0.6), (14, 1, 0.4))
+            for text, days, importance in (
+                ("The nightly backup of the orders database finished in 12 minutes", 3, 0.5),
+                ("the nightly backup of the orders database: finished in 12 minutes.", 2, 0.6),
+                ("The nightly backup of the orders database finished in 12 minutes", 1, 0.4),
+            )
         ]
+        # The same event with another duration is another event: never merged into the summary.
+        other_duration = await _insert(
+            c,
+            tenant,
+            "The nightly backup of the orders database finished in 14 minutes",
+            created_at=now - 2 * DAY,
+            occurred_at=now - 2 * DAY,
+            outcome="success",
+        )
         unrelated = await _insert(
             c,
             tenant,
@@ -258,7 +271,7 @@ async def test_near_identical_events_become_one_summary_once(stack: LocalStack, 
         too_old = await _insert(
             c,
             tenant,
-            "The nightly backup of the orders database finished in 13 minutes",
+            "The nightly backup of the orders database finished in 12 minutes",
             created_at=now - 10 * DAY,
             occurred_at=now - 10 * DAY,
             outcome="success",
@@ -295,6 +308,7 @@ async def test_near_identical_events_become_one_summary_once(stack: LocalStack, 
             assert _history(stack, memory_id)[-1] == ("archived", "maintenance")
         assert _history(stack, summary["id"]) == [("created", "maintenance")]
         assert _memory(stack, unrelated)["status"] == "active"
+        assert _memory(stack, other_duration)["status"] == "active"
         assert _memory(stack, too_old)["status"] == "active"  # outside the 7-day window
 
         # The summary is found by search; the originals stay reachable through it.

@@ -31,6 +31,7 @@ from hindsight.domain.maintenance import (
     normalise_statement,
     plan_consolidation,
     preference_statement,
+    summary_hides_members,
 )
 from hindsight.domain.memory import MemoryStatus, Scope
 from hindsight.usecases.maintain import Maintain, MaintenancePolicy
@@ -143,13 +144,47 @@ def _episode(content: str, embedding: Sequence[float] = (), days_ago: float = 1,
 def test_near_identical_episodes_cluster_and_unrelated_ones_do_not() -> None:
     backup = _direction(1)
     cluster = [
-        _episode(f"Nightly backup finished in {m} minutes", _near(backup, i), i)
-        for i, m in enumerate((12, 11, 14))
+        _episode(text, _near(backup, i), i)
+        for i, text in enumerate(
+            (
+                "Nightly backup finished in 12 minutes",
+                "nightly backup finished in 12 minutes.",
+                "Nightly backup: finished in 12 minutes",
+            )
+        )
     ]
     others = [_episode(f"unrelated {i}", _unit(_direction(50 + i)), 2) for i in range(4)]
     found = cluster_episodes([*others, *cluster], ConsolidationPolicy())
     assert [{e.id for e in c} for c in found] == [{e.id for e in cluster}]
     assert [e.event_time for e in found[0]] == sorted(e.event_time for e in cluster)
+
+
+def test_events_that_differ_in_an_id_a_number_a_status_or_a_name_are_never_merged() -> None:
+    base = _direction(6)
+    requests = [
+        _episode(f"Service request RQ-{5100 + n} from Lisbon: VPN drops. Status: {status}", _near(base, n), 1)
+        for n, status in enumerate(["open"] * 6 + ["escalated"], start=1)
+    ]
+    durations = [_episode(f"Backup finished in {m} minutes", _near(base, 20 + m), 1) for m in (11, 12, 14)]
+    people = [_episode(f"{name} approved the refund", _near(base, 40 + i), 1) for i, name in enumerate("ABC")]
+    assert cluster_episodes([*requests, *durations, *people], ConsolidationPolicy(cosine=0.5)) == []
+    # … but the same words in another case, order or punctuation are one event repeated
+    same = [
+        requests[0],
+        _episode("status: OPEN. Service request RQ-5101 from Lisbon, VPN drops", _near(base, 60), 1),
+        _episode("Service request RQ-5101 from Lisbon - VPN drops - status open", _near(base, 61), 1),
+    ]
+    (cluster,) = cluster_episodes([*same, *requests[1:]], ConsolidationPolicy(cosine=0.5))
+    assert {e.id for e in cluster} == {e.id for e in same}
+
+
+def test_a_summary_that_cannot_quote_every_member_archives_nothing() -> None:
+    base = _direction(7)
+    long_text = " ".join(f"step{i}" for i in range(600))  # ~4 800 characters: clipped in the summary
+    members = [_episode(long_text, _near(base, i), i) for i in range(3)]
+    assert plan_consolidation(SCOPE, members) is None
+    assert summary_hides_members("3 similar events: RQ-5101 open", ["RQ-5101 open", "RQ-5102 open"])
+    assert not summary_hides_members("3 similar events: RQ-5101 open", ["rq-5101: OPEN", "the RQ-5101 open"])
 
 
 def test_two_repeats_are_not_enough_and_outcomes_are_never_merged() -> None:
@@ -177,15 +212,20 @@ def test_the_summary_is_deterministic_and_carries_the_cluster() -> None:
     base = _direction(5)
     members = [
         _episode("Backup finished in 12 minutes", _near(base, 1), 3, importance=0.4, tags=("ops",)),
-        _episode("Backup finished in 11 minutes", _near(base, 2), 2, importance=0.7, tags=("db",)),
+        _episode("backup: finished in 12 minutes!", _near(base, 2), 2, importance=0.7, tags=("db",)),
         _episode("Backup finished in 12 minutes", _near(base, 3), 1, importance=0.5, source="agent_inferred"),
     ]
     plan = plan_consolidation(SCOPE, members)
     again = plan_consolidation(SCOPE, list(members))
+    other = plan_consolidation(Scope(tenant_id="t2", agent_id="a"), members)
+    assert plan is not None
+    assert again is not None
+    assert other is not None
     assert plan.summary_id == again.summary_id
-    assert plan.summary_id != plan_consolidation(Scope(tenant_id="t2", agent_id="a"), members).summary_id
+    assert plan.summary_id != other.summary_id
     assert plan.content.startswith(f"3 similar events from {members[0].event_time.date()} to ")
-    assert "Backup finished in 11 minutes" in plan.content
+    assert "backup: finished in 12 minutes!" in plan.content
+    assert plan.metadata["consolidation"]["rule"] == 2  # type: ignore[index]
     assert plan.importance == 0.7
     assert plan.source == "agent_inferred"
     assert plan.tags == ["db", "ops"]
@@ -201,6 +241,9 @@ def test_the_summary_is_deterministic_and_carries_the_cluster() -> None:
 def test_statements_are_normalised_for_comparison() -> None:
     assert normalise_statement("  Back off on HTTP 429. ") == normalise_statement("back off on http 429")
     assert normalise_statement("“Use the staging DB first!”") == "use the staging db first"
+    assert normalise_statement("- Retry on 429") == "retry on 429"
+    # a value is never normalised away: two lessons that differ in a number are two patterns
+    assert normalise_statement("-5 % fee on refunds") != normalise_statement("5 % fee on refunds")
 
 
 def test_a_preference_statement_is_the_sentence_that_states_it() -> None:
@@ -297,6 +340,15 @@ class FakeStore:
 
     async def consolidate(self, scope: Scope, plan: ConsolidationPlan, now: datetime) -> bool:
         return False
+
+    async def unchecked_summaries(self, scope: Scope, limit: int) -> list[tuple[Episode, list[Episode]]]:
+        return []
+
+    async def mark_summaries_checked(self, scope: Scope, summary_ids: list[UUID]) -> None:
+        return None
+
+    async def undo_consolidation(self, scope: Scope, summary_id: UUID, now: datetime) -> int:
+        return 0
 
     async def pattern_evidence(self, scope: Scope, since: datetime, limit: int) -> list[Episode]:
         return []

@@ -45,10 +45,13 @@ def same_information(a: str, b: str) -> bool:
     they differ, so a merge never loses a fact; the cost is an occasional paraphrase kept twice.
     """
 
-    def words(text: str) -> frozenset[str]:
-        return frozenset(w for w in _WORD.findall(text.casefold()) if w not in _FUNCTION_WORDS)
+    return information_words(a) == information_words(b)
 
-    return words(a) == words(b)
+
+def information_words(text: str) -> frozenset[str]:
+    """The words ``same_information`` compares: case-folded letter/digit runs without the function words.
+    Two texts with the same set say the same thing; a text whose set holds another's says all it says."""
+    return frozenset(w for w in _WORD.findall(text.casefold()) if w not in _FUNCTION_WORDS)
 
 
 _EDGE_PUNCT = "\"'`.,;:!?()[]{}<>"

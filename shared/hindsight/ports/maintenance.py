@@ -62,6 +62,18 @@ class MaintenanceStore(Protocol):
         """Write the summary, ``part_of`` links and archive the members; False if nothing was written."""
         ...
 
+    async def unchecked_summaries(self, scope: Scope, limit: int) -> list[tuple[Episode, list[Episode]]]:
+        """Active summaries written under the old merge rule, each with its ``part_of`` members."""
+        ...
+
+    async def mark_summaries_checked(self, scope: Scope, summary_ids: list[UUID]) -> None:
+        """Record that these summaries keep every word of their members."""
+        ...
+
+    async def undo_consolidation(self, scope: Scope, summary_id: UUID, now: datetime) -> int:
+        """Restore a summary's archived members and archive the summary; returns the members restored."""
+        ...
+
     async def pattern_evidence(self, scope: Scope, since: datetime, limit: int) -> list[Episode]:
         """Active and archived episodic non-summary memories with event time ≥ ``since``."""
         ...

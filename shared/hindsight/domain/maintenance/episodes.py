@@ -30,6 +30,13 @@ class Episode:
     lessons: str | None = None
     tags: tuple[str, ...] = ()
     embedding: Sequence[float] = ()
+    query: str | None = None
+    context: str | None = None
+
+    @property
+    def searchable_text(self) -> str:
+        """Every text field full-text search matches it by (content, recall hint, context)."""
+        return "\n".join(part for part in (self.content, self.query, self.context) if part)
 
 
 SUMMARY_METADATA_KEY = "consolidation"

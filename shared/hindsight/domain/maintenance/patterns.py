@@ -77,7 +77,8 @@ class PatternPlan:
 
 
 _TRAILING = re.compile(r"[\s.!?;:,\"'`)\]]+$")
-_LEADING = re.compile(r"^[\s\"'`(\[-]+")
+_LEADING = re.compile(r"^(?:[\s\"'`(\[]|-(?!\d))+")
+"""Quotes, brackets and list dashes before a statement; never the minus of a number ("-5 % fee")."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _PREFERENCE_RULES = tuple(rule for rule in RULES if rule.trigger == "preference")
 

@@ -1,9 +1,11 @@
 """Consolidation on Postgres: reading the candidates, and writing a summary, its ``part_of`` links and the
-archived members in one transaction."""
+archived members in one transaction; checking summaries written under the old merge rule, and undoing
+those that hide a word of a member."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from uuid import UUID
 
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
@@ -11,6 +13,7 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.postgres.maintenance.episodes import EPISODE_COLUMNS, episode_from_row
 from hindsight.adapters.postgres.rows import fetch_all, tenant_transaction, vector_literal
 from hindsight.domain.maintenance import (
+    CONSOLIDATION_RULE,
     MAINTENANCE_ACTOR,
     SUMMARY_METADATA_KEY,
     ConsolidationPlan,
@@ -60,12 +63,14 @@ class PostgresConsolidation:
             )
             if len(locked) != len(members):
                 return False
+            # The recall hint and context come from the representative: summary_keeps_members counted them.
             cur = await conn.execute(
-                """INSERT INTO memories (id, tenant_id, agent_id, layer, key, content, content_hash,
-                                         importance, created_at, updated_at, occurred_at, metadata,
-                                         embedding, source, tags, entities, entity_terms, task_type,
-                                         outcome, lessons, decayed_at)
-                   SELECT %(id)s, %(t)s, %(a)s, 'episodic', %(key)s, %(content)s, %(hash)s, %(importance)s,
+                """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, context, content,
+                                         content_hash, importance, created_at, updated_at, occurred_at,
+                                         metadata, embedding, source, tags, entities, entity_terms,
+                                         task_type, outcome, lessons, decayed_at)
+                   SELECT %(id)s, %(t)s, %(a)s, 'episodic', %(key)s, r.query, r.context, %(content)s,
+                          %(hash)s, %(importance)s,
                           %(now)s, %(now)s, %(occurred_at)s, %(metadata)s, %(e)s::vector, %(source)s,
                           %(tags)s::text[], r.entities,
                           ARRAY(SELECT DISTINCT term FROM memories x, unnest(x.entity_terms) AS term
@@ -119,7 +124,7 @@ class PostgresConsolidation:
                 {
                     "summary": plan.summary_id,
                     "t": scope.tenant_id,
-                    "created": f"consolidation of {len(members)} near-identical episodes",
+                    "created": f"consolidation of {len(members)} repeats of one event",
                     "changes": Jsonb({"members": [str(m) for m in members]}),
                     "reason": reason,
                     "members": members,
@@ -128,3 +133,103 @@ class PostgresConsolidation:
                 },
             )
         return True
+
+    async def unchecked_summaries(self, scope: Scope, limit: int) -> list[tuple[Episode, list[Episode]]]:
+        """Up to ``limit`` active summaries of the scope written under the old merge rule (no ``rule`` in
+        their metadata), each with the members linked to it by ``part_of``. The partial index of schema
+        006 holds exactly these rows, so a scope without any costs one empty index probe."""
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            summaries = await fetch_all(
+                conn,
+                f"""SELECT {EPISODE_COLUMNS}, content FROM memories
+                    WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'episodic' AND status = 'active'
+                      AND metadata ? 'consolidation' AND NOT (metadata -> 'consolidation' ? 'rule')
+                    ORDER BY id LIMIT %(limit)s""",
+                {"t": scope.tenant_id, "a": scope.agent_id, "limit": limit},
+            )
+            if not summaries:
+                return []
+            members = await fetch_all(
+                conn,
+                f"""SELECT summary_id, {EPISODE_COLUMNS}, content FROM memories
+                    JOIN (SELECT from_id, to_id AS summary_id FROM memory_relations
+                          WHERE tenant_id = %(t)s AND kind = 'part_of' AND to_id = ANY(%(ids)s)) AS r
+                      ON r.from_id = memories.id
+                    WHERE tenant_id = %(t)s AND agent_id = %(a)s
+                    ORDER BY id""",
+                {"t": scope.tenant_id, "a": scope.agent_id, "ids": [r["id"] for r in summaries]},
+            )
+        by_summary: dict[UUID, list[Episode]] = {r["id"]: [] for r in summaries}
+        for row in members:
+            by_summary[row["summary_id"]].append(episode_from_row(row, with_embedding=False))
+        return [(episode_from_row(r, with_embedding=False), by_summary[r["id"]]) for r in summaries]
+
+    async def mark_summaries_checked(self, scope: Scope, summary_ids: list[UUID]) -> None:
+        """Record that these summaries keep every word of their members (metadata ``rule``); not a change
+        of the memory, so ``updated_at`` and history stay as they are."""
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            await conn.execute(
+                """UPDATE memories
+                   SET metadata = jsonb_set(metadata, ARRAY[%(k)s, 'rule'], to_jsonb(%(rule)s::int), true)
+                   WHERE id = ANY(%(ids)s) AND tenant_id = %(t)s AND agent_id = %(a)s
+                     AND metadata ? %(k)s""",
+                {
+                    "k": SUMMARY_METADATA_KEY,
+                    "rule": CONSOLIDATION_RULE,
+                    "ids": summary_ids,
+                    "t": scope.tenant_id,
+                    "a": scope.agent_id,
+                },
+            )
+
+    async def undo_consolidation(self, scope: Scope, summary_id: UUID, now: datetime) -> int:
+        """Make the archived members of a summary active again and archive the summary (history rows
+        say why); returns the members restored. Members that changed status since (forgotten,
+        superseded) are left alone; the ``part_of`` links stay as the record of what happened."""
+        reason = "consolidation undone: the summary did not keep every identifier, number or name"
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            summary = await fetch_all(
+                conn,
+                """UPDATE memories SET status = 'archived', updated_at = %(now)s,
+                          metadata = jsonb_set(metadata, ARRAY[%(k)s, 'undone_at'], to_jsonb(%(iso)s::text))
+                   WHERE id = %(id)s AND tenant_id = %(t)s AND agent_id = %(a)s AND status = 'active'
+                   RETURNING id""",
+                {
+                    "now": now,
+                    "iso": now.isoformat(),
+                    "k": SUMMARY_METADATA_KEY,
+                    "id": summary_id,
+                    "t": scope.tenant_id,
+                    "a": scope.agent_id,
+                },
+            )
+            if not summary:
+                return 0
+            restored = await fetch_all(
+                conn,
+                """UPDATE memories m SET status = 'active', updated_at = %(now)s
+                   FROM memory_relations r
+                   WHERE r.to_id = %(id)s AND r.tenant_id = %(t)s AND r.kind = 'part_of'
+                     AND m.id = r.from_id AND m.tenant_id = r.tenant_id AND m.agent_id = %(a)s
+                     AND m.status = 'archived'
+                   RETURNING m.id""",
+                {"now": now, "id": summary_id, "t": scope.tenant_id, "a": scope.agent_id},
+            )
+            await conn.execute(
+                """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor, at)
+                   SELECT %(id)s, %(t)s, 'archived', %(reason)s,
+                          '{"status": {"from": "active", "to": "archived"}}'::jsonb, %(actor)s, %(now)s
+                   UNION ALL
+                   SELECT member, %(t)s, 'restored', %(reason)s,
+                          '{"status": {"from": "archived", "to": "active"}}'::jsonb, %(actor)s, %(now)s
+                   FROM unnest(%(members)s::uuid[]) AS member""",
+                {
+                    "id": summary_id,
+                    "t": scope.tenant_id,
+                    "reason": reason,
+                    "members": [r["id"] for r in restored],
+                    "actor": MAINTENANCE_ACTOR,
+                    "now": now,
+                },
+            )
+        return len(restored)

@@ -8,7 +8,7 @@ from typing import Any
 from hindsight.domain.maintenance import Episode
 
 EPISODE_COLUMNS = """id, key, task_id, task_type, outcome, lessons, tags, importance, source, status,
-                      coalesce(occurred_at, created_at) AS event_time"""
+                      query, context, coalesce(occurred_at, created_at) AS event_time"""
 
 
 def _floats(value: Any) -> list[float]:
@@ -36,4 +36,6 @@ def episode_from_row(row: dict[str, Any], with_embedding: bool) -> Episode:
         lessons=row["lessons"],
         tags=tuple(row["tags"] or ()),
         embedding=_floats(embedding) if embedding is not None else (),
+        query=row.get("query"),
+        context=row.get("context"),
     )
