@@ -192,6 +192,11 @@ class Settings(BaseSettings):
     jwt_leeway_s: float = Field(default=30.0, ge=0, le=300, description="Clock skew allowed on exp/nbf/iat.")
     jwt_read_scope: str = Field(default="memory:read", min_length=1)
     jwt_write_scope: str = Field(default="memory:write", min_length=1)
+    jwt_trusted_scope: str = Field(
+        default="memory:trusted",
+        min_length=1,
+        description="Scope of an operator's token: its writes may set any importance (domain.trust).",
+    )
     jwt_jwks_cache_s: float = Field(
         default=300.0, ge=1, le=86_400, description="How long the JWKS is cached."
     )

@@ -166,6 +166,7 @@ def make_jwt_verifier(settings: Settings) -> BearerTokenVerifier | None:
         audience_claim=settings.jwt_audience_claim,
         read_scope=settings.jwt_read_scope,
         write_scope=settings.jwt_write_scope,
+        trusted_scope=settings.jwt_trusted_scope,
         cache_s=settings.jwt_jwks_cache_s,
     )
 

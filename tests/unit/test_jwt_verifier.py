@@ -53,6 +53,20 @@ async def test_the_read_scope_alone_makes_a_read_only_principal(issuer: Loopback
     assert principal.read_only
 
 
+async def test_the_trusted_scope_with_write_makes_a_trusted_principal(issuer: LoopbackIssuer) -> None:
+    verifier = _verifier(issuer)
+    trusted = await verifier.verify(issuer.token(scope="memory:write memory:trusted"))
+    assert trusted is not None
+    assert trusted.trusted
+    read_only = await verifier.verify(issuer.token(scope="memory:read memory:trusted"))
+    assert read_only is not None
+    assert read_only.read_only
+    assert not read_only.trusted
+    plain = await verifier.verify(issuer.token(scope="memory:write"))
+    assert plain is not None
+    assert not plain.trusted
+
+
 async def test_the_agents_claim_limits_the_agents(issuer: LoopbackIssuer) -> None:
     principal = await _verifier(issuer).verify(issuer.token(agents=["planner", "coder"]))
     assert principal is not None

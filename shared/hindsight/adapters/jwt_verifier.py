@@ -8,7 +8,8 @@ cooldown, so a key rotation is picked up and random ``kid``s cannot hammer the i
 Claims → Principal: ``tenant_claim`` names the tenant (required: a token without it is refused, never
 mapped to a default tenant); ``agent_ids_claim``, when configured and present, limits the agents
 (a list, or one string separated by spaces or commas); the ``scope`` claim (a space-separated string,
-or ``scp`` as a list) must grant ``read_scope`` or ``write_scope``: only read → a read-only principal.
+or ``scp`` as a list) must grant ``read_scope`` or ``write_scope``: only read → a read-only principal;
+``trusted_scope`` with write → a trusted principal (``domain.trust``: may set any importance).
 Scopes match exactly or as the last path segment (Cognito's ``<resource-server>/memory:write``).
 
 A refused token is None (the SDK answers HTTP 401); the reason is logged at INFO without the token.
@@ -48,6 +49,7 @@ class JwksTokenVerifier:
         audience_claim: str = "aud",
         read_scope: str = "memory:read",
         write_scope: str = "memory:write",
+        trusted_scope: str = "memory:trusted",
         cache_s: float = 300.0,
         timeout_s: float = 5.0,
     ) -> None:
@@ -60,6 +62,7 @@ class JwksTokenVerifier:
         self._audience_claim = audience_claim
         self._read_scope = read_scope
         self._write_scope = write_scope
+        self._trusted_scope = trusted_scope
         self._jwks = PyJWKClient(jwks_url, cache_jwk_set=True, lifespan=cache_s, timeout=timeout_s)
 
     async def verify(self, token: str) -> Principal | None:
@@ -127,6 +130,7 @@ class JwksTokenVerifier:
             key_id=f"jwt:{claims['sub']}"[:128],
             agent_ids=agent_ids,
             read_only=not can_write,
+            trusted=can_write and any(_grants(s, self._trusted_scope) for s in scopes),
         )
 
 

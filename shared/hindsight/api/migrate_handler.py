@@ -106,6 +106,7 @@ class MintTokenRequest(BaseModel):
     name: str = Field(default="api key", min_length=1, max_length=200)
     agent_ids: list[str] | None = Field(default=None, min_length=1, max_length=100)
     read_only: bool = False
+    trusted: bool = False
 
 
 class ListTokensRequest(BaseModel):
@@ -156,7 +157,9 @@ def mint_token(settings: Settings, request: MintTokenRequest) -> dict[str, Any]:
     """Mint an API key in the configured database; returns it with the token (shown this once)."""
 
     async def mint(keys: ManageKeys) -> dict[str, Any]:
-        minted, record = await keys.create(request.tenant, request.name, request.agent_ids, request.read_only)
+        minted, record = await keys.create(
+            request.tenant, request.name, request.agent_ids, request.read_only, request.trusted
+        )
         log.info("minted API key %s for tenant %s", minted.key_id, record.tenant_id)
         return {"key_id": minted.key_id, "token": minted.token, **_public(record)}
 

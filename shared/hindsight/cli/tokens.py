@@ -20,13 +20,20 @@ def token_create(
     name: Annotated[str, typer.Option(help="A label for people.")] = "api key",
     agent: Annotated[list[str] | None, typer.Option(help="Limit the key to this agent (repeatable).")] = None,
     read_only: Annotated[bool, typer.Option(help="Search only; writes are refused.")] = False,
+    trusted: Annotated[
+        bool,
+        typer.Option(
+            help="An operator's key: its writes may give inferences (source agent_inferred) and text that "
+            "reads like a prompt injection any importance; other keys are capped at 0.5."
+        ),
+    ] = False,
     data_dir: DataDir = None,
     as_json: JsonOut = False,
 ) -> None:
     """Mint an API key. The token is printed once and never stored."""
 
     async def body(container: Any) -> tuple[Any, Any]:
-        return await container.keys.create(tenant, name, agent or None, read_only)  # type: ignore[no-any-return]
+        return await container.keys.create(tenant, name, agent or None, read_only, trusted)  # type: ignore[no-any-return]
 
     minted, record = run_or_exit(lambda: with_container(data_dir, body))
     if as_json:
@@ -54,7 +61,7 @@ def token_list(
     table = Table()
     # The id is what `token revoke` takes: never shortened, whatever the terminal's width.
     table.add_column("key id", no_wrap=True, min_width=max((len(r.key_id) for r in records), default=6))
-    for title in ("tenant", "name", "agents", "read-only", "created", "revoked"):
+    for title in ("tenant", "name", "agents", "read-only", "trusted", "created", "revoked"):
         table.add_column(title)
     for r in records:
         table.add_row(
@@ -63,6 +70,7 @@ def token_list(
             r.name,
             ",".join(r.agent_ids or ["*"]),
             str(r.read_only),
+            str(r.trusted),
             f"{r.created_at:%Y-%m-%d %H:%M}",
             f"{r.revoked_at:%Y-%m-%d %H:%M}" if r.revoked_at else "",
         )

@@ -34,6 +34,9 @@ class Principal(BaseModel):
     agent_ids: frozenset[str] | None = None
     """Agents this key may act for; None means every agent of the tenant."""
     read_only: bool = False
+    trusted: bool = False
+    """A trusted key (an operator's pipeline) may set any importance on inferences; others are capped
+    (``domain.trust``)."""
 
     def scope(self, agent_id: str | None) -> Scope:
         """The scope for ``agent_id`` (default agent when None).
@@ -67,6 +70,7 @@ class ApiKeyRecord(BaseModel):
     read_only: bool
     created_at: datetime
     revoked_at: datetime | None
+    trusted: bool = False
 
     def to_principal(self) -> Principal:
         return Principal(
@@ -74,6 +78,7 @@ class ApiKeyRecord(BaseModel):
             key_id=self.key_id,
             agent_ids=frozenset(self.agent_ids) if self.agent_ids is not None else None,
             read_only=self.read_only,
+            trusted=self.trusted,
         )
 
 

@@ -171,6 +171,7 @@ class LocalStack:
         name: str = "dev",
         agent_ids: list[str] | None = None,
         read_only: bool = False,
+        trusted: bool = False,
     ) -> str:
         """A new API key for ``tenant_id``; returns the token (shown once, stored as a digest)."""
         settings = self.require_settings()
@@ -178,7 +179,7 @@ class LocalStack:
         async def mint() -> str:
             container = await build_container(settings, with_queue=False)
             try:
-                minted, _ = await container.keys.create(tenant_id, name, agent_ids, read_only)
+                minted, _ = await container.keys.create(tenant_id, name, agent_ids, read_only, trusted)
                 return minted.token
             finally:
                 await container.aclose()

@@ -67,11 +67,20 @@ class ManageKeys:
         self._clock = clock
 
     async def create(
-        self, tenant_id: str, name: str, agent_ids: Sequence[str] | None = None, read_only: bool = False
+        self,
+        tenant_id: str,
+        name: str,
+        agent_ids: Sequence[str] | None = None,
+        read_only: bool = False,
+        trusted: bool = False,
     ) -> tuple[MintedKey, ApiKeyRecord]:
-        """Mint a key; the returned token is the only copy of the secret. Raises InvalidInput."""
+        """Mint a key; the returned token is the only copy of the secret. ``trusted``: its writes may set
+        any importance on inferences (``domain.trust``). Raises InvalidInput (also for a read-only
+        trusted key, which would mean nothing)."""
         if not tenant_id or len(tenant_id) > 128:
             raise InvalidInput("tenant_id", "must be 1–128 characters", 128)
+        if trusted and read_only:
+            raise InvalidInput("trusted", "a read-only key writes nothing to trust")
         minted = mint_key()
         record = ApiKeyRecord(
             key_id=minted.key_id,
@@ -80,6 +89,7 @@ class ManageKeys:
             secret_sha256=minted.secret_sha256,
             agent_ids=list(agent_ids) if agent_ids else None,
             read_only=read_only,
+            trusted=trusted,
             created_at=self._clock.now(),
             revoked_at=None,
         )

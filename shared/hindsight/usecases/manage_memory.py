@@ -29,6 +29,7 @@ from hindsight.domain.memory import (
 )
 from hindsight.domain.redaction import Redactor, redact_model
 from hindsight.domain.text import passage_text
+from hindsight.domain.trust import importance_cap
 from hindsight.ports import ChainDirection, ChainLink, Embedder, MemoryEditor, MemoryReader
 from hindsight.usecases.remember import Remember, WriteAck
 
@@ -147,6 +148,10 @@ class ManageMemory:
         if changes.is_empty():
             raise InvalidInput("changes", "nothing to update: give at least one field or verified=true")
         current = await self._owned(scope, memory_id)
+        texts = [changes.content or current.content, changes.key or current.key or "", current.query or ""]
+        cap = importance_cap(current.source, texts, principal.trusted)
+        if cap is not None and changes.importance is not None and changes.importance > cap:
+            changes = changes.model_copy(update={"importance": cap})  # domain.trust: untrusted claim
         embedding = None
         if changes.content is not None and changes.content != current.content:
             draft = MemoryDraft(content=changes.content, query=changes.query or current.query)

@@ -6,13 +6,14 @@ from datetime import datetime
 from typing import Literal
 from uuid import UUID, uuid5
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.auth import Principal
 from hindsight.domain.ids import uuid7
 from hindsight.domain.limits import ensure_job_fits
 from hindsight.domain.memory import MemoryDraft, WriteJob
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, redact_model
+from hindsight.domain.trust import admit_draft
 from hindsight.ports import Clock, JobQueue, Metrics, OperationLog
 
 
@@ -24,6 +25,11 @@ class WriteAck(BaseModel):
     id: UUID
     status: Literal["queued"] = "queued"
     submitted_at: datetime
+    importance_capped_from: float | None = Field(
+        default=None,
+        description="The importance asked for, when it was lowered to 0.5: an agent_inferred write, or text "
+        "that reads like a prompt injection, from a key that is not trusted.",
+    )
 
 
 IDEMPOTENCY_NAMESPACE = UUID("5f0c2a6e-3b7d-4c1e-9a8f-68696e647369")
@@ -57,12 +63,14 @@ class Remember:
     async def __call__(
         self, principal: Principal, agent_id: str | None, draft: MemoryDraft, *, filter: bool = False
     ) -> WriteAck:
-        """Redact, assign an id, enqueue. Raises Forbidden (read-only key, agent not allowed),
+        """Redact, cap what an untrusted write may claim as importance (``domain.trust``), assign an id,
+        enqueue. Raises Forbidden (read-only key, agent not allowed),
         ValidationError (text grew past a limit by redaction), InvalidInput (the job would be over
         MAX_JOB_BYTES) or Unavailable (queue down)."""
         principal.require_write()
         scope = principal.scope(agent_id)
         draft = redact_model(self._redactor, draft, DRAFT_TEXT_FIELDS)  # before the text leaves us
+        draft, asked = admit_draft(draft, principal.trusted)
         now = self._clock.now()
         job = WriteJob(
             id=job_id(scope.tenant_id, scope.agent_id, draft.idempotency_key),
@@ -78,4 +86,4 @@ class Remember:
             await self._operations.record_queued(job)
         if self._metrics is not None:
             self._metrics.count("WritesQueued")
-        return WriteAck(id=job.id, submitted_at=now)
+        return WriteAck(id=job.id, submitted_at=now, importance_capped_from=asked)

@@ -9,7 +9,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from hindsight.domain.auth import ApiKeyRecord
 
-_COLUMNS = "key_id, tenant_id, name, secret_sha256, agent_ids, read_only, created_at, revoked_at"
+_COLUMNS = "key_id, tenant_id, name, secret_sha256, agent_ids, read_only, created_at, revoked_at, trusted"
 
 
 class PostgresApiKeyStore:
@@ -28,7 +28,7 @@ class PostgresApiKeyStore:
     async def create(self, record: ApiKeyRecord) -> None:
         async with self._pool.connection() as conn:
             await conn.execute(
-                f"INSERT INTO api_keys ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                f"INSERT INTO api_keys ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 (
                     record.key_id,
                     record.tenant_id,
@@ -38,6 +38,7 @@ class PostgresApiKeyStore:
                     record.read_only,
                     record.created_at,
                     record.revoked_at,
+                    record.trusted,
                 ),
             )
 
