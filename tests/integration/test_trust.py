@@ -59,7 +59,7 @@ async def test_stored_instructions_are_flagged_and_labelled_on_recall(
     assert "possible_injection" not in by_id[plain["id"]]["flags"]
     for ack, kinds in [
         (override, ["instruction override", "tool call"]),
-        (hidden, ["hidden text", "instruction override", "system prompt"]),
+        (hidden, ["hidden text", "instruction override"]),
         (in_metadata, ["role reassignment", "system prompt"]),
     ]:
         hit = by_id[ack["id"]]
