@@ -27,7 +27,7 @@ from hindsight.adapters.postgres.migrations import (
 from hindsight.adapters.postgres.pool import one_connection, open_pool
 from hindsight.adapters.redis_client import redis_client
 from hindsight.adapters.redis_operations import RedisOperationLog
-from hindsight.adapters.reflection import make_reflector, make_write_judge
+from hindsight.adapters.reflection import make_conflict_judge, make_reflector, make_write_judge
 from hindsight.adapters.system_clock import SystemClock
 from hindsight.config import Settings
 from hindsight.factories import (
@@ -207,7 +207,7 @@ async def build_container(
         clock = SystemClock()
         reader, writer, editor = (
             PostgresMemoryReader(pool),
-            PostgresMemoryWriter(pool),
+            PostgresMemoryWriter(pool, conflict_cosine=settings.conflict_cosine),
             PostgresMemoryEditor(pool),
         )
         key_store = PostgresApiKeyStore(pool)
@@ -245,6 +245,7 @@ async def build_container(
                 settings.dedup_cosine,
                 ShouldRemember(make_write_judge(settings)),
                 metrics=metrics,
+                conflict_judge=make_conflict_judge(settings),
             ),
             authenticate=Authenticate(
                 key_store, ttl_s=settings.token_cache_ttl_s, jwt=make_jwt_verifier(settings)

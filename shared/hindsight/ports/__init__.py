@@ -29,7 +29,7 @@ from hindsight.ports.reembedding import (
     EmbeddingSwitch,
     PendingEmbedding,
 )
-from hindsight.ports.reflection import Reflector, WriteJudge
+from hindsight.ports.reflection import ConflictJudge, ConflictRelation, Reflector, WriteJudge
 from hindsight.ports.working_memory import SessionDecision, TokenCounter, WorkingMemoryStore
 
 __all__ = [
@@ -39,6 +39,8 @@ __all__ = [
     "ChainDirection",
     "ChainLink",
     "Clock",
+    "ConflictJudge",
+    "ConflictRelation",
     "Embedder",
     "EmbeddingMigrationStore",
     "EmbeddingState",

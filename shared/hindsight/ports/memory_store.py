@@ -14,6 +14,7 @@ from hindsight.domain.memory import (
     HistoryEntry,
     MemoryChanges,
     MemoryStatus,
+    OpenConflict,
     PreparedWrite,
     Relation,
     Scope,
@@ -84,6 +85,14 @@ class MemoryWriter(Protocol):
     ) -> dict[UUID, StoreResult]:
         """Outcomes recorded for these jobs (missing ids are still queued or unknown); only the jobs of
         ``agent_id`` when given."""
+        ...
+
+    async def settle_conflict(
+        self, tenant_id: str, agent_id: str, conflict: OpenConflict, contradiction: bool
+    ) -> str:
+        """Settle a possible conflict the judge has answered: ``contradiction`` True applies the
+        source rules (supersede, or keep both flagged); False removes the ``contradicts`` link. Returns
+        what was done ("superseded", "kept_both", "unlinked", or "gone" when either memory changed)."""
         ...
 
 

@@ -1,8 +1,9 @@
-"""Ports of the LLM-backed judgements: the post-task reflector and the write filter's judge."""
+"""Ports of the LLM-backed judgements: the post-task reflector, the write filter's judge and the
+contradiction judge."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Literal, Protocol
 
 from hindsight.domain.reflection import EpisodeRecord, TaskReport
 
@@ -15,6 +16,17 @@ class Reflector(Protocol):
 
     async def reflect(self, report: TaskReport) -> EpisodeRecord:
         """The episode for ``report``. Raises ReflectionFailed when no valid record can be produced."""
+        ...
+
+
+ConflictRelation = Literal["contradiction", "addition", "paraphrase", "unrelated"]
+
+
+class ConflictJudge(Protocol):
+    """Tells how a new fact relates to an old one; asked only when the contradiction rules are unsure."""
+
+    async def judge(self, new: str, old: str) -> ConflictRelation:
+        """The relation of ``new`` to ``old``. Raises JudgeFailed when no usable answer can be had."""
         ...
 
 

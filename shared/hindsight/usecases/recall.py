@@ -1,6 +1,8 @@
 """Recall (``memory_search``): filters first (scope, layer, key, tags, entities, time, status), then
 vector + full-text + entity candidates fused with RRF and re-weighted per layer by recency, frequency and
-importance; failed episodes, inferences and stale facts are labelled; related memories on request."""
+importance; failed episodes, inferences and stale facts are labelled; an active fact linked
+``contradicts`` to another active one is labelled ``possible_conflict`` and shown with it; related
+memories on request."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from hindsight.domain.auth import Principal
+from hindsight.domain.contradiction import FLAG_CONFLICT
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.limits import MAX_CHAIN_DEPTH
 from hindsight.domain.memory import (
@@ -166,6 +169,7 @@ class Recall:
             hits = await self._with_related(scope, hits)
         if request.context_window > 0 and hits:
             hits = await self._with_context(scope, hits, request.context_window)
+        hits = await self._with_conflicts(scope, hits)
         if record_access:
             self._access.note(scope, [h.memory.id for h in hits], self._clock.now())
         self._observe(scope, request, hits, len(candidates), (time.perf_counter() - started) * 1000)
@@ -250,6 +254,38 @@ class Recall:
                 key=lambda t: (t.position or position)[2],
             )
             out.append(hit.model_copy(update={"context_turns": around}))
+        return out
+
+    async def _with_conflicts(self, scope: Scope, hits: list[SearchHit]) -> list[SearchHit]:
+        """Label every active semantic hit linked ``contradicts`` to another active memory
+        ``possible_conflict`` and put that memory beside it in ``related``, so both are always shown.
+        One relations query when a hit is semantic (none for episodic-only results)."""
+        ids = {h.memory.id for h in hits if h.memory.layer == "semantic" and h.memory.status == "active"}
+        if not ids:
+            return hits
+        relations = [r for r in await self._reader.relations(scope, list(ids)) if r.kind == "contradicts"]
+        if not relations:
+            return hits
+        known = {h.memory.id: h.memory for h in hits}
+        missing = {i for r in relations for i in (r.from_id, r.to_id)} - set(known)
+        known |= {m.id: m for m in await self._reader.get_many(scope, list(missing))}
+        out = []
+        for hit in hits:
+            mine = hit.memory.id
+            partners = [
+                RelatedMemory(relation=r, memory=known[other])
+                for r in relations
+                if mine in (r.from_id, r.to_id)
+                and (other := r.to_id if r.from_id == mine else r.from_id) in known
+                and known[other].status == "active"
+            ]
+            if mine not in ids or not partners:
+                out.append(hit)
+                continue
+            shown = {(r.relation.kind, r.memory.id) for r in hit.related}
+            extra = [p for p in partners if (p.relation.kind, p.memory.id) not in shown]
+            flags = [*hit.flags, FLAG_CONFLICT] if FLAG_CONFLICT not in hit.flags else hit.flags
+            out.append(hit.model_copy(update={"flags": flags, "related": [*hit.related, *extra]}))
         return out
 
     async def _with_related(self, scope: Scope, hits: list[SearchHit]) -> list[SearchHit]:

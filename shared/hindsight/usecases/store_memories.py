@@ -1,15 +1,20 @@
 """Store memories (the embedding worker): embed a whole batch in one model call, then store, merge or
-supersede each job. Long content is split into chunks that share the memory's id."""
+supersede each job. Long content is split into chunks that share the memory's id. Possible conflicts the
+contradiction rules were unsure of are then put to the conflict judge, when one is configured."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from hindsight.domain.chunking import chunk_text
-from hindsight.domain.memory import PreparedWrite, StoreResult, WriteJob
+from hindsight.domain.errors import JudgeFailed
+from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import passage_text
-from hindsight.ports import Embedder, MemoryWriter, Metrics
+from hindsight.ports import ConflictJudge, Embedder, MemoryWriter, Metrics
 from hindsight.usecases.reflect import ShouldRemember
+
+log = logging.getLogger(__name__)
 
 OUTCOME_METRICS = {
     "stored": "MemoriesStored",
@@ -33,8 +38,10 @@ class StoreMemories:
         dedup_cosine: float,
         should_remember: ShouldRemember | None = None,
         metrics: Metrics | None = None,
+        conflict_judge: ConflictJudge | None = None,
     ) -> None:
         self._metrics = metrics
+        self._conflict_judge = conflict_judge
         self._should_remember = should_remember or ShouldRemember()
         self._writer = writer
         self._embedder = embedder
@@ -74,14 +81,36 @@ class StoreMemories:
         return prepared
 
     async def commit(self, prepared: Sequence[PreparedWrite]) -> list[StoreResult]:
-        """Store prepared jobs; one result per job, in order (failed ones are not recorded)."""
+        """Store prepared jobs; one result per job, in order (failed ones are not recorded). Open
+        conflicts are then settled by the judge, one transaction each, outside the write transaction."""
         results = await self._writer.store(prepared, self._dedup_cosine)
+        for result in results:
+            for conflict in result.open_conflicts:
+                await self._settle(prepared, conflict)
         if self._metrics is not None:
             for result in results:
                 self._metrics.count(OUTCOME_METRICS[result.outcome])
                 if result.reason and result.reason.startswith("supersedes"):
                     self._metrics.count("Supersedes")
         return results
+
+    async def _settle(self, prepared: Sequence[PreparedWrite], conflict: OpenConflict) -> None:
+        """Ask the judge about one possible conflict and apply its answer; without a judge, or when it
+        fails, both memories stay active, linked ``contradicts``, and recall flags them."""
+        if self._metrics is not None:
+            self._metrics.count("PossibleConflicts")
+        if self._conflict_judge is None:
+            return
+        try:
+            relation = await self._conflict_judge.judge(conflict.new_content, conflict.old_content)
+        except JudgeFailed as exc:
+            log.warning("conflict judge failed; both memories stay, flagged: %s", exc)
+            return
+        job = next(p.job for p in prepared if p.job.id == conflict.new_id)
+        done = await self._writer.settle_conflict(
+            job.tenant_id, job.agent_id, conflict, contradiction=relation == "contradiction"
+        )
+        log.info("possible conflict %s → %s judged %s: %s", conflict.new_id, conflict.old_id, relation, done)
 
     async def __call__(self, jobs: Sequence[WriteJob]) -> list[StoreResult]:
         """prepare + commit: one result per job, in order."""

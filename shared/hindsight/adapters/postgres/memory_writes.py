@@ -5,9 +5,12 @@ Per job, in one transaction: (1) a job already recorded in ``write_results`` is 
 the same agent, layer and key (for episodic events, also the same occurred_at) with cosine ≥ the
 dedup threshold and the same words (``domain.text.same_information``) absorbs the job (importance kept at
 the higher value, metadata keys already present win); (4) otherwise a semantic memory with a key
-replaces the active fact on that key — unless an ``agent_inferred`` job would replace a
-``user_stated`` fact, which is never done silently: both stay, linked by ``contradicts``; (5) the row,
-its history entry, its relations and its outcome are written.
+replaces the active fact on that key — unless it is additive ("also", "as well": both stay, linked
+``related``) or an ``agent_inferred`` job would replace a ``user_stated`` fact, which is never done
+silently: both stay, linked by ``contradicts``; (5) the row, its history entry, its relations and its
+outcome are written; (6) a semantic memory is compared with the most similar active facts of its agent,
+whatever their keys (``adapters.postgres.conflicts``, rules in ``domain.contradiction``): a contradiction
+supersedes by the same source rules, a possible conflict is linked and left to the conflict judge.
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from hindsight.adapters.postgres.conflicts import check_conflicts, settle
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
+from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive
 from hindsight.domain.errors import Unavailable
-from hindsight.domain.memory import PreparedWrite, StoreResult, WriteJob
+from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import entity_terms, same_information
 
 log = logging.getLogger(__name__)
@@ -34,10 +39,12 @@ DEDUP_CANDIDATES = 5
 
 
 class PostgresMemoryWriter:
-    """The MemoryWriter port."""
+    """The MemoryWriter port. ``conflict_cosine``: similarity from which active facts are compared with a
+    new one for contradictions (``domain.contradiction.CONFLICT_COSINE``)."""
 
-    def __init__(self, pool: AsyncConnectionPool) -> None:
+    def __init__(self, pool: AsyncConnectionPool, conflict_cosine: float = CONFLICT_COSINE) -> None:
         self._pool = pool
+        self._conflict_cosine = conflict_cosine
 
     async def store(self, prepared: Sequence[PreparedWrite], dedup_cosine: float) -> list[StoreResult]:
         """One transaction per tenant; if it fails, each job alone, to isolate the bad one.
@@ -55,7 +62,9 @@ class PostgresMemoryWriter:
             try:
                 async with tenant_transaction(self._pool, tenant_id) as conn:
                     for item in items:
-                        results[item.job.id] = await _store_one(conn, item, dedup_cosine)
+                        results[item.job.id] = await _store_one(
+                            conn, item, dedup_cosine, self._conflict_cosine
+                        )
             except Exception as batch_exc:
                 if isinstance(batch_exc, Unavailable):
                     raise
@@ -67,12 +76,21 @@ class PostgresMemoryWriter:
                 for item in items:
                     try:
                         async with tenant_transaction(self._pool, tenant_id) as conn:
-                            results[item.job.id] = await _store_one(conn, item, dedup_cosine)
+                            results[item.job.id] = await _store_one(
+                                conn, item, dedup_cosine, self._conflict_cosine
+                            )
                     except Exception as exc:
                         results[item.job.id] = StoreResult(
                             job_id=item.job.id, outcome="failed", reason=_summary(exc)
                         )
         return [results[item.job.id] for item in prepared]
+
+    async def settle_conflict(
+        self, tenant_id: str, agent_id: str, conflict: OpenConflict, contradiction: bool
+    ) -> str:
+        """See ``MemoryWriter.settle_conflict``; one transaction."""
+        async with tenant_transaction(self._pool, tenant_id) as conn:
+            return await settle(conn, tenant_id, agent_id, conflict, contradiction)
 
     async def write_results(
         self, tenant_id: str, job_ids: Sequence[UUID], agent_id: str | None = None
@@ -140,7 +158,9 @@ async def _record(
     return StoreResult(job_id=job.id, outcome=outcome, memory_id=memory_id, reason=reason)  # type: ignore[arg-type]
 
 
-async def _store_one(conn: AsyncConnection, item: PreparedWrite, dedup_cosine: float) -> StoreResult:
+async def _store_one(
+    conn: AsyncConnection, item: PreparedWrite, dedup_cosine: float, conflict_cosine: float
+) -> StoreResult:
     job, embedding = item.job, item.embedding
     draft, tenant = job.draft, job.tenant_id
 
@@ -236,6 +256,11 @@ async def _store_one(conn: AsyncConnection, item: PreparedWrite, dedup_cosine: f
             (job.id, number, tenant, job.agent_id, text, vector_literal(chunk_embedding)),
         )
     reason = None
+    if replaced is not None and draft.supersedes is None and is_additive(draft.content):
+        # "Rowan also runs payroll" adds to the fact on its key; it never retires it
+        await _relate(conn, tenant, job.id, replaced["id"], "related", "adds to the fact on the same key")
+        reason = f"adds to {replaced['id']} (same key, both active)"
+        replaced = None
     if replaced is not None:
         old_id, old_source = replaced["id"], replaced["source"]
         if draft.source == "agent_inferred" and old_source == "user_stated" and draft.supersedes is None:
@@ -265,11 +290,20 @@ async def _store_one(conn: AsyncConnection, item: PreparedWrite, dedup_cosine: f
                 {"status": {"from": "active", "to": "superseded"}},
             )
             reason = f"supersedes {old_id}"
+    conflicts = None
+    if draft.layer == "semantic" and draft.supersedes is None:
+        conflicts = await check_conflicts(
+            conn, job, vector, conflict_cosine, exclude=replaced["id"] if replaced is not None else None
+        )
+        reason = "; ".join(r for r in (reason, conflicts.reason) if r) or None
     await _resolve_causal_parent(conn, job)
     # A child stored before this memory arrived now gets its parent.
     await _adopt_pending_children(conn, tenant, job.id, job.id)
     await _history(conn, job.id, tenant, "created", None, {})
-    return await _record(conn, job, "stored", job.id, reason)
+    result = await _record(conn, job, "stored", job.id, reason)
+    if conflicts is not None and conflicts.open:
+        return result.model_copy(update={"open_conflicts": list(conflicts.open)})
+    return result
 
 
 async def _fact_to_replace(conn: AsyncConnection, job: WriteJob) -> dict[str, Any] | None:

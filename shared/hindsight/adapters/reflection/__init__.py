@@ -1,7 +1,9 @@
-"""Reflectors and write judges: the embedded rules (default) and an OpenAI-compatible chat model.
+"""Reflectors and judges (write filter, contradictions): the embedded rules (default) and an
+OpenAI-compatible chat model.
 
-``make_reflector`` and ``make_write_judge`` build the configured ones from ``Settings`` for the
-composition root. The OpenAI adapter (and the ``openai`` package) is imported only when configured.
+``make_reflector``, ``make_write_judge`` and ``make_conflict_judge`` build the configured ones from
+``Settings`` for the composition root. The OpenAI adapter (and the ``openai`` package) is imported only when
+configured.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hindsight.config import Settings
-from hindsight.ports import Reflector, WriteJudge
+from hindsight.ports import ConflictJudge, Reflector, WriteJudge
 
 if TYPE_CHECKING:
     from hindsight.adapters.reflection.openai_chat import OpenAIChatModel
@@ -54,3 +56,13 @@ def make_write_judge(settings: Settings) -> WriteJudge | None:
     from hindsight.adapters.reflection.openai_chat import OpenAIChatWriteJudge
 
     return OpenAIChatWriteJudge(_chat_model(settings))
+
+
+def make_conflict_judge(settings: Settings) -> ConflictJudge | None:
+    """The contradiction judge for ``StoreMemories``: the chat model for ``openai``, None for ``rules`` (the
+    rules' possible conflicts then stay flagged, both memories active)."""
+    if settings.reflection_provider == "rules":
+        return None
+    from hindsight.adapters.reflection.openai_chat import OpenAIChatConflictJudge
+
+    return OpenAIChatConflictJudge(_chat_model(settings))

@@ -1,5 +1,5 @@
-"""Reflector and WriteJudge over any OpenAI-compatible chat-completions server (OpenAI, vLLM, Ollama,
-llama.cpp, LM Studio, …).
+"""Reflector, WriteJudge and ConflictJudge over any OpenAI-compatible chat-completions server (OpenAI,
+vLLM, Ollama, llama.cpp, LM Studio, …).
 
 - Temperature is at most ``MAX_REFLECTION_TEMPERATURE`` (0.1, the spec); a higher value is refused
   when the model object is built.
@@ -26,7 +26,8 @@ from hindsight.adapters.llm_json import ReplyNotJson, parse_reply
 from hindsight.adapters.reflection.rules import merge_entities
 from hindsight.domain.errors import ConfigurationError, JudgeFailed, ReflectionFailed
 from hindsight.domain.reflection import MAX_REFLECTION_TEMPERATURE, EpisodeRecord, TaskReport
-from hindsight.ports import Reflector
+from hindsight.ports import ConflictRelation, Reflector
+from hindsight.prompts import conflict_judge as conflict_prompt
 from hindsight.prompts import reflection as reflection_prompt
 from hindsight.prompts import write_judge as judge_prompt
 
@@ -221,3 +222,30 @@ class OpenAIChatWriteJudge:
             return parse_reply(reply, judge_prompt.JudgeReply).remember
         except (ChatCallFailed, ReplyNotJson) as exc:
             raise JudgeFailed(f"write judge {self._chat.name}: {exc}") from exc
+
+
+MAX_COMPARED_CHARS = 2_000
+"""Each fact sent to the conflict judge is cut to this: facts are short, and the call must stay cheap."""
+
+
+class OpenAIChatConflictJudge:
+    """ConflictJudge port over a chat model: one short JSON reply, ``{"relation": …}``."""
+
+    def __init__(self, chat: OpenAIChatModel) -> None:
+        self._chat = chat
+
+    async def judge(self, new: str, old: str) -> ConflictRelation:
+        """How ``new`` relates to ``old``: contradiction, addition, paraphrase or unrelated.
+
+        Raises:
+            JudgeFailed: the model could not be reached after its retries, refused, or gave no valid
+                ``{"relation": …}`` object.
+        """
+        try:
+            reply, _ = await self._chat.complete(
+                conflict_prompt.messages(new[:MAX_COMPARED_CHARS], old[:MAX_COMPARED_CHARS]),
+                conflict_prompt.response_format(),
+            )
+            return parse_reply(reply, conflict_prompt.ConflictReply).relation
+        except (ChatCallFailed, ReplyNotJson) as exc:
+            raise JudgeFailed(f"conflict judge {self._chat.name}: {exc}") from exc

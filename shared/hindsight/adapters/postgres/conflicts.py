@@ -1,0 +1,167 @@
+"""Key-less contradiction detection in the worker's write transaction (``domain.contradiction`` has the
+rules): find the active semantic memories of the same agent most similar to a new one, compare each with
+it, and link, supersede or leave open what the rules say. Also settles, in a transaction of its own, a
+possible conflict the conflict judge answered after the write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+from psycopg import AsyncConnection
+from psycopg.types.json import Jsonb
+
+from hindsight.adapters.postgres.rows import fetch_all, fetch_one
+from hindsight.domain.contradiction import CONFLICT_CANDIDATES, PairVerdict, compare_facts, resolve
+from hindsight.domain.memory import OpenConflict, Source, WriteJob
+
+WORKER = "worker"
+
+
+@dataclass(frozen=True)
+class ConflictOutcome:
+    """What the check did for one write: old memories superseded, contradictions kept (the source rules
+    forbade superseding), and possible conflicts left open for the judge."""
+
+    superseded: tuple[UUID, ...] = ()
+    kept: tuple[UUID, ...] = ()
+    open: tuple[OpenConflict, ...] = ()
+
+    @property
+    def reason(self) -> str | None:
+        parts = [f"supersedes {i} (contradiction)" for i in self.superseded]
+        parts += [f"contradicts {i} (user_stated, kept active)" for i in self.kept]
+        parts += [f"possible conflict with {c.old_id}" for c in self.open]
+        return "; ".join(parts) or None
+
+
+async def check_conflicts(
+    conn: AsyncConnection, job: WriteJob, vector: str, cosine: float, exclude: UUID | None
+) -> ConflictOutcome:
+    """Compare the new semantic memory (already inserted) with the most similar active ones of its agent
+    (cosine ≥ ``cosine``, at most ``CONFLICT_CANDIDATES``; ``exclude``: the fact its key replaced) and act:
+    a contradiction is linked ``contradicts`` and, by the source rules, supersedes the old fact or keeps
+    both; a possible conflict is linked ``contradicts`` and returned open for the judge."""
+    draft = job.draft
+    rows = await fetch_all(
+        conn,
+        """SELECT id, content, source, 1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
+           WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'semantic' AND status = 'active'
+             AND id <> %(id)s AND (%(exclude)s::uuid IS NULL OR id <> %(exclude)s::uuid)
+           ORDER BY embedding <=> %(e)s::vector LIMIT %(n)s""",
+        {
+            "e": vector,
+            "t": job.tenant_id,
+            "a": job.agent_id,
+            "id": job.id,
+            "exclude": exclude,
+            "n": CONFLICT_CANDIDATES,
+        },
+    )
+    superseded: list[UUID] = []
+    kept: list[UUID] = []
+    open_: list[OpenConflict] = []
+    for row in rows:
+        if row["similarity"] < cosine:
+            continue
+        verdict = compare_facts(draft.content, row["content"])
+        if verdict.relation == "contradiction":
+            await _relate(conn, job.tenant_id, job.id, row["id"], "contradicts", verdict.reason)
+            if resolve(draft.source, row["source"]) == "supersede":
+                until = draft.valid_from or job.submitted_at
+                why = f"newer fact that contradicts it: {verdict.reason}"
+                await supersede(conn, job.tenant_id, job.id, row["id"], until, why)
+                superseded.append(row["id"])
+            else:
+                kept.append(row["id"])
+        elif verdict.relation == "possible_conflict":
+            await _relate(conn, job.tenant_id, job.id, row["id"], "contradicts", _unsure(verdict))
+            open_.append(
+                OpenConflict(
+                    new_id=job.id,
+                    old_id=row["id"],
+                    new_content=draft.content,
+                    old_content=row["content"],
+                    new_source=draft.source,
+                    old_source=row["source"],
+                )
+            )
+    return ConflictOutcome(tuple(superseded), tuple(kept), tuple(open_))
+
+
+def _unsure(verdict: PairVerdict) -> str:
+    return f"possible conflict, {verdict.reason}; both kept"
+
+
+async def supersede(
+    conn: AsyncConnection, tenant_id: str, new_id: UUID, old_id: UUID, until: datetime, why: str
+) -> None:
+    """Mark ``old_id`` superseded by ``new_id`` (valid until ``until``, unless it already had an end),
+    with its ``supersedes`` link and history row."""
+    await conn.execute(
+        """UPDATE memories SET status = 'superseded', updated_at = now(),
+                  valid_to = coalesce(valid_to, %(until)s)
+           WHERE id = %(id)s AND tenant_id = %(t)s""",
+        {"id": old_id, "t": tenant_id, "until": until},
+    )
+    await _relate(conn, tenant_id, new_id, old_id, "supersedes", why)
+    await conn.execute(
+        """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor)
+           VALUES (%s, %s, 'superseded', %s, %s, %s)""",
+        (
+            old_id,
+            tenant_id,
+            f"superseded by {new_id}",
+            Jsonb({"status": {"from": "active", "to": "superseded"}}),
+            WORKER,
+        ),
+    )
+
+
+async def _relate(
+    conn: AsyncConnection, tenant_id: str, from_id: UUID, to_id: UUID, kind: str, reason: str
+) -> None:
+    await conn.execute(
+        """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason) VALUES (%s, %s, %s, %s, %s)
+           ON CONFLICT (from_id, to_id, kind) DO UPDATE SET reason = EXCLUDED.reason""",
+        (tenant_id, from_id, to_id, kind, reason),
+    )
+
+
+async def settle(
+    conn: AsyncConnection, tenant_id: str, agent_id: str, conflict: OpenConflict, contradiction: bool
+) -> str:
+    """The judge's answer applied in the caller's transaction (see ``MemoryWriter.settle_conflict``)."""
+    rows = await fetch_all(
+        conn,
+        """SELECT id, status, source, coalesce(valid_from, created_at) AS since FROM memories
+           WHERE id = ANY(%s) AND tenant_id = %s AND agent_id = %s FOR UPDATE""",
+        ([conflict.new_id, conflict.old_id], tenant_id, agent_id),
+    )
+    status = {r["id"]: r for r in rows}
+    if any(status.get(i, {}).get("status") != "active" for i in (conflict.new_id, conflict.old_id)):
+        return "gone"
+    link = await fetch_one(
+        conn,
+        """SELECT reason FROM memory_relations WHERE tenant_id = %s AND from_id = %s AND to_id = %s
+           AND kind = 'contradicts'""",
+        (tenant_id, conflict.new_id, conflict.old_id),
+    )
+    if link is None:
+        return "gone"
+    if not contradiction:
+        await conn.execute(
+            """DELETE FROM memory_relations WHERE tenant_id = %s AND from_id = %s AND to_id = %s
+               AND kind = 'contradicts'""",
+            (tenant_id, conflict.new_id, conflict.old_id),
+        )
+        return "unlinked"
+    await _relate(conn, tenant_id, conflict.new_id, conflict.old_id, "contradicts", "contradiction (judge)")
+    new_source: Source = status[conflict.new_id]["source"]
+    if resolve(new_source, status[conflict.old_id]["source"]) == "keep_both":
+        return "kept_both"
+    why = "newer fact that contradicts it: contradiction (judge)"
+    await supersede(conn, tenant_id, conflict.new_id, conflict.old_id, status[conflict.new_id]["since"], why)
+    return "superseded"

@@ -1,0 +1,213 @@
+"""Key-less contradiction detection end to end (issue 12, item 4): through the official MCP client in both
+protocol eras, the SQS emulator, the worker and Postgres — a contradicting fact supersedes the old one
+without any key; an inference that contradicts the user is kept beside it and both come back flagged
+``possible_conflict``; an additive fact never retires one, with or without a key. The conflict judge is
+tested against a loopback chat-completions server with the real writer and database."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import pytest
+
+from hindsight.adapters.reflection.openai_chat import OpenAIChatConflictJudge, OpenAIChatModel
+from hindsight.bootstrap import build_container
+from hindsight.client import call
+from hindsight.domain.memory import MemoryDraft, WriteJob
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
+from hindsight.usecases.store_memories import StoreMemories
+from tests.support import PROTOCOL_ERAS, drain, loopback_http_server, mcp_client, send_json
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+async def _write(client: Any, poller: SqsPoller, **arguments: Any) -> str:
+    ack = await call(client, "memory_write", arguments)
+    await drain(poller)
+    return str(ack["id"])
+
+
+async def _get(client: Any, memory_id: str) -> dict[str, Any]:
+    return await call(client, "memory_get", {"id": memory_id})
+
+
+@pytest.mark.parametrize("mode", PROTOCOL_ERAS)
+async def test_a_contradiction_without_a_key_supersedes_the_old_fact(
+    server: BackgroundServer, poller: SqsPoller, token: str, mode: str
+) -> None:
+    async with mcp_client(server.url, token, mode=mode) as client:
+        old = await _write(client, poller, content="I really enjoy Thai green curry")
+        new = await _write(client, poller, content="I can't stand Thai green curry any more")
+        hits = (await call(client, "memory_search", {"query": "Thai green curry"}))["results"]
+        old_view = await _get(client, old)
+    assert [h["memory"]["id"] for h in hits if "curry" in h["memory"]["content"]] == [new]
+    assert old_view["memory"]["status"] == "superseded"
+    kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in old_view["relations"]}
+    assert {(new, old, "contradicts"), (new, old, "supersedes")} <= kinds
+    assert "possible_conflict" not in hits[0]["flags"]
+
+
+@pytest.mark.parametrize("mode", PROTOCOL_ERAS)
+async def test_an_inference_against_the_user_is_kept_and_both_are_flagged(
+    server: BackgroundServer, poller: SqsPoller, token: str, mode: str
+) -> None:
+    async with mcp_client(server.url, token, mode=mode) as client:
+        stated = await _write(client, poller, content="The user's favourite colour is blue.")
+        inferred = await _write(
+            client, poller, content="The user's favourite colour is green.", source="agent_inferred"
+        )
+        hits = (await call(client, "memory_search", {"query": "favourite colour"}))["results"]
+    by_id = {h["memory"]["id"]: h for h in hits}
+    assert {stated, inferred} <= set(by_id)
+    for mine, other in ((stated, inferred), (inferred, stated)):
+        hit = by_id[mine]
+        assert hit["memory"]["status"] == "active"
+        assert "possible_conflict" in hit["flags"]
+        assert any(note.startswith("Possible conflict") for note in hit["notes"])
+        shown = [(r["relation"]["kind"], r["memory"]["id"]) for r in hit["related"]]
+        assert ("contradicts", other) in shown  # both shown, without asking for related memories
+
+
+async def test_additive_facts_never_retire_a_true_one_with_or_without_a_key(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        payroll = await _write(client, poller, content="Rowan runs payroll", key="rowan.duties")
+        invoicing = await _write(client, poller, content="Rowan also runs invoicing", key="rowan.duties")
+        french = await _write(client, poller, content="The user speaks French.")
+        german = await _write(client, poller, content="The user also speaks German.")
+        # the same slot changed on the key: still a replacement
+        lisbon = await _write(client, poller, content="Rowan's desk is in Lisbon", key="rowan.desk")
+        porto = await _write(client, poller, content="Rowan's desk is in Porto", key="rowan.desk")
+        statuses = {
+            i: (await _get(client, i))["memory"]["status"] for i in (payroll, invoicing, french, german)
+        }
+        assert set(statuses.values()) == {"active"}
+        assert (await _get(client, lisbon))["memory"]["status"] == "superseded"
+        assert (await _get(client, porto))["memory"]["status"] == "active"
+        relations = (await _get(client, invoicing))["relations"]
+        assert {(r["to_id"], r["kind"]) for r in relations} == {(payroll, "related")}
+
+
+async def test_an_unsure_pair_stays_flagged_without_a_judge(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        first = await _write(client, poller, content="The user speaks French.")
+        second = await _write(client, poller, content="The user speaks German.")
+        hits = (await call(client, "memory_search", {"query": "which languages does the user speak"}))[
+            "results"
+        ]
+    by_id = {h["memory"]["id"]: h for h in hits}
+    assert {first, second} <= set(by_id)
+    assert all("possible_conflict" in by_id[i]["flags"] for i in (first, second))
+    assert all(by_id[i]["memory"]["status"] == "active" for i in (first, second))
+
+
+# ---- the conflict judge (the chat model asked where the rules are unsure) -------------------------------
+
+
+class _Judge:
+    """A loopback chat-completions server that answers each request with the next scripted relation."""
+
+    def __init__(self) -> None:
+        self.answers: list[str] = []
+        self.requests: list[dict[str, Any]] = []
+        self.port = 0
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        judge = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                judge.requests.append(body)
+                content = json.dumps({"relation": judge.answers.pop(0)})
+                send_json(
+                    self,
+                    200,
+                    {
+                        "id": "chatcmpl-1",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body["model"],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": content},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                    },
+                )
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        return Handler
+
+
+@pytest.fixture
+def judge_server() -> Iterator[_Judge]:
+    judge = _Judge()
+    with loopback_http_server(judge.handler()) as judge.port:
+        yield judge
+
+
+def _job(tenant: str, content: str) -> WriteJob:
+    return WriteJob(
+        id=uuid.uuid4(),
+        tenant_id=tenant,
+        agent_id="default",
+        submitted_at=datetime.now(UTC),
+        draft=MemoryDraft(content=content),
+    )
+
+
+async def test_the_judge_settles_what_the_rules_were_unsure_of(
+    stack: LocalStack, tenant: str, judge_server: _Judge
+) -> None:
+    container = await build_container(stack.require_settings(), with_queue=False)
+    try:
+        chat = OpenAIChatModel(
+            model="judge", base_url=f"http://127.0.0.1:{judge_server.port}/v1", api_key="k", max_retries=0
+        )
+        store = StoreMemories(
+            container.writer, container.embedder, 0.95, conflict_judge=OpenAIChatConflictJudge(chat)
+        )
+        french, german = _job(tenant, "The user speaks French."), _job(tenant, "The user speaks German.")
+        jira, linear = (
+            _job(tenant, "The team uses Jira."),
+            _job(tenant, "The team switched from Jira to Linear."),
+        )
+        judge_server.answers = ["addition", "contradiction"]
+        for job in (french, german, jira, linear):
+            (result,) = await store([job])
+            assert result.outcome == "stored"
+        assert len(judge_server.requests) == 2
+        asked = json.loads(judge_server.requests[0]["messages"][1]["content"].removeprefix("Facts:\n"))
+        assert asked == {"OLD": "The user speaks French.", "NEW": "The user speaks German."}
+        memories = {
+            m.id: m
+            for m in await container.reader.get_many(french.scope, [french.id, german.id, jira.id, linear.id])
+        }
+        assert [memories[j.id].status for j in (french, german, jira, linear)] == [
+            "active",
+            "active",
+            "superseded",
+            "active",
+        ]
+        links = {
+            (r.from_id, r.to_id, r.kind) for r in await container.reader.relations(french.scope, [german.id])
+        }
+        assert (german.id, french.id, "contradicts") not in links  # the judge said addition: unlinked
+    finally:
+        await container.aclose()
