@@ -137,7 +137,7 @@ class PostgresConsolidation:
     async def unchecked_summaries(self, scope: Scope, limit: int) -> list[tuple[Episode, list[Episode]]]:
         """Up to ``limit`` active summaries of the scope written under the old merge rule (no ``rule`` in
         their metadata), each with the members linked to it by ``part_of``. The partial index of schema
-        006 holds exactly these rows, so a scope without any costs one empty index probe."""
+        007 holds exactly these rows, so a scope without any costs one empty index probe."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             summaries = await fetch_all(
                 conn,
