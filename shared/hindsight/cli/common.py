@@ -79,7 +79,7 @@ def operator_principal(tenant: str) -> Any:
     """The caller the CLI acts as in ``tenant`` (key id ``cli``)."""
     from hindsight.domain.auth import Principal
 
-    return Principal(tenant_id=tenant, key_id="cli")
+    return Principal(tenant_id=tenant, key_id="cli", trusted=True)  # the operator: importance as given
 
 
 def print_json(value: Any) -> None:

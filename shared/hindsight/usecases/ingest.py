@@ -64,7 +64,8 @@ class Ingest:
         progress: Callable[[int], None] | None = None,
     ) -> IngestReport:
         """Raises RuntimeError (queue mode without a queue), Unavailable (queue or database down)."""
-        principal = Principal(tenant_id=tenant_id, key_id="cli-ingest")
+        # the operator's import: importances are kept as the file gives them (domain.trust)
+        principal = Principal(tenant_id=tenant_id, key_id="cli-ingest", trusted=True)
         advance = progress or (lambda _: None)
         ids: list[UUID] = []
         outcomes: dict[str, int] = {}
