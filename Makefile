@@ -9,7 +9,7 @@ SAM_STAMP := $(SAM_VENV)/.installed-stamp
 PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-unit lint format check-deploy locomo bench bench-locomo bench-latency bench-throughput bench-report bench-load clean
+.PHONY: install run test test-unit lint format ts-clients check-deploy locomo bench bench-locomo bench-latency bench-throughput bench-report bench-load clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ run: install
 ## The whole test suite against real components (starts and stops its own stack).
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+## The official MCP TypeScript clients the client-matrix test drives, from their lock file (the test runs
+## this itself on first use; it needs node >= 20 and npm's registry).
+ts-clients:
+	cd tests/clients/typescript && npm ci --no-audit --no-fund
 
 ## The deploy checks (tests/deploy, marker `deploy`; `make test` leaves them out): cfn-lint and
 ## `sam validate --lint`, `sam build` with every Handler imported from the artifact (and built on Python

@@ -12,6 +12,8 @@ from typing import Any
 
 import anyio
 import psycopg
+from mcp import Client
+from mcp_types import TextContent
 
 from hindsight.client import connect
 from hindsight.local.poller import SqsPoller
@@ -77,3 +79,17 @@ def send_json(
         handler.send_header(name, value)
     handler.end_headers()
     handler.wfile.write(data)
+
+
+async def tool_error(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Call a tool that must fail as a tool result a model can read (MCP 2025-11-25, SEP-1303): asserts
+    ``isError``, that the text content carries the message and the whole error object, and returns the
+    structured error (``kind``, ``code``, ``message``, ``retryable`` and its details)."""
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, f"{tool} succeeded: {result.structured_content}"
+    assert isinstance(result.structured_content, dict), result.content
+    error: dict[str, Any] = result.structured_content["error"]
+    text = " ".join(block.text for block in result.content if isinstance(block, TextContent))
+    assert error["message"] in text, (text, error)
+    assert json.loads(text.split("\n", 1)[1]) == {"error": error}
+    return error

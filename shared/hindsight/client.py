@@ -9,6 +9,7 @@ from typing import Any
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CallToolResult, TextContent
 
 
 @asynccontextmanager
@@ -28,9 +29,32 @@ async def connect(
         yield client
 
 
+class ToolCallError(RuntimeError):
+    """A tool answered with ``isError``. ``error`` is the structured error Hindsight returns (``kind``,
+    ``code``, ``message``, ``retryable`` and details such as ``errors`` or ``retry_after_s``; see
+    docs/tools.md "Errors"); ``kind`` and ``code`` are its fields."""
+
+    def __init__(self, tool: str, error: dict[str, Any]) -> None:
+        self.tool = tool
+        self.error = error
+        self.kind = str(error.get("kind", "error"))
+        self.code = error.get("code")
+        super().__init__(f"{tool} failed: {error.get('message', error)}")
+
+
+def _text(result: CallToolResult) -> str:
+    return " ".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
 async def call(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Call a tool and return its structured result. Raises RuntimeError on a tool-level error."""
+    """Call a tool and return its structured result. Raises ``ToolCallError`` when the tool answers with
+    ``isError`` (a JSON-RPC error — unknown tool, malformed request — stays ``mcp.shared.exceptions.
+    MCPError``)."""
     result = await client.call_tool(tool, arguments)
-    if result.is_error or result.structured_content is None:
-        raise RuntimeError(f"{tool} failed: {result.content}")
+    if result.is_error:
+        structured = result.structured_content
+        error = structured.get("error") if isinstance(structured, dict) else None
+        raise ToolCallError(tool, error if isinstance(error, dict) else {"message": _text(result)})
+    if not isinstance(result.structured_content, dict):
+        raise ToolCallError(tool, {"message": f"no structured result: {_text(result)[:500]}"})
     return dict(result.structured_content)

@@ -1,6 +1,7 @@
 """Bad input over real HTTP: every field of every tool, malformed and oversized JSON-RPC bodies, batches,
-wrong content types and methods. Each is a clear error — -32602 naming the field (and the limit when one
-is broken), or a 4xx with a JSON-RPC error body — never a 5xx, and nothing is queued, stored or cached.
+wrong content types and methods. Each is a clear error — a bad argument is a tool result with isError
+naming the field (and the limit when one is broken), an unknown tool a JSON-RPC -32602, a malformed
+request a 4xx with a JSON-RPC error body — never a 5xx, and nothing is queued, stored or cached.
 
 The (tool, field, bad value) table is generated from the tools' input schemas (``tests/schema_cases``),
 so a new tool or field is covered the day it is added. Hand-written cases for a few tools live in
@@ -115,16 +116,33 @@ def _leftovers(stack: LocalStack, tenant: str) -> dict[str, int]:
 
 
 def _assert_invalid_params(response: httpx2.Response, field: str, *, limit: bool = False) -> dict[str, Any]:
+    """An argument error is the call's result with isError (SEP-1303), so the model reads it: the text
+    content names the field (and the limit), the structured content holds the same error object."""
     assert response.status_code == 200, response.text[:300]
     body = response.json()
-    assert "error" in body, f"accepted: {json.dumps(body)[:300]}"
-    error = body["error"]
+    assert "result" in body, f"a JSON-RPC error, not a result the model can read: {json.dumps(body)[:300]}"
+    result = body["result"]
+    assert result.get("isError") is True, f"accepted: {json.dumps(body)[:300]}"
+    error = result["structuredContent"]["error"]
+    assert error["kind"] == "invalid_arguments", error
     assert error["code"] == -32602, error
-    named = [e for e in error["data"]["errors"] if e["field"] == field or e["field"].startswith(f"{field}.")]
+    named = [e for e in error["errors"] if e["field"] == field or e["field"].startswith(f"{field}.")]
     assert named, f"no error names {field}: {error}"
     assert field in error["message"]
+    text = result["content"][0]["text"]
+    assert text.startswith(error["message"]), text[:300]
     if limit:
         assert any("limit" in e for e in named), f"no limit named for {field}: {named}"
+        assert '"limit"' in text
+    return dict(error)
+
+
+def _assert_rpc_invalid_params(response: httpx2.Response, field: str) -> dict[str, Any]:
+    """What is wrong with the request itself (no such tool) stays a JSON-RPC error."""
+    assert response.status_code == 200, response.text[:300]
+    error = response.json()["error"]
+    assert error["code"] == -32602, error
+    assert any(e["field"] == field for e in error["data"]["errors"]), error
     return dict(error)
 
 
@@ -163,10 +181,10 @@ def test_an_argument_the_tool_does_not_take_is_refused_by_name(
     assert _redis_keys(stack, victim[0]) == 0
 
 
-def test_an_unknown_tool_is_invalid_params(
+def test_an_unknown_tool_is_a_json_rpc_invalid_params_error(
     server: BackgroundServer, http: httpx2.Client, victim: tuple[str, str]
 ) -> None:
-    error = _assert_invalid_params(_post(http, server.url, victim[1], _call("memory_wrte", {})), "name")
+    error = _assert_rpc_invalid_params(_post(http, server.url, victim[1], _call("memory_wrte", {})), "name")
     assert "unknown tool" in error["message"]
 
 

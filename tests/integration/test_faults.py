@@ -26,7 +26,6 @@ import httpx2
 import psycopg
 import pytest
 import redis
-from mcp.shared.exceptions import MCPError
 
 from hindsight.api.lambda_http import LambdaHttpAdapter
 from hindsight.api.mcp_server import create_http_app
@@ -40,7 +39,7 @@ from hindsight.local.redis_server import start_redis
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.sqs_emulator import SqsEmulator, create_queues
 from hindsight.local.stack import LocalStack
-from tests.support import drain, load_event, mcp_client
+from tests.support import drain, load_event, mcp_client, tool_error
 
 pytestmark = pytest.mark.integration
 VISIBILITY_S = 1
@@ -114,10 +113,8 @@ def _memories(stack: LocalStack, tenant: str) -> int:
     return _rows(stack, "SELECT count(*) FROM memories WHERE tenant_id = %s", tenant)
 
 
-async def _error(client: Any, tool: str, args: dict[str, Any]) -> MCPError:
-    with pytest.raises(MCPError) as caught:
-        await client.call_tool(tool, args)
-    return caught.value
+async def _error(client: Any, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    return await tool_error(client, tool, args)
 
 
 def _facts(n: int) -> list[str]:
@@ -160,8 +157,9 @@ async def test_postgres_down_writes_are_acknowledged_then_stored_exactly_once_wh
             assert {a["status"] for a in acks} == {"queued"}
             # Reads need the database: a clear, retryable error (not a crash).
             down = await _error(client, "memory_search", {"query": "copper"})
-            assert down.code == -32001
-            assert down.data == {"retryable": True}
+            assert down["code"] == -32001
+            assert down["kind"] == "unavailable"
+            assert down["retryable"] is True
             # A key not yet checked cannot be verified: 503, retryable, not 401 and not 500.
             async with httpx2.AsyncClient(timeout=30) as http:
                 response = await http.post(
@@ -232,9 +230,9 @@ async def test_redis_down_search_and_writes_still_work_working_memory_says_unava
                 ("working_memory_set", {"session_id": "s", "key": "k", "content": "v"}),
             ]:
                 error = await _error(client, tool, args)
-                assert error.code == -32001
-                assert "working memory is unavailable" in error.message
-                assert error.data == {"retryable": True}
+                assert error["code"] == -32001
+                assert "working memory is unavailable" in error["message"]
+                assert error["retryable"] is True
         finally:
             private.redis = await anyio.to_thread.run_sync(
                 lambda: start_redis(private.data_dir / "redis", port=port)
@@ -269,9 +267,9 @@ async def test_sqs_down_at_write_time_refuses_with_a_retryable_error_and_writes_
                 ("working_memory_promote", {"session_id": "s", "key": "plan", "keep": False}),
             ]:
                 error = await _error(client, tool, args)
-                assert error.code == -32001, (tool, error)
-                assert error.data == {"retryable": True}
-                assert "queue" in error.message
+                assert error["code"] == -32001, (tool, error)
+                assert error["retryable"] is True
+                assert "queue" in error["message"]
             # Nothing half-written: no queued status, no row, the promoted item is still in the session.
             assert _queued_status_keys(private, private_tenant) == statuses
             session = await call(client, "working_memory_get", {"session_id": "s", "key": "plan"})

@@ -49,8 +49,11 @@ FUZZ = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
-EXPECTED_ERRORS = {-32602, -32002}
-"""Invalid params, and not found (by-id tools given a random id). Anything else is a finding."""
+EXPECTED_ERRORS = {-32602}
+"""JSON-RPC errors: invalid params the SDK refuses before any tool (arguments that are not an object)."""
+EXPECTED_KINDS = {"invalid_arguments", "not_found"}
+"""Error results (isError): invalid arguments, and not found (by-id tools given a random id). Anything
+else — a crash is an isError result without a structured error — is a finding."""
 SCHEMAS = tool_schemas()
 QUEUEING = {"memory_write", "task_reflect", "memory_update", "working_memory_promote"}
 
@@ -88,8 +91,12 @@ def _check_answer(response: httpx2.Response, request_id: int) -> dict[str, Any]:
         return {}
     assert body["id"] == request_id
     result = body["result"]
-    assert result.get("isError") is not True, result  # an unexpected exception inside a tool
-    assert isinstance(result["structuredContent"], dict)
+    assert isinstance(result["structuredContent"], dict), result  # a crash has no structured error
+    if result.get("isError"):
+        error = result["structuredContent"]["error"]
+        assert error["kind"] in EXPECTED_KINDS, error
+        assert error["message"] in result["content"][0]["text"]
+        return {}
     return dict(result["structuredContent"])
 
 

@@ -247,9 +247,13 @@ CASES: dict[str, Callable[[World, str], list[Probe]]] = {
 async def _attempt(client: Client, tool: str, args: Probe) -> dict[str, Any]:
     try:
         result = await client.call_tool(tool, args)
-    except MCPError as exc:
+    except MCPError as exc:  # a protocol error (none expected): still checked for leaks
         return {"error": {"code": exc.code, "message": exc.message, "data": exc.data}}
-    return {"result": result.structured_content, "content": [c.model_dump() for c in result.content]}
+    content = [c.model_dump() for c in result.content]
+    if result.is_error:  # the model reads the text content: it is checked for leaks with the rest
+        assert isinstance(result.structured_content, dict), content  # a crash has no structured error
+        return {"error": result.structured_content["error"], "content": content}
+    return {"result": result.structured_content, "content": content}
 
 
 def _assert_no_leak(world: World, intruder: str, tool: str, probe: Probe, outcome: dict[str, Any]) -> None:

@@ -7,12 +7,11 @@ from typing import Any
 
 import httpx2
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
-from tests.support import PROTOCOL_ERAS, count_memories, drain, mcp_client, mint
+from tests.support import PROTOCOL_ERAS, count_memories, drain, mcp_client, mint, tool_error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -60,8 +59,27 @@ async def test_tools_are_listed_with_descriptions_and_limits(server: BackgroundS
     assert "preference" in (write.description or "")
     assert write.input_schema["properties"]["content"]["maxLength"] == 32_000
     assert tools["memory_search"].input_schema["properties"]["top_k"]["maximum"] == 100
-    assert tools["memory_search"].annotations is not None
-    assert tools["memory_search"].annotations.read_only_hint is True
+    for tool in tools.values():
+        assert tool.title, tool.name
+        assert tool.annotations is not None
+        assert tool.annotations.open_world_hint is False
+    # Honest hints: a search records an access (frequency ranking), so it is not read-only and a repeat
+    # counts again; forgetting twice changes nothing more; reading by id changes nothing at all.
+    search = tools["memory_search"].annotations
+    assert search is not None
+    assert (search.read_only_hint, search.destructive_hint, search.idempotent_hint) == (False, False, False)
+    forget = tools["memory_forget"].annotations
+    assert forget is not None
+    assert (forget.read_only_hint, forget.destructive_hint, forget.idempotent_hint) == (False, True, True)
+    get = tools["memory_get"].annotations
+    assert get is not None
+    assert get.read_only_hint is True
+    # The rate budget each call counts against (searches are reads; writes have a smaller budget).
+    assert (tools["memory_search"].meta or {})["dev.hindsight/rate_budget"] == "requests"
+    assert (write.meta or {})["dev.hindsight/rate_budget"] == "writes"
+    # Output schemas admit the {"error": …} of an isError result (strict clients validate it too).
+    assert tools["memory_search"].output_schema is not None
+    assert {"required": ["error"]} in tools["memory_search"].output_schema["anyOf"]
 
 
 async def test_duplicate_write_updates_the_existing_memory(
@@ -125,11 +143,11 @@ async def test_bad_write_is_a_json_rpc_error_naming_the_field(
     field: str,
 ) -> None:
     async with mcp_client(server.url, token) as client:
-        with pytest.raises(MCPError) as caught:
-            await client.call_tool("memory_write", args)
-    assert caught.value.code == -32602
-    assert field in caught.value.message
-    assert any(e["field"] == field for e in caught.value.data["errors"])
+        error = await tool_error(client, "memory_write", args)
+    assert error["kind"] == "invalid_arguments"
+    assert error["code"] == -32602
+    assert field in error["message"]
+    assert any(e["field"] == field for e in error["errors"])
     await drain(poller)
     assert count_memories(stack, tenant) == 0
 
@@ -148,10 +166,9 @@ async def test_bad_search_names_the_field_and_limit(
     server: BackgroundServer, token: str, args: dict[str, Any], field: str, limit: dict[str, int] | None
 ) -> None:
     async with mcp_client(server.url, token) as client:
-        with pytest.raises(MCPError) as caught:
-            await client.call_tool("memory_search", args)
-    assert caught.value.code == -32602
-    errors = {e["field"]: e for e in caught.value.data["errors"]}
+        error = await tool_error(client, "memory_search", args)
+    assert error["code"] == -32602
+    errors = {e["field"]: e for e in error["errors"]}
     assert field in errors
     if limit is not None:
         assert errors[field]["limit"] == limit

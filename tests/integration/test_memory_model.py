@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.shared.exceptions import MCPError
 
-from hindsight.client import call
+from hindsight.client import ToolCallError, call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
@@ -256,10 +255,10 @@ async def test_time_filters_resolve_relative_phrases_against_the_query_time(
         as_of = (NOW - timedelta(days=5)).isoformat()
         then = await _search(client, "invoice review", time_range="past 7 days", as_of=as_of)
         assert [h["memory"]["id"] for h in then] == [old]
-        with pytest.raises(MCPError) as caught:
+        with pytest.raises(ToolCallError) as caught:
             await _search(client, "invoice review", time_range="the other day")
         assert caught.value.code == -32602
-        assert "time_range" in caught.value.message
+        assert "time_range" in caught.value.error["message"]
 
 
 async def test_update_archive_restore_feedback_and_forget(
@@ -304,7 +303,7 @@ async def test_update_archive_restore_feedback_and_forget(
         await call(client, "memory_link", {"from_id": other, "to_id": mid, "kind": "related"})
         hard = await call(client, "memory_forget", {"id": mid, "hard": True, "reason": "delete my data"})
         assert hard["status"] == "deleted"
-        with pytest.raises(MCPError) as caught:
+        with pytest.raises(ToolCallError) as caught:
             await call(client, "memory_get", {"id": mid})
         assert caught.value.code == -32002
         assert (await call(client, "memory_get", {"id": other}))["relations"] == []
@@ -361,10 +360,10 @@ async def test_another_tenants_ids_are_not_found(
             ("memory_link", {"from_id": mine, "to_id": own, "kind": "caused_by"}),
         ]
         for tool, args in attempts:
-            with pytest.raises(MCPError) as caught:
+            with pytest.raises(ToolCallError) as caught:
                 await call(client, tool, args)
             assert caught.value.code == -32002, tool
-            assert "Bluebird" not in caught.value.message
+            assert "Bluebird" not in caught.value.error["message"]
         status = await call(client, "memory_status", {"ids": [mine]})
         assert status["writes"][0]["status"] == "unknown"  # never reveals another tenant's write
     async with mcp_client(server.url, token) as client:
@@ -419,7 +418,7 @@ async def test_bad_input_to_every_tool_names_the_field(
     server: BackgroundServer, token: str, tool: str, args: dict[str, Any], field: str
 ) -> None:
     async with mcp_client(server.url, token) as client:
-        with pytest.raises(MCPError) as caught:
+        with pytest.raises(ToolCallError) as caught:
             await call(client, tool, args)
     assert caught.value.code == -32602
-    assert field in caught.value.message
+    assert field in caught.value.error["message"]

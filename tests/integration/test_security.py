@@ -12,10 +12,9 @@ from typing import Any
 import httpx2
 import psycopg
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from hindsight.bootstrap import build_container
-from hindsight.client import call
+from hindsight.client import ToolCallError, call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
@@ -140,10 +139,10 @@ async def test_a_read_only_jwt_may_search_but_not_write(
 ) -> None:
     async with mcp_client(jwt_server.url, issuer.token(scope="memory:read")) as client:
         await call(client, "memory_search", {"query": "anything"})
-        with pytest.raises(MCPError) as caught:
+        with pytest.raises(ToolCallError) as caught:
             await call(client, "memory_write", {"content": "not allowed"})
     assert caught.value.code == -32003
-    assert "read-only" in caught.value.message
+    assert "read-only" in caught.value.error["message"]
 
 
 async def test_a_jwt_limited_to_agents_cannot_act_for_others(
@@ -151,7 +150,7 @@ async def test_a_jwt_limited_to_agents_cannot_act_for_others(
 ) -> None:
     async with mcp_client(jwt_server.url, issuer.token(agents=["planner"])) as client:
         await call(client, "memory_search", {"query": "anything"})  # its one agent is the default
-        with pytest.raises(MCPError) as caught:
+        with pytest.raises(ToolCallError) as caught:
             await call(client, "memory_search", {"query": "anything", "agent_id": "coder"})
     assert caught.value.code == -32003
 
@@ -194,7 +193,7 @@ async def test_without_an_issuer_configured_a_jwt_is_401(
 # ---- rate limits ----------------------------------------------------------------------------------
 
 
-async def test_a_key_over_its_budget_gets_minus_32029_with_retry_after(
+async def test_a_key_over_its_budget_gets_a_rate_limited_result_with_retry_after(
     limited_server: BackgroundServer, stack: LocalStack
 ) -> None:
     token = await mint(stack, f"t-{uuid.uuid4().hex[:12]}")
@@ -202,13 +201,13 @@ async def test_a_key_over_its_budget_gets_minus_32029_with_retry_after(
     async with mcp_client(limited_server.url, token) as client:
         for _ in range(4):
             await call(client, "memory_search", {"query": "anything"})
-        with pytest.raises(MCPError) as caught:
+        with pytest.raises(ToolCallError) as caught:
             await call(client, "memory_search", {"query": "anything"})
     assert caught.value.code == -32029
-    assert caught.value.data["retry_after_s"] >= 1
-    assert caught.value.data["limit"] == 4
-    assert caught.value.data["window_s"] == 60
-    assert "rate limit exceeded" in caught.value.message
+    assert caught.value.error["retry_after_s"] >= 1
+    assert caught.value.error["limit"] == 4
+    assert caught.value.error["window_s"] == 60
+    assert "rate limit exceeded" in caught.value.error["message"]
     async with mcp_client(limited_server.url, other) as client:  # another key has its own budget
         await call(client, "memory_search", {"query": "anything"})
 
@@ -218,10 +217,10 @@ async def test_writes_have_a_smaller_budget(limited_server: BackgroundServer, st
     async with mcp_client(limited_server.url, token) as client:
         for i in range(2):
             await call(client, "working_memory_set", {"session_id": "s", "key": f"k{i}", "content": "x"})
-        with pytest.raises(MCPError) as caught:
+        with pytest.raises(ToolCallError) as caught:
             await call(client, "working_memory_set", {"session_id": "s", "key": "k3", "content": "x"})
         assert caught.value.code == -32029
-        assert caught.value.data["budget"] == "writes"
+        assert caught.value.error["budget"] == "writes"
         await call(client, "working_memory_get", {"session_id": "s"})  # reading is still allowed
 
 

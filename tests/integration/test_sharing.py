@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.shared.exceptions import MCPError
 
-from hindsight.client import call
+from hindsight.client import ToolCallError, call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
@@ -29,7 +28,7 @@ async def _found(client: Client, agent: str, query: str) -> set[str]:
 
 
 async def _error(client: Client, tool: str, args: dict[str, Any]) -> int:
-    with pytest.raises(MCPError) as caught:
+    with pytest.raises(ToolCallError) as caught:
         await call(client, tool, args)
     return caught.value.code
 
@@ -186,7 +185,7 @@ async def test_sharing_with_every_agent_never_crosses_tenants(
 
 async def test_bad_shared_with_is_refused(server: BackgroundServer, token: str) -> None:
     async with mcp_client(server.url, token) as client:
-        with pytest.raises(MCPError) as caught:
+        with pytest.raises(ToolCallError) as caught:
             await call(client, "memory_write", {"content": "x", "shared_with": ["not an agent id"]})
     assert caught.value.code == -32602
-    assert "shared_with" in caught.value.message
+    assert "shared_with" in caught.value.error["message"]

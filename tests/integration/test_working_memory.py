@@ -10,7 +10,6 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from hindsight.adapters.redis_client import redis_client
 from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore
@@ -23,7 +22,7 @@ from hindsight.local.redis_server import LocalRedis, start_redis
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from hindsight.usecases.working_memory import WorkingMemory, WorkingMemoryPolicy
-from tests.support import PROTOCOL_ERAS, drain, mcp_client, mint
+from tests.support import PROTOCOL_ERAS, drain, mcp_client, mint, tool_error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -59,11 +58,9 @@ async def _call(
     return result.structured_content
 
 
-async def _error(url: str, token: str, tool: str, args: dict[str, Any]) -> MCPError:
+async def _error(url: str, token: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
     async with mcp_client(url, token) as client:
-        with pytest.raises(MCPError) as caught:
-            await client.call_tool(tool, args)
-    return caught.value
+        return await tool_error(client, tool, args)
 
 
 def _words(n: int, word: str = "note") -> str:
@@ -137,7 +134,8 @@ async def test_tools_are_listed_with_hints(server: BackgroundServer, token: str)
         tools["working_memory_clear"].annotations,
     )
     assert get_hints is not None
-    assert get_hints.read_only_hint is True
+    assert get_hints.read_only_hint is False  # a read records an access (it feeds eviction)
+    assert get_hints.destructive_hint is False
     assert clear_hints is not None
     assert clear_hints.destructive_hint is True
     schema = tools["working_memory_set"].input_schema["properties"]
@@ -191,9 +189,9 @@ async def test_over_budget_evicts_least_retained_and_never_core(
     # Core items that cannot fit together are refused, naming the field and the budget
     args = {"session_id": session, "key": "huge", "content": _words(90), "core": True}
     error = await _error(url, token, "working_memory_set", args)
-    assert error.code == -32602
-    assert error.data["errors"][0]["field"] == "content"
-    assert error.data["errors"][0]["limit"] == {"budget_tokens": SMALL_BUDGET}
+    assert error["code"] == -32602
+    assert error["errors"][0]["field"] == "content"
+    assert error["errors"][0]["limit"] == {"budget_tokens": SMALL_BUDGET}
     after = await _call(url, token, "working_memory_get", {"session_id": session})
     assert {i["key"] for i in after["items"]} == keys  # nothing changed
 
@@ -244,7 +242,7 @@ async def test_promoted_item_is_found_by_memory_search(
     assert top["metadata"] == {"promoted_from": "working_memory", "session_id": "trip"}
     assert top["key"] == "priya.seat"
     missing = await _error(url, token, "working_memory_promote", {"session_id": "trip", "key": "priya.seat"})
-    assert missing.code == -32002
+    assert missing["code"] == -32002
 
 
 async def test_another_tenant_cannot_see_or_clear_a_session(
@@ -258,7 +256,7 @@ async def test_another_tenant_cannot_see_or_clear_a_session(
     assert (await _call(url, other, "working_memory_get", {"session_id": "shared-id"}))["items"] == []
     assert (await _call(url, other, "working_memory_clear", {"session_id": "shared-id"}))["cleared"] == 0
     error = await _error(url, other, "working_memory_promote", {"session_id": "shared-id", "key": "secret"})
-    assert error.code == -32002
+    assert error["code"] == -32002
     mine = await _call(url, token, "working_memory_get", {"session_id": "shared-id"})
     assert [i["content"] for i in mine["items"]] == ["mine"]
 
@@ -275,7 +273,7 @@ async def test_read_only_key_may_read_but_not_write(
         ("working_memory_clear", {"session_id": "s"}),
         ("working_memory_promote", {"session_id": "s", "key": "k"}),
     ]:
-        assert (await _error(server.url, reader, tool, args)).code == -32003
+        assert (await _error(server.url, reader, tool, args))["code"] == -32003
 
 
 @pytest.mark.parametrize(
@@ -294,8 +292,8 @@ async def test_bad_input_names_the_field(
     server: BackgroundServer, token: str, args: dict[str, Any], field: str
 ) -> None:
     error = await _error(server.url, token, "working_memory_set", args)
-    assert error.code == -32602
-    assert any(e["field"] == field for e in error.data["errors"])
+    assert error["code"] == -32602
+    assert any(e["field"] == field for e in error["errors"])
 
 
 async def test_redis_outage_is_a_retryable_error_and_recovery_needs_no_restart(
@@ -308,9 +306,9 @@ async def test_redis_outage_is_a_retryable_error_and_recovery_needs_no_restart(
     args = {"session_id": "outage", "key": "k", "content": "still here"}
     try:
         down = await _error(srv.url, token, "working_memory_get", {"session_id": "outage"})
-        assert down.code == -32001
-        assert "working memory is unavailable" in down.message
-        assert down.data == {"retryable": True}
+        assert down["code"] == -32001
+        assert "working memory is unavailable" in down["message"]
+        assert down["retryable"] is True
         # Redis comes up: the same server works
         redis = await anyio.to_thread.run_sync(lambda: start_redis(tmp_path / "redis", port=port))
         await _call(srv.url, token, "working_memory_set", args)
@@ -321,8 +319,8 @@ async def test_redis_outage_is_a_retryable_error_and_recovery_needs_no_restart(
             ("working_memory_get", {"session_id": "outage"}),
         ]:
             error = await _error(srv.url, token, tool, tool_args)
-            assert error.code == -32001
-            assert "working memory is unavailable" in error.message
+            assert error["code"] == -32001
+            assert "working memory is unavailable" in error["message"]
         # and back again, without restarting the server (append-only file kept the session)
         redis = await anyio.to_thread.run_sync(lambda: start_redis(tmp_path / "redis", port=port))
         back = await _call(srv.url, token, "working_memory_get", {"session_id": "outage"})

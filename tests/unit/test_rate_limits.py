@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hindsight.api.errors import RATE_LIMITED, to_mcp_error
+from hindsight.api.errors import RATE_LIMITED, tool_error_result
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import RateLimited, Unavailable
 from hindsight.usecases.rate_limits import CheckRateLimit, RateLimitPolicy
@@ -51,14 +51,21 @@ async def test_writes_have_their_own_smaller_budget() -> None:
     await check(ALICE, write=False)  # reads still go through
 
 
-async def test_the_error_is_json_rpc_minus_32029_with_retry_after() -> None:
-    error = to_mcp_error(RateLimited(budget="requests", limit=600, window_s=60, retry_after_s=7))
-    assert error is not None
-    assert error.code == RATE_LIMITED == -32029
-    assert error.data is not None
-    assert error.data["retry_after_s"] == 7
-    assert "600 tool calls per 60 s" in error.message
-    assert "retry in 7 s" in error.message
+async def test_the_error_is_a_rate_limited_result_with_retry_after() -> None:
+    result = tool_error_result(RateLimited(budget="requests", limit=600, window_s=60, retry_after_s=7))
+    assert result is not None
+    assert result.is_error
+    assert result.structured_content is not None
+    error = result.structured_content["error"]
+    assert error["kind"] == "rate_limited"
+    assert error["code"] == RATE_LIMITED == -32029
+    assert error["retry_after_s"] == 7
+    assert error["retryable"] is True
+    assert "600 tool calls per 60 s" in error["message"]
+    assert "retry in 7 s" in error["message"]
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "retry in 7 s" in text
+    assert '"retry_after_s": 7' in text
 
 
 async def test_a_limiter_outage_fails_open_and_pauses() -> None:

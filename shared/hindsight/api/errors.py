@@ -1,21 +1,38 @@
-"""Domain and validation errors → JSON-RPC errors that name the field and the limit.
+"""Errors an agent's model can read: domain and argument errors → a ``CallToolResult`` with ``isError``.
 
-Codes: -32602 invalid params (JSON-RPC 2.0); server-defined codes in the -32000…-32099 range for the
-rest. Messages never echo the rejected value: it is the caller's data and may be large or sensitive.
+MCP 2025-11-25 (SEP-1303) makes input validation errors *tool execution errors*: the result of the call,
+with ``isError: true``, which clients hand to the model (a JSON-RPC error is raised as an exception by
+every client, so the model never sees it and cannot retry). So argument errors, not-found, forbidden,
+rate-limited and dependency-down errors are results here; JSON-RPC errors stay for what is wrong with the
+request itself (a malformed envelope, an unknown method or tool: the SDK and ``mcp_server`` raise those).
+
+One mapping, generic over the domain error hierarchy (``hindsight.domain.errors``): ``ERROR_KINDS`` maps
+a domain error class to a stable ``kind`` and the ``code`` it had as a JSON-RPC error (kept so clients
+and logs that knew the codes keep working). A subclass without an entry of its own is reported like its
+nearest listed base class (found along the MRO), with the extra fields its ``details()`` gives. To add a
+domain error: subclass the closest ``HindsightError`` in ``domain/errors.py`` (``details()`` for fields
+the agent needs, e.g. a current version) and, only if it needs its own ``kind``, add one ``ERROR_KINDS``
+entry here.
+
+Every error result carries the same object twice: ``structuredContent = {"error": {...}}`` and, for the
+model, a text block with the message then the object as JSON. The object holds ``kind``, ``code``,
+``message``, ``retryable`` and the details: ``errors`` (one per bad field: ``field``, ``message``,
+``type``, ``limit``) for argument errors, ``retry_after_s``/``limit``/``window_s``/``budget`` when rate
+limited. Messages never echo a rejected value: it is the caller's data and may be large or sensitive.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import json
+from dataclasses import dataclass
 from typing import Any
 
-from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import CallToolResult, TextContent
 from pydantic import ValidationError
 
 from hindsight.domain.errors import (
     Forbidden,
+    HindsightError,
     InvalidInput,
     NotFound,
     RateLimited,
@@ -23,11 +40,35 @@ from hindsight.domain.errors import (
     Unavailable,
 )
 
-UNAVAILABLE = -32001  # a dependency is down; retry later (data.retryable = true)
-NOT_FOUND = -32002  # the same code MCP uses for an unknown resource
+UNAVAILABLE = -32001  # a dependency is down; retry later (retryable = true)
+NOT_FOUND = -32002  # the code MCP uses for an unknown resource
 FORBIDDEN = -32003
 UNAUTHORIZED = -32004
-RATE_LIMITED = -32029  # the JSON-RPC twin of HTTP 429; data: retry_after_s, limit, window_s, budget
+INVALID_ARGUMENTS = -32602  # JSON-RPC "invalid params"
+RATE_LIMITED = -32029  # the twin of HTTP 429; details: retry_after_s, limit, window_s, budget
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    """How one family of domain errors is reported: a stable ``kind`` name, its historical JSON-RPC
+    ``code``, whether retrying the same call later may succeed, and the message's prefix."""
+
+    kind: str
+    code: int
+    retryable: bool = False
+    prefix: str = ""
+    suffix: str = ""
+
+
+ERROR_KINDS: dict[type[Exception], ErrorKind] = {
+    InvalidInput: ErrorKind("invalid_arguments", INVALID_ARGUMENTS, prefix="Invalid arguments: "),
+    NotFound: ErrorKind("not_found", NOT_FOUND),
+    Forbidden: ErrorKind("forbidden", FORBIDDEN),
+    Unauthorized: ErrorKind("unauthorized", UNAUTHORIZED),
+    RateLimited: ErrorKind("rate_limited", RATE_LIMITED, retryable=True),
+    Unavailable: ErrorKind("unavailable", UNAVAILABLE, retryable=True, suffix="; retry later"),
+}
+"""Domain error class → how it is reported. Looked up along the MRO, so subclasses inherit."""
 
 _LIMIT_KEYS = (
     "max_length",
@@ -48,67 +89,111 @@ def _field(loc: tuple[int | str, ...]) -> str:
     return ".".join(str(p) for p in loc) or "arguments"
 
 
-def validation_error(exc: ValidationError, prefix: str = "") -> MCPError:
-    """One INVALID_PARAMS error listing every bad field with its limit."""
+def _jsonable(value: object) -> object:
+    return value if isinstance(value, int | float | str | bool) or value is None else str(value)
+
+
+def invalid_arguments(errors: list[dict[str, Any]], message: str) -> dict[str, Any]:
+    """The error object for argument errors: ``errors`` lists each bad field (``field``, ``message``,
+    ``type``, optional ``limit``); ``message`` is the whole sentence ("Invalid arguments: top_k: …")."""
+    return {
+        "kind": "invalid_arguments",
+        "code": INVALID_ARGUMENTS,
+        "message": message,
+        "retryable": False,
+        "errors": errors,
+    }
+
+
+def validation_error(exc: ValidationError, prefix: str = "") -> dict[str, Any]:
+    """The error object for a pydantic ``ValidationError``: every bad field with the limit it broke."""
     details: list[dict[str, Any]] = []
     parts: list[str] = []
     for err in exc.errors(include_url=False, include_input=False):
         loc = tuple(p for p in err["loc"] if p not in ("draft",))
         field = (prefix + "." if prefix else "") + _field(loc)
         ctx = err.get("ctx") or {}
-        limit = {k: ctx[k] for k in _LIMIT_KEYS if k in ctx}
-        message = err["msg"]
-        detail: dict[str, Any] = {"field": field, "message": message, "type": err["type"]}
+        limit = {k: _jsonable(ctx[k]) for k in _LIMIT_KEYS if k in ctx}
+        detail: dict[str, Any] = {"field": field, "message": err["msg"], "type": err["type"]}
         if limit:
-            detail["limit"] = {
-                k: (v if isinstance(v, int | float | str) else str(v)) for k, v in limit.items()
-            }
+            detail["limit"] = limit
         details.append(detail)
-        parts.append(f"{field}: {message}")
-    return MCPError(INVALID_PARAMS, "Invalid arguments: " + "; ".join(parts), {"errors": details})
+        parts.append(f"{field}: {err['msg']}")
+    return invalid_arguments(details, "Invalid arguments: " + "; ".join(parts))
 
 
-def to_mcp_error(exc: Exception) -> MCPError | None:
-    """The JSON-RPC error for a domain error, or None for anything unexpected."""
-    if isinstance(exc, InvalidInput):
-        detail: dict[str, Any] = {"field": exc.field, "message": str(exc)}
-        if exc.limit is not None:
-            detail["limit"] = exc.limit
-        return MCPError(INVALID_PARAMS, f"Invalid arguments: {exc}", {"errors": [detail]})
-    if isinstance(exc, ValidationError):
-        return validation_error(exc)
-    if isinstance(exc, NotFound):
-        return MCPError(NOT_FOUND, str(exc) or "not found")
-    if isinstance(exc, Forbidden):
-        return MCPError(FORBIDDEN, str(exc))
-    if isinstance(exc, Unauthorized):
-        return MCPError(UNAUTHORIZED, str(exc))
-    if isinstance(exc, RateLimited):
-        return MCPError(
-            RATE_LIMITED,
-            str(exc),
-            {
-                "retry_after_s": exc.retry_after_s,
-                "limit": exc.limit,
-                "window_s": exc.window_s,
-                "budget": exc.budget,
-                "retryable": True,
-            },
-        )
-    if isinstance(exc, Unavailable):
-        return MCPError(UNAVAILABLE, f"{exc}; retry later", {"retryable": True})
+def _kind_of(exc: Exception) -> ErrorKind | None:
+    for cls in type(exc).__mro__:
+        kind = ERROR_KINDS.get(cls)
+        if kind is not None:
+            return kind
     return None
 
 
-@contextmanager
-def domain_errors() -> Iterator[None]:
-    """Run a tool body, re-raising domain errors as JSON-RPC errors."""
-    try:
-        yield
-    except MCPError:
-        raise
-    except Exception as exc:
-        mapped = to_mcp_error(exc)
-        if mapped is None:
-            raise
-        raise mapped from exc
+def error_object(exc: BaseException | None) -> dict[str, Any] | None:
+    """The error object for a domain error or a ``ValidationError``; None for anything unexpected (a
+    crash: its text stays in the server's log)."""
+    if isinstance(exc, ValidationError):
+        return validation_error(exc)
+    if not isinstance(exc, HindsightError):
+        return None
+    kind = _kind_of(exc)
+    if kind is None:
+        return None
+    message = f"{kind.prefix}{str(exc) or kind.kind.replace('_', ' ')}{kind.suffix}"
+    error: dict[str, Any] = {
+        "kind": kind.kind,
+        "code": kind.code,
+        "message": message,
+        "retryable": kind.retryable,
+    }
+    if isinstance(exc, InvalidInput):
+        detail: dict[str, Any] = {"field": exc.field, "message": str(exc), "type": "invalid"}
+        if exc.limit is not None:
+            detail["limit"] = exc.limit
+        error["errors"] = [detail]
+    error.update(exc.details())
+    return error
+
+
+def error_result(error: dict[str, Any]) -> CallToolResult:
+    """A tool result with ``isError``: the message and the whole error object as text (what a model
+    reads), and the object as structured content (what a program reads)."""
+    text = f"{error['message']}\n{json.dumps({'error': error}, ensure_ascii=False, sort_keys=True)}"
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content={"error": error}, is_error=True
+    )
+
+
+def tool_error_result(exc: BaseException | None) -> CallToolResult | None:
+    """The ``isError`` result for a domain error or a ``ValidationError``, or None for anything else."""
+    error = error_object(exc)
+    return None if error is None else error_result(error)
+
+
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "Set instead of the result when the call failed (isError): why, and whether to retry.",
+    "properties": {
+        "kind": {"type": "string", "enum": sorted({k.kind for k in ERROR_KINDS.values()})},
+        "code": {"type": "integer"},
+        "message": {"type": "string"},
+        "retryable": {"type": "boolean"},
+    },
+    "required": ["kind", "code", "message", "retryable"],
+}
+
+
+def admit_errors(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's output schema that also admits an error result's ``{"error": {...}}``.
+
+    Some clients (the TypeScript SDK 1.x, hence the MCP Inspector) validate ``structuredContent``
+    against the output schema even when ``isError`` is set, and raise instead of returning the result
+    when it does not match — the model would again see nothing. So the schema says what the tool
+    returns: its result, or an error. The result's properties keep their types; its required fields
+    move into ``anyOf`` beside ``error``."""
+    widened = dict(schema)
+    required = widened.pop("required", [])
+    widened["properties"] = {**schema.get("properties", {}), "error": ERROR_SCHEMA}
+    widened["anyOf"] = [{"required": list(required)}, {"required": ["error"]}]
+    return widened

@@ -2,11 +2,12 @@
 
 The same Starlette app is served by uvicorn locally and by the Lambda adapter (``lambda_http``).
 Tools are thin: parse arguments (the annotated types carry the limits), call one use case, map the
-result. Domain errors become JSON-RPC errors (``api.errors``).
+result. Domain and argument errors become ``isError`` results a model can read (``api.errors``).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -14,27 +15,36 @@ from typing import Any
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
-from pydantic import ValidationError
+from mcp_types import Tool as MCPTool
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from hindsight import __version__
-from hindsight.api.errors import domain_errors, validation_error
+from hindsight.api.errors import (
+    admit_errors,
+    error_object,
+    error_result,
+    invalid_arguments,
+)
 from hindsight.api.http_guard import RequestGuard
 from hindsight.api.mcp_context import ApiKeyVerifier, ContainerHolder, current_principal
 from hindsight.api.observe import RequestContext
+from hindsight.api.tool_hints import RATE_BUDGET_META
 from hindsight.api.tools_memory import register_memory_tools
 from hindsight.api.tools_memory_admin import register_memory_admin_tools
 from hindsight.api.tools_reflection import register_reflection_tools
 from hindsight.api.tools_working_memory import register_working_memory_tools
 from hindsight.bootstrap import Container
 from hindsight.config import Settings
+from hindsight.domain.errors import HindsightError
 
 ContainerFactory = Callable[[], Awaitable[Container]]
+log = logging.getLogger(__name__)
 
 INSTRUCTIONS = """Hindsight is your long-term memory across conversations.
 Search it (memory_search) at the start of a task and whenever the user refers to something from
@@ -44,58 +54,89 @@ seconds."""
 
 
 class HindsightMCP(MCPServer[Container]):
-    """MCPServer whose argument validation failures are JSON-RPC errors naming field and limit.
+    """MCPServer whose tool errors are results a model can read (MCP 2025-11-25, SEP-1303).
 
-    The SDK reports them as tool results with isError, calls an unknown tool an isError result too, and
-    silently drops arguments a tool does not take (a misspelt ``top-k`` would be ignored); a memory
-    service must refuse bad input unambiguously, so all three are raised as INVALID_PARAMS (-32602) with
-    ``data.errors`` naming the field.
+    Argument errors (the SDK's validation against the tool's signature, and arguments a tool does not
+    take: the SDK would silently drop a misspelt ``top-k``), domain errors (not found, forbidden, rate
+    limited, a dependency down) all become a ``CallToolResult`` with ``isError`` through one mapping,
+    ``api.errors``. An unknown tool stays a JSON-RPC error (-32602): the request names nothing to call.
 
-    Every call first counts against the caller's rate limits (``usecases.rate_limits``; over →
-    -32029 with ``data.retry_after_s``), invalid calls included.
+    Every call first counts against the caller's rate limits (``usecases.rate_limits``), invalid calls
+    included; a tool whose ``_meta`` says ``RATE_BUDGET_META: "writes"`` also counts against the budget
+    of calls that change memory.
     """
 
     holder: ContainerHolder | None = None
 
-    async def _count_call(self, name: str) -> None:
+    async def _count_call(self, tool: Tool | None) -> None:
         container = self.holder.container if self.holder is not None else None
         if container is None or container.rate_limit is None:
             return
-        tool = self._tool_manager.get_tool(name)
-        annotations = tool.annotations if tool is not None else None
-        write = annotations is not None and annotations.read_only_hint is False
-        with domain_errors():
-            await container.rate_limit(current_principal(), write=write)
+        write = tool is not None and (tool.meta or {}).get(RATE_BUDGET_META) == "writes"
+        await container.rate_limit(current_principal(), write=write)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        await self._count_call(name)
         tool = self._tool_manager.get_tool(name)
+        try:
+            await self._count_call(tool)
+        except HindsightError as exc:
+            if tool is not None:
+                return _error_result(name, exc)
+            raise
         if tool is None:
             raise MCPError(
                 INVALID_PARAMS,
                 f"Invalid arguments: name: unknown tool '{name[:100]}' (tools/list names the tools)",
                 {"errors": [{"field": "name", "message": "no tool of this name", "type": "unknown_tool"}]},
             )
-        allowed = tool.parameters.get("properties", {})
-        unknown = sorted(str(k) for k in arguments if k not in allowed)
-        if unknown:
-            errors = [
-                {"field": k[:100], "message": "not an argument of this tool", "type": "unexpected_argument"}
-                for k in unknown[:20]
-            ]
-            raise MCPError(
-                INVALID_PARAMS,
-                "Invalid arguments: "
-                + "; ".join(f"{e['field']}: not an argument of {name}" for e in errors)
-                + f" (it takes: {', '.join(sorted(allowed))})",
-                {"errors": errors},
-            )
+        unknown = _unknown_arguments(tool, arguments)
+        if unknown is not None:
+            log.info("tool %r refused arguments %r", name, [e["field"] for e in unknown["errors"]])
+            return error_result(unknown)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
-            if isinstance(exc.__cause__, ValidationError):
-                raise validation_error(exc.__cause__) from exc
-            raise
+            if error_object(exc.__cause__) is None:
+                raise
+            return _error_result(name, exc.__cause__)
+
+    async def list_tools(self) -> list[MCPTool]:
+        """The tools, each output schema also admitting the ``{"error": …}`` of an ``isError`` result
+        (``api.errors.admit_errors``)."""
+        return [
+            tool.model_copy(update={"output_schema": admit_errors(tool.output_schema)})
+            if tool.output_schema is not None
+            else tool
+            for tool in await super().list_tools()
+        ]
+
+
+def _unknown_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    """The error object for arguments the tool does not take, or None."""
+    allowed = tool.parameters.get("properties", {})
+    unknown = sorted(str(k) for k in arguments if k not in allowed)
+    if not unknown:
+        return None
+    errors = [
+        {"field": k[:100], "message": "not an argument of this tool", "type": "unexpected_argument"}
+        for k in unknown[:20]
+    ]
+    return invalid_arguments(
+        errors,
+        "Invalid arguments: "
+        + "; ".join(f"{e['field']}: not an argument of {tool.name}" for e in errors)
+        + f" (it takes: {', '.join(sorted(allowed))})",
+    )
+
+
+def _error_result(tool: str, exc: BaseException | None) -> Any:
+    """The isError result for an anticipated error, logged without the caller's values."""
+    error = error_object(exc)
+    if error is None:
+        raise RuntimeError(f"no error result for {type(exc).__name__}") from exc
+    fields = [e["field"] for e in error.get("errors", [])]
+    log.info("tool %r answered %s %r", tool, error["kind"], fields or type(exc).__name__)
+    return error_result(error)
 
 
 def create_mcp_server(holder: ContainerHolder, settings: Settings, factory: ContainerFactory) -> HindsightMCP:

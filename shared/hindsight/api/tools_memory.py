@@ -1,7 +1,7 @@
 """Long-term memory tools: memory_write, memory_search, memory_status.
 
 Each tool is thin: the annotated parameter types carry the limits, the body calls one use case and
-maps its result; domain errors become JSON-RPC errors.
+maps its result; domain errors become isError results (``api.errors``, mapped once in ``mcp_server``).
 """
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ from typing import Annotated, Any
 from uuid import UUID
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field, StrictBool
 
-from hindsight.api.errors import domain_errors
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import HitOut
+from hindsight.api.tool_hints import change, read_only, recall
 from hindsight.domain.isotime import AsOfTime, StartTime, Timestamp
 from hindsight.domain.limits import (
     DEFAULT_IMPORTANCE,
@@ -83,9 +82,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "list other agents of your tenant in shared_with (['*']: all). Do not store small talk. Returns "
             "at once with the memory id and status 'queued'; it is searchable within seconds."
         ),
-        annotations=ToolAnnotations(
-            readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
-        ),
+        **change("Remember something"),
     )
     async def memory_write(
         content: Content,
@@ -148,36 +145,35 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         ] = None,
         agent_id: AgentId | None = None,
     ) -> WriteAck:
-        with domain_errors():
-            draft = MemoryDraft(
-                content=content,
-                layer=layer,
-                key=key,
-                query=query,
-                importance=importance,
-                source=source,
-                entities=entities or {},
-                tags=tags or [],
-                metadata=metadata or {},
-                occurred_at=occurred_at,
-                causal_parent=causal_parent,
-                task_id=task_id,
-                task_type=task_type,
-                outcome=outcome,
-                key_decisions=key_decisions or [],
-                lessons=lessons,
-                idempotency_key=idempotency_key,
-                shared_with=shared_with or [],
-                context=context,
-                conversation_id=conversation_id,
-                turn_index=turn_index,
-                session_index=session_index,
-                session_at=session_at,
-            )
-            remember = holder.get().remember
-            if remember is None:
-                raise RuntimeError("no write queue configured in this process")
-            return await remember(current_principal(), agent_id, draft, filter=filter)
+        draft = MemoryDraft(
+            content=content,
+            layer=layer,
+            key=key,
+            query=query,
+            importance=importance,
+            source=source,
+            entities=entities or {},
+            tags=tags or [],
+            metadata=metadata or {},
+            occurred_at=occurred_at,
+            causal_parent=causal_parent,
+            task_id=task_id,
+            task_type=task_type,
+            outcome=outcome,
+            key_decisions=key_decisions or [],
+            lessons=lessons,
+            idempotency_key=idempotency_key,
+            shared_with=shared_with or [],
+            context=context,
+            conversation_id=conversation_id,
+            turn_index=turn_index,
+            session_index=session_index,
+            session_at=session_at,
+        )
+        remember = holder.get().remember
+        if remember is None:
+            raise RuntimeError("no write queue configured in this process")
+        return await remember(current_principal(), agent_id, draft, filter=filter)
 
     @mcp.tool(
         name="memory_search",
@@ -191,7 +187,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "'since 2026-11-01'); set include_related to get the causal chain and linked memories, and "
             "context_window to get the turns said around each hit in its conversation."
         ),
-        annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
+        **recall("Search memory"),
     )
     async def memory_search(
         query: SearchText,
@@ -235,25 +231,24 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         context_window: ContextWindow = 0,
         agent_id: AgentId | None = None,
     ) -> SearchResult:
-        with domain_errors():
-            request = RecallQuery(
-                text=query,
-                top_k=top_k,
-                layers=(layer,) if layer else ("episodic", "semantic"),
-                statuses=tuple(dict.fromkeys(status)) if status else ("active",),
-                key=key,
-                tags=tuple(tags or ()),
-                entities=entities or {},
-                time_range=time_range,
-                since=since,
-                until=until,
-                min_importance=min_importance,
-                include_related=include_related,
-                as_of=as_of,
-                context_window=context_window,
-            )
-            hits = await holder.get().recall(current_principal(), agent_id, request)
-            return SearchResult(results=[HitOut.of(h) for h in hits], count=len(hits))
+        request = RecallQuery(
+            text=query,
+            top_k=top_k,
+            layers=(layer,) if layer else ("episodic", "semantic"),
+            statuses=tuple(dict.fromkeys(status)) if status else ("active",),
+            key=key,
+            tags=tuple(tags or ()),
+            entities=entities or {},
+            time_range=time_range,
+            since=since,
+            until=until,
+            min_importance=min_importance,
+            include_related=include_related,
+            as_of=as_of,
+            context_window=context_window,
+        )
+        hits = await holder.get().recall(current_principal(), agent_id, request)
+        return SearchResult(results=[HitOut.of(h) for h in hits], count=len(hits))
 
     @mcp.tool(
         name="memory_status",
@@ -263,7 +258,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "to another agent). 'pending' means still queued; 'merged' means it matched an existing memory "
             "(memory_id) and updated it instead; 'stored' may carry a reason such as 'supersedes <id>'."
         ),
-        annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
+        **read_only("Check that writes are stored"),
     )
     async def memory_status(
         ids: Annotated[
@@ -276,6 +271,5 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         ],
         agent_id: AgentId | None = None,
     ) -> StatusResult:
-        with domain_errors():
-            writes = await holder.get().write_status(current_principal(), ids, agent_id)
-            return StatusResult(writes=writes)
+        writes = await holder.get().write_status(current_principal(), ids, agent_id)
+        return StatusResult(writes=writes)

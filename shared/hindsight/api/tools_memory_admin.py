@@ -7,12 +7,11 @@ from typing import Annotated, Any
 from uuid import UUID
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field, StrictBool
 
-from hindsight.api.errors import domain_errors
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import MemoryOut
+from hindsight.api.tool_hints import change, read_only
 from hindsight.domain.isotime import EndTime, StartTime
 from hindsight.domain.limits import (
     MAX_CHAIN_DEPTH,
@@ -76,16 +75,13 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         name="memory_get",
         description="Read one memory in full — its relations and its history of changes — when a search hit "
         "needs a closer look, or before updating or linking it.",
-        annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
+        **read_only("Get a memory with its relations and history"),
     )
     async def memory_get(
         id: MemoryId, include_history: bool = True, agent_id: AgentId | None = None
     ) -> MemoryDetail:
-        with domain_errors():
-            view = await holder.get().manage.get(current_principal(), agent_id, id, include_history)
-            return MemoryDetail(
-                memory=MemoryOut.of(view.memory), relations=view.relations, history=view.history
-            )
+        view = await holder.get().manage.get(current_principal(), agent_id, id, include_history)
+        return MemoryDetail(memory=MemoryOut.of(view.memory), relations=view.relations, history=view.history)
 
     @mcp.tool(
         name="memory_update",
@@ -97,9 +93,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             "action='update', shared_with=[agent ids] or ['*'] lets other agents of your tenant read it "
             "([] makes it private again). Only the agent that wrote a memory can change it."
         ),
-        annotations=ToolAnnotations(
-            readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
-        ),
+        **change("Correct or update a memory"),
     )
     async def memory_update(
         id: MemoryId,
@@ -127,28 +121,25 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         shared_with: SharedWith | None = None,
         agent_id: AgentId | None = None,
     ) -> UpdateOut:
-        with domain_errors():
-            changes = MemoryChanges(
-                content=content,
-                key=key,
-                query=query,
-                importance=importance,
-                tags=tags,
-                entities=entities,
-                metadata=metadata,
-                valid_from=valid_from,
-                valid_to=valid_to,
-                verified=verified,
-                shared_with=shared_with,
-            )
-            result = await holder.get().manage.update(
-                current_principal(), agent_id, id, action, changes, reason
-            )
-            return UpdateOut(
-                action=result.action,
-                memory=MemoryOut.of(result.memory) if result.memory else None,
-                queued=result.queued,
-            )
+        changes = MemoryChanges(
+            content=content,
+            key=key,
+            query=query,
+            importance=importance,
+            tags=tags,
+            entities=entities,
+            metadata=metadata,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            verified=verified,
+            shared_with=shared_with,
+        )
+        result = await holder.get().manage.update(current_principal(), agent_id, id, action, changes, reason)
+        return UpdateOut(
+            action=result.action,
+            memory=MemoryOut.of(result.memory) if result.memory else None,
+            queued=result.queued,
+        )
 
     @mcp.tool(
         name="memory_forget",
@@ -157,16 +148,13 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             "by default (out of search, reversible); hard=true deletes it with its links and history for "
             "good — only when the user explicitly asks for deletion."
         ),
-        annotations=ToolAnnotations(
-            readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
-        ),
+        **change("Forget a memory", destructive=True, idempotent=True),
     )
     async def memory_forget(
         id: MemoryId, reason: Reason | None = None, hard: StrictBool = False, agent_id: AgentId | None = None
     ) -> ForgetOut:
-        with domain_errors():
-            memory = await holder.get().manage.forget(current_principal(), agent_id, id, hard, reason)
-            return ForgetOut(id=id, hard=hard, status="deleted" if memory is None else memory.status)
+        memory = await holder.get().manage.forget(current_principal(), agent_id, id, hard, reason)
+        return ForgetOut(id=id, hard=hard, status="deleted" if memory is None else memory.status)
 
     @mcp.tool(
         name="memory_link",
@@ -175,9 +163,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             "'contradicts', 'supersedes'. Link an outcome to the decision that led to it so the whole "
             "path can be recalled later with memory_recall_chain."
         ),
-        annotations=ToolAnnotations(
-            readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
-        ),
+        **change("Link two memories", idempotent=True),
     )
     async def memory_link(
         from_id: MemoryId,
@@ -187,10 +173,9 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         reason: Reason | None = None,
         agent_id: AgentId | None = None,
     ) -> Relation:
-        with domain_errors():
-            return await holder.get().manage.link(
-                current_principal(), agent_id, from_id, to_id, kind, strength, reason
-            )
+        return await holder.get().manage.link(
+            current_principal(), agent_id, from_id, to_id, kind, strength, reason
+        )
 
     @mcp.tool(
         name="memory_recall_chain",
@@ -199,7 +184,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             "a fragment. Call it when a search hit is an error or an outcome and you need to know what was "
             "tried before and what finally worked (e.g. 429 → wait 30 s → retry succeeded)."
         ),
-        annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
+        **read_only("Recall a causal chain"),
     )
     async def memory_recall_chain(
         id: MemoryId,
@@ -207,12 +192,11 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         direction: Annotated[ChainDirection, Field(description="causes, effects or both")] = "both",
         agent_id: AgentId | None = None,
     ) -> ChainOut:
-        with domain_errors():
-            links = await holder.get().manage.chain(current_principal(), agent_id, id, depth, direction)
-            return ChainOut(
-                chain=[ChainStep(step=link.step, memory=MemoryOut.of(link.memory)) for link in links],
-                count=len(links),
-            )
+        links = await holder.get().manage.chain(current_principal(), agent_id, id, depth, direction)
+        return ChainOut(
+            chain=[ChainStep(step=link.step, memory=MemoryOut.of(link.memory)) for link in links],
+            count=len(links),
+        )
 
     @mcp.tool(
         name="memory_feedback",
@@ -221,13 +205,10 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             "useful=false lowers it (−0.05). Call it after you used (or ignored) search results, so good "
             "memories surface first next time."
         ),
-        annotations=ToolAnnotations(
-            readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
-        ),
+        **change("Rate a recalled memory"),
     )
     async def memory_feedback(
         id: MemoryId, useful: StrictBool, reason: Reason | None = None, agent_id: AgentId | None = None
     ) -> FeedbackOut:
-        with domain_errors():
-            memory = await holder.get().manage.feedback(current_principal(), agent_id, id, useful, reason)
-            return FeedbackOut(id=memory.id, importance=round(memory.importance, 4))
+        memory = await holder.get().manage.feedback(current_principal(), agent_id, id, useful, reason)
+        return FeedbackOut(id=memory.id, importance=round(memory.importance, 4))

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from hindsight.api.errors import domain_errors
 from hindsight.api.mcp_context import ContainerHolder, current_principal
+from hindsight.api.tool_hints import change
 from hindsight.domain.isotime import StartTime
 from hindsight.domain.limits import AgentId
 from hindsight.domain.memory import Outcome
@@ -38,9 +37,7 @@ def register_reflection_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> N
             "flagged if it failed. Returns at once with the memory id (status 'queued'); reporting the "
             "same task_id again changes nothing."
         ),
-        annotations=ToolAnnotations(
-            readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
-        ),
+        **change("Record how a task ended", idempotent=True),
     )
     async def task_reflect(
         task_id: TaskId,
@@ -59,17 +56,16 @@ def register_reflection_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> N
         ] = None,
         agent_id: AgentId | None = None,
     ) -> ReflectionAck:
-        with domain_errors():
-            report = TaskReport(
-                task_id=task_id,
-                goal=goal,
-                steps=steps or [],
-                outcome=outcome,
-                error=error,
-                entities=entities or {},
-                occurred_at=occurred_at,
-            )
-            submit = holder.get().submit_reflection
-            if submit is None:
-                raise RuntimeError("no reflection queue configured in this process")
-            return await submit(current_principal(), agent_id, report)
+        report = TaskReport(
+            task_id=task_id,
+            goal=goal,
+            steps=steps or [],
+            outcome=outcome,
+            error=error,
+            entities=entities or {},
+            occurred_at=occurred_at,
+        )
+        submit = holder.get().submit_reflection
+        if submit is None:
+            raise RuntimeError("no reflection queue configured in this process")
+        return await submit(current_principal(), agent_id, report)

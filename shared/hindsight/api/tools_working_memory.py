@@ -3,7 +3,7 @@ working_memory_promote.
 
 The session's scratchpad in Redis (spec, "Memory model"): bounded by a token budget, expiring with the
 session, least retained non-core items evicted first. Each tool is thin: the annotated parameter types
-carry the limits, the body calls one use case; domain errors become JSON-RPC errors.
+carry the limits, the body calls one use case; domain errors become isError results (``api.errors``).
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
 from pydantic import Field, StrictBool
 
-from hindsight.api.errors import domain_errors
 from hindsight.api.mcp_context import ContainerHolder, current_principal
+from hindsight.api.tool_hints import change, recall
 from hindsight.domain.limits import DEFAULT_IMPORTANCE, AgentId, Importance
 from hindsight.domain.working_memory import SessionId, WorkingMemoryContent, WorkingMemoryKey
 from hindsight.usecases.working_memory import (
@@ -48,9 +47,7 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
             "important, least recently used items are evicted (returned in 'evicted'); items marked "
             "core=true are never evicted. The session expires after a period without writes."
         ),
-        annotations=ToolAnnotations(
-            readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
-        ),
+        **change("Keep in working memory"),
     )
     async def working_memory_set(
         session_id: SessionId,
@@ -72,10 +69,9 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
         ] = False,
         agent_id: AgentId | None = None,
     ) -> SetResult:
-        with domain_errors():
-            return await _working_memory(holder).set(
-                current_principal(), agent_id, session_id, key, content, importance, core
-            )
+        return await _working_memory(holder).set(
+            current_principal(), agent_id, session_id, key, content, importance, core
+        )
 
     @mcp.tool(
         name="working_memory_get",
@@ -86,7 +82,7 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
             "important); with key, that one item (an empty list if it expired or was evicted). Reading "
             "an item counts as using it, which protects it from eviction."
         ),
-        annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
+        **recall("Read working memory"),
     )
     async def working_memory_get(
         session_id: SessionId,
@@ -95,8 +91,7 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
         ] = None,
         agent_id: AgentId | None = None,
     ) -> SessionView:
-        with domain_errors():
-            return await _working_memory(holder).get(current_principal(), agent_id, session_id, key)
+        return await _working_memory(holder).get(current_principal(), agent_id, session_id, key)
 
     @mcp.tool(
         name="working_memory_clear",
@@ -106,9 +101,7 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
             "done and its scratchpad should go (core items too). Promote anything worth keeping first "
             "(working_memory_promote). Cannot be undone."
         ),
-        annotations=ToolAnnotations(
-            readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
-        ),
+        **change("Clear working memory", destructive=True, idempotent=True),
     )
     async def working_memory_clear(
         session_id: SessionId,
@@ -117,8 +110,7 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
         ] = None,
         agent_id: AgentId | None = None,
     ) -> ClearResult:
-        with domain_errors():
-            return await _working_memory(holder).clear(current_principal(), agent_id, session_id, key)
+        return await _working_memory(holder).clear(current_principal(), agent_id, session_id, key)
 
     @mcp.tool(
         name="working_memory_promote",
@@ -130,9 +122,7 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
             "supersedes an older fact on the same key) found by memory_search within seconds; keep=false "
             "also removes it from the session."
         ),
-        annotations=ToolAnnotations(
-            readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
-        ),
+        **change("Promote to long-term memory"),
     )
     async def working_memory_promote(
         session_id: SessionId,
@@ -142,5 +132,4 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
         ] = True,
         agent_id: AgentId | None = None,
     ) -> PromoteResult:
-        with domain_errors():
-            return await _working_memory(holder).promote(current_principal(), agent_id, session_id, key, keep)
+        return await _working_memory(holder).promote(current_principal(), agent_id, session_id, key, keep)

@@ -1,10 +1,18 @@
-"""Domain errors. Adapters translate them: MCP → JSON-RPC errors, CLI → exit codes."""
+"""Domain errors. Adapters translate them: MCP → tool results with isError (``api/errors.py``), CLI → exit
+codes."""
 
 from __future__ import annotations
 
 
 class HindsightError(Exception):
-    """Base class of every error Hindsight raises on purpose."""
+    """Base class of every error Hindsight raises on purpose.
+
+    ``details()`` gives the fields, besides the message, an agent needs to act on the error (a limit, when
+    to retry); the API adds them to the error it returns (``api/errors.py``)."""
+
+    def details(self) -> dict[str, object]:
+        """Extra fields for the caller (JSON values); none by default."""
+        return {}
 
 
 class ConfigurationError(HindsightError):
@@ -46,6 +54,15 @@ class RateLimited(HindsightError):
             f"rate limit exceeded: {limit} {what} per {window_s} s for this key; "
             f"retry in {retry_after_s:.0f} s"
         )
+
+    def details(self) -> dict[str, object]:
+        """``retry_after_s``, ``limit``, ``window_s`` and ``budget``."""
+        return {
+            "retry_after_s": self.retry_after_s,
+            "limit": self.limit,
+            "window_s": self.window_s,
+            "budget": self.budget,
+        }
 
 
 class Unavailable(HindsightError):

@@ -1,6 +1,6 @@
 """Rate limits per caller (API key or JWT subject): a budget of tool calls per minute, and a smaller
-one for calls that change memory. Exceeded → ``RateLimited`` (JSON-RPC -32029 with
-``data.retry_after_s``).
+one for calls that change memory. Exceeded → ``RateLimited`` (an isError result of kind rate_limited with
+``retry_after_s``).
 
 Fail open: when the counter store (Redis) is down, calls go through — an outage of the limiter must
 not lock every agent out — and the limiter is skipped for ``fail_open_s`` seconds, so no call waits

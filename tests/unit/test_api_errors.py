@@ -1,0 +1,108 @@
+"""The one mapping from domain and argument errors to tool results with isError (api/errors.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import BaseModel, Field, ValidationError
+
+from hindsight.api.errors import ERROR_KINDS, ErrorKind, admit_errors, error_object, tool_error_result
+from hindsight.domain.errors import ConfigurationError, Forbidden, InvalidInput, NotFound, Unavailable
+
+
+class _Search(BaseModel):
+    top_k: int = Field(ge=1, le=100)
+    query: str = Field(min_length=1)
+
+
+def _text(exc: BaseException) -> tuple[str, dict[str, object]]:
+    result = tool_error_result(exc)
+    assert result is not None
+    assert result.is_error
+    assert result.structured_content is not None
+    text = result.content[0].text  # type: ignore[union-attr]
+    return text, result.structured_content["error"]
+
+
+def test_a_validation_error_names_every_field_and_limit_in_text_and_structure() -> None:
+    with pytest.raises(ValidationError) as caught:
+        _Search(top_k=1000, query="")
+    text, error = _text(caught.value)
+    assert error["kind"] == "invalid_arguments"
+    assert error["code"] == -32602
+    assert error["retryable"] is False
+    fields = {e["field"]: e for e in error["errors"]}  # type: ignore[attr-defined]
+    assert fields["top_k"]["limit"] == {"le": 100}
+    assert fields["query"]["limit"] == {"min_length": 1}
+    first, rest = text.split("\n", 1)
+    assert first == error["message"]
+    assert "top_k: Input should be less than or equal to 100" in first
+    assert json.loads(rest) == {"error": error}
+
+
+def test_an_invalid_input_keeps_its_field_and_limit() -> None:
+    _, error = _text(InvalidInput("content", "does not fit the budget", {"budget_tokens": 100}))
+    assert error["message"] == "Invalid arguments: content: does not fit the budget"
+    assert error["errors"] == [
+        {
+            "field": "content",
+            "message": "content: does not fit the budget",
+            "type": "invalid",
+            "limit": {"budget_tokens": 100},
+        }
+    ]
+
+
+def test_unavailable_is_retryable_and_says_so() -> None:
+    text, error = _text(Unavailable("the write queue is unavailable"))
+    assert (error["kind"], error["code"], error["retryable"]) == ("unavailable", -32001, True)
+    assert text.startswith("the write queue is unavailable; retry later")
+
+
+def test_a_subclass_is_reported_like_its_nearest_listed_base_with_its_own_details() -> None:
+    class GoneForGood(NotFound):
+        def details(self) -> dict[str, object]:
+            return {"forgotten_at": "2026-11-30T10:00:00Z"}
+
+    _, error = _text(GoneForGood("memory 42 not found"))
+    assert error["kind"] == "not_found"
+    assert error["code"] == -32002
+    assert error["forgotten_at"] == "2026-11-30T10:00:00Z"
+
+
+def test_a_new_error_gets_its_own_kind_with_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    class VersionConflict(Forbidden):
+        def details(self) -> dict[str, object]:
+            return {"current_version": 7}
+
+    assert error_object(VersionConflict("stale"))["kind"] == "forbidden"  # type: ignore[index]
+    monkeypatch.setitem(ERROR_KINDS, VersionConflict, ErrorKind("version_conflict", -32009, retryable=True))
+    _, error = _text(VersionConflict("memory 42 is at version 7, not 6"))
+    assert (error["kind"], error["code"], error["retryable"]) == ("version_conflict", -32009, True)
+    assert error["current_version"] == 7
+
+
+def test_an_unexpected_exception_is_not_mapped() -> None:
+    assert error_object(RuntimeError("database password is hunter2")) is None
+    assert error_object(ConfigurationError("not a tool error")) is None
+    assert error_object(None) is None
+
+
+def test_output_schemas_admit_the_error_object_and_keep_the_result_typed() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"results": {"type": "array"}, "count": {"type": "integer"}},
+        "required": ["results", "count"],
+    }
+    widened = admit_errors(schema)
+    assert widened["type"] == "object"
+    assert widened["properties"]["results"] == {"type": "array"}
+    assert widened["anyOf"] == [{"required": ["results", "count"]}, {"required": ["error"]}]
+    assert "required" not in widened
+    assert schema["required"] == ["results", "count"]  # the tool's own schema is left alone
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate({"results": [], "count": 0}, widened)
+    jsonschema.validate({"error": error_object(NotFound("memory 42 not found"))}, widened)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"count": 0}, widened)  # neither a whole result nor an error
