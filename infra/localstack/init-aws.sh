@@ -13,6 +13,7 @@
 # Outside the container: AWSLOCAL="aws --endpoint-url http://127.0.0.1:4566" infra/localstack/init-aws.sh
 # (tests/deploy runs it that way against moto's SQS, EventBridge and Secrets Manager).
 set -euo pipefail
+shopt -s inherit_errexit  # a failing command inside $(...) stops the hook too, instead of an empty value
 
 AWSLOCAL=${AWSLOCAL:-awslocal}
 PYTHON=${PYTHON:-python3}
@@ -41,18 +42,27 @@ aws_() { $AWSLOCAL "$@"; }
 # JSON is built by Python (part of the LocalStack image) so that any password is escaped correctly.
 py_json() { "$PYTHON" -c "import json, sys; a = sys.argv[1:]; print(json.dumps($1))" "${@:2}"; }
 
+# ensure_queue NAME ATTRIBUTES_JSON -> prints the queue URL. SQS (and LocalStack) refuse create-queue for
+# a queue that exists with other attributes, so an existing queue gets set-queue-attributes instead.
+ensure_queue() {
+  local name=$1 attributes=$2 url
+  if url=$(aws_ sqs get-queue-url --queue-name "$name" --query QueueUrl --output text 2>/dev/null); then
+    aws_ sqs set-queue-attributes --queue-url "$url" --attributes "$attributes"
+  else
+    url=$(aws_ sqs create-queue --queue-name "$name" --attributes "$attributes" --query QueueUrl --output text)
+  fi
+  printf '%s\n' "$url"
+}
+
 # queue_with_dlq NAME DLQ_NAME -> prints the queue URL, then the DLQ URL (one per line)
 queue_with_dlq() {
   local name=$1 dlq_name=$2 dlq_url dlq_arn redrive attributes url
-  dlq_url=$(aws_ sqs create-queue --queue-name "$dlq_name" \
-    --attributes "MessageRetentionPeriod=$DLQ_RETENTION_S" --query QueueUrl --output text)
+  dlq_url=$(ensure_queue "$dlq_name" "$(py_json '{"MessageRetentionPeriod": a[0]}' "$DLQ_RETENTION_S")")
   dlq_arn=$(aws_ sqs get-queue-attributes --queue-url "$dlq_url" --attribute-names QueueArn \
     --query Attributes.QueueArn --output text)
   redrive=$(py_json '{"deadLetterTargetArn": a[0], "maxReceiveCount": int(a[1])}' "$dlq_arn" "$MAX_RECEIVE_COUNT")
   attributes=$(py_json '{"VisibilityTimeout": a[0], "RedrivePolicy": a[1]}' "$VISIBILITY_TIMEOUT_S" "$redrive")
-  url=$(aws_ sqs create-queue --queue-name "$name" --attributes "$attributes" --query QueueUrl --output text)
-  # create-queue keeps the attributes of a queue that already exists: set them explicitly.
-  aws_ sqs set-queue-attributes --queue-url "$url" --attributes "$attributes"
+  url=$(ensure_queue "$name" "$attributes")
   printf '%s\n%s\n' "$url" "$dlq_url"
 }
 

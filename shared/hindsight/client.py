@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -14,16 +14,22 @@ from mcp_types import CallToolResult, TextContent
 
 @asynccontextmanager
 async def connect(
-    url: str, token: str | None, mode: str = "legacy", timeout_s: float = 60.0
+    url: str,
+    token: str | None,
+    mode: str = "legacy",
+    timeout_s: float = 60.0,
+    on_response: Callable[[httpx2.Response], Awaitable[None]] | None = None,
 ) -> AsyncIterator[Client]:
     """An MCP client session over streamable HTTP with a bearer token.
 
     ``mode``: "legacy" (2025-11-25, initialize handshake), "2026-07-28" (stateless, server/discover
-    era) or "auto" (probe, then fall back).
+    era) or "auto" (probe, then fall back). ``on_response`` sees every HTTP response (its status and
+    headers; the body is not read yet), e.g. to count 5xx answers.
     """
     headers = {"Authorization": f"Bearer {token}"} if token else {}
+    hooks = {"response": [on_response]} if on_response is not None else {}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=timeout_s) as http,
+        httpx2.AsyncClient(headers=headers, timeout=timeout_s, event_hooks=hooks) as http,
         Client(streamable_http_client(url, http_client=http), mode=mode) as client,  # type: ignore[arg-type]
     ):
         yield client

@@ -238,6 +238,13 @@ class Settings(BaseSettings):
         le=1000,
         description="The queues' maxReceiveCount: a job failing on its last receive counts as dead-lettered.",
     )
+    queue_visibility_timeout_s: int = Field(
+        default=30,
+        ge=1,
+        le=43_200,
+        description="The local stack's queues' VisibilityTimeout: a message received and not deleted (a "
+        "worker crashed or stalled) is delivered again after this long. (SAM sets its own per queue.)",
+    )
     inspector: bool = Field(
         default=False,
         description="Serve the memory inspector page at /inspector (same API keys). The local stack turns "

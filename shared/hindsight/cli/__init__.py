@@ -5,8 +5,8 @@ the ``hindsight.env`` that ``hindsight run`` writes into its data folder, so the
 stack without any setup. Exit codes: 0 success, 1 a problem with the request or the data, 2 usage,
 3 configuration or an unreachable dependency.
 
-One module per command group: ``stack`` (run, migrate), ``memories`` (write, search, inspect), ``data``
-(export, import, ingest), ``reembed``, ``tokens`` (the ``token`` group) and ``maintenance`` (the
+One module per command group: ``stack`` (run, migrate, worker), ``memories`` (write, search, inspect),
+``data`` (export, import, ingest), ``reembed``, ``tokens`` (the ``token`` group) and ``maintenance`` (the
 ``maintenance`` group); ``common`` and ``progress`` hold what they share. Every command is registered
 here, on ``app`` (the ``hindsight`` console script), in the order ``hindsight --help`` lists them.
 """
@@ -22,6 +22,7 @@ app.add_typer(tokens.token_app, name="token")
 app.add_typer(maintenance.maintenance_app, name="maintenance")
 app.command()(stack.run)
 app.command()(stack.migrate)
+app.command()(stack.worker)
 app.command()(memories.write)
 app.command()(memories.search)
 app.command()(memories.inspect)

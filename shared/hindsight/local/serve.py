@@ -158,7 +158,14 @@ def drain_pollers(pollers: list[SqsPoller], timeout_s: float = 30.0) -> bool:
     return drained
 
 
-def run_local(data_dir: Path, port: int, *, redis_url: str | None, console: Console) -> None:
+def run_local(
+    data_dir: Path,
+    port: int,
+    *,
+    redis_url: str | None,
+    console: Console,
+    localstack_python: str | None = None,
+) -> None:
     """Start everything, serve the MCP app with uvicorn, stop everything cleanly on SIGINT or SIGTERM.
 
     On shutdown the HTTP server stops first (no new writes), then the pollers drain what is still queued
@@ -166,7 +173,8 @@ def run_local(data_dir: Path, port: int, *, redis_url: str | None, console: Cons
     group, so Ctrl-C does not kill it first), then the services stop; Postgres data stays on disk. A
     second signal stops waiting for the drain; jobs left queued are re-enqueued at the next start, as
     are any a forced stop or a crash left behind. Returns normally after a signal (exit code 0);
-    KeyboardInterrupt when a second signal cut the startup short.
+    KeyboardInterrupt when a second signal cut the startup short. While serving, a service that dies
+    (Postgres, Redis, the SQS emulator) is restarted on its port (``LocalStack.heal``).
     """
     started = time.monotonic()
     console.print(f"[bold]Hindsight[/] local stack in {data_dir} …")
@@ -174,7 +182,7 @@ def run_local(data_dir: Path, port: int, *, redis_url: str | None, console: Cons
     if port and chosen != port:
         console.print(f"[yellow]port {port} is taken; using {chosen}[/]")
     shutdown = ShutdownSignals(console).install()
-    stack = LocalStack(data_dir, redis_url=redis_url, http_port=chosen)
+    stack = LocalStack(data_dir, redis_url=redis_url, localstack_python=localstack_python, http_port=chosen)
     scheduler: MaintenanceScheduler | None = None
     server: BackgroundServer | None = None
     pollers: list[SqsPoller] = []
@@ -193,7 +201,8 @@ def run_local(data_dir: Path, port: int, *, redis_url: str | None, console: Cons
             scheduler = MaintenanceScheduler.for_settings(settings).start()  # plays the EventBridge schedule
             server = BackgroundServer(settings, chosen).start()
             console.print(f"Postgres: {settings.require_database_url()}")
-            console.print(f"Redis: {settings.redis_url}   SQS emulator: {settings.aws_endpoint_url}")
+            emulator = "LocalStack (host mode)" if localstack_python else "SQS emulator"
+            console.print(f"Redis: {settings.redis_url}   {emulator}: {settings.aws_endpoint_url}")
             console.print(f"CLI settings: {env_file}")
             console.print(f"Maintenance: every {settings.maintenance_interval_s:g} s")
             console.print("MCP client configuration:")
@@ -208,6 +217,8 @@ def run_local(data_dir: Path, port: int, *, redis_url: str | None, console: Cons
                 if not server.alive:
                     log.error("the HTTP server stopped unexpectedly; stopping")
                     break
+                for service in stack.heal():  # a service that died (crash, kill) comes back on its port
+                    console.print(f"{service} had stopped; restarted it", style="yellow")
         try:
             console.print("stopping: the HTTP server, then draining the queues (Ctrl-C again: don't wait) …")
             if server is not None:

@@ -96,6 +96,11 @@ class SqsEmulator:
         raise RuntimeError(f"the SQS emulator did not start on port {self.port}")
 
     @property
+    def alive(self) -> bool:
+        """Whether the emulator process is running (False before start, after stop, or once it died)."""
+        return self._process is not None and self._process.poll() is None
+
+    @property
     def pid(self) -> int | None:
         """The emulator's process id while it runs."""
         return self._process.pid if self._process is not None else None

@@ -13,6 +13,7 @@ stack re-enqueues every such job when it starts (``requeue_queued_jobs``), befor
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import time
@@ -25,7 +26,9 @@ from hindsight.adapters.sqs_queue import sqs_client
 from hindsight.api.sqs_worker import ReflectJobWorker, WriteJobWorker
 from hindsight.bootstrap import build_container, run_migrations
 from hindsight.config import Settings
+from hindsight.local.localstack import LocalStackEmulator
 from hindsight.local.poller import SqsPoller
+from hindsight.local.ports import port_is_free
 from hindsight.local.postgres import EmbeddedPostgres, start_postgres
 from hindsight.local.redis_server import LocalRedis, ensure_redis, start_redis
 from hindsight.local.sqs_emulator import QueueUrls, SqsEmulator, create_queues
@@ -33,6 +36,8 @@ from hindsight.local.sqs_emulator import QueueUrls, SqsEmulator, create_queues
 log = logging.getLogger(__name__)
 DEV_TENANT = "local"
 ENV_FILE = "hindsight.env"
+PORTS_FILE = "ports.json"
+"""In a persistent stack's data folder: the ports its SQS emulator and private Redis last had."""
 
 
 class LocalStack:
@@ -46,21 +51,30 @@ class LocalStack:
     """
 
     def __init__(
-        self, data_dir: Path, *, ephemeral: bool = False, redis_url: str | None = None, **overrides: Any
+        self,
+        data_dir: Path,
+        *,
+        ephemeral: bool = False,
+        redis_url: str | None = None,
+        localstack_python: str | Path | None = None,
+        **overrides: Any,
     ) -> None:
         self.data_dir = data_dir.resolve()
         self.ephemeral = ephemeral
+        self.localstack_python = localstack_python
+        """With an interpreter that has localstack-core: LocalStack in host mode is the AWS emulator."""
         self._preferred_redis = redis_url
         self._overrides = overrides
         self._region = str(overrides.get("aws_region", "us-east-1"))
         self.postgres: EmbeddedPostgres | None = None
         self.redis: LocalRedis | None = None
-        self.sqs: SqsEmulator | None = None
+        self.sqs: SqsEmulator | LocalStackEmulator | None = None
         self.queues: QueueUrls | None = None
         self.settings: Settings | None = None
         self._pollers: list[SqsPoller] = []
         self._workers: list[WriteJobWorker | ReflectJobWorker] = []
         self.requeued_at_start = 0
+        self._redis_down: tuple[Path, int | None] | None = None
         """Jobs re-enqueued by ``start()`` because the operation log still listed them as queued."""
 
     # ---- lifecycle ---------------------------------------------------------------------------
@@ -72,10 +86,12 @@ class LocalStack:
             self.redis = (
                 start_redis(self.data_dir / "redis")
                 if self.ephemeral
-                else ensure_redis(self._preferred_redis, self.data_dir / "redis")
+                else ensure_redis(self._preferred_redis, self.data_dir / "redis", self._last_port("redis"))
             )
-            self.sqs = SqsEmulator().start()
-            self.queues = create_queues(self.sqs_client())
+            sqs_port = self._last_port("sqs")
+            self.sqs = self._emulator(sqs_port if sqs_port and port_is_free(sqs_port) else None).start()
+            self._remember_ports()
+            self.queues = self._create_queues()
             self.settings = Settings.load(
                 **{
                     "database_url": self.postgres.url,
@@ -94,6 +110,80 @@ class LocalStack:
             self.stop()
             raise
         return self
+
+    def _last_port(self, service: str) -> int | None:
+        """The port ``service`` had in the previous run of a persistent stack: started on it again when
+        it is free, the endpoints in ``hindsight.env`` (CLI, ``hindsight worker``) stay valid."""
+        if self.ephemeral:
+            return None
+        try:
+            return int(json.loads((self.data_dir / PORTS_FILE).read_text())[service])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _remember_ports(self) -> None:
+        if self.ephemeral:
+            return
+        ports = {"sqs": self.sqs.port if self.sqs else None, "redis": self.redis.port if self.redis else None}
+        (self.data_dir / PORTS_FILE).write_text(json.dumps(ports))
+
+    def _emulator(self, port: int | None = None) -> SqsEmulator | LocalStackEmulator:
+        """moto, or LocalStack in host mode when ``localstack_python`` is set (files in the data folder)."""
+        if self.localstack_python is not None:
+            return LocalStackEmulator(self.localstack_python, self.data_dir / "localstack", port)
+        return SqsEmulator(port)
+
+    def _create_queues(self) -> QueueUrls:
+        """The queues with the visibility timeout and receive count the settings name (idempotent)."""
+        queue_settings = Settings.load(**self._overrides)
+        return create_queues(
+            self.sqs_client(),
+            visibility_timeout_s=queue_settings.queue_visibility_timeout_s,
+            max_receive_count=queue_settings.queue_max_receive_count,
+        )
+
+    def heal(self) -> list[str]:
+        """Restart what died of the services this stack started (a crash, a kill) and return their names.
+
+        Redis comes back on the same port with its append-only file; the SQS emulator on the same port
+        with its queues created again — its messages died with it, so every job the operation log still
+        lists as queued is re-enqueued at once (workers are idempotent per job id, so a job that was in
+        fact processed is not stored twice); Postgres on the same socket (crash recovery replays its
+        WAL). Clients keep their URLs. ``hindsight run`` calls this twice a second. A restart that fails
+        is logged and tried again at the next call; it never raises.
+        """
+        healed: list[str] = []
+        if self.redis is not None and self.redis.died and self.redis.data_dir is not None:
+            self._redis_down = (self.redis.data_dir, self.redis.port)
+            self.redis.stop()  # reaps the dead process, forgets its atexit hook and owner.json
+        if self._redis_down is not None:
+            data_dir, port = self._redis_down
+            try:
+                self.redis = start_redis(data_dir, port=port)
+                self._redis_down = None
+                healed.append("redis")
+            except Exception as exc:
+                log.warning("Redis died and could not be restarted yet: %s", exc)
+        if self.sqs is not None and not self.sqs.alive:
+            dead_sqs = self.sqs
+            dead_sqs.stop()
+            try:
+                self.sqs = self._emulator(dead_sqs.port).start()
+                self.queues = self._create_queues()
+                healed.append("sqs")
+            except Exception as exc:
+                self.sqs = dead_sqs
+                log.warning("the SQS emulator died and could not be restarted yet: %s", exc)
+            else:
+                requeued = self.requeue_queued_jobs()
+                log.warning("the SQS emulator was restarted; %d queued job(s) re-enqueued", requeued)
+        if self.postgres is not None and not self.postgres.running():
+            try:
+                self.postgres.start_server()
+                healed.append("postgres")
+            except Exception as exc:
+                log.warning("Postgres is down and could not be restarted yet: %s", exc)
+        return healed
 
     def requeue_queued_jobs(self) -> int:
         """Re-enqueue every job the operation log still lists as queued and Postgres has no result for,
