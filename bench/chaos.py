@@ -501,6 +501,7 @@ def check(
 
 
 BROKEN_IF_NONZERO = (
+    "fuzz_crashes",
     "lost",
     "duplicated",
     "leaked",
@@ -725,6 +726,9 @@ def main() -> int:
     )
     parser.add_argument("--recovery-timeout", type=float, default=180.0)
     parser.add_argument("--settle-timeout", type=float, default=240.0)
+    parser.add_argument(
+        "--fuzz-seconds", type=int, default=60, help="then fuzz the HTTP layer (bench/fuzz_http.py); 0: don't"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--docs", action="store_true", help="rewrite docs/reliability.md from this run")
     parser.add_argument("--logs", type=Path, help="folder for the processes' logs and faults.jsonl")
@@ -752,6 +756,12 @@ def main() -> int:
         stack.stop()  # idempotent; after an error or an interrupt it is the only stop
         if not args.keep:
             shutil.rmtree(data_dir, ignore_errors=True)
+    if args.fuzz_seconds > 0:
+        from fuzz_http import fuzz
+
+        print(f"chaos: fuzzing the HTTP layer for {args.fuzz_seconds} s …", flush=True)
+        result["fuzz"] = fuzz(args.fuzz_seconds, args.out.parent / "fuzz-crashes")
+        result["counts"]["fuzz_crashes"] = result["fuzz"]["crashes"]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     if args.docs:

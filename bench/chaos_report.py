@@ -74,6 +74,18 @@ def figures(result: dict[str, Any]) -> str:
         "violations",
     ):
         lines.append(f"| {key.replace('_', ' ')} | **{c.get(key, 0)}** |")
+    fuzz = result.get("fuzz")
+    if fuzz and fuzz.get("skipped"):
+        lines += ["", f"HTTP fuzzing skipped: {fuzz['skipped']}."]
+    elif fuzz:
+        lines += [
+            "",
+            f"HTTP layer under atheris (coverage-guided, `bench/fuzz_http.py`) for {fuzz['seconds']} s: "
+            f"**{fuzz['executions']} executions** ({fuzz['executions_per_s']}/s), coverage features "
+            f"{fuzz['coverage_features']}, **{fuzz['crashes']} crashes**"
+            + (f" ({fuzz['crashes_by_kind']})" if fuzz["crashes"] else "")
+            + ".",
+        ]
     return "\n".join(lines)
 
 

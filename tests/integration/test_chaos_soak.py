@@ -37,7 +37,7 @@ def test_short_chaos_soak_loses_duplicates_and_leaks_nothing(tmp_path: Path) -> 
         sys.executable, str(ROOT / "bench" / "chaos.py"),
         "--seed", "16", "--duration", "30", "--agents", "4", "--tenants", "2", "--workers", "1",
         "--visibility", "3", "--gap", "1", "2", "--overlap", "0", "--quiet-tail", "0",
-        "--recovery-timeout", "120", "--settle-timeout", "120",
+        "--recovery-timeout", "120", "--settle-timeout", "120", "--fuzz-seconds", "0",
         "--faults", ",".join(KINDS), "--out", str(out), "--tmp", str(tmp_path),
         "--logs", str(tmp_path / "logs"),
     ]  # fmt: skip
