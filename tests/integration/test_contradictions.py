@@ -97,6 +97,23 @@ async def test_additive_facts_never_retire_a_true_one_with_or_without_a_key(
         assert {(r["to_id"], r["kind"]) for r in relations} == {(payroll, "related")}
 
 
+async def test_facts_on_two_different_keys_are_never_compared(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """Keys are the agent's word that two facts are about different things: a value that differs between
+    ``order:A-1`` and ``order:A-2`` is no contradiction. Without a key on either side the rules apply."""
+    async with mcp_client(server.url, token) as client:
+        first = await _write(client, poller, content="The order ships on Tuesday", key="order:A-1")
+        second = await _write(client, poller, content="The order ships on Friday", key="order:A-2")
+        for memory_id in (first, second):
+            view = await _get(client, memory_id)
+            assert view["memory"]["status"] == "active"
+            assert not [r for r in view["relations"] if r["kind"] in ("contradicts", "supersedes")]
+        keyless = await _write(client, poller, content="The order ships on Monday")
+        kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in (await _get(client, keyless))["relations"]}
+    assert {k for _, _, k in kinds} & {"contradicts", "supersedes"}
+
+
 async def test_an_unsure_pair_stays_flagged_without_a_judge(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:

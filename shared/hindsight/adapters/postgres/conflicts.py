@@ -42,6 +42,8 @@ async def check_conflicts(
 ) -> ConflictOutcome:
     """Compare the new semantic memory (already inserted) with the most similar active ones of its agent
     (cosine ≥ ``cosine``, at most ``CONFLICT_CANDIDATES``; ``exclude``: the fact its key replaced) and act:
+    two memories whose keys are both set and differ are never compared — the agent said they are about
+    different things (``order:1`` and ``order:2`` may well differ only in a value);
     a contradiction is linked ``contradicts`` and, by the source rules, supersedes the old fact or keeps
     both; a possible conflict is linked ``contradicts`` and returned open for the judge."""
     draft = job.draft
@@ -50,6 +52,7 @@ async def check_conflicts(
         """SELECT id, content, source, 1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
            WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'semantic' AND status = 'active'
              AND id <> %(id)s AND (%(exclude)s::uuid IS NULL OR id <> %(exclude)s::uuid)
+             AND (%(key)s::text IS NULL OR key IS NULL OR key = %(key)s)
            ORDER BY embedding <=> %(e)s::vector LIMIT %(n)s""",
         {
             "e": vector,
@@ -57,6 +60,7 @@ async def check_conflicts(
             "a": job.agent_id,
             "id": job.id,
             "exclude": exclude,
+            "key": draft.key,
             "n": CONFLICT_CANDIDATES,
         },
     )
