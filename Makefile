@@ -12,7 +12,7 @@ PYTHON313 ?= $(shell command -v python3.13 2>/dev/null || ls -d $$HOME/.pyenv/ve
 PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-unit lint format ts-clients check-deploy locomo bench bench-locomo bench-latency bench-throughput bench-report bench-load bench-chaos test-localstack clean
+.PHONY: install run test test-unit lint format ts-clients check-deploy locomo train-ranker bench bench-locomo bench-latency bench-throughput bench-report bench-load bench-chaos test-localstack clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -79,6 +79,12 @@ format: install
 ## LoCoMo through the MCP URL: ingest one conversation, ask its questions, print recall@5/@10.
 locomo: install
 	$(PY) bench/locomo_mcp.py $(LOCOMO_ARGS)
+
+## The learned ranker (docs/ranking.md): cache LoCoMo's candidate pools (one ingest, kept in var/bench-cache),
+## cross-validate on the tune conversations, write the shipped model and the lever models of bench/models/.
+train-ranker: install
+	$(PY) bench/pools.py
+	$(PY) bench/train_ranker.py --grid --ablations
 
 ## Benchmarks (bench/run.py): results in bench/results/latest.json, page in docs/benchmarks.md.
 bench: install

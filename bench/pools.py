@@ -186,15 +186,24 @@ async def _build(settings: Any, conversations: list[Conversation], recipe: str, 
 
 
 def build(recipe: str, pool: int, conversations: int = 7) -> Path:
+    import os
+
     from hindsight.local.stack import LocalStack
 
     data = load()[:conversations]
-    with LocalStack(CACHE / f"locomo-stack-{recipe}") as stack:
-        result = asyncio.run(_build(stack.require_settings(), data, recipe, pool))
+    if os.environ.get("HINDSIGHT_DATABASE_URL"):  # a stack already running (e.g. another pools run's)
+        from hindsight.config import Settings
+
+        result = asyncio.run(_build(Settings(), data, recipe, pool))
+    else:
+        with LocalStack(CACHE / f"locomo-stack-{recipe}") as stack:
+            result = asyncio.run(_build(stack.require_settings(), data, recipe, pool))
     path = cache_path(recipe, pool)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt") as fh:
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    with gzip.open(partial, "wt") as fh:
         json.dump(result, fh)
+    partial.replace(path)
     log(f"pools: wrote {path}")
     return path
 
@@ -255,6 +264,66 @@ def memory_uuid(value: str) -> UUID:
     return UUID(value)
 
 
+def protocol_section(pools: Pools) -> dict[str, Any]:
+    """The issue-13 protocol figures from the cached pools, ranked by the service's own ranking code:
+    the shipped configuration (learned ranker), each lever row (the hand-set RRF fallback, the ablation
+    models of bench/models/) and the same-run baselines, for tune / validate / all, per category and per
+    conversation. Shaped like ``locomo`` of latest.json (``hindsight``, ``levers``, baselines)."""
+    from quality import LEVER_MODELS
+    from train_ranker import request_for
+
+    from hindsight.domain.learned_ranker import load_ranker
+    from hindsight.domain.ranking import RankingPolicy, rank_candidates
+
+    split = {q.conversation: q.split for q in pools.questions}
+
+    def board_for(policy: RankingPolicy) -> tuple[Scoreboard, list[float]]:
+        timings: list[float] = []
+
+        def rank(q: PoolQuestion) -> list[StoredMemory]:
+            request = request_for(q)
+            started = time.perf_counter()
+            hits = rank_candidates(
+                q.pool, policy=policy, now=q.asked_at, top_k=25, intent=request.time_intent, request=request
+            )
+            timings.append((time.perf_counter() - started) * 1000)
+            return [h.memory for h in hits]
+
+        return evaluate(pools, rank), timings
+
+    def summary(board: Scoreboard) -> dict[str, Any]:
+        return {
+            "categories_1_4": board.summary((1, 2, 3, 4)),
+            "category_5": board.summary((5,)),
+            "split": board.split_summary(split),
+        }
+
+    from common import percentiles
+
+    shipped, ms = board_for(RankingPolicy(learned=load_ranker()))
+    out: dict[str, Any] = {"pools": {"recipe": pools.recipe, "questions": len(pools.questions)}}
+    out["hindsight"] = {**summary(shipped), "ranking_ms": percentiles(ms)}
+    variants = {
+        "rrf": (
+            "hand-set weighted RRF, no learned ranker (today's ranking; `HINDSIGHT_RANKER=rrf`)",
+            RankingPolicy(),
+        )
+    }
+    for path in sorted(LEVER_MODELS.glob("*.json")):
+        label = json.loads(path.read_text()).get("lever", path.stem)
+        variants[path.stem] = (label, RankingPolicy(learned=load_ranker(path)))
+    out["levers"] = {}
+    for name, (label, policy) in variants.items():
+        board, ms = board_for(policy)
+        out["levers"][name] = {"label": label, **summary(board), "ranking_ms": percentiles(ms)}
+    for name in ("vector", "bm25", "rrf_vector_bm25"):
+        board = Scoreboard()
+        for q in pools.questions:
+            board.add(q.category, q.baselines.get(name, []), q.evidence, q.conversation)
+        out[name] = summary(board)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -262,11 +331,26 @@ def main() -> None:
     parser.add_argument("--recipe", default="conversation", choices=["plain", "conversation"])
     parser.add_argument("--pool", type=int, default=100)
     parser.add_argument("--conversations", type=int, default=7)
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="score the cached pools (shipped ranker, levers, baselines) into latest.json section "
+        "locomo_protocol and regenerate docs/benchmarks.md; no ingest",
+    )
     args = parser.parse_args()
     from hindsight.logs import configure_local_logging
 
     configure_local_logging("WARNING")
-    build(args.recipe, args.pool, args.conversations)
+    if args.report:
+        from common import merge_results
+        from report import write
+
+        section = protocol_section(load_pools(args.recipe, args.pool))
+        merge_results("locomo_protocol", section, "python bench/pools.py --report")
+        write()
+        return
+    if not cache_path(args.recipe, args.pool).exists():
+        build(args.recipe, args.pool, args.conversations)
 
 
 if __name__ == "__main__":

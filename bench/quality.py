@@ -4,9 +4,13 @@ Every turn of every conversation of ``../shared/data/locomo/locomo-dev.json`` go
 use case (``container.store_memories`` with WriteJobs in batches of 10, the SQS maximum: embedding,
 near-duplicate merging, entity terms, history — the code the queue worker runs; only SQS itself is
 skipped, for speed). Session dates become ``occurred_at``, the speaker an entity, image captions are
-part of the text (bench/locomo.py). Then every question with evidence is asked at its time (the day
-after the last session) and scored on turn-level evidence: recall@1/5/10/25 and nDCG@10, overall for
-categories 1–4, per category, and category 5 (adversarial) separately.
+part of the text, each turn carries its place in the conversation (conversation_id, session_index,
+turn_index, session_at; bench/locomo.py). Then every question with evidence is asked at its time (the
+day after the last session) and scored on turn-level evidence: recall@1/5/10/25 and nDCG@10, overall
+for categories 1–4, per category, and category 5 (adversarial) separately; and by the protocol of
+issue 13: ``tune`` (first 4 conversations), ``validate`` (last 3) and all, per category and per
+conversation. Lever rows (``levers``: the hand-set RRF fallback, ablation models in bench/models/) are
+measured in the same run on the same rows.
 
 Baselines read the rows Hindsight stored (same text, same 384-d vectors; turns merged as duplicates are
 missing for everyone alike): exact vector top-k, BM25 (bm25s) and RRF of the two (bench/baselines.py).
@@ -36,7 +40,7 @@ from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
 from hindsight.adapters.postgres.rows import tenant_transaction
 from hindsight.bootstrap import Container, build_container
 from hindsight.domain.memory import MemoryDraft, Scope, WriteJob
-from hindsight.usecases.recall import RecallQuery, resolve
+from hindsight.usecases.recall import Recall, RecallQuery, resolve
 from hindsight.usecases.store_memories import StoreMemories
 
 TENANT = "locomo"
@@ -89,7 +93,7 @@ async def _ingest(container: Container, conversations: list[Conversation]) -> di
     outcomes: dict[str, int] = {}
     started = time.monotonic()
     for conv in conversations:
-        jobs = jobs_for(conv, TENANT)
+        jobs = jobs_for(conv, TENANT, conversation=True)
         for i in range(0, len(jobs), BATCH):
             for result in await store(jobs[i : i + BATCH]):
                 if result.outcome == "failed":
@@ -125,9 +129,55 @@ async def _stored_rows(container: Container, agent: str) -> tuple[list[str], lis
     return labels, texts, vectors
 
 
+LEVER_MODELS = ROOT / "bench" / "models"
+"""Ablation models for the lever rows (bench/train_ranker.py --features … --out bench/models/…): each is
+the shipped model's recipe with one group of features left out. Trained on LoCoMo tune: CC BY-NC 4.0."""
+
+
+class _NoAccessLog:
+    def note(self, scope: Any, ids: Any, at: Any) -> None:
+        return None
+
+
+def levers(container: Container) -> dict[str, tuple[str, Recall]]:
+    """Each lever switched off (or the alternative switched on), as Recall variants over the same rows:
+    name → (label, recall). They record no access, so they cannot influence each other."""
+    from dataclasses import replace
+
+    from hindsight.domain.learned_ranker import load_ranker
+
+    policy = container.recall._policy
+    out: dict[str, tuple[str, Recall]] = {}
+
+    def variant(name: str, label: str, variant_policy: Any) -> None:
+        recall = Recall(
+            container.reader,
+            container.recall._embedder,
+            container.clock,
+            _NoAccessLog(),
+            variant_policy,
+            container.settings.candidate_pool,
+        )
+        out[name] = (label, recall)
+
+    variant(
+        "rrf",
+        "hand-set weighted RRF, no learned ranker (today's ranking; `HINDSIGHT_RANKER=rrf`)",
+        replace(policy, learned=None),
+    )
+    for path in sorted(LEVER_MODELS.glob("*.json")):
+        model = load_ranker(path)
+        label = json.loads(path.read_text()).get("lever", path.stem)
+        variant(path.stem, label, replace(policy, learned=model))
+    return out
+
+
 async def _evaluate(container: Container, conversations: list[Conversation]) -> dict[str, Any]:
     boards = {name: Scoreboard() for name in ("hindsight", "vector", "bm25", "rrf_vector_bm25")}
     search_ms: list[float] = []
+    variants = levers(container)
+    lever_boards = {name: Scoreboard() for name in variants}
+    lever_ms: dict[str, list[float]] = {name: [] for name in variants}
     for conv in conversations:
         labels, texts, vectors = await _stored_rows(container, conv.sample_id)
         vec, bm25 = VectorIndex(labels, vectors), Bm25Index(labels, texts)
@@ -158,6 +208,16 @@ async def _evaluate(container: Container, conversations: list[Conversation]) -> 
             boards["rrf_vector_bm25"].add(
                 q.category, rrf([by_vector, by_bm25], top=TOP_K), q.evidence, conv.sample_id
             )
+            for name, (_, recall) in variants.items():
+                started = time.perf_counter()
+                found = await recall.search(scope, request, record_access=False)
+                lever_ms[name].append((time.perf_counter() - started) * 1000)
+                lever_boards[name].add(
+                    q.category,
+                    [str(h.memory.metadata.get("dia_id", "")) for h in found],
+                    q.evidence,
+                    conv.sample_id,
+                )
         log(f"locomo: asked {conv.sample_id} ({len(conv.questions)} questions)")
     await container.access_log.flush()
     out: dict[str, Any] = {}
@@ -169,13 +229,29 @@ async def _evaluate(container: Container, conversations: list[Conversation]) -> 
             "split": board.split_summary(split),
         }
     out["hindsight"]["search_ms"] = percentiles(search_ms)
+    out["hindsight"]["ranker"] = container.settings.ranker
+    out["levers"] = {
+        name: {
+            "label": variants[name][0],
+            "categories_1_4": board.summary((1, 2, 3, 4)),
+            "split": board.split_summary(split),
+            "search_ms": percentiles(lever_ms[name]),
+        }
+        for name, board in lever_boards.items()
+    }
     return out
 
 
 async def _run(settings: Any, conversations: list[Conversation]) -> dict[str, Any]:
-    container = await build_container(settings, with_queue=False)
+    # The worker's side needs no ranker: the searching container (and its ranker model) is built after
+    # the ingest, as a fresh process would.
+    container = await build_container(settings.replace(ranker="rrf"), with_queue=False)
     try:
         ingest = await _ingest(container, conversations)
+    finally:
+        await container.aclose()
+    container = await build_container(settings, with_queue=False)
+    try:
         scores = await _evaluate(container, conversations)
     finally:
         await container.aclose()

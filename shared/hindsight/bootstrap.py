@@ -37,6 +37,7 @@ from hindsight.factories import (
     make_maintenance,
     make_rate_limit,
     make_redactor,
+    make_reranker,
     make_working_memory,
     ranking_policy,
 )
@@ -150,12 +151,16 @@ class Container:
     metrics: Any = None
     """The Metrics port (``hindsight.adapters.observability``): EMF in Lambda, in memory locally."""
     rate_limit: CheckRateLimit | None = None
+    reranker: Any = None
+    """The second-stage Reranker of recall (None: off)."""
     store_id: str = ""
     """The database's identity (``hindsight_meta.store_id``): namespaces what is kept for it in Redis."""
     """Per-caller budgets of tool calls (None: off)."""
 
     async def aclose(self) -> None:
         await self.access_log.flush()
+        if self.reranker is not None and hasattr(self.reranker, "aclose"):
+            await self.reranker.aclose()
         if self.working_memory is not None:
             await self.working_memory.aclose()
         await self.pool.close()
@@ -224,9 +229,11 @@ async def build_container(
             remember = Remember(queue, clock, redactor, operations, metrics=metrics)
             submit_reflection = SubmitReflection(queue, clock, redactor, operations)
             sweeper = SweepStuckWork(operations, writer, queue)
+        reranker = make_reranker(settings)
         container = Container(
             settings=settings,
             pool=pool,
+            reranker=reranker,
             embedder=embedder,
             clock=clock,
             recall=Recall(
@@ -238,6 +245,8 @@ async def build_container(
                 candidate_pool=settings.candidate_pool,
                 metrics=metrics,
                 trace_content=settings.log_level == "DEBUG",
+                reranker=reranker,
+                rerank_top_n=settings.rerank_top_n,
             ),
             store_memories=StoreMemories(
                 writer,

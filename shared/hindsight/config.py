@@ -96,6 +96,26 @@ class Settings(BaseSettings):
     candidate_pool: int = Field(
         default=100, ge=10, le=1000, description="Candidates per signal before fusion."
     )
+    ranker: Literal["learned", "rrf"] = Field(
+        default="learned",
+        description="'learned': the learned ranker (hindsight.domain.learned_ranker; the shipped model was "
+        "trained on LoCoMo, CC BY-NC 4.0: non-commercial use); 'rrf': the hand-set weighted RRF.",
+    )
+    ranker_model: Path | None = Field(
+        default=None, description="A ranker model file (bench/train_ranker.py) instead of the shipped one."
+    )
+    reranker: Literal["none", "http"] = Field(
+        default="none",
+        description="'http': rerank the top rerank_top_n hits with a hosted /rerank API (Cohere, Jina, "
+        "Voyage, TEI, vLLM shape; hindsight.adapters.http_reranker); 'none': off.",
+    )
+    rerank_base_url: str | None = Field(default=None, description="Base URL; POST {base}/rerank.")
+    rerank_model: str | None = None
+    rerank_api_key: SecretStr | None = None
+    rerank_top_n: int = Field(
+        default=30, ge=1, le=100, description="Only the best N first-stage hits are reranked."
+    )
+    rerank_timeout_s: float = Field(default=5.0, gt=0, le=60)
     hnsw_ef_search: int = Field(default=100, ge=10, le=1000)
     dedup_cosine: float = Field(default=0.95, gt=0, le=1)
     conflict_cosine: float = Field(
@@ -308,6 +328,12 @@ class Settings(BaseSettings):
                     "HINDSIGHT_OPENAI_API_KEY / HINDSIGHT_OPENAI_API_KEY_SECRET_ARN), or a "
                     "HINDSIGHT_CHAT_BASE_URL"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _check_reranker(self) -> Settings:
+        if self.reranker == "http" and not (self.rerank_base_url and self.rerank_model):
+            raise ValueError("reranker 'http' needs HINDSIGHT_RERANK_BASE_URL and HINDSIGHT_RERANK_MODEL")
         return self
 
     @model_validator(mode="after")

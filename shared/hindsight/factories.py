@@ -13,10 +13,11 @@ from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
 from hindsight.adapters.redis_client import redis_client
 from hindsight.adapters.system_clock import SystemClock
 from hindsight.config import Settings
+from hindsight.domain.learned_ranker import load_ranker
 from hindsight.domain.maintenance import ConsolidationPolicy, DecayPolicy, PatternPolicy
 from hindsight.domain.ranking import LayerWeights, RankingPolicy
 from hindsight.domain.redaction import DEFAULT_RULES, Redactor, custom_rules
-from hindsight.ports import BearerTokenVerifier, Embedder
+from hindsight.ports import BearerTokenVerifier, Embedder, Reranker
 from hindsight.usecases.maintain import Maintain, MaintenancePolicy
 from hindsight.usecases.rate_limits import CheckRateLimit, RateLimitPolicy
 from hindsight.usecases.remember import Remember
@@ -86,9 +87,20 @@ def make_redactor(settings: Settings) -> Redactor:
     return Redactor((*DEFAULT_RULES, *extra), disabled=settings.redaction_disabled)
 
 
+def make_reranker(settings: Settings) -> Reranker | None:
+    """The configured second-stage reranker, or None (the default)."""
+    if settings.reranker != "http" or not settings.rerank_base_url or not settings.rerank_model:
+        return None
+    from hindsight.adapters.http_reranker import HttpReranker
+
+    key = settings.rerank_api_key.get_secret_value() if settings.rerank_api_key else None
+    return HttpReranker(settings.rerank_base_url, settings.rerank_model, key, settings.rerank_timeout_s)
+
+
 def ranking_policy(settings: Settings) -> RankingPolicy:
     """Ranking constants from the settings (sources in hindsight.domain.ranking)."""
     return RankingPolicy(
+        learned=load_ranker(settings.ranker_model) if settings.ranker == "learned" else None,
         rrf_k=settings.rrf_k,
         signal_weights=settings.signal_weights,
         relevance_weight=settings.relevance_weight,

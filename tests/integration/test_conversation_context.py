@@ -19,7 +19,7 @@ TURNS = [
     "Priya: I finally booked the trip we talked about.",
     "Sam: Oh nice, where are you going in the end?",
     "Priya: Lisbon, for the tile museum and the old trams.",
-    "Sam: Lovely. When do you fly?",
+    "Sam: Lovely, I have wanted to see that city for years. When do you fly out?",
     "Priya: The second week of March.",
 ]
 

@@ -54,6 +54,8 @@ class ScriptedStore:
         self.candidates = candidates or []
         self.asked: list[tuple[Scope, SearchRequest, int]] = []
         self.stored: list[WriteJob] = []
+        self.turns: dict[tuple[str, str, tuple[str, int, int]], str] = {}
+        """(tenant, agent, (conversation, session, turn)) → content, for turn_contents."""
 
     async def search_candidates(
         self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
@@ -78,6 +80,15 @@ class ScriptedStore:
 
     async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]:
         return []
+
+    async def turn_contents(
+        self, tenant_id: str, agent_id: str, positions: Sequence[tuple[str, int, int]]
+    ) -> dict[tuple[str, int, int], str]:
+        return {
+            p: self.turns[(tenant_id, agent_id, p)]
+            for p in positions
+            if (tenant_id, agent_id, p) in self.turns
+        }
 
 
 def memory(content: str = "c", importance: float = 0.5) -> StoredMemory:

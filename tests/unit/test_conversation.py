@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
 from pydantic import ValidationError
 
 from hindsight.domain.interchange import items_from_locomo
-from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.memory import MemoryDraft, WriteJob
+from hindsight.usecases.store_memories import StoreMemories
+from tests.unit.fakes import ScriptedStore
 
 WHEN = datetime(2026, 2, 10, 18, 0, tzinfo=UTC)
 
@@ -64,3 +68,60 @@ def test_locomo_ingestion_sets_each_turn_position() -> None:
     positions = [(i.draft.conversation_id, i.draft.session_index, i.draft.turn_index) for i in items]
     assert positions == [("conv-x", 1, 0), ("conv-x", 1, 1), ("conv-x", 2, 0)]
     assert items[2].draft.session_at == datetime(2023, 5, 9, 14, 0, tzinfo=UTC)
+
+
+class _RecordingEmbedder:
+    """Records what it is asked to embed; vectors are irrelevant here."""
+
+    dim = 4
+    model_name = "recording"
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def embed_query(self, text: str) -> list[float]:
+        return [0.0] * self.dim
+
+    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return [[1.0, 0.0, 0.0, 0.0] for _ in texts]
+
+
+def _job(content: str, turn: int | None, context: str | None = None, conversation: str = "chat") -> WriteJob:
+    draft = MemoryDraft(
+        content=content,
+        layer="episodic",
+        context=context,
+        conversation_id=conversation if turn is not None else None,
+        turn_index=turn,
+        session_index=1 if turn is not None else None,
+    )
+    return WriteJob(id=uuid.uuid4(), tenant_id="t", agent_id="a", submitted_at=WHEN, draft=draft)
+
+
+@pytest.mark.anyio
+async def test_a_short_reply_is_indexed_with_the_turn_it_answers() -> None:
+    # Given a question and its short reply in one batch, a short reply whose question is already stored,
+    # a short reply with its own context, a long turn and a first turn
+    store = ScriptedStore()
+    store.turns[("t", "a", ("chat", 1, 6))] = "Sam: And when do you fly?"
+    embedder = _RecordingEmbedder()
+    jobs = [
+        _job("Priya: Where should we go in the spring?", 2),
+        _job("Sam: Lisbon!", 3),
+        _job("Priya: Second week of March.", 7),
+        _job("Sam: Yes, really.", 9, context="Priya: Are you sure?"),
+        _job("Priya: I think the old trams and the tile museum would be the highlights for me.", 11),
+        _job("Sam: Hi!", 0),
+        _job("Sam: Ok.", 5, conversation="elsewhere"),
+    ]
+    # When the worker prepares them
+    prepared = await StoreMemories(store, embedder, 0.95).prepare(jobs)
+    contexts = [p.job.draft.context for p in prepared]
+    # Then the replies carry the turn before them (same batch, or from the store), embedded with it
+    assert contexts[1] == "Priya: Where should we go in the spring?"
+    assert contexts[2] == "Sam: And when do you fly?"
+    assert embedder.texts[1] == "Priya: Where should we go in the spring?\nSam: Lisbon!"
+    # and an explicit context, a long turn, a first turn and an unknown predecessor are left alone
+    assert contexts[3] == "Priya: Are you sure?"
+    assert [contexts[i] for i in (0, 4, 5, 6)] == [None, None, None, None]

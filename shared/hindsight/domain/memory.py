@@ -304,7 +304,12 @@ class Scores(BaseModel):
     keyword: float | None = Field(description="Full-text rank (ts_rank_cd), if the keyword signal found it.")
     entity: int | None = Field(default=None, description="Entities shared with the query, if any.")
     rrf: float = Field(description="Reciprocal rank fusion of the signals.")
-    relevance: float = Field(description="RRF relative to the best candidate (0–1).")
+    model: float | None = Field(default=None, description="The learned ranker's score, if one ranked it.")
+    relevance: float = Field(
+        description="exp((model − best model score) / T) with the learned ranker, else RRF relative to the "
+        "best candidate (0–1)."
+    )
+    rerank: float | None = Field(default=None, description="The reranker's score, if one reranked it.")
     time: float = Field(default=1.0, description="How the memory's time fits the query's (1 = neutral).")
     frequency: float = Field(default=0.0, description="1 − exp(−access_count / saturation).")
     importance: float

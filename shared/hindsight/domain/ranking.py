@@ -1,10 +1,14 @@
 """Fusion and re-weighting of retrieval signals.
 
-1. Reciprocal rank fusion of the signals that found a memory (vector, keyword, entity):
+1. Relevance. With a learned ranker (``domain.learned_ranker``, the default) a small model scores each
+   candidate from its features (``domain.ranking_features``: every signal's rank and score, its
+   neighbouring turns' scores, overlap with the query, …) and relevance = exp((score − best score) / T)
+   (LEARNED_TEMPERATURE), so the best candidate has 1. Without one (``HINDSIGHT_RANKER=rrf``), the
+   hand-set fusion below: reciprocal rank fusion of the signals that found a memory (vector, keyword, entity):
    Cormack, Clarke and Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual Rank
    Learning Methods", SIGIR 2009 — rrf(d) = Σ_s w_s / (k + rank_s(d)); the paper uses k = 60 and
    equal weights, we use k = 10 and per-signal weights measured on LoCoMo dev (constants below).
-2. Per-layer blend of time, relevance (RRF relative to the best candidate) and access frequency.
+2. Per-layer blend of time, relevance (as above, 0–1) and access frequency.
    Weights from the seed documents (../shared/SPEC.md, "Retrieval"): episodic memories weigh time 0.3,
    similarity 0.5, frequency 0.2; semantic memories 0.05 / 0.8 / 0.15. "Time" is how well the memory's
    time fits what the query says about time: recency when it asks for the latest or current state, the
@@ -29,7 +33,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from hindsight.domain.injection import FLAG_INJECTION, memory_injection_signals
-from hindsight.domain.memory import FAILED_OUTCOMES, Candidate, Scores, SearchHit, StoredMemory
+from hindsight.domain.learned_ranker import LearnedRanker
+from hindsight.domain.memory import FAILED_OUTCOMES, Candidate, Scores, SearchHit, SearchRequest, StoredMemory
+from hindsight.domain.ranking_features import candidate_features
 from hindsight.domain.timeparse import TimeIntent
 
 Flag = str
@@ -55,6 +61,13 @@ DEFAULT_SIGNAL_WEIGHTS = (0.4, 1.0, 0.3)
 recall@5/@10, these 0.580 / 0.660. Full text carries dialogue recall; the 4-bit e5 vectors add paraphrase
 matches; entities add exact names and ids."""
 
+LEARNED_TEMPERATURE = 10.0
+"""Scale of the learned ranker's scores in relevance = exp((score − best) / T). The model's scores are
+logits of a softmax over the pool (a gap of 1 is a factor e in odds); T spreads them over the range the
+RRF ratios had, so the priors after relevance — time fit, frequency, importance, the 0.85 penalty of
+inferences — keep the weight the seeds give them instead of being swamped by a steep exponential. Order
+among candidates with equal priors does not depend on T."""
+
 EPISODIC_WEIGHTS = LayerWeights(recency=0.3, similarity=0.5, frequency=0.2)
 SEMANTIC_WEIGHTS = LayerWeights(recency=0.05, similarity=0.8, frequency=0.15)
 
@@ -74,6 +87,8 @@ class RankingPolicy:
     stale_after: timedelta = timedelta(days=90)
     signal_weights: tuple[float, float, float] = DEFAULT_SIGNAL_WEIGHTS
     """Weighted RRF: how much the vector, keyword and entity ranks count (1, 1, 1 is plain RRF)."""
+    learned: LearnedRanker | None = None
+    """The learned ranker that gives relevance; None: the weighted RRF above."""
     weights: dict[str, LayerWeights] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -155,20 +170,30 @@ def rank_candidates(
     now: datetime,
     top_k: int,
     intent: TimeIntent | None = None,
+    request: SearchRequest | None = None,
 ) -> list[SearchHit]:
-    """Score every candidate and return the best ``top_k``, best first (ties: similarity, then id)."""
+    """Score every candidate and return the best ``top_k``, best first (ties: similarity, then id).
+    ``request`` (the query) is what the learned ranker's features read; without it, or without a learned
+    ranker in the policy, relevance is the weighted RRF."""
     rrfs = [
         reciprocal_rank_fusion(
             (c.vector_rank, c.keyword_rank, c.entity_rank), policy.rrf_k, policy.signal_weights
         )
         for c in candidates
     ]
-    best = max(rrfs, default=0.0) or 1.0
+    model: list[float | None]
+    if policy.learned is not None and request is not None and candidates:
+        model = list(policy.learned.score(candidate_features(candidates, request)))
+        top = max(v for v in model if v is not None)
+        relevances = [math.exp((v - top) / LEARNED_TEMPERATURE) for v in model if v is not None]
+    else:
+        model = [None] * len(candidates)
+        best = max(rrfs, default=0.0) or 1.0
+        relevances = [rrf / best for rrf in rrfs]
     hits: list[SearchHit] = []
-    for cand, rrf in zip(candidates, rrfs, strict=True):
+    for cand, rrf, relevance, learned in zip(candidates, rrfs, relevances, model, strict=True):
         memory = cand.memory
         weights = policy.weights[memory.layer]
-        relevance = rrf / best
         rec = time_fit(memory, intent, now, policy.recency_half_life)
         freq = frequency(memory.access_count, policy.frequency_saturation)
         # Time and frequency are priors: they scale relevance (and so re-order near-ties) but cannot lift
@@ -187,6 +212,7 @@ def rank_candidates(
                     keyword=cand.keyword_score,
                     entity=cand.entity_matches,
                     rrf=rrf,
+                    model=learned,
                     relevance=relevance,
                     time=rec,
                     frequency=freq,

@@ -16,6 +16,16 @@ def passage_text(draft: MemoryDraft) -> str:
     return "\n".join(part for part in (draft.context, draft.content, draft.query) if part)
 
 
+SHORT_REPLY_WORDS = 8
+"""A turn of at most this many words is a short reply ("Yes, last May!"): alone it says too little to be
+found, so the worker indexes it with the turn it answers (``context``) when the caller gave none."""
+
+
+def is_short_reply(content: str) -> bool:
+    """Whether a conversation turn is short enough to be indexed with the turn before it."""
+    return len(_WORD.findall(content)) <= SHORT_REPLY_WORDS
+
+
 def keyword_terms(text: str) -> list[str]:
     """Distinct word tokens of a search text, in order, capped at MAX_KEYWORD_TERMS.
 

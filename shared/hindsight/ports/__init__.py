@@ -3,7 +3,8 @@
 One module per area: ``clock``, ``embedding`` (the Embedder and ``Vector``), ``memory_store`` (reads,
 writes, edits, the access log), ``queues`` (job queue, operation log), ``auth`` (API keys, bearer
 tokens, rate limits), ``working_memory``, ``reflection``, ``maintenance`` (its store and sweeps),
-``observability`` (metrics), ``inspection``, ``archive`` (export/import) and ``reembedding``. Every
+``observability`` (metrics), ``inspection``, ``archive`` (export/import), ``reembedding`` and
+``reranking``. Every
 name is re-exported here: ``from hindsight.ports import X`` is the way to import a port.
 """
 
@@ -30,6 +31,7 @@ from hindsight.ports.reembedding import (
     PendingEmbedding,
 )
 from hindsight.ports.reflection import ConflictJudge, ConflictRelation, Reflector, WriteJudge
+from hindsight.ports.reranking import Reranker
 from hindsight.ports.working_memory import SessionDecision, TokenCounter, WorkingMemoryStore
 
 __all__ = [
@@ -58,6 +60,7 @@ __all__ = [
     "QueueStats",
     "RateLimiter",
     "Reflector",
+    "Reranker",
     "SessionDecision",
     "SessionLister",
     "StuckWorkSweeper",

@@ -95,6 +95,13 @@ class MemoryWriter(Protocol):
         what was done ("superseded", "kept_both", "unlinked", or "gone" when either memory changed)."""
         ...
 
+    async def turn_contents(
+        self, tenant_id: str, agent_id: str, positions: Sequence[tuple[str, int, int]]
+    ) -> dict[tuple[str, int, int], str]:
+        """The content of the active turns stored at these (conversation, session, turn) positions of the
+        agent; positions with nothing stored are left out."""
+        ...
+
 
 class MemoryEditor(Protocol):
     """Synchronous changes an agent asks for by id. Each records a history entry with its reason."""

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from hindsight.domain.auth import Principal
 from hindsight.domain.contradiction import FLAG_CONFLICT
-from hindsight.domain.errors import InvalidInput
+from hindsight.domain.errors import InvalidInput, Unavailable
 from hindsight.domain.limits import MAX_CHAIN_DEPTH
 from hindsight.domain.memory import (
     Layer,
@@ -29,7 +29,7 @@ from hindsight.domain.memory import (
 from hindsight.domain.ranking import RankingPolicy, rank_candidates
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
-from hindsight.ports import AccessLog, Clock, Embedder, MemoryReader, Metrics
+from hindsight.ports import AccessLog, Clock, Embedder, MemoryReader, Metrics, Reranker
 
 trace_log = logging.getLogger("hindsight.retrieval")
 """One line per search: query hash, ids, final scores, latency (content only when debug is on)."""
@@ -134,7 +134,11 @@ class Recall:
         candidate_pool: int = 100,
         metrics: Metrics | None = None,
         trace_content: bool = False,
+        reranker: Reranker | None = None,
+        rerank_top_n: int = 30,
     ) -> None:
+        self._reranker = reranker
+        self._rerank_top_n = rerank_top_n
         self._reader = reader
         self._embedder = embedder
         self._clock = clock
@@ -163,8 +167,15 @@ class Recall:
             scope, request, embedding, max(self._pool, request.top_k)
         )
         hits = rank_candidates(
-            candidates, policy=self._policy, now=request.now, top_k=request.top_k, intent=request.time_intent
+            candidates,
+            policy=self._policy,
+            now=request.now,
+            top_k=max(request.top_k, self._rerank_top_n) if self._reranker else request.top_k,
+            intent=request.time_intent,
+            request=request,
         )
+        if self._reranker is not None and hits:
+            hits = (await self._rerank(self._reranker, request.text, hits))[: request.top_k]
         if request.include_related and hits:
             hits = await self._with_related(scope, hits)
         if request.context_window > 0 and hits:
@@ -188,6 +199,7 @@ class Recall:
             now=request.now,
             top_k=max(len(candidates), 1),
             intent=request.time_intent,
+            request=request,
         )
         by_id = {c.memory.id: c for c in candidates}
         rows = [
@@ -232,6 +244,24 @@ class Recall:
             fields["query"] = request.text
             fields["contents"] = [h.memory.content for h in hits]
         trace_log.info("retrieval trace", extra=fields)
+
+    async def _rerank(self, reranker: Reranker, query: str, hits: list[SearchHit]) -> list[SearchHit]:
+        """The first ``rerank_top_n`` hits re-ordered by the reranker's score (the rest follow as they
+        were). A reranker that is down costs the rerank, not the search: the first-stage order stays."""
+        head, tail = hits[: self._rerank_top_n], hits[self._rerank_top_n :]
+        try:
+            scores = await reranker.rerank(query, [h.memory.content for h in head])
+        except Unavailable as exc:
+            trace_log.warning("rerank skipped: %s", exc)
+            if self._metrics is not None:
+                self._metrics.count("RerankFailures")
+            return hits
+        scored = [
+            h.model_copy(update={"scores": h.scores.model_copy(update={"rerank": s})})
+            for h, s in zip(head, scores, strict=True)
+        ]
+        order = sorted(range(len(scored)), key=lambda i: -scores[i])  # stable: ties keep first-stage order
+        return [scored[i] for i in order] + tail
 
     async def _with_context(self, scope: Scope, hits: list[SearchHit], window: int) -> list[SearchHit]:
         """Each hit of a conversation with the turns said within ``window`` positions of it, in order."""

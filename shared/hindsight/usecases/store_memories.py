@@ -9,8 +9,9 @@ from collections.abc import Sequence
 
 from hindsight.domain.chunking import chunk_text
 from hindsight.domain.errors import JudgeFailed
+from hindsight.domain.limits import MAX_SHORT_TEXT_CHARS
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
-from hindsight.domain.text import passage_text
+from hindsight.domain.text import is_short_reply, passage_text
 from hindsight.ports import ConflictJudge, Embedder, MemoryWriter, Metrics
 from hindsight.usecases.reflect import ShouldRemember
 
@@ -47,9 +48,44 @@ class StoreMemories:
         self._embedder = embedder
         self._dedup_cosine = dedup_cosine
 
+    async def _with_answered_turns(self, jobs: Sequence[WriteJob]) -> list[WriteJob]:
+        """Short replies of a conversation written without ``context`` get the turn before them (the one
+        they answer) as context: from the same batch, else from the store. Best effort: a turn whose
+        predecessor is not stored yet (the queue does not keep order) is indexed alone."""
+        wanted: dict[int, tuple[str, int, int]] = {}
+        for index, job in enumerate(jobs):
+            d = job.draft
+            if d.context is None and d.conversation_id and d.turn_index and is_short_reply(d.content):
+                wanted[index] = (d.conversation_id, d.session_index or 0, d.turn_index - 1)
+        if not wanted:
+            return list(jobs)
+        known: dict[tuple[str, str, tuple[str, int, int]], str] = {}
+        for job in jobs:
+            position = job.draft.conversation_id, job.draft.session_index or 0, job.draft.turn_index
+            if position[0] and position[2] is not None:
+                known[(job.tenant_id, job.agent_id, position)] = job.draft.content  # type: ignore[index]
+        missing: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+        for index, position in wanted.items():
+            job = jobs[index]
+            if (job.tenant_id, job.agent_id, position) not in known:
+                missing.setdefault((job.tenant_id, job.agent_id), []).append(position)
+        for (tenant, agent), positions in missing.items():
+            for position, content in (await self._writer.turn_contents(tenant, agent, positions)).items():
+                known[(tenant, agent, position)] = content
+        out = list(jobs)
+        for index, position in wanted.items():
+            job = jobs[index]
+            previous = known.get((job.tenant_id, job.agent_id, position))
+            if previous:
+                draft = job.draft.model_copy(update={"context": previous[:MAX_SHORT_TEXT_CHARS]})
+                out[index] = job.model_copy(update={"draft": draft})
+        return out
+
     async def prepare(self, jobs: Sequence[WriteJob]) -> list[PreparedWrite]:
         """Embed every chunk of every job in one call (jobs the write filter skips are not embedded).
+        Short conversation replies are embedded with the turn they answer (``_with_answered_turns``).
         Raises whatever the embedder raises."""
+        jobs = await self._with_answered_turns(jobs)
         skips: dict[int, str] = {}
         for index, job in enumerate(jobs):
             if job.filter:

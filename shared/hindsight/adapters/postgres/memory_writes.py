@@ -112,6 +112,30 @@ class PostgresMemoryWriter:
             for r in rows
         }
 
+    async def turn_contents(
+        self, tenant_id: str, agent_id: str, positions: Sequence[tuple[str, int, int]]
+    ) -> dict[tuple[str, int, int], str]:
+        if not positions:
+            return {}
+        async with tenant_transaction(self._pool, tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                """SELECT m.conversation_id, coalesce(m.session_index, 0) AS session, m.turn_index, m.content
+                   FROM unnest(%(conv)s::text[], %(sess)s::int[], %(turn)s::int[]) AS p(conv, sess, turn)
+                   JOIN memories m ON m.tenant_id = %(t)s AND m.agent_id = %(a)s
+                    AND m.conversation_id = p.conv AND coalesce(m.session_index, 0) = p.sess
+                    AND m.turn_index = p.turn
+                   WHERE m.status = 'active'""",
+                {
+                    "t": tenant_id,
+                    "a": agent_id,
+                    "conv": [p[0] for p in positions],
+                    "sess": [p[1] for p in positions],
+                    "turn": [p[2] for p in positions],
+                },
+            )
+        return {(r["conversation_id"], r["session"], r["turn_index"]): r["content"] for r in rows}
+
 
 def _summary(exc: BaseException) -> str:
     """An error for logs and write outcomes without row data: Postgres puts the failing row (the memory's

@@ -1,0 +1,132 @@
+"""The learned ranker: a small model over ``domain.ranking_features`` that scores search candidates.
+
+A model is a versioned JSON file (``hindsight/domain/models/*.json``, written by
+``bench/train_ranker.py``): the feature names it was trained on, their standardisation (mean, scale) and
+either a linear layer (``kind: "linear"``: score = w·x + b) or one hidden tanh layer before it
+(``kind: "mlp"``). Scoring is a few numpy products over the pool — no new dependency, well under a
+millisecond for a few hundred candidates.
+
+The shipped model was trained on LoCoMo (CC BY-NC 4.0), so its weights are for non-commercial use; the
+file says so in ``licence``. ``HINDSIGHT_RANKER=rrf`` selects the hand-set fusion instead
+(``domain.ranking``), which carries no such restriction.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hindsight.domain.errors import ConfigurationError
+from hindsight.domain.ranking_features import FEATURES
+
+MODEL_FORMAT = 1
+"""The file format this code reads (``format`` in the file)."""
+DEFAULT_MODEL = "ranker-locomo-v1.json"
+"""The model shipped in the package (``hindsight/domain/models/``)."""
+
+
+@dataclass(frozen=True)
+class LearnedRanker:
+    """A loaded model: ``score(rows)`` → one float per candidate (higher ranks first)."""
+
+    name: str
+    version: str
+    licence: str
+    columns: tuple[int, ...]
+    """Index in ``ranking_features.FEATURES`` of each model input, in the model's order."""
+    mean: np.ndarray
+    scale: np.ndarray
+    layers: tuple[tuple[np.ndarray, np.ndarray], ...]
+    """(weights, bias) per layer; tanh between layers, the last one linear to one output."""
+
+    def score(self, rows: list[list[float]]) -> list[float]:
+        """Scores of feature rows (``ranking_features.candidate_features``), one per row."""
+        if not rows:
+            return []
+        x = (np.asarray(rows, dtype=np.float64)[:, self.columns] - self.mean) / self.scale
+        for i, (weights, bias) in enumerate(self.layers):
+            x = x @ weights + bias
+            if i < len(self.layers) - 1:
+                x = np.tanh(x)
+        return [float(v) for v in x.reshape(-1)]
+
+
+def _array(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
+    array = np.asarray(value, dtype=np.float64)
+    if array.shape != shape or not np.all(np.isfinite(array)):
+        raise ConfigurationError(f"ranker model: {what} must be {shape} finite numbers, got {array.shape}")
+    return array
+
+
+def parse_model(data: dict[str, Any], name: str) -> LearnedRanker:
+    """A LearnedRanker from a model file's JSON. Raises ConfigurationError naming what is wrong (format,
+    an unknown feature, a shape that does not fit)."""
+    if data.get("format") != MODEL_FORMAT:
+        raise ConfigurationError(f"ranker model {name}: format {data.get('format')!r}, this code reads 1")
+    names = data.get("features")
+    if not isinstance(names, list) or not names:
+        raise ConfigurationError(f"ranker model {name}: 'features' must be a non-empty list")
+    unknown = [n for n in names if n not in FEATURES]
+    if unknown:
+        raise ConfigurationError(f"ranker model {name}: unknown features {unknown} (known: {list(FEATURES)})")
+    width = len(names)
+    mean = _array(data.get("mean"), (width,), "mean")
+    scale = _array(data.get("scale"), (width,), "scale")
+    if np.any(scale <= 0):
+        raise ConfigurationError(f"ranker model {name}: every scale must be > 0")
+    kind = data.get("kind")
+    layers: list[tuple[np.ndarray, np.ndarray]] = []
+    if kind == "linear":
+        layers.append(
+            (
+                _array(data.get("weights"), (width, 1), "weights"),
+                _array([data.get("bias", 0.0)], (1,), "bias"),
+            )
+        )
+    elif kind == "mlp":
+        hidden = data.get("hidden")
+        if not isinstance(hidden, dict):
+            raise ConfigurationError(f"ranker model {name}: an mlp needs 'hidden'")
+        size = len(hidden.get("bias", []))
+        layers.append(
+            (
+                _array(hidden.get("weights"), (width, size), "hidden.weights"),
+                _array(hidden.get("bias"), (size,), "hidden.bias"),
+            )
+        )
+        layers.append(
+            (_array(data.get("weights"), (size, 1), "weights"), _array([data.get("bias", 0.0)], (1,), "bias"))
+        )
+    else:
+        raise ConfigurationError(f"ranker model {name}: kind {kind!r}, expected 'linear' or 'mlp'")
+    return LearnedRanker(
+        name=name,
+        version=str(data.get("version", "?")),
+        licence=str(data.get("licence", "unknown")),
+        columns=tuple(FEATURES.index(n) for n in names),
+        mean=mean,
+        scale=scale,
+        layers=tuple(layers),
+    )
+
+
+def load_ranker(path: Path | None = None) -> LearnedRanker:
+    """The model at ``path``, or the one shipped in the package. Raises ConfigurationError when the file
+    is missing, not JSON or not a model this code can read."""
+    try:
+        if path is None:
+            text = resources.files("hindsight.domain").joinpath("models", DEFAULT_MODEL).read_text("utf-8")
+            name = DEFAULT_MODEL
+        else:
+            text, name = path.read_text("utf-8"), str(path)
+        data = json.loads(text)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigurationError(f"ranker model {path or DEFAULT_MODEL}: cannot read it ({exc})") from None
+    if not isinstance(data, dict):
+        raise ConfigurationError(f"ranker model {name}: not a JSON object")
+    return parse_model(data, name)
