@@ -404,7 +404,7 @@ def check(
         if any(how == "ok" for _, how in edit.contents):
             counts["updates_acknowledged"] += 1
         if any(how == "ok" for _, how in edit.statuses):
-            counts["status_changes_acknowledged"] += 1
+            counts["changes_acknowledged"] += 1
         if row is None:
             if "deleted" not in allowed:
                 # Never stored (its write failed) is fine; a stored one must still be there.

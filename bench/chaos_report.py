@@ -18,8 +18,8 @@ def figures(result: dict[str, Any]) -> str:
         f"{result['load_s']:g} s of load, embedder `{cfg['embedder']}`, visibility timeout "
         f"{cfg['visibility']} s; machine load average {result['machine']['load_average_1_5_15']}).",
         "",
-        f"A probe (write → stored → found) took {result.get('probe_baseline_s')} s under this load with no "
-        "fault: the floor of every recovery time below.",
+        f"A probe (write → stored → found) took {result.get('probe_baseline_s')} s at the start of the load, "
+        "with no fault: recovery times include the queue's backlog under load, not only the fault.",
         "",
         "| fault | injected | recovery p50 s | recovery max s |",
         "|---|---|---|---|",
@@ -51,11 +51,12 @@ def figures(result: dict[str, Any]) -> str:
         f"each id answered: {statuses}); never acknowledged {c.get('not_acknowledged', 0)} "
         "(each stored at most once). "
         f"Updates acknowledged {c.get('updates_acknowledged', 0)}, status changes (archive, restore, forget) "
-        f"{c.get('status_changes_acknowledged', 0)}; working-memory items checked {c.get('wm_items', 0)}. "
+        f"{c.get('changes_acknowledged', 0)}; working-memory items checked {c.get('wm_items', 0)}. "
         f"Tenant-confusion probes: {sum(result['probes'].values())} "
         f"({', '.join(f'{k} {v}' for k, v in sorted(result['probes'].items()))}). "
         f"Poison messages sent {result['poison_sent']}; dead letters at the end {c.get('dlq', 0)} "
-        f"(poison {c.get('dlq_poison', 0)}, final jobs {c.get('dlq_final_jobs', 0)}).",
+        f"(poison {c.get('dlq_poison', 0)}, final jobs {c.get('dlq_final_jobs', 0)}; the emulator keeps its "
+        "dead-letter queues in memory, so a later `restart_sqs` or `kill_run` empties them).",
         "",
         "| invariant | count |",
         "|---|---|",
