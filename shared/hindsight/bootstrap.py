@@ -6,8 +6,8 @@ What it wires with lives beside it and is re-exported here: the factories from s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from psycopg_pool import AsyncConnectionPool
 
@@ -44,7 +44,6 @@ from hindsight.factories import (
 from hindsight.operator_tools import OperatorTools, make_reembed, operator_tools
 from hindsight.ports import Embedder, Metrics
 from hindsight.usecases.api_keys import Authenticate, ManageKeys
-from hindsight.usecases.maintain import Maintain
 from hindsight.usecases.manage_memory import ManageMemory
 from hindsight.usecases.rate_limits import CheckRateLimit
 from hindsight.usecases.recall import Recall
@@ -53,6 +52,9 @@ from hindsight.usecases.remember import Remember
 from hindsight.usecases.store_memories import StoreMemories
 from hindsight.usecases.working_memory import WorkingMemory
 from hindsight.usecases.write_status import GetWriteStatus, SweepStuckWork
+
+if TYPE_CHECKING:
+    from hindsight.usecases.maintain import Maintain
 
 __all__ = [
     "Container",
@@ -147,7 +149,6 @@ class Container:
     sweeper: SweepStuckWork | None = None
     redis: Any = None
     working_memory: WorkingMemory | None = None
-    maintain: Maintain | None = None
     metrics: Any = None
     """The Metrics port (``hindsight.adapters.observability``): EMF in Lambda, in memory locally."""
     rate_limit: CheckRateLimit | None = None
@@ -156,6 +157,17 @@ class Container:
     store_id: str = ""
     """The database's identity (``hindsight_meta.store_id``): namespaces what is kept for it in Redis."""
     """Per-caller budgets of tool calls (None: off)."""
+    _maintain: Maintain | None = field(default=None, repr=False)
+
+    @property
+    def maintain(self) -> Maintain:
+        """Scheduled maintenance, built on first use: the request path never needs it, so the MCP
+        function's cold start does not import it."""
+        if self._maintain is None:
+            self._maintain = make_maintenance(
+                self.settings, self.pool, self.embedder, self.clock, self.redis, self.sweeper
+            )
+        return self._maintain
 
     async def aclose(self) -> None:
         await self.access_log.flush()
@@ -224,8 +236,11 @@ async def build_container(
         if with_queue:
             from hindsight.adapters.sqs_queue import SqsJobQueue, sqs_client
 
-            client = sqs_client(settings.aws_region, settings.aws_endpoint_url)
-            queue = SqsJobQueue(client, settings.require_write_queue_url(), settings.reflect_queue_url)
+            queue = SqsJobQueue(
+                lambda: sqs_client(settings.aws_region, settings.aws_endpoint_url),
+                settings.require_write_queue_url(),
+                settings.reflect_queue_url,
+            )
             remember = Remember(queue, clock, redactor, operations, metrics=metrics)
             submit_reflection = SubmitReflection(queue, clock, redactor, operations)
             sweeper = SweepStuckWork(operations, writer, queue)
@@ -275,7 +290,6 @@ async def build_container(
             store_id=store_id,
         )
         container.working_memory = make_working_memory(settings, clock, container.remember, redactor, redis)
-        container.maintain = make_maintenance(settings, pool, embedder, clock, redis, sweeper)
         container.rate_limit = make_rate_limit(settings, redis)
         return container
     except BaseException:

@@ -5,24 +5,24 @@ verifier and the rate limit."""
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psycopg_pool import AsyncConnectionPool
 
-from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
 from hindsight.adapters.redis_client import redis_client
 from hindsight.adapters.system_clock import SystemClock
 from hindsight.config import Settings
 from hindsight.domain.learned_ranker import load_ranker
-from hindsight.domain.maintenance import ConsolidationPolicy, DecayPolicy, PatternPolicy
 from hindsight.domain.ranking import LayerWeights, RankingPolicy
 from hindsight.domain.redaction import DEFAULT_RULES, Redactor, custom_rules
 from hindsight.ports import BearerTokenVerifier, Embedder, Reranker
-from hindsight.usecases.maintain import Maintain, MaintenancePolicy
 from hindsight.usecases.rate_limits import CheckRateLimit, RateLimitPolicy
 from hindsight.usecases.remember import Remember
 from hindsight.usecases.working_memory import WorkingMemory
 from hindsight.usecases.write_status import SweepStuckWork
+
+if TYPE_CHECKING:  # maintenance is built on demand: the request path's cold start never imports it
+    from hindsight.usecases.maintain import Maintain, MaintenancePolicy
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -115,6 +115,9 @@ def ranking_policy(settings: Settings) -> RankingPolicy:
 
 def maintenance_policy(settings: Settings) -> MaintenancePolicy:
     """Maintenance constants from the settings (sources in hindsight.domain.maintenance)."""
+    from hindsight.domain.maintenance import ConsolidationPolicy, DecayPolicy, PatternPolicy
+    from hindsight.usecases.maintain import MaintenancePolicy
+
     return MaintenancePolicy(
         decay=DecayPolicy(
             episodic_half_life=timedelta(days=settings.decay_half_life_episodic_days),
@@ -148,7 +151,9 @@ def make_maintenance(
 ) -> Maintain:
     """Scheduled maintenance over Postgres and working memory's Redis client (shared, not closed here).
     The stuck-work sweep needs the queues (``sweeper``); without them the report says "no sweeper"."""
+    from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
     from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore
+    from hindsight.usecases.maintain import Maintain
 
     return Maintain(
         PostgresMaintenanceStore(pool),

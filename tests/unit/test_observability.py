@@ -6,6 +6,9 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -122,3 +125,45 @@ def test_the_lambda_wrapper_logs_json_with_the_request_id_and_flushes_metrics(
     assert inside[0]["cold_start"] is False
     assert inside[0]["records"] == 2
     assert flushed == [True, True]
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"LAMBDA_TASK_ROOT": "/var/task"},
+        {"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "true"},
+        {"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "1"},
+        {"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "false"},
+        {"LAMBDA_TASK_ROOT": "/var/task", "AWS_SAM_LOCAL": "true"},
+        {"LAMBDA_TASK_ROOT": "/var/task", "AWS_CHALICE_CLI_MODE": "true"},
+        {"POWERTOOLS_TRACE_DISABLED": "false"},
+    ],
+)
+def test_tracing_enabled_follows_powertools_own_rule(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an environment, when both decide whether the Tracer records, then they agree (ours decides
+    # without importing the X-Ray SDK; Powertools' answer is the reference).
+    from aws_lambda_powertools.tracing.tracer import Tracer
+
+    from hindsight.adapters.observability import tracing_enabled
+
+    for name in ("LAMBDA_TASK_ROOT", "POWERTOOLS_TRACE_DISABLED", "AWS_SAM_LOCAL", "AWS_CHALICE_CLI_MODE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert tracing_enabled(env) is not bool(Tracer._is_tracer_disabled())
+    assert tracing_enabled() is tracing_enabled(env)
+
+
+def test_without_tracing_the_handler_is_not_wrapped_and_xray_is_not_loaded() -> None:
+    # Given no Lambda environment (as in this test process), when the tracer is built, then it wraps
+    # nothing and the X-Ray SDK stays unimported (a subprocess: other tests may have imported it).
+    code = (
+        "import sys; from hindsight.adapters.observability import lambda_tracer; "
+        "f = lambda e, c: 1; assert lambda_tracer().capture_lambda_handler(f) is f; "
+        "assert 'aws_xray_sdk' not in sys.modules, 'X-Ray SDK imported'"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "LAMBDA_TASK_ROOT"}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)

@@ -18,7 +18,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import redis.asyncio as aioredis
@@ -28,9 +28,11 @@ from redis.exceptions import RedisError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from hindsight.domain.errors import Unavailable
-from hindsight.domain.maintenance import SessionSweep
 from hindsight.domain.working_memory import SessionScope, SessionState, SessionUpdate, WorkingMemoryItem
 from hindsight.ports import SessionDecision
+
+if TYPE_CHECKING:
+    from hindsight.domain.maintenance import SessionSweep
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +167,8 @@ class RedisWorkingMemoryStore:
                         repaired = sum(1 for done in await pipe.execute() if done)
         except (RedisError, OSError) as exc:
             raise _unavailable(exc) from exc
+        from hindsight.domain.maintenance import SessionSweep  # maintenance only: off the cold start
+
         return SessionSweep(next_cursor=int(next_cursor), scanned=len(keys), repaired=repaired)
 
     async def aclose(self) -> None:

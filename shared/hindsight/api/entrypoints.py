@@ -1,20 +1,21 @@
 """Builders for the Lambda entry points: settings from the environment → adapter, wrapped with the
 Powertools Logger, Tracer and a metrics flush per invocation (``api.observe.ObservedHandler``). Called
-lazily by ``functions/*/app.py`` on the first invocation (nothing happens at import time)."""
+lazily by ``functions/*/app.py`` on the first invocation (nothing happens at import time). Each builder
+imports only what its function runs: a cold start pays for no other function's modules."""
 
 from __future__ import annotations
 
-from hindsight.api.lambda_http import LambdaHttpAdapter
-from hindsight.api.mcp_server import create_http_app
 from hindsight.api.observe import ObservedHandler
-from hindsight.api.sqs_worker import ReflectJobWorker, WriteJobWorker
-from hindsight.bootstrap import build_container
 from hindsight.config import Settings
 
 
 def mcp_http_handler() -> ObservedHandler:
     """The MCP function: validate settings, then serve the ASGI app through the Lambda adapter (the
     app's middleware flushes metrics after each request)."""
+    from hindsight.api.lambda_http import LambdaHttpAdapter
+    from hindsight.api.mcp_server import create_http_app
+    from hindsight.bootstrap import build_container
+
     settings = Settings.load()
     adapter = LambdaHttpAdapter(create_http_app(settings, lambda: build_container(settings)))
     return ObservedHandler(adapter, name="mcp_http", level=settings.log_level)
@@ -22,6 +23,9 @@ def mcp_http_handler() -> ObservedHandler:
 
 def reflect_worker_handler() -> ObservedHandler:
     """The reflection worker: the reflector (rules or chat model), the embedder and the store."""
+    from hindsight.api.sqs_worker import ReflectJobWorker
+    from hindsight.bootstrap import build_container
+
     settings = Settings.load()
     worker = ReflectJobWorker(lambda: build_container(settings, with_queue=False))
     return ObservedHandler(worker, name="reflect_worker", level=settings.log_level, metrics=worker.metrics)
@@ -29,6 +33,9 @@ def reflect_worker_handler() -> ObservedHandler:
 
 def embed_worker_handler() -> ObservedHandler:
     """The embedding worker: no queue client needed, only the store and the embedder."""
+    from hindsight.api.sqs_worker import WriteJobWorker
+    from hindsight.bootstrap import build_container
+
     settings = Settings.load()
     worker = WriteJobWorker(lambda: build_container(settings, with_queue=False))
     return ObservedHandler(worker, name="embed_worker", level=settings.log_level, metrics=worker.metrics)

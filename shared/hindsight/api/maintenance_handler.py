@@ -23,7 +23,6 @@ from typing import Any
 from hindsight.api.runtime import ProcessLoop
 from hindsight.bootstrap import Container, build_container
 from hindsight.config import Settings
-from hindsight.domain.errors import ConfigurationError
 from hindsight.usecases.maintenance_report import MaintenanceReport
 
 log = logging.getLogger(__name__)
@@ -91,8 +90,6 @@ class MaintenanceHandler:
                 f"{event.get('detail-type')!r}); the maintenance function takes those or {{}}"
             )
         maintain = self.container().maintain
-        if maintain is None:
-            raise ConfigurationError("maintenance is not wired in this process")
         report: MaintenanceReport = self._runtime.run(
             maintain.run(budget=self.budget(context), tenant_id=_tenant(event) if event else None)
         )

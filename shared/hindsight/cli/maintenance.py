@@ -9,7 +9,6 @@ from rich.table import Table
 
 from hindsight.cli.common import console, run_or_exit, with_container
 from hindsight.cli.options import DataDir, JsonOut
-from hindsight.domain.errors import ConfigurationError
 
 maintenance_app = typer.Typer(
     help="Scheduled maintenance: decay and archive, consolidation, episodic → semantic, sweeps.",
@@ -32,8 +31,6 @@ def maintenance_run(
     from datetime import timedelta
 
     async def body(container: Any) -> Any:
-        if container.maintain is None:
-            raise ConfigurationError("maintenance is not wired in this process")
         budget = timedelta(seconds=budget_s) if budget_s is not None else None
         return await container.maintain.run(budget=budget, tenant_id=tenant)
 

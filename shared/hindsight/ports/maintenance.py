@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
-from hindsight.domain.maintenance import (
-    ConsolidationPlan,
-    DecayCounts,
-    DecayPolicy,
-    Episode,
-    MaintenanceState,
-    PatternPlan,
-    SessionSweep,
-)
 from hindsight.domain.memory import MemoryStatus, Scope
 from hindsight.ports.embedding import Vector
+
+if TYPE_CHECKING:  # annotations only: the MCP function's cold start never loads the maintenance rules
+    from hindsight.domain.maintenance import (
+        ConsolidationPlan,
+        DecayCounts,
+        DecayPolicy,
+        Episode,
+        MaintenanceState,
+        PatternPlan,
+        SessionSweep,
+    )
 
 
 class MaintenanceStore(Protocol):
