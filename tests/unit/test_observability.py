@@ -83,12 +83,24 @@ def test_rpc_fields_of_a_tool_call() -> None:
     assert rpc_fields(b"not json") == {}
 
 
+_POWERTOOLS_MARKS = ("powertools_handler", "init", "logger_handler")
+"""Attributes Powertools' Logger sets on the stdlib logger it configures
+(``aws_lambda_powertools.logging.constants``); a later Logger trusts them and reads ``handlers[0]``."""
+
+
 @pytest.fixture
 def restore_hindsight_logger() -> Iterator[None]:
+    """The 'hindsight' logger as it was — handlers, level, propagation *and* Powertools' marks on it, so a
+    later Logger in the same process (a Lambda handler test) configures it afresh instead of finding a
+    'configured' logger whose handler this fixture removed."""
     logger = logging.getLogger("hindsight")
     saved = (logger.handlers[:], logger.level, logger.propagate)
+    marks = {name: vars(logger)[name] for name in _POWERTOOLS_MARKS if name in vars(logger)}
     yield
     logger.handlers[:], logger.level, logger.propagate = saved[0], saved[1], saved[2]
+    for name in _POWERTOOLS_MARKS:
+        vars(logger).pop(name, None)
+    vars(logger).update(marks)
 
 
 class _Context:
