@@ -12,7 +12,7 @@ PYTHON313 ?= $(shell command -v python3.13 2>/dev/null || ls -d $$HOME/.pyenv/ve
 PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-unit lint format ts-clients check-deploy locomo train-ranker bench bench-locomo bench-latency bench-throughput bench-report bench-load bench-chaos test-localstack clean
+.PHONY: install run test test-unit lint format ts-clients check-deploy locomo train-ranker bench bench-locomo bench-cjk bench-latency bench-throughput bench-report bench-load bench-chaos test-localstack clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +92,9 @@ bench: install
 
 bench-locomo: install
 	$(PY) bench/run.py locomo
+
+bench-cjk: install
+	$(PY) bench/run.py cjk
 
 bench-latency: install
 	$(PY) bench/run.py latency

@@ -393,6 +393,53 @@ def _mem0(data: dict[str, Any], out: list[str]) -> None:
         out[-1] += ". It is therefore not a peer row.\n"
 
 
+CJK_SYSTEMS = [
+    ("hindsight", "**Hindsight** (`memory_search` as shipped)"),
+    ("hindsight_no_keyword", "Hindsight with the keyword signal's weight at 0"),
+    ("vector", "pure vector, exact top-k, same embedder and stored vectors"),
+]
+
+
+def _cjk(data: dict[str, Any], out: list[str]) -> None:
+    cjk = data.get("cjk")
+    if not cjk:
+        out.append("_Not measured yet: `python bench/run.py cjk`._\n")
+        return
+    h = cjk["hindsight"]
+    langs = ", ".join(f"{s['questions']} {lang}" for lang, s in h["by_lang"].items())
+    out.append(
+        f"`{cjk['data']}`, written for this benchmark: {cjk['memories']} memories of a support, project and "
+        f"personal assistant (mostly Chinese, some English, Japanese and Korean), stored among "
+        f"{cjk['background']} routine records of the same month that answer no question, and "
+        f"{h['questions']} questions ({langs}) naming people, order / ticket / contract ids, product models "
+        "and dates. Written through the worker's use case, keyword statistics refreshed as maintenance "
+        "would, every question asked at the data set's `asked_at`; recall@k over each question's evidence "
+        "memories. All rows in the same run on the same stored rows.\n"
+    )
+    out.append("| system | questions | R@1 | R@5 | R@10 |")
+    out.append("|---|---|---|---|---|")
+    for key, label in CJK_SYSTEMS:
+        r = cjk[key]
+        out.append(
+            f"| {label} | {r['questions']} | {_f(r['recall_at_1'])} | {_f(r['recall_at_5'])} | "
+            f"{_f(r['recall_at_10'])} |"
+        )
+    out.append("")
+    anchors = list(h["by_anchor"])
+    out.append("**Recall@5 by what the question names** (questions in brackets)\n")
+    out.append("| system | " + " | ".join(f"{a} ({h['by_anchor'][a]['questions']})" for a in anchors) + " |")
+    out.append("|---|" + "---|" * len(anchors))
+    for key, label in CJK_SYSTEMS:
+        cells = " | ".join(_f(cjk[key]["by_anchor"][a]["recall_at_5"]) for a in anchors)
+        out.append(f"| {label.split(' (')[0]} | {cells} |")
+    misses = cjk.get("misses_at_5", [])
+    out.append(
+        f"\nQuestions Hindsight does not fully answer in its top 5 ({len(misses)}): "
+        + ("; ".join(f"“{q}”" for q in misses) or "none")
+        + ".\n"
+    )
+
+
 def _latency(data: dict[str, Any], out: list[str]) -> None:
     lat = data.get("latency")
     if not lat:
@@ -728,6 +775,7 @@ def write() -> None:
     out.append(
         "make bench-latency      # 1k / 10k / 100k memories: load, index, search, write ack, cold starts"
     )
+    out.append("make bench-cjk          # Chinese/mixed retrieval (bench/data/cjk_retrieval.json)")
     out.append("make bench-throughput   # worker throughput at batch 1, 10, 100")
     out.append("python bench/run.py report   # regenerate this page and the plot from latest.json")
     out.append("```\n")
@@ -751,6 +799,8 @@ def write() -> None:
     _protocol(data, out)
     out.append("### mem0\n")
     _mem0(data, out)
+    out.append("## Retrieval quality: Chinese and mixed-language memories\n")
+    _cjk(data, out)
     out.append("## Latency and scale\n")
     _latency(data, out)
     if not has_plot:

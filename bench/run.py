@@ -1,9 +1,10 @@
-"""Hindsight benchmarks: ``python bench/run.py locomo|latency|throughput|all|report``.
+"""Hindsight benchmarks: ``python bench/run.py locomo|cjk|latency|throughput|all|report``.
 
 Each piece starts its own throw-away local stack, writes its section into bench/results/latest.json
 (other sections are kept) and regenerates docs/benchmarks.md. ``make bench`` runs them all.
 
     python bench/run.py locomo [--conversations 7] [--mcp-conversations 1]
+    python bench/run.py cjk             # Chinese/mixed memories (bench/data/cjk_retrieval.json)
     python bench/run.py latency [--sizes 1000,10000,100000] [--searches 200] [--warmup 20]
     python bench/run.py throughput
     python bench/run.py report          # only regenerate docs/benchmarks.md and the plot
@@ -45,6 +46,12 @@ def run_locomo(args: argparse.Namespace) -> None:
     merge_results("locomo", quality.flatten(result), _command())
 
 
+def run_cjk(_: argparse.Namespace) -> None:
+    import cjk
+
+    merge_results("cjk", cjk.run(), _command())
+
+
 def run_latency(args: argparse.Namespace) -> None:
     import latency
 
@@ -80,6 +87,7 @@ def main() -> None:
             p.add_argument("--mcp-only", action="store_true", help="only the MCP-URL run, merged in")
         if name == "all":
             _latency_args(p)
+    sub.add_parser("cjk")
     _latency_args(sub.add_parser("latency"))
     sub.add_parser("throughput")
     sub.add_parser("report")
@@ -91,10 +99,11 @@ def main() -> None:
     started = time.monotonic()
     pieces = {
         "locomo": [run_locomo],
+        "cjk": [run_cjk],
         "latency": [run_latency],
         "throughput": [run_throughput],
         "report": [],
-        "all": [run_locomo, run_latency, run_throughput],
+        "all": [run_locomo, run_cjk, run_latency, run_throughput],
     }[args.piece]
     for piece in pieces:
         piece(args)

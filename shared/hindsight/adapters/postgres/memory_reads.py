@@ -294,13 +294,15 @@ class PostgresMemoryReader:
 
 
 async def _keyword_query(conn: AsyncConnection, scope: Scope, text: str) -> str | None:
-    """The full-text query for ``text``: its lexemes (english stemming, stop words out) minus those most of
-    the scope contains (``domain.text.informative_lexemes``; counts from maintenance, schema 005)."""
+    """The full-text query for ``text``: its lexemes minus those most of the scope contains
+    (``domain.text.informative_lexemes``; counts from maintenance, schema 005). The lexemes come from
+    ``hindsight_tsvector`` (migration ``cjk_keywords``), the function the stored ``search_text`` is
+    built with: English stemming and stop words, character bigrams for Chinese, Japanese and Korean."""
     rows = await fetch_all(
         conn,
         """SELECT q.lexeme, coalesce(s.docs, 0) AS docs,
                   (SELECT docs FROM scope_stats WHERE tenant_id = %(t)s AND agent_id = %(a)s) AS total
-           FROM unnest(to_tsvector('english', %(text)s)) AS q
+           FROM unnest(hindsight_tsvector(%(text)s)) AS q
            LEFT JOIN lexeme_stats s ON s.tenant_id = %(t)s AND s.agent_id = %(a)s AND s.lexeme = q.lexeme
            ORDER BY q.positions[1]""",
         {"t": scope.tenant_id, "a": scope.agent_id, "text": text},

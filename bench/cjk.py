@@ -1,0 +1,196 @@
+"""Retrieval on Chinese (and some English, Japanese, Korean) agent memories: Hindsight against vector-only.
+
+The data set is ``bench/data/cjk_retrieval.json``, written for this benchmark: 85 memories of a support /
+project / personal assistant and 63 questions naming people, order and ticket ids, product models and
+dates (each question's evidence: the ids of the memories that answer it), stored among 671 records that
+answer none of them (``background``, made by ``bench/data/make_cjk_background.py``: routine records of
+the same month, and copies of the memories about other people, ids and models) — a store in which
+names and ids, not topics, tell memories apart, as in a real support agent's memory. Every memory goes
+through
+the worker's use case (``container.store_memories``: embedding, near-duplicate merge, entity terms), the
+keyword statistics are refreshed as maintenance would, then every question is asked at the data set's
+``asked_at`` and scored by recall@k over its evidence (bench/locomo.py: recall_at_k).
+
+Rows, all in the same run on the same stored rows:
+
+* ``hindsight``: ``memory_search`` as shipped (vector + full text + entities, weighted RRF, re-weighting);
+* ``hindsight_no_keyword``: the same with the keyword signal's RRF weight at 0, i.e. what the full-text
+  signal adds;
+* ``vector``: exact cosine top-k over the stored embeddings (bench/baselines.py: VectorIndex).
+
+    python bench/run.py cjk          # writes the `cjk` section of bench/results/latest.json and the page
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import time
+import uuid
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from baselines import VectorIndex
+from common import bench_tmpdir, log, remember_postgres_version
+from locomo import recall_at_k
+
+from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
+from hindsight.adapters.postgres.rows import tenant_transaction
+from hindsight.bootstrap import Container, build_container
+from hindsight.domain.memory import MemoryDraft, Scope, WriteJob
+from hindsight.usecases.recall import Recall, RecallQuery, resolve
+
+DATA = Path(__file__).resolve().parent / "data" / "cjk_retrieval.json"
+SCOPE = Scope(tenant_id="cjk", agent_id="assistant")
+KS = (1, 5, 10)
+BATCH = 10  # the SQS batch maximum, as the worker receives them
+SYSTEMS = ("hindsight", "hindsight_no_keyword", "vector")
+
+
+class _NoAccessLog:
+    """Rows are compared on the same store: no search may change another's ranking via access counts."""
+
+    def note(self, scope: Any, ids: Any, at: Any) -> None:
+        return None
+
+
+def load(path: Path = DATA) -> dict[str, Any]:
+    """The data set, checked: unique memory ids, every question's evidence among them."""
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    ids = [m["id"] for m in data["memories"] + data.get("background", [])]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{path}: duplicate memory ids")
+    for q in data["questions"]:
+        missing = set(q["evidence"]) - set(ids)
+        if not q["evidence"] or missing:
+            raise ValueError(f"{path}: question {q['question']!r} has unknown or no evidence {missing}")
+    return data
+
+
+def _jobs(data: dict[str, Any]) -> list[WriteJob]:
+    asked = datetime.fromisoformat(data["asked_at"])
+    jobs = []
+    for m in data["memories"] + data.get("background", []):
+        occurred = datetime.fromisoformat(m["occurred_at"]) if m.get("occurred_at") else None
+        draft = MemoryDraft(
+            content=m["content"], layer=m["layer"], occurred_at=occurred, metadata={"label": m["id"]}
+        )
+        jobs.append(
+            WriteJob(
+                id=uuid.uuid4(),
+                tenant_id=SCOPE.tenant_id,
+                agent_id=SCOPE.agent_id,
+                submitted_at=occurred or asked,
+                draft=draft,
+            )
+        )
+    return jobs
+
+
+async def _vector_index(container: Container) -> VectorIndex:
+    async with tenant_transaction(container.pool, SCOPE.tenant_id) as conn:
+        cur = await conn.execute(
+            """SELECT metadata->>'label', embedding FROM memories
+               WHERE tenant_id = %s AND agent_id = %s AND status = 'active' ORDER BY created_at, id""",
+            (SCOPE.tenant_id, SCOPE.agent_id),
+        )
+        rows = await cur.fetchall()
+    vectors = np.stack(
+        [np.asarray(r[1].to_numpy() if hasattr(r[1], "to_numpy") else r[1], dtype=np.float32) for r in rows]
+    )
+    return VectorIndex([str(r[0]) for r in rows], vectors)
+
+
+def _summary(rows: list[dict[str, Any]], system: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"questions": len(rows)}
+    for k in KS:
+        out[f"recall_at_{k}"] = round(sum(r[system][f"recall_at_{k}"] for r in rows) / len(rows), 4)
+    return out
+
+
+async def _run(settings: Any, data: dict[str, Any]) -> dict[str, Any]:
+    container = await build_container(settings, with_queue=False)
+    try:
+        started = time.monotonic()
+        outcomes: dict[str, int] = {}
+        jobs = _jobs(data)
+        for i in range(0, len(jobs), BATCH):
+            for result in await container.store_memories(jobs[i : i + BATCH]):
+                if result.outcome == "failed":
+                    raise RuntimeError(f"write failed: {result.reason}")
+                outcomes[result.outcome] = outcomes.get(result.outcome, 0) + 1
+        await PostgresMaintenanceStore(container.pool).refresh_keyword_stats(SCOPE)
+        ingest_s = time.monotonic() - started
+        embedder, shipped = container.recall._embedder, container.recall._policy
+        weights = shipped.signal_weights
+        recalls = {
+            "hindsight": Recall(container.reader, embedder, container.clock, _NoAccessLog(), shipped),
+            "hindsight_no_keyword": Recall(
+                container.reader,
+                embedder,
+                container.clock,
+                _NoAccessLog(),
+                dataclasses.replace(shipped, signal_weights=(weights[0], 0.0, weights[2])),
+            ),
+        }
+        vector = await _vector_index(container)
+        asked = datetime.fromisoformat(data["asked_at"])
+        per_question = []
+        for q in data["questions"]:
+            request = resolve(RecallQuery(text=q["question"], top_k=max(KS), as_of=asked), asked)
+            ranked = {
+                name: [str(h.memory.metadata.get("label", "")) for h in await recall.search(SCOPE, request)]
+                for name, recall in recalls.items()
+            }
+            ranked["vector"] = vector.search(await embedder.embed_query(q["question"]), max(KS))
+            row: dict[str, Any] = {"question": q["question"], "lang": q["lang"], "anchor": q["anchor"]}
+            for name in SYSTEMS:
+                row[name] = {f"recall_at_{k}": recall_at_k(ranked[name], q["evidence"], k) for k in KS}
+            per_question.append(row)
+    finally:
+        await container.aclose()
+    out: dict[str, Any] = {
+        "data": str(DATA.relative_to(DATA.parents[2])),
+        "memories": len(data["memories"]),
+        "background": len(data.get("background", [])),
+        "ingest": {"outcomes": outcomes, "seconds": round(ingest_s, 1)},
+    }
+    for name in SYSTEMS:
+        out[name] = _summary(per_question, name)
+        out[name]["by_lang"] = {
+            lang: _summary([r for r in per_question if r["lang"] == lang], name)
+            for lang in sorted({r["lang"] for r in per_question})
+        }
+        out[name]["by_anchor"] = {
+            anchor: _summary([r for r in per_question if r["anchor"] == anchor], name)
+            for anchor in sorted({r["anchor"] for r in per_question})
+        }
+    out["misses_at_5"] = [r["question"] for r in per_question if r["hindsight"]["recall_at_5"] < 1.0]
+    out["per_question"] = per_question
+    return out
+
+
+def run() -> dict[str, Any]:
+    """The whole benchmark on a throw-away local stack; the ``cjk`` section of latest.json."""
+    from hindsight.local.stack import LocalStack
+
+    data = load()
+    log(
+        f"cjk: {len(data['memories'])} memories among {len(data.get('background', []))} other records, "
+        f"{len(data['questions'])} questions"
+    )
+    started = time.monotonic()
+    with LocalStack(bench_tmpdir("cjk"), ephemeral=True) as stack:
+        settings = stack.require_settings()
+        remember_postgres_version(settings.require_database_url())
+        result = asyncio.run(_run(settings, data))
+    result["wall_s"] = round(time.monotonic() - started, 1)
+    h, v = result["hindsight"], result["vector"]
+    log(
+        f"cjk: Hindsight R@5 {h['recall_at_5']:.3f} R@10 {h['recall_at_10']:.3f}; "
+        f"vector-only R@5 {v['recall_at_5']:.3f} R@10 {v['recall_at_10']:.3f}"
+    )
+    return result
