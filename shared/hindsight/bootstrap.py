@@ -29,6 +29,7 @@ from hindsight.adapters.redis_client import redis_client
 from hindsight.adapters.redis_operations import RedisOperationLog
 from hindsight.adapters.reflection import make_conflict_judge, make_reflector, make_write_judge
 from hindsight.adapters.system_clock import SystemClock
+from hindsight.adapters.tiktoken_counter import TiktokenCounter
 from hindsight.config import Settings
 from hindsight.factories import (
     maintenance_policy,
@@ -49,6 +50,7 @@ from hindsight.usecases.rate_limits import CheckRateLimit
 from hindsight.usecases.recall import Recall
 from hindsight.usecases.reflect import Reflect, ShouldRemember, SubmitReflection
 from hindsight.usecases.remember import Remember
+from hindsight.usecases.search_budget import SearchWithinBudget
 from hindsight.usecases.store_memories import StoreMemories
 from hindsight.usecases.working_memory import WorkingMemory
 from hindsight.usecases.write_status import GetWriteStatus, SweepStuckWork
@@ -134,6 +136,8 @@ class Container:
     embedder: Embedder
     clock: SystemClock
     recall: Recall
+    search: SearchWithinBudget
+    """``memory_search``: recall fitted into a token budget when one is asked (``max_tokens``)."""
     store_memories: StoreMemories
     authenticate: Authenticate
     keys: ManageKeys
@@ -245,24 +249,27 @@ async def build_container(
             submit_reflection = SubmitReflection(queue, clock, redactor, operations)
             sweeper = SweepStuckWork(operations, writer, queue)
         reranker = make_reranker(settings)
+        tokens = TiktokenCounter()  # one tokenizer for working memory's budget and search's max_tokens
+        recall = Recall(
+            reader,
+            CachedQueryEmbedder(TimedEmbedder(embedder, metrics)),
+            clock,
+            access_log,
+            ranking_policy(settings),
+            candidate_pool=settings.candidate_pool,
+            metrics=metrics,
+            trace_content=settings.log_level == "DEBUG",
+            reranker=reranker,
+            rerank_top_n=settings.rerank_top_n,
+        )
         container = Container(
             settings=settings,
             pool=pool,
             reranker=reranker,
             embedder=embedder,
             clock=clock,
-            recall=Recall(
-                reader,
-                CachedQueryEmbedder(TimedEmbedder(embedder, metrics)),
-                clock,
-                access_log,
-                ranking_policy(settings),
-                candidate_pool=settings.candidate_pool,
-                metrics=metrics,
-                trace_content=settings.log_level == "DEBUG",
-                reranker=reranker,
-                rerank_top_n=settings.rerank_top_n,
-            ),
+            recall=recall,
+            search=SearchWithinBudget(recall, tokens),
             store_memories=StoreMemories(
                 writer,
                 TimedEmbedder(embedder, metrics),
@@ -289,7 +296,9 @@ async def build_container(
             metrics=metrics,
             store_id=store_id,
         )
-        container.working_memory = make_working_memory(settings, clock, container.remember, redactor, redis)
+        container.working_memory = make_working_memory(
+            settings, clock, container.remember, redactor, redis, tokens
+        )
         container.rate_limit = make_rate_limit(settings, redis)
         return container
     except BaseException:

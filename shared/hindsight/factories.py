@@ -15,7 +15,7 @@ from hindsight.config import Settings
 from hindsight.domain.learned_ranker import load_ranker
 from hindsight.domain.ranking import LayerWeights, RankingPolicy
 from hindsight.domain.redaction import DEFAULT_RULES, Redactor, custom_rules
-from hindsight.ports import BearerTokenVerifier, Embedder, Reranker
+from hindsight.ports import BearerTokenVerifier, Embedder, Reranker, TokenCounter
 from hindsight.usecases.rate_limits import CheckRateLimit, RateLimitPolicy
 from hindsight.usecases.remember import Remember
 from hindsight.usecases.working_memory import WorkingMemory
@@ -52,9 +52,11 @@ def make_working_memory(
     remember: Remember | None,
     redactor: Redactor | None = None,
     redis: Any = None,
+    tokens: TokenCounter | None = None,
 ) -> WorkingMemory:
-    """Working memory on Redis with the cl100k_base token counter. Opens no connection and loads no
-    vocabulary here (both happen on first use), so this succeeds while Redis is down."""
+    """Working memory on Redis with the cl100k_base token counter (``tokens``, else a new one). Opens
+    no connection and loads no vocabulary here (both happen on first use), so this succeeds while Redis
+    is down."""
     from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore
     from hindsight.adapters.tiktoken_counter import TiktokenCounter
     from hindsight.domain.working_memory import budget_from_context_window
@@ -66,7 +68,7 @@ def make_working_memory(
     )
     return WorkingMemory(
         RedisWorkingMemoryStore(redis),
-        TiktokenCounter(),
+        tokens or TiktokenCounter(),
         clock,
         WorkingMemoryPolicy(budget_tokens=max(budget, 1), ttl_s=settings.working_memory_ttl_s),
         remember,

@@ -6,15 +6,23 @@ maps its result; domain errors become isError results (``api.errors``, mapped on
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 from uuid import UUID
 
+import pydantic_core
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, Field, StrictBool
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, StrictBool, model_serializer
 
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import HitOut
 from hindsight.api.tool_hints import change, read_only, recall
+from hindsight.domain.context_budget import (
+    MAX_SEARCH_TOKENS,
+    MIN_SEARCH_TOKENS,
+    BudgetReport,
+    CompactHit,
+)
 from hindsight.domain.isotime import AsOfTime, StartTime, Timestamp
 from hindsight.domain.limits import (
     DEFAULT_IMPORTANCE,
@@ -40,7 +48,15 @@ from hindsight.domain.limits import (
     TopK,
     TurnIndex,
 )
-from hindsight.domain.memory import Layer, MemoryDraft, MemoryStatus, Outcome, Source, TaskType
+from hindsight.domain.memory import (
+    Layer,
+    MemoryDraft,
+    MemoryStatus,
+    Outcome,
+    SearchHit,
+    Source,
+    TaskType,
+)
 from hindsight.usecases.recall import RecallQuery
 from hindsight.usecases.remember import WriteAck
 from hindsight.usecases.write_status import WriteStatus
@@ -55,10 +71,37 @@ class StatusResult(BaseModel):
 
 
 class SearchResult(BaseModel):
-    """What memory_search returns: hits best first."""
+    """What memory_search returns: hits best first. With ``max_tokens``, also the hits that only fitted
+    in compact form (after the whole ones, in rank order) and how the budget was used; without it those
+    two keys are left out."""
 
     results: list[HitOut]
-    count: int
+    count: int = Field(description="Hits under results (whole).")
+    compact: list[CompactHit] = Field(
+        default_factory=list,
+        description="With max_tokens: the next hits in rank order, trimmed to their first sentences, "
+        "without scores.",
+    )
+    budget: BudgetReport | None = Field(default=None, description="With max_tokens: how the budget was used.")
+
+    @model_serializer(mode="wrap")
+    def _without_unasked(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.budget is None:
+            data.pop("compact", None)
+            data.pop("budget", None)
+        return data
+
+
+def search_text(
+    whole: Sequence[SearchHit], compact: Sequence[CompactHit], budget: BudgetReport | None
+) -> str:
+    """The text content of a ``memory_search`` result, as the MCP SDK renders a structured result for
+    the model (``pydantic_core.to_json(..., indent=2)``): what ``max_tokens`` is counted over."""
+    result = SearchResult(
+        results=[HitOut.of(h) for h in whole], count=len(whole), compact=list(compact), budget=budget
+    )
+    return pydantic_core.to_json(result, fallback=str, indent=2).decode()
 
 
 def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
@@ -185,7 +228,8 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "named entities; returns the best memories first with their scores and labels (failed_before, "
             "inference, possibly_stale). Filter by layer, key, tags, entities or time ('last week', "
             "'since 2026-11-01'); set include_related to get the causal chain and linked memories, and "
-            "context_window to get the turns said around each hit in its conversation."
+            "context_window to get the turns said around each hit in its conversation. Set max_tokens "
+            "when your context is tight: the answer then stays within it, later hits trimmed or left out."
         ),
         **recall("Search memory"),
     )
@@ -229,6 +273,17 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             ),
         ] = None,
         context_window: ContextWindow = 0,
+        max_tokens: Annotated[
+            int | None,
+            Field(
+                ge=MIN_SEARCH_TOKENS,
+                le=MAX_SEARCH_TOKENS,
+                description=f"Return at most this many tokens ({MIN_SEARCH_TOKENS}–{MAX_SEARCH_TOKENS}, "
+                "cl100k_base, counted over the result's text): whole hits first, then the next ones in "
+                "compact form (first sentences, no scores) under 'compact'; 'budget' says how many were "
+                "compacted or dropped.",
+            ),
+        ] = None,
         agent_id: AgentId | None = None,
     ) -> SearchResult:
         request = RecallQuery(
@@ -247,8 +302,13 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             as_of=as_of,
             context_window=context_window,
         )
-        hits = await holder.get().recall(current_principal(), agent_id, request)
-        return SearchResult(results=[HitOut.of(h) for h in hits], count=len(hits))
+        found = await holder.get().search(current_principal(), agent_id, request, max_tokens, search_text)
+        return SearchResult(
+            results=[HitOut.of(h) for h in found.whole],
+            count=len(found.whole),
+            compact=found.compact,
+            budget=found.budget,
+        )
 
     @mcp.tool(
         name="memory_status",
