@@ -245,7 +245,7 @@ async def build_container(
                 settings.require_write_queue_url(),
                 settings.reflect_queue_url,
             )
-            remember = Remember(queue, clock, redactor, operations, metrics=metrics)
+            remember = Remember(queue, clock, redactor, operations, metrics=metrics, idempotency=operations)
             submit_reflection = SubmitReflection(queue, clock, redactor, operations)
             sweeper = SweepStuckWork(operations, writer, queue)
         reranker = make_reranker(settings)

@@ -7,6 +7,11 @@ sharing one Redis (a wiped local data folder, two clones) never see each other's
 ``write_results`` is the record of what was processed; this is only the "queued" half, so it is
 best-effort: when Redis is down the write is still accepted (it is on the queue) and its status reads
 "unknown" until the worker records it.
+
+The same adapter keeps the idempotency records (the IdempotencyRecords port): ``hs:idem:<tenant>:<id>``,
+the fingerprint of the arguments an idempotency key was first used with and that write's acknowledgement
+time, for ``IDEMPOTENCY_WINDOW_S``. Past the window, or when Redis lost them, a reused key is answered as
+before the records existed: the first write stored wins and the new arguments are dropped.
 """
 
 from __future__ import annotations
@@ -15,15 +20,19 @@ import json
 import logging
 import time
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
 from hindsight.domain.errors import Unavailable
 from hindsight.domain.memory import WriteJob
 from hindsight.domain.reflection import ReflectJob
+from hindsight.ports.queues import IdempotencyRecord
 
 log = logging.getLogger(__name__)
 OP_TTL_S = 7 * 86_400  # a queued job older than a week is long past SQS's own retention of redrives
+IDEMPOTENCY_WINDOW_S = OP_TTL_S
+"""How long an idempotency key stays bound to the arguments it was first used with."""
 
 
 def _agent_of(body: bytes | str) -> str | None:
@@ -114,3 +123,34 @@ class RedisOperationLog:
                 pipe.delete(self._key(tenant_id, job_id))
                 pipe.zrem(self._queued, f"{tenant_id}:{job_id}")
             await pipe.execute()
+
+    def _idem_key(self, tenant_id: str, job_id: UUID) -> str:
+        return f"{self._prefix}idem:{tenant_id}:{job_id}"
+
+    async def claim(
+        self, tenant_id: str, job_id: UUID, record: IdempotencyRecord
+    ) -> IdempotencyRecord | None:
+        """The IdempotencyRecords port: SET NX, else the record set first. Raises Unavailable."""
+        value = json.dumps(
+            {"fingerprint": record.fingerprint, "submitted_at": record.submitted_at.isoformat()}
+        )
+        key = self._idem_key(tenant_id, job_id)
+        try:
+            for _ in range(3):  # the first record may expire between SET NX and GET: then claim again
+                if await self._client.set(key, value, nx=True, ex=IDEMPOTENCY_WINDOW_S):
+                    return None
+                first = await self._client.get(key)
+                if first is not None:
+                    data = json.loads(first)
+                    return IdempotencyRecord(
+                        data["fingerprint"], datetime.fromisoformat(data["submitted_at"])
+                    )
+        except Exception as exc:
+            raise Unavailable(f"idempotency records are unavailable: {type(exc).__name__}") from exc
+        raise Unavailable("idempotency records are unavailable: the record kept expiring")
+
+    async def release(self, tenant_id: str, job_id: UUID) -> None:
+        try:
+            await self._client.delete(self._idem_key(tenant_id, job_id))
+        except Exception as exc:
+            log.warning("could not release idempotency record %s: %s", job_id, exc)

@@ -316,7 +316,8 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "Check whether memories you wrote are stored yet. Call it after memory_write when you must be "
             "sure a memory is searchable before relying on it (e.g. before ending a session or handing off "
             "to another agent). 'pending' means still queued; 'merged' means it matched an existing memory "
-            "(memory_id) and updated it instead; 'stored' may carry a reason such as 'supersedes <id>'."
+            "(memory_id) and updated it instead; 'stored' may carry a reason such as 'supersedes <id>'; "
+            "'deleted' means the memory was deleted since (hard forget)."
         ),
         **read_only("Check that writes are stored"),
     )

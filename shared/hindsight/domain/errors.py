@@ -28,6 +28,23 @@ class InvalidInput(HindsightError):
         super().__init__(f"{field}: {message}")
 
 
+class IdempotencyKeyReused(InvalidInput):
+    """An ``idempotency_key`` already names a write with different arguments (payment APIs answer the
+    same). ``id`` is the write the key is bound to; a retry must repeat that write's arguments exactly."""
+
+    def __init__(self, write_id: str) -> None:
+        self.write_id = write_id
+        super().__init__(
+            "idempotency_key",
+            "this key was already used for a write with different arguments; a retry must repeat the "
+            "same arguments, a new write needs a new key",
+        )
+
+    def details(self) -> dict[str, object]:
+        """``id``: the write the key is bound to."""
+        return {"id": self.write_id}
+
+
 class NotFound(HindsightError):
     """The object does not exist in the caller's tenant (never says whether it exists elsewhere)."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from datetime import datetime
 from typing import Literal
@@ -251,6 +252,9 @@ class StoreResult(BaseModel):
     memory_id: UUID | None = None
     """The row the job ended in: its own id when stored, the existing memory's id when merged."""
     reason: str | None = None
+    memory_deleted: bool = False
+    """Read back only (``MemoryWriter.write_results``): the row it ended in was deleted since (a hard
+    forget)."""
     open_conflicts: list[OpenConflict] = Field(default_factory=list)
     """Possible conflicts left for the conflict judge (not recorded: a redelivery finds none)."""
 
@@ -370,3 +374,13 @@ def content_hash(content: str) -> str:
     """SHA-256 hex of the content with whitespace collapsed and case folded (exact-duplicate key)."""
     normalised = _WS.sub(" ", content).strip().casefold()
     return hashlib.sha256(normalised.encode("utf-8")).hexdigest()
+
+
+def write_fingerprint(draft: MemoryDraft, filter: bool) -> str:
+    """SHA-256 hex of a write's arguments as canonical JSON (sorted keys, defaults filled in, the
+    idempotency key itself left out): two calls with the same fingerprint are the same write, whatever
+    the order or the omitted defaults of their arguments. Bound to the idempotency key at the first call
+    (``usecases.remember``)."""
+    arguments = draft.model_dump(mode="json", exclude={"idempotency_key"}) | {"filter": filter}
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

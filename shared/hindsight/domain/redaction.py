@@ -69,26 +69,30 @@ class Redactor:
         off = set(disabled)
         self.rules = tuple(r for r in rules if r.name not in off)
 
-    def text(self, value: str) -> str:
-        """``value`` with every accepted match replaced."""
+    def text(self, value: str, found: set[str] | None = None) -> str:
+        """``value`` with every accepted match replaced; the names of the rules that replaced something
+        are added to ``found`` when given."""
         for rule in self.rules:
-            value = rule.pattern.sub(lambda m, r=rule: _replacement(r, m), value)  # type: ignore[misc]
+            value = rule.pattern.sub(lambda m, r=rule: _replacement(r, m, found), value)  # type: ignore[misc]
         return value
 
-    def value(self, value: Any) -> Any:
-        """Strings, lists and dicts (keys kept) with redacted strings; other scalars unchanged."""
+    def value(self, value: Any, found: set[str] | None = None) -> Any:
+        """Strings, lists and dicts (keys kept) with redacted strings; other scalars unchanged. ``found``
+        as for ``text``."""
         if isinstance(value, str):
-            return self.text(value)
+            return self.text(value, found)
         if isinstance(value, list):
-            return [self.value(v) for v in value]
+            return [self.value(v, found) for v in value]
         if isinstance(value, Mapping):
-            return {k: self.value(v) for k, v in value.items()}
+            return {k: self.value(v, found) for k, v in value.items()}
         return value
 
 
-def _replacement(rule: RedactionRule, match: re.Match[str]) -> str:
+def _replacement(rule: RedactionRule, match: re.Match[str], found: set[str] | None) -> str:
     if rule.accept is not None and not rule.accept(match):
         return match.group(0)
+    if found is not None:
+        found.add(rule.name)
     prefix = match.group(rule.keep_group) if rule.keep_group is not None else ""
     return f"{prefix}[REDACTED:{rule.name}]"
 
@@ -98,13 +102,14 @@ def custom_rules(patterns: Mapping[str, str]) -> tuple[RedactionRule, ...]:
     return tuple(RedactionRule(name, re.compile(pattern)) for name, pattern in patterns.items())
 
 
-def redact_model(redactor: Redactor, model: Any, fields: Iterable[str]) -> Any:
+def redact_model(redactor: Redactor, model: Any, fields: Iterable[str], found: set[str] | None = None) -> Any:
     """A re-validated copy of a pydantic model with ``fields`` redacted (validation limits still apply,
-    so text that grows past a limit by redaction is refused like any other over-long input)."""
+    so text that grows past a limit by redaction is refused like any other over-long input). The names
+    of the rules that redacted something are added to ``found`` when given."""
     data = model.model_dump()
     for name in fields:
         if data.get(name) is not None:
-            data[name] = redactor.value(data[name])
+            data[name] = redactor.value(data[name], found)
     return type(model).model_validate(data)
 
 

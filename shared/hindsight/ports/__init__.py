@@ -23,7 +23,7 @@ from hindsight.ports.memory_store import (
     MemoryWriter,
 )
 from hindsight.ports.observability import Metrics
-from hindsight.ports.queues import JobQueue, OperationLog
+from hindsight.ports.queues import IdempotencyRecord, IdempotencyRecords, JobQueue, OperationLog
 from hindsight.ports.reembedding import (
     EmbeddingMigrationStore,
     EmbeddingState,
@@ -47,6 +47,8 @@ __all__ = [
     "EmbeddingMigrationStore",
     "EmbeddingState",
     "EmbeddingSwitch",
+    "IdempotencyRecord",
+    "IdempotencyRecords",
     "InspectionStore",
     "JobQueue",
     "MaintenanceStore",

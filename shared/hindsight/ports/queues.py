@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 from uuid import UUID
 
@@ -38,3 +40,27 @@ class OperationLog(Protocol):
     async def requeued(self, tenant_id: str, job_id: UUID) -> None: ...
 
     async def done(self, tenant_id: str, job_ids: Sequence[UUID]) -> None: ...
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    """What an idempotency key is bound to: the fingerprint of the first write's arguments
+    (``domain.memory.write_fingerprint``) and when that write was acknowledged."""
+
+    fingerprint: str
+    submitted_at: datetime
+
+
+class IdempotencyRecords(Protocol):
+    """Idempotency keys bound to the write that first used them, for a bounded window (Redis)."""
+
+    async def claim(
+        self, tenant_id: str, job_id: UUID, record: IdempotencyRecord
+    ) -> IdempotencyRecord | None:
+        """Bind ``job_id`` (a key's write id) to ``record`` unless it is bound already: None when this call
+        bound it, else the record bound first. Raises Unavailable when the records cannot be read."""
+        ...
+
+    async def release(self, tenant_id: str, job_id: UUID) -> None:
+        """Unbind ``job_id`` (its write was not accepted after all). Never raises."""
+        ...

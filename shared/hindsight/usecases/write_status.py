@@ -17,15 +17,16 @@ from hindsight.domain.reflection import ReflectJob
 from hindsight.ports import JobQueue, MemoryWriter, OperationLog
 
 log = logging.getLogger(__name__)
-StatusName = Literal["queued", "stored", "merged", "skipped", "failed", "unknown"]
+StatusName = Literal["queued", "stored", "merged", "skipped", "failed", "deleted", "unknown"]
 MAX_SWEEP_ATTEMPTS = 5
 """After this many deliveries a job is left to the dead-letter queue and the operators."""
 
 
 class WriteStatus(BaseModel):
     """One job's state. ``queued``: accepted, not processed yet. ``merged``: a near-duplicate that
-    updated ``memory_id``. ``skipped``: the write filter judged it not worth remembering. ``unknown``:
-    not seen (never written by this tenant, expired, or the status log was unavailable)."""
+        updated ``memory_id``. ``skipped``: the write filter judged it not worth remembering. ``deleted``: it
+    was stored (or merged into ``memory_id``) and that memory was deleted since (a hard forget). ``unknown``:
+        not seen (never written by this tenant, expired, or the status log was unavailable)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -70,7 +71,10 @@ class GetWriteStatus:
             if result is not None:
                 out.append(
                     WriteStatus(
-                        id=job_id, status=result.outcome, memory_id=result.memory_id, reason=result.reason
+                        id=job_id,
+                        status="deleted" if result.memory_deleted else result.outcome,
+                        memory_id=result.memory_id,
+                        reason=result.reason,
                     )
                 )
             else:

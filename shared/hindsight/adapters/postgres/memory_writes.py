@@ -100,14 +100,22 @@ class PostgresMemoryWriter:
         async with tenant_transaction(self._pool, tenant_id) as conn:
             rows = await fetch_all(
                 conn,
-                """SELECT job_id, outcome, memory_id, reason FROM write_results
-                   WHERE tenant_id = %(t)s AND job_id = ANY(%(ids)s)
-                     AND (%(a)s::text IS NULL OR agent_id = %(a)s)""",
+                """SELECT w.job_id, w.outcome, w.memory_id, w.reason,
+                          w.memory_id IS NOT NULL AND NOT EXISTS (
+                              SELECT 1 FROM memories m WHERE m.id = w.memory_id AND m.tenant_id = w.tenant_id
+                          ) AS memory_deleted
+                   FROM write_results w
+                   WHERE w.tenant_id = %(t)s AND w.job_id = ANY(%(ids)s)
+                     AND (%(a)s::text IS NULL OR w.agent_id = %(a)s)""",
                 {"t": tenant_id, "ids": list(job_ids), "a": agent_id},
             )
         return {
             r["job_id"]: StoreResult(
-                job_id=r["job_id"], outcome=r["outcome"], memory_id=r["memory_id"], reason=r["reason"]
+                job_id=r["job_id"],
+                outcome=r["outcome"],
+                memory_id=r["memory_id"],
+                reason=r["reason"],
+                memory_deleted=r["memory_deleted"],
             )
             for r in rows
         }
