@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from hindsight.api.errors import ERROR_KINDS, ErrorKind, admit_errors, error_object, tool_error_result
 from hindsight.domain.errors import ConfigurationError, Forbidden, InvalidInput, NotFound, Unavailable
+from hindsight.domain.errors import VersionConflict as StaleVersion
 
 
 class _Search(BaseModel):
@@ -106,3 +107,13 @@ def test_output_schemas_admit_the_error_object_and_keep_the_result_typed() -> No
     jsonschema.validate({"error": error_object(NotFound("memory 42 not found"))}, widened)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"count": 0}, widened)  # neither a whole result nor an error
+
+
+def test_a_version_conflict_is_its_own_kind_and_shows_the_current_content() -> None:
+    conflict = StaleVersion("memory 42", 6, 7, {"content": "the current text", "version": 7})
+    text, error = _text(conflict)
+    assert (error["kind"], error["code"], error["retryable"]) == ("version_conflict", -32009, False)
+    assert (error["current_version"], error["expected_version"]) == (7, 6)
+    assert error["current"]["content"] == "the current text"
+    assert "expected_version=7" in error["message"]
+    assert "the current text" in text  # the model reads what to merge with

@@ -14,7 +14,7 @@ from hindsight.adapters.redis_working_memory import session_key
 from hindsight.adapters.tiktoken_counter import TiktokenCounter
 from hindsight.config import Settings
 from hindsight.domain.auth import Principal
-from hindsight.domain.errors import Forbidden, InvalidInput, NotFound, Unavailable
+from hindsight.domain.errors import Forbidden, InvalidInput, NotFound, Unavailable, VersionConflict
 from hindsight.domain.working_memory import (
     RECENCY_HALF_LIFE_S,
     SessionScope,
@@ -255,6 +255,24 @@ async def test_overwrite_keeps_creation_time_and_counts_an_access() -> None:
     assert again.item.access_count == 1
     assert again.item.content == "book a train"
     assert len(next(iter(store.sessions.values()))) == 1
+
+
+@pytest.mark.anyio
+async def test_each_set_bumps_the_version_and_a_stale_expected_version_changes_nothing() -> None:
+    wm, store = working_memory()
+    first = await wm.set(ALICE, None, "s1", "goal", "book a flight", 0.5, expected_version=0)
+    assert first.item.version == 1
+    second = await wm.set(ALICE, None, "s1", "goal", "book a train", 0.5, expected_version=1)
+    assert second.item.version == 2
+    with pytest.raises(VersionConflict) as caught:
+        await wm.set(ALICE, None, "s1", "goal", "book a bus", 0.5, expected_version=1)
+    assert (caught.value.current_version, caught.value.expected_version) == (2, 1)
+    assert caught.value.current["content"] == "book a train"
+    with pytest.raises(VersionConflict):
+        await wm.set(ALICE, None, "s1", "other", "new", 0.5, expected_version=3)  # not set: version 0
+    (items,) = store.sessions.values()
+    assert [(i.key, i.content, i.version) for i in items.values()] == [("goal", "book a train", 2)]
+    assert (await wm.set(ALICE, None, "s1", "goal", "walk", 0.5)).item.version == 3  # no check
 
 
 @pytest.mark.anyio

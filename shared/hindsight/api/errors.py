@@ -18,7 +18,8 @@ Every error result carries the same object twice: ``structuredContent = {"error"
 model, a text block with the message then the object as JSON. The object holds ``kind``, ``code``,
 ``message``, ``retryable`` and the details: ``errors`` (one per bad field: ``field``, ``message``,
 ``type``, ``limit``) for argument errors, ``retry_after_s``/``limit``/``window_s``/``budget`` when rate
-limited. Messages never echo a rejected value: it is the caller's data and may be large or sensitive.
+limited, ``current_version``/``expected_version``/``current`` on a version conflict. Messages never echo
+a rejected value: it is the caller's data and may be large or sensitive.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from hindsight.domain.errors import (
     RateLimited,
     Unauthorized,
     Unavailable,
+    VersionConflict,
 )
 
 UNAVAILABLE = -32001  # a dependency is down; retry later (retryable = true)
@@ -46,6 +48,7 @@ FORBIDDEN = -32003
 UNAUTHORIZED = -32004
 INVALID_ARGUMENTS = -32602  # JSON-RPC "invalid params"
 RATE_LIMITED = -32029  # the twin of HTTP 429; details: retry_after_s, limit, window_s, budget
+VERSION_CONFLICT = -32009  # the twin of HTTP 409; details: current_version, expected_version, current
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,8 @@ ERROR_KINDS: dict[type[Exception], ErrorKind] = {
     Unauthorized: ErrorKind("unauthorized", UNAUTHORIZED),
     RateLimited: ErrorKind("rate_limited", RATE_LIMITED, retryable=True),
     Unavailable: ErrorKind("unavailable", UNAVAILABLE, retryable=True, suffix="; retry later"),
+    # the same call fails again: the agent merges with the current content and retries with its version
+    VersionConflict: ErrorKind("version_conflict", VERSION_CONFLICT),
 }
 """Domain error class → how it is reported. Looked up along the MRO, so subclasses inherit."""
 

@@ -66,6 +66,9 @@ class MemoryOut(BaseModel):
     layer: Layer
     key: str | None = None
     status: MemoryStatus
+    version: int = Field(
+        default=1, description="Bumped by every change; pass it as expected_version to change it safely."
+    )
     source: Source
     importance: float
     occurred_at: datetime | None = None
@@ -100,6 +103,7 @@ class MemoryOut(BaseModel):
             layer=m.layer,
             key=m.key,
             status=m.status,
+            version=m.version,
             source=m.source,
             importance=round(m.importance, 4),
             occurred_at=m.occurred_at,

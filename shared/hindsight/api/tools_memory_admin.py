@@ -33,6 +33,16 @@ from hindsight.usecases.manage_memory import UpdateAction
 from hindsight.usecases.remember import WriteAck
 
 MemoryId = Annotated[UUID, Field(description="A memory id from memory_write or memory_search.")]
+ExpectedVersion = Annotated[
+    int,
+    Field(
+        ge=1,
+        description="The memory's version as you read it (memory_get, memory_search). Given, the change "
+        "is made only if the memory is still at that version; otherwise nothing changes and the error "
+        "(kind version_conflict) shows the current version and content: merge and retry with it. Omit "
+        "it to change whatever the memory holds now (the result says which version it replaced).",
+    ),
+]
 
 
 class MemoryDetail(BaseModel):
@@ -45,12 +55,24 @@ class UpdateOut(BaseModel):
     action: UpdateAction
     memory: MemoryOut | None = Field(default=None, description="The memory after an in-place change.")
     queued: WriteAck | None = Field(default=None, description="The new memory a supersede queued.")
+    replaced_version: int | None = Field(
+        default=None,
+        description="The version this change replaced (memory.version is the new one; equal when nothing "
+        "changed). For a supersede, the superseded memory's version.",
+    )
 
 
 class ForgetOut(BaseModel):
     id: UUID
     hard: bool
     status: str = Field(description="'forgotten' (soft, reversible with memory_update restore) or 'deleted'.")
+    version: int | None = Field(default=None, description="The memory's version after a soft forget.")
+    replaced_version: int = Field(description="The version the forget replaced (or deleted).")
+
+
+class LinkOut(Relation):
+    version: int = Field(description="The from memory's version after the link (a new link bumps it).")
+    replaced_version: int = Field(description="The from memory's version before the link.")
 
 
 class ChainStep(BaseModel):
@@ -91,7 +113,9 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             "that replaces it (the old one stays as history, status superseded); 'archive' moves it out of "
             "default search; 'restore' brings an archived or forgotten memory back. Give a reason. With "
             "action='update', shared_with=[agent ids] or ['*'] lets other agents of your tenant read it "
-            "([] makes it private again). Only the agent that wrote a memory can change it."
+            "([] makes it private again). Only the agent that wrote a memory can change it. When other "
+            "agents may change it too, pass expected_version (the version you read): a change made "
+            "meanwhile is then reported instead of overwritten."
         ),
         **change("Correct or update a memory"),
     )
@@ -119,6 +143,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         ] = None,
         verified: StrictBool = False,
         shared_with: SharedWith | None = None,
+        expected_version: ExpectedVersion | None = None,
         agent_id: AgentId | None = None,
     ) -> UpdateOut:
         changes = MemoryChanges(
@@ -134,11 +159,14 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             verified=verified,
             shared_with=shared_with,
         )
-        result = await holder.get().manage.update(current_principal(), agent_id, id, action, changes, reason)
+        result = await holder.get().manage.update(
+            current_principal(), agent_id, id, action, changes, reason, expected_version
+        )
         return UpdateOut(
             action=result.action,
             memory=MemoryOut.of(result.memory) if result.memory else None,
             queued=result.queued,
+            replaced_version=result.replaced_version,
         )
 
     @mcp.tool(
@@ -151,10 +179,23 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         **change("Forget a memory", destructive=True, idempotent=True),
     )
     async def memory_forget(
-        id: MemoryId, reason: Reason | None = None, hard: StrictBool = False, agent_id: AgentId | None = None
+        id: MemoryId,
+        reason: Reason | None = None,
+        hard: StrictBool = False,
+        expected_version: ExpectedVersion | None = None,
+        agent_id: AgentId | None = None,
     ) -> ForgetOut:
-        memory = await holder.get().manage.forget(current_principal(), agent_id, id, hard, reason)
-        return ForgetOut(id=id, hard=hard, status="deleted" if memory is None else memory.status)
+        result = await holder.get().manage.forget(
+            current_principal(), agent_id, id, hard, reason, expected_version
+        )
+        memory = result.memory
+        return ForgetOut(
+            id=id,
+            hard=hard,
+            status="deleted" if memory is None else memory.status,
+            version=None if memory is None else memory.version,
+            replaced_version=result.replaced_version,
+        )
 
     @mcp.tool(
         name="memory_link",
@@ -171,10 +212,17 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         kind: RelationKind,
         strength: Strength = 1.0,
         reason: Reason | None = None,
+        expected_version: Annotated[
+            ExpectedVersion | None,
+            Field(description="from_id's version as you read it; a new link is a change of from_id."),
+        ] = None,
         agent_id: AgentId | None = None,
-    ) -> Relation:
-        return await holder.get().manage.link(
-            current_principal(), agent_id, from_id, to_id, kind, strength, reason
+    ) -> LinkOut:
+        result = await holder.get().manage.link(
+            current_principal(), agent_id, from_id, to_id, kind, strength, reason, expected_version
+        )
+        return LinkOut(
+            **result.relation.model_dump(), version=result.version, replaced_version=result.replaced_version
         )
 
     @mcp.tool(

@@ -43,7 +43,8 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
             "constraints for this task, intermediate results, the ids and names you are working with. "
             "Call it when you will need the information again in this session but it is not (yet) worth "
             "remembering for ever; for that use memory_write, or working_memory_promote later. Setting an "
-            "existing key replaces it. The session has a token budget: when it is full the least "
+            "existing key replaces it (item.version counts the sets; pass expected_version when several "
+            "agents share the session). The session has a token budget: when it is full the least "
             "important, least recently used items are evicted (returned in 'evicted'); items marked "
             "core=true are never evicted. The session expires after a period without writes."
         ),
@@ -67,10 +68,21 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
                 "constraint such as an allergy). Core items count against the budget."
             ),
         ] = False,
+        expected_version: Annotated[
+            int | None,
+            Field(
+                ge=0,
+                description="The item's version as you read it (working_memory_get, or the last set's "
+                "item.version); 0 means 'only if the key is not set'. Given, the item is replaced only "
+                "if it is still at that version; otherwise nothing changes and the error (kind "
+                "version_conflict) shows the current item: merge and retry with its version. Use it when "
+                "several agents share the session.",
+            ),
+        ] = None,
         agent_id: AgentId | None = None,
     ) -> SetResult:
         return await _working_memory(holder).set(
-            current_principal(), agent_id, session_id, key, content, importance, core
+            current_principal(), agent_id, session_id, key, content, importance, core, expected_version
         )
 
     @mcp.tool(

@@ -49,6 +49,33 @@ class NotFound(HindsightError):
     """The object does not exist in the caller's tenant (never says whether it exists elsewhere)."""
 
 
+class VersionConflict(HindsightError):
+    """A change named the version it expected (``expected_version``) and the object is at another one:
+    someone changed it since the caller read it. Nothing was changed. ``what`` names the object ("memory
+    <id>", "working-memory item '<key>'"); ``current`` is what it holds now (JSON values: content,
+    status, …) so the caller can merge its change and retry with ``current_version``. A version of 0
+    means the object does not exist (yet)."""
+
+    def __init__(self, what: str, expected: int, current_version: int, current: dict[str, object]) -> None:
+        self.expected_version = expected
+        self.current_version = current_version
+        self.current = current
+        now = f"at version {current_version}" if current_version else "gone (or not created yet)"
+        super().__init__(
+            f"{what} is {now}, not version {expected}: it changed since you read it and nothing was "
+            f"changed now; merge your change into its current content (below) and retry with "
+            f"expected_version={current_version}"
+        )
+
+    def details(self) -> dict[str, object]:
+        """``current_version``, ``expected_version`` and ``current`` (the object as it is now)."""
+        return {
+            "current_version": self.current_version,
+            "expected_version": self.expected_version,
+            "current": self.current,
+        }
+
+
 class Unauthorized(HindsightError):
     """Missing, unknown or revoked credentials."""
 

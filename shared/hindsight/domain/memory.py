@@ -87,6 +87,9 @@ class MemoryDraft(BaseModel):
     valid_to: EndTime | None = None
     supersedes: UUID | None = None
     """Explicitly replace this memory (memory_update action "supersede")."""
+    supersedes_version: int | None = Field(default=None, ge=1)
+    """With ``supersedes``: replace it only if it is still at this version (``expected_version``); the
+    worker records the write skipped (reason: version conflict) otherwise."""
     idempotency_key: IdempotencyKey | None = None
     shared_with: SharedWith = Field(default_factory=list)
     """Other agents of the tenant that may read it ('*': all); empty: private to the writing agent."""
@@ -213,6 +216,10 @@ class StoredMemory(BaseModel):
     turn_index: int | None = None
     session_index: int | None = None
     session_at: datetime | None = None
+    version: int = 1
+    """Bumped by every change (content, status, importance, validity, sharing, links it makes, …; not by
+    being recalled): ``expected_version`` in a change refuses it when the memory moved on (migration
+    ``memory_versions``)."""
 
     @property
     def event_time(self) -> datetime:

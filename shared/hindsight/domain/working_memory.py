@@ -116,6 +116,9 @@ class WorkingMemoryItem(BaseModel):
     created_at: Timestamp
     last_accessed_at: Timestamp
     access_count: int = Field(default=0, ge=0)
+    version: int = Field(default=1, ge=1)
+    """1 when the key is first set, +1 on every set of it (reads do not change it); items stored before
+    versions existed read as 1. ``working_memory_set`` with ``expected_version`` compares it."""
 
     def retention(self, now: datetime) -> float:
         """Retention score in [0, 1]; the lowest is evicted first (formula and weights above)."""

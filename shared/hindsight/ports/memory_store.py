@@ -35,6 +35,15 @@ class ChainLink:
     memory: StoredMemory
 
 
+@dataclass(frozen=True)
+class EditedMemory:
+    """A memory after a change by id, and the version the change replaced (equal to ``memory.version``
+    when nothing changed)."""
+
+    memory: StoredMemory
+    replaced_version: int
+
+
 class MemoryReader(Protocol):
     """The read side of long-term memory. Every method is scoped to one tenant and agent."""
 
@@ -104,7 +113,10 @@ class MemoryWriter(Protocol):
 
 
 class MemoryEditor(Protocol):
-    """Synchronous changes an agent asks for by id. Each records a history entry with its reason."""
+    """Synchronous changes an agent asks for by id. Each records a history entry with its reason. Each
+    takes ``expected_version``: when given and the memory (for a link: its from end) is at another
+    version, nothing changes and ``VersionConflict`` is raised — checked and applied atomically. None
+    (not found, or not the scope's own) when the memory is not the scope's."""
 
     async def update(
         self,
@@ -114,18 +126,28 @@ class MemoryEditor(Protocol):
         embedding: Vector | None,
         reason: str | None,
         actor: str,
-    ) -> StoredMemory | None: ...
+        expected_version: int | None = None,
+    ) -> EditedMemory | None: ...
 
     async def set_status(
-        self, scope: Scope, memory_id: UUID, status: MemoryStatus, reason: str | None, actor: str
-    ) -> StoredMemory | None: ...
+        self,
+        scope: Scope,
+        memory_id: UUID,
+        status: MemoryStatus,
+        reason: str | None,
+        actor: str,
+        expected_version: int | None = None,
+    ) -> EditedMemory | None: ...
 
-    async def delete(self, scope: Scope, memory_id: UUID) -> bool:
-        """Hard delete: the row, its relations and its history go."""
+    async def delete(self, scope: Scope, memory_id: UUID, expected_version: int | None = None) -> int | None:
+        """Hard delete: the row, its relations and its history go. The version deleted; None when it is
+        not the scope's."""
         ...
 
-    async def link(self, scope: Scope, relation: Relation) -> bool:
-        """False when either end is not a memory of the scope."""
+    async def link(
+        self, scope: Scope, relation: Relation, expected_version: int | None = None
+    ) -> EditedMemory | None:
+        """The from memory after the link; None when either end is not a memory of the scope."""
         ...
 
     async def adjust_importance(

@@ -5,7 +5,15 @@ Who may do what (docs/security.md): a memory belongs to the agent that wrote it.
 search) works for its owner and for the agents it is shared with (``shared_with``); changing it
 (update, forget, link, feedback) only for its owner — another agent it is shared with gets Forbidden
 (it can see the memory, so "not found" would be a lie). Any other id — another tenant's, or another
-agent's private memory — is always "not found", never "forbidden", so ids reveal nothing."""
+agent's private memory — is always "not found", never "forbidden", so ids reveal nothing.
+
+Optimistic concurrency (domain.versions): update, forget and link take ``expected_version``; the editor
+checks it under the row lock in the transaction that changes the memory, so of concurrent changes
+expecting one version exactly one wins and the rest get ``VersionConflict`` (current version and
+content). ``action='update'``, archive, restore, forget and link are synchronous. A supersede is stored
+by the queue worker: its expected version is checked here, when the call can still be refused, and again
+by the worker under the row lock (a change that landed in between makes the write ``skipped`` with a
+version-conflict reason in ``memory_status``, nothing stored)."""
 
 from __future__ import annotations
 
@@ -30,6 +38,7 @@ from hindsight.domain.memory import (
 from hindsight.domain.redaction import Redactor, redact_model
 from hindsight.domain.text import passage_text
 from hindsight.domain.trust import importance_cap
+from hindsight.domain.versions import check_memory_version
 from hindsight.ports import ChainDirection, ChainLink, Embedder, MemoryEditor, MemoryReader
 from hindsight.usecases.remember import Remember, WriteAck
 
@@ -51,13 +60,35 @@ class MemoryView(BaseModel):
 
 
 class UpdateResult(BaseModel):
-    """``memory``: the memory after an in-place change; ``queued``: the new memory of a supersede."""
+    """``memory``: the memory after an in-place change; ``queued``: the new memory of a supersede;
+    ``replaced_version``: the version the change replaced (the superseded memory's for a supersede)."""
 
     model_config = ConfigDict(frozen=True)
 
     action: UpdateAction
     memory: StoredMemory | None = None
     queued: WriteAck | None = None
+    replaced_version: int | None = None
+
+
+class ForgetResult(BaseModel):
+    """``memory``: the memory after a soft forget (None after a hard delete); ``replaced_version``: the
+    version the forget replaced."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: StoredMemory | None
+    replaced_version: int
+
+
+class LinkResult(BaseModel):
+    """The relation made, with its from memory's version after it and the version it replaced."""
+
+    model_config = ConfigDict(frozen=True)
+
+    relation: Relation
+    version: int
+    replaced_version: int
 
 
 def _not_found(memory_id: UUID) -> NotFound:
@@ -131,23 +162,28 @@ class ManageMemory:
         action: UpdateAction,
         changes: MemoryChanges,
         reason: str | None,
+        expected_version: int | None = None,
     ) -> UpdateResult:
-        """Raises NotFound, InvalidInput (nothing to change; supersede without new content), Forbidden."""
+        """Raises NotFound, InvalidInput (nothing to change; supersede without new content), Forbidden,
+        VersionConflict (``expected_version`` given and the memory is at another)."""
         principal.require_write()
         scope = principal.scope(agent_id)
         changes = redact_model(self._redactor, changes, CHANGE_TEXT_FIELDS)
         reason = self._reason(reason)
         if action in ("archive", "restore"):
             status: MemoryStatus = "archived" if action == "archive" else "active"
-            memory = await self._editor.set_status(scope, memory_id, status, reason, principal.key_id)
-            if memory is None:
+            edited = await self._editor.set_status(
+                scope, memory_id, status, reason, principal.key_id, expected_version
+            )
+            if edited is None:
                 raise await self._refusal(scope, memory_id)
-            return UpdateResult(action=action, memory=memory)
+            return UpdateResult(action=action, memory=edited.memory, replaced_version=edited.replaced_version)
         if action == "supersede":
-            return await self._supersede(principal, scope, memory_id, changes, reason)
+            return await self._supersede(principal, scope, memory_id, changes, reason, expected_version)
         if changes.is_empty():
             raise InvalidInput("changes", "nothing to update: give at least one field or verified=true")
         current = await self._owned(scope, memory_id)
+        check_memory_version(current, expected_version)  # early: no embedding for a refused change
         texts = [changes.content or current.content, changes.key or current.key or "", current.query or ""]
         cap = importance_cap(current.source, texts, principal.trusted)
         if cap is not None and changes.importance is not None and changes.importance > cap:
@@ -156,19 +192,28 @@ class ManageMemory:
         if changes.content is not None and changes.content != current.content:
             draft = MemoryDraft(content=changes.content, query=changes.query or current.query)
             embedding = (await self._embedder.embed_passages([passage_text(draft)]))[0]
-        memory = await self._editor.update(scope, memory_id, changes, embedding, reason, principal.key_id)
-        if memory is None:
+        edited = await self._editor.update(
+            scope, memory_id, changes, embedding, reason, principal.key_id, expected_version
+        )
+        if edited is None:
             raise await self._refusal(scope, memory_id)
-        return UpdateResult(action=action, memory=memory)
+        return UpdateResult(action=action, memory=edited.memory, replaced_version=edited.replaced_version)
 
     async def _supersede(
-        self, principal: Principal, scope: Scope, memory_id: UUID, changes: MemoryChanges, reason: str | None
+        self,
+        principal: Principal,
+        scope: Scope,
+        memory_id: UUID,
+        changes: MemoryChanges,
+        reason: str | None,
+        expected_version: int | None,
     ) -> UpdateResult:
         if changes.content is None:
             raise InvalidInput("changes.content", "supersede needs the new fact's content")
         if self._remember is None:
             raise RuntimeError("no write queue configured in this process")
         old = await self._owned(scope, memory_id)
+        check_memory_version(old, expected_version)
         if old.status != "active":
             raise InvalidInput(
                 "id", f"memory {memory_id} is {old.status}; only an active memory can be superseded"
@@ -191,28 +236,39 @@ class ManageMemory:
             valid_from=changes.valid_from,
             valid_to=changes.valid_to,
             supersedes=memory_id,
+            supersedes_version=expected_version,
             # the replacement of a shared fact is shared as widely, unless the update says otherwise
             shared_with=changes.shared_with if changes.shared_with is not None else old.shared_with,
         )
         ack = await self._remember(principal, scope.agent_id, draft)
-        return UpdateResult(action="supersede", queued=ack)
+        return UpdateResult(action="supersede", queued=ack, replaced_version=old.version)
 
     async def forget(
-        self, principal: Principal, agent_id: str | None, memory_id: UUID, hard: bool, reason: str | None
-    ) -> StoredMemory | None:
+        self,
+        principal: Principal,
+        agent_id: str | None,
+        memory_id: UUID,
+        hard: bool,
+        reason: str | None,
+        expected_version: int | None = None,
+    ) -> ForgetResult:
         """Soft: status ``forgotten`` (out of search and chains, history kept, reversible with restore).
-        Hard: the row, its relations and its history are deleted; returns None. Raises NotFound."""
+        Hard: the row, its relations and its history are deleted (``memory`` None). Raises NotFound,
+        Forbidden, VersionConflict."""
         principal.require_write()
         scope = principal.scope(agent_id)
         reason = self._reason(reason)
         if hard:
-            if not await self._editor.delete(scope, memory_id):
+            deleted = await self._editor.delete(scope, memory_id, expected_version)
+            if deleted is None:
                 raise await self._refusal(scope, memory_id)
-            return None
-        memory = await self._editor.set_status(scope, memory_id, "forgotten", reason, principal.key_id)
-        if memory is None:
+            return ForgetResult(memory=None, replaced_version=deleted)
+        edited = await self._editor.set_status(
+            scope, memory_id, "forgotten", reason, principal.key_id, expected_version
+        )
+        if edited is None:
             raise await self._refusal(scope, memory_id)
-        return memory
+        return ForgetResult(memory=edited.memory, replaced_version=edited.replaced_version)
 
     async def link(
         self,
@@ -223,9 +279,12 @@ class ManageMemory:
         kind: RelationKind,
         strength: float,
         reason: str | None,
-    ) -> Relation:
-        """Both ends must be the scope's own memories. Raises InvalidInput (a self-link), Forbidden (an
-        end is only shared with the agent, the other its own), NotFound (an end it cannot see)."""
+        expected_version: int | None = None,
+    ) -> LinkResult:
+        """Both ends must be the scope's own memories. A new or changed relation bumps the from memory's
+        version (``expected_version`` is checked against it). Raises InvalidInput (a self-link),
+        Forbidden (an end is only shared with the agent, the other its own), NotFound (an end it cannot
+        see), VersionConflict."""
         principal.require_write()
         if from_id == to_id:
             raise InvalidInput("to_id", "a memory cannot be linked to itself")
@@ -233,13 +292,16 @@ class ManageMemory:
             from_id=from_id, to_id=to_id, kind=kind, strength=strength, reason=self._reason(reason)
         )
         scope = principal.scope(agent_id)
-        if not await self._editor.link(scope, relation):
+        edited = await self._editor.link(scope, relation, expected_version)
+        if edited is None:
             ends = [await self._reader.get(scope, end) for end in (from_id, to_id)]
             foreign = [m for m in ends if m is not None and m.agent_id != scope.agent_id]
             if foreign and all(m is not None for m in ends):
                 raise _not_owner(foreign[0])
             raise NotFound(f"memory {from_id} or {to_id} not found")
-        return relation
+        return LinkResult(
+            relation=relation, version=edited.memory.version, replaced_version=edited.replaced_version
+        )
 
     async def feedback(
         self, principal: Principal, agent_id: str | None, memory_id: UUID, useful: bool, reason: str | None

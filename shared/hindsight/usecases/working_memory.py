@@ -18,7 +18,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.auth import Principal
-from hindsight.domain.errors import InvalidInput, NotFound, Unavailable
+from hindsight.domain.errors import InvalidInput, NotFound, Unavailable, VersionConflict
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.redaction import Redactor
 from hindsight.domain.working_memory import (
@@ -144,11 +144,16 @@ class WorkingMemory:
         content: str,
         importance: float,
         core: bool = False,
+        expected_version: int | None = None,
     ) -> SetResult:
         """Store (or replace) one item, evicting what must go so the session fits its budget.
 
-        A replaced item keeps its creation time and access count (+1: a write is an access). The TTL
-        restarts.
+        A replaced item keeps its creation time and access count (+1: a write is an access), and its
+        version goes up by one (a new item is version 1). The TTL restarts. With ``expected_version``
+        the item is set only if it is at that version (0: only if the key is not set), checked inside
+        the store's optimistic transaction (WATCH/MULTI: a write that lands between the read and the
+        change aborts it and the check runs again on the fresh session), so two agents sharing a
+        session never overwrite each other unknowingly.
 
         Raises:
             Forbidden: read-only key, or agent not allowed.
@@ -156,6 +161,8 @@ class WorkingMemory:
                 ``content``, limit ``{"budget_tokens": …}``), or the session holds ``max_items`` core
                 items (field ``key``); nothing is changed.
             ValidationError: a field breaks its limit (session id, key, content, importance).
+            VersionConflict: ``expected_version`` given and the item is at another version (0: not set);
+                nothing is changed.
             Unavailable: Redis is down.
         """
         principal.require_write()
@@ -182,10 +189,20 @@ class WorkingMemory:
 
         def decide(items: Mapping[str, WorkingMemoryItem]) -> SessionChange:
             old = items.get(draft.key)
+            current_version = old.version if old is not None else 0
+            if expected_version is not None and expected_version != current_version:
+                shown = old.model_dump(mode="json") if old is not None else {}
+                raise VersionConflict(
+                    f"working-memory item '{draft.key}'", expected_version, current_version, shown
+                )
             item = draft
             if old is not None:
                 item = draft.model_copy(
-                    update={"created_at": old.created_at, "access_count": old.access_count + 1}
+                    update={
+                        "created_at": old.created_at,
+                        "access_count": old.access_count + 1,
+                        "version": old.version + 1,
+                    }
                 )
             evicted = plan_eviction(
                 {**items, item.key: item},

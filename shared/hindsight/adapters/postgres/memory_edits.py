@@ -2,6 +2,11 @@
 
 Every change writes a ``memory_history`` row with what changed, why and who asked, in the same
 transaction; every statement is scoped to the caller's tenant and agent.
+
+Optimistic concurrency: a change that names ``expected_version`` locks the row (``SELECT … FOR UPDATE``),
+compares its version and refuses with ``VersionConflict`` when it moved on — the check and the change
+are one transaction under the row lock, so of N concurrent changes expecting version v exactly one
+wins. The version itself is bumped by the ``memories_version`` trigger (migration ``memory_versions``).
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from hindsight.adapters.postgres.rows import (
 )
 from hindsight.domain.memory import MemoryChanges, MemoryStatus, Relation, Scope, StoredMemory, content_hash
 from hindsight.domain.text import entity_terms
-from hindsight.ports import Vector
+from hindsight.domain.versions import check_memory_version
+from hindsight.ports import EditedMemory, Vector
 
 ACCESS_DEBOUNCE = timedelta(hours=1)
 """Recalls of one memory within this window count as one access (frequency is per session, not per hit)."""
@@ -83,13 +89,16 @@ class PostgresMemoryEditor:
         embedding: Vector | None,
         reason: str | None,
         actor: str,
-    ) -> StoredMemory | None:
+        expected_version: int | None = None,
+    ) -> EditedMemory | None:
         """Apply ``changes`` in place; ``embedding`` must be given when the content changes. Only the
-        owner's memories (``scope.agent_id``) are changed: a memory shared with the agent is None here."""
+        owner's memories (``scope.agent_id``) are changed: a memory shared with the agent is None here.
+        Raises VersionConflict when ``expected_version`` is given and the memory is at another."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             current = await _locked(conn, scope, memory_id)
             if current is None:
                 return None
+            check_memory_version(current, expected_version)
             sets: list[sql.Composable] = [sql.SQL("updated_at = now()")]
             params: dict[str, Any] = {"id": memory_id, "t": scope.tenant_id}
             diff: dict[str, Any] = {}
@@ -129,11 +138,18 @@ class PostgresMemoryEditor:
                 params,
             )
             await _history(conn, scope, memory_id, "updated", reason, diff, actor)
-            return await _reload(conn, memory_id)
+            return EditedMemory(await _reload(conn, memory_id), current.version)
 
     async def set_status(
-        self, scope: Scope, memory_id: UUID, status: MemoryStatus, reason: str | None, actor: str
-    ) -> StoredMemory | None:
+        self,
+        scope: Scope,
+        memory_id: UUID,
+        status: MemoryStatus,
+        reason: str | None,
+        actor: str,
+        expected_version: int | None = None,
+    ) -> EditedMemory | None:
+        """Set the status (a no-op when it is already that). Raises VersionConflict as ``update``."""
         action = {
             "active": "restored",
             "archived": "archived",
@@ -144,6 +160,7 @@ class PostgresMemoryEditor:
             current = await _locked(conn, scope, memory_id)
             if current is None:
                 return None
+            check_memory_version(current, expected_version)
             if current.status != status:
                 await conn.execute(
                     "UPDATE memories SET status = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
@@ -158,30 +175,45 @@ class PostgresMemoryEditor:
                     {"status": {"from": current.status, "to": status}},
                     actor,
                 )
-            return await _reload(conn, memory_id)
+            return EditedMemory(await _reload(conn, memory_id), current.version)
 
-    async def delete(self, scope: Scope, memory_id: UUID) -> bool:
+    async def delete(self, scope: Scope, memory_id: UUID, expected_version: int | None = None) -> int | None:
+        """Hard delete of an own memory: the version deleted, None when there is none. Raises
+        VersionConflict as ``update``."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
-            cur = await conn.execute(
-                "DELETE FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s",
-                (memory_id, scope.tenant_id, scope.agent_id),
+            current = await _locked(conn, scope, memory_id)
+            if current is None:
+                return None
+            check_memory_version(current, expected_version)
+            await conn.execute(
+                "DELETE FROM memories WHERE id = %s AND tenant_id = %s", (memory_id, scope.tenant_id)
             )
-            return cur.rowcount == 1
+            return current.version
 
-    async def link(self, scope: Scope, relation: Relation) -> bool:
+    async def link(
+        self, scope: Scope, relation: Relation, expected_version: int | None = None
+    ) -> EditedMemory | None:
+        """Add (or re-weigh) a relation between two own memories; the from memory after it, or None when
+        either end is not the scope's own. A new or changed relation is a change of its from memory
+        (bumps its version); the same relation again changes nothing. Raises VersionConflict when
+        ``expected_version`` is given and the from memory is at another version."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            source = await _locked(conn, scope, relation.from_id)
             row = await fetch_one(
                 conn,
-                "SELECT count(*) AS n FROM memories WHERE id = ANY(%s) AND tenant_id = %s AND agent_id = %s",
-                ([relation.from_id, relation.to_id], scope.tenant_id, scope.agent_id),
+                "SELECT count(*) AS n FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s",
+                (relation.to_id, scope.tenant_id, scope.agent_id),
             )
-            if row is None or row["n"] != 2:
-                return False
-            await conn.execute(
+            if source is None or row is None or row["n"] != 1:
+                return None
+            check_memory_version(source, expected_version)
+            cur = await conn.execute(
                 """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, strength, reason)
                    VALUES (%s, %s, %s, %s, %s, %s)
                    ON CONFLICT (from_id, to_id, kind) DO UPDATE SET strength = EXCLUDED.strength,
-                                                                    reason = EXCLUDED.reason""",
+                                                                    reason = EXCLUDED.reason
+                   WHERE (memory_relations.strength, memory_relations.reason)
+                         IS DISTINCT FROM (EXCLUDED.strength, EXCLUDED.reason)""",
                 (
                     scope.tenant_id,
                     relation.from_id,
@@ -191,7 +223,13 @@ class PostgresMemoryEditor:
                     relation.reason,
                 ),
             )
-            return True
+            if cur.rowcount:
+                await conn.execute(
+                    """UPDATE memories SET version = version + 1, updated_at = now()
+                       WHERE id = %s AND tenant_id = %s""",
+                    (relation.from_id, scope.tenant_id),
+                )
+            return EditedMemory(await _reload(conn, relation.from_id), source.version)
 
     async def adjust_importance(
         self, scope: Scope, memory_id: UUID, delta: float, reason: str, actor: str

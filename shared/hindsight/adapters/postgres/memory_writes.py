@@ -211,6 +211,25 @@ async def _store_one(
         "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
         (f"{tenant}\x1f{job.agent_id}\x1f{draft.key or ''}",),
     )
+    if draft.supersedes is not None and draft.supersedes_version is not None:
+        # memory_update supersede with expected_version: checked when queued, and again here under the
+        # row lock, so a change that landed in between is not silently replaced (domain.versions). The
+        # job ends "skipped" (terminal; "failed" would send it back to the queue to fail again).
+        old = await fetch_one(
+            conn,
+            "SELECT version FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s FOR UPDATE",
+            (draft.supersedes, tenant, job.agent_id),
+        )
+        if old is None or old["version"] != draft.supersedes_version:
+            now = f"version {old['version']}" if old is not None else "gone"
+            return await _record(
+                conn,
+                job,
+                "skipped",
+                job.id,
+                f"version conflict: memory {draft.supersedes} is {now}, not version "
+                f"{draft.supersedes_version}; nothing stored",
+            )
     vector = vector_literal(embedding)
     scope = {
         "t": tenant,
