@@ -101,7 +101,9 @@ class PostgresMemoryWriter:
             rows = await fetch_all(
                 conn,
                 """SELECT w.job_id, w.outcome, w.memory_id, w.reason,
-                          w.memory_id IS NOT NULL AND NOT EXISTS (
+                          -- only a write that became (or merged into) a memory can have lost it; a skipped
+                          -- one names its own id without a row
+                          w.outcome IN ('stored', 'merged') AND w.memory_id IS NOT NULL AND NOT EXISTS (
                               SELECT 1 FROM memories m WHERE m.id = w.memory_id AND m.tenant_id = w.tenant_id
                           ) AS memory_deleted
                    FROM write_results w
