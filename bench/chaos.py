@@ -59,6 +59,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from chaos_agents import Agent, Journal, Ledger, Session, new_run_tag
 from chaos_stack import FAULT_KINDS, ChaosStack, Fault, read_env_file
 
+from hindsight.local.sqs_emulator import MAX_RECEIVE_COUNT
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "chaos.json"
 DOCS = ROOT / "docs" / "reliability.md"
@@ -329,6 +331,49 @@ def dead_letters(data_dir: Path) -> list[str]:
     return bodies
 
 
+def _dlq_depth(data_dir: Path) -> int:
+    """Messages on the two dead-letter queues, counted without receiving them (they stay visible)."""
+    import boto3
+
+    env = read_env_file(data_dir)
+    sqs = boto3.client(
+        "sqs",
+        region_name="us-east-1",
+        endpoint_url=env["HINDSIGHT_AWS_ENDPOINT_URL"],
+        aws_access_key_id="hindsight-local",
+        aws_secret_access_key="hindsight-local",  # noqa: S106 - the emulator takes any key
+    )
+    depth = 0
+    for name in ("hindsight-writes-dlq", "hindsight-reflections-dlq"):
+        url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+        attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
+        depth += int(attributes["Attributes"]["ApproximateNumberOfMessages"])
+    return depth
+
+
+async def final_poison(stack: ChaosStack, data_dir: Path, count: int, timeout_s: float) -> list[str]:
+    """After the last fault: ``count`` poison messages, then wait (up to ``timeout_s``) until the
+    dead-letter queues hold at least that many more messages. Faults restart the emulator, which keeps its
+    dead-letter queues in memory, so only poison sent after the last restart can prove the redrive path:
+    the checker then requires every one of these bodies in the DLQ (``dlq_poison_missing``)."""
+    if count <= 0:
+        return []
+    before = await anyio.to_thread.run_sync(_dlq_depth, data_dir)
+    already = len(stack.poisoned)
+    await anyio.to_thread.run_sync(stack.poison, count, FINAL_POISON_SEQ)
+    sent = stack.poisoned[already:]
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if await anyio.to_thread.run_sync(_dlq_depth, data_dir) >= before + len(sent):
+            break
+        await anyio.sleep(1.0)
+    return sent
+
+
+FINAL_POISON_SEQ = 9999
+"""Sequence number that marks the final poison messages' bodies (fault numbers count from 0)."""
+
+
 def check(
     ledger: Ledger,
     journal: Journal,
@@ -338,7 +383,9 @@ def check(
     dlq: list[str],
     poisoned: list[str],
     wm_actual: dict[Any, dict[str, str]],
+    *,
     horizon: float,
+    final_poisoned: list[str] | None = None,
 ) -> dict[str, Any]:
     """The invariants, as counts; ``problems`` lists an example of each broken one."""
     problems: list[str] = []
@@ -478,6 +525,11 @@ def check(
             counts["dlq_unexplained"] += 1
             problems.append(f"unexplained dead letter: {body[:120]}")
 
+    missing = [body for body in final_poisoned or [] if body not in dlq]
+    counts["final_poison"] = len(final_poisoned or [])
+    counts["dlq_poison_missing"] = len(missing)
+    problems += [f"poison message never dead-lettered: {body[:120]}" for body in missing]
+
     unrecovered = [f for f in faults if f.recovered is None]
     counts["unrecovered"] = len(unrecovered)
     for fault in unrecovered:
@@ -494,6 +546,7 @@ def check(
         "server_errors",
         "errors_outside_faults",
         "dlq_unexplained",
+        "dlq_poison_missing",
         "failed_without_reason",
     ):
         counts.setdefault(key, 0)
@@ -510,6 +563,7 @@ BROKEN_IF_NONZERO = (
     "server_errors",
     "errors_outside_faults",
     "dlq_unexplained",
+    "dlq_poison_missing",
     "failed_without_reason",
     "unrecovered",
     "violations",
@@ -604,6 +658,9 @@ async def soak(args: argparse.Namespace, stack: ChaosStack) -> dict[str, Any]:
     settled_at = journal.now()
     wm_actual = await working_memory_now(ledger, sessions)
     rows = await anyio.to_thread.run_sync(database_rows, data_dir, [*tenants])
+    final_poisoned = await final_poison(
+        stack, data_dir, args.final_poison, args.visibility * (MAX_RECEIVE_COUNT + 2) + 60.0
+    )
     dlq = await anyio.to_thread.run_sync(dead_letters, data_dir)
     verdict = check(
         ledger,
@@ -615,6 +672,7 @@ async def soak(args: argparse.Namespace, stack: ChaosStack) -> dict[str, Any]:
         stack.poisoned,
         wm_actual,
         horizon=journal.now(),
+        final_poisoned=final_poisoned,
     )
     await anyio.to_thread.run_sync(stack.stop)  # Ctrl-C-like: the drain is part of the run
 
@@ -726,6 +784,12 @@ def main() -> int:
     )
     parser.add_argument("--recovery-timeout", type=float, default=180.0)
     parser.add_argument("--settle-timeout", type=float, default=240.0)
+    parser.add_argument(
+        "--final-poison",
+        type=int,
+        default=4,
+        help="poison messages sent after the last fault, each required in the DLQ at the end; 0: none",
+    )
     parser.add_argument(
         "--fuzz-seconds", type=int, default=60, help="then fuzz the HTTP layer (bench/fuzz_http.py); 0: don't"
     )

@@ -13,9 +13,10 @@ keyword statistics are refreshed as maintenance would, then every question is as
 
 Rows, all in the same run on the same stored rows:
 
-* ``hindsight``: ``memory_search`` as shipped (vector + full text + entities, weighted RRF, re-weighting);
-* ``hindsight_no_keyword``: the same with the keyword signal's RRF weight at 0, i.e. what the full-text
-  signal adds;
+* ``hindsight``: ``memory_search`` as shipped (vector + full text + entities, the learned ranker);
+* ``hindsight_rrf``: the same candidates ranked by the hand-set weighted RRF (``HINDSIGHT_RANKER=rrf``);
+* ``hindsight_rrf_no_keyword``: that RRF with the keyword signal's weight at 0, i.e. what the full-text
+  signal adds (the learned ranker has no single weight to switch off);
 * ``vector``: exact cosine top-k over the stored embeddings (bench/baselines.py: VectorIndex).
 
     python bench/run.py cjk          # writes the `cjk` section of bench/results/latest.json and the page
@@ -47,7 +48,7 @@ DATA = Path(__file__).resolve().parent / "data" / "cjk_retrieval.json"
 SCOPE = Scope(tenant_id="cjk", agent_id="assistant")
 KS = (1, 5, 10)
 BATCH = 10  # the SQS batch maximum, as the worker receives them
-SYSTEMS = ("hindsight", "hindsight_no_keyword", "vector")
+SYSTEMS = ("hindsight", "hindsight_rrf", "hindsight_rrf_no_keyword", "vector")
 
 
 class _NoAccessLog:
@@ -126,15 +127,15 @@ async def _run(settings: Any, data: dict[str, Any]) -> dict[str, Any]:
         ingest_s = time.monotonic() - started
         embedder, shipped = container.recall._embedder, container.recall._policy
         weights = shipped.signal_weights
+        rrf = dataclasses.replace(shipped, learned=None)
+        policies = {
+            "hindsight": shipped,
+            "hindsight_rrf": rrf,
+            "hindsight_rrf_no_keyword": dataclasses.replace(rrf, signal_weights=(weights[0], 0.0, weights[2])),
+        }
         recalls = {
-            "hindsight": Recall(container.reader, embedder, container.clock, _NoAccessLog(), shipped),
-            "hindsight_no_keyword": Recall(
-                container.reader,
-                embedder,
-                container.clock,
-                _NoAccessLog(),
-                dataclasses.replace(shipped, signal_weights=(weights[0], 0.0, weights[2])),
-            ),
+            name: Recall(container.reader, embedder, container.clock, _NoAccessLog(), policy)
+            for name, policy in policies.items()
         }
         vector = await _vector_index(container)
         asked = datetime.fromisoformat(data["asked_at"])

@@ -394,8 +394,9 @@ def _mem0(data: dict[str, Any], out: list[str]) -> None:
 
 
 CJK_SYSTEMS = [
-    ("hindsight", "**Hindsight** (`memory_search` as shipped)"),
-    ("hindsight_no_keyword", "Hindsight with the keyword signal's weight at 0"),
+    ("hindsight", "**Hindsight** (`memory_search` as shipped: learned ranker)"),
+    ("hindsight_rrf", "Hindsight with the hand-set weighted RRF (`HINDSIGHT_RANKER=rrf`)"),
+    ("hindsight_rrf_no_keyword", "that RRF with the keyword signal's weight at 0 (what full text adds)"),
     ("vector", "pure vector, exact top-k, same embedder and stored vectors"),
 ]
 

@@ -51,8 +51,10 @@ def test_short_chaos_soak_loses_duplicates_and_leaks_nothing(tmp_path: Path) -> 
     counts = result["counts"]
     assert counts["acknowledged"] > 20
     for key in ("lost", "duplicated", "leaked", "unapplied", "wm_mismatch", "server_errors",
-                "errors_outside_faults", "dlq_unexplained", "unrecovered", "violations"):  # fmt: skip
+                "errors_outside_faults", "dlq_unexplained", "dlq_poison_missing", "unrecovered",
+                "violations"):  # fmt: skip
         assert counts[key] == 0, (key, result["problems"][:10])
     assert result["run_starts"] == 2  # kill_run restarted it once
-    assert result["poison_sent"] > 0
+    assert result["poison_sent"] > counts["final_poison"] > 0
+    assert counts["dlq_poison"] >= counts["final_poison"]  # the redrive path ran after the last restart
     assert sum(result["probes"].values()) > 0

@@ -9,7 +9,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from chaos import check
+from chaos import BROKEN_IF_NONZERO, check
 from chaos_agents import Call, Edit, Journal, Ledger, WorkingSession, Write, scan_for_leaks
 from chaos_stack import Fault
 
@@ -108,6 +108,18 @@ def test_dead_letters_must_be_our_poison_or_a_final_job() -> None:
                     dlq=[f'{{"id": "{ACK}"}}', "something else"])  # fmt: skip
     assert counts["dlq_final_jobs"] == 1
     assert counts["dlq_unexplained"] == 1
+
+
+def test_final_poison_must_reach_the_dead_letter_queue() -> None:
+    sent = ["poison 9999-0: not json at all", '{"kind": "memory.write", "id": "poison-9999-1"}']
+    common = (_ledger(), Journal(t0=0.0), [], {}, [], [], sent, {})
+    missing = check(*common[:5], [sent[0]], *common[6:], horizon=100.0, final_poisoned=sent)["counts"]
+    assert missing["final_poison"] == 2
+    assert missing["dlq_poison_missing"] == 1
+    assert "dlq_poison_missing" in BROKEN_IF_NONZERO
+    complete = check(*common[:5], sent, *common[6:], horizon=100.0, final_poisoned=sent)["counts"]
+    assert complete["dlq_poison_missing"] == 0
+    assert complete["dlq_poison"] == 2
 
 
 def test_another_tenants_tag_or_id_in_an_answer_is_a_leak() -> None:
