@@ -57,8 +57,8 @@ def figures(result: dict[str, Any]) -> str:
         f"Poison messages sent {result['poison_sent']}; dead letters at the end {c.get('dlq', 0)} "
         f"(poison {c.get('dlq_poison', 0)}, final jobs {c.get('dlq_final_jobs', 0)}; the emulator keeps its "
         "dead-letter queues in memory, so a later `restart_sqs` or `kill_run` empties them, which is why "
-        f"{c.get('final_poison', 0)} of the poison messages were sent after the last fault: each must be in the "
-        f"DLQ at the end, and {c.get('dlq_poison_missing', 0)} was not).",
+        f"{c.get('final_poison', 0)} of the poison messages were sent after the last fault: each must be in "
+        f"the DLQ at the end, and {c.get('dlq_poison_missing', 0)} was not).",
         "",
         "| invariant | count |",
         "|---|---|",

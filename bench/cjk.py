@@ -131,7 +131,9 @@ async def _run(settings: Any, data: dict[str, Any]) -> dict[str, Any]:
         policies = {
             "hindsight": shipped,
             "hindsight_rrf": rrf,
-            "hindsight_rrf_no_keyword": dataclasses.replace(rrf, signal_weights=(weights[0], 0.0, weights[2])),
+            "hindsight_rrf_no_keyword": dataclasses.replace(
+                rrf, signal_weights=(weights[0], 0.0, weights[2])
+            ),
         }
         recalls = {
             name: Recall(container.reader, embedder, container.clock, _NoAccessLog(), policy)
