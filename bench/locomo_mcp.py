@@ -26,37 +26,62 @@ from mcp import Client
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo import Conversation, Scoreboard, load
 
-from hindsight.client import call, connect
+from hindsight.client import ToolCallError, call, connect
 from hindsight.logs import configure_local_logging
 
 
-async def ingest(client: Client, conv: Conversation, concurrency: int, positions: bool = True) -> list[str]:
+def _turn_args(conv: Conversation, turn: Any, positions: bool) -> dict[str, Any]:
+    """memory_write's arguments for one turn (agent_id apart)."""
+    return {
+        "content": turn.content,
+        "layer": "episodic",
+        "occurred_at": turn.occurred_at.isoformat(),
+        "metadata": {"dia_id": turn.dia_id, "session": turn.session, "speaker": turn.speaker},
+        **(
+            {
+                "conversation_id": conv.sample_id,
+                "session_index": turn.session,
+                "turn_index": turn.turn_index,
+                "session_at": turn.occurred_at.isoformat(),
+            }
+            if positions
+            else {}
+        ),
+    }
+
+
+async def ingest(
+    client: Client, conv: Conversation, concurrency: int, positions: bool = True, batch: bool = True
+) -> list[str]:
     """Write every turn; returns the write ids. ``positions``: with the turn's place in the conversation
-    (conversation_id, session_index, turn_index, session_at), where the server takes them."""
+    (conversation_id, session_index, turn_index, session_at), where the server takes them. ``batch``:
+    100 turns a ``memory_write_batch`` call (where the server has it), else one ``memory_write`` each."""
     gate = asyncio.Semaphore(concurrency)
+    if batch:
+
+        async def write_batch(turns: list[Any]) -> list[str]:
+            arguments = {"items": [_turn_args(conv, t, positions) for t in turns], "agent_id": conv.sample_id}
+            while True:
+                try:
+                    async with gate:
+                        result = await call(client, "memory_write_batch", arguments)
+                    break
+                except ToolCallError as exc:  # over the item budget (1,200 per 10 min): wait as told
+                    if exc.kind != "rate_limited":
+                        raise
+                    await asyncio.sleep(float(exc.error.get("retry_after_s", 10)))
+            refused = [r["error"]["message"] for r in result["results"] if r["status"] != "queued"]
+            if refused:
+                raise RuntimeError(f"{len(refused)} turns not queued: {refused[:3]}")
+            return [str(r["id"]) for r in result["results"]]
+
+        chunks = [conv.turns[i : i + 100] for i in range(0, len(conv.turns), 100)]
+        return [i for ids in await asyncio.gather(*(write_batch(c) for c in chunks)) for i in ids]
 
     async def write(turn: Any) -> str:
         async with gate:
             ack = await call(
-                client,
-                "memory_write",
-                {
-                    "content": turn.content,
-                    "layer": "episodic",
-                    "occurred_at": turn.occurred_at.isoformat(),
-                    "metadata": {"dia_id": turn.dia_id, "session": turn.session, "speaker": turn.speaker},
-                    "agent_id": conv.sample_id,
-                    **(
-                        {
-                            "conversation_id": conv.sample_id,
-                            "session_index": turn.session,
-                            "turn_index": turn.turn_index,
-                            "session_at": turn.occurred_at.isoformat(),
-                        }
-                        if positions
-                        else {}
-                    ),
-                },
+                client, "memory_write", {**_turn_args(conv, turn, positions), "agent_id": conv.sample_id}
             )
             return str(ack["id"])
 
@@ -114,10 +139,11 @@ async def run(
         tools = {t.name: t for t in (await client.list_tools()).tools}
         per_agent = "agent_id" in tools["memory_status"].input_schema.get("properties", {})
         positions = "conversation_id" in tools["memory_write"].input_schema.get("properties", {})
+        batch = "memory_write_batch" in tools
         started = time.monotonic()
         ids: dict[str, list[str]] = {}
         for conv in conversations:
-            ids[conv.sample_id] = await ingest(client, conv, concurrency, positions)
+            ids[conv.sample_id] = await ingest(client, conv, concurrency, positions, batch)
         acked = time.monotonic()
         outcome: dict[str, int] = {}
         for agent, agent_ids in ids.items():
@@ -131,6 +157,7 @@ async def run(
     questions = len(board.rows)
     return {
         "conversations": [c.sample_id for c in conversations],
+        "writes": "memory_write_batch" if batch else "memory_write",
         "turns": sum(len(v) for v in ids.values()),
         "write_outcomes": outcome,
         "seconds": {

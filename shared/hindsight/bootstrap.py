@@ -49,7 +49,7 @@ from hindsight.usecases.manage_memory import ManageMemory
 from hindsight.usecases.rate_limits import CheckRateLimit
 from hindsight.usecases.recall import Recall
 from hindsight.usecases.reflect import Reflect, ShouldRemember, SubmitReflection
-from hindsight.usecases.remember import Remember
+from hindsight.usecases.remember import Remember, RememberBatch
 from hindsight.usecases.search_budget import SearchWithinBudget
 from hindsight.usecases.store_memories import StoreMemories
 from hindsight.usecases.working_memory import WorkingMemory
@@ -149,6 +149,9 @@ class Container:
     write_status: GetWriteStatus
     reflect: Reflect
     remember: Remember | None = None
+    remember_batch: RememberBatch | None = None
+    """``memory_write_batch`` (None where no queue is configured); its items count against the rate
+    limit's item budget (wired in ``build_container``)."""
     submit_reflection: SubmitReflection | None = None
     sweeper: SweepStuckWork | None = None
     redis: Any = None
@@ -300,6 +303,9 @@ async def build_container(
             settings, clock, container.remember, redactor, redis, tokens
         )
         container.rate_limit = make_rate_limit(settings, redis)
+        if remember is not None:
+            charge = container.rate_limit.items if container.rate_limit is not None else None
+            container.remember_batch = RememberBatch(remember, charge)
         return container
     except BaseException:
         await pool.close()

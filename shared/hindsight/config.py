@@ -239,6 +239,13 @@ class Settings(BaseSettings):
         le=1_000_000,
         description="Of those, calls of tools that change memory (write, update, forget, …); 0: no cap.",
     )
+    rate_limit_items_window_s: int = Field(
+        default=600,
+        ge=60,
+        le=86_400,
+        description="The window memory_write_batch items are counted over: rate_limit_writes_per_minute × "
+        "window / 60 items per window (default 1,200 per 10 minutes: the single writes' average, in bursts).",
+    )
 
     # --- paths ---------------------------------------------------------------------------------
     migrations_dir: Path | None = None

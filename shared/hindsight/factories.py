@@ -201,5 +201,6 @@ def make_rate_limit(settings: Settings, redis: Any) -> CheckRateLimit | None:
         RateLimitPolicy(
             per_minute=settings.rate_limit_per_minute,
             writes_per_minute=settings.rate_limit_writes_per_minute,
+            items_window_s=settings.rate_limit_items_window_s,
         ),
     )

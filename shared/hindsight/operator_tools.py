@@ -32,6 +32,7 @@ def operator_tools(container: Container) -> OperatorTools:
     from hindsight.usecases.archive import ExportMemories, ImportMemories
     from hindsight.usecases.ingest import Ingest
     from hindsight.usecases.inspect import InspectAgent
+    from hindsight.usecases.remember import RememberBatch
 
     settings = container.settings
     queues = None
@@ -55,7 +56,13 @@ def operator_tools(container: Container) -> OperatorTools:
         ),
         export=ExportMemories(archive, container.clock, container.embedder),
         import_=ImportMemories(archive, container.embedder),
-        ingest=Ingest(container.remember, container.store_memories, container.clock, make_redactor(settings)),
+        # an operator's import is not an agent's call: no rate limit on its items
+        ingest=Ingest(
+            RememberBatch(container.remember) if container.remember is not None else None,
+            container.store_memories,
+            container.clock,
+            make_redactor(settings),
+        ),
     )
 
 

@@ -167,8 +167,27 @@ def test_every_field_refuses_bad_values_naming_the_field(
 ) -> None:
     arguments = {**valid_arguments(SCHEMAS[tool]), field: case.value}
     response = _post(http, server.url, victim[1], _call(tool, arguments))
-    _assert_invalid_params(response, field, limit=case.limit)
+    if tool == "memory_write_batch" and case.label.startswith("item_"):
+        _assert_item_error(response, "items.0", limit=case.limit)  # a bad item is that item's error
+    else:
+        _assert_invalid_params(response, field, limit=case.limit)
     assert _redis_keys(stack, victim[0]) == 0  # not queued (no status entry), no working memory
+
+
+def _assert_item_error(response: httpx2.Response, field: str, *, limit: bool) -> None:
+    """memory_write_batch answers a bad item in its result (the other items go on): the item's error
+    object is what memory_write would answer, its fields named under ``items.<index>``."""
+    result = response.json()["result"]
+    assert not result.get("isError"), result
+    (item,) = result["structuredContent"]["results"]
+    assert item["status"] == "error", item
+    error = item["error"]
+    assert (error["kind"], error["code"], error["retryable"]) == ("invalid_arguments", -32602, False)
+    named = [e for e in error["errors"] if e["field"] == field or e["field"].startswith(f"{field}.")]
+    assert named, error
+    assert field in error["message"]
+    if limit:
+        assert any("limit" in e for e in named), named
 
 
 @pytest.mark.parametrize("tool", sorted(SCHEMAS))

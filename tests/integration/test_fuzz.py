@@ -129,6 +129,10 @@ def test_random_arguments_get_a_well_formed_answer(
         queued = result.get("queued") if tool == "memory_update" else result
         if isinstance(queued, dict) and queued.get("status") == "queued":
             acknowledged.append((str(queued["id"]), arguments.get("agent_id")))
+    if tool == "memory_write_batch":
+        for item in result.get("results", []):
+            if item["status"] == "queued":
+                acknowledged.append((str(item["id"]), arguments.get("agent_id")))
 
 
 @pytest.mark.anyio

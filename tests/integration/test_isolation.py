@@ -177,6 +177,16 @@ CASES: dict[str, Callable[[World, str], list[Probe]]] = {
         {"content": "An intruder's retry", "idempotency_key": IDEMPOTENCY_KEY},
         {"content": "An intruder's shared note", "shared_with": ["*", "default", "ops"]},
     ],
+    "memory_write_batch": lambda w, i: [
+        {
+            "items": [
+                {"content": "An intruder's batched event", "layer": "episodic", "causal_parent": w.ids["a"]},
+                {"content": "An intruder's batched fact on the victim's key", "key": "victim.secret"},
+                {"content": "An intruder's retry", "idempotency_key": IDEMPOTENCY_KEY},
+                {"content": "An intruder's batched shared note", "shared_with": ["*", "default", "ops"]},
+            ]
+        },
+    ],
     "memory_search": lambda w, i: [
         {
             "query": "Bluebird-7 launch code",
@@ -342,8 +352,10 @@ async def test_writes_by_intruders_never_touch_the_victims_ids(
     world: World, intruders: dict[str, str]
 ) -> None:
     async with mcp_client(world.server.url, intruders["other_tenant"]) as client:
+        # the arguments of the memory_write probe: a key is bound to its first write's arguments (a replay
+        # answers the first write), and the probes may have used it in this tenant already
         retry = await call(
-            client, "memory_write", {"content": "same key, other tenant", "idempotency_key": IDEMPOTENCY_KEY}
+            client, "memory_write", {"content": "An intruder's retry", "idempotency_key": IDEMPOTENCY_KEY}
         )
         reflection = await call(client, "task_reflect", {"task_id": TASK, "goal": "g", "outcome": "success"})
     assert retry["id"] != world.ids["idem"]  # idempotency keys are per tenant and agent

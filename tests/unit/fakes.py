@@ -29,14 +29,31 @@ class FixedClock:
 
 
 class ListQueue:
-    def __init__(self, fail: bool = False) -> None:
+    """The JobQueue port in a list; ``fail``: every job refused; ``refuse``: the positions (within each
+    enqueue_many call) the queue refuses, as SQS reports a batch's failed entries."""
+
+    def __init__(self, fail: bool = False, refuse: frozenset[int] = frozenset()) -> None:
         self.jobs: list[WriteJob] = []
         self.fail = fail
+        self.refuse = refuse
+        self.requests = 0
 
     async def enqueue(self, job: WriteJob) -> None:
+        self.requests += 1
         if self.fail:
             raise Unavailable("queue down")
         self.jobs.append(job)
+
+    async def enqueue_many(self, jobs: Sequence[WriteJob]) -> list[Unavailable | None]:
+        self.requests += 1
+        errors: list[Unavailable | None] = []
+        for index, job in enumerate(jobs):
+            if self.fail or index in self.refuse:
+                errors.append(Unavailable("the write queue refused this item"))
+            else:
+                self.jobs.append(job)
+                errors.append(None)
+        return errors
 
 
 class NullAccessLog:

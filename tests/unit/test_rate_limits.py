@@ -6,7 +6,7 @@ import pytest
 
 from hindsight.api.errors import RATE_LIMITED, tool_error_result
 from hindsight.domain.auth import Principal
-from hindsight.domain.errors import RateLimited, Unavailable
+from hindsight.domain.errors import InvalidInput, RateLimited, Unavailable
 from hindsight.usecases.rate_limits import CheckRateLimit, RateLimitPolicy
 
 pytestmark = pytest.mark.anyio
@@ -19,15 +19,19 @@ class CountingLimiter:
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self.windows: dict[str, int] = {}
         self.down = False
         self.calls = 0
 
-    async def hit(self, bucket: str, limit: int, window_s: int) -> float | None:
+    async def hit(self, bucket: str, limit: int, window_s: int, cost: int = 1) -> float | None:
         self.calls += 1
         if self.down:
             raise Unavailable("redis down")
-        self.counts[bucket] = self.counts.get(bucket, 0) + 1
-        return None if self.counts[bucket] <= limit else 12.0
+        if self.counts.get(bucket, 0) + cost > limit:
+            return 12.0
+        self.counts[bucket] = self.counts.get(bucket, 0) + cost
+        self.windows[bucket] = window_s
+        return None
 
 
 async def test_a_caller_over_its_budget_is_refused_with_retry_after() -> None:
@@ -49,6 +53,39 @@ async def test_writes_have_their_own_smaller_budget() -> None:
         await check(ALICE, write=True)
     assert caught.value.budget == "writes"
     await check(ALICE, write=False)  # reads still go through
+
+
+async def test_batch_items_count_one_by_one_with_a_burst_of_ten_minutes_worth() -> None:
+    # Given the default budgets: 120 changes a minute, batch items counted over 600 s
+    limiter = CountingLimiter()
+    check = CheckRateLimit(limiter, RateLimitPolicy(per_minute=600, writes_per_minute=120))
+    # When a caller sends twelve full batches at once (a conversation history of 1,200 turns)
+    for _ in range(12):
+        await check.items(ALICE, 100)
+    # Then all of them went through (the burst), counted by items over the long window
+    assert limiter.counts["acme:k1:write_items"] == 1200
+    assert limiter.windows["acme:k1:write_items"] == 600
+    # and the next item is refused until the window has room: the average stays 120 a minute
+    with pytest.raises(RateLimited) as caught:
+        await check.items(ALICE, 1)
+    assert (caught.value.budget, caught.value.limit, caught.value.window_s) == ("write_items", 1200, 600)
+    assert "1200 batch items per 600 s" in str(caught.value)
+    await check.items(BOB, 100)  # per caller
+
+
+async def test_a_batch_over_what_the_item_window_ever_allows_is_an_argument_error() -> None:
+    check = CheckRateLimit(CountingLimiter(), RateLimitPolicy(writes_per_minute=6, items_window_s=600))
+    await check.items(ALICE, 60)  # 6 a minute over 10 minutes
+    with pytest.raises(InvalidInput) as caught:
+        await check.items(ALICE, 61)
+    assert caught.value.field == "items"
+    assert caught.value.limit == {"max_items": 60}
+
+
+async def test_items_are_not_counted_when_writes_are_uncapped() -> None:
+    limiter = CountingLimiter()
+    await CheckRateLimit(limiter, RateLimitPolicy(writes_per_minute=0)).items(ALICE, 100)
+    assert limiter.calls == 0
 
 
 async def test_the_error_is_a_rate_limited_result_with_retry_after() -> None:

@@ -56,3 +56,67 @@ def test_a_client_object_is_used_as_given() -> None:
     queue.enqueue_sync(_job())
     assert queue.client() is client
     assert len(client.sent) == 1
+
+
+class BatchClient:
+    """Answers SendMessageBatch like SQS: ``failed`` entry ids are reported Failed; ``down``: the whole
+    request raises."""
+
+    def __init__(self, failed: frozenset[str] = frozenset(), down: bool = False) -> None:
+        self.requests: list[list[dict[str, Any]]] = []
+        self.failed = failed
+        self.down = down
+
+    def send_message_batch(self, QueueUrl: str, Entries: list[dict[str, Any]]) -> dict[str, Any]:
+        from botocore.exceptions import EndpointConnectionError
+
+        self.requests.append(Entries)
+        if self.down:
+            raise EndpointConnectionError(endpoint_url=QueueUrl)
+        return {
+            "Successful": [{"Id": e["Id"]} for e in Entries if e["Id"] not in self.failed],
+            "Failed": [
+                {"Id": e["Id"], "SenderFault": False, "Code": "InternalError", "Message": "try again"}
+                for e in Entries
+                if e["Id"] in self.failed
+            ],
+        }
+
+
+def test_many_jobs_go_ten_to_a_request_in_order() -> None:
+    client = BatchClient()
+    jobs = [_job() for _ in range(23)]
+    assert SqsJobQueue(client, "http://sqs/writes").enqueue_many_sync(jobs) == [None] * 23
+    assert [len(r) for r in client.requests] == [10, 10, 3]
+    sent = [json.loads(e["MessageBody"])["id"] for r in client.requests for e in r]
+    assert sent == [str(j.id) for j in jobs]
+
+
+def test_a_request_is_split_when_the_bodies_pass_256_kib_together() -> None:
+    client = BatchClient()
+    big = [
+        WriteJob(
+            id=uuid.uuid4(),
+            tenant_id="t1",
+            agent_id="a1",
+            submitted_at=datetime(2026, 12, 1, tzinfo=UTC),
+            draft=MemoryDraft(content="€" * 30_000),  # ~90 KB as UTF-8
+        )
+        for _ in range(5)
+    ]
+    assert SqsJobQueue(client, "http://sqs/writes").enqueue_many_sync(big) == [None] * 5
+    assert [len(r) for r in client.requests] == [2, 2, 1]
+    for request in client.requests:
+        assert sum(len(e["MessageBody"].encode()) for e in request) <= 262_144
+
+
+def test_failed_entries_and_failed_requests_are_errors_of_their_jobs_only() -> None:
+    jobs = [_job() for _ in range(12)]
+    # entry "3" of the first request fails; the second request (entries 10 and 11) is fine
+    errors = SqsJobQueue(BatchClient(failed=frozenset({"3"})), "http://sqs/writes").enqueue_many_sync(jobs)
+    assert [i for i, e in enumerate(errors) if e is not None] == [3]
+    assert "InternalError" in str(errors[3])
+    # the queue unreachable: every job has its error, none is dropped silently
+    down = SqsJobQueue(BatchClient(down=True), "http://sqs/writes").enqueue_many_sync(jobs)
+    assert all(e is not None for e in down)
+    assert len(down) == 12

@@ -35,11 +35,11 @@ class RedisRateLimiter:
         )
         self._limiter = SlidingWindowCounterRateLimiter(storage)
 
-    async def hit(self, bucket: str, limit: int, window_s: int) -> float | None:
+    async def hit(self, bucket: str, limit: int, window_s: int, cost: int = 1) -> float | None:
         """See ``RateLimiter.hit``. Raises Unavailable when Redis cannot be reached."""
         item = RateLimitItemPerSecond(limit, window_s)
         try:
-            if await self._limiter.hit(item, bucket):
+            if await self._limiter.hit(item, bucket, cost=cost):
                 return None
             stats = await self._limiter.get_window_stats(item, bucket)
         except Exception as exc:  # limits wraps every Redis error in StorageError

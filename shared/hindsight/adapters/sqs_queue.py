@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import anyio
 
 from hindsight.domain.errors import Unavailable
+from hindsight.domain.limits import MAX_JOB_BYTES
 from hindsight.domain.memory import WriteJob
 from hindsight.domain.reflection import ReflectJob
+
+log = logging.getLogger(__name__)
+BATCH_ENTRIES = 10
+"""Entries per ``SendMessageBatch`` (SQS's maximum)."""
+BATCH_BYTES = MAX_JOB_BYTES
+"""Bodies per ``SendMessageBatch`` together (SQS's classic batch payload limit, 256 KiB, which every queue
+and emulator accepts): a request of ten large jobs is split."""
 
 
 def sqs_client(region: str, endpoint_url: str | None) -> Any:
@@ -48,6 +57,56 @@ class SqsJobQueue:
                     self._client = self._make_client()
         return self._client
 
+    def enqueue_many_sync(self, jobs: Sequence[WriteJob]) -> list[Unavailable | None]:
+        """See ``JobQueue.enqueue_many``: one ``SendMessageBatch`` per up to 10 jobs (fewer when their
+        bodies pass 256 KiB together). An entry SQS reports in ``Failed`` is that job's error; a request
+        that fails as a whole (SQS down, throttled) is the error of each of its jobs; the other requests
+        still go."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        errors: list[Unavailable | None] = [None] * len(jobs)
+        url = self._urls["memory.write"]
+        if url is None:  # pragma: no cover - the write queue URL is required by the constructor
+            return [Unavailable("no queue configured for memory.write jobs")] * len(jobs)
+        bodies = [job.model_dump_json() for job in jobs]
+        for chunk in _chunks(bodies):
+            entries = [
+                {
+                    "Id": str(index),
+                    "MessageBody": bodies[index],
+                    "MessageAttributes": {
+                        "kind": {"DataType": "String", "StringValue": jobs[index].kind},
+                        "tenant_id": {"DataType": "String", "StringValue": jobs[index].tenant_id},
+                    },
+                }
+                for index in chunk
+            ]
+            try:
+                answer = self.client().send_message_batch(QueueUrl=url, Entries=entries)
+            except (BotoCoreError, ClientError) as exc:
+                for index in chunk:
+                    errors[index] = Unavailable(f"the write queue did not accept the batch: {exc}")
+                continue
+            sent = {entry["Id"] for entry in answer.get("Successful", [])}
+            failed = {entry["Id"]: entry for entry in answer.get("Failed", [])}
+            for index in chunk:
+                entry_id = str(index)
+                if entry_id in failed:
+                    entry = failed[entry_id]
+                    errors[index] = Unavailable(
+                        f"the write queue refused this item ({entry.get('Code', 'error')}: "
+                        f"{entry.get('Message', '')})"
+                    )
+                elif entry_id not in sent:  # neither sent nor failed: never assume it was queued
+                    errors[index] = Unavailable("the write queue did not confirm this item")
+        refused = sum(e is not None for e in errors)
+        if refused:
+            log.warning("SendMessageBatch: %d of %d write jobs not queued", refused, len(jobs))
+        return errors
+
+    async def enqueue_many(self, jobs: Sequence[WriteJob]) -> list[Unavailable | None]:
+        return await anyio.to_thread.run_sync(self.enqueue_many_sync, jobs)
+
     def enqueue_sync(self, job: WriteJob | ReflectJob) -> None:
         from botocore.exceptions import BotoCoreError, ClientError
 
@@ -68,3 +127,19 @@ class SqsJobQueue:
 
     async def enqueue(self, job: WriteJob | ReflectJob) -> None:
         await anyio.to_thread.run_sync(self.enqueue_sync, job)
+
+
+def _chunks(bodies: Sequence[str]) -> Iterator[list[int]]:
+    """Indexes of ``bodies`` grouped into requests of at most BATCH_ENTRIES entries and BATCH_BYTES
+    bytes (UTF-8), in order. A body is never over BATCH_BYTES (``domain.limits.ensure_job_fits``)."""
+    chunk: list[int] = []
+    size = 0
+    for index, body in enumerate(bodies):
+        length = len(body.encode("utf-8"))
+        if chunk and (len(chunk) == BATCH_ENTRIES or size + length > BATCH_BYTES):
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(index)
+        size += length
+    if chunk:
+        yield chunk

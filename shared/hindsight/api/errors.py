@@ -116,7 +116,7 @@ def validation_error(exc: ValidationError, prefix: str = "") -> dict[str, Any]:
     parts: list[str] = []
     for err in exc.errors(include_url=False, include_input=False):
         loc = tuple(p for p in err["loc"] if p not in ("draft",))
-        field = (prefix + "." if prefix else "") + _field(loc)
+        field = f"{prefix}.{_field(loc)}" if prefix and loc else prefix or _field(loc)
         ctx = err.get("ctx") or {}
         limit = {k: _jsonable(ctx[k]) for k in _LIMIT_KEYS if k in ctx}
         detail: dict[str, Any] = {"field": field, "message": err["msg"], "type": err["type"]}
@@ -158,6 +158,20 @@ def error_object(exc: BaseException | None) -> dict[str, Any] | None:
             detail["limit"] = exc.limit
         error["errors"] = [detail]
     error.update(exc.details())
+    return error
+
+
+def item_error(exc: BaseException, prefix: str) -> dict[str, Any]:
+    """The error object of one item of a batch (``prefix``: "items.3"): what the single call would have
+    answered, its fields named under ``prefix``. Raises RuntimeError for an unexpected exception."""
+    if isinstance(exc, ValidationError):
+        return validation_error(exc, prefix)
+    error = error_object(exc)
+    if error is None:
+        raise RuntimeError(f"no error object for {type(exc).__name__}") from exc
+    if isinstance(exc, InvalidInput):
+        error["errors"] = [{**e, "field": f"{prefix}.{e['field']}"} for e in error["errors"]]
+        error["message"] = f"Invalid arguments: {prefix}.{exc}"
     return error
 
 

@@ -1,4 +1,4 @@
-"""Long-term memory tools: memory_write, memory_search, memory_status.
+"""Long-term memory tools: memory_write, memory_write_batch, memory_search, memory_status.
 
 Each tool is thin: the annotated parameter types carry the limits, the body calls one use case and
 maps its result; domain errors become isError results (``api.errors``, mapped once in ``mcp_server``).
@@ -7,61 +7,98 @@ maps its result; domain errors become isError results (``api.errors``, mapped on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 import pydantic_core
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, StrictBool, model_serializer
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    SkipValidation,
+    ValidationError,
+    model_serializer,
+)
 
+from hindsight.api.errors import item_error
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import HitOut
 from hindsight.api.tool_hints import change, read_only, recall
+from hindsight.api.write_args import WriteItem, draft_of, write_signature
 from hindsight.domain.context_budget import (
     MAX_SEARCH_TOKENS,
     MIN_SEARCH_TOKENS,
     BudgetReport,
     CompactHit,
 )
-from hindsight.domain.isotime import AsOfTime, StartTime, Timestamp
+from hindsight.domain.isotime import AsOfTime
 from hindsight.domain.limits import (
-    DEFAULT_IMPORTANCE,
     DEFAULT_TOP_K,
-    MAX_KEY_DECISIONS,
+    MAX_BATCH_ITEMS,
     MAX_STATUS_IDS,
     AgentId,
-    Content,
-    ContextText,
     ContextWindow,
-    ConversationId,
     Entities,
-    IdempotencyKey,
-    Importance,
     MemoryKey,
-    Metadata,
-    RecallHint,
     SearchText,
-    SessionIndex,
-    SharedWith,
-    ShortText,
     Tags,
     TopK,
-    TurnIndex,
 )
-from hindsight.domain.memory import (
-    Layer,
-    MemoryDraft,
-    MemoryStatus,
-    Outcome,
-    SearchHit,
-    Source,
-    TaskType,
-)
+from hindsight.domain.memory import Layer, MemoryStatus, SearchHit
 from hindsight.usecases.recall import RecallQuery
-from hindsight.usecases.remember import WriteAck
+from hindsight.usecases.remember import BatchItem, ItemOutcome, WriteAck
 from hindsight.usecases.write_status import WriteStatus
 
 TimePhrase = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class BatchItemResult(BaseModel):
+    """One item of memory_write_batch: queued (with memory_write's answer: ``WriteAck``'s fields) or not
+    (with the error)."""
+
+    index: int = Field(description="The item's position in items (0-based).")
+    status: Literal["queued", "error"]
+    id: UUID | None = Field(default=None, description="The memory id, when queued.")
+    submitted_at: datetime | None = None
+    importance_capped_from: float | None = None
+    redacted: list[str] | None = None
+    replayed: bool | None = None
+    error: dict[str, Any] | None = Field(
+        default=None,
+        description="Why it was not queued: the error object memory_write would have answered (kind, "
+        "message, retryable, errors with fields named items.<index>.<field>).",
+    )
+
+
+class BatchResult(BaseModel):
+    """What memory_write_batch returns: one result per item, in order, and the counts."""
+
+    results: list[BatchItemResult]
+    queued: int
+    errors: int
+
+    @classmethod
+    def of(cls, outcomes: list[ItemOutcome]) -> BatchResult:
+        """The tool result for the use case's outcomes."""
+        results = []
+        for index, outcome in enumerate(outcomes):
+            if outcome.ack is not None:
+                results.append(
+                    BatchItemResult(
+                        index=index, status="queued", **outcome.ack.model_dump(exclude={"status"})
+                    )
+                )
+            else:
+                assert outcome.error is not None
+                results.append(
+                    BatchItemResult(
+                        index=index, status="error", error=item_error(outcome.error, f"items.{index}")
+                    )
+                )
+        queued = sum(r.status == "queued" for r in results)
+        return cls(results=results, queued=queued, errors=len(results) - queued)
 
 
 class StatusResult(BaseModel):
@@ -105,9 +142,9 @@ def search_text(
 
 
 def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
-    """Add memory_write, memory_search and memory_status to ``mcp``."""
+    """Add memory_write, memory_write_batch, memory_search and memory_status to ``mcp``."""
 
-    @mcp.tool(
+    write_tool = mcp.tool(
         name="memory_write",
         description=(
             "Save something worth remembering beyond this conversation. Call it when the user states a "
@@ -127,96 +164,54 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         ),
         **change("Remember something"),
     )
-    async def memory_write(
-        content: Content,
-        layer: Annotated[
-            Layer,
-            Field(
-                description="'semantic' for facts and preferences (what is true), "
-                "'episodic' for events (what happened, when)."
-            ),
-        ] = "semantic",
-        key: MemoryKey | None = None,
-        query: RecallHint | None = None,
-        importance: Importance = DEFAULT_IMPORTANCE,
-        source: Annotated[
-            Source,
-            Field(
-                description="'user_stated' (the user said so) or 'agent_inferred' "
-                "(your conclusion; ranked lower, labelled)."
-            ),
-        ] = "user_stated",
-        entities: Entities | None = None,
-        tags: Tags | None = None,
-        metadata: Metadata | None = None,
-        occurred_at: Annotated[
-            StartTime | None,
-            Field(
-                description="When it happened, ISO 8601: '2026-11-24T10:30:00Z', or a partial date "
-                "('2026-11-24', '2026-W47', '2026-11', '2026') when that is all you know. Numbers are "
-                "refused."
-            ),
-        ] = None,
-        causal_parent: Annotated[
-            UUID | None, Field(description="The memory (event) that led to this one.")
-        ] = None,
-        task_id: ShortText | None = None,
-        task_type: TaskType | None = None,
-        outcome: Annotated[Outcome | None, Field(description="For task records: how it ended.")] = None,
-        key_decisions: Annotated[list[ShortText] | None, Field(max_length=MAX_KEY_DECISIONS)] = None,
-        lessons: ShortText | None = None,
-        idempotency_key: IdempotencyKey | None = None,
-        filter: Annotated[
-            StrictBool,
-            Field(
-                description="Store only if it is worth remembering (preference, entity, "
-                "state change, correction, task end): for raw conversation "
-                "turns. memory_status then says 'skipped' when not."
-            ),
-        ] = False,
-        shared_with: SharedWith | None = None,
-        context: ContextText | None = None,
-        conversation_id: ConversationId | None = None,
-        turn_index: TurnIndex | None = None,
-        session_index: SessionIndex | None = None,
-        session_at: Annotated[
-            Timestamp | None,
-            Field(
-                description="When the turn's session started (ISO 8601); the turn happened then unless "
-                "occurred_at says otherwise. Needs conversation_id."
-            ),
-        ] = None,
-        agent_id: AgentId | None = None,
-    ) -> WriteAck:
-        draft = MemoryDraft(
-            content=content,
-            layer=layer,
-            key=key,
-            query=query,
-            importance=importance,
-            source=source,
-            entities=entities or {},
-            tags=tags or [],
-            metadata=metadata or {},
-            occurred_at=occurred_at,
-            causal_parent=causal_parent,
-            task_id=task_id,
-            task_type=task_type,
-            outcome=outcome,
-            key_decisions=key_decisions or [],
-            lessons=lessons,
-            idempotency_key=idempotency_key,
-            shared_with=shared_with or [],
-            context=context,
-            conversation_id=conversation_id,
-            turn_index=turn_index,
-            session_index=session_index,
-            session_at=session_at,
-        )
+
+    async def memory_write(**arguments: Any) -> WriteAck:
+        draft, filter = draft_of(arguments)
         remember = holder.get().remember
         if remember is None:
             raise RuntimeError("no write queue configured in this process")
-        return await remember(current_principal(), agent_id, draft, filter=filter)
+        return await remember(current_principal(), arguments.get("agent_id"), draft, filter=filter)
+
+    memory_write.__signature__ = write_signature(WriteAck)  # type: ignore[attr-defined]
+    write_tool(memory_write)
+
+    @mcp.tool(
+        name="memory_write_batch",
+        description=(
+            "Save many memories in one call: importing a conversation history, or several facts learnt "
+            f"at once. Each of the 1–{MAX_BATCH_ITEMS} items takes the arguments of memory_write (but "
+            "agent_id, which is the call's) and gets its own result, in order: status 'queued' with its "
+            "id (then memory_status as usual), or 'error' with the error memory_write would have given "
+            "(an invalid item does not stop the others; 'retryable' says whether sending it again may "
+            "succeed — with its idempotency_key the retry keeps the same id). Items count one by one "
+            "against your write budget."
+        ),
+        **change("Remember many things"),
+    )
+    async def memory_write_batch(
+        items: Annotated[
+            list[SkipValidation[WriteItem]],  # type: ignore[valid-type]
+            Field(
+                min_length=1,
+                max_length=MAX_BATCH_ITEMS,
+                description=f"The writes (1–{MAX_BATCH_ITEMS}), each with memory_write's arguments.",
+            ),
+        ],
+        agent_id: AgentId | None = None,
+    ) -> BatchResult:
+        parsed: list[BatchItem | ItemOutcome] = []
+        for raw in items:
+            try:
+                draft, filter = draft_of(dict(WriteItem.model_validate(raw)))
+            except ValidationError as exc:
+                parsed.append(ItemOutcome(error=exc))
+                continue
+            parsed.append(BatchItem(draft=draft, filter=filter))
+        batch = holder.get().remember_batch
+        if batch is None:
+            raise RuntimeError("no write queue configured in this process")
+        outcomes = await batch(current_principal(), agent_id, parsed)
+        return BatchResult.of(outcomes)
 
     @mcp.tool(
         name="memory_search",

@@ -171,6 +171,11 @@ def ingest(
     else:
         detail = ", ".join(f"{n} {k}" for k, n in report.outcomes.items()) or f"{report.queued} queued"
         console.print(f"ingested {report.items} items from {file.name} ({kind}, {report.mode}): {detail}")
+    if report.failed:
+        for failure in report.failures[:20]:
+            err_console.print(f"[red]not queued:[/] item {failure}")
+        err_console.print(f"[red]error:[/] {report.failed} items not queued (retry: their ids stay the same)")
+        raise typer.Exit(1)
 
 
 async def _wait_stored(container: Any, tenant: str, report: Any, progress: Progress) -> Any:

@@ -93,7 +93,9 @@ class RateLimited(HindsightError):
         self.limit = limit
         self.window_s = window_s
         self.retry_after_s = retry_after_s
-        what = "tool calls" if budget == "requests" else "calls that change memory"
+        what = {"requests": "tool calls", "write_items": "batch items"}.get(
+            budget, "calls that change memory"
+        )
         super().__init__(
             f"rate limit exceeded: {limit} {what} per {window_s} s for this key; "
             f"retry in {retry_after_s:.0f} s"

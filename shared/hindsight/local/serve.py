@@ -7,6 +7,7 @@ import logging
 import signal
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from rich.console import Console
 
 from hindsight.api.mcp_server import create_http_app
-from hindsight.bootstrap import build_container
+from hindsight.bootstrap import Container, build_container
 from hindsight.config import Settings
 from hindsight.local.poller import SqsPoller
 from hindsight.local.ports import free_port, port_is_free
@@ -28,12 +29,20 @@ class BackgroundServer:
     """The MCP ASGI app under uvicorn on 127.0.0.1 in a background thread (``hindsight run``, tests,
     benchmarks). In a thread, uvicorn installs no signal handlers: the caller decides what signals do."""
 
-    def __init__(self, settings: Settings, port: int | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        port: int | None = None,
+        factory: Callable[[Settings], Awaitable[Container]] | None = None,
+    ) -> None:
+        """``factory`` builds the container from the settings (default ``build_container``; tests wire
+        an adapter of their own)."""
         import uvicorn
 
         self.port = port or free_port()
         self.settings = settings.replace(http_port=self.port)
-        app = create_http_app(self.settings, lambda: build_container(self.settings))
+        build = factory or build_container
+        app = create_http_app(self.settings, lambda: build(self.settings))
         self._server = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
         )

@@ -32,7 +32,8 @@ class BearerTokenVerifier(Protocol):
 class RateLimiter(Protocol):
     """Counts requests per caller in a sliding window shared by every process (Redis)."""
 
-    async def hit(self, bucket: str, limit: int, window_s: int) -> float | None:
-        """Count one request in ``bucket``; None when it is within ``limit`` per ``window_s`` seconds,
-        else the seconds until one is allowed again. Raises Unavailable when the counter store is down."""
+    async def hit(self, bucket: str, limit: int, window_s: int, cost: int = 1) -> float | None:
+        """Count ``cost`` units (a request, or the items of a batch) in ``bucket``; None when they fit
+        within ``limit`` per ``window_s`` seconds (then they are counted), else the seconds until they
+        would (then nothing is counted). Raises Unavailable when the counter store is down."""
         ...

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Protocol
 from uuid import UUID
 
+from hindsight.domain.errors import Unavailable
 from hindsight.domain.memory import WriteJob
 from hindsight.domain.reflection import ReflectJob
 
@@ -18,6 +19,12 @@ class JobQueue(Protocol):
 
     async def enqueue(self, job: WriteJob | ReflectJob) -> None:
         """Send one job. Raises Unavailable when the queue cannot take it."""
+        ...
+
+    async def enqueue_many(self, jobs: Sequence[WriteJob]) -> list[Unavailable | None]:
+        """Send write jobs in as few requests as the queue allows (SQS: ``SendMessageBatch``, 10 a
+        request). One entry per job, in order: None when queued, else why not (a job the queue refused,
+        or every job of a request that failed) — never raises for a refused job, never drops one."""
         ...
 
 

@@ -1,7 +1,9 @@
 """Bulk ingestion (``hindsight ingest``): many memory writes from a file, through the queue or directly.
 
-``queue`` (the default) sends each item through ``Remember`` — redaction, idempotency, status tracking,
-then the embedding worker batches, deduplicates and supersedes, exactly as for an agent's write.
+``queue`` (the default) sends the items through ``RememberBatch`` — up to 100 writes of one agent a call,
+each admitted exactly as an agent's ``memory_write`` (redaction, idempotency, status tracking), queued ten
+to an SQS request; then the embedding worker batches, deduplicates and supersedes, as for an agent's
+write. An item the queue refuses is reported (``failed``), never dropped silently.
 ``direct`` skips the queue: the items are redacted, embedded in large batches and stored by
 ``StoreMemories`` in this process (the same dedup/supersede rules), which is several times faster for
 a bulk load but needs the embedding model here and bypasses the workers.
@@ -10,6 +12,7 @@ a bulk load but needs the embedding model here and bypasses the workers.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import groupby
 from typing import Literal
 from uuid import UUID
 
@@ -17,23 +20,27 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.auth import Principal
 from hindsight.domain.interchange import IngestItem
+from hindsight.domain.limits import MAX_BATCH_ITEMS
 from hindsight.domain.memory import WriteJob
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, redact_model
 from hindsight.ports import Clock
-from hindsight.usecases.remember import Remember, job_id
+from hindsight.usecases.remember import BatchItem, ItemOutcome, RememberBatch, job_id
 from hindsight.usecases.store_memories import StoreMemories
 
 Mode = Literal["queue", "direct"]
 
 
 class IngestReport(BaseModel):
-    """Counts per outcome; ``ids`` are the memory (job) ids in file order."""
+    """Counts per outcome; ``ids`` are the memory (job) ids in file order (of the items queued or stored);
+    ``failed`` items were not queued, ``failures`` says why (item number in the file, 1-based: message)."""
 
     model_config = ConfigDict(frozen=True)
 
     mode: Mode
     items: int
     queued: int = 0
+    failed: int = 0
+    failures: list[str] = Field(default_factory=list)
     outcomes: dict[str, int] = Field(default_factory=dict)
     ids: list[UUID] = Field(default_factory=list)
 
@@ -43,7 +50,7 @@ class Ingest:
 
     def __init__(
         self,
-        remember: Remember | None,
+        remember: RememberBatch | None,
         store: StoreMemories,
         clock: Clock,
         redactor: Redactor | None = None,
@@ -72,11 +79,7 @@ class Ingest:
         if mode == "queue":
             if self._remember is None:
                 raise RuntimeError("no write queue configured: set HINDSIGHT_WRITE_QUEUE_URL or use --direct")
-            for item in items:
-                ack = await self._remember(principal, item.agent_id or default_agent, item.draft)
-                ids.append(ack.id)
-                advance(1)
-            return IngestReport(mode=mode, items=len(ids), queued=len(ids), ids=ids)
+            return await self._queue(principal, list(items), default_agent, advance)
         batch: list[WriteJob] = []
         for item in items:
             batch.append(self._job(tenant_id, item.agent_id or default_agent, item))
@@ -86,6 +89,35 @@ class Ingest:
         if batch:
             await self._store_batch(batch, ids, outcomes, advance)
         return IngestReport(mode=mode, items=len(ids), outcomes=outcomes, ids=ids)
+
+    async def _queue(
+        self,
+        principal: Principal,
+        items: list[IngestItem],
+        default_agent: str,
+        advance: Callable[[int], None],
+    ) -> IngestReport:
+        """Runs of one agent's items, MAX_BATCH_ITEMS a call, in file order."""
+        assert self._remember is not None
+        ids: list[UUID] = []
+        failures: list[str] = []
+        numbered = list(enumerate(items, start=1))
+        for agent, run in groupby(numbered, key=lambda pair: pair[1].agent_id or default_agent):
+            run_items = list(run)
+            for start in range(0, len(run_items), MAX_BATCH_ITEMS):
+                chunk = run_items[start : start + MAX_BATCH_ITEMS]
+                batch: list[BatchItem | ItemOutcome] = [BatchItem(draft=item.draft) for _, item in chunk]
+                for (number, _), outcome in zip(
+                    chunk, await self._remember(principal, agent, batch), strict=True
+                ):
+                    if outcome.ack is not None:
+                        ids.append(outcome.ack.id)
+                    else:
+                        failures.append(f"{number}: {outcome.error}")
+                advance(len(chunk))
+        return IngestReport(
+            mode="queue", items=len(items), queued=len(ids), failed=len(failures), failures=failures, ids=ids
+        )
 
     def _job(self, tenant_id: str, agent_id: str, item: IngestItem) -> WriteJob:
         draft = redact_model(self._redactor, item.draft, DRAFT_TEXT_FIELDS)

@@ -1,19 +1,28 @@
-"""Remember: accept a memory, give it an id, queue it, answer at once (the worker stores it)."""
+"""Remember: accept a memory, give it an id, queue it, answer at once (the worker stores it).
+
+``Remember`` takes one write (``memory_write``); ``RememberBatch`` takes up to ``MAX_BATCH_ITEMS``
+(``memory_write_batch``, ``hindsight ingest``): each item is admitted exactly like a single write and
+gets its own id and status, the valid ones are counted against the caller's item budget and queued with
+as few queue requests as the queue allows (SQS: 10 a request).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 from uuid import UUID, uuid5
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hindsight.domain.auth import Principal
-from hindsight.domain.errors import IdempotencyKeyReused, Unavailable
+from hindsight.domain.errors import HindsightError, IdempotencyKeyReused, InvalidInput, Unavailable
 from hindsight.domain.ids import uuid7
-from hindsight.domain.limits import ensure_job_fits
-from hindsight.domain.memory import MemoryDraft, WriteJob, write_fingerprint
+from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits
+from hindsight.domain.memory import MemoryDraft, Scope, WriteJob, write_fingerprint
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, redact_model
 from hindsight.domain.trust import admit_draft
 from hindsight.ports import Clock, IdempotencyRecord, IdempotencyRecords, JobQueue, Metrics, OperationLog
@@ -87,7 +96,21 @@ class Remember:
         a limit by redaction), InvalidInput (the job would be over MAX_JOB_BYTES) or Unavailable (queue
         down)."""
         principal.require_write()
-        scope = principal.scope(agent_id)
+        job, ack = await self.admit(principal, principal.scope(agent_id), draft, filter)
+        try:
+            await self._queue.enqueue(job)  # a replay too: the first may be lost; the worker stores once
+        except Exception:
+            await self.release(job, ack)
+            raise
+        await self.record([job])
+        return ack
+
+    async def admit(
+        self, principal: Principal, scope: Scope, draft: MemoryDraft, filter: bool
+    ) -> tuple[WriteJob, WriteAck]:
+        """The job for one write and its answer, not queued yet: redacted, importance capped, id assigned,
+        idempotency key claimed (``release`` it if the job is not queued after all), size checked.
+        Raises IdempotencyKeyReused, ValidationError or InvalidInput."""
         fingerprint = write_fingerprint(draft, filter)  # the caller's arguments, before we change them
         redacted: set[str] = set()
         draft = redact_model(self._redactor, draft, DRAFT_TEXT_FIELDS, redacted)  # before the text leaves us
@@ -103,24 +126,36 @@ class Remember:
             draft=draft,
             filter=filter,
         )
-        try:
-            ensure_job_fits(job.model_dump_json(), draft.model_dump(mode="json", exclude_none=True))
-            await self._queue.enqueue(job)  # a replay too: the first may be lost; the worker stores once
-        except Exception:
-            if first is None and draft.idempotency_key is not None and self._idempotency is not None:
-                await self._idempotency.release(scope.tenant_id, write_id)
-            raise
-        if self._operations is not None:
-            await self._operations.record_queued(job)
-        if self._metrics is not None:
-            self._metrics.count("WritesQueued")
-        return WriteAck(
+        ack = WriteAck(
             id=job.id,
             submitted_at=job.submitted_at,
             importance_capped_from=asked,
             redacted=sorted(redacted) or None,
             replayed=True if first else None,
         )
+        try:
+            ensure_job_fits(job.model_dump_json(), draft.model_dump(mode="json", exclude_none=True))
+        except Exception:
+            await self.release(job, ack)
+            raise
+        return job, ack
+
+    async def release(self, job: WriteJob, ack: WriteAck) -> None:
+        """Unbind the idempotency key this write claimed (it was not queued): a retry is a first use."""
+        if not ack.replayed and job.draft.idempotency_key is not None and self._idempotency is not None:
+            await self._idempotency.release(job.tenant_id, job.id)
+
+    async def record(self, jobs: Sequence[WriteJob]) -> None:
+        """Note queued jobs in the operation log (concurrently; never raises) and count them."""
+        if self._operations is not None:
+            await asyncio.gather(*(self._operations.record_queued(job) for job in jobs))
+        if self._metrics is not None and jobs:
+            self._metrics.count("WritesQueued", len(jobs))
+
+    @property
+    def queue(self) -> JobQueue:
+        """The queue jobs go to."""
+        return self._queue
 
     async def _claim(
         self, tenant_id: str, write_id: UUID, draft: MemoryDraft, fingerprint: str, now: datetime
@@ -138,3 +173,84 @@ class Remember:
         if first is not None and first.fingerprint != fingerprint:
             raise IdempotencyKeyReused(str(write_id))
         return first
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One write of a batch: what ``memory_write`` would be given."""
+
+    draft: MemoryDraft
+    filter: bool = False
+
+
+@dataclass(frozen=True)
+class ItemOutcome:
+    """What became of one item: ``ack`` when queued, else ``error`` — ValidationError or InvalidInput
+    (the item is wrong: do not retry it as is), Unavailable (the queue did not take it: retry it; with
+    its idempotency_key the retry keeps the same id)."""
+
+    ack: WriteAck | None = None
+    error: ValidationError | HindsightError | None = None
+
+
+ChargeItems = Callable[[Principal, int], Awaitable[None]]
+"""Counts a batch's items against the caller's budget (``CheckRateLimit.items``); raises RateLimited."""
+
+
+class RememberBatch:
+    """``memory_write_batch``: up to MAX_BATCH_ITEMS writes of one agent, each admitted like
+    ``memory_write`` (``Remember.admit``), counted by items against the caller's budget, and queued in as
+    few requests as the queue allows (``JobQueue.enqueue_many``)."""
+
+    def __init__(self, remember: Remember, charge: ChargeItems | None = None) -> None:
+        self._remember = remember
+        self._charge = charge
+
+    async def __call__(
+        self, principal: Principal, agent_id: str | None, items: Sequence[BatchItem | ItemOutcome]
+    ) -> list[ItemOutcome]:
+        """One outcome per item, in order. An ``ItemOutcome`` given in place of an item (the caller could
+        not parse it) is passed through. Raises Forbidden (read-only key, agent not allowed),
+        InvalidInput (more than MAX_BATCH_ITEMS) or RateLimited (the items are over the caller's item
+        budget: nothing is queued) — errors of the whole call; everything else is an item's outcome."""
+        principal.require_write()
+        if len(items) > MAX_BATCH_ITEMS:
+            raise InvalidInput(
+                "items",
+                f"at most {MAX_BATCH_ITEMS} items per call ({len(items)} given)",
+                {"max_items": MAX_BATCH_ITEMS},
+            )
+        scope = principal.scope(agent_id)
+        outcomes: list[ItemOutcome] = []
+        admitted: dict[int, tuple[WriteJob, WriteAck]] = {}
+        for index, item in enumerate(items):
+            if isinstance(item, ItemOutcome):
+                outcomes.append(item)
+                continue
+            try:
+                admitted[index] = await self._remember.admit(principal, scope, item.draft, item.filter)
+            except (ValidationError, HindsightError) as exc:
+                outcomes.append(ItemOutcome(error=exc))
+                continue
+            outcomes.append(ItemOutcome(ack=admitted[index][1]))
+        if not admitted:
+            return outcomes
+        if self._charge is not None:
+            try:
+                await self._charge(principal, len(admitted))
+            except HindsightError:
+                for job, ack in admitted.values():
+                    await self._remember.release(job, ack)
+                raise
+        order = list(admitted)
+        errors = await self._remember.queue.enqueue_many([admitted[i][0] for i in order])
+        queued: list[WriteJob] = []
+        for index, error in zip(order, errors, strict=True):
+            job, ack = admitted[index]
+            if error is None:
+                queued.append(job)
+            else:
+                await self._remember.release(job, ack)
+                outcomes[index] = ItemOutcome(error=error)
+        await self._remember.record(queued)
+        return outcomes

@@ -1,0 +1,95 @@
+"""memory_write_batch's use case over in-memory fakes: per-item outcomes, one queue request per call, the
+item budget charged once for the valid items, whole-call errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight.domain.auth import Principal
+from hindsight.domain.errors import Forbidden, InvalidInput, RateLimited, Unavailable
+from hindsight.domain.limits import MAX_BATCH_ITEMS
+from hindsight.domain.memory import MemoryDraft
+from hindsight.usecases.remember import BatchItem, ItemOutcome, Remember, RememberBatch, job_id
+from tests.unit.fakes import FixedClock, ListQueue
+
+pytestmark = pytest.mark.anyio
+ALICE = Principal(tenant_id="acme", key_id="k1")
+
+
+def _items(*contents: str) -> list[BatchItem | ItemOutcome]:
+    return [
+        BatchItem(draft=MemoryDraft(content=c, idempotency_key=f"turn-{i}")) for i, c in enumerate(contents)
+    ]
+
+
+async def test_each_item_is_queued_with_its_own_id_in_one_request() -> None:
+    queue = ListQueue()
+    charged: list[int] = []
+
+    async def charge(principal: Principal, count: int) -> None:
+        charged.append(count)
+
+    outcomes = await RememberBatch(Remember(queue, FixedClock()), charge)(
+        ALICE, "importer", _items("a", "b", "c")
+    )
+    assert [o.error for o in outcomes] == [None] * 3
+    ids = [o.ack.id for o in outcomes if o.ack is not None]
+    assert ids == [job_id("acme", "importer", f"turn-{i}") for i in range(3)]  # idempotent per item
+    assert [(j.id, j.agent_id, j.draft.content) for j in queue.jobs] == list(
+        zip(ids, ["importer"] * 3, ["a", "b", "c"], strict=True)
+    )
+    assert queue.requests == 1
+    assert charged == [3]
+
+
+async def test_a_bad_item_is_its_own_error_and_the_others_are_queued() -> None:
+    # Given a batch whose middle item the caller could not parse
+    queue = ListQueue()
+    charged: list[int] = []
+
+    async def charge(principal: Principal, count: int) -> None:
+        charged.append(count)
+
+    parse_error = ItemOutcome(error=InvalidInput("content", "missing"))
+    items = [*_items("first"), parse_error, *_items("third")]
+    outcomes = await RememberBatch(Remember(queue, FixedClock()), charge)(ALICE, None, items)
+    # Then the unparsable item passes through as its error, the others are queued, only they are charged
+    assert outcomes[1] is parse_error
+    assert outcomes[0].ack is not None
+    assert outcomes[2].ack is not None
+    assert [j.draft.content for j in queue.jobs] == ["first", "third"]
+    assert charged == [2]
+
+
+async def test_items_the_queue_refuses_get_a_retryable_error_never_dropped() -> None:
+    queue = ListQueue(refuse=frozenset({1}))
+    outcomes = await RememberBatch(Remember(queue, FixedClock()))(ALICE, None, _items("a", "b", "c"))
+    assert outcomes[0].ack is not None
+    assert outcomes[2].ack is not None
+    assert isinstance(outcomes[1].error, Unavailable)
+    assert [j.draft.content for j in queue.jobs] == ["a", "c"]
+
+
+async def test_whole_call_errors_queue_nothing() -> None:
+    queue = ListQueue()
+    remember = Remember(queue, FixedClock())
+    reader = Principal(tenant_id="acme", key_id="k2", read_only=True)
+    with pytest.raises(Forbidden):
+        await RememberBatch(remember)(reader, None, _items("a"))
+    with pytest.raises(InvalidInput) as too_many:
+        await RememberBatch(remember)(ALICE, None, _items(*["x"] * (MAX_BATCH_ITEMS + 1)))
+    assert (too_many.value.field, too_many.value.limit) == ("items", {"max_items": MAX_BATCH_ITEMS})
+
+    async def over_budget(principal: Principal, count: int) -> None:
+        raise RateLimited(budget="write_items", limit=1200, window_s=600, retry_after_s=30)
+
+    with pytest.raises(RateLimited):
+        await RememberBatch(remember, over_budget)(ALICE, None, _items("a", "b"))
+    assert queue.jobs == []
+
+
+def test_a_batch_item_result_carries_every_field_of_memory_writes_answer() -> None:
+    from hindsight.api.tools_memory import BatchItemResult
+    from hindsight.usecases.remember import WriteAck
+
+    assert set(WriteAck.model_fields) - {"status"} <= set(BatchItemResult.model_fields)
