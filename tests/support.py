@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -93,3 +95,66 @@ async def tool_error(client: Client, tool: str, arguments: dict[str, Any]) -> di
     assert error["message"] in text, (text, error)
     assert json.loads(text.split("\n", 1)[1]) == {"error": error}
     return error
+
+
+@dataclass
+class Reply:
+    """One scripted answer of ``ChatServer``: an HTTP status, the reply text, extra headers."""
+
+    status: int = 200
+    content: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    finish_reason: str = "stop"
+
+
+@dataclass
+class ChatServer:
+    """Answers POST /v1/chat/completions from a script (the last reply repeats) and records requests."""
+
+    script: list[Reply] = field(default_factory=list)
+    answer: Callable[[dict[str, Any]], str] | None = None
+    """When set, the reply text is computed from the request body (e.g. to cite ids it was sent)."""
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    port: int = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def next_reply(self) -> Reply:
+        return self.script.pop(0) if len(self.script) > 1 else self.script[0]
+
+
+def chat_handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
+    """The request handler of a loopback OpenAI-compatible chat-completions server (``ChatServer``)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            server.requests.append({"path": self.path, **body})
+            server.headers.append({k.lower(): v for k, v in self.headers.items()})
+            reply = server.next_reply() if server.answer is None else Reply(content=server.answer(body))
+            if reply.status == 200:
+                payload: dict[str, Any] = {
+                    "id": f"chatcmpl-{len(server.requests)}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body["model"],
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": reply.content},
+                            "finish_reason": reply.finish_reason,
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+                }
+            else:
+                payload = {"error": {"message": f"scripted {reply.status}", "type": "server_error"}}
+            send_json(self, reply.status, payload, reply.headers)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler

@@ -27,7 +27,12 @@ from hindsight.adapters.postgres.migrations import (
 from hindsight.adapters.postgres.pool import one_connection, open_pool
 from hindsight.adapters.redis_client import redis_client
 from hindsight.adapters.redis_operations import RedisOperationLog
-from hindsight.adapters.reflection import make_conflict_judge, make_reflector, make_write_judge
+from hindsight.adapters.reflection import (
+    make_conflict_judge,
+    make_experience_writer,
+    make_reflector,
+    make_write_judge,
+)
 from hindsight.adapters.system_clock import SystemClock
 from hindsight.adapters.tiktoken_counter import TiktokenCounter
 from hindsight.config import Settings
@@ -52,6 +57,7 @@ from hindsight.usecases.reflect import Reflect, ShouldRemember, SubmitReflection
 from hindsight.usecases.remember import Remember, RememberBatch
 from hindsight.usecases.search_budget import SearchWithinBudget
 from hindsight.usecases.store_memories import StoreMemories
+from hindsight.usecases.summarize import Summarize
 from hindsight.usecases.working_memory import WorkingMemory
 from hindsight.usecases.write_status import GetWriteStatus, SweepStuckWork
 
@@ -138,6 +144,8 @@ class Container:
     recall: Recall
     search: SearchWithinBudget
     """``memory_search``: recall fitted into a token budget when one is asked (``max_tokens``)."""
+    summarize: Summarize
+    """``memory_summarize``: the experience hint (extractive, or by the configured chat model)."""
     store_memories: StoreMemories
     authenticate: Authenticate
     keys: ManageKeys
@@ -273,6 +281,7 @@ async def build_container(
             clock=clock,
             recall=recall,
             search=SearchWithinBudget(recall, tokens),
+            summarize=Summarize(recall, reader, clock, make_experience_writer(settings)),
             store_memories=StoreMemories(
                 writer,
                 TimedEmbedder(embedder, metrics),

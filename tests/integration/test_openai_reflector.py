@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -25,7 +23,7 @@ from hindsight.adapters.reflection.rules import RulesReflector
 from hindsight.domain.errors import ConfigurationError, JudgeFailed, ReflectionFailed
 from hindsight.domain.reflection import MAX_REFLECTION_TEMPERATURE, EpisodeRecord, TaskReport
 from hindsight.prompts.reflection import episode_schema
-from tests.support import loopback_http_server, send_json
+from tests.support import ChatServer, Reply, chat_handler, loopback_http_server
 
 pytestmark = pytest.mark.anyio
 
@@ -45,67 +43,10 @@ REPORT = TaskReport(
 )
 
 
-@dataclass
-class Reply:
-    status: int = 200
-    content: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    finish_reason: str = "stop"
-
-
-@dataclass
-class ChatServer:
-    """Answers POST /v1/chat/completions from a script (the last reply repeats) and records requests."""
-
-    script: list[Reply] = field(default_factory=list)
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    headers: list[dict[str, str]] = field(default_factory=list)
-    port: int = 0
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def next_reply(self) -> Reply:
-        return self.script.pop(0) if len(self.script) > 1 else self.script[0]
-
-
-def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            server.requests.append({"path": self.path, **body})
-            server.headers.append({k.lower(): v for k, v in self.headers.items()})
-            reply = server.next_reply()
-            if reply.status == 200:
-                payload: dict[str, Any] = {
-                    "id": f"chatcmpl-{len(server.requests)}",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": body["model"],
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": reply.content},
-                            "finish_reason": reply.finish_reason,
-                        }
-                    ],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-                }
-            else:
-                payload = {"error": {"message": f"scripted {reply.status}", "type": "server_error"}}
-            send_json(self, reply.status, payload, reply.headers)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    return Handler
-
-
 @pytest.fixture
 def chat_server() -> Iterator[ChatServer]:
     state = ChatServer()
-    with loopback_http_server(_handler(state)) as state.port:
+    with loopback_http_server(chat_handler(state)) as state.port:
         yield state
 
 

@@ -38,6 +38,7 @@ from hindsight.api.tool_hints import RATE_BUDGET_META
 from hindsight.api.tools_memory import register_memory_tools
 from hindsight.api.tools_memory_admin import register_memory_admin_tools
 from hindsight.api.tools_reflection import register_reflection_tools
+from hindsight.api.tools_summary import register_summary_tools
 from hindsight.api.tools_working_memory import register_working_memory_tools
 from hindsight.bootstrap import Container
 from hindsight.config import Settings
@@ -50,7 +51,7 @@ INSTRUCTIONS = """Hindsight is your long-term memory across conversations.
 Search it (memory_search) at the start of a task and whenever the user refers to something from
 before; write to it (memory_write) when you learn a preference, a fact about a person, project or
 order, a state change, a correction, or how a task ended. Writes are queued and searchable within
-seconds."""
+seconds. Before a long task, memory_summarize gives a short hint of what failed and what worked before."""
 
 
 class HindsightMCP(MCPServer[Container]):
@@ -178,6 +179,7 @@ def create_mcp_server(holder: ContainerHolder, settings: Settings, factory: Cont
     register_memory_tools(mcp, holder)
     register_memory_admin_tools(mcp, holder)
     register_reflection_tools(mcp, holder)
+    register_summary_tools(mcp, holder)
     register_working_memory_tools(mcp, holder)
 
     if settings.inspector:

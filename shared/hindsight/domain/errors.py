@@ -123,3 +123,8 @@ class ReflectionFailed(HindsightError):
 
 class JudgeFailed(HindsightError):
     """The write judge (an LLM asked when the write rules are unsure) gave no usable yes/no answer."""
+
+
+class SummaryFailed(HindsightError):
+    """The chat model asked to write an experience hint gave no usable lines (unreachable after its
+    retries, a refusal, or a reply that is not the hint's JSON); the extractive hint is used instead."""

@@ -283,6 +283,8 @@ class SearchRequest(BaseModel):
     since: datetime | None = None
     until: datetime | None = None
     min_importance: float = 0.0
+    task_type: TaskType | None = None
+    """Only episodes of this task type."""
     include_related: bool = False
     query_terms: tuple[str, ...] = ()
     """Lower-cased words and entity values of the query, for the entity signal."""

@@ -31,7 +31,13 @@ from hindsight.ports.reembedding import (
     EmbeddingSwitch,
     PendingEmbedding,
 )
-from hindsight.ports.reflection import ConflictJudge, ConflictRelation, Reflector, WriteJudge
+from hindsight.ports.reflection import (
+    ConflictJudge,
+    ConflictRelation,
+    ExperienceWriter,
+    Reflector,
+    WriteJudge,
+)
 from hindsight.ports.reranking import Reranker
 from hindsight.ports.working_memory import SessionDecision, TokenCounter, WorkingMemoryStore
 
@@ -49,6 +55,7 @@ __all__ = [
     "EmbeddingMigrationStore",
     "EmbeddingState",
     "EmbeddingSwitch",
+    "ExperienceWriter",
     "IdempotencyRecord",
     "IdempotencyRecords",
     "InspectionStore",

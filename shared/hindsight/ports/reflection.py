@@ -1,10 +1,13 @@
-"""Ports of the LLM-backed judgements: the post-task reflector, the write filter's judge and the
-contradiction judge."""
+"""Ports of the LLM-backed judgements: the post-task reflector, the write filter's judge, the
+contradiction judge and the experience-hint writer."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal, Protocol
 
+from hindsight.domain.experience import HintLine
+from hindsight.domain.memory import StoredMemory
 from hindsight.domain.reflection import EpisodeRecord, TaskReport
 
 
@@ -35,4 +38,14 @@ class WriteJudge(Protocol):
 
     async def judge(self, text: str) -> bool:
         """True to remember ``text``. Raises JudgeFailed when no usable answer can be had."""
+        ...
+
+
+class ExperienceWriter(Protocol):
+    """Writes the lines of an experience hint (``memory_summarize``) from memories: a chat model. The
+    default, extractive hint needs no port (``domain.experience.extract_hint``)."""
+
+    async def write(self, focus: str, memories: Sequence[StoredMemory]) -> list[HintLine]:
+        """Lines over ``memories`` for ``focus`` (what the agent asked about), each citing the ids of
+        the memories it is drawn from. Raises SummaryFailed when no usable lines can be had."""
         ...

@@ -54,6 +54,7 @@ def _narrowed(request: SearchRequest) -> bool:
         or request.since is not None
         or request.until is not None
         or request.min_importance > 0
+        or request.task_type is not None
     )
 
 
@@ -85,6 +86,7 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
             "min_importance",
             request.min_importance,
         ),
+        (request.task_type is not None, "task_type = %(task_type)s", "task_type", request.task_type),
     ]
     for present, clause, name, value in optional:
         if present:
@@ -170,6 +172,21 @@ class PostgresMemoryReader:
             ).format(where=where, keyword=keyword, entity=entity, columns=MEMORY_COLUMNS)
             rows = await fetch_all(conn, query, params)
         return _ranked(rows)
+
+    async def latest(self, scope: Scope, request: SearchRequest, limit: int) -> list[StoredMemory]:
+        """Up to ``limit`` memories passing the request's filters, latest first (when they happened,
+        else when written); the request's text is not used."""
+        where, params = _filters(scope, request)
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                sql.SQL(
+                    """SELECT {columns} FROM memories m WHERE {where}
+                       ORDER BY coalesce(m.occurred_at, m.created_at) DESC, m.id DESC LIMIT %(limit)s"""
+                ).format(columns=MEMORY_COLUMNS, where=where),
+                params | {"limit": limit},
+            )
+        return [memory_from_row(r) for r in rows]
 
     async def get(self, scope: Scope, memory_id: UUID) -> StoredMemory | None:
         memories = await self.get_many(scope, [memory_id])

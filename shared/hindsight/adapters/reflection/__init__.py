@@ -1,9 +1,9 @@
-"""Reflectors and judges (write filter, contradictions): the embedded rules (default) and an
-OpenAI-compatible chat model.
+"""Reflectors and judges (write filter, contradictions) and the experience-hint writer: the embedded
+rules (default) and an OpenAI-compatible chat model.
 
-``make_reflector``, ``make_write_judge`` and ``make_conflict_judge`` build the configured ones from
-``Settings`` for the composition root. The OpenAI adapter (and the ``openai`` package) is imported only when
-configured.
+``make_reflector``, ``make_write_judge``, ``make_conflict_judge`` and ``make_experience_writer`` build
+the configured ones from ``Settings`` for the composition root. The OpenAI adapter (and the ``openai``
+package) is imported only when configured.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hindsight.config import Settings
-from hindsight.ports import ConflictJudge, Reflector, WriteJudge
+from hindsight.ports import ConflictJudge, ExperienceWriter, Reflector, WriteJudge
 
 if TYPE_CHECKING:
     from hindsight.adapters.reflection.openai_chat import OpenAIChatModel
@@ -66,3 +66,13 @@ def make_conflict_judge(settings: Settings) -> ConflictJudge | None:
     from hindsight.adapters.reflection.openai_chat import OpenAIChatConflictJudge
 
     return OpenAIChatConflictJudge(_chat_model(settings))
+
+
+def make_experience_writer(settings: Settings) -> ExperienceWriter | None:
+    """The writer of ``memory_summarize``'s hints: the chat model for ``openai``, None for ``rules`` (the
+    extractive hint, offline and deterministic, is then the only one)."""
+    if settings.reflection_provider == "rules":
+        return None
+    from hindsight.adapters.reflection.openai_chat import OpenAIChatExperienceWriter
+
+    return OpenAIChatExperienceWriter(_chat_model(settings))

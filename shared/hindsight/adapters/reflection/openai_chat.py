@@ -1,5 +1,5 @@
-"""Reflector, WriteJudge and ConflictJudge over any OpenAI-compatible chat-completions server (OpenAI,
-vLLM, Ollama, llama.cpp, LM Studio, …).
+"""Reflector, WriteJudge, ConflictJudge and ExperienceWriter over any OpenAI-compatible chat-completions
+server (OpenAI, vLLM, Ollama, llama.cpp, LM Studio, …).
 
 - Temperature is at most ``MAX_REFLECTION_TEMPERATURE`` (0.1, the spec); a higher value is refused
   when the model object is built.
@@ -16,6 +16,7 @@ vLLM, Ollama, llama.cpp, LM Studio, …).
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -24,10 +25,13 @@ from openai import AsyncOpenAI
 
 from hindsight.adapters.llm_json import ReplyNotJson, parse_reply
 from hindsight.adapters.reflection.rules import merge_entities
-from hindsight.domain.errors import ConfigurationError, JudgeFailed, ReflectionFailed
+from hindsight.domain.errors import ConfigurationError, JudgeFailed, ReflectionFailed, SummaryFailed
+from hindsight.domain.experience import HintLine
+from hindsight.domain.memory import StoredMemory
 from hindsight.domain.reflection import MAX_REFLECTION_TEMPERATURE, EpisodeRecord, TaskReport
 from hindsight.ports import ConflictRelation, Reflector
 from hindsight.prompts import conflict_judge as conflict_prompt
+from hindsight.prompts import experience as experience_prompt
 from hindsight.prompts import reflection as reflection_prompt
 from hindsight.prompts import write_judge as judge_prompt
 
@@ -249,3 +253,26 @@ class OpenAIChatConflictJudge:
             return parse_reply(reply, conflict_prompt.ConflictReply).relation
         except (ChatCallFailed, ReplyNotJson) as exc:
             raise JudgeFailed(f"conflict judge {self._chat.name}: {exc}") from exc
+
+
+class OpenAIChatExperienceWriter:
+    """ExperienceWriter port over a chat model: one JSON reply, ``{"lines": [...]}``. The citations are
+    checked by the caller (``usecases.summarize``), not here."""
+
+    def __init__(self, chat: OpenAIChatModel) -> None:
+        self._chat = chat
+
+    async def write(self, focus: str, memories: Sequence[StoredMemory]) -> list[HintLine]:
+        """The hint's lines as the model writes them.
+
+        Raises:
+            SummaryFailed: the model could not be reached after its retries, refused, or gave no valid
+                ``{"lines": [...]}`` object.
+        """
+        try:
+            reply, _ = await self._chat.complete(
+                experience_prompt.messages(focus, memories), experience_prompt.response_format()
+            )
+            return [line.line() for line in parse_reply(reply, experience_prompt.HintReply).lines]
+        except (ChatCallFailed, ReplyNotJson) as exc:
+            raise SummaryFailed(f"experience writer {self._chat.name}: {exc}") from exc

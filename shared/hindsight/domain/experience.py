@@ -1,0 +1,206 @@
+"""Experience hints (``memory_summarize``): a few lines an agent reads before a task — what failed
+before, what worked, the current value of each fact — each citing the memories it is drawn from.
+
+The seeds compress recalled memories into a short "experience hint" to save context. The default writer
+here is extractive and deterministic: every sentence of a hint is copied from a memory it cites (its
+summary or content, its lesson), cut only at sentence boundaries; labels ("Failed before", "Lesson") are
+the only words it adds. A chat model may write the lines instead (``ports.ExperienceWriter``); its lines
+must cite only the memories it was given (``check_citations``), or the extractive hint is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hindsight.domain.context_budget import leading_sentences
+from hindsight.domain.memory import FAILED_OUTCOMES, StoredMemory
+
+HintKind = Literal["failed", "worked", "partial", "fact", "event"]
+"""failed: an episode that ended in failure or was aborted ("this approach failed before"); worked: one
+that succeeded; partial: one that partly did; fact: the current value of a semantic memory (one per key);
+event: an episode with no outcome."""
+KIND_ORDER: tuple[HintKind, ...] = ("failed", "worked", "partial", "fact", "event")
+"""Lines are listed in this order: what to avoid first."""
+LABELS: dict[HintKind, str] = {
+    "failed": "Failed before",
+    "worked": "Worked",
+    "partial": "Partly worked",
+    "fact": "Fact",
+    "event": "Happened",
+}
+DEFAULT_MAX_MEMORIES = 20
+MAX_MEMORIES = 50
+"""``memory_summarize`` draws on at most this many matching memories."""
+MAX_HINT_LINES = 12
+"""A hint has at most this many lines: it is a hint, not a report."""
+SENTENCE_CHARS = 300
+"""Each part of a line (what happened, the lesson) keeps its memory's leading sentences within this."""
+MAX_LINE_CHARS = 600
+"""A line a model writes is at most this long (text and lesson each)."""
+
+
+class HintLine(BaseModel):
+    """One line of a hint: what it says and the memories it is drawn from.
+
+    ``text`` says what happened or what is true; ``lesson`` what to do next time (episodes only).
+    Extractive lines copy both from the cited memories, whole sentences only.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: HintKind
+    key: str | None = Field(default=None, description="The fact's key, for facts that have one.")
+    text: str = Field(min_length=1, max_length=MAX_LINE_CHARS)
+    lesson: str | None = Field(default=None, max_length=MAX_LINE_CHARS)
+    inferred: bool = Field(default=False, description="A fact an agent inferred, not one the user stated.")
+    ids: list[UUID] = Field(min_length=1, description="The memories this line is drawn from.")
+
+
+class ExperienceHint(BaseModel):
+    """What ``memory_summarize`` returns: the hint as text, its lines, and every memory it drew on."""
+
+    model_config = ConfigDict(frozen=True)
+
+    hint: str = Field(
+        description="The lines as text, one per line; [n] cites the n-th id of 'ids'. Empty when nothing "
+        "matched."
+    )
+    lines: list[HintLine]
+    ids: list[UUID] = Field(description="Every memory the hint cites, in order of first citation.")
+    considered: int = Field(description="Memories that matched and were read.")
+    method: Literal["extractive", "model"] = Field(
+        description="extractive: sentences copied from the memories (offline, deterministic); model: "
+        "written by the configured chat model."
+    )
+    note: str | None = Field(
+        default=None, description="Why the model's hint was not used, when the extractive one replaced it."
+    )
+
+
+def _part(text: str | None) -> str | None:
+    """The leading whole sentences of ``text`` within ``SENTENCE_CHARS``, or None when empty."""
+    if not text or not text.strip():
+        return None
+    kept, _ = leading_sentences(text.strip(), SENTENCE_CHARS)
+    return kept or None
+
+
+def _kind(memory: StoredMemory) -> HintKind:
+    if memory.layer == "semantic":
+        return "fact"
+    if memory.outcome in FAILED_OUTCOMES:
+        return "failed"
+    if memory.outcome == "success":
+        return "worked"
+    if memory.outcome == "partial":
+        return "partial"
+    return "event"
+
+
+def _line(memory: StoredMemory) -> HintLine | None:
+    kind = _kind(memory)
+    text = _part(memory.summary) if kind != "fact" else None
+    text = text or _part(memory.content)
+    if text is None:
+        return None
+    lesson = _part(memory.lessons) if kind != "fact" else None
+    if lesson is not None and lesson in text:
+        lesson = None  # the content already says it (an episode's content repeats its lesson)
+    return HintLine(
+        kind=kind,
+        key=memory.key if kind == "fact" else None,
+        text=text,
+        lesson=lesson,
+        inferred=memory.source == "agent_inferred" and kind == "fact",
+        ids=[memory.id],
+    )
+
+
+def current_facts(memories: Iterable[StoredMemory]) -> list[StoredMemory]:
+    """The semantic memories that give a key's current value — per key, the active one that became
+    true last (``valid_from``, else when it was written) — and the active key-less facts, in the
+    order given. Superseded, archived and forgotten facts are never current."""
+    best: dict[str, StoredMemory] = {}
+    for memory in memories:
+        if memory.layer != "semantic" or memory.status != "active" or memory.key is None:
+            continue
+        held = best.get(memory.key)
+        if held is None or _since(memory) > _since(held):
+            best[memory.key] = memory
+    chosen = {m.id for m in best.values()}
+    return [
+        m
+        for m in memories
+        if m.layer == "semantic" and m.status == "active" and (m.key is None or m.id in chosen)
+    ]
+
+
+def _since(memory: StoredMemory) -> tuple[object, ...]:
+    return (memory.valid_from or memory.created_at, memory.created_at, memory.id)
+
+
+def extract_hint(memories: Sequence[StoredMemory], max_lines: int = MAX_HINT_LINES) -> ExperienceHint:
+    """The extractive hint over ``memories`` (most relevant first): one line per episode and per current
+    fact, identical lines merged (their ids joined), failures first, at most ``max_lines`` lines.
+
+    Every sentence of every line is copied from the memories the line cites. Deterministic; no I/O.
+    """
+    facts = {m.id for m in current_facts(memories)}
+    merged: dict[tuple[object, ...], HintLine] = {}
+    for memory in memories:
+        if memory.status != "active" or (memory.layer == "semantic" and memory.id not in facts):
+            continue
+        line = _line(memory)
+        if line is None:
+            continue
+        identity = (line.kind, line.key, line.text, line.lesson, line.inferred)
+        held = merged.get(identity)
+        merged[identity] = line if held is None else held.model_copy(update={"ids": [*held.ids, *line.ids]})
+    ordered = sorted(merged.values(), key=lambda line: KIND_ORDER.index(line.kind))[:max_lines]
+    return assemble(ordered, considered=len(memories), method="extractive")
+
+
+def assemble(
+    lines: Sequence[HintLine],
+    *,
+    considered: int,
+    method: Literal["extractive", "model"],
+    note: str | None = None,
+) -> ExperienceHint:
+    """The hint for ``lines``: its text (one line each, citations as [n] into ``ids``) and ``ids``."""
+    ids: list[UUID] = []
+    for line in lines:
+        ids.extend(i for i in line.ids if i not in ids)
+    text = "\n".join(render_line(line, ids) for line in lines)
+    return ExperienceHint(
+        hint=text, lines=list(lines), ids=ids, considered=considered, method=method, note=note
+    )
+
+
+def render_line(line: HintLine, ids: Sequence[UUID]) -> str:
+    """``- Label: text Lesson: lesson [1, 3]``: the label (a fact's key and "(inferred)" when so), the
+    line's own words, and where they come from."""
+    label = LABELS[line.kind]
+    if line.kind == "fact":
+        label += f" {line.key}" if line.key else ""
+        label += " (inferred)" if line.inferred else ""
+    lesson = f" Lesson: {line.lesson}" if line.lesson else ""
+    cites = ", ".join(str(ids.index(i) + 1) for i in dict.fromkeys(line.ids))
+    return f"- {label}: {line.text}{lesson} [{cites}]"
+
+
+def check_citations(lines: Sequence[HintLine], given: Iterable[UUID]) -> str | None:
+    """Why lines written by a model cannot be used, or None: each must cite at least one memory, and
+    only memories it was given (a line citing anything else may state a fact no memory holds)."""
+    known = set(given)
+    if not lines:
+        return "no lines"
+    for number, line in enumerate(lines, start=1):
+        unknown = [str(i) for i in line.ids if i not in known]
+        if unknown:
+            return f"line {number} cites {len(unknown)} id(s) that are not among the memories given"
+    return None

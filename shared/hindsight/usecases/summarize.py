@@ -1,0 +1,113 @@
+"""``memory_summarize``: an experience hint over the memories that match a query, a key, a task type or
+a time window (``domain.experience``).
+
+With a query the memories are recalled as ``memory_search`` ranks them; without one, the latest that
+pass the filters are read. Only active memories count (a superseded fact is not a current value), and
+nothing is recorded as an access: a summary is a digest, not a recall of each memory. The hint is
+extractive (offline, deterministic) unless a chat model is configured; the model's lines are used only
+when every line cites memories it was given, else the extractive hint is returned with a note saying why.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from hindsight.domain.auth import Principal
+from hindsight.domain.errors import InvalidInput, SummaryFailed
+from hindsight.domain.experience import (
+    DEFAULT_MAX_MEMORIES,
+    ExperienceHint,
+    assemble,
+    check_citations,
+    extract_hint,
+)
+from hindsight.domain.memory import Scope, SearchRequest, StoredMemory, TaskType
+from hindsight.domain.text import query_terms
+from hindsight.domain.timeparse import detect_time_intent
+from hindsight.ports import Clock, ExperienceWriter, MemoryReader
+from hindsight.usecases.recall import Recall
+
+log = logging.getLogger(__name__)
+
+SELECTORS = ("query", "key", "task_type", "since", "until")
+
+
+class SummaryRequest(BaseModel):
+    """What to summarize: memories matching all of the given selectors (at least one)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str | None = None
+    key: str | None = None
+    task_type: TaskType | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    max_memories: int = DEFAULT_MAX_MEMORIES
+
+    def focus(self) -> str:
+        """What the agent asked about, in words, for the model."""
+        parts = [f"{name}: {value}" for name in SELECTORS if (value := getattr(self, name)) is not None]
+        return "; ".join(str(p) for p in parts)
+
+
+class Summarize:
+    """``memory_summarize``."""
+
+    def __init__(
+        self, recall: Recall, reader: MemoryReader, clock: Clock, writer: ExperienceWriter | None = None
+    ) -> None:
+        self._recall = recall
+        self._reader = reader
+        self._clock = clock
+        self._writer = writer
+
+    async def __call__(
+        self, principal: Principal, agent_id: str | None, request: SummaryRequest
+    ) -> ExperienceHint:
+        """The hint over the scope's matching memories.
+
+        Raises:
+            InvalidInput: no selector given (field ``query``), or ``since`` not before ``until``.
+            Forbidden: an agent the caller may not act for.
+            Unavailable: the database is down.
+        """
+        if all(getattr(request, name) is None for name in SELECTORS):
+            raise InvalidInput("query", "give at least one of query, key, task_type, since or until")
+        if request.since is not None and request.until is not None and request.since >= request.until:
+            raise InvalidInput("until", "the time window is empty (since must be before until)")
+        memories = await self._matching(principal.scope(agent_id), request)
+        extractive = extract_hint(memories)
+        if self._writer is None or not memories:
+            return extractive
+        try:
+            lines = await self._writer.write(request.focus(), memories)
+        except SummaryFailed as exc:
+            log.warning("experience hint by the chat model failed, extractive hint used: %s", exc)
+            return extractive.model_copy(update={"note": "the chat model gave no usable hint"})
+        problem = check_citations(lines, [m.id for m in memories])
+        if problem is not None:
+            log.warning("experience hint by the chat model refused (%s), extractive hint used", problem)
+            return extractive.model_copy(update={"note": f"the chat model's hint was refused: {problem}"})
+        return assemble(lines, considered=len(memories), method="model")
+
+    async def _matching(self, scope: Scope, request: SummaryRequest) -> list[StoredMemory]:
+        now = self._clock.now()
+        text = request.query or ""
+        search = SearchRequest(
+            text=text,
+            top_k=request.max_memories,
+            now=now,
+            key=request.key,
+            task_type=request.task_type,
+            since=request.since,
+            until=request.until,
+            query_terms=tuple(query_terms(text)),
+            time_intent=detect_time_intent(text, now) if text else None,
+        )
+        if request.query is None:
+            return await self._reader.latest(scope, search, request.max_memories)
+        hits = await self._recall.search(scope, search, record_access=False)
+        return [h.memory for h in hits]

@@ -1,0 +1,255 @@
+"""Experience hints: the extractive hint never says anything its cited memories do not (property test),
+facts show their current value, failures come first; the use case falls back to the extractive hint when
+the model's lines cite memories it was not given or the model fails."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hindsight.domain.auth import Principal
+from hindsight.domain.context_budget import split_sentences
+from hindsight.domain.errors import InvalidInput, SummaryFailed
+from hindsight.domain.experience import (
+    ExperienceHint,
+    HintLine,
+    check_citations,
+    extract_hint,
+    render_line,
+)
+from hindsight.domain.memory import Scope, SearchRequest, StoredMemory
+from hindsight.usecases.summarize import Summarize, SummaryRequest
+from tests.unit.fakes import FixedClock
+
+pytestmark = pytest.mark.anyio
+T0 = datetime(2026, 11, 1, tzinfo=UTC)
+
+WORD = st.sampled_from(
+    [
+        "deploy",
+        "failed",
+        "retry",
+        "Alex",
+        "prefers",
+        "tea",
+        "the",
+        "migration",
+        "lock",
+        "42",
+        "order",
+        "A-1042",
+    ]
+)
+SENTENCE = st.builds(
+    lambda words, end: " ".join(words).capitalize() + end,
+    st.lists(WORD, min_size=1, max_size=9),
+    st.sampled_from(".!?"),
+)
+TEXT = st.lists(SENTENCE, min_size=1, max_size=6).map(" ".join)
+
+
+@st.composite
+def memories(draw: st.DrawFn) -> StoredMemory:
+    layer = draw(st.sampled_from(["episodic", "semantic"]))
+    return StoredMemory(
+        id=uuid.UUID(int=draw(st.integers(1, 2**64))),
+        tenant_id="t",
+        agent_id="default",
+        layer=layer,
+        key=draw(st.sampled_from([None, "user.drink", "deploy.window"])),
+        query=None,
+        content=draw(TEXT),
+        importance=0.5,
+        access_count=0,
+        last_accessed_at=None,
+        created_at=T0 + timedelta(minutes=draw(st.integers(0, 10_000))),
+        occurred_at=None,
+        metadata={},
+        status=draw(st.sampled_from(["active", "active", "active", "superseded"])),
+        source=draw(st.sampled_from(["user_stated", "agent_inferred"])),
+        outcome=draw(st.sampled_from([None, "success", "partial", "failure", "aborted"]))
+        if layer == "episodic"
+        else None,
+        summary=draw(st.one_of(st.none(), TEXT)) if layer == "episodic" else None,
+        lessons=draw(st.one_of(st.none(), TEXT)) if layer == "episodic" else None,
+    )
+
+
+def _sources(memory: StoredMemory) -> list[str]:
+    return [t for t in (memory.content, memory.summary, memory.lessons) if t]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(memories(), max_size=15, unique_by=lambda m: m.id))
+def test_every_sentence_of_the_extractive_hint_is_drawn_from_a_memory_it_cites(
+    given_memories: list[StoredMemory],
+) -> None:
+    hint = extract_hint(given_memories)
+    by_id = {m.id: m for m in given_memories}
+    assert set(hint.ids) <= set(by_id)
+    assert hint.method == "extractive"
+    assert hint.considered == len(given_memories)
+    for line in hint.lines:
+        cited = [by_id[i] for i in line.ids]
+        assert all(m.status == "active" for m in cited)  # a superseded fact is never a current value
+        for part in (line.text, line.lesson):
+            for sentence in split_sentences(part or ""):
+                drawn = sentence.removesuffix("…")
+                assert any(drawn in text for m in cited for text in _sources(m)), (sentence, cited)
+        if line.key is not None:
+            assert all(m.key == line.key for m in cited)
+    # the text is exactly the lines rendered, and [n] points into ids
+    assert hint.hint == "\n".join(render_line(line, hint.ids) for line in hint.lines)
+    for number in re.findall(r"\[(\d+(?:, \d+)*)\]$", hint.hint, flags=re.MULTILINE):
+        assert all(1 <= int(n) <= len(hint.ids) for n in number.split(", "))
+    kinds = [line.kind for line in hint.lines]
+    order = ["failed", "worked", "partial", "fact", "event"]
+    assert kinds == sorted(kinds, key=order.index)  # failures first
+
+
+def _memory(content: str, **fields: object) -> StoredMemory:
+    values: dict[str, object] = {
+        "id": uuid.uuid4(),
+        "tenant_id": "t",
+        "agent_id": "default",
+        "layer": "semantic",
+        "key": None,
+        "query": None,
+        "content": content,
+        "importance": 0.5,
+        "access_count": 0,
+        "last_accessed_at": None,
+        "created_at": T0,
+        "occurred_at": None,
+        "metadata": {},
+        "status": "active",
+    }
+    return StoredMemory.model_validate(values | fields)
+
+
+FAILED = _memory(
+    "Deployed the billing service during business hours. The migration locked the invoices table for 9 "
+    "minutes. Outcome: failure.",
+    layer="episodic",
+    outcome="failure",
+    summary="Deployed the billing service during business hours; the migration locked invoices for 9 min.",
+    lessons="Run long migrations at night, in batches.",
+)
+WORKED = _memory(
+    "Deployed the billing service at 02:00 with the migration in batches of 500 rows. Outcome: success.",
+    layer="episodic",
+    outcome="success",
+    lessons="Batches of 500 rows keep locks under a second.",
+)
+OLD_WINDOW = _memory("Deploys happen on Tuesdays.", key="deploy.window", created_at=T0)
+NEW_WINDOW = _memory(
+    "Deploys happen on Thursdays at 02:00.", key="deploy.window", created_at=T0 + timedelta(days=3)
+)
+
+
+def test_the_hint_says_what_failed_what_worked_and_each_facts_current_value() -> None:
+    hint = extract_hint([WORKED, OLD_WINDOW, FAILED, NEW_WINDOW])
+    assert hint.hint.splitlines() == [
+        "- Failed before: Deployed the billing service during business hours; the migration locked invoices "
+        "for 9 min. Lesson: Run long migrations at night, in batches. [1]",
+        "- Worked: Deployed the billing service at 02:00 with the migration in batches of 500 rows. "
+        "Outcome: success. Lesson: Batches of 500 rows keep locks under a second. [2]",
+        "- Fact deploy.window: Deploys happen on Thursdays at 02:00. [3]",
+    ]
+    assert hint.ids == [FAILED.id, WORKED.id, NEW_WINDOW.id]  # the older value of the key is not cited
+
+
+def test_repeated_lines_merge_and_cite_every_memory() -> None:
+    again = _memory(
+        FAILED.content, **{k: getattr(FAILED, k) for k in ("layer", "outcome", "summary", "lessons")}
+    )
+    hint = extract_hint([FAILED, again])
+    (line,) = hint.lines
+    assert line.ids == [FAILED.id, again.id]
+    assert hint.hint.endswith("[1, 2]")
+
+
+def test_nothing_matched_is_an_empty_hint() -> None:
+    assert extract_hint([]) == ExperienceHint(hint="", lines=[], ids=[], considered=0, method="extractive")
+
+
+def test_citations_must_name_given_memories() -> None:
+    line = HintLine(kind="fact", text="Deploys happen on Thursdays.", ids=[NEW_WINDOW.id])
+    assert check_citations([line], [NEW_WINDOW.id]) is None
+    assert (
+        check_citations([line], [OLD_WINDOW.id])
+        == "line 1 cites 1 id(s) that are not among the memories given"
+    )
+    assert check_citations([], [NEW_WINDOW.id]) == "no lines"
+
+
+class _Reader:
+    def __init__(self, memories: list[StoredMemory]) -> None:
+        self.memories = memories
+        self.asked: list[tuple[SearchRequest, int]] = []
+
+    async def latest(self, scope: Scope, request: SearchRequest, limit: int) -> list[StoredMemory]:
+        self.asked.append((request, limit))
+        return self.memories[:limit]
+
+
+class _Writer:
+    def __init__(self, lines: list[HintLine] | None = None, fail: bool = False) -> None:
+        self.lines = lines or []
+        self.fail = fail
+        self.asked: list[tuple[str, Sequence[StoredMemory]]] = []
+
+    async def write(self, focus: str, memories: Sequence[StoredMemory]) -> list[HintLine]:
+        self.asked.append((focus, memories))
+        if self.fail:
+            raise SummaryFailed("scripted failure")
+        return self.lines
+
+
+PRINCIPAL = Principal(tenant_id="t", key_id="k")
+
+
+def _summarize(reader: _Reader, writer: _Writer | None) -> Summarize:
+    return Summarize(None, reader, FixedClock(), writer)  # type: ignore[arg-type]
+
+
+async def test_the_models_lines_are_used_when_they_cite_only_given_memories() -> None:
+    reader = _Reader([FAILED, NEW_WINDOW])
+    line = HintLine(kind="failed", text="Daytime deploys locked invoices.", ids=[FAILED.id])
+    hint = await _summarize(reader, _Writer([line]))(PRINCIPAL, None, SummaryRequest(key="deploy.window"))
+    assert hint.method == "model"
+    assert hint.hint == "- Failed before: Daytime deploys locked invoices. [1]"
+    assert reader.asked[0][0].key == "deploy.window"
+
+
+@pytest.mark.parametrize(
+    "writer",
+    [
+        _Writer([HintLine(kind="fact", text="Deploys happen on Mondays.", ids=[uuid.uuid4()])]),
+        _Writer(fail=True),
+        _Writer([]),
+    ],
+    ids=["cites-an-unknown-id", "model-failed", "no-lines"],
+)
+async def test_the_extractive_hint_replaces_a_model_hint_that_cannot_be_trusted(writer: _Writer) -> None:
+    reader = _Reader([FAILED, NEW_WINDOW])
+    hint = await _summarize(reader, writer)(PRINCIPAL, None, SummaryRequest(task_type="modify"))
+    assert hint.method == "extractive"
+    assert hint.note is not None
+    assert hint.model_copy(update={"note": None}) == extract_hint([FAILED, NEW_WINDOW])
+
+
+async def test_a_summary_needs_a_selector_and_a_non_empty_window() -> None:
+    summarize = _summarize(_Reader([]), None)
+    with pytest.raises(InvalidInput, match="at least one of") as exc:
+        await summarize(PRINCIPAL, None, SummaryRequest())
+    assert exc.value.field == "query"
+    with pytest.raises(InvalidInput, match="empty") as exc:
+        await summarize(PRINCIPAL, None, SummaryRequest(since=T0, until=T0))
+    assert exc.value.field == "until"
