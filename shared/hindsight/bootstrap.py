@@ -27,6 +27,7 @@ from hindsight.adapters.postgres.migrations import (
 from hindsight.adapters.postgres.pool import one_connection, open_pool
 from hindsight.adapters.redis_client import redis_client
 from hindsight.adapters.redis_operations import RedisOperationLog
+from hindsight.adapters.redis_session_sequence import RedisSessionSequence
 from hindsight.adapters.reflection import (
     make_conflict_judge,
     make_experience_writer,
@@ -256,7 +257,15 @@ async def build_container(
                 settings.require_write_queue_url(),
                 settings.reflect_queue_url,
             )
-            remember = Remember(queue, clock, redactor, operations, metrics=metrics, idempotency=operations)
+            remember = Remember(
+                queue,
+                clock,
+                redactor,
+                operations,
+                metrics=metrics,
+                idempotency=operations,
+                sessions=RedisSessionSequence(redis, store_id),
+            )
             submit_reflection = SubmitReflection(queue, clock, redactor, operations)
             sweeper = SweepStuckWork(operations, writer, queue)
         reranker = make_reranker(settings)

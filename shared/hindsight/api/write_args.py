@@ -17,6 +17,7 @@ from hindsight.domain.limits import (
     DEFAULT_IMPORTANCE,
     MAX_KEY_DECISIONS,
     AgentId,
+    ChainSessionId,
     Content,
     ContextText,
     ConversationId,
@@ -94,6 +95,14 @@ def _declaration(
             "occurred_at says otherwise. Needs conversation_id."
         ),
     ] = None,
+    session_id: ChainSessionId | None = None,
+    chain: Annotated[
+        StrictBool,
+        Field(
+            description="With session_id, on an episodic write: false keeps this write out of the session's "
+            "chain (no default causal_parent, and the next event does not follow it)."
+        ),
+    ] = True,
 ) -> None:
     """Never called: its signature is the declaration of memory_write's arguments (without agent_id)."""
 

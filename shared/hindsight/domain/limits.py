@@ -213,6 +213,16 @@ AgentId = Annotated[
 ]
 MAX_SHARED_WITH = 32
 SHARE_WITH_EVERY_AGENT = "*"
+ChainSessionId = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=MAX_AGENT_ID_CHARS, pattern=r"^[A-Za-z0-9_.:@-]+$"),
+    Field(
+        description="The session (conversation or task run) this event belongs to: any stable id you choose "
+        "(letters, digits and _.:@-, ≤ 128), the same for every write of the session. Each episodic write "
+        "with it gets the session's previous event as its causal_parent (unless you give one, or "
+        "chain=false), so memory_recall_chain returns the whole path."
+    ),
+]
 ConversationId = Annotated[
     str,
     StringConstraints(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$"),

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, ValidationInfo, field_validator
 
 from hindsight.domain.isotime import EndTime, StartTime, Timestamp
 from hindsight.domain.limits import (
@@ -17,6 +17,7 @@ from hindsight.domain.limits import (
     DEFAULT_IMPORTANCE,
     MAX_KEY_DECISIONS,
     AgentId,
+    ChainSessionId,
     Content,
     ContextText,
     ConversationId,
@@ -102,6 +103,13 @@ class MemoryDraft(BaseModel):
         description="When the session started; an event without occurred_at happened then. "
         "Needs conversation_id.",
     )
+    session_id: ChainSessionId | None = None
+    """The session (conversation or task run) an event belongs to: episodic writes of one session chain
+    themselves (``chain``)."""
+    chain: StrictBool = True
+    """An episodic write with a session_id and no causal_parent gets the session's previous event as its
+    causal parent (by the order the writes were acknowledged in); False: this write stays out of the
+    session's chain."""
 
     @field_validator("turn_index", "session_index", "session_at")
     @classmethod
@@ -154,6 +162,16 @@ class WriteJob(BaseModel):
     draft: MemoryDraft
     filter: bool = False
     """Store only if the write filter judges it worth remembering (rules first, an LLM when unsure)."""
+    session_seq: int | None = None
+    """Its place in its session's chain (assigned at acknowledgement, increasing in the order the session's
+    writes were acknowledged; ``ports.SessionSequence``): the worker links it after the stored event of
+    the session with the greatest lower number, whatever order the queue delivers them in."""
+
+    @property
+    def chains(self) -> bool:
+        """Whether this write takes part in its session's chain: an episodic write with a session id and
+        ``chain`` on (a predecessor for the next; it takes one as causal parent unless it names its own)."""
+        return self.draft.layer == "episodic" and self.draft.session_id is not None and self.draft.chain
 
     @property
     def scope(self) -> Scope:
@@ -391,5 +409,9 @@ def write_fingerprint(draft: MemoryDraft, filter: bool) -> str:
     the order or the omitted defaults of their arguments. Bound to the idempotency key at the first call
     (``usecases.remember``)."""
     arguments = draft.model_dump(mode="json", exclude={"idempotency_key"}) | {"filter": filter}
+    # fields added later are left out at their defaults, so a retry's fingerprint does not change with them
+    for name, default in (("session_id", None), ("chain", True)):
+        if arguments.get(name) == default:
+            arguments.pop(name, None)
     canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -24,7 +24,13 @@ from hindsight.ports.memory_store import (
     MemoryWriter,
 )
 from hindsight.ports.observability import Metrics
-from hindsight.ports.queues import IdempotencyRecord, IdempotencyRecords, JobQueue, OperationLog
+from hindsight.ports.queues import (
+    IdempotencyRecord,
+    IdempotencyRecords,
+    JobQueue,
+    OperationLog,
+    SessionSequence,
+)
 from hindsight.ports.reembedding import (
     EmbeddingMigrationStore,
     EmbeddingState,
@@ -74,6 +80,7 @@ __all__ = [
     "Reranker",
     "SessionDecision",
     "SessionLister",
+    "SessionSequence",
     "StuckWorkSweeper",
     "TokenCounter",
     "Vector",

@@ -71,3 +71,13 @@ class IdempotencyRecords(Protocol):
     async def release(self, tenant_id: str, job_id: UUID) -> None:
         """Unbind ``job_id`` (its write was not accepted after all). Never raises."""
         ...
+
+
+class SessionSequence(Protocol):
+    """Numbers for the writes of a session, in the order they are acknowledged (Redis: one counter per
+    tenant, agent and session). Numbers only increase: a session's next number is greater than every
+    number it was given before, also after its counter expired or the store lost it."""
+
+    async def next(self, tenant_id: str, agent_id: str, session_id: str) -> int:
+        """The session's next number. Raises Unavailable when the counter store is down."""
+        ...

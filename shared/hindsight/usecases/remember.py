@@ -25,7 +25,15 @@ from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits
 from hindsight.domain.memory import MemoryDraft, Scope, WriteJob, write_fingerprint
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, redact_model
 from hindsight.domain.trust import admit_draft
-from hindsight.ports import Clock, IdempotencyRecord, IdempotencyRecords, JobQueue, Metrics, OperationLog
+from hindsight.ports import (
+    Clock,
+    IdempotencyRecord,
+    IdempotencyRecords,
+    JobQueue,
+    Metrics,
+    OperationLog,
+    SessionSequence,
+)
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +85,7 @@ class Remember:
         operations: OperationLog | None = None,
         metrics: Metrics | None = None,
         idempotency: IdempotencyRecords | None = None,
+        sessions: SessionSequence | None = None,
     ) -> None:
         self._metrics = metrics
         self._operations = operations
@@ -84,6 +93,7 @@ class Remember:
         self._clock = clock
         self._redactor = redactor or Redactor()
         self._idempotency = idempotency
+        self._sessions = sessions
 
     async def __call__(
         self, principal: Principal, agent_id: str | None, draft: MemoryDraft, *, filter: bool = False
@@ -126,6 +136,8 @@ class Remember:
             draft=draft,
             filter=filter,
         )
+        if job.chains:
+            job = job.model_copy(update={"session_seq": await self._sequence(job)})
         ack = WriteAck(
             id=job.id,
             submitted_at=job.submitted_at,
@@ -139,6 +151,20 @@ class Remember:
             await self.release(job, ack)
             raise
         return job, ack
+
+    async def _sequence(self, job: WriteJob) -> int | None:
+        """The write's place in its session's chain, numbered now, at acknowledgement (the queue does not
+        keep order; the worker links by these numbers). None when no sequence is configured or it is
+        down: the write is accepted and stored, outside the chain (logged and counted)."""
+        if self._sessions is None or job.draft.session_id is None:
+            return None
+        try:
+            return await self._sessions.next(job.tenant_id, job.agent_id, job.draft.session_id)
+        except Unavailable as exc:
+            log.warning("%s; write %s accepted outside its session's chain", exc, job.id)
+            if self._metrics is not None:
+                self._metrics.count("SessionSequenceUnavailable")
+            return None
 
     async def release(self, job: WriteJob, ack: WriteAck) -> None:
         """Unbind the idempotency key this write claimed (it was not queued): a retry is a first use."""

@@ -350,6 +350,8 @@ async def _store_one(
         )
         reason = "; ".join(r for r in (reason, conflicts.reason) if r) or None
     await _resolve_causal_parent(conn, job)
+    if job.session_seq is not None:
+        await _link_in_session(conn, job)
     # A child stored before this memory arrived now gets its parent.
     await _adopt_pending_children(conn, tenant, job.id, job.id)
     await _history(conn, job.id, tenant, "created", None, {})
@@ -388,13 +390,14 @@ async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
                                  importance, created_at, occurred_at, metadata, embedding, source, tags,
                                  entities, entity_terms, task_id, task_type, outcome, summary, key_decisions,
                                  lessons, last_verified_at, valid_from, valid_to, idempotency_key, context,
-                                 shared_with, conversation_id, turn_index, session_index, session_at)
+                                 shared_with, conversation_id, turn_index, session_index, session_at,
+                                 session_id, session_seq, session_auto_parent)
            VALUES (%(id)s, %(t)s, %(a)s, %(layer)s, %(key)s, %(query)s, %(content)s, %(hash)s, %(importance)s,
                    %(created_at)s, %(occurred_at)s, %(metadata)s, %(e)s::vector, %(source)s, %(tags)s,
                    %(entities)s, %(entity_terms)s, %(task_id)s, %(task_type)s, %(outcome)s, %(summary)s,
                    %(key_decisions)s, %(lessons)s, %(verified)s, %(valid_from)s, %(valid_to)s, %(idem)s,
                    %(context)s, %(shared_with)s, %(conversation_id)s, %(turn_index)s, %(session_index)s,
-                   %(session_at)s)
+                   %(session_at)s, %(session_id)s, %(session_seq)s, %(session_auto_parent)s)
            ON CONFLICT (id) DO NOTHING""",
         {
             "id": job.id,
@@ -430,7 +433,48 @@ async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
             "turn_index": d.turn_index,
             "session_index": d.session_index,
             "session_at": d.session_at,
+            "session_id": d.session_id,
+            "session_seq": job.session_seq,
+            "session_auto_parent": job.session_seq is not None and d.causal_parent is None,
         },
+    )
+
+
+async def _link_in_session(conn: AsyncConnection, job: WriteJob) -> None:
+    """Put a just-stored event of a session in its chain, whatever order the queue delivered the session's
+    writes in: its causal parent (unless it named one) is the stored event of the session with the
+    greatest lower number, and the stored event with the smallest greater number — if its parent is the
+    chain's to set — now follows it (its parent so far had a lower number than this one, or none: this
+    event arrived late). Writers of one session are serialised by an advisory lock, taken after the
+    write's own key lock (always in that order), so two neighbours stored at once both see each other."""
+    assert job.session_seq is not None
+    assert job.draft.session_id is not None
+    await conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))",
+        (f"{job.tenant_id}\x1f{job.agent_id}\x1f{job.draft.session_id}",),
+    )
+    session = {"t": job.tenant_id, "a": job.agent_id, "s": job.draft.session_id, "seq": job.session_seq}
+    if job.draft.causal_parent is None:
+        previous = await fetch_one(
+            conn,
+            """SELECT id FROM memories
+               WHERE tenant_id = %(t)s AND agent_id = %(a)s AND session_id = %(s)s AND session_seq < %(seq)s
+               ORDER BY session_seq DESC LIMIT 1""",
+            session,
+        )
+        if previous is not None:
+            await conn.execute(
+                "UPDATE memories SET causal_parent = %s WHERE id = %s AND tenant_id = %s",
+                (previous["id"], job.id, job.tenant_id),
+            )
+    await conn.execute(
+        """UPDATE memories SET causal_parent = %(id)s
+           WHERE id = (SELECT id FROM memories
+                       WHERE tenant_id = %(t)s AND agent_id = %(a)s AND session_id = %(s)s
+                         AND session_seq > %(seq)s
+                       ORDER BY session_seq LIMIT 1)
+             AND tenant_id = %(t)s AND session_auto_parent""",
+        session | {"id": job.id},
     )
 
 
