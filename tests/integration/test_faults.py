@@ -300,6 +300,28 @@ class Crash(BaseException):
     """The process dies: not an Exception, so no handler in the worker catches it."""
 
 
+def _wait_for_expired_job_locks(stack: LocalStack, store_id: str, timeout_s: float) -> None:
+    """Wait until no job's idempotency record is still in progress: a crashed invocation's record holds
+    its job until the invocation's deadline (Powertools' ``in_progress_expiration``, in ms), and a
+    redelivery before then is refused (and counts towards the dead-letter queue)."""
+    client = redis.Redis.from_url(stack.require_settings().redis_url)
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            held = []
+            for key in client.scan_iter(match=f"hindsight-job:{store_id}*"):
+                raw = client.get(key)
+                record = json.loads(raw) if raw and not key.endswith(b":lock") else {}
+                if record.get("status") == "INPROGRESS" and record.get("in_progress_expiration"):
+                    held.append(int(record["in_progress_expiration"]))
+            if not held or max(held) < time.time() * 1000:
+                return
+            assert time.monotonic() < deadline, f"{len(held)} job locks still held after {timeout_s} s"
+            time.sleep(0.05)
+    finally:
+        client.close()
+
+
 def test_a_worker_crash_mid_batch_with_duplicates_and_poison_stores_each_write_once(
     private: LocalStack, private_poller: SqsPoller, private_tenant: str
 ) -> None:
@@ -348,8 +370,8 @@ def test_a_worker_crash_mid_batch_with_duplicates_and_poison_stores_each_write_o
     assert _memories(private, private_tenant) == 3
 
     # Nothing was deleted: every message comes back after its visibility timeout. The dying job's
-    # idempotency lock expires with the crashed invocation's time (2 s); then the normal worker runs.
-    time.sleep(2.2)
+    # idempotency lock expires with the crashed invocation's time (2 s); once it has, the normal worker runs.
+    _wait_for_expired_job_locks(private, container.store_id, timeout_s=10)
     assert private_poller.drain(timeout_s=25)
     assert _memories(private, private_tenant) == 6
     assert _rows(private, "SELECT count(*) FROM write_results WHERE tenant_id = %s", private_tenant) == 6

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -45,12 +43,12 @@ def test_passage_text_includes_the_recall_hint() -> None:
 
 
 def test_uuid7_is_version_7_and_time_ordered() -> None:
-    first = uuid7()
-    time.sleep(0.002)
-    second = uuid7()
-    assert first.version == 7
-    assert second.version == 7
-    assert first.int < second.int
+    # ids of a later millisecond sort after those of an earlier one, whatever their random bits
+    now_ms = uuid7().int >> 80
+    earlier = [uuid7(now_ms=now_ms) for _ in range(50)]
+    later = [uuid7(now_ms=now_ms + 1) for _ in range(50)]
+    assert {u.version for u in earlier + later} == {7}
+    assert max(u.int for u in earlier) < min(u.int for u in later)
     assert uuid7(now_ms=1_000).int >> 80 == 1_000
 
 

@@ -108,7 +108,15 @@ def test_any_phrase_resolves_inside_the_bounds_or_is_invalid_input(phrase: str, 
 @settings(max_examples=150, deadline=None, database=None)
 @given(text=st.one_of(st.text(max_size=80), PHRASES.map(lambda p: f"what happened {p}?")), now=AS_OF)
 def test_time_intent_detection_never_raises(text: str, now: datetime) -> None:
-    detect_time_intent(text, now)
+    intent = detect_time_intent(text, now)
+    # no cue, a wish for recency, or a window in the allowed range whose start is not after its end
+    assert intent is None or intent.kind in ("window", "recent")
+    if intent is not None and intent.kind == "window":
+        bounds = [b for b in (intent.start, intent.end) if b is not None]
+        assert bounds, intent
+        assert all(MIN_TIMESTAMP <= b <= MAX_TIMESTAMP for b in bounds), intent
+        if intent.start is not None and intent.end is not None:
+            assert intent.start <= intent.end, intent
 
 
 @pytest.mark.parametrize(
