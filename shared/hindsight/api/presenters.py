@@ -69,6 +69,13 @@ class MemoryOut(BaseModel):
     version: int = Field(
         default=1, description="Bumped by every change; pass it as expected_version to change it safely."
     )
+    superseded_by: UUID | None = Field(
+        default=None, description="The memory that replaced it, if superseded."
+    )
+    status_now: MemoryStatus | None = Field(
+        default=None,
+        description="With valid_at/known_at: its status today, when status (its status then) differs.",
+    )
     source: Source
     importance: float
     occurred_at: datetime | None = None
@@ -104,6 +111,8 @@ class MemoryOut(BaseModel):
             key=m.key,
             status=m.status,
             version=m.version,
+            superseded_by=m.superseded_by,
+            status_now=m.status_now,
             source=m.source,
             importance=round(m.importance, 4),
             occurred_at=m.occurred_at,

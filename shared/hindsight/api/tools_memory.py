@@ -47,6 +47,7 @@ from hindsight.domain.limits import (
     TopK,
 )
 from hindsight.domain.memory import Layer, MemoryStatus, SearchHit
+from hindsight.domain.timetravel import KnownAt, ValidAt
 from hindsight.usecases.recall import RecallQuery
 from hindsight.usecases.remember import BatchItem, ItemOutcome, WriteAck
 from hindsight.usecases.write_status import WriteStatus
@@ -226,7 +227,9 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "inference, possibly_stale). Filter by layer, key, tags, entities or time ('last week', "
             "'since 2026-11-01'); set include_related to get the causal chain and linked memories, and "
             "context_window to get the turns said around each hit in its conversation. Set max_tokens "
-            "when your context is tight: the answer then stays within it, later hits trimmed or left out."
+            "when your context is tight: the answer then stays within it, later hits trimmed or left out. "
+            "For the past: valid_at asks what was true at a time, known_at what you knew then (e.g. the "
+            "day a decision was made)."
         ),
         **recall("Search memory"),
     )
@@ -281,6 +284,8 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
                 "compacted or dropped.",
             ),
         ] = None,
+        valid_at: ValidAt | None = None,
+        known_at: KnownAt | None = None,
         agent_id: AgentId | None = None,
     ) -> SearchResult:
         request = RecallQuery(
@@ -298,6 +303,8 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             include_related=include_related,
             as_of=as_of,
             context_window=context_window,
+            valid_at=valid_at,
+            known_at=known_at,
         )
         found = await holder.get().search(current_principal(), agent_id, request, max_tokens, search_text)
         return SearchResult(

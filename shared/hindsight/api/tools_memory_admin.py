@@ -28,6 +28,7 @@ from hindsight.domain.limits import (
     Tags,
 )
 from hindsight.domain.memory import HistoryEntry, MemoryChanges, Relation, RelationKind
+from hindsight.domain.timetravel import KnownAt, PointInTime, ValidAt
 from hindsight.ports import ChainDirection
 from hindsight.usecases.manage_memory import UpdateAction
 from hindsight.usecases.remember import WriteAck
@@ -100,9 +101,14 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         **read_only("Get a memory with its relations and history"),
     )
     async def memory_get(
-        id: MemoryId, include_history: bool = True, agent_id: AgentId | None = None
+        id: MemoryId,
+        include_history: bool = True,
+        valid_at: ValidAt | None = None,
+        known_at: KnownAt | None = None,
+        agent_id: AgentId | None = None,
     ) -> MemoryDetail:
-        view = await holder.get().manage.get(current_principal(), agent_id, id, include_history)
+        point = PointInTime(valid_at=valid_at, known_at=known_at)
+        view = await holder.get().manage.get(current_principal(), agent_id, id, include_history, point)
         return MemoryDetail(memory=MemoryOut.of(view.memory), relations=view.relations, history=view.history)
 
     @mcp.tool(
@@ -238,9 +244,12 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         id: MemoryId,
         depth: Annotated[int, Field(ge=1, le=MAX_CHAIN_DEPTH, description="Hops to follow each way.")] = 5,
         direction: Annotated[ChainDirection, Field(description="causes, effects or both")] = "both",
+        valid_at: ValidAt | None = None,
+        known_at: KnownAt | None = None,
         agent_id: AgentId | None = None,
     ) -> ChainOut:
-        links = await holder.get().manage.chain(current_principal(), agent_id, id, depth, direction)
+        point = PointInTime(valid_at=valid_at, known_at=known_at)
+        links = await holder.get().manage.chain(current_principal(), agent_id, id, depth, direction, point)
         return ChainOut(
             chain=[ChainStep(step=link.step, memory=MemoryOut.of(link.memory)) for link in links],
             count=len(links),

@@ -181,6 +181,13 @@ class WriteJob(BaseModel):
     def content_hash(self) -> str:
         return content_hash(self.draft.content)
 
+    @property
+    def valid_since(self) -> datetime:
+        """When the fact began to hold (valid time): the draft's valid_from, else when it happened
+        (occurred_at, or its session's date: a conversation imported today holds from then), else when
+        it was written. A fact it supersedes ends exactly here (half-open intervals meet)."""
+        return self.draft.valid_from or self.draft.event_at or self.submitted_at
+
 
 class PreparedWrite(BaseModel):
     """A write job with its embeddings: chunk 0's (the memory's own) and the other chunks' (text, vector)."""
@@ -238,6 +245,11 @@ class StoredMemory(BaseModel):
     """Bumped by every change (content, status, importance, validity, sharing, links it makes, …; not by
     being recalled): ``expected_version`` in a change refuses it when the memory moved on (migration
     ``memory_versions``)."""
+    superseded_by: UUID | None = None
+    """The memory that replaced it, when it is superseded (set on reads that show superseded memories)."""
+    status_now: MemoryStatus | None = None
+    """On a point-in-time read (``domain.timetravel``): its status today, when ``status`` (its status at
+    that time) differs."""
 
     @property
     def event_time(self) -> datetime:
@@ -310,6 +322,11 @@ class SearchRequest(BaseModel):
     """The time the query text refers to, if any (ranking's time component)."""
     context_window: int = 0
     """Return up to this many turns before and after each hit from its conversation."""
+    valid_at: datetime | None = None
+    """Only memories true at this instant by valid time (``domain.timetravel``)."""
+    known_at: datetime | None = None
+    """Only memories this store held at this instant, in their status and content of then; ``statuses``
+    are statuses at that time."""
 
 
 class Candidate(BaseModel):

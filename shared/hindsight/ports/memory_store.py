@@ -66,6 +66,12 @@ class MemoryReader(Protocol):
 
     async def history(self, scope: Scope, memory_id: UUID) -> list[HistoryEntry]: ...
 
+    async def history_after(
+        self, scope: Scope, ids: Sequence[UUID], at: datetime
+    ) -> dict[UUID, list[HistoryEntry]]:
+        """Each readable memory's changes after ``at``, oldest first; ids without any left out."""
+        ...
+
     async def causal_chain(
         self, scope: Scope, memory_id: UUID, depth: int, direction: ChainDirection
     ) -> list[ChainLink]: ...

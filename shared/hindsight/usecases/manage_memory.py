@@ -37,9 +37,11 @@ from hindsight.domain.memory import (
 )
 from hindsight.domain.redaction import Redactor, redact_model
 from hindsight.domain.text import passage_text
+from hindsight.domain.timetravel import NOW, PointInTime, valid_start
 from hindsight.domain.trust import importance_cap
 from hindsight.domain.versions import check_memory_version
 from hindsight.ports import ChainDirection, ChainLink, Embedder, MemoryEditor, MemoryReader
+from hindsight.usecases.recall import links_at, memories_at
 from hindsight.usecases.remember import Remember, WriteAck
 
 CHANGE_TEXT_FIELDS = ("content", "key", "query", "metadata", "entities")
@@ -95,6 +97,23 @@ def _not_found(memory_id: UUID) -> NotFound:
     return NotFound(f"memory {memory_id} not found")
 
 
+def _not_seen(memory: StoredMemory, point: PointInTime) -> NotFound:
+    """Why a point-in-time read by id finds nothing: what the memory's times are."""
+    if memory.status == "forgotten":
+        return _not_found(memory.id)
+    if point.known_at is not None and memory.created_at > point.known_at:
+        return NotFound(
+            f"memory {memory.id} was not known at {point.known_at.isoformat()}: "
+            f"it was stored at {memory.created_at.isoformat()}"
+        )
+    until = memory.valid_to.isoformat() if memory.valid_to else "open"
+    return NotFound(
+        f"memory {memory.id} was not valid at {point.valid_at.isoformat() if point.valid_at else '?'}: "
+        f"valid from {valid_start(memory).isoformat()} until {until} (exclusive); search with valid_at "
+        "for what held then"
+    )
+
+
 def _not_owner(memory: StoredMemory) -> Forbidden:
     return Forbidden(
         f"memory {memory.id} belongs to agent '{memory.agent_id}' and is shared with this agent "
@@ -145,14 +164,35 @@ class ManageMemory:
         return _not_found(memory_id)
 
     async def get(
-        self, principal: Principal, agent_id: str | None, memory_id: UUID, with_history: bool = True
+        self,
+        principal: Principal,
+        agent_id: str | None,
+        memory_id: UUID,
+        with_history: bool = True,
+        point: PointInTime = NOW,
     ) -> MemoryView:
-        """Raises NotFound."""
+        """The memory, its relations and history; at ``point`` as it stood then (history and relations
+        up to ``known_at``). Raises NotFound, also when the read at ``point`` does not see it (stored
+        later, not valid then: the message says which)."""
         scope = principal.scope(agent_id)
         memory = await self._existing(scope, memory_id)
         relations = await self._reader.relations(scope, [memory_id])
         history = await self._reader.history(scope, memory_id) if with_history else []
-        return MemoryView(memory=memory, relations=relations, history=history)
+        if point.is_now:
+            successors = [r.from_id for r in relations if r.kind == "supersedes" and r.to_id == memory_id]
+            if memory.status == "superseded" and successors:
+                memory = memory.model_copy(update={"superseded_by": successors[-1]})  # the newest
+            return MemoryView(memory=memory, relations=relations, history=history)
+        then = (await memories_at(self._reader, scope, [memory], point)).get(memory_id)
+        if then is None:
+            raise _not_seen(memory, point)
+        if point.known_at is not None:
+            known_at = point.known_at
+            relations = [r for r in relations if r.created_at is None or r.created_at <= known_at]
+            # its creation counts from created_at (when the write was acknowledged), which its "created"
+            # entry, recorded when the worker stored it, may follow by a moment
+            history = [h for h in history if h.at <= known_at or h.action == "created"]
+        return MemoryView(memory=then, relations=relations, history=history)
 
     async def update(
         self,
@@ -327,12 +367,21 @@ class ManageMemory:
         memory_id: UUID,
         depth: int,
         direction: ChainDirection,
+        point: PointInTime = NOW,
     ) -> list[ChainLink]:
-        """The decision path around a memory. Raises NotFound, InvalidInput (depth)."""
+        """The decision path around a memory; at ``point``, only the steps that read sees, as they stood
+        then. Raises NotFound (also when the memory itself is not seen at ``point``), InvalidInput
+        (depth)."""
         if not 1 <= depth <= MAX_CHAIN_DEPTH:
             raise InvalidInput("depth", f"must be 1–{MAX_CHAIN_DEPTH}", MAX_CHAIN_DEPTH)
         scope = principal.scope(agent_id)
         memory = await self._existing(scope, memory_id)
         if memory.status == "forgotten":
             raise _not_found(memory_id)
-        return await self._reader.causal_chain(scope, memory_id, depth, direction)
+        links = await self._reader.causal_chain(scope, memory_id, depth, direction)
+        if point.is_now:
+            return links
+        seen = await links_at(self._reader, scope, links, point)
+        if not any(link.memory.id == memory_id for link in seen):
+            raise _not_seen(memory, point)
+        return seen

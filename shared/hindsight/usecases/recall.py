@@ -2,14 +2,21 @@
 vector + full-text + entity candidates fused with RRF and re-weighted per layer by recency, frequency and
 importance; failed episodes, inferences and stale facts are labelled; an active fact linked
 ``contradicts`` to another active one is labelled ``possible_conflict`` and shown with it; related
-memories on request."""
+memories on request.
+
+Point in time (``domain.timetravel``): ``valid_at`` keeps what was true then, ``known_at`` what this store
+held then (status and content of then, from the history); the store filters before ranking, then each
+candidate is shown as it stood, and related memories and causal chains follow the same times. A hit
+superseded today carries ``superseded_by``. Without them nothing of this runs (one query, as before)."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
 import time
+from collections.abc import Sequence
 from datetime import datetime
+from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -18,6 +25,7 @@ from hindsight.domain.contradiction import FLAG_CONFLICT
 from hindsight.domain.errors import InvalidInput, Unavailable
 from hindsight.domain.limits import MAX_CHAIN_DEPTH
 from hindsight.domain.memory import (
+    Candidate,
     Layer,
     MemoryStatus,
     RelatedMemory,
@@ -25,11 +33,13 @@ from hindsight.domain.memory import (
     Scope,
     SearchHit,
     SearchRequest,
+    StoredMemory,
 )
 from hindsight.domain.ranking import RankingPolicy, rank_candidates
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
-from hindsight.ports import AccessLog, Clock, Embedder, MemoryReader, Metrics, Reranker
+from hindsight.domain.timetravel import PointInTime, at_point, point_of, search_statuses
+from hindsight.ports import AccessLog, ChainLink, Clock, Embedder, MemoryReader, Metrics, Reranker
 
 trace_log = logging.getLogger("hindsight.retrieval")
 """One line per search: query hash, ids, final scores, latency (content only when debug is on)."""
@@ -56,6 +66,8 @@ class RecallQuery(BaseModel):
     include_related: bool = False
     as_of: datetime | None = None
     context_window: int = 0
+    valid_at: datetime | None = None
+    known_at: datetime | None = None
 
 
 def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
@@ -72,12 +84,15 @@ def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
         end = min(end, bound) if end else bound
     if start and end and start >= end:
         raise InvalidInput("until", f"the time range is empty ({start.isoformat()} ≥ {end.isoformat()})")
+    point = PointInTime(valid_at=query.valid_at, known_at=query.known_at)
     return SearchRequest(
         text=query.text,
         top_k=query.top_k,
         now=now,
         layers=query.layers,
-        statuses=query.statuses,
+        statuses=search_statuses(point, query.statuses),
+        valid_at=query.valid_at,
+        known_at=query.known_at,
         key=query.key,
         tags=query.tags,
         entities=query.entities,
@@ -166,6 +181,9 @@ class Recall:
         candidates = await self._reader.search_candidates(
             scope, request, embedding, max(self._pool, request.top_k)
         )
+        point = point_of(request)
+        if not point.is_now:
+            candidates = await self._candidates_at(scope, candidates, point)
         hits = rank_candidates(
             candidates,
             policy=self._policy,
@@ -177,7 +195,12 @@ class Recall:
         if self._reranker is not None and hits:
             hits = (await self._rerank(self._reranker, request.text, hits))[: request.top_k]
         if request.include_related and hits:
-            hits = await self._with_related(scope, hits)
+            hits = await self._with_related(scope, hits, point)
+        if any(
+            "superseded" in (h.memory.status, h.memory.status_now) and h.memory.superseded_by is None
+            for h in hits
+        ):
+            hits = await self._with_successors(scope, hits)
         if request.context_window > 0 and hits:
             hits = await self._with_context(scope, hits, request.context_window)
         hits = await self._with_conflicts(scope, hits)
@@ -318,11 +341,35 @@ class Recall:
             out.append(hit.model_copy(update={"flags": flags, "related": [*hit.related, *extra]}))
         return out
 
-    async def _with_related(self, scope: Scope, hits: list[SearchHit]) -> list[SearchHit]:
+    async def _candidates_at(
+        self, scope: Scope, candidates: list[Candidate], point: PointInTime
+    ) -> list[Candidate]:
+        """Each candidate as it stood at ``point`` (rewound through its history after ``known_at``); those
+        the point does not see are dropped (the store's filter already kept only those it does)."""
+        seen = await memories_at(self._reader, scope, [c.memory for c in candidates], point)
+        return [c.model_copy(update={"memory": seen[c.memory.id]}) for c in candidates if c.memory.id in seen]
+
+    async def _with_successors(self, scope: Scope, hits: list[SearchHit]) -> list[SearchHit]:
+        """Each hit superseded today with ``superseded_by``: the memory that replaced it."""
+        successors = await superseders(self._reader, scope, [h.memory.id for h in hits])
+        return [
+            h.model_copy(
+                update={"memory": h.memory.model_copy(update={"superseded_by": successors[h.memory.id]})}
+            )
+            if h.memory.id in successors
+            else h
+            for h in hits
+        ]
+
+    async def _with_related(self, scope: Scope, hits: list[SearchHit], point: PointInTime) -> list[SearchHit]:
         ids = [h.memory.id for h in hits]
         relations = await self._reader.relations(scope, ids)
+        if point.known_at is not None:
+            relations = [r for r in relations if r.created_at is None or r.created_at <= point.known_at]
         others = {r.to_id if r.from_id in ids else r.from_id for r in relations} - set(ids)
         by_id = {m.id: m for m in await self._reader.get_many(scope, list(others))}
+        if not point.is_now:
+            by_id = await memories_at(self._reader, scope, list(by_id.values()), point)
         out = []
         for hit in hits:
             related: list[RelatedMemory] = []
@@ -339,6 +386,8 @@ class Recall:
             chain = await self._reader.causal_chain(
                 scope, hit.memory.id, min(RELATED_CHAIN_DEPTH, MAX_CHAIN_DEPTH), "both"
             )
+            if not point.is_now:
+                chain = await links_at(self._reader, scope, chain, point)
             seen = {r.memory.id for r in related} | {hit.memory.id}
             for link in chain:
                 if link.memory.id in seen:
@@ -364,3 +413,42 @@ class Recall:
                 related.append(RelatedMemory(relation=edge, memory=link.memory))
             out.append(hit.model_copy(update={"related": related}))
         return out
+
+
+async def superseders(reader: MemoryReader, scope: Scope, ids: Sequence[UUID]) -> dict[UUID, UUID]:
+    """The memory that superseded each of ``ids`` (a ``supersedes`` relation to it), where there is one
+    the scope may read (the newest when there are several)."""
+    relations = [r for r in await reader.relations(scope, ids) if r.kind == "supersedes" and r.to_id in ids]
+    return {r.to_id: r.from_id for r in relations}  # ordered by created_at: the newest wins
+
+
+async def memories_at(
+    reader: MemoryReader, scope: Scope, memories: Sequence[StoredMemory], point: PointInTime
+) -> dict[UUID, StoredMemory]:
+    """``memories`` as a read at ``point`` sees them, by id; those it does not see are left out (one
+    history query under ``known_at``, one relations query when some are superseded today)."""
+    if point.is_now:
+        return {m.id: m for m in memories}
+    later = (
+        await reader.history_after(scope, [m.id for m in memories], point.known_at)
+        if point.known_at is not None and memories
+        else {}
+    )
+    superseded = [m.id for m in memories if m.status == "superseded"]
+    successors = await superseders(reader, scope, superseded) if superseded else {}
+    out: dict[UUID, StoredMemory] = {}
+    for memory in memories:
+        seen = at_point(memory, point, later.get(memory.id, []), successors.get(memory.id))
+        if seen is not None:
+            out[memory.id] = seen
+    return out
+
+
+async def links_at(
+    reader: MemoryReader, scope: Scope, links: Sequence[ChainLink], point: PointInTime
+) -> list[ChainLink]:
+    """The steps of a causal chain a read at ``point`` sees, as they stood then."""
+    seen = await memories_at(reader, scope, [link.memory for link in links], point)
+    return [
+        ChainLink(step=link.step, memory=seen[link.memory.id]) for link in links if link.memory.id in seen
+    ]

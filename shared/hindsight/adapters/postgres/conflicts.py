@@ -74,7 +74,7 @@ async def check_conflicts(
         if verdict.relation == "contradiction":
             await _relate(conn, job.tenant_id, job.id, row["id"], "contradicts", verdict.reason)
             if resolve(draft.source, row["source"]) == "supersede":
-                until = draft.valid_from or job.submitted_at
+                until = job.valid_since
                 why = f"newer fact that contradicts it: {verdict.reason}"
                 await supersede(conn, job.tenant_id, job.id, row["id"], until, why)
                 superseded.append(row["id"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -55,22 +56,47 @@ def _narrowed(request: SearchRequest) -> bool:
         or request.until is not None
         or request.min_importance > 0
         or request.task_type is not None
+        or request.valid_at is not None
+        or request.known_at is not None
     )
 
 
+STATUS_AT = """coalesce((SELECT h.changes -> 'status' ->> 'from' FROM memory_history h
+                          WHERE h.memory_id = memories.id AND h.at > %(known_at)s AND h.changes ? 'status'
+                          ORDER BY h.at, h.id LIMIT 1), status)"""
+"""SQL: a memory's status at ``known_at`` — the ``from`` of its first status change after then, else
+today's (``domain.timetravel.rewound`` reads the history the same way)."""
+VALID_AT = """coalesce(valid_from, occurred_at, created_at) <= %(valid_at)s
+              AND (valid_to IS NULL OR valid_to > %(valid_at)s)"""
+"""SQL: the memory's valid interval [start, valid_to) holds ``valid_at`` (``domain.timetravel.valid_at``)."""
+LIVE_STATUSES = ["active", "superseded", "archived"]
+
+
 def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict[str, Any]]:
-    """The WHERE clause every signal shares; only the filters present, so plans stay specific."""
+    """The WHERE clause every signal shares; only the filters present, so plans stay specific. Without
+    ``valid_at``/``known_at`` (the default) the status is today's and nothing else is joined."""
+    if request.known_at is None:
+        status = "status = ANY(%(statuses)s)"
+    else:  # statuses at known_at; created by then; never what was forgotten on request since
+        status = f"created_at <= %(known_at)s AND status <> 'forgotten' AND {STATUS_AT} = ANY(%(statuses)s)"
     clauses = [
         sql.SQL("tenant_id = %(tenant)s"),
         sql.SQL(visible()),  # type: ignore[arg-type]
-        sql.SQL("status = ANY(%(statuses)s)"),
+        sql.SQL(status),  # type: ignore[arg-type]
     ]
     params: dict[str, Any] = {
         "tenant": scope.tenant_id,
         "agent": scope.agent_id,
         "readers": readers(scope),
         "statuses": list(request.statuses),
+        # the GIN helpers filter on today's status: under known_at they return any live memory
+        "helper_statuses": list(request.statuses) if request.known_at is None else LIVE_STATUSES,
     }
+    if request.known_at is not None:
+        params["known_at"] = request.known_at
+    if request.valid_at is not None:
+        clauses.append(sql.SQL(VALID_AT))  # type: ignore[arg-type]
+        params["valid_at"] = request.valid_at
     if set(request.layers) != {"episodic", "semantic"}:
         clauses.append(sql.SQL("layer = ANY(%(layers)s)"))
         params["layers"] = list(request.layers)
@@ -125,7 +151,7 @@ class PostgresMemoryReader:
             keyword = (
                 sql.SQL("""SELECT k.id, k.score, NULL::real AS unused
                            FROM hindsight_text_matches(%(tsquery)s::tsquery, %(readers)s::text[],
-                                                       %(statuses)s::text[], %(all_layers)s::text[],
+                                                       %(helper_statuses)s::text[], %(all_layers)s::text[],
                                                        %(helper_limit)s) AS k
                            JOIN memories ON memories.id = k.id
                            WHERE {where}
@@ -136,7 +162,7 @@ class PostgresMemoryReader:
             entity = (
                 sql.SQL("""SELECT e.id, e.matches::real AS matches, e.distance
                            FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
-                                                         %(readers)s::text[], %(statuses)s::text[],
+                                                         %(readers)s::text[], %(helper_statuses)s::text[],
                                                          %(all_layers)s::text[], %(helper_limit)s) AS e
                            JOIN memories ON memories.id = e.id
                            WHERE {where}
@@ -234,6 +260,34 @@ class PostgresMemoryReader:
                 (scope.tenant_id, scope.agent_id, memory_id),
             )
         return [history_from_row(r) for r in rows]
+
+    async def history_after(
+        self, scope: Scope, ids: Sequence[UUID], at: datetime
+    ) -> dict[UUID, list[HistoryEntry]]:
+        """The changes after ``at`` of each of ``ids`` the scope may read, oldest first (point-in-time
+        reads rewind through them). Ids without changes since are left out."""
+        if not ids:
+            return {}
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                f"""SELECT h.memory_id, h.action, h.reason, h.changes, h.actor, h.at FROM memory_history h
+                    JOIN memories m ON m.id = h.memory_id AND m.tenant_id = h.tenant_id
+                    WHERE h.tenant_id = %(t)s AND h.memory_id = ANY(%(ids)s) AND h.at > %(at)s
+                      AND {visible("m")}
+                    ORDER BY h.at, h.id""",  # type: ignore[arg-type]
+                {
+                    "t": scope.tenant_id,
+                    "ids": list(ids),
+                    "at": at,
+                    "agent": scope.agent_id,
+                    "readers": readers(scope),
+                },
+            )
+        out: dict[UUID, list[HistoryEntry]] = {}
+        for r in rows:
+            out.setdefault(r["memory_id"], []).append(history_from_row(r))
+        return out
 
     async def causal_chain(
         self, scope: Scope, memory_id: UUID, depth: int, direction: ChainDirection

@@ -331,7 +331,7 @@ async def _store_one(
                 """UPDATE memories SET status = 'superseded', updated_at = now(),
                           valid_to = coalesce(valid_to, %(until)s)
                    WHERE id = %(id)s AND tenant_id = %(t)s""",
-                {"id": old_id, "t": tenant, "until": draft.valid_from or job.submitted_at},
+                {"id": old_id, "t": tenant, "until": job.valid_since},
             )
             await _relate(conn, tenant, job.id, old_id, "supersedes", "newer fact on the same key")
             await _history(
@@ -424,7 +424,7 @@ async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
             "key_decisions": list(d.key_decisions),
             "lessons": d.lessons,
             "verified": job.submitted_at if d.layer == "semantic" else None,
-            "valid_from": d.valid_from or (job.submitted_at if d.layer == "semantic" else None),
+            "valid_from": job.valid_since if d.layer == "semantic" else d.valid_from,
             "valid_to": d.valid_to,
             "idem": d.idempotency_key,
             "context": d.context,

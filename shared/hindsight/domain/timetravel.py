@@ -1,0 +1,149 @@
+"""Point-in-time recall over the two times every memory carries (bi-temporal).
+
+*Valid time* is when a fact held in the world: from ``valid_from`` (the write's ``valid_from``, else when
+it happened — ``occurred_at`` or its session's date — else when it was written) until ``valid_to`` (set
+by a supersede, or given), half-open ``[from, to)``: a fact that ended exactly at T is not true at T,
+its successor (which starts at that instant) is. *Transaction time* is when this store held it: from
+``created_at`` until the history's retirement times (superseded, archived, forgotten; restored brings
+it back), with in-place edits (``action='update'``) read from the history as they stood.
+
+``valid_at`` asks "what was true at T" (superseded facts included when they held then; their status
+at T is active). ``known_at`` asks "what did we hold at T" (created by T, in the status and the content
+of T). Both can be given (what we held at K about time V; the validity bounds are today's). ``as_of``
+is neither: it is the moment a question is asked (relative phrases, recency).
+
+A memory forgotten on request is never recalled, at any time; ``version`` is always today's (what a
+change must name as ``expected_version``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Annotated
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hindsight.domain.isotime import AsOfTime
+from hindsight.domain.memory import HistoryEntry, MemoryStatus, SearchRequest, StoredMemory
+
+REWOUND_FIELDS = (
+    "content",
+    "key",
+    "query",
+    "importance",
+    "status",
+    "tags",
+    "entities",
+    "metadata",
+    "valid_from",
+    "valid_to",
+    "shared_with",
+)
+"""Fields the history records as ``{"from": …, "to": …}`` and a memory is rewound through."""
+
+
+ValidAt = Annotated[
+    AsOfTime,
+    Field(
+        description="What was true at this time (valid time): facts whose validity [from, to) holds it, "
+        "including those superseded since (shown with status_now and superseded_by). ISO 8601; a partial "
+        "date means its last instant ('2026-03-01': the end of that day)."
+    ),
+]
+"""The ``valid_at`` parameter: a point of view like ``as_of``, so a partial date means its end."""
+KnownAt = Annotated[
+    AsOfTime,
+    Field(
+        description="What this memory store held at this time (transaction time): memories stored by then, "
+        "in the status and content they had then (status_now says today's when it differs). ISO 8601; a "
+        "partial date means its last instant ('2026-03-01': by the end of that day)."
+    ),
+]
+"""The ``known_at`` parameter (same time forms as ``valid_at``)."""
+
+
+class PointInTime(BaseModel):
+    """The times a read is asked at (UTC instants); both None: now, as stored."""
+
+    model_config = ConfigDict(frozen=True)
+
+    valid_at: datetime | None = None
+    known_at: datetime | None = None
+
+    @property
+    def is_now(self) -> bool:
+        """No time travel: read as stored today."""
+        return self.valid_at is None and self.known_at is None
+
+
+NOW = PointInTime()
+
+
+def point_of(request: SearchRequest) -> PointInTime:
+    """The point in time a search asks at."""
+    return PointInTime(valid_at=request.valid_at, known_at=request.known_at)
+
+
+def valid_start(memory: StoredMemory) -> datetime:
+    """When the fact began to hold: valid_from, else when it happened, else when it was written."""
+    return memory.valid_from or memory.occurred_at or memory.created_at
+
+
+def valid_at(memory: StoredMemory, moment: datetime) -> bool:
+    """Whether ``moment`` is in the memory's valid interval ``[start, valid_to)`` (half-open)."""
+    return valid_start(memory) <= moment and (memory.valid_to is None or moment < memory.valid_to)
+
+
+def rewound(memory: StoredMemory, later: Sequence[HistoryEntry]) -> StoredMemory:
+    """The memory as it stood before the changes ``later`` (its history after some instant, any
+    order): each field takes the ``from`` of its earliest later change, else keeps today's value.
+    ``status_now`` is set when the status differs."""
+    values: dict[str, object] = {}
+    for entry in sorted(later, key=lambda e: e.at):
+        for name in REWOUND_FIELDS:
+            change = entry.changes.get(name)
+            if name not in values and isinstance(change, Mapping) and "from" in change:
+                values[name] = change["from"]
+    if not values:
+        return memory
+    then = StoredMemory.model_validate({**memory.model_dump(), **values})
+    if then.status != memory.status:
+        then = then.model_copy(update={"status_now": memory.status})
+    return then
+
+
+def at_point(
+    memory: StoredMemory,
+    point: PointInTime,
+    later: Sequence[HistoryEntry] = (),
+    superseded_by: UUID | None = None,
+) -> StoredMemory | None:
+    """The memory as a read at ``point`` sees it, or None when that read does not see it: created after
+    ``known_at``, not valid at ``valid_at``, forgotten. ``later``: its history after ``known_at``
+    (ignored without). ``superseded_by``: the memory that replaced it, shown when it is superseded
+    today. Under ``valid_at`` a fact superseded since is shown active (it held then)."""
+    if memory.status == "forgotten":
+        return None
+    if superseded_by is not None and memory.status == "superseded":
+        memory = memory.model_copy(update={"superseded_by": superseded_by})
+    if point.known_at is not None:
+        if memory.created_at > point.known_at:
+            return None
+        memory = rewound(memory, [e for e in later if e.at > point.known_at])
+    if point.valid_at is not None:
+        if not valid_at(memory, point.valid_at):
+            return None
+        if memory.status == "superseded":
+            memory = memory.model_copy(update={"status": "active", "status_now": "superseded"})
+    return memory
+
+
+def search_statuses(point: PointInTime, asked: Iterable[MemoryStatus]) -> tuple[MemoryStatus, ...]:
+    """The statuses a search keeps: under ``valid_at``, asking for active facts also brings those
+    superseded since (a fact replaced later was the truth then, and is shown active). Under
+    ``known_at`` they are statuses at that time (the store's filter reads them from the history)."""
+    statuses = tuple(dict.fromkeys(asked))
+    if point.valid_at is not None and "active" in statuses and "superseded" not in statuses:
+        return (*statuses, "superseded")
+    return statuses
