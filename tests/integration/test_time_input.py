@@ -148,3 +148,38 @@ async def test_a_value_that_would_be_guessed_into_a_stored_fact_is_refused(
 ) -> None:
     text = await _refusal(server.url, token, tool, {**base, field: value})
     assert field in text
+
+
+async def test_a_partial_date_is_found_by_any_window_that_overlaps_its_span(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    # Given events known only by their year and by their month (both stored as their span's start before,
+    # so a window inside the span missed them)
+    year = await _call(
+        server.url,
+        token,
+        "memory_write",
+        {"content": "Rowan ran the Tromsø marathon", "layer": "episodic", "occurred_at": "2026"},
+    )
+    month = await _call(
+        server.url,
+        token,
+        "memory_write",
+        {"content": "Rowan ran the Oslo half marathon", "layer": "episodic", "occurred_at": "2026-11"},
+    )
+    await drain(poller)
+    got = await _call(server.url, token, "memory_get", {"id": year["id"]})
+    assert got["memory"]["occurred_precision"] == "year"
+
+    async def found(**window: str) -> set[str]:
+        hits = await _call(server.url, token, "memory_search", {"query": "marathon", **window})
+        return {r["memory"]["id"] for r in hits["results"]}
+
+    # Then a window inside a span finds it (the spans overlap) …
+    assert await found(since="2026-06-01", until="2026-07-01") == {year["id"]}
+    assert await found(since="2026-11-20", until="2026-11-21") == {year["id"], month["id"]}
+    assert await found(time_range="2026-11-24") == {year["id"], month["id"]}
+    # … and a window that only touches its edges does not
+    assert await found(since="2027-01-01") == set()
+    assert await found(until="2025-12-31") == set()  # until a day: up to its end
+    assert await found(since="2026-12-01", until="2027-02-01") == {year["id"]}

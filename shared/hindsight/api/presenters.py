@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.contradiction import FLAG_CONFLICT
 from hindsight.domain.injection import FLAG_INJECTION, memory_injection_signals
+from hindsight.domain.isotime import Precision
 from hindsight.domain.memory import (
     Layer,
     MemoryStatus,
@@ -79,6 +80,11 @@ class MemoryOut(BaseModel):
     source: Source
     importance: float
     occurred_at: datetime | None = None
+    occurred_precision: Precision | None = Field(
+        default=None,
+        description="How precisely occurred_at is known: 'year' means somewhere in that year, occurred_at "
+        "being its start ('day', 'month', …; 'instant' or null: that moment).",
+    )
     created_at: datetime
     tags: list[str] = Field(default_factory=list)
     entities: dict[str, Any] = Field(default_factory=dict)
@@ -116,6 +122,7 @@ class MemoryOut(BaseModel):
             source=m.source,
             importance=round(m.importance, 4),
             occurred_at=m.occurred_at,
+            occurred_precision=m.occurred_precision,
             created_at=m.created_at,
             tags=m.tags,
             entities=m.entities,

@@ -12,7 +12,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model
 
-from hindsight.domain.isotime import StartTime, Timestamp
+from hindsight.domain.isotime import TimeInput, Timestamp
 from hindsight.domain.limits import (
     DEFAULT_IMPORTANCE,
     MAX_KEY_DECISIONS,
@@ -59,7 +59,7 @@ def _declaration(
     tags: Tags | None = None,
     metadata: Metadata | None = None,
     occurred_at: Annotated[
-        StartTime | None,
+        TimeInput | None,
         Field(
             description="When it happened, ISO 8601: '2026-11-24T10:30:00Z', or a partial date "
             "('2026-11-24', '2026-W47', '2026-11', '2026') when that is all you know. Numbers are "

@@ -6,12 +6,21 @@ import hashlib
 import json
 import re
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    StrictBool,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from hindsight.domain.isotime import EndTime, StartTime, Timestamp
+from hindsight.domain.isotime import EndTime, Precision, StartTime, TimeRefused, TimeSpan, Timestamp, span_of
 from hindsight.domain.limits import (
     DEFAULT_AGENT_ID,
     DEFAULT_IMPORTANCE,
@@ -72,6 +81,8 @@ class MemoryDraft(BaseModel):
     importance: Importance = DEFAULT_IMPORTANCE
     metadata: Metadata = Field(default_factory=dict)
     occurred_at: StartTime | None = None
+    occurred_precision: Precision | None = None
+    """How precisely occurred_at was given: it is the start of that span ("2026" → 2026-01-01, "year")."""
     source: Source = "user_stated"
     tags: Tags = Field(default_factory=list)
     entities: Entities = Field(default_factory=dict)
@@ -111,6 +122,24 @@ class MemoryDraft(BaseModel):
     causal parent (by the order the writes were acknowledged in); False: this write stays out of the
     session's chain."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _occurred_span(cls, data: Any) -> Any:
+        """``occurred_at`` as given (an ISO string, partial or not, or a TimeSpan) becomes its span's start
+        and ``occurred_precision``; a stored pair (both given, e.g. a queued job's JSON) must be a span's
+        start. A value that is no time is left for the field's own validator to refuse."""
+        if not isinstance(data, dict) or data.get("occurred_at") is None:
+            return data
+        try:
+            span = span_of(data["occurred_at"])
+            if data.get("occurred_precision") is not None:
+                span = TimeSpan.of(span.start, data["occurred_precision"])
+        except TimeRefused as exc:
+            if data.get("occurred_precision") is None:
+                return data
+            raise ValueError(f"occurred_at: {exc.message}") from None
+        return {**data, "occurred_at": span.start, "occurred_precision": span.precision}
+
     @field_validator("turn_index", "session_index", "session_at")
     @classmethod
     def _needs_conversation(cls, value: object, info: ValidationInfo) -> object:
@@ -124,6 +153,14 @@ class MemoryDraft(BaseModel):
         """When it happened as stored: occurred_at, else the start of its session (a turn inherits its
         session's date), else unknown."""
         return self.occurred_at or self.session_at
+
+    @property
+    def event_span(self) -> TimeSpan | None:
+        """When it happened as a span: occurred_at with its precision, else the session's start (an
+        instant), else unknown."""
+        if self.occurred_at is not None:
+            return TimeSpan(self.occurred_at, self.occurred_precision or "instant")
+        return TimeSpan(self.session_at) if self.session_at is not None else None
 
 
 class MemoryChanges(BaseModel):
@@ -220,6 +257,8 @@ class StoredMemory(BaseModel):
     occurred_at: datetime | None
     metadata: dict[str, JsonValue]
     status: MemoryStatus
+    occurred_precision: Precision | None = None
+    """How precisely occurred_at was given (None: an instant, or written before precisions were kept)."""
     source: Source = "user_stated"
     tags: list[str] = Field(default_factory=list)
     entities: dict[str, JsonValue] = Field(default_factory=dict)
@@ -256,6 +295,13 @@ class StoredMemory(BaseModel):
         """When it happened (episodic) or was learnt: occurred_at, else created_at. (A turn written with
         a session time and no occurred_at is stored with its session's time as occurred_at.)"""
         return self.occurred_at or self.created_at
+
+    @property
+    def event_span(self) -> TimeSpan:
+        """``event_time`` as the span it names: "2026" is the whole year (an instant otherwise)."""
+        if self.occurred_at is None:
+            return TimeSpan(self.created_at)
+        return TimeSpan(self.occurred_at, self.occurred_precision or "instant")
 
     @property
     def position(self) -> tuple[str, int, int] | None:
@@ -427,7 +473,7 @@ def write_fingerprint(draft: MemoryDraft, filter: bool) -> str:
     (``usecases.remember``)."""
     arguments = draft.model_dump(mode="json", exclude={"idempotency_key"}) | {"filter": filter}
     # fields added later are left out at their defaults, so a retry's fingerprint does not change with them
-    for name, default in (("session_id", None), ("chain", True)):
+    for name, default in (("session_id", None), ("chain", True), ("occurred_precision", None)):
         if arguments.get(name) == default:
             arguments.pop(name, None)
     canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -118,24 +118,27 @@ def reciprocal_rank_fusion(
 
 
 def recency(memory: StoredMemory, now: datetime, half_life: timedelta) -> float:
-    """0.5 ** (age / half_life) of the event time (occurred_at, else created_at); 1 for future events."""
-    age = (now - memory.event_time).total_seconds()
+    """0.5 ** (age / half_life) of the event time (occurred_at, else created_at; a partial date counts
+    from the middle of its span, not its first day); 1 for future events."""
+    age = (now - memory.event_span.middle).total_seconds()
     return 1.0 if age <= 0 else 0.5 ** (age / half_life.total_seconds())
 
 
 def time_fit(memory: StoredMemory, intent: TimeIntent | None, now: datetime, half_life: timedelta) -> float:
     """1 when the query says nothing about time; recency for "latest/current" queries; for a named
-    window, 1 inside it and halving with every window-length of distance outside it."""
+    window, 1 when the memory's time is inside it — a partial date (occurred_at "2026", precision year)
+    when its span overlaps the window — and halving with every window-length of distance outside it."""
     if intent is None:
         return 1.0
     if intent.kind == "recent":
         return recency(memory, now, half_life)
-    when = memory.event_time
+    when = memory.event_span
+    first, last = when.start, when.last
     start, end = intent.start, intent.end
-    if (start is None or when >= start) and (end is None or when < end):
+    if (start is None or last >= start) and (end is None or first < end):
         return 1.0
     span = (end - start) if start and end else timedelta(days=1)
-    distance = (start - when) if start and when < start else (when - end) if end else timedelta(0)
+    distance = (start - last) if start and last < start else (first - end) if end else timedelta(0)
     return float(0.5 ** (distance / max(span, timedelta(hours=1))))
 
 

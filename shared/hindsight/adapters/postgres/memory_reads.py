@@ -104,7 +104,14 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
         (request.key is not None, "key = %(key)s", "key", request.key),
         (bool(request.tags), "tags @> %(tags)s", "tags", list(request.tags)),
         (bool(request.entities), "entities @> %(entities)s", "entities", Jsonb(request.entities)),
-        (request.since is not None, "coalesce(occurred_at, created_at) >= %(since)s", "since", request.since),
+        # a memory's time is a span (a partial occurred_at: occurred_end is set): it matches when the spans
+        # overlap — it ends after `since` and starts before `until`; an instant must be in [since, until)
+        (
+            request.since is not None,
+            "(coalesce(occurred_at, created_at) >= %(since)s OR occurred_end > %(since)s)",
+            "since",
+            request.since,
+        ),
         (request.until is not None, "coalesce(occurred_at, created_at) < %(until)s", "until", request.until),
         (
             request.min_importance > 0,

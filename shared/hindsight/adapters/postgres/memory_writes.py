@@ -240,6 +240,7 @@ async def _store_one(
         "key": draft.key,
         "e": vector,
         "occurred_at": draft.event_at,
+        "precision": span.precision if (span := draft.event_span) else None,
     }
     # Episodic memories are events: only the same event reported twice (same occurred_at) is a duplicate;
     # the same words at another or an unknown time are another event (maintenance consolidates repeats).
@@ -251,7 +252,8 @@ async def _store_one(
         """SELECT id, content, 1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
            WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = %(layer)s
              AND key IS NOT DISTINCT FROM %(key)s AND status = 'active'
-             AND (layer = 'semantic' OR occurred_at = %(occurred_at)s)
+             AND (layer = 'semantic' OR (occurred_at = %(occurred_at)s
+                                         AND coalesce(occurred_precision, 'instant') = %(precision)s))
              -- an embedding with context speaks for the context too: only the same words are a repeat
              AND (NOT %(has_context)s OR content_hash = %(hash)s)
            ORDER BY embedding <=> %(e)s::vector LIMIT %(candidates)s""",
@@ -385,19 +387,22 @@ async def _fact_to_replace(conn: AsyncConnection, job: WriteJob) -> dict[str, An
 
 async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
     d = job.draft
+    span = d.event_span
     await conn.execute(
         """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, content, content_hash,
                                  importance, created_at, occurred_at, metadata, embedding, source, tags,
                                  entities, entity_terms, task_id, task_type, outcome, summary, key_decisions,
                                  lessons, last_verified_at, valid_from, valid_to, idempotency_key, context,
                                  shared_with, conversation_id, turn_index, session_index, session_at,
-                                 session_id, session_seq, session_auto_parent)
+                                 session_id, session_seq, session_auto_parent, occurred_precision,
+                                 occurred_end)
            VALUES (%(id)s, %(t)s, %(a)s, %(layer)s, %(key)s, %(query)s, %(content)s, %(hash)s, %(importance)s,
                    %(created_at)s, %(occurred_at)s, %(metadata)s, %(e)s::vector, %(source)s, %(tags)s,
                    %(entities)s, %(entity_terms)s, %(task_id)s, %(task_type)s, %(outcome)s, %(summary)s,
                    %(key_decisions)s, %(lessons)s, %(verified)s, %(valid_from)s, %(valid_to)s, %(idem)s,
                    %(context)s, %(shared_with)s, %(conversation_id)s, %(turn_index)s, %(session_index)s,
-                   %(session_at)s, %(session_id)s, %(session_seq)s, %(session_auto_parent)s)
+                   %(session_at)s, %(session_id)s, %(session_seq)s, %(session_auto_parent)s,
+                   %(occurred_precision)s, %(occurred_end)s)
            ON CONFLICT (id) DO NOTHING""",
         {
             "id": job.id,
@@ -436,6 +441,8 @@ async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
             "session_id": d.session_id,
             "session_seq": job.session_seq,
             "session_auto_parent": job.session_seq is not None and d.causal_parent is None,
+            "occurred_precision": span.precision if span else None,
+            "occurred_end": span.end if span and span.precision != "instant" else None,
         },
     )
 

@@ -18,7 +18,7 @@ _FIELDS = [
     "last_accessed_at", "created_at", "updated_at", "occurred_at", "metadata", "status", "source", "tags",
     "entities", "task_id", "task_type", "outcome", "summary", "key_decisions", "lessons", "causal_parent",
     "last_verified_at", "valid_from", "valid_to", "context", "shared_with", "conversation_id", "turn_index",
-    "session_index", "session_at", "version",
+    "session_index", "session_at", "version", "occurred_precision",
 ]  # fmt: skip
 MEMORY_COLUMNS = sql.SQL(", ").join(sql.Identifier("m", f) for f in _FIELDS)
 _MEMORY_FIELDS = set(StoredMemory.model_fields)
