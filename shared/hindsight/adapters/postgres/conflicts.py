@@ -11,8 +11,8 @@ from datetime import datetime
 from uuid import UUID
 
 from psycopg import AsyncConnection
-from psycopg.types.json import Jsonb
 
+from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one
 from hindsight.domain.contradiction import CONFLICT_CANDIDATES, PairVerdict, compare_facts, resolve
 from hindsight.domain.memory import OpenConflict, Source, WriteJob
@@ -111,16 +111,11 @@ async def supersede(
         {"id": old_id, "t": tenant_id, "until": until},
     )
     await _relate(conn, tenant_id, new_id, old_id, "supersedes", why)
-    await conn.execute(
-        """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor)
-           VALUES (%s, %s, 'superseded', %s, %s, %s)""",
-        (
-            old_id,
-            tenant_id,
-            f"superseded by {new_id}",
-            Jsonb({"status": {"from": "active", "to": "superseded"}}),
-            WORKER,
-        ),
+    await record_history(
+        conn,
+        tenant_id,
+        WORKER,
+        HistoryRow(old_id, "superseded", f"superseded by {new_id}", status_change("active", "superseded")),
     )
 
 

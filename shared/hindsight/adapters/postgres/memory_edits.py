@@ -20,6 +20,7 @@ from psycopg import AsyncConnection, sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.rows import (
     MEMORY_COLUMNS,
     fetch_one,
@@ -57,22 +58,6 @@ async def _reload(conn: AsyncConnection, memory_id: UUID) -> StoredMemory:
     )
     assert row is not None
     return memory_from_row(row)
-
-
-async def _history(
-    conn: AsyncConnection,
-    scope: Scope,
-    memory_id: UUID,
-    action: str,
-    reason: str | None,
-    changes: dict[str, Any],
-    actor: str,
-) -> None:
-    await conn.execute(
-        """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor)
-           VALUES (%s, %s, %s, %s, %s, %s)""",
-        (memory_id, scope.tenant_id, action, reason, Jsonb(changes), actor),
-    )
 
 
 class PostgresMemoryEditor:
@@ -137,7 +122,7 @@ class PostgresMemoryEditor:
                 ),
                 params,
             )
-            await _history(conn, scope, memory_id, "updated", reason, diff, actor)
+            await record_history(conn, scope.tenant_id, actor, HistoryRow(memory_id, "updated", reason, diff))
             return EditedMemory(await _reload(conn, memory_id), current.version)
 
     async def set_status(
@@ -166,14 +151,11 @@ class PostgresMemoryEditor:
                     "UPDATE memories SET status = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
                     (status, memory_id, scope.tenant_id),
                 )
-                await _history(
+                await record_history(
                     conn,
-                    scope,
-                    memory_id,
-                    action,
-                    reason,
-                    {"status": {"from": current.status, "to": status}},
+                    scope.tenant_id,
                     actor,
+                    HistoryRow(memory_id, action, reason, status_change(current.status, status)),
                 )
             return EditedMemory(await _reload(conn, memory_id), current.version)
 
@@ -243,14 +225,13 @@ class PostgresMemoryEditor:
                 "UPDATE memories SET importance = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
                 (new, memory_id, scope.tenant_id),
             )
-            await _history(
+            await record_history(
                 conn,
-                scope,
-                memory_id,
-                "feedback",
-                reason,
-                {"importance": {"from": current.importance, "to": new}},
+                scope.tenant_id,
                 actor,
+                HistoryRow(
+                    memory_id, "feedback", reason, {"importance": {"from": current.importance, "to": new}}
+                ),
             )
             return await _reload(conn, memory_id)
 

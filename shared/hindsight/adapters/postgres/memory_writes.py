@@ -26,6 +26,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.conflicts import check_conflicts, settle
+from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive
 from hindsight.domain.errors import Unavailable
@@ -156,21 +157,6 @@ def _summary(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {primary or (lines[0] if lines else '')}"
 
 
-async def _history(
-    conn: AsyncConnection,
-    memory_id: UUID,
-    tenant_id: str,
-    action: str,
-    reason: str | None = None,
-    changes: dict[str, Any] | None = None,
-) -> None:
-    await conn.execute(
-        """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor)
-           VALUES (%s, %s, %s, %s, %s, %s)""",
-        (memory_id, tenant_id, action, reason, Jsonb(changes or {}), WORKER),
-    )
-
-
 async def _relate(
     conn: AsyncConnection, tenant_id: str, from_id: UUID, to_id: UUID, kind: str, reason: str
 ) -> None:
@@ -290,13 +276,16 @@ async def _store_one(
                 "t": tenant,
             },
         )
-        await _history(
+        await record_history(
             conn,
-            target,
             tenant,
-            "merged",
-            f"near-duplicate write {job.id}",
-            {"similarity": round(float(nearest["similarity"]), 4)},
+            WORKER,
+            HistoryRow(
+                target,
+                "merged",
+                f"near-duplicate write {job.id}",
+                {"similarity": round(float(nearest["similarity"]), 4)},
+            ),
         )
         # Children that named this write as their cause belong to the memory it merged into.
         await _adopt_pending_children(conn, tenant, job.id, target)
@@ -336,13 +325,13 @@ async def _store_one(
                 {"id": old_id, "t": tenant, "until": job.valid_since},
             )
             await _relate(conn, tenant, job.id, old_id, "supersedes", "newer fact on the same key")
-            await _history(
+            await record_history(
                 conn,
-                old_id,
                 tenant,
-                "superseded",
-                f"superseded by {job.id}",
-                {"status": {"from": "active", "to": "superseded"}},
+                WORKER,
+                HistoryRow(
+                    old_id, "superseded", f"superseded by {job.id}", status_change("active", "superseded")
+                ),
             )
             reason = f"supersedes {old_id}"
     conflicts = None
@@ -356,7 +345,7 @@ async def _store_one(
         await _link_in_session(conn, job)
     # A child stored before this memory arrived now gets its parent.
     await _adopt_pending_children(conn, tenant, job.id, job.id)
-    await _history(conn, job.id, tenant, "created", None, {})
+    await record_history(conn, tenant, WORKER, HistoryRow(job.id, "created"))
     result = await _record(conn, job, "stored", job.id, reason)
     if conflicts is not None and conflicts.open:
         return result.model_copy(update={"open_conflicts": list(conflicts.open)})

@@ -10,6 +10,7 @@ from uuid import UUID
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.maintenance.episodes import EPISODE_COLUMNS, episode_from_row
 from hindsight.adapters.postgres.rows import fetch_all, tenant_transaction, vector_literal
 from hindsight.domain.maintenance import (
@@ -114,23 +115,18 @@ class PostgresConsolidation:
                    WHERE id = ANY(%s) AND tenant_id = %s AND agent_id = %s""",
                 (now, members, scope.tenant_id, scope.agent_id),
             )
-            await conn.execute(
-                """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor, at)
-                   SELECT %(summary)s, %(t)s, 'created', %(created)s, %(changes)s, %(actor)s, %(now)s
-                   UNION ALL
-                   SELECT member, %(t)s, 'archived', %(reason)s,
-                          '{"status": {"from": "active", "to": "archived"}}'::jsonb, %(actor)s, %(now)s
-                   FROM unnest(%(members)s::uuid[]) AS member""",
-                {
-                    "summary": plan.summary_id,
-                    "t": scope.tenant_id,
-                    "created": f"consolidation of {len(members)} repeats of one event",
-                    "changes": Jsonb({"members": [str(m) for m in members]}),
-                    "reason": reason,
-                    "members": members,
-                    "actor": MAINTENANCE_ACTOR,
-                    "now": now,
-                },
+            await record_history(
+                conn,
+                scope.tenant_id,
+                MAINTENANCE_ACTOR,
+                HistoryRow(
+                    plan.summary_id,
+                    "created",
+                    f"consolidation of {len(members)} repeats of one event",
+                    {"members": [str(m) for m in members]},
+                ),
+                *(HistoryRow(m, "archived", reason, status_change("active", "archived")) for m in members),
+                at=now,
             )
         return True
 
@@ -215,21 +211,15 @@ class PostgresConsolidation:
                    RETURNING m.id""",
                 {"now": now, "id": summary_id, "t": scope.tenant_id, "a": scope.agent_id},
             )
-            await conn.execute(
-                """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor, at)
-                   SELECT %(id)s, %(t)s, 'archived', %(reason)s,
-                          '{"status": {"from": "active", "to": "archived"}}'::jsonb, %(actor)s, %(now)s
-                   UNION ALL
-                   SELECT member, %(t)s, 'restored', %(reason)s,
-                          '{"status": {"from": "archived", "to": "active"}}'::jsonb, %(actor)s, %(now)s
-                   FROM unnest(%(members)s::uuid[]) AS member""",
-                {
-                    "id": summary_id,
-                    "t": scope.tenant_id,
-                    "reason": reason,
-                    "members": [r["id"] for r in restored],
-                    "actor": MAINTENANCE_ACTOR,
-                    "now": now,
-                },
+            await record_history(
+                conn,
+                scope.tenant_id,
+                MAINTENANCE_ACTOR,
+                HistoryRow(summary_id, "archived", reason, status_change("active", "archived")),
+                *(
+                    HistoryRow(r["id"], "restored", reason, status_change("archived", "active"))
+                    for r in restored
+                ),
+                at=now,
             )
         return len(restored)

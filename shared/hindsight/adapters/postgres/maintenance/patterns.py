@@ -11,6 +11,7 @@ from uuid import UUID
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from hindsight.adapters.postgres.history import HistoryRow, record_history
 from hindsight.adapters.postgres.maintenance.episodes import EPISODE_COLUMNS, episode_from_row
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
 from hindsight.domain.maintenance import (
@@ -91,17 +92,17 @@ class PostgresPatterns:
             if cur.rowcount != 1:
                 return False
             linked = await self._link_evidence(conn, scope, plan)
-            await conn.execute(
-                """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor, at)
-                   VALUES (%s, %s, 'created', %s, %s, %s, %s)""",
-                (
+            await record_history(
+                conn,
+                scope.tenant_id,
+                MAINTENANCE_ACTOR,
+                HistoryRow(
                     plan.memory_id,
-                    scope.tenant_id,
+                    "created",
                     f"inferred from {linked} episodes ({plan.kind})",
-                    Jsonb({"evidence": [str(i) for i in plan.evidence_ids]}),
-                    MAINTENANCE_ACTOR,
-                    now,
+                    {"evidence": [str(i) for i in plan.evidence_ids]},
                 ),
+                at=now,
             )
         return True
 
@@ -140,17 +141,17 @@ class PostgresPatterns:
                     "t": scope.tenant_id,
                 },
             )
-            await conn.execute(
-                """INSERT INTO memory_history (memory_id, tenant_id, action, reason, changes, actor, at)
-                   VALUES (%s, %s, 'updated', %s, %s, %s, %s)""",
-                (
+            await record_history(
+                conn,
+                scope.tenant_id,
+                MAINTENANCE_ACTOR,
+                HistoryRow(
                     plan.memory_id,
-                    scope.tenant_id,
+                    "updated",
                     f"{added} more episodes support this {plan.kind}",
-                    Jsonb({"episodes": {"from": episodes - added, "to": episodes}}),
-                    MAINTENANCE_ACTOR,
-                    now,
+                    {"episodes": {"from": episodes - added, "to": episodes}},
                 ),
+                at=now,
             )
         return added
 
