@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from hindsight.local.serve import BackgroundServer
 from tests.support import PROTOCOL_ERAS, mcp_client
@@ -65,7 +66,11 @@ async def test_the_python_client_hands_the_model_the_error(
                 "text": text,
                 "structuredContent": result.structured_content,
             }
+        # What is wrong with the request itself stays a protocol error, which the client raises.
+        with pytest.raises(MCPError, match="unknown tool 'memory_wrte'") as raised:
+            await client.call_tool("memory_wrte", {"content": "x"})
     _assert_readable_errors(outcome, f"python {era}")
+    assert raised.value.error.code == -32602
 
 
 @pytest.fixture(scope="module")
