@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +19,20 @@ import pytest
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
+from tests.support import ChatServer, chat_handler, loopback_http_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agent_loop.py"
 
 
-async def _run_with_workers(command: list[str], pollers: list[SqsPoller]) -> Any:
+async def _run_with_workers(
+    command: list[str], pollers: list[SqsPoller], env: dict[str, str] | None = None
+) -> Any:
     """Run ``command`` while the pollers feed the workers (one batch each in turn) until it exits."""
     outcome: dict[str, Any] = {}
     finished = anyio.Event()
-    env = {k: v for k, v in os.environ.items() if k != "AGENT_MODEL"}  # the scripted model, offline
+    base = {k: v for k, v in os.environ.items() if k not in ("AGENT_MODEL", "OPENAI_BASE_URL")}
+    env = base | (env or {})  # no AGENT_MODEL: the scripted model, offline
 
     async def run() -> None:
         outcome["done"] = await anyio.run_process(command, check=False, env=env)
@@ -92,3 +97,50 @@ async def test_the_agent_loop_stores_what_the_seeds_say_and_learns_from_its_fail
     assert "Retry-After" in failed["lessons"]
     assert (succeeded["task_id"], succeeded["outcome"]) == (second["task_id"], "success")
     assert len(rows) == 5
+
+
+def _decide(body: dict[str, Any]) -> str:
+    """A loopback chat model's decision for one turn: remembers what it is told, waits before paying
+    only when the MEMORY it was sent says Retry-After."""
+    prompt = body["messages"][1]["content"]
+    user = prompt.rsplit("USER: ", 1)[1]
+    memory = prompt.split("MEMORY:\n", 1)[1].rsplit("\nUSER: ", 1)[0]
+    decision: dict[str, Any] = {"reply": "OK", "step": f"Handled: {user}", "remember": [], "pay": False}
+    if "prefer" in user:
+        decision["remember"] = [
+            {"kind": "preference", "content": "Maya wants e-mailed invoices.", "key": "maya.invoices"}
+        ]
+    if "pay" in user:
+        decision |= {"pay": True, "wait_for_retry_after": "Retry-After" in memory}
+    return "Sure:\n```json\n" + json.dumps(decision) + "\n```"
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    state = ChatServer(answer=_decide)
+    with loopback_http_server(chat_handler(state)) as state.port:
+        yield state
+
+
+async def test_with_agent_model_set_an_openai_compatible_model_decides_each_turn(
+    server: BackgroundServer,
+    poller: SqsPoller,
+    reflect_poller: SqsPoller,
+    stack: LocalStack,
+    tenant: str,
+    token: str,
+    chat_server: ChatServer,
+) -> None:
+    env = {"AGENT_MODEL": "loop-model", "OPENAI_BASE_URL": chat_server.base_url, "OPENAI_API_KEY": "sk-test"}
+    command = [sys.executable, str(EXAMPLE), "--url", server.url, "--token", token, "--json"]
+    done = await _run_with_workers(command, [poller, reflect_poller], env)
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
+    first, second = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    assert (first["outcome"], second["outcome"]) == ("failure", "success")
+    assert len(chat_server.requests) == 5  # one per user turn
+    assert {r["model"] for r in chat_server.requests} == {"loop-model"}
+    assert all(r["temperature"] == 0 for r in chat_server.requests)
+    rows = {r["id"]: r for r in _stored(stack, tenant)}
+    (preference,) = (rows[i] for i in first["written"])
+    assert (preference["key"], preference["content"]) == ("maya.invoices", "Maya wants e-mailed invoices.")
+    assert second["written"] == []
