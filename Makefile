@@ -8,7 +8,9 @@ SAM_VENV ?= .venv-sam
 SAM_STAMP := $(SAM_VENV)/.installed-stamp
 LOCALSTACK_VENV ?= .venv-localstack
 LOCALSTACK_STAMP := $(LOCALSTACK_VENV)/.installed-stamp
-PYTHON313 ?= $(shell command -v python3.13 2>/dev/null || ls -d $$HOME/.pyenv/versions/3.1[3-9]*/bin/python 2>/dev/null | tail -1)
+# The first interpreter >= 3.13 that runs (a pyenv shim for a version that is not selected exists but fails).
+PYTHON313 ?= $(shell for p in python3.13 python3.14 $$HOME/.pyenv/versions/3.1[3-9]*/bin/python; do \
+	$$p -c 'import sys; assert sys.version_info >= (3, 13)' 2>/dev/null && { command -v $$p; break; }; done)
 PORT ?= 8080
 PYTEST_ARGS ?=
 
