@@ -1,15 +1,13 @@
 """Composition root: settings → adapters → use cases, once per process (Lambda cold start, CLI, tests).
 
 What it wires with lives beside it and is re-exported here: the factories from settings in
-``hindsight.factories``, the operator tools built from a container in ``hindsight.operator_tools``, and
-``SystemClock`` (``hindsight.adapters.system_clock``)."""
+``hindsight.factories``, the ``Container`` it fills (``hindsight.container``) and ``SystemClock``
+(``hindsight.adapters.system_clock``). The operator tools built from a container are in
+``hindsight.operator_tools``, which depends on the container, not on this module."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-from psycopg_pool import AsyncConnectionPool
+from typing import TYPE_CHECKING
 
 from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
 from hindsight.adapters.postgres.access_log import DeferredAccessLog
@@ -37,6 +35,7 @@ from hindsight.adapters.reflection import (
 from hindsight.adapters.system_clock import SystemClock
 from hindsight.adapters.tiktoken_counter import TiktokenCounter
 from hindsight.config import Settings
+from hindsight.container import Container
 from hindsight.factories import (
     maintenance_policy,
     make_embedder,
@@ -48,26 +47,22 @@ from hindsight.factories import (
     make_working_memory,
     ranking_policy,
 )
-from hindsight.operator_tools import OperatorTools, make_reembed, operator_tools
 from hindsight.ports import Embedder, Metrics
 from hindsight.usecases.api_keys import Authenticate, ManageKeys
 from hindsight.usecases.manage_memory import ManageMemory
-from hindsight.usecases.rate_limits import CheckRateLimit
 from hindsight.usecases.recall import Recall
 from hindsight.usecases.reflect import Reflect, ShouldRemember, SubmitReflection
 from hindsight.usecases.remember import Remember, RememberBatch
 from hindsight.usecases.search_budget import SearchWithinBudget
 from hindsight.usecases.store_memories import StoreMemories
 from hindsight.usecases.summarize import Summarize
-from hindsight.usecases.working_memory import WorkingMemory
 from hindsight.usecases.write_status import GetWriteStatus, SweepStuckWork
 
 if TYPE_CHECKING:
-    from hindsight.usecases.maintain import Maintain
+    pass
 
 __all__ = [
     "Container",
-    "OperatorTools",
     "SystemClock",
     "build_container",
     "database_url",
@@ -77,9 +72,7 @@ __all__ = [
     "make_maintenance",
     "make_rate_limit",
     "make_redactor",
-    "make_reembed",
     "make_working_memory",
-    "operator_tools",
     "ranking_policy",
     "resolve_secrets",
     "run_migrations",
@@ -132,66 +125,6 @@ async def run_migrations(settings: Settings) -> list[int]:
         )
     finally:
         await conn.close()
-
-
-@dataclass
-class Container:
-    """Everything one process needs, built once. ``remember`` is None where no queue is configured."""
-
-    settings: Settings
-    pool: AsyncConnectionPool
-    embedder: Embedder
-    clock: SystemClock
-    recall: Recall
-    search: SearchWithinBudget
-    """``memory_search``: recall fitted into a token budget when one is asked (``max_tokens``)."""
-    summarize: Summarize
-    """``memory_summarize``: the experience hint (extractive, or by the configured chat model)."""
-    store_memories: StoreMemories
-    authenticate: Authenticate
-    keys: ManageKeys
-    reader: PostgresMemoryReader
-    writer: PostgresMemoryWriter
-    editor: PostgresMemoryEditor
-    access_log: DeferredAccessLog
-    manage: ManageMemory
-    write_status: GetWriteStatus
-    reflect: Reflect
-    remember: Remember | None = None
-    remember_batch: RememberBatch | None = None
-    """``memory_write_batch`` (None where no queue is configured); its items count against the rate
-    limit's item budget (wired in ``build_container``)."""
-    submit_reflection: SubmitReflection | None = None
-    sweeper: SweepStuckWork | None = None
-    redis: Any = None
-    working_memory: WorkingMemory | None = None
-    metrics: Any = None
-    """The Metrics port (``hindsight.adapters.observability``): EMF in Lambda, in memory locally."""
-    rate_limit: CheckRateLimit | None = None
-    reranker: Any = None
-    """The second-stage Reranker of recall (None: off)."""
-    store_id: str = ""
-    """The database's identity (``hindsight_meta.store_id``): namespaces what is kept for it in Redis."""
-    """Per-caller budgets of tool calls (None: off)."""
-    _maintain: Maintain | None = field(default=None, repr=False)
-
-    @property
-    def maintain(self) -> Maintain:
-        """Scheduled maintenance, built on first use: the request path never needs it, so the MCP
-        function's cold start does not import it."""
-        if self._maintain is None:
-            self._maintain = make_maintenance(
-                self.settings, self.pool, self.embedder, self.clock, self.redis, self.sweeper
-            )
-        return self._maintain
-
-    async def aclose(self) -> None:
-        await self.access_log.flush()
-        if self.reranker is not None and hasattr(self.reranker, "aclose"):
-            await self.reranker.aclose()
-        if self.working_memory is not None:
-            await self.working_memory.aclose()
-        await self.pool.close()
 
 
 async def build_container(

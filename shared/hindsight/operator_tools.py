@@ -4,24 +4,32 @@ re-embedding, built on demand from a container, so the Lambda workers never cons
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hindsight.config import Settings
 from hindsight.factories import make_embedder, make_redactor
 
-if TYPE_CHECKING:  # the container is built by the composition root, which re-exports this module's names
-    from hindsight.bootstrap import Container
+if TYPE_CHECKING:  # the use cases are imported when the tools are built, not with this module
+    from hindsight.container import Container
+    from hindsight.usecases.archive import ExportMemories, ImportMemories
+    from hindsight.usecases.ingest import Ingest
+    from hindsight.usecases.inspect import InspectAgent
+    from hindsight.usecases.reembed import Reembed
 
 
-@dataclass
+@dataclass(frozen=True)
 class OperatorTools:
     """What operators use beside the agents' tools (CLI, inspector): built on demand from a container,
     so the Lambda workers never construct them."""
 
-    inspect: Any
-    export: Any
-    import_: Any
-    ingest: Any
+    inspect: InspectAgent
+    """An agent's memories, sessions and queue depths (``hindsight inspect``, the inspector page)."""
+    export: ExportMemories
+    """``hindsight export``."""
+    import_: ImportMemories
+    """``hindsight import``."""
+    ingest: Ingest
+    """``hindsight ingest`` (through the queue, or directly)."""
 
 
 def operator_tools(container: Container) -> OperatorTools:
@@ -66,7 +74,7 @@ def operator_tools(container: Container) -> OperatorTools:
     )
 
 
-def make_reembed(container: Container, target: Settings) -> Any:
+def make_reembed(container: Container, target: Settings) -> Reembed:
     """The re-embedding run from ``container``'s store to the embedder ``target`` configures."""
     from hindsight.adapters.postgres.reembed import PostgresEmbeddingMigration
     from hindsight.usecases.reembed import Reembed

@@ -13,13 +13,14 @@ import psycopg
 import pytest
 
 from hindsight.adapters.embedders.hash_embedder import HashEmbedder
-from hindsight.bootstrap import build_container, make_reembed, run_migrations
+from hindsight.bootstrap import build_container, run_migrations
 from hindsight.config import Settings
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import ConfigurationError
 from hindsight.domain.memory import MemoryChanges, MemoryDraft, Scope, WriteJob
 from hindsight.domain.text import passage_text
 from hindsight.local.stack import LocalStack
+from hindsight.operator_tools import make_reembed
 from hindsight.usecases.recall import RecallQuery, resolve
 
 pytestmark = pytest.mark.integration

@@ -274,7 +274,7 @@ class Inspector:
         if principal is None:
             message = "That key is not valid (any more)." if _token(request) else None
             return self._login(message, 401 if _token(request) else 200)
-        from hindsight.bootstrap import operator_tools
+        from hindsight.operator_tools import operator_tools
         from hindsight.usecases.recall import RecallQuery
 
         params = parse_params(request)

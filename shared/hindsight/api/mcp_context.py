@@ -5,7 +5,7 @@ from __future__ import annotations
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 
-from hindsight.bootstrap import Container
+from hindsight.container import Container
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Unauthorized
 

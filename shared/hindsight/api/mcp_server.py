@@ -40,8 +40,8 @@ from hindsight.api.tools_memory_admin import register_memory_admin_tools
 from hindsight.api.tools_reflection import register_reflection_tools
 from hindsight.api.tools_summary import register_summary_tools
 from hindsight.api.tools_working_memory import register_working_memory_tools
-from hindsight.bootstrap import Container
 from hindsight.config import Settings
+from hindsight.container import Container
 from hindsight.domain.errors import HindsightError
 
 ContainerFactory = Callable[[], Awaitable[Container]]

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from hindsight.adapters.idempotency import RedisIdempotency
 from hindsight.api.runtime import ProcessLoop
-from hindsight.bootstrap import Container
+from hindsight.container import Container
 from hindsight.correlation import bound
 from hindsight.domain.errors import HindsightError, Unavailable
 from hindsight.domain.memory import PreparedWrite, StoreResult, WriteJob

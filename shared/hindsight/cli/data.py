@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 import typer
@@ -33,7 +33,7 @@ def export_(
     relations, history, write outcomes; vectors on request."""
 
     async def body(container: Any) -> dict[str, int]:
-        from hindsight.bootstrap import operator_tools
+        from hindsight.operator_tools import operator_tools
 
         tools = operator_tools(container)
         sink = output.open("w", encoding="utf-8") if output is not None else sys.stdout
@@ -84,7 +84,7 @@ def import_(
                 stream.close()
 
     async def body(container: Any) -> Any:
-        from hindsight.bootstrap import operator_tools
+        from hindsight.operator_tools import operator_tools
 
         tools = operator_tools(container)
         with progress_bar() as progress:
@@ -142,7 +142,7 @@ def ingest(
     kind = detect_format(text[:100]) if file_format == "auto" else file_format
 
     async def body(container: Any) -> Any:
-        from hindsight.bootstrap import operator_tools
+        from hindsight.operator_tools import operator_tools
 
         items = list(
             items_from_locomo(json.loads(text), agent)
@@ -150,7 +150,7 @@ def ingest(
             else items_from_jsonl(text.splitlines())
         )
         tools = operator_tools(container)
-        mode = "direct" if direct else "queue"
+        mode: Literal["queue", "direct"] = "direct" if direct else "queue"
         with progress_bar() as progress:
             task = progress.add_task(f"ingesting ({mode})", total=len(items))
             report = await tools.ingest(

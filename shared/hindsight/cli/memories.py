@@ -206,8 +206,8 @@ def inspect(
     as_json: JsonOut = False,
 ) -> None:
     """Counts per layer and status, recent writes, working-memory sessions, queue and DLQ depth."""
-    from hindsight.bootstrap import operator_tools
     from hindsight.domain.memory import Scope
+    from hindsight.operator_tools import operator_tools
 
     async def body(container: Any) -> Any:
         tools = operator_tools(container)

@@ -28,7 +28,8 @@ def reembed(
 ) -> None:
     """Re-embed every memory under another model or dimension while search keeps working: new vectors
     are filled beside the old ones (resumable), indexed, then switched in one transaction."""
-    from hindsight.bootstrap import build_container, make_reembed
+    from hindsight.bootstrap import build_container
+    from hindsight.operator_tools import make_reembed
 
     settings = load_settings(data_dir)
     target = settings
