@@ -11,6 +11,7 @@ from hindsight.domain.chunking import chunk_text
 from hindsight.domain.errors import JudgeFailed
 from hindsight.domain.limits import MAX_SHORT_TEXT_CHARS
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
+from hindsight.domain.relative_time import with_inferred_time
 from hindsight.domain.text import is_short_reply, passage_text
 from hindsight.ports import ConflictJudge, Embedder, MemoryWriter, Metrics
 from hindsight.usecases.reflect import ShouldRemember
@@ -83,8 +84,11 @@ class StoreMemories:
 
     async def prepare(self, jobs: Sequence[WriteJob]) -> list[PreparedWrite]:
         """Embed every chunk of every job in one call (jobs the write filter skips are not embedded).
+        A job without occurred_at whose content says when ("yesterday", 上周二) gets it, measured from its
+        acknowledgement (``domain.relative_time``).
         Short conversation replies are embedded with the turn they answer (``_with_answered_turns``).
         Raises whatever the embedder raises."""
+        jobs = [j.model_copy(update={"draft": with_inferred_time(j.draft, j.submitted_at)}) for j in jobs]
         jobs = await self._with_answered_turns(jobs)
         skips: dict[int, str] = {}
         for index, job in enumerate(jobs):

@@ -1,0 +1,177 @@
+"""Relative dates inside content resolved against the write's anchor (issue 12, item 2):
+``domain.relative_time``."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hindsight.domain.isotime import TimeSpan
+from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.relative_time import INFERRED_KEY, infer_event_time, with_inferred_time
+
+# Wednesday 2 December 2026, 09:30 UTC
+ANCHOR = datetime(2026, 12, 2, 9, 30, tzinfo=UTC)
+
+
+def day(d: date) -> TimeSpan:
+    return TimeSpan(datetime.combine(d, time.min, UTC), "day")
+
+
+def week(monday: date) -> TimeSpan:
+    return TimeSpan(datetime.combine(monday, time.min, UTC), "week")
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "expression"),
+    [
+        ("Yesterday I renewed my passport", day(date(2026, 12, 1)), "yesterday"),
+        ("Renewed my passport yesterday.", day(date(2026, 12, 1)), "yesterday"),
+        ("Today the new office opened", day(date(2026, 12, 2)), "today"),
+        ("Had sushi last night", day(date(2026, 12, 1)), "last night"),
+        ("The day before yesterday the boiler broke", day(date(2026, 11, 30)), "the day before yesterday"),
+        ("Met Priya last Tuesday", day(date(2026, 12, 1)), "last tuesday"),
+        ("Met Priya last Wednesday", day(date(2026, 11, 25)), "last wednesday"),  # never the same day
+        ("Met Priya last Monday", day(date(2026, 11, 30)), "last monday"),
+        ("Met Priya last Thursday", day(date(2026, 11, 26)), "last thursday"),
+        ("The server crashed 3 days ago", day(date(2026, 11, 29)), "3 days ago"),
+        ("We moved house two weeks ago", week(date(2026, 11, 16)), "two weeks ago"),
+        (
+            "Started the course a month ago",
+            TimeSpan(datetime(2026, 11, 1, tzinfo=UTC), "month"),
+            "a month ago",
+        ),
+        ("Sold the car last week", week(date(2026, 11, 23)), "last week"),
+        ("Paid the invoice last month", TimeSpan(datetime(2026, 11, 1, tzinfo=UTC), "month"), "last month"),
+        ("Visited Kyoto last year", TimeSpan(datetime(2025, 1, 1, tzinfo=UTC), "year"), "last year"),
+        ("Graduated 5 years ago", TimeSpan(datetime(2021, 1, 1, tzinfo=UTC), "year"), "5 years ago"),
+        ("我昨天更新了护照", day(date(2026, 12, 1)), "昨天"),
+        ("前天下了大雨", day(date(2026, 11, 30)), "前天"),
+        ("大前天去了医院", day(date(2026, 11, 29)), "大前天"),
+        ("今天开始新项目", day(date(2026, 12, 2)), "今天"),
+        ("上周二开了预算会", day(date(2026, 11, 24)), "上周二"),
+        ("上星期日去爬山", day(date(2026, 11, 29)), "上星期日"),
+        ("上周交付了版本", week(date(2026, 11, 23)), "上周"),
+        ("两周前换了工作", week(date(2026, 11, 16)), "两周前"),
+        ("三天前订了机票", day(date(2026, 11, 29)), "三天前"),
+        ("十二天前提交了申请", day(date(2026, 11, 20)), "十二天前"),
+        ("3个月前搬家", TimeSpan(datetime(2026, 9, 1, tzinfo=UTC), "month"), "3个月前"),
+        ("上个月加薪了", TimeSpan(datetime(2026, 11, 1, tzinfo=UTC), "month"), "上个月"),
+        ("去年去了日本", TimeSpan(datetime(2025, 1, 1, tzinfo=UTC), "year"), "去年"),
+        ("前年买了房", TimeSpan(datetime(2024, 1, 1, tzinfo=UTC), "year"), "前年"),
+        ("Yesterday, yes yesterday, the build broke", day(date(2026, 12, 1)), "yesterday"),  # same time twice
+    ],
+)
+def test_explicit_relative_expressions_resolve_to_their_span(
+    text: str, span: TimeSpan, expression: str
+) -> None:
+    inferred = infer_event_time(text, ANCHOR)
+    assert inferred is not None
+    assert (inferred.span, inferred.expression) == (span, expression)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Alex is allergic to peanuts",  # no time at all
+        "The meeting is on Tuesday",  # a weekday alone: this week's or last?
+        "Yesterday I booked the flight for tomorrow",  # two times
+        "Yesterday I planned what to do next week",
+        "Last week was busy but today is calm",  # two different times
+        "I'll see Priya next Tuesday; we last met last Tuesday",
+        "Recently I started running",  # vague
+        "A few days ago the printer broke",
+        "the other day we spoke",
+        "我昨天买了明天的票",  # 昨天 and 明天
+        "前几天见过他",  # vague
+        "下周二开会",  # the future is not an event that happened
+        "Saw it 5000 years ago in a dream",  # outside the supported range
+    ],
+)
+def test_no_guess_when_there_is_no_single_explicit_expression(text: str) -> None:
+    assert infer_event_time(text, ANCHOR) is None
+
+
+@given(
+    anchor=st.datetimes(
+        min_value=datetime(1950, 1, 1), max_value=datetime(2090, 12, 31), timezones=st.just(UTC)
+    ),
+    days=st.integers(min_value=1, max_value=400),
+)
+def test_n_days_ago_is_always_the_day_n_days_before_the_anchors_day(anchor: datetime, days: int) -> None:
+    for text in (f"It happened {days} days ago", f"{days}天前发生的"):
+        inferred = infer_event_time(text, anchor)
+        assert inferred is not None
+        assert inferred.span == day(anchor.date() - timedelta(days=days))
+
+
+@given(
+    anchor=st.datetimes(
+        min_value=datetime(1950, 1, 1), max_value=datetime(2090, 12, 31), timezones=st.just(UTC)
+    )
+)
+def test_every_span_ends_on_or_before_the_anchors_day_and_last_weekdays_are_within_a_week(
+    anchor: datetime,
+) -> None:
+    end_of_anchor_day = datetime.combine(anchor.date() + timedelta(days=1), time.min, UTC)
+    for text in ("yesterday", "last week", "last month", "last year", "上周三", "上个月", "去年", "today"):
+        inferred = infer_event_time(text, anchor)
+        assert inferred is not None
+        assert inferred.span.end <= end_of_anchor_day
+    for name in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"):
+        inferred = infer_event_time(f"last {name}", anchor)
+        assert inferred is not None
+        assert 1 <= (anchor.date() - inferred.span.start.date()).days <= 7
+        assert inferred.span.start.strftime("%A").lower() == name
+
+
+def test_a_draft_without_occurred_at_gets_it_with_a_note_and_keeps_its_content() -> None:
+    draft = MemoryDraft(content="Yesterday I renewed my passport", metadata={"source": "chat"})
+    inferred = with_inferred_time(draft, ANCHOR)
+    assert inferred.content == draft.content
+    assert (inferred.occurred_at, inferred.occurred_precision) == (datetime(2026, 12, 1, tzinfo=UTC), "day")
+    assert inferred.metadata == {
+        "source": "chat",
+        INFERRED_KEY: {"expression": "yesterday", "anchor": "2026-12-02T09:30:00+00:00"},
+    }
+
+
+def test_a_given_occurred_at_wins_and_a_turn_is_anchored_at_its_session() -> None:
+    given_at = MemoryDraft(content="Yesterday I renewed my passport", occurred_at="2026-11-01")
+    assert with_inferred_time(given_at, ANCHOR) == given_at
+    turn = MemoryDraft(
+        content="Yesterday I renewed my passport", conversation_id="c1", session_at="2023-05-08T13:56:00Z"
+    )
+    inferred = with_inferred_time(turn, ANCHOR)
+    assert inferred.occurred_at == datetime(2023, 5, 7, tzinfo=UTC)
+    assert inferred.metadata[INFERRED_KEY] == {
+        "expression": "yesterday",
+        "anchor": "2023-05-08T13:56:00+00:00",
+    }
+    plain = MemoryDraft(content="Alex is allergic to peanuts")
+    assert with_inferred_time(plain, ANCHOR) == plain
+
+
+@pytest.mark.anyio
+async def test_the_worker_anchors_at_the_acknowledgement_not_when_it_runs() -> None:
+    from uuid import uuid4
+
+    from hindsight.adapters.embedders.hash_embedder import HashEmbedder
+    from hindsight.domain.memory import WriteJob
+    from hindsight.usecases.store_memories import StoreMemories
+    from tests.unit.fakes import ScriptedStore
+
+    # acknowledged on 2 December, processed whenever the queue gets to it
+    job = WriteJob(
+        id=uuid4(),
+        tenant_id="acme",
+        agent_id="default",
+        submitted_at=ANCHOR,
+        draft=MemoryDraft(content="Yesterday I renewed my passport"),
+    )
+    (prepared,) = await StoreMemories(ScriptedStore(), HashEmbedder(16), 0.95).prepare([job])
+    assert prepared.job.draft.event_span == day(date(2026, 12, 1))
+    assert prepared.job.draft.content == "Yesterday I renewed my passport"
