@@ -3,6 +3,13 @@ ranking policies on the same stored data. For comparing retrieval changes quickl
 through the MCP URL is ``locomo_mcp.py``.
 
     python bench/locomo_eval.py --conversations 1 --policy seeds --policy relevance
+    python bench/locomo_eval.py --split validate --policy service --rankings before.json
+
+``service`` is the shipped configuration (the learned ranker, as ``HINDSIGHT_RANKER=learned``), ``seeds``
+the hand-set RRF fallback. ``--split`` picks the protocol's conversations (issue 13: the first 4 of the dev
+file are ``tune``, the last 3 ``validate``); ``--recipe conversation`` writes each turn's conversation
+position, as ``hindsight ingest`` does (the learned ranker's neighbour features need it). ``--rankings``
+saves every question's ranked labels (dia ids) per policy, so two runs can be compared question by question.
 """
 
 from __future__ import annotations
@@ -19,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from locomo import Conversation, Scoreboard, load
+from locomo import Conversation, Scoreboard, load, split_of
 from quality import jobs_for
 
 from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
 from hindsight.bootstrap import Container, build_container
+from hindsight.domain.learned_ranker import load_ranker
 from hindsight.domain.memory import Scope
 from hindsight.domain.ranking import LayerWeights, RankingPolicy
 from hindsight.logs import configure_local_logging
@@ -61,10 +69,14 @@ POLICIES: dict[str, RankingPolicy] = {
 CONTEXT = os.environ.get("LOCOMO_CONTEXT", "none")  # "previous" measured worse (docs/retrieval.md)
 
 
-async def ingest(container: Container, conversations: list[Conversation], tenant: str, batch: int) -> float:
+async def ingest(
+    container: Container, conversations: list[Conversation], tenant: str, batch: int, recipe: str = "plain"
+) -> float:
     started = time.monotonic()
     for conv in conversations:
-        jobs = jobs_for(conv, tenant, previous_turn_context=CONTEXT == "previous")
+        jobs = jobs_for(
+            conv, tenant, previous_turn_context=CONTEXT == "previous", conversation=recipe == "conversation"
+        )
         for i in range(0, len(jobs), batch):
             results = await container.store_memories(jobs[i : i + batch])
             failed = [r for r in results if r.outcome == "failed"]
@@ -85,7 +97,12 @@ POOL = int(os.environ.get("LOCOMO_POOL", "100"))
 
 
 async def evaluate(
-    container: Container, conversations: list[Conversation], tenant: str, policy: RankingPolicy, top_k: int
+    container: Container,
+    conversations: list[Conversation],
+    tenant: str,
+    policy: RankingPolicy,
+    top_k: int,
+    rankings: list[list[str]] | None = None,
 ) -> Scoreboard:
     recall = Recall(
         container.reader,
@@ -104,21 +121,34 @@ async def evaluate(
             asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
             request = resolve(RecallQuery(text=q.question, top_k=top_k, as_of=asked), asked)
             hits = await recall.search(scope, request)
-            board.add(q.category, [str(h.memory.metadata.get("dia_id", "")) for h in hits], q.evidence)
+            labels = [str(h.memory.metadata.get("dia_id", "")) for h in hits]
+            board.add(q.category, labels, q.evidence, conv.sample_id)
+            if rankings is not None:
+                rankings.append(labels)
     return board
 
 
 async def main_async(args: argparse.Namespace, settings: Any) -> dict[str, Any]:
-    conversations = load()[: args.conversations]
+    every = load()
+    if args.split:
+        split = split_of(every)
+        conversations = [c for c in every if args.split in ("all", split[c.sample_id])]
+    else:
+        conversations = every[: args.conversations]
     container = await build_container(settings, with_queue=False)
     try:
-        seconds = await ingest(container, conversations, "locomo", args.batch)
+        seconds = await ingest(container, conversations, "locomo", args.batch, args.recipe)
         out: dict[str, Any] = {
+            "conversations": [c.sample_id for c in conversations],
+            "recipe": args.recipe,
             "turns": sum(len(c.turns) for c in conversations),
             "ingest_s": round(seconds, 1),
         }
+        rankings: dict[str, list[list[str]]] = {}
         for name in args.policy:
-            board = await evaluate(container, conversations, "locomo", POLICIES[name], args.top_k)
+            policy = RankingPolicy(learned=load_ranker()) if name == "service" else POLICIES[name]
+            rankings[name] = []
+            board = await evaluate(container, conversations, "locomo", policy, args.top_k, rankings[name])
             out[name] = {"1-4": board.summary((1, 2, 3, 4)), "5": board.summary((5,))}
             s = out[name]["1-4"]
             print(
@@ -127,6 +157,8 @@ async def main_async(args: argparse.Namespace, settings: Any) -> dict[str, Any]:
                 flush=True,
             )
         await container.access_log.flush()
+        if args.rankings:
+            args.rankings.write_text(json.dumps(rankings) + "\n")
         return out
     finally:
         await container.aclose()
@@ -137,7 +169,14 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--conversations", type=int, default=1)
-    parser.add_argument("--policy", action="append", choices=sorted(POLICIES))
+    parser.add_argument("--policy", action="append", choices=sorted([*POLICIES, "service"]))
+    parser.add_argument(
+        "--split",
+        choices=["tune", "validate", "all"],
+        help="the protocol's conversations (overrides --conversations)",
+    )
+    parser.add_argument("--recipe", choices=["plain", "conversation"], default="plain")
+    parser.add_argument("--rankings", type=Path, help="write every question's ranked dia ids per policy here")
     parser.add_argument("--top-k", type=int, default=25)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--json", type=Path)

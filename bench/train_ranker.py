@@ -63,10 +63,10 @@ def request_for(q: PoolQuestion) -> Any:
 
 
 SecondVector = dict[str, np.ndarray]
-_FEATURES: dict[int, list[list[float]]] = {}
+_FEATURES: dict[int, np.ndarray] = {}
 
 
-def _features(q: PoolQuestion) -> list[list[float]]:
+def _features(q: PoolQuestion) -> np.ndarray:
     """The service's feature rows of a question's pool, computed once per run."""
     if id(q) not in _FEATURES:
         _FEATURES[id(q)] = candidate_features(q.pool, request_for(q))

@@ -44,9 +44,10 @@ class LearnedRanker:
     layers: tuple[tuple[np.ndarray, np.ndarray], ...]
     """(weights, bias) per layer; tanh between layers, the last one linear to one output."""
 
-    def score(self, rows: list[list[float]]) -> list[float]:
-        """Scores of feature rows (``ranking_features.candidate_features``), one per row."""
-        if not rows:
+    def score(self, rows: np.ndarray | list[list[float]]) -> list[float]:
+        """Scores of feature rows (``ranking_features.candidate_features``: an (n, features) matrix), one
+        per row."""
+        if len(rows) == 0:
             return []
         x = (np.asarray(rows, dtype=np.float64)[:, self.columns] - self.mean) / self.scale
         for i, (weights, bias) in enumerate(self.layers):

@@ -34,7 +34,14 @@ from datetime import datetime, timedelta
 
 from hindsight.domain.injection import FLAG_INJECTION, memory_injection_signals
 from hindsight.domain.learned_ranker import LearnedRanker
-from hindsight.domain.memory import FAILED_OUTCOMES, Candidate, Scores, SearchHit, SearchRequest, StoredMemory
+from hindsight.domain.memory import (
+    FAILED_OUTCOMES,
+    Candidate,
+    Scores,
+    SearchHit,
+    SearchRequest,
+    StoredMemory,
+)
 from hindsight.domain.ranking_features import candidate_features
 from hindsight.domain.timeparse import TimeIntent
 
@@ -166,18 +173,50 @@ def flags_for(memory: StoredMemory, now: datetime, policy: RankingPolicy) -> lis
     return flags
 
 
-def rank_candidates(
+@dataclass(frozen=True)
+class ScoredCandidate:
+    """A candidate with its scores (``Scores`` fields but the flags, computed for returned hits only)."""
+
+    candidate: Candidate
+    rrf: float
+    model: float | None
+    relevance: float
+    time: float
+    frequency: float
+    final: float
+
+    def hit(self, memory: StoredMemory, now: datetime, policy: RankingPolicy) -> SearchHit:
+        """The search hit of this candidate, given its full stored memory; labels computed here."""
+        cand = self.candidate
+        return SearchHit(
+            memory=memory,
+            scores=Scores(
+                vector=cand.vector_similarity,
+                keyword=cand.keyword_score,
+                entity=cand.entity_matches,
+                rrf=self.rrf,
+                model=self.model,
+                relevance=self.relevance,
+                time=self.time,
+                frequency=self.frequency,
+                importance=memory.importance,
+                final=self.final,
+            ),
+            flags=flags_for(memory, now, policy),
+        )
+
+
+def score_candidates(
     candidates: Sequence[Candidate],
     *,
     policy: RankingPolicy,
     now: datetime,
-    top_k: int,
     intent: TimeIntent | None = None,
     request: SearchRequest | None = None,
-) -> list[SearchHit]:
-    """Score every candidate and return the best ``top_k``, best first (ties: similarity, then id).
-    ``request`` (the query) is what the learned ranker's features read; without it, or without a learned
-    ranker in the policy, relevance is the weighted RRF."""
+) -> list[ScoredCandidate]:
+    """Every candidate scored, best first (ties: similarity, then id). ``request`` (the query) is what
+    the learned ranker's features read; without it, or without a learned ranker in the policy, relevance
+    is the weighted RRF. SearchHit models are built by ``ScoredCandidate.hit``, for returned hits only."""
     rrfs = [
         reciprocal_rank_fusion(
             (c.vector_rank, c.keyword_rank, c.entity_rank), policy.rrf_k, policy.signal_weights
@@ -193,7 +232,7 @@ def rank_candidates(
         model = [None] * len(candidates)
         best = max(rrfs, default=0.0) or 1.0
         relevances = [rrf / best for rrf in rrfs]
-    hits: list[SearchHit] = []
+    scored: list[ScoredCandidate] = []
     for cand, rrf, relevance, learned in zip(candidates, rrfs, relevances, model, strict=True):
         memory = cand.memory
         weights = policy.weights[memory.layer]
@@ -207,22 +246,34 @@ def rank_candidates(
         final = policy.relevance_weight * layer_score + (1.0 - policy.relevance_weight) * memory.importance
         if memory.source == "agent_inferred":
             final *= policy.inferred_penalty
-        hits.append(
-            SearchHit(
-                memory=memory,
-                scores=Scores(
-                    vector=cand.vector_similarity,
-                    keyword=cand.keyword_score,
-                    entity=cand.entity_matches,
-                    rrf=rrf,
-                    model=learned,
-                    relevance=relevance,
-                    time=rec,
-                    frequency=freq,
-                    importance=memory.importance,
-                    final=final,
-                ),
+        scored.append(ScoredCandidate(cand, rrf, learned, relevance, rec, freq, final))
+    scored.sort(key=lambda s: (-s.final, -(s.candidate.vector_similarity or 0.0), str(s.candidate.memory.id)))
+    return scored
+
+
+def rank_candidates(
+    candidates: Sequence[Candidate],
+    *,
+    policy: RankingPolicy,
+    now: datetime,
+    top_k: int,
+    intent: TimeIntent | None = None,
+    request: SearchRequest | None = None,
+) -> list[SearchHit]:
+    """Score every candidate and return the best ``top_k`` as hits, best first (``score_candidates``).
+    The candidates' memories must be full ``StoredMemory`` rows; a search that fetched only what ranking
+    reads scores first and builds hits from the rows it then fetches (``ScoredCandidate.hit``).
+
+    Raises:
+        TypeError: a returned candidate's memory is not a StoredMemory.
+    """
+    scored = score_candidates(candidates, policy=policy, now=now, intent=intent, request=request)
+    hits = []
+    for s in scored[:top_k]:
+        memory = s.candidate.memory
+        if not isinstance(memory, StoredMemory):
+            raise TypeError(
+                "rank_candidates needs full memories: use score_candidates and ScoredCandidate.hit"
             )
-        )
-    hits.sort(key=lambda h: (-h.scores.final, -(h.scores.vector or 0.0), str(h.memory.id)))
-    return [h.model_copy(update={"flags": flags_for(h.memory, now, policy)}) for h in hits[:top_k]]
+        hits.append(s.hit(memory, now, policy))
+    return hits

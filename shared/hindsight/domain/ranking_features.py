@@ -17,6 +17,8 @@ import math
 import re
 from collections.abc import Sequence
 
+import numpy as np
+
 from hindsight.domain.memory import Candidate, SearchRequest
 
 RRF_K = 10
@@ -73,62 +75,141 @@ FEATURES: tuple[str, ...] = (
 """
 
 
-def _rr(rank: int | None) -> float:
-    return 0.0 if rank is None else 1.0 / (RRF_K + rank)
+_GROUP_STRIDE = 1 << 34
+_TURN_SHIFT = 1 << 32
+"""A position (conversation/session group g, turn t) as one int64 key g·2³⁴ + t + 2³²: exact for any
+Postgres integer turn and its neighbours, and ordered by group, then turn."""
 
 
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.casefold()) if len(w) >= 3}
 
 
-def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) -> list[list[float]]:
-    """One row of ``FEATURES`` values per candidate, in the candidates' order."""
-    first = [
-        _rr(c.vector_rank) + _rr(c.keyword_rank) + _rr(c.entity_rank) for c in candidates
-    ]  # first-stage score: plain reciprocal-rank sum
-    best = max(first, default=0.0) or 1.0
-    by_position: dict[tuple[str, int, int], float] = {}
-    for cand, score in zip(candidates, first, strict=True):
-        position = cand.memory.position
+def _rr_column(ranks: np.ndarray) -> np.ndarray:
+    """1/(RRF_K + rank) where a rank is given (not NaN), else 0."""
+    present = ~np.isnan(ranks)
+    out = np.zeros(ranks.shape, dtype=np.float64)
+    out[present] = 1.0 / (RRF_K + ranks[present])
+    return out
+
+
+def _neighbour_scores(
+    positions: Sequence[tuple[str, int, int] | None], first: np.ndarray, best: float
+) -> np.ndarray:
+    """(n, 2·NEIGHBOUR_REACH) first-stage scores of each candidate's neighbour turns (offsets −REACH … −1,
+    1 … REACH, in that order) divided by ``best``; 0 where that turn is not in the pool or the candidate
+    has no position. A position held by several candidates counts with its best score."""
+    offsets = [o for o in range(-NEIGHBOUR_REACH, NEIGHBOUR_REACH + 1) if o]
+    out = np.zeros((len(positions), len(offsets)), dtype=np.float64)
+    groups: dict[tuple[str, int], int] = {}
+    rows: list[int] = []
+    keys_list: list[int] = []
+    for i, position in enumerate(positions):
         if position is not None:
-            by_position[position] = max(score, by_position.get(position, 0.0))
+            rows.append(i)
+            group = groups.setdefault((position[0], position[1]), len(groups))
+            keys_list.append(group * _GROUP_STRIDE + position[2] + _TURN_SHIFT)
+    if not rows:
+        return out
+    index = np.asarray(rows, dtype=np.intp)
+    keys = np.asarray(keys_list, dtype=np.int64)
+    unique, inverse = np.unique(keys, return_inverse=True)
+    best_at = np.zeros(len(unique), dtype=np.float64)
+    np.maximum.at(best_at, inverse, first[index])
+    for column, offset in enumerate(offsets):
+        wanted = keys + offset
+        at = np.minimum(np.searchsorted(unique, wanted), len(unique) - 1)
+        found = unique[at] == wanted
+        out[index[found], column] = best_at[at[found]] / best
+    return out
+
+
+def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) -> np.ndarray:
+    """An (n, len(FEATURES)) float64 matrix: one row of ``FEATURES`` values per candidate, in the
+    candidates' order. Signal and neighbour features are computed column-wise with numpy; the content
+    features need one pass of two regular expressions over each candidate's text."""
+    n = len(candidates)
+    out = np.zeros((n, len(FEATURES)), dtype=np.float64)
+    if n == 0:
+        return out
+    nan = math.nan
+    ranks = np.array(
+        [
+            (
+                nan if c.vector_rank is None else c.vector_rank,
+                nan if c.keyword_rank is None else c.keyword_rank,
+                nan if c.entity_rank is None else c.entity_rank,
+            )
+            for c in candidates
+        ],
+        dtype=np.float64,
+    )
+    vector_rr, keyword_rr, entity_rr = (_rr_column(ranks[:, j]) for j in range(3))
+    first = vector_rr + keyword_rr + entity_rr  # first-stage score: plain reciprocal-rank sum
+    best = float(first.max()) or 1.0
+    column = {name: i for i, name in enumerate(FEATURES)}
+    out[:, column["vector_similarity"]] = [c.vector_similarity or 0.0 for c in candidates]
+    out[:, column["vector_rr"]] = vector_rr
+    # math.log1p, not numpy's: numpy may use vectorised approximations a unit in the last place away
+    out[:, column["keyword_score"]] = [math.log1p(max(c.keyword_score or 0.0, 0.0)) for c in candidates]
+    out[:, column["keyword_rr"]] = keyword_rr
+    out[:, column["entity_matches"]] = [float(c.entity_matches or 0) for c in candidates]
+    out[:, column["entity_rr"]] = entity_rr
+    out[:, column["signals"]] = (~np.isnan(ranks)).sum(axis=1)
+    out[:, column["fused_rr"]] = first
+    neighbours = _neighbour_scores([c.memory.position for c in candidates], first, best)
+    out[:, column["neighbour_best"]] = neighbours.max(axis=1)
+    total = neighbours[:, 0].copy()
+    for j in range(1, neighbours.shape[1]):
+        total += neighbours[:, j]  # left to right, as a sum over the offsets in order
+    out[:, column["neighbour_sum"]] = total
+    out[:, column["neighbour_prev"]] = neighbours[:, NEIGHBOUR_REACH - 1]
+    out[:, column["neighbour_next"]] = neighbours[:, NEIGHBOUR_REACH]
     query_words = _words(request.text)
     asks_when = bool(_WHEN_QUESTION.search(request.text))
-    rows: list[list[float]] = []
-    for cand, fused in zip(candidates, first, strict=True):
-        memory = cand.memory
-        content = memory.content
-        neighbours: dict[int, float] = {}
-        position = memory.position
-        if position is not None:
-            conversation, session, turn = position
-            for offset in range(-NEIGHBOUR_REACH, NEIGHBOUR_REACH + 1):
-                if offset:
-                    neighbours[offset] = by_position.get((conversation, session, turn + offset), 0.0) / best
+    content = np.array(
+        [_content_features(c.memory.content, query_words) for c in candidates], dtype=np.float64
+    )
+    out[:, column["query_overlap"]] = content[:, 0]
+    out[:, column["length_log"]] = [math.log1p(words) for words in content[:, 1]]
+    out[:, column["short_turn"]] = content[:, 1] <= 5
+    out[:, column["is_question"]] = content[:, 2]
+    out[:, column["time_words"]] = content[:, 3]
+    if asks_when:
+        out[:, column["time_words_when_asked"]] = content[:, 3]
+    out[:, column["episodic"]] = [c.memory.layer == "episodic" for c in candidates]
+    return out
+
+
+_TIME_TOKENS = frozenset(
+    (
+        *("yesterday", "today", "tonight", "tomorrow", "ago", "last", "next", "this"),
+        *("week", "weeks", "weekend", "weekends", "month", "months", "year", "years", "day", "days"),
+        *("january", "february", "march", "april", "may", "june", "july", "august", "september"),
+        *("october", "november", "december"),
+        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+        *("spring", "summer", "autumn", "fall", "winter"),
+    )
+) | frozenset(f"{century}{year:02d}" for century in (19, 20) for year in range(100))
+"""Every word ``_TIME_WORDS`` matches, lower-cased: the fast path's set for ASCII text."""
+_ASCII_SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
+"""Every ASCII character but letters and digits → space: then ``split()`` gives ``_WORD``'s words."""
+
+
+def _content_features(content: str, query_words: set[str]) -> tuple[float, int, float, float]:
+    """(query overlap, word count, ends with "?", names a time) of one candidate's text.
+
+    ASCII text without underscores (most text) takes one tokenising pass: there ``_WORD``'s words are
+    exactly the ``\\w+`` runs ``_TIME_WORDS`` looks at and case-folding is lower-casing, so a set lookup
+    answers what the regular expression would. Other text goes through the regular expressions."""
+    if content.isascii() and "_" not in content:
+        words = content.lower().translate(_ASCII_SEPARATORS).split()
+        timed = not _TIME_TOKENS.isdisjoint(words)
+        # query words have three letters or more, so shorter content words never meet them
+        overlap = len(query_words.intersection(words)) / len(query_words) if query_words else 0.0
+    else:
         words = _WORD.findall(content)
         content_words = {w.casefold() for w in words if len(w) >= 3}
-        timed = 1.0 if _TIME_WORDS.search(content) else 0.0
-        rows.append(
-            [
-                cand.vector_similarity or 0.0,
-                _rr(cand.vector_rank),
-                math.log1p(max(cand.keyword_score or 0.0, 0.0)),
-                _rr(cand.keyword_rank),
-                float(cand.entity_matches or 0),
-                _rr(cand.entity_rank),
-                float(sum(r is not None for r in (cand.vector_rank, cand.keyword_rank, cand.entity_rank))),
-                fused,
-                max(neighbours.values(), default=0.0),
-                sum(neighbours.values()),
-                neighbours.get(-1, 0.0),
-                neighbours.get(1, 0.0),
-                len(query_words & content_words) / len(query_words) if query_words else 0.0,
-                math.log1p(len(words)),
-                1.0 if len(words) <= 5 else 0.0,
-                1.0 if content.rstrip().endswith("?") else 0.0,
-                timed if asks_when else 0.0,
-                timed,
-                1.0 if memory.layer == "episodic" else 0.0,
-            ]
-        )
-    return rows
+        timed = _TIME_WORDS.search(content) is not None
+        overlap = len(query_words & content_words) / len(query_words) if query_words else 0.0
+    return (overlap, len(words), 1.0 if content.rstrip().endswith("?") else 0.0, 1.0 if timed else 0.0)

@@ -1,0 +1,221 @@
+"""The learned ranker's features are computed column-wise with numpy (``ranking_features``); they must
+equal the plain per-candidate definition below — the code that trained the shipped model — on any pool,
+and ``rank_candidates`` must rank exactly as scoring every candidate one by one would."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hindsight.domain.learned_ranker import load_ranker
+from hindsight.domain.memory import Candidate, SearchRequest, StoredMemory
+from hindsight.domain.ranking import (
+    LEARNED_TEMPERATURE,
+    RankingPolicy,
+    frequency,
+    rank_candidates,
+    reciprocal_rank_fusion,
+    time_fit,
+)
+from hindsight.domain.ranking_features import (
+    _TIME_WORDS,
+    _WHEN_QUESTION,
+    _WORD,
+    FEATURES,
+    NEIGHBOUR_REACH,
+    RRF_K,
+    candidate_features,
+)
+from hindsight.domain.timeparse import detect_time_intent
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+
+
+def _rr(rank: int | None) -> float:
+    return 0.0 if rank is None else 1.0 / (RRF_K + rank)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if len(w) >= 3}
+
+
+def reference_features(candidates: Sequence[Candidate], request: SearchRequest) -> list[list[float]]:
+    """The per-candidate definition of every feature, in plain Python (as the shipped model was trained)."""
+    first = [_rr(c.vector_rank) + _rr(c.keyword_rank) + _rr(c.entity_rank) for c in candidates]
+    best = max(first, default=0.0) or 1.0
+    by_position: dict[tuple[str, int, int], float] = {}
+    for cand, score in zip(candidates, first, strict=True):
+        position = cand.memory.position
+        if position is not None:
+            by_position[position] = max(score, by_position.get(position, 0.0))
+    query_words = _words(request.text)
+    asks_when = bool(_WHEN_QUESTION.search(request.text))
+    rows: list[list[float]] = []
+    for cand, fused in zip(candidates, first, strict=True):
+        memory = cand.memory
+        content = memory.content
+        neighbours: dict[int, float] = {}
+        position = memory.position
+        if position is not None:
+            conversation, session, turn = position
+            for offset in range(-NEIGHBOUR_REACH, NEIGHBOUR_REACH + 1):
+                if offset:
+                    neighbours[offset] = by_position.get((conversation, session, turn + offset), 0.0) / best
+        words = _WORD.findall(content)
+        content_words = {w.casefold() for w in words if len(w) >= 3}
+        timed = 1.0 if _TIME_WORDS.search(content) else 0.0
+        rows.append(
+            [
+                cand.vector_similarity or 0.0,
+                _rr(cand.vector_rank),
+                math.log1p(max(cand.keyword_score or 0.0, 0.0)),
+                _rr(cand.keyword_rank),
+                float(cand.entity_matches or 0),
+                _rr(cand.entity_rank),
+                float(sum(r is not None for r in (cand.vector_rank, cand.keyword_rank, cand.entity_rank))),
+                fused,
+                max(neighbours.values(), default=0.0),
+                sum(neighbours.values()),
+                neighbours.get(-1, 0.0),
+                neighbours.get(1, 0.0),
+                len(query_words & content_words) / len(query_words) if query_words else 0.0,
+                math.log1p(len(words)),
+                1.0 if len(words) <= 5 else 0.0,
+                1.0 if content.rstrip().endswith("?") else 0.0,
+                timed if asks_when else 0.0,
+                timed,
+                1.0 if memory.layer == "episodic" else 0.0,
+            ]
+        )
+    return rows
+
+
+_VOCABULARY = [
+    "Maya", "went", "to", "Lisbon", "last", "May", "yesterday", "when", "did", "you", "go", "2023",
+    "Straße", "café", "ΣΊΣΥΦΟΣ", "東京", "week", "the", "dog", "a", "ok", "summer", "how", "long", "?", "!",
+    "what", "year", "under_score", "x", "LAST", "Weekends", "WeekEnd", "1999", "20235", "2023rd", "2100",
+    "ſunday", "KELVIN", "Kelvin", "İstanbul", "tonight's", "mid-summer", "o'clock", "last_week", "٢٠٢٣",
+]  # fmt: skip
+_text = st.lists(st.sampled_from(_VOCABULARY), max_size=25).map(" ".join)
+_rank = st.none() | st.integers(min_value=1, max_value=120)
+
+
+@st.composite
+def _candidate(draw: st.DrawFn) -> Candidate:
+    positioned = draw(st.booleans())
+    vector_rank, keyword_rank, entity_rank = draw(_rank), draw(_rank), draw(_rank)
+    memory = StoredMemory(
+        id=uuid.UUID(int=draw(st.integers(min_value=0, max_value=2**128 - 1))),
+        tenant_id="t",
+        agent_id="a",
+        layer=draw(st.sampled_from(["episodic", "semantic"])),
+        key=None,
+        query=None,
+        content=draw(_text) + draw(st.sampled_from(["", "?", " ? ", "."])),
+        importance=draw(st.floats(min_value=0, max_value=1)),
+        access_count=draw(st.integers(min_value=0, max_value=50)),
+        last_accessed_at=None,
+        created_at=NOW - timedelta(days=draw(st.integers(min_value=0, max_value=900))),
+        occurred_at=None,
+        metadata={},
+        status="active",
+        source=draw(st.sampled_from(["user_stated", "agent_inferred"])),
+        conversation_id=draw(st.sampled_from(["c1", "c2"])) if positioned else None,
+        turn_index=draw(st.integers(min_value=0, max_value=12)) if positioned else None,
+        session_index=draw(st.none() | st.integers(min_value=0, max_value=2)) if positioned else None,
+    )
+    return Candidate(
+        memory=memory,
+        vector_rank=vector_rank,
+        vector_similarity=None if vector_rank is None else draw(st.floats(min_value=-1, max_value=1)),
+        keyword_rank=keyword_rank,
+        keyword_score=None if keyword_rank is None else draw(st.floats(min_value=0, max_value=5)),
+        entity_rank=entity_rank,
+        entity_matches=None if entity_rank is None else draw(st.integers(min_value=1, max_value=4)),
+    )
+
+
+_pools = st.lists(_candidate(), max_size=60, unique_by=lambda c: c.memory.id)
+_queries = (
+    st.sampled_from(
+        ["When did Maya go to Lisbon?", "what year was the café opened", "how long", "東京 Straße", "a", ""]
+    )
+    | _text
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pool=_pools, query=_queries)
+def test_numpy_features_equal_the_per_candidate_definition(pool: list[Candidate], query: str) -> None:
+    request = SearchRequest(text=query, top_k=10, now=NOW)
+    fast = candidate_features(pool, request)
+    reference = np.array(reference_features(pool, request), dtype=np.float64).reshape(-1, len(FEATURES))
+    assert fast.shape == reference.shape
+    assert np.max(np.abs(fast - reference), initial=0.0) <= 1e-9
+
+
+def test_a_position_held_twice_counts_with_its_best_score_and_far_turns_are_not_neighbours() -> None:
+    def turn(number: int, rank: int, session: int = 1) -> Candidate:
+        memory = StoredMemory(
+            id=uuid.uuid4(), tenant_id="t", agent_id="a", layer="episodic", key=None, query=None,
+            content="x", importance=0.5, access_count=0, last_accessed_at=None, created_at=NOW,
+            occurred_at=None, metadata={}, status="active", conversation_id="c", turn_index=number,
+            session_index=session,
+        )  # fmt: skip
+        return Candidate(memory=memory, vector_rank=rank, vector_similarity=0.5)
+
+    pool = [turn(5, 1), turn(5, 50), turn(6, 3), turn(8, 2), turn(2**31 - 1, 4), turn(0, 5, session=2)]
+    request = SearchRequest(text="x", top_k=3, now=NOW)
+    fast = candidate_features(pool, request)
+    np.testing.assert_array_equal(fast, np.array(reference_features(pool, request)))
+    # turn 6's previous turn is turn 5, held by ranks 1 and 50: the better one counts (the pool's best)
+    assert fast[2, FEATURES.index("neighbour_prev")] == 1.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(pool=_pools, query=_queries, top_k=st.integers(min_value=1, max_value=70))
+def test_rank_candidates_returns_the_reference_order_and_scores(
+    pool: list[Candidate], query: str, top_k: int
+) -> None:
+    ranker = load_ranker()
+    policy = RankingPolicy(learned=ranker)
+    request = SearchRequest(text=query, top_k=top_k, now=NOW)
+    intent = detect_time_intent(query, NOW)
+    hits = rank_candidates(pool, policy=policy, now=NOW, top_k=top_k, intent=intent, request=request)
+    # the reference: score every candidate from the per-candidate features, sort, take top_k
+    model = ranker.score(reference_features(pool, request)) if pool else []
+    top = max(model, default=0.0)
+    expected = []
+    for cand, score in zip(pool, model, strict=True):
+        memory, weights = cand.memory, policy.weights[cand.memory.layer]
+        relevance = math.exp((score - top) / LEARNED_TEMPERATURE)
+        prior = (
+            weights.similarity
+            + weights.recency * time_fit(memory, intent, NOW, policy.recency_half_life)
+            + weights.frequency * frequency(memory.access_count, policy.frequency_saturation)
+        )
+        final = (
+            policy.relevance_weight
+            * relevance
+            * prior
+            / (weights.similarity + weights.recency + weights.frequency)
+            + (1.0 - policy.relevance_weight) * memory.importance
+        )
+        if memory.source == "agent_inferred":
+            final *= policy.inferred_penalty
+        expected.append((-final, -(cand.vector_similarity or 0.0), str(memory.id), score))
+    expected.sort()
+    assert [str(h.memory.id) for h in hits] == [e[2] for e in expected[:top_k]]
+    for hit, (neg_final, _, _, score) in zip(hits, expected, strict=False):
+        assert abs(hit.scores.final + neg_final) <= 1e-9
+        assert hit.scores.model is not None
+        assert abs(hit.scores.model - score) <= 1e-9
+        cand = next(c for c in pool if c.memory.id == hit.memory.id)
+        ranks = (cand.vector_rank, cand.keyword_rank, cand.entity_rank)
+        assert hit.scores.rrf == reciprocal_rank_fusion(ranks, policy.rrf_k, policy.signal_weights)
