@@ -242,7 +242,7 @@ def base(server: BackgroundServer) -> str:
 
 
 def test_the_inspector_needs_a_key_and_keeps_it_out_of_urls(base: str, token: str, tenant: str) -> None:
-    with httpx.Client(base_url=base, follow_redirects=False) as http:
+    with httpx.Client(base_url=base, follow_redirects=False, timeout=60) as http:
         login = http.get("/inspector")
         assert login.status_code == 200
         assert "Sign in" in login.text
@@ -272,7 +272,7 @@ def test_the_inspector_shows_the_agent_and_the_retrieval_trace(
 ) -> None:
     ids = _seed(stack, tenant)
     headers = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=base, headers=headers) as http:
+    with httpx.Client(base_url=base, headers=headers, timeout=60) as http:
         page = http.get("/inspector", params={"q": "payments rate limit", "top_k": 3})
     assert page.status_code == 200, page.text
     body = page.text
@@ -297,7 +297,7 @@ def test_the_inspector_shows_the_agent_and_the_retrieval_trace(
     assert trace.count('class=" ') + trace.count('class="out') >= rows - 3
     assert str(ids["429"])[-8:] in trace
     # looking is not recalling: the access counts stay at 0
-    with httpx.Client(base_url=base, headers=headers) as http:
+    with httpx.Client(base_url=base, headers=headers, timeout=60) as http:
         again = http.get("/inspector").text
     assert ">1</td>" not in again.split('id="semantic"')[1].split("</table>")[0]
 
@@ -325,7 +325,7 @@ def test_bad_inspector_parameters_are_400_naming_the_parameter(
     base: str, token: str, params: Any, named: str
 ) -> None:
     """The page's parameters carry the MCP tools' limits: never a 500 from Postgres (NUL), a clear 400."""
-    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}) as http:
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
         refused = http.get("/inspector", params=params)
         assert refused.status_code == 400, refused.text
         assert refused.headers["content-type"].startswith("text/html")
@@ -338,7 +338,7 @@ def test_bad_inspector_parameters_are_400_naming_the_parameter(
 
 
 def test_with_the_sign_in_cookie_a_nul_is_400_not_500(base: str, token: str) -> None:
-    with httpx.Client(base_url=base, follow_redirects=False) as http:
+    with httpx.Client(base_url=base, follow_redirects=False, timeout=60) as http:
         assert http.post("/inspector/login", data={"token": token}).status_code == 303
         for query in ("agent=%00", "agent=default&q=%00"):
             refused = http.get(f"/inspector?{query}")
