@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -265,12 +265,23 @@ async def in_process(settings: Settings, data: Dataset) -> dict[str, Any]:
     container = await build_container(settings, with_queue=False)
     try:
         embedder, reader = TimedEmbedder(container.embedder), TimedReader(container.reader)
+        policy = ranking_policy(settings)
         recall = Recall(
             reader,
             CachedQueryEmbedder(embedder),
             container.clock,
             container.access_log,
-            ranking_policy(settings),
+            policy,
+            settings.candidate_pool,
+        )
+        # the hand-set fusion (HINDSIGHT_RANKER=rrf) on the same reader and query cache, for issue 13's
+        # "learned search p50 within 1.5x of the RRF one" in the same run
+        rrf = Recall(
+            reader,
+            recall._embedder,
+            container.clock,
+            container.access_log,
+            replace(policy, learned=None),
             settings.candidate_pool,
         )
         scope = Scope(tenant_id=TENANT, agent_id=AGENT)
@@ -280,7 +291,7 @@ async def in_process(settings: Settings, data: Dataset) -> dict[str, Any]:
         keyword_stats = {"lexemes": lexemes, "refresh_s": round(time.monotonic() - started, 2)}
         hits_seen: list[int] = []
 
-        async def one(text: str) -> float:
+        async def one(text: str, recall: Recall = recall) -> float:
             started = time.perf_counter()
             hits = await recall.search(scope, resolve(RecallQuery(text=text, top_k=10), NOW))
             elapsed = (time.perf_counter() - started) * 1000
@@ -289,28 +300,60 @@ async def in_process(settings: Settings, data: Dataset) -> dict[str, Any]:
 
         for text in data.warmups:
             await one(text)
+            await one(text, rrf)
         await container.access_log.flush()
         embedder.query_ms.clear()
         reader.sql_ms.clear()
         cold = [await one(text) for text in data.queries]
         embed_ms, sql_ms = list(embedder.query_ms), list(reader.sql_ms)
         await container.access_log.flush()
+        # embedding now cached: everything but the query embedding, learned and RRF interleaved
         reader.sql_ms.clear()
-        warm = [await one(text) for text in data.queries]
-        warm_sql = list(reader.sql_ms)
+        warm: list[float] = []
+        warm_rrf: list[float] = []
+        for text in data.queries:
+            warm.append(await one(text))
+            warm_rrf.append(await one(text, rrf))
+        warm_sql = reader.sql_ms[0::2]
         await container.access_log.flush()
+        floor = await _floor(container, data)
         return {
             "search_cold_cache": percentiles(cold),
             "embed": percentiles(embed_ms),
             "sql": percentiles(sql_ms),
             "rest": percentiles([c - e - s for c, e, s in zip(cold, embed_ms, sql_ms, strict=True)]),
             "search_warm_cache": percentiles(warm),
+            "search_warm_cache_rrf": percentiles(warm_rrf),
             "sql_warm_cache": percentiles(warm_sql),
+            "floor": floor,
             "mean_hits": round(statistics.fmean(hits_seen), 2),
             "keyword_stats": keyword_stats,
         }
     finally:
         await container.aclose()
+
+
+async def _floor(container: Any, data: Dataset) -> dict[str, Any]:
+    """The physical floor of a new-query search: the query embedding alone (the model, no cache) plus the
+    HNSW probe alone (top 10 by cosine distance in the tenant's agent, nothing else), per query."""
+    embedder = container.embedder
+    probe = """SELECT id FROM memories WHERE tenant_id = %s AND agent_id = %s AND status = 'active'
+               ORDER BY embedding <=> %s LIMIT 10"""
+    embed_ms: list[float] = []
+    probe_ms: list[float] = []
+    async with container.pool.connection() as conn:
+        for text, vector in zip(data.queries, data.query_vectors, strict=True):
+            started = time.perf_counter()
+            await embedder.embed_query(text)
+            embed_ms.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            await (await conn.execute(probe, (TENANT, AGENT, vector))).fetchall()
+            probe_ms.append((time.perf_counter() - started) * 1000)
+    return {
+        "embed_alone": percentiles(embed_ms),
+        "hnsw_probe_alone": percentiles(probe_ms),
+        "sum": percentiles([e + p for e, p in zip(embed_ms, probe_ms, strict=True)]),
+    }
 
 
 async def over_mcp(url: str, token: str, data: Dataset) -> dict[str, Any]:
@@ -478,7 +521,11 @@ def cold_starts(settings: Settings, token: str, runs: int) -> dict[str, Any]:
 # ---- the piece ----------------------------------------------------------------------------------
 
 
-def run(sizes: list[int], *, searches: int = 200, warmup: int = 20, cold_runs: int = 5) -> dict[str, Any]:
+def run(
+    sizes: list[int], *, searches: int = 200, warmup: int = 20, cold_runs: int = 5, search_only: bool = False
+) -> dict[str, Any]:
+    """Every size, then write acknowledgements and cold starts; ``search_only``: in-process search, the
+    floor, HNSW recall and the SQL plan only (no MCP server, no write acks, no cold starts)."""
     from hindsight.local.serve import BackgroundServer
     from hindsight.local.stack import LocalStack
 
@@ -508,15 +555,29 @@ def run(sizes: list[int], *, searches: int = 200, warmup: int = 20, cold_runs: i
                 tier["sql_plan"] = {"error": f"{type(exc).__name__}: {exc}"}
             tier["machine_load"] = wait_for_quiet(QUIET_LOAD, QUIET_WAIT_S, f"latency {size}")
             tier["in_process"] = asyncio.run(in_process(settings, data))
+            ip = tier["in_process"]
+            tier["search_p50_ms"] = ip["search_cold_cache"]["p50"]
+            tier["search_p95_ms"] = ip["search_cold_cache"]["p95"]
+            tier["search_p99_ms"] = ip["search_cold_cache"]["p99"]
+            tier["sql_rank_p50_ms"] = ip["search_warm_cache"]["p50"]
+            tier["sql_rank_p99_ms"] = ip["search_warm_cache"]["p99"]
+            tier["rrf_sql_rank_p50_ms"] = ip["search_warm_cache_rrf"]["p50"]
+            tier["floor_p50_ms"] = ip["floor"]["sum"]["p50"]
+            if search_only:
+                tier["machine_load"]["load_1m_at_end"] = round(os.getloadavg()[0], 2)
+                latency[str(size)] = tier
+                log(
+                    f"latency: {size}: in-process p50 {tier['search_p50_ms']} / p99 {tier['search_p99_ms']} "
+                    f"ms; SQL + ranking p50 {tier['sql_rank_p50_ms']} (RRF {tier['rrf_sql_rank_p50_ms']}); "
+                    f"floor p50 {tier['floor_p50_ms']}; HNSW recall@10 {tier['hnsw_recall_at_10']}"
+                )
+                continue
             server = BackgroundServer(settings.replace(**NO_RATE_LIMIT)).start()
             try:
                 tier["mcp"] = asyncio.run(over_mcp(server.url, token, data))
             finally:
                 server.stop()
-            ip, mcp = tier["in_process"], tier["mcp"]
-            tier["search_p50_ms"] = ip["search_cold_cache"]["p50"]
-            tier["search_p95_ms"] = ip["search_cold_cache"]["p95"]
-            tier["search_p99_ms"] = ip["search_cold_cache"]["p99"]
+            mcp = tier["mcp"]
             tier["mcp_search_p50_ms"] = mcp["search_cold_cache"]["p50"]
             tier["mcp_search_p99_ms"] = mcp["search_cold_cache"]["p99"]
             tier["machine_load"]["load_1m_at_end"] = round(os.getloadavg()[0], 2)
@@ -534,6 +595,8 @@ def run(sizes: list[int], *, searches: int = 200, warmup: int = 20, cold_runs: i
                 f"{ip['search_warm_cache']['p50']}); MCP p50 {tier['mcp_search_p50_ms']} / p99 "
                 f"{tier['mcp_search_p99_ms']} ms"
             )
+        if search_only:
+            return {"latency": latency, "synthetic": _synthetic_stats(data, sizes, searches, warmup)}
         log("latency: write acknowledgements …")
         ack_load = wait_for_quiet(QUIET_LOAD, QUIET_WAIT_S, "write ack")
         with external_sqs() as (endpoint, queues):
@@ -554,16 +617,20 @@ def run(sizes: list[int], *, searches: int = 200, warmup: int = 20, cold_runs: i
         "write_ack": ack,
         "write_ack_p50_ms": ack["p50"],
         "cold_start": cold,
-        "synthetic": {
-            **data.stats,
-            "sizes": sizes,
-            "other_tenants": OTHER_TENANTS,
-            "other_rows": OTHER_ROWS,
-            "searches": searches,
-            "warmup": warmup,
-            "hnsw_build_settings": HNSW_BUILD_SETTINGS,
-            "mean_chars": round(statistics.fmean(len(m.content) for m in data.memories), 1),
-        },
+        "synthetic": _synthetic_stats(data, sizes, searches, warmup),
+    }
+
+
+def _synthetic_stats(data: Dataset, sizes: list[int], searches: int, warmup: int) -> dict[str, Any]:
+    return {
+        **data.stats,
+        "sizes": sizes,
+        "other_tenants": OTHER_TENANTS,
+        "other_rows": OTHER_ROWS,
+        "searches": searches,
+        "warmup": warmup,
+        "hnsw_build_settings": HNSW_BUILD_SETTINGS,
+        "mean_chars": round(statistics.fmean(len(m.content) for m in data.memories), 1),
     }
 
 

@@ -5,7 +5,7 @@ Each piece starts its own throw-away local stack, writes its section into bench/
 
     python bench/run.py locomo [--conversations 7] [--mcp-conversations 1]
     python bench/run.py cjk             # Chinese/mixed memories (bench/data/cjk_retrieval.json)
-    python bench/run.py latency [--sizes 1000,10000,100000] [--searches 200] [--warmup 20]
+    python bench/run.py latency [--sizes 1000,10000,100000] [--searches 200] [--warmup 20] [--search-only]
     python bench/run.py throughput
     python bench/run.py report          # only regenerate docs/benchmarks.md and the plot
 """
@@ -56,7 +56,16 @@ def run_latency(args: argparse.Namespace) -> None:
     import latency
 
     sizes = [int(s) for s in args.sizes.split(",") if s]
-    result = latency.run(sizes, searches=args.searches, warmup=args.warmup, cold_runs=args.cold_runs)
+    result = latency.run(
+        sizes,
+        searches=args.searches,
+        warmup=args.warmup,
+        cold_runs=args.cold_runs,
+        search_only=args.search_only,
+    )
+    if args.search_only:  # only the sizes measured are replaced; the rest of the section stays
+        merge_results("latency", {**load_results().get("latency", {}), **result["latency"]}, _command())
+        return
     merge_results("latency", result["latency"], _command())
     for key in ("write_ack", "write_ack_p50_ms", "cold_start", "synthetic"):
         merge_results(key, result[key], _command())
@@ -116,6 +125,12 @@ def _latency_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--searches", type=int, default=200)
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--cold-runs", type=int, default=5)
+    p.add_argument(
+        "--search-only",
+        action="store_true",
+        help="in-process search, floor, HNSW recall and SQL plan only (no MCP, write acks, cold starts); "
+        "merges the sizes measured into the latency section",
+    )
 
 
 if __name__ == "__main__":

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from uuid import UUID
+
 import pytest
 
 from hindsight.adapters.embedders.hash_embedder import HashEmbedder
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, Unavailable
-from hindsight.domain.memory import Candidate, MemoryDraft
+from hindsight.domain.memory import Candidate, CandidateMemory, MemoryDraft, Scope, StoredMemory
 from hindsight.domain.ranking import RankingPolicy
 from hindsight.usecases.recall import Recall, RecallQuery
 from hindsight.usecases.remember import Remember
@@ -77,3 +80,44 @@ async def test_store_memories_embeds_the_batch_once() -> None:
     results = await StoreMemories(store, CountingEmbedder(16), 0.95)(jobs)
     assert calls == [7]
     assert [r.job_id for r in results] == [j.id for j in jobs]
+
+
+class _SlimStore(ScriptedStore):
+    """Returns candidates carrying only what ranking reads (as the Postgres reader does) and the full
+    rows by id; counts what was fetched."""
+
+    def __init__(self, full: list[StoredMemory], candidates: list[Candidate]) -> None:
+        super().__init__(candidates)
+        self.full = {m.id: m for m in full}
+        self.fetched: list[list[UUID]] = []
+
+    async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]:
+        self.fetched.append(list(ids))
+        return [self.full[i] for i in ids if i in self.full]
+
+
+def _slim(m: StoredMemory) -> CandidateMemory:
+    return CandidateMemory.model_validate({k: getattr(m, k) for k in CandidateMemory.model_fields})
+
+
+async def test_recall_ranks_slim_candidates_and_fetches_full_rows_for_the_hits_only() -> None:
+    # Given a pool of three candidates carrying only what ranking reads; one was forgotten since
+    best, second, third = memory("best"), memory("second"), memory("third")
+    best = best.model_copy(update={"metadata": {"kept": True}})
+    gone = second.model_copy(update={"status": "forgotten"})
+    store = _SlimStore(
+        [best, gone, third],
+        [
+            Candidate(memory=_slim(third), keyword_rank=60),
+            Candidate(memory=_slim(best), vector_rank=1, keyword_rank=1, vector_similarity=0.9),
+            Candidate(memory=_slim(second), vector_rank=2, vector_similarity=0.8),
+        ],
+    )
+    recall = Recall(
+        store, HashEmbedder(16), FixedClock(), NullAccessLog(), RankingPolicy(), candidate_pool=50
+    )
+    hits = await recall(ALICE, None, RecallQuery(text="q", top_k=2))
+    # Then the two best are fetched in one call, returned as full rows; the forgotten one is left out
+    assert store.fetched == [[best.id, second.id]]
+    assert [h.memory.content for h in hits] == ["best"]
+    assert hits[0].memory.metadata == {"kept": True}

@@ -375,12 +375,54 @@ class SearchRequest(BaseModel):
     are statuses at that time."""
 
 
-class Candidate(BaseModel):
-    """One memory that at least one retrieval signal returned, with its rank under each (1 = best)."""
+class CandidateMemory(BaseModel):
+    """What ranking reads of a candidate (``domain.ranking``, ``domain.ranking_features``): a search
+    fetches only these columns for its whole pool and the full ``StoredMemory`` for the hits it returns.
+    Same names and meaning as in ``StoredMemory``."""
 
     model_config = ConfigDict(frozen=True)
 
-    memory: StoredMemory
+    id: UUID
+    layer: Layer
+    content: str
+    importance: float
+    access_count: int
+    source: Source = "user_stated"
+    created_at: datetime
+    occurred_at: datetime | None = None
+    occurred_precision: Precision | None = None
+    conversation_id: str | None = None
+    turn_index: int | None = None
+    session_index: int | None = None
+
+    @property
+    def event_time(self) -> datetime:
+        """occurred_at, else created_at (as ``StoredMemory.event_time``)."""
+        return self.occurred_at or self.created_at
+
+    @property
+    def event_span(self) -> TimeSpan:
+        """``event_time`` as the span it names (as ``StoredMemory.event_span``)."""
+        if self.occurred_at is None:
+            return TimeSpan(self.created_at)
+        return TimeSpan(self.occurred_at, self.occurred_precision or "instant")
+
+    @property
+    def position(self) -> tuple[str, int, int] | None:
+        """(conversation, session, turn), as ``StoredMemory.position``."""
+        if self.conversation_id is None or self.turn_index is None:
+            return None
+        return (self.conversation_id, self.session_index or 0, self.turn_index)
+
+
+class Candidate(BaseModel):
+    """One memory that at least one retrieval signal returned, with its rank under each (1 = best).
+    ``memory`` is the stored memory, or only what ranking reads of it (``CandidateMemory``: what the
+    search SQL returns for its pool; the rows of the hits returned are fetched after ranking)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: StoredMemory | CandidateMemory
     vector_rank: int | None = None
     vector_similarity: float | None = None
     keyword_rank: int | None = None

@@ -37,6 +37,7 @@ from hindsight.domain.learned_ranker import LearnedRanker
 from hindsight.domain.memory import (
     FAILED_OUTCOMES,
     Candidate,
+    CandidateMemory,
     Scores,
     SearchHit,
     SearchRequest,
@@ -124,14 +125,16 @@ def reciprocal_rank_fusion(
     return total
 
 
-def recency(memory: StoredMemory, now: datetime, half_life: timedelta) -> float:
+def recency(memory: StoredMemory | CandidateMemory, now: datetime, half_life: timedelta) -> float:
     """0.5 ** (age / half_life) of the event time (occurred_at, else created_at; a partial date counts
     from the middle of its span, not its first day); 1 for future events."""
     age = (now - memory.event_span.middle).total_seconds()
     return 1.0 if age <= 0 else 0.5 ** (age / half_life.total_seconds())
 
 
-def time_fit(memory: StoredMemory, intent: TimeIntent | None, now: datetime, half_life: timedelta) -> float:
+def time_fit(
+    memory: StoredMemory | CandidateMemory, intent: TimeIntent | None, now: datetime, half_life: timedelta
+) -> float:
     """1 when the query says nothing about time; recency for "latest/current" queries; for a named
     window, 1 when the memory's time is inside it — a partial date (occurred_at "2026", precision year)
     when its span overlaps the window — and halving with every window-length of distance outside it."""

@@ -76,6 +76,13 @@ class MemoryReader(Protocol):
         self, scope: Scope, memory_id: UUID, depth: int, direction: ChainDirection
     ) -> list[ChainLink]: ...
 
+    async def causal_chains(
+        self, scope: Scope, memory_ids: Sequence[UUID], depth: int, direction: ChainDirection
+    ) -> dict[UUID, list[ChainLink]]:
+        """``causal_chain`` of each id at once (one query for a whole result list); ids whose memory the
+        scope cannot read are left out."""
+        ...
+
     async def conversation_turns(
         self, scope: Scope, around: Sequence[StoredMemory], window: int
     ) -> list[StoredMemory]:

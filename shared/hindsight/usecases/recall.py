@@ -35,7 +35,7 @@ from hindsight.domain.memory import (
     SearchRequest,
     StoredMemory,
 )
-from hindsight.domain.ranking import RankingPolicy, rank_candidates
+from hindsight.domain.ranking import RankingPolicy, ScoredCandidate, score_candidates
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
 from hindsight.domain.timetravel import PointInTime, at_point, point_of, search_statuses
@@ -183,15 +183,12 @@ class Recall:
         )
         point = point_of(request)
         if not point.is_now:
-            candidates = await self._candidates_at(scope, candidates, point)
-        hits = rank_candidates(
-            candidates,
-            policy=self._policy,
-            now=request.now,
-            top_k=max(request.top_k, self._rerank_top_n) if self._reranker else request.top_k,
-            intent=request.time_intent,
-            request=request,
+            candidates = await self._candidates_at(scope, await self._full(scope, candidates), point)
+        scored = score_candidates(
+            candidates, policy=self._policy, now=request.now, intent=request.time_intent, request=request
         )
+        top = max(request.top_k, self._rerank_top_n) if self._reranker else request.top_k
+        hits = await self._hits(scope, request, scored[:top])
         if self._reranker is not None and hits:
             hits = (await self._rerank(self._reranker, request.text, hits))[: request.top_k]
         if request.include_related and hits:
@@ -216,14 +213,13 @@ class Recall:
         embedding = await self._embedder.embed_query(request.text)
         pool = max(self._pool, request.top_k)
         candidates = await self._reader.search_candidates(scope, request, embedding, pool)
-        ranked = rank_candidates(
-            candidates,
-            policy=self._policy,
-            now=request.now,
-            top_k=max(len(candidates), 1),
-            intent=request.time_intent,
-            request=request,
+        point = point_of(request)
+        if not point.is_now:
+            candidates = await self._candidates_at(scope, await self._full(scope, candidates), point)
+        scored = score_candidates(
+            candidates, policy=self._policy, now=request.now, intent=request.time_intent, request=request
         )
+        ranked = await self._hits(scope, request, scored)
         by_id = {c.memory.id: c for c in candidates}
         rows = [
             TraceRow(
@@ -240,6 +236,42 @@ class Recall:
         return RetrievalTrace(
             query=request.text, top_k=request.top_k, pool=pool, latency_ms=round(latency, 2), rows=rows
         )
+
+    async def _full(self, scope: Scope, candidates: list[Candidate]) -> list[Candidate]:
+        """The candidates with their full stored rows (one query for those the search SQL returned only
+        what ranking reads of); a memory gone in between is dropped."""
+        missing = [c.memory.id for c in candidates if not isinstance(c.memory, StoredMemory)]
+        if not missing:
+            return candidates
+        rows = {m.id: m for m in await self._reader.get_many(scope, missing)}
+        return [
+            c if isinstance(c.memory, StoredMemory) else c.model_copy(update={"memory": rows[c.memory.id]})
+            for c in candidates
+            if isinstance(c.memory, StoredMemory) or c.memory.id in rows
+        ]
+
+    async def _hits(
+        self, scope: Scope, request: SearchRequest, scored: list[ScoredCandidate]
+    ) -> list[SearchHit]:
+        """Hits of the scored candidates, in order, with their full stored rows: the search SQL returns
+        only what ranking reads for its whole pool, so the rows of the few returned are fetched here (one
+        query). A memory whose status changed in between to one the request does not ask for, or that is
+        gone, is left out."""
+        memories: dict[UUID, StoredMemory] = {}
+        missing = []
+        for s in scored:
+            if isinstance(s.candidate.memory, StoredMemory):
+                memories[s.candidate.memory.id] = s.candidate.memory
+            else:
+                missing.append(s.candidate.memory.id)
+        if missing:
+            fetched = await self._reader.get_many(scope, missing)
+            memories |= {m.id: m for m in fetched if m.status in request.statuses}
+        return [
+            s.hit(memories[s.candidate.memory.id], request.now, self._policy)
+            for s in scored
+            if s.candidate.memory.id in memories
+        ]
 
     def _observe(
         self, scope: Scope, request: SearchRequest, hits: list[SearchHit], candidates: int, latency_ms: float
@@ -345,8 +377,10 @@ class Recall:
         self, scope: Scope, candidates: list[Candidate], point: PointInTime
     ) -> list[Candidate]:
         """Each candidate as it stood at ``point`` (rewound through its history after ``known_at``); those
-        the point does not see are dropped (the store's filter already kept only those it does)."""
-        seen = await memories_at(self._reader, scope, [c.memory for c in candidates], point)
+        the point does not see are dropped (the store's filter already kept only those it does). Needs
+        the full rows (``_full``)."""
+        full = [c.memory for c in candidates if isinstance(c.memory, StoredMemory)]
+        seen = await memories_at(self._reader, scope, full, point)
         return [c.model_copy(update={"memory": seen[c.memory.id]}) for c in candidates if c.memory.id in seen]
 
     async def _with_successors(self, scope: Scope, hits: list[SearchHit]) -> list[SearchHit]:
@@ -370,6 +404,9 @@ class Recall:
         by_id = {m.id: m for m in await self._reader.get_many(scope, list(others))}
         if not point.is_now:
             by_id = await memories_at(self._reader, scope, list(by_id.values()), point)
+        chains = await self._reader.causal_chains(
+            scope, ids, min(RELATED_CHAIN_DEPTH, MAX_CHAIN_DEPTH), "both"
+        )
         out = []
         for hit in hits:
             related: list[RelatedMemory] = []
@@ -383,9 +420,7 @@ class Recall:
                 )
                 if other is not None and other in by_id and by_id[other].status != "forgotten":
                     related.append(RelatedMemory(relation=rel, memory=by_id[other]))
-            chain = await self._reader.causal_chain(
-                scope, hit.memory.id, min(RELATED_CHAIN_DEPTH, MAX_CHAIN_DEPTH), "both"
-            )
+            chain = chains.get(hit.memory.id, [])
             if not point.is_now:
                 chain = await links_at(self._reader, scope, chain, point)
             seen = {r.memory.id for r in related} | {hit.memory.id}

@@ -17,12 +17,14 @@ from hindsight.adapters.postgres.rows import (
     history_from_row,
     memory_from_row,
     relation_from_row,
+    tenant_read,
     tenant_transaction,
     vector_literal,
 )
 from hindsight.domain.limits import SHARE_WITH_EVERY_AGENT
 from hindsight.domain.memory import (
     Candidate,
+    CandidateMemory,
     HistoryEntry,
     Relation,
     Scope,
@@ -128,6 +130,10 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
     return sql.SQL(" AND ").join(clauses), params
 
 
+_CANDIDATE_FIELDS = tuple(CandidateMemory.model_fields)
+CANDIDATE_COLUMNS = sql.SQL(", ").join(sql.Identifier("m", f) for f in _CANDIDATE_FIELDS)
+"""The columns of ``CandidateMemory``: what a search reads for every candidate of its pool."""
+
 _EMPTY = "SELECT NULL::uuid AS id, NULL::real AS {a}, NULL::real AS {b} WHERE false"
 
 
@@ -142,7 +148,7 @@ class PostgresMemoryReader:
         self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
     ) -> list[Candidate]:
         where, params = _filters(scope, request)
-        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+        async with tenant_read(self._pool, scope.tenant_id) as conn:
             tsquery = await _keyword_query(conn, scope, request.text)
             params |= {
                 "embedding": vector_literal(embedding),
@@ -197,12 +203,13 @@ class PostgresMemoryReader:
                    ent AS ({entity})
                    SELECT {columns}, vec.similarity, kw.score AS keyword_score,
                           ent.matches AS entity_matches, ent.distance AS entity_distance
+                   -- only what ranking reads: the rows of the hits returned are fetched after ranking
                    FROM (SELECT id FROM vec UNION SELECT id FROM kw UNION SELECT id FROM ent) AS ids
                    JOIN memories m ON m.id = ids.id
                    LEFT JOIN vec ON vec.id = m.id
                    LEFT JOIN kw ON kw.id = m.id
                    LEFT JOIN ent ON ent.id = m.id"""
-            ).format(where=where, keyword=keyword, entity=entity, columns=MEMORY_COLUMNS)
+            ).format(where=where, keyword=keyword, entity=entity, columns=CANDIDATE_COLUMNS)
             rows = await fetch_all(conn, query, params)
         return _ranked(rows)
 
@@ -228,7 +235,7 @@ class PostgresMemoryReader:
     async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]:
         """The memories among ``ids`` (any status) the scope may read — its own and those shared with
         its agent — in the order asked."""
-        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+        async with tenant_read(self._pool, scope.tenant_id) as conn:
             rows = await fetch_all(
                 conn,
                 sql.SQL(
@@ -304,6 +311,15 @@ class PostgresMemoryReader:
         are skipped; archived and superseded ones are part of the story and stay. Only memories the
         scope may read (own or shared with it) are steps, and only edges between two of them are
         followed: a chain never passes through another agent's private memory."""
+        return (await self.causal_chains(scope, [memory_id], depth, direction)).get(memory_id, [])
+
+    async def causal_chains(
+        self, scope: Scope, memory_ids: Sequence[UUID], depth: int, direction: ChainDirection
+    ) -> dict[UUID, list[ChainLink]]:
+        """``causal_chain`` of each of ``memory_ids`` in one statement (the tenant's edges are read once):
+        memory id → its chain, ordered by step, then event time. Ids that are not readable are left out."""
+        if not memory_ids:
+            return {}
         edges = f"""SELECT c.id AS child, c.causal_parent AS parent FROM memories c
                     JOIN memories p ON p.id = c.causal_parent AND p.tenant_id = c.tenant_id
                     WHERE c.tenant_id = %(t)s AND c.causal_parent IS NOT NULL
@@ -315,31 +331,35 @@ class PostgresMemoryReader:
                       AND {visible("x", "a")} AND {visible("y", "a")}"""
         query = f"""
             WITH RECURSIVE edges AS ({edges}),
-            up(id, step) AS (
-                SELECT %(id)s::uuid, 0
-                UNION SELECT e.parent, up.step - 1 FROM up JOIN edges e ON e.child = up.id
+            seeds AS (SELECT DISTINCT unnest(%(ids)s::uuid[]) AS origin),
+            up(origin, id, step) AS (
+                SELECT origin, origin, 0 FROM seeds
+                UNION SELECT up.origin, e.parent, up.step - 1 FROM up JOIN edges e ON e.child = up.id
                 WHERE %(up)s AND up.step > -%(depth)s),
-            down(id, step) AS (
-                SELECT %(id)s::uuid, 0
-                UNION SELECT e.child, down.step + 1 FROM down JOIN edges e ON e.parent = down.id
+            down(origin, id, step) AS (
+                SELECT origin, origin, 0 FROM seeds
+                UNION SELECT down.origin, e.child, down.step + 1 FROM down JOIN edges e ON e.parent = down.id
                 WHERE %(down)s AND down.step < %(depth)s),
-            steps AS (SELECT id, min(step) AS step FROM (SELECT * FROM up UNION SELECT * FROM down) s
-                      GROUP BY id)
-            SELECT {{columns}}, steps.step FROM steps JOIN memories m ON m.id = steps.id
+            steps AS (SELECT origin, id, min(step) AS step
+                      FROM (SELECT * FROM up UNION SELECT * FROM down) s GROUP BY origin, id)
+            SELECT {{columns}}, steps.origin, steps.step FROM steps JOIN memories m ON m.id = steps.id
             WHERE m.tenant_id = %(t)s AND {visible("m", "a")} AND m.status <> 'forgotten'
-            ORDER BY steps.step, coalesce(m.occurred_at, m.created_at)"""
+            ORDER BY steps.origin, steps.step, coalesce(m.occurred_at, m.created_at)"""
         params = {
             "t": scope.tenant_id,
             "a": scope.agent_id,
             "readers": readers(scope),
-            "id": memory_id,
+            "ids": list(memory_ids),
             "depth": depth,
             "up": direction in ("causes", "both"),
             "down": direction in ("effects", "both"),
         }
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             rows = await fetch_all(conn, sql.SQL(query).format(columns=MEMORY_COLUMNS), params)  # type: ignore[arg-type]
-        return [ChainLink(step=r["step"], memory=memory_from_row(r)) for r in rows]
+        chains: dict[UUID, list[ChainLink]] = {}
+        for r in rows:
+            chains.setdefault(r["origin"], []).append(ChainLink(step=r["step"], memory=memory_from_row(r)))
+        return chains
 
     async def conversation_turns(
         self, scope: Scope, around: Sequence[StoredMemory], window: int
@@ -404,7 +424,7 @@ def _ranked(rows: list[dict[str, Any]]) -> list[Candidate]:
     entity_rank = ranks("entity_matches", lambda r: (-r["entity_matches"], r["entity_distance"]))
     return [
         Candidate(
-            memory=memory_from_row(r),
+            memory=CandidateMemory.model_validate({k: r[k] for k in _CANDIDATE_FIELDS}),
             vector_rank=vector_rank.get(r["id"]),
             vector_similarity=float(r["similarity"]) if r["similarity"] is not None else None,
             keyword_rank=keyword_rank.get(r["id"]),

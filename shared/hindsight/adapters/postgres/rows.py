@@ -51,6 +51,15 @@ async def tenant_transaction(pool: AsyncConnectionPool, tenant_id: str) -> Async
         yield conn
 
 
+@asynccontextmanager
+async def tenant_read(pool: AsyncConnectionPool, tenant_id: str) -> AsyncIterator[AsyncConnection]:
+    """``tenant_transaction`` in pipeline mode, for reads: BEGIN and the tenant setting travel with the
+    first query instead of costing a round trip each. Errors surface when results are fetched."""
+    async with pool.connection() as conn, conn.pipeline(), conn.transaction():
+        await conn.execute("SELECT set_config('hindsight.tenant_id', %s, true)", (tenant_id,))
+        yield conn
+
+
 async def fetch_all(conn: AsyncConnection, query: Any, params: Any = None) -> list[dict[str, Any]]:
     cur = conn.cursor(row_factory=dict_row)
     await cur.execute(query, params)
