@@ -304,9 +304,10 @@ def test_export_import_round_trip_gives_the_same_search_results(
         for a, b in zip(original, copied, strict=True):
             for name, value in a.scores.model_dump().items():
                 assert getattr(b.scores, name) == pytest.approx(value, abs=1e-6), (query, name)
-            assert a.memory.model_dump(exclude={"id", "tenant_id", "causal_parent"}) == b.memory.model_dump(
-                exclude={"id", "tenant_id", "causal_parent"}
-            )
+            own_ids = {"id", "tenant_id", "causal_parent", "superseded_by"}  # ids: remapped in the copy
+            assert a.memory.model_dump(exclude=own_ids) == b.memory.model_dump(exclude=own_ids)
+            successor = a.memory.superseded_by and remap(str(a.memory.superseded_by), copy)
+            assert successor == (b.memory.superseded_by and str(b.memory.superseded_by)), query
 
     # Importing again adds nothing; importing without --remap-ids where the ids exist is refused.
     again = cli("import", str(dump), "--tenant", copy, "--remap-ids", "--json")
