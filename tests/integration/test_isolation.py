@@ -205,6 +205,12 @@ CASES: dict[str, Callable[[World, str], list[Probe]]] = {
         },
         {"query": "Tapir-8 runbook Quokka-22 Narwhal-5 Axolotl-3 Pangolin-9", "top_k": 100},
     ],
+    "memory_summarize": lambda w, i: [
+        {"query": "Bluebird-7 launch code", "max_memories": 50},
+        {"key": "victim.secret"},
+        {"query": "Quetzal outage rollback recovered", "since": "2000", "until": "2100"},
+        {"task_type": "other", "since": "2000"},
+    ],
     "memory_status": lambda w, i: [{"ids": _memory_ids(w, i)}],
     "memory_get": lambda w, i: [{"id": m} for m in _memory_ids(w, i)],
     "memory_update": lambda w, i: [
