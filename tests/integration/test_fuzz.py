@@ -51,9 +51,10 @@ FUZZ = settings(
 )
 EXPECTED_ERRORS = {-32602}
 """JSON-RPC errors: invalid params the SDK refuses before any tool (arguments that are not an object)."""
-EXPECTED_KINDS = {"invalid_arguments", "not_found"}
-"""Error results (isError): invalid arguments, and not found (by-id tools given a random id). Anything
-else — a crash is an isError result without a structured error — is a finding."""
+EXPECTED_KINDS = {"invalid_arguments", "not_found", "version_conflict"}
+"""Error results (isError): invalid arguments, not found (by-id tools given a random id), and a version
+conflict (a random expected_version that is not the item's). Anything else — a crash is an isError result
+without a structured error — is a finding."""
 SCHEMAS = tool_schemas()
 QUEUEING = {"memory_write", "task_reflect", "memory_update", "working_memory_promote"}
 
