@@ -59,12 +59,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from chaos_agents import Agent, Journal, Ledger, Session, new_run_tag
 from chaos_stack import FAULT_KINDS, ChaosStack, Fault, read_env_file
 
-from hindsight.local.sqs_emulator import MAX_RECEIVE_COUNT
+from hindsight.local.sqs_emulator import MAX_RECEIVE_COUNT, REFLECT_DLQ, REFLECT_QUEUE, WRITE_DLQ, WRITE_QUEUE
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "chaos.json"
 DOCS = ROOT / "docs" / "reliability.md"
-FINAL = {"stored", "merged", "failed", "skipped"}
+FINAL = {"stored", "merged", "failed", "skipped", "deleted"}
 
 
 # ---- setup ------------------------------------------------------------------------------------------
@@ -331,8 +331,9 @@ def dead_letters(data_dir: Path) -> list[str]:
     return bodies
 
 
-def _dlq_depth(data_dir: Path) -> int:
-    """Messages on the two dead-letter queues, counted without receiving them (they stay visible)."""
+def _queue_depths(data_dir: Path) -> tuple[int, int]:
+    """(messages on the dead-letter queues, messages still on the work queues, in flight included),
+    counted from the queues' attributes without receiving anything."""
     import boto3
 
     env = read_env_file(data_dir)
@@ -343,28 +344,36 @@ def _dlq_depth(data_dir: Path) -> int:
         aws_access_key_id="hindsight-local",
         aws_secret_access_key="hindsight-local",  # noqa: S106 - the emulator takes any key
     )
-    depth = 0
-    for name in ("hindsight-writes-dlq", "hindsight-reflections-dlq"):
+
+    def depth(name: str, *attributes: str) -> int:
         url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
-        attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
-        depth += int(attributes["Attributes"]["ApproximateNumberOfMessages"])
-    return depth
+        got = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=list(attributes))["Attributes"]
+        return sum(int(got[a]) for a in attributes)
+
+    visible, in_flight = "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"
+    return (
+        depth(WRITE_DLQ, visible) + depth(REFLECT_DLQ, visible),
+        depth(WRITE_QUEUE, visible, in_flight) + depth(REFLECT_QUEUE, visible, in_flight),
+    )
 
 
 async def final_poison(stack: ChaosStack, data_dir: Path, count: int, timeout_s: float) -> list[str]:
-    """After the last fault: ``count`` poison messages, then wait (up to ``timeout_s``) until the
-    dead-letter queues hold at least that many more messages. Faults restart the emulator, which keeps its
-    dead-letter queues in memory, so only poison sent after the last restart can prove the redrive path:
-    the checker then requires every one of these bodies in the DLQ (``dlq_poison_missing``)."""
+    """After the last fault: ``count`` poison messages, then wait (up to ``timeout_s``) until the work
+    queues are empty and the dead-letter queues hold at least that many more messages. Faults restart the
+    emulator, which keeps its dead-letter queues in memory, so only poison sent after the last restart can
+    prove the redrive path: the checker then requires every one of these bodies in the DLQ
+    (``dlq_poison_missing``). Waiting for empty work queues, not only for the DLQ's depth, keeps a late
+    dead-lettered job from ending the wait before the poison got there."""
     if count <= 0:
         return []
-    before = await anyio.to_thread.run_sync(_dlq_depth, data_dir)
+    before, _ = await anyio.to_thread.run_sync(_queue_depths, data_dir)
     already = len(stack.poisoned)
     await anyio.to_thread.run_sync(stack.poison, count, FINAL_POISON_SEQ)
     sent = stack.poisoned[already:]
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if await anyio.to_thread.run_sync(_dlq_depth, data_dir) >= before + len(sent):
+        dead, queued = await anyio.to_thread.run_sync(_queue_depths, data_dir)
+        if queued == 0 and dead >= before + len(sent):
             break
         await anyio.sleep(1.0)
     return sent
@@ -429,6 +438,12 @@ def check(
             problems.append(
                 f"lost: {write.via} {write.marker} ({pending[0].get('id')}) is still {pending[0]['status']}"
             )
+        elif (
+            any(a["status"] == "deleted" for a in answers)
+            and not ({str(a.get("memory_id")) for a in answers} | set(write.acks)) & deleted
+        ):
+            counts["lost"] += 1  # 'deleted' is final only after a hard forget that we asked for
+            problems.append(f"lost: {write.via} {write.marker} reads deleted, and no one deleted it")
         elif any(a["status"] == "failed" and not a.get("reason") for a in answers):
             counts["failed_without_reason"] += 1
             problems.append(f"failed without a reason: {write.acks[0]}")

@@ -77,6 +77,18 @@ def test_an_acknowledged_update_or_forget_not_in_effect_is_unapplied() -> None:
     assert _check(ledger, stored, [])["unapplied"] == 0
 
 
+def test_deleted_is_final_only_for_a_write_the_agent_hard_forgot() -> None:
+    deleted = {ACK: {"id": ACK, "status": "deleted"}}
+    assert _check(_ledger(), deleted, [])["lost"] == 1  # nobody asked for it to go
+    ledger = _ledger()
+    edit = Edit(memory_id=ACK, tenant="A", agent="a0", original=CONTENT, keyed=False)
+    edit.statuses.append(("deleted", "ok"))
+    ledger.edits[ACK] = edit
+    counts = _check(ledger, deleted, [])
+    assert counts["lost"] == 0
+    assert counts["unapplied"] == 0
+
+
 def test_working_memory_must_hold_what_was_last_acknowledged() -> None:
     ledger = _ledger()
     session = WorkingSession("A", "a0", "s1", possible={"s1.k0": {"v2"}})
