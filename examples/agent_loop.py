@@ -11,7 +11,7 @@ its reflection says to wait for Retry-After); the second, a longer one, reads th
 
 Run it against ``make run`` (which prints the MCP URL and a token)::
 
-    python examples/agent_loop.py --url http://127.0.0.1:8080/mcp --token hsk_…
+    .venv/bin/python examples/agent_loop.py --url http://127.0.0.1:8080/mcp --token hsk_…
 
 (or set HINDSIGHT_MCP_URL and HINDSIGHT_TOKEN). Offline by default: a scripted "model" decides each turn.
 With ``AGENT_MODEL`` set, an OpenAI-compatible chat model decides instead (the ``openai`` client reads

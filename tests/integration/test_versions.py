@@ -5,6 +5,7 @@ MCP client over HTTP, on the stack's real Postgres, Redis, SQS emulator and work
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import anyio
@@ -247,3 +248,35 @@ async def test_working_memory_set_compares_and_sets_one_winner_per_version(
             client, "working_memory_set", {"session_id": session, "key": "plan", "content": "overwrite"}
         )
         assert unversioned["item"]["version"] == AGENTS + 1
+
+
+async def test_a_loose_version_or_an_empty_validity_period_is_refused_and_changes_nothing(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        mid = await _stored(client, poller, content="Alex is allergic to peanuts", key="alex.allergy")
+        for loose in ("1", True):  # a string or a boolean is not a version the agent read
+            error = await tool_error(
+                client,
+                "memory_update",
+                {"id": mid, "action": "update", "tags": ["x"], "expected_version": loose},
+            )
+            assert error["kind"] == "invalid_arguments", error
+            assert "expected_version" in str(error), error
+        error = await tool_error(
+            client,
+            "working_memory_set",
+            {"session_id": "s", "key": "goal", "content": "g", "expected_version": "0"},
+        )
+        assert "expected_version" in str(error), error
+        for start, end in (("2026-12-05", "2026-12-01"), ("2026-12", "2026-11")):  # reversed, and empty
+            error = await tool_error(
+                client, "memory_update", {"id": mid, "action": "update", "valid_from": start, "valid_to": end}
+            )
+            assert error["kind"] == "invalid_arguments", error
+            assert "valid_to" in str(error), error
+            assert "empty" in error["message"], error
+        assert await _version(client, mid) == 1  # nothing changed
+        now = datetime.now(UTC).isoformat()
+        hits = await call(client, "memory_search", {"query": "peanut allergy", "valid_at": now})
+        assert mid in [h["memory"]["id"] for h in hits["results"]]

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from uuid import UUID
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, Field, StrictBool
+from pydantic import BaseModel, Field, Strict, StrictBool
 
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import MemoryOut
@@ -36,6 +36,7 @@ from hindsight.usecases.remember import WriteAck
 MemoryId = Annotated[UUID, Field(description="A memory id from memory_write or memory_search.")]
 ExpectedVersion = Annotated[
     int,
+    Strict(),  # "1" or true is not a version the agent read
     Field(
         ge=1,
         description="The memory's version as you read it (memory_get, memory_search). Given, the change "

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import Field, StrictBool
+from pydantic import Field, Strict, StrictBool
 
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.tool_hints import change, recall
@@ -70,6 +70,7 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
         ] = False,
         expected_version: Annotated[
             int | None,
+            Strict(),  # "1" or true is not a version the agent read
             Field(
                 ge=0,
                 description="The item's version as you read it (working_memory_get, or the last set's "

@@ -68,6 +68,15 @@ class Scope(BaseModel):
     agent_id: str = DEFAULT_AGENT_ID
 
 
+def _after_valid_from(valid_to: datetime | None, info: ValidationInfo) -> datetime | None:
+    """``valid_to`` must end after ``valid_from`` when both are given: an empty or reversed validity period
+    would hide the fact from every point-in-time question (``valid_at``)."""
+    start = info.data.get("valid_from")
+    if valid_to is not None and start is not None and valid_to <= start:
+        raise ValueError("the validity period is empty: valid_to must be after valid_from")
+    return valid_to
+
+
 class MemoryDraft(BaseModel):
     """A memory as an agent submits it, already validated against the limits."""
 
@@ -97,6 +106,7 @@ class MemoryDraft(BaseModel):
     # semantic validity: when the fact was true (created_at says when we learnt it)
     valid_from: StartTime | None = None
     valid_to: EndTime | None = None
+    _valid_to_after_from = field_validator("valid_to")(_after_valid_from)
     supersedes: UUID | None = None
     """Explicitly replace this memory (memory_update action "supersede")."""
     supersedes_version: int | None = Field(default=None, ge=1)
@@ -177,6 +187,7 @@ class MemoryChanges(BaseModel):
     metadata: Metadata | None = None
     valid_from: StartTime | None = None
     valid_to: EndTime | None = None
+    _valid_to_after_from = field_validator("valid_to")(_after_valid_from)
     verified: bool = False
     """Mark the fact as verified now (resets 'possibly stale')."""
     shared_with: SharedWith | None = None
