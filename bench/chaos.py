@@ -57,7 +57,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chaos_agents import Agent, Journal, Ledger, Session, new_run_tag
-from chaos_stack import FAULT_KINDS, ChaosStack, Fault, read_env_file
+from chaos_stack import FAULT_KINDS, ChaosStack, Fault, emulator_sqs, read_env_file
 
 from hindsight.local.sqs_emulator import MAX_RECEIVE_COUNT, REFLECT_DLQ, REFLECT_QUEUE, WRITE_DLQ, WRITE_QUEUE
 
@@ -309,16 +309,7 @@ def database_rows(data_dir: Path, tenants: list[str]) -> list[dict[str, Any]]:
 
 def dead_letters(data_dir: Path) -> list[str]:
     """Every body on the two dead-letter queues (received, not deleted)."""
-    import boto3
-
-    env = read_env_file(data_dir)
-    sqs = boto3.client(
-        "sqs",
-        region_name="us-east-1",
-        endpoint_url=env["HINDSIGHT_AWS_ENDPOINT_URL"],
-        aws_access_key_id="hindsight-local",
-        aws_secret_access_key="hindsight-local",  # noqa: S106 - the emulator takes any key
-    )
+    sqs = emulator_sqs(read_env_file(data_dir))
     bodies: list[str] = []
     for name in ("hindsight-writes-dlq", "hindsight-reflections-dlq"):
         url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
@@ -334,16 +325,7 @@ def dead_letters(data_dir: Path) -> list[str]:
 def _queue_depths(data_dir: Path) -> tuple[int, int]:
     """(messages on the dead-letter queues, messages still on the work queues, in flight included),
     counted from the queues' attributes without receiving anything."""
-    import boto3
-
-    env = read_env_file(data_dir)
-    sqs = boto3.client(
-        "sqs",
-        region_name="us-east-1",
-        endpoint_url=env["HINDSIGHT_AWS_ENDPOINT_URL"],
-        aws_access_key_id="hindsight-local",
-        aws_secret_access_key="hindsight-local",  # noqa: S106 - the emulator takes any key
-    )
+    sqs = emulator_sqs(read_env_file(data_dir))
 
     def depth(name: str, *attributes: str) -> int:
         url = sqs.get_queue_url(QueueName=name)["QueueUrl"]

@@ -58,6 +58,19 @@ FAULT_KINDS = (
 POISON_MARK = "chaos-poison"
 
 
+def emulator_sqs(env: dict[str, str]) -> Any:
+    """A boto3 SQS client of the stack's emulator (``env``: its ``hindsight.env``)."""
+    import boto3
+
+    return boto3.client(
+        "sqs",
+        region_name="us-east-1",
+        endpoint_url=env["HINDSIGHT_AWS_ENDPOINT_URL"],
+        aws_access_key_id="hindsight-local",
+        aws_secret_access_key="hindsight-local",  # noqa: S106 - the emulator takes any key
+    )
+
+
 def read_env_file(data_dir: Path) -> dict[str, str]:
     """``hindsight.env`` of a running stack as {VARIABLE: value}."""
     out = {}
@@ -369,16 +382,8 @@ class ChaosStack:
 
     def poison(self, count: int, seq: int) -> dict[str, Any]:
         """Malformed bodies of several shapes to both queues (they can never be stored)."""
-        import boto3
-
         env = self.settings_env()
-        sqs = boto3.client(
-            "sqs",
-            region_name="us-east-1",
-            endpoint_url=env["HINDSIGHT_AWS_ENDPOINT_URL"],
-            aws_access_key_id="hindsight-local",
-            aws_secret_access_key="hindsight-local",  # noqa: S106 - the emulator takes any key
-        )
+        sqs = emulator_sqs(env)
         shapes = [
             lambda n: f"{POISON_MARK} {seq}-{n}: not json at all",
             lambda n: json.dumps({"kind": "memory.write", "id": f"{POISON_MARK}-{seq}-{n}"}),

@@ -11,7 +11,7 @@ from common import DOCS, PLOT, ROOT, load_results
 
 CATS = ("multi-hop", "temporal", "open-domain", "single-hop")
 SYSTEMS = [
-    ("hindsight", "**Hindsight** (`memory_search` as shipped: learned ranker over vector + full text + entities)"),
+    ("hindsight", "**Hindsight** (`memory_search` as shipped: learned ranker over all signals)"),
     ("vector", "pure vector, exact top-k, same embedder and stored vectors"),
     ("bm25", "BM25 only (bm25s, English stop words)"),
     ("rrf_vector_bm25", "RRF of the two baselines (k = 60)"),
