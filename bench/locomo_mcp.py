@@ -6,7 +6,8 @@ stored them, ask every question, print turn-level evidence recall@k.
     python bench/locomo_mcp.py --url http://127.0.0.1:8080/mcp --token hsk_...   # a running `make run`
 
 Each conversation is written as its own agent (agent_id = sample id), turns as episodic memories with
-the session date as occurred_at and the speaker and dia_id in metadata.
+the session date as occurred_at, the speaker as an entity (as the in-process run writes it) and in metadata
+with the dia_id.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def _turn_args(conv: Conversation, turn: Any, positions: bool) -> dict[str, Any]
         "content": turn.content,
         "layer": "episodic",
         "occurred_at": turn.occurred_at.isoformat(),
+        "entities": {"speaker": turn.speaker},  # as the in-process run (quality.jobs_for) writes it
         "metadata": {"dia_id": turn.dia_id, "session": turn.session, "speaker": turn.speaker},
         **(
             {
