@@ -141,6 +141,17 @@ def test_write_waits_for_the_worker_and_search_shows_every_score(
         assert column in table.stdout
     assert "Alex is allergic to peanuts" in table.stdout
 
+    # point in time: before it was written the store held nothing; a number is not a time
+    before = cli("search", "what can't Alex eat?", "--tenant", tenant, "--json", "--known-at", "2000-01-01")
+    assert before.exit_code == 0, before.output
+    assert ack["id"] not in [h["id"] for h in json.loads(before.stdout)]
+    held = cli("search", "what can't Alex eat?", "--tenant", tenant, "--json", "--valid-at", "2100-01")
+    assert held.exit_code == 0, held.output
+    assert ack["id"] in [h["id"] for h in json.loads(held.stdout)]
+    refused = cli("search", "peanuts", "--tenant", tenant, "--valid-at", "1700000000")
+    assert refused.exit_code == 1
+    assert "--valid-at" in refused.output
+
     # the operator's search is not a recall: access counts stay at 0
     inspected = cli("inspect", "default", "--tenant", tenant, "--json")
     assert inspected.exit_code == 0, inspected.output

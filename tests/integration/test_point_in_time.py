@@ -190,3 +190,37 @@ async def test_recall_chain_and_include_related_respect_the_same_times(
         assert retry not in related
         now = await _hits(client, "invoice export failed 429", include_related=True)
         assert retry in {r["memory"]["id"] for r in now[error]["related"]}
+
+
+async def test_valid_at_with_known_at_uses_the_validity_the_store_held_then(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """What we held at K about time V: a fact superseded after K was open-ended at K, so it answers for a
+    V after its (later) end; its successor, stored after K, does not."""
+    async with mcp_client(server.url, token) as client:
+        first = await _stored(
+            client,
+            poller,
+            content="Support hours: weekdays 9 to 5",
+            key="support.hours",
+            occurred_at="2026-01-01",
+        )
+        held = _at((await call(client, "memory_get", {"id": first}))["memory"]["created_at"])
+        second = await _stored(
+            client,
+            poller,
+            content="Support hours: around the clock",
+            key="support.hours",
+            occurred_at="2026-03-01",
+        )
+        later = "2026-06-01T00:00:00Z"
+        believed = await _hits(client, "support hours", valid_at=later, known_at=_iso(held))
+        assert first in believed
+        assert second not in believed  # not stored yet at K
+        assert believed[first]["memory"]["valid_to"] is None  # open-ended as held then
+        today = await _hits(client, "support hours", valid_at=later)
+        assert (first in today, second in today) == (False, True)
+        got = await call(client, "memory_get", {"id": first, "known_at": _iso(held), "valid_at": later})
+        assert got["memory"]["valid_to"] is None
+        before = await _hits(client, "support hours", valid_at="2026-02-01", known_at=_iso(held))
+        assert first in before

@@ -276,7 +276,32 @@ async def test_a_loose_version_or_an_empty_validity_period_is_refused_and_change
             assert error["kind"] == "invalid_arguments", error
             assert "valid_to" in str(error), error
             assert "empty" in error["message"], error
-        assert await _version(client, mid) == 1  # nothing changed
+        # one end moved against the stored other end: refused naming the end given, nothing changed
+        bounded = await call(
+            client, "memory_update", {"id": mid, "action": "update", "valid_from": "2026-01-01"}
+        )
+        version = bounded["memory"]["version"]
+        error = await tool_error(
+            client, "memory_update", {"id": mid, "action": "update", "valid_to": "2025-06-01"}
+        )
+        assert (error["kind"], "valid_to" in error["message"], "empty" in error["message"]) == (
+            "invalid_arguments",
+            True,
+            True,
+        ), error
+        await call(client, "memory_update", {"id": mid, "action": "update", "valid_to": "2026-06-01"})
+        error = await tool_error(
+            client, "memory_update", {"id": mid, "action": "update", "valid_from": "2026-07-01"}
+        )
+        assert error["kind"] == "invalid_arguments", error
+        assert "valid_from" in error["message"], error
+        assert await _version(client, mid) == version + 1  # only the valid change landed
+        # a version the memory never had is named as such, not as a change since it was read
+        never = await tool_error(
+            client, "memory_update", {"id": mid, "action": "update", "tags": ["y"], "expected_version": 99}
+        )
+        assert "never been at version 99" in never["message"], never
+        await call(client, "memory_update", {"id": mid, "action": "update", "valid_to": "2100-01-01"})
         now = datetime.now(UTC).isoformat()
         hits = await call(client, "memory_search", {"query": "peanut allergy", "valid_at": now})
         assert mid in [h["memory"]["id"] for h in hits["results"]]

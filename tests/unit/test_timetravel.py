@@ -5,7 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from uuid import uuid4
 
-from hindsight.domain.memory import HistoryEntry, StoredMemory
+import pytest
+
+from hindsight.domain.errors import InvalidInput, VersionConflict
+from hindsight.domain.memory import HistoryEntry, MemoryChanges, StoredMemory, check_validity_period
 from hindsight.domain.timetravel import NOW, PointInTime, at_point, rewound, search_statuses, valid_at
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -74,3 +77,45 @@ def test_a_point_sees_what_it_should() -> None:
     assert at_point(_memory(status="forgotten"), NOW) is None  # never recalled, at any time
     assert search_statuses(PointInTime(valid_at=T0), ("active",)) == ("active", "superseded")
     assert search_statuses(PointInTime(known_at=T0), ("active",)) == ("active",)
+
+
+def test_a_supersede_recorded_with_its_new_end_rewinds_to_the_open_end_held_before() -> None:
+    """The worker records ``valid_to: {from: None, to: T1}`` with a supersede (conflicts.supersede): a read
+    at an earlier known_at sees the fact open-ended, so it is valid at a time after T1 as held then."""
+    memory = _memory(status="superseded", valid_to=T1)
+    supersede = HistoryEntry(
+        action="superseded",
+        at=T1,
+        reason=None,
+        actor="worker",
+        changes={
+            "status": {"from": "active", "to": "superseded"},
+            "valid_to": {"from": None, "to": T1.isoformat()},
+        },
+    )
+    later = T1 + timedelta(days=90)
+    then = at_point(memory, PointInTime(known_at=T1 - timedelta(days=1), valid_at=later), [supersede])
+    assert then is not None
+    assert (then.valid_to, then.status, then.status_now) == (None, "active", "superseded")
+    assert at_point(memory, PointInTime(valid_at=later), [supersede]) is None  # today it has ended
+
+
+def test_check_validity_period_refuses_one_end_moved_past_the_stored_other() -> None:
+    check_validity_period(MemoryChanges(valid_to=T1), T0, None)  # after the stored start: fine
+    check_validity_period(MemoryChanges(valid_from=T0), None, T1)
+    check_validity_period(MemoryChanges(tags=["x"]), None, None)
+    with pytest.raises(InvalidInput, match="empty") as to:
+        check_validity_period(MemoryChanges(valid_to=T0), T0, None)
+    assert to.value.field == "valid_to"
+    with pytest.raises(InvalidInput, match="empty") as start:
+        check_validity_period(MemoryChanges(valid_from=T1), None, T1)
+    assert start.value.field == "valid_from"
+
+
+def test_a_version_never_held_is_named_as_such_not_as_a_change_since_read() -> None:
+    assert "changed since you read it" in str(VersionConflict("memory m", 2, 3, {}))
+    assert "changed since you read it" in str(VersionConflict("memory m", 2, 0, {}))  # gone since
+    assert "changed since you read it" in str(VersionConflict("item 'k'", 0, 4, {}))  # set since
+    never = str(VersionConflict("memory m", 99, 1, {}))
+    assert "never been at version 99" in never
+    assert "changed since" not in never

@@ -127,12 +127,29 @@ def search(
     layer: Annotated[str | None, typer.Option(help="Only this layer.")] = None,
     status: Annotated[list[str] | None, typer.Option(help="Statuses to include (default: active).")] = None,
     time_range: Annotated[str | None, typer.Option(help="'last week', '2026-11-01..2026-11-15', …")] = None,
+    as_of: Annotated[
+        str | None, typer.Option(help="Ask as at this time (relative phrases, recency).")
+    ] = None,
+    valid_at: Annotated[str | None, typer.Option(help="What was true at this time (valid time).")] = None,
+    known_at: Annotated[str | None, typer.Option(help="What the store held at this time.")] = None,
     data_dir: DataDir = None,
     as_json: JsonOut = False,
 ) -> None:
     """Search like memory_search and show every hit's per-signal scores. An operator's search is not
-    counted as a recall (access counts are left alone)."""
+    counted as a recall (access counts are left alone). ``--as-of``, ``--valid-at`` and ``--known-at``
+    take the ISO forms memory_search takes (a partial date means its last instant)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from hindsight.domain.isotime import AsOfTime
     from hindsight.usecases.recall import RecallQuery, resolve
+
+    times: dict[str, Any] = {}
+    for name, value in (("as_of", as_of), ("valid_at", valid_at), ("known_at", known_at)):
+        try:
+            times[name] = None if value is None else TypeAdapter(AsOfTime).validate_python(value)
+        except ValidationError as exc:
+            err_console.print(f"[red]error:[/] --{name.replace('_', '-')}: {exc.errors()[0]['msg']}")
+            raise typer.Exit(1) from None
 
     async def body(container: Any) -> list[Any]:
         request_query = RecallQuery(
@@ -141,8 +158,9 @@ def search(
             layers=(layer,) if layer else ("episodic", "semantic"),  # type: ignore[arg-type]
             statuses=tuple(status) if status else ("active",),  # type: ignore[arg-type]
             time_range=time_range,
+            **times,
         )
-        request = resolve(request_query, container.clock.now())
+        request = resolve(request_query, request_query.as_of or container.clock.now())
         return await container.recall.search(  # type: ignore[no-any-return]
             operator_principal(tenant).scope(agent), request, record_access=False
         )

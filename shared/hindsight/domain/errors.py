@@ -61,10 +61,15 @@ class VersionConflict(HindsightError):
         self.current_version = current_version
         self.current = current
         now = f"at version {current_version}" if current_version else "gone (or not created yet)"
+        # versions only grow: one above today's was never held, so "it changed since you read it" is wrong
+        why = (
+            "it changed since you read it"
+            if not 0 < current_version < expected
+            else f"it has never been at version {expected} (read it again)"
+        )
         super().__init__(
-            f"{what} is {now}, not version {expected}: it changed since you read it and nothing was "
-            f"changed now; merge your change into its current content (below) and retry with "
-            f"expected_version={current_version}"
+            f"{what} is {now}, not version {expected}: {why}, and nothing was changed now; merge your "
+            f"change into its current content (below) and retry with expected_version={current_version}"
         )
 
     def details(self) -> dict[str, object]:

@@ -20,6 +20,7 @@ from pydantic import (
     model_validator,
 )
 
+from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import EndTime, Precision, StartTime, TimeRefused, TimeSpan, Timestamp, span_of
 from hindsight.domain.limits import (
     DEFAULT_AGENT_ID,
@@ -195,6 +196,25 @@ class MemoryChanges(BaseModel):
 
     def is_empty(self) -> bool:
         return not self.verified and all(v is None for k, v in self if k != "verified")
+
+
+def check_validity_period(
+    changes: MemoryChanges, stored_from: datetime | None, stored_to: datetime | None
+) -> None:
+    """Refuse a change that leaves the validity period empty or reversed against the stored other end
+    (``valid_to`` moved before the stored ``valid_from``, or ``valid_from`` moved to or past the stored
+    ``valid_to``); both ends in one change are checked by ``MemoryChanges`` itself. Raises InvalidInput
+    naming the end that was changed."""
+    start = changes.valid_from if changes.valid_from is not None else stored_from
+    end = changes.valid_to if changes.valid_to is not None else stored_to
+    if start is None or end is None or end > start:
+        return
+    field = "valid_to" if changes.valid_to is not None else "valid_from"
+    raise InvalidInput(
+        field,
+        f"the validity period would be empty: valid_to {end.isoformat()} must be after valid_from "
+        f"{start.isoformat()} (the other end is the stored one; change both together)",
+    )
 
 
 class WriteJob(BaseModel):

@@ -9,7 +9,7 @@ it back), with in-place edits (``action='update'``) read from the history as the
 
 ``valid_at`` asks "what was true at T" (superseded facts included when they held then; their status
 at T is active). ``known_at`` asks "what did we hold at T" (created by T, in the status and the content
-of T). Both can be given (what we held at K about time V; the validity bounds are today's). ``as_of``
+of T). Both can be given (what we held at K about time V, by the validity held at K). ``as_of``
 is neither: it is the moment a question is asked (relative phrases, recency).
 
 A memory forgotten on request is never recalled, at any time; ``version`` is always today's (what a

@@ -103,19 +103,23 @@ async def supersede(
     conn: AsyncConnection, tenant_id: str, new_id: UUID, old_id: UUID, until: datetime, why: str
 ) -> None:
     """Mark ``old_id`` superseded by ``new_id`` (valid until ``until``, unless it already had an end),
-    with its ``supersedes`` link and history row."""
-    await conn.execute(
-        """UPDATE memories SET status = 'superseded', updated_at = now(),
-                  valid_to = coalesce(valid_to, %(until)s)
-           WHERE id = %(id)s AND tenant_id = %(t)s""",
+    with its ``supersedes`` link and history row. The history records the end it gets when it had none,
+    so a read at an earlier ``known_at`` sees the open end it had then."""
+    row = await fetch_one(
+        conn,
+        """UPDATE memories m SET status = 'superseded', updated_at = now(),
+                  valid_to = coalesce(m.valid_to, %(until)s)
+           FROM (SELECT id, valid_to FROM memories WHERE id = %(id)s AND tenant_id = %(t)s) before
+           WHERE m.id = before.id
+           RETURNING before.valid_to AS before, m.valid_to AS after""",
         {"id": old_id, "t": tenant_id, "until": until},
     )
+    changes = status_change("active", "superseded")
+    if row is not None and row["before"] is None and row["after"] is not None:
+        changes["valid_to"] = {"from": None, "to": row["after"].isoformat()}
     await _relate(conn, tenant_id, new_id, old_id, "supersedes", why)
     await record_history(
-        conn,
-        tenant_id,
-        WORKER,
-        HistoryRow(old_id, "superseded", f"superseded by {new_id}", status_change("active", "superseded")),
+        conn, tenant_id, WORKER, HistoryRow(old_id, "superseded", f"superseded by {new_id}", changes)
     )
 
 

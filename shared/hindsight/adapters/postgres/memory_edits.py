@@ -28,7 +28,15 @@ from hindsight.adapters.postgres.rows import (
     tenant_transaction,
     vector_literal,
 )
-from hindsight.domain.memory import MemoryChanges, MemoryStatus, Relation, Scope, StoredMemory, content_hash
+from hindsight.domain.memory import (
+    MemoryChanges,
+    MemoryStatus,
+    Relation,
+    Scope,
+    StoredMemory,
+    check_validity_period,
+    content_hash,
+)
 from hindsight.domain.text import entity_terms
 from hindsight.domain.versions import check_memory_version
 from hindsight.ports import EditedMemory, Vector
@@ -84,6 +92,7 @@ class PostgresMemoryEditor:
             if current is None:
                 return None
             check_memory_version(current, expected_version)
+            check_validity_period(changes, current.valid_from, current.valid_to)
             sets: list[sql.Composable] = [sql.SQL("updated_at = now()")]
             params: dict[str, Any] = {"id": memory_id, "t": scope.tenant_id}
             diff: dict[str, Any] = {}

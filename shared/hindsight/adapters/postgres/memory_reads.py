@@ -71,6 +71,20 @@ today's (``domain.timetravel.rewound`` reads the history the same way)."""
 VALID_AT = """coalesce(valid_from, occurred_at, created_at) <= %(valid_at)s
               AND (valid_to IS NULL OR valid_to > %(valid_at)s)"""
 """SQL: the memory's valid interval [start, valid_to) holds ``valid_at`` (``domain.timetravel.valid_at``)."""
+
+
+def _bound_at_known(name: str) -> str:
+    """SQL: the timestamp column ``name`` as it read at ``known_at`` — the ``from`` of its first recorded
+    change after then (a JSON null is an open end), else today's value."""
+    return f"""(coalesce((SELECT ARRAY[(h.changes -> '{name}' ->> 'from')::timestamptz] FROM memory_history h
+                          WHERE h.memory_id = memories.id AND h.at > %(known_at)s AND h.changes ? '{name}'
+                          ORDER BY h.at, h.id LIMIT 1), ARRAY[{name}]))[1]"""
+
+
+VALID_AT_KNOWN = f"""coalesce({_bound_at_known("valid_from")}, occurred_at, created_at) <= %(valid_at)s
+              AND ({_bound_at_known("valid_to")} IS NULL OR {_bound_at_known("valid_to")} > %(valid_at)s)"""
+"""SQL: ``VALID_AT`` with the validity bounds this store held at ``known_at`` (what we held then about
+``valid_at``): a fact superseded after ``known_at`` was open-ended then."""
 LIVE_STATUSES = ["active", "superseded", "archived"]
 
 
@@ -97,7 +111,7 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
     if request.known_at is not None:
         params["known_at"] = request.known_at
     if request.valid_at is not None:
-        clauses.append(sql.SQL(VALID_AT))  # type: ignore[arg-type]
+        clauses.append(sql.SQL(VALID_AT if request.known_at is None else VALID_AT_KNOWN))  # type: ignore[arg-type]
         params["valid_at"] = request.valid_at
     if set(request.layers) != {"episodic", "semantic"}:
         clauses.append(sql.SQL("layer = ANY(%(layers)s)"))

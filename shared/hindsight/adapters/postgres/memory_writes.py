@@ -25,8 +25,8 @@ from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from hindsight.adapters.postgres.conflicts import check_conflicts, settle
-from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
+from hindsight.adapters.postgres.conflicts import check_conflicts, settle, supersede
+from hindsight.adapters.postgres.history import HistoryRow, record_history
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive
 from hindsight.domain.errors import Unavailable
@@ -318,21 +318,7 @@ async def _store_one(
             )
             reason = f"contradicts {old_id} (user_stated, kept active)"
         else:
-            await conn.execute(
-                """UPDATE memories SET status = 'superseded', updated_at = now(),
-                          valid_to = coalesce(valid_to, %(until)s)
-                   WHERE id = %(id)s AND tenant_id = %(t)s""",
-                {"id": old_id, "t": tenant, "until": job.valid_since},
-            )
-            await _relate(conn, tenant, job.id, old_id, "supersedes", "newer fact on the same key")
-            await record_history(
-                conn,
-                tenant,
-                WORKER,
-                HistoryRow(
-                    old_id, "superseded", f"superseded by {job.id}", status_change("active", "superseded")
-                ),
-            )
+            await supersede(conn, tenant, job.id, old_id, job.valid_since, "newer fact on the same key")
             reason = f"supersedes {old_id}"
     conflicts = None
     if draft.layer == "semantic" and draft.supersedes is None:
