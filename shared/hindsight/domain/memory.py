@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from uuid import UUID
 
 from pydantic import (
@@ -269,7 +269,41 @@ class PreparedWrite(BaseModel):
     """Why the write filter skipped it (then nothing is stored; the outcome says so)."""
 
 
-class StoredMemory(BaseModel):
+class EventPlace:
+    """When and where a memory happened, read from its columns: the event time and span, and its place
+    in a conversation. Shared by ``StoredMemory`` and ``CandidateMemory`` (what ranking reads), which
+    declare the fields (only for type checkers here, so pydantic keeps each model's own field order)."""
+
+    if TYPE_CHECKING:
+        created_at: datetime
+        occurred_at: datetime | None
+        occurred_precision: Precision | None
+        conversation_id: str | None
+        turn_index: int | None
+        session_index: int | None
+
+    @property
+    def event_time(self) -> datetime:
+        """When it happened (episodic) or was learnt: occurred_at, else created_at. (A turn written with
+        a session time and no occurred_at is stored with its session's time as occurred_at.)"""
+        return self.occurred_at or self.created_at
+
+    @property
+    def event_span(self) -> TimeSpan:
+        """``event_time`` as the span it names: "2026" is the whole year (an instant otherwise)."""
+        if self.occurred_at is None:
+            return TimeSpan(self.created_at)
+        return TimeSpan(self.occurred_at, self.occurred_precision or "instant")
+
+    @property
+    def position(self) -> tuple[str, int, int] | None:
+        """(conversation, session, turn) when the memory is a turn of a conversation, else None."""
+        if self.conversation_id is None or self.turn_index is None:
+            return None
+        return (self.conversation_id, self.session_index or 0, self.turn_index)
+
+
+class StoredMemory(EventPlace, BaseModel):
     """A long-term memory row as search and get return it."""
 
     model_config = ConfigDict(frozen=True)
@@ -320,26 +354,6 @@ class StoredMemory(BaseModel):
     status_now: MemoryStatus | None = None
     """On a point-in-time read (``domain.timetravel``): its status today, when ``status`` (its status at
     that time) differs."""
-
-    @property
-    def event_time(self) -> datetime:
-        """When it happened (episodic) or was learnt: occurred_at, else created_at. (A turn written with
-        a session time and no occurred_at is stored with its session's time as occurred_at.)"""
-        return self.occurred_at or self.created_at
-
-    @property
-    def event_span(self) -> TimeSpan:
-        """``event_time`` as the span it names: "2026" is the whole year (an instant otherwise)."""
-        if self.occurred_at is None:
-            return TimeSpan(self.created_at)
-        return TimeSpan(self.occurred_at, self.occurred_precision or "instant")
-
-    @property
-    def position(self) -> tuple[str, int, int] | None:
-        """(conversation, session, turn) when the memory is a turn of a conversation, else None."""
-        if self.conversation_id is None or self.turn_index is None:
-            return None
-        return (self.conversation_id, self.session_index or 0, self.turn_index)
 
 
 class OpenConflict(BaseModel):
@@ -406,7 +420,7 @@ class SearchRequest(BaseModel):
     are statuses at that time."""
 
 
-class CandidateMemory(BaseModel):
+class CandidateMemory(EventPlace, BaseModel):
     """What ranking reads of a candidate (``domain.ranking``, ``domain.ranking_features``): a search
     fetches only these columns for its whole pool and the full ``StoredMemory`` for the hits it returns.
     Same names and meaning as in ``StoredMemory``."""
@@ -425,25 +439,6 @@ class CandidateMemory(BaseModel):
     conversation_id: str | None = None
     turn_index: int | None = None
     session_index: int | None = None
-
-    @property
-    def event_time(self) -> datetime:
-        """occurred_at, else created_at (as ``StoredMemory.event_time``)."""
-        return self.occurred_at or self.created_at
-
-    @property
-    def event_span(self) -> TimeSpan:
-        """``event_time`` as the span it names (as ``StoredMemory.event_span``)."""
-        if self.occurred_at is None:
-            return TimeSpan(self.created_at)
-        return TimeSpan(self.occurred_at, self.occurred_precision or "instant")
-
-    @property
-    def position(self) -> tuple[str, int, int] | None:
-        """(conversation, session, turn), as ``StoredMemory.position``."""
-        if self.conversation_id is None or self.turn_index is None:
-            return None
-        return (self.conversation_id, self.session_index or 0, self.turn_index)
 
 
 class Candidate(BaseModel):
