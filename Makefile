@@ -14,7 +14,7 @@ PYTHON313 ?= $(shell for p in python3.13 python3.14 $$HOME/.pyenv/versions/3.1[3
 PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-unit lint format ts-clients check-deploy locomo train-ranker bench bench-locomo bench-cjk bench-latency bench-throughput bench-report bench-load bench-chaos test-localstack clean
+.PHONY: install run test test-unit lint format ts-clients check-deploy locomo train-ranker bench bench-locomo bench-cjk bench-latency bench-throughput bench-neighbours bench-report bench-load bench-chaos test-localstack clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -103,6 +103,9 @@ bench-latency: install
 
 bench-throughput: install
 	$(PY) bench/run.py throughput
+
+bench-neighbours: install
+	HINDSIGHT_EMBED_THREADS=1 $(PY) bench/run.py neighbours
 
 bench-report: install
 	$(PY) bench/run.py report

@@ -59,7 +59,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from chaos_agents import Agent, Journal, Ledger, Session, new_run_tag
 from chaos_stack import FAULT_KINDS, ChaosStack, Fault, emulator_sqs, read_env_file
 
-from hindsight.local.sqs_emulator import MAX_RECEIVE_COUNT, REFLECT_DLQ, REFLECT_QUEUE, WRITE_DLQ, WRITE_QUEUE
+from hindsight.local.sqs_emulator import (
+    BULK_DLQ,
+    BULK_QUEUE,
+    MAX_RECEIVE_COUNT,
+    REFLECT_DLQ,
+    REFLECT_QUEUE,
+    WRITE_DLQ,
+    WRITE_QUEUE,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "chaos.json"
@@ -334,8 +342,10 @@ def _queue_depths(data_dir: Path) -> tuple[int, int]:
 
     visible, in_flight = "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"
     return (
-        depth(WRITE_DLQ, visible) + depth(REFLECT_DLQ, visible),
-        depth(WRITE_QUEUE, visible, in_flight) + depth(REFLECT_QUEUE, visible, in_flight),
+        depth(WRITE_DLQ, visible) + depth(BULK_DLQ, visible) + depth(REFLECT_DLQ, visible),
+        depth(WRITE_QUEUE, visible, in_flight)
+        + depth(BULK_QUEUE, visible, in_flight)
+        + depth(REFLECT_QUEUE, visible, in_flight),
     )
 
 

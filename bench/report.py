@@ -131,7 +131,22 @@ def targets(data: dict[str, Any]) -> list[tuple[str, str, str]]:
                 _met(tp["max_batch_memories_per_s"] >= 500),
             )
         )
+    nb = data.get("neighbours")
+    if nb and nb.get("bulk_lane_p95_s") is not None:
+        rows.append(
+            (
+                "an agent's write-to-stored p95 < 5 s while another tenant imports",
+                f"{nb['bulk_lane_p95_s']} s with the bulk lane; "
+                f"{_s(nb['one_queue']['write_to_stored_ms'].get('p95'))} s on one queue (same run, "
+                f"{nb['config']['import_size']:,}-memory import)",
+                _met(nb["met"]),
+            )
+        )
     return rows
+
+
+def _s(ms: Any) -> str:
+    return "–" if ms is None else f"{ms / 1000:.1f}"
 
 
 def plot(data: dict[str, Any]) -> bool:
@@ -679,6 +694,42 @@ def _throughput(data: dict[str, Any], out: list[str]) -> None:
     )
 
 
+def _neighbours(data: dict[str, Any], out: list[str]) -> None:
+    nb = data.get("neighbours")
+    if not nb:
+        out.append("_Not measured yet: `make bench-neighbours`._\n")
+        return
+    cfg = nb["config"]
+    out.append(
+        f"Tenant A imports {cfg['import_size']:,} memories through the queue (`hindsight ingest`'s use case) "
+        f"while tenant B's agent calls `memory_write` every {cfg['agent_interval_s']} s "
+        f"({cfg['agent_writes']} writes), both starting together; one embedding worker behind the local "
+        f"poller (batch {cfg['poller_batch_size']}), embedder {cfg['embedder']} on "
+        f"{cfg['embed_threads']} thread(s). Write-to-stored: from the agent's call until the job's "
+        "`write_results` row exists. The two rows are phases of one run on one stack: the bulk lane off "
+        "(the import shares the write queue, as before) and on (the import on its own queue, the poller "
+        "taking the write queue first). The import is bounded to fit the time; without the lane the "
+        "agent's wait grows with the backlog, with it it does not.\n"
+    )
+    out.append(
+        "| lanes | agent write→stored p50 s | p95 s | max s | agent writes stored | import stored after s "
+        "| bulk batches / batches | load avg (start → end) |"
+    )
+    out.append("|---|---|---|---|---|---|---|---|")
+    for name, label in (("one_queue", "one queue"), ("bulk_lane", "bulk lane")):
+        r = nb.get(name)
+        if not r:
+            continue
+        w = r["write_to_stored_ms"]
+        out.append(
+            f"| {label} | {_s(w.get('p50'))} | **{_s(w.get('p95'))}** | {_s(w.get('max'))} | "
+            f"{r['agent_stored']}/{r['agent_writes']} | {r['import_stored_s']} | "
+            f"{r['bulk_batches']} / {r['batches']} | {r['load_average_start'][0]} → "
+            f"{r['load_average_end'][0]} |"
+        )
+    out.append("")
+
+
 def _observations(data: dict[str, Any], out: list[str]) -> None:
     items: list[str] = []
     lat = data.get("latency") or {}
@@ -812,6 +863,7 @@ def write() -> None:
     )
     out.append("make bench-cjk          # Chinese/mixed retrieval (bench/data/cjk_retrieval.json)")
     out.append("make bench-throughput   # worker throughput at batch 1, 10, 100")
+    out.append("make bench-neighbours   # an agent's writes while another tenant imports, with/without lane")
     out.append("python bench/run.py report   # regenerate this page and the plot from latest.json")
     out.append("```\n")
     sections = data.get("sections", {})
@@ -842,6 +894,8 @@ def write() -> None:
         out.append("_(no plot yet)_\n")
     out.append("## Worker throughput\n")
     _throughput(data, out)
+    out.append("## Noisy neighbours\n")
+    _neighbours(data, out)
     _observations(data, out)
     out.append("## Method notes\n")
     out.append(

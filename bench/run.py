@@ -7,6 +7,7 @@ Each piece starts its own throw-away local stack, writes its section into bench/
     python bench/run.py cjk             # Chinese/mixed memories (bench/data/cjk_retrieval.json)
     python bench/run.py latency [--sizes 1000,10000,100000] [--searches 200] [--warmup 20] [--search-only]
     python bench/run.py throughput
+    python bench/run.py neighbours [--import-size 1000] [--writes 40]   # the bulk lane, A/B in one run
     python bench/run.py report          # only regenerate docs/benchmarks.md and the plot
 """
 
@@ -77,6 +78,13 @@ def run_throughput(args: argparse.Namespace) -> None:
     merge_results("throughput", throughput.run(), _command())
 
 
+def run_neighbours(args: argparse.Namespace) -> None:
+    import neighbours
+
+    result = neighbours.run(import_size=args.import_size, writes=args.writes, interval_s=args.interval)
+    merge_results("neighbours", result, _command())
+
+
 def run_report(_: argparse.Namespace) -> None:
     import report
 
@@ -99,6 +107,10 @@ def main() -> None:
     sub.add_parser("cjk")
     _latency_args(sub.add_parser("latency"))
     sub.add_parser("throughput")
+    p = sub.add_parser("neighbours")
+    p.add_argument("--import-size", type=int, default=1000, help="memories the other tenant imports")
+    p.add_argument("--writes", type=int, default=40, help="the interactive agent's writes")
+    p.add_argument("--interval", type=float, default=0.5, help="seconds between the agent's writes")
     sub.add_parser("report")
     args = parser.parse_args()
     # A plain `kill` must still stop the throw-away stacks (their context managers run on SystemExit).
@@ -111,6 +123,7 @@ def main() -> None:
         "cjk": [run_cjk],
         "latency": [run_latency],
         "throughput": [run_throughput],
+        "neighbours": [run_neighbours],
         "report": [],
         "all": [run_locomo, run_cjk, run_latency, run_throughput],
     }[args.piece]

@@ -53,6 +53,8 @@ MAINTENANCE_RULE = "hindsight-maintenance"
 QUEUE_NAMES = {
     "WriteQueue": "hindsight-writes",
     "WriteDeadLetterQueue": "hindsight-writes-dlq",
+    "BulkWriteQueue": "hindsight-bulk-writes",
+    "BulkWriteDeadLetterQueue": "hindsight-bulk-writes-dlq",
     "ReflectQueue": "hindsight-reflections",
     "ReflectDeadLetterQueue": "hindsight-reflections-dlq",
 }
@@ -113,7 +115,7 @@ class FunctionSpec:
     timeout: int
     memory: int
     environment: dict[str, str]
-    sqs_queue: str | None = None  # logical id of the queue feeding it
+    sqs_queues: list[str] = field(default_factory=list)  # logical ids of the queues feeding it
     batch_size: int = 10
     batching_window_s: int = 0
     schedule: bool = False
@@ -175,7 +177,7 @@ def function_specs(
         for event in props.get("Events", {}).values():
             event_props = event.get("Properties", {})
             if event["Type"] == "SQS":
-                spec.sqs_queue = event_props["Queue"]["Fn::GetAtt"][0]
+                spec.sqs_queues.append(event_props["Queue"]["Fn::GetAtt"][0])
                 spec.batch_size = int(_local_value(template, event_props["BatchSize"], {}) or 10)
                 window = event_props.get("MaximumBatchingWindowInSeconds", 0)
                 spec.batching_window_s = int(_local_value(template, window, {}) or 0)
@@ -280,9 +282,10 @@ def _add_permission(lam: Any, **kwargs: Any) -> None:
         lam.add_permission(**kwargs)
 
 
-def _event_source(lam: Any, sqs: Any, spec: FunctionSpec) -> None:
-    assert spec.sqs_queue is not None
-    url = sqs.get_queue_url(QueueName=QUEUE_NAMES[spec.sqs_queue])["QueueUrl"]
+def _event_source(lam: Any, sqs: Any, spec: FunctionSpec, queue: str) -> None:
+    """The mapping of ``queue`` (a logical id) to the function. The template's MaximumConcurrency is not
+    set here: LocalStack runs each mapping's batches one after another anyway."""
+    url = sqs.get_queue_url(QueueName=QUEUE_NAMES[queue])["QueueUrl"]
     arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     settings = {
         "BatchSize": spec.batch_size,
@@ -372,8 +375,8 @@ def deploy(
     for spec in specs:
         arn = _put_function(lam, spec, role_arn, code)
         deployed.functions[spec.logical_id] = arn
-        if spec.sqs_queue:
-            _event_source(lam, sqs, spec)
+        for queue in spec.sqs_queues:
+            _event_source(lam, sqs, spec, queue)
         if spec.function_url:
             deployed.mcp_url = _function_url(lam, spec).rstrip("/") + "/mcp"
         if spec.schedule:

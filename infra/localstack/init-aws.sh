@@ -2,7 +2,7 @@
 # LocalStack "ready" hook (mounted into /etc/localstack/init/ready.d/ by docker-compose.localstack.yml):
 # creates what Hindsight expects in AWS, idempotently, so a restart never fails on "already exists".
 #
-#   - SQS: the write and reflection queues, each with its dead-letter queue and redrive policy, with the
+#   - SQS: the write, bulk-write and reflection queues, each with its dead-letter queue and redrive policy, with the
 #     names and maxReceiveCount of the embedded stack's emulator (shared/hindsight/local/sqs_emulator.py)
 #     and the visibility timeout of template.yaml (6x the workers' 120 s Timeout);
 #   - EventBridge: the rule hindsight-maintenance on MAINTENANCE_RATE (the template's Schedule event is
@@ -21,6 +21,8 @@ PYTHON=${PYTHON:-python3}
 # Keep in step with shared/hindsight/local/sqs_emulator.py (names, maxReceiveCount) and template.yaml.
 WRITE_QUEUE=hindsight-writes
 WRITE_DLQ=hindsight-writes-dlq
+BULK_QUEUE=hindsight-bulk-writes
+BULK_DLQ=hindsight-bulk-writes-dlq
 REFLECT_QUEUE=hindsight-reflections
 REFLECT_DLQ=hindsight-reflections-dlq
 MAX_RECEIVE_COUNT=5
@@ -69,6 +71,8 @@ queue_with_dlq() {
 # (Command substitution, not `read < <(...)`: under `set -e` a failure inside must stop the hook.)
 urls=$(queue_with_dlq "$WRITE_QUEUE" "$WRITE_DLQ")
 write_url=${urls%%$'\n'*} write_dlq_url=${urls#*$'\n'}
+urls=$(queue_with_dlq "$BULK_QUEUE" "$BULK_DLQ")
+bulk_url=${urls%%$'\n'*} bulk_dlq_url=${urls#*$'\n'}
 urls=$(queue_with_dlq "$REFLECT_QUEUE" "$REFLECT_DLQ")
 reflect_url=${urls%%$'\n'*} reflect_dlq_url=${urls#*$'\n'}
 
@@ -87,6 +91,8 @@ fi
 
 echo "hindsight: write queue              $write_url"
 echo "hindsight: write dead-letter queue  $write_dlq_url (maxReceiveCount $MAX_RECEIVE_COUNT)"
+echo "hindsight: bulk write queue         $bulk_url"
+echo "hindsight: bulk dead-letter queue   $bulk_dlq_url (maxReceiveCount $MAX_RECEIVE_COUNT)"
 echo "hindsight: reflection queue         $reflect_url"
 echo "hindsight: reflection dead-letter   $reflect_dlq_url (maxReceiveCount $MAX_RECEIVE_COUNT)"
 echo "hindsight: maintenance schedule     $rule_arn ($MAINTENANCE_RATE)"

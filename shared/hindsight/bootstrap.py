@@ -189,6 +189,7 @@ async def build_container(
                 lambda: sqs_client(settings.aws_region, settings.aws_endpoint_url),
                 settings.require_write_queue_url(),
                 settings.reflect_queue_url,
+                settings.bulk_queue_url,
             )
             remember = Remember(
                 queue,
@@ -256,7 +257,7 @@ async def build_container(
         container.rate_limit = make_rate_limit(settings, redis)
         if remember is not None:
             charge = container.rate_limit.items if container.rate_limit is not None else None
-            container.remember_batch = RememberBatch(remember, charge)
+            container.remember_batch = RememberBatch(remember, charge, bulk_items=settings.bulk_batch_items)
         return container
     except BaseException:
         await pool.close()

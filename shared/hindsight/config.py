@@ -13,6 +13,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from hindsight.domain.errors import ConfigurationError
+from hindsight.domain.limits import MAX_BATCH_ITEMS
 from hindsight.domain.ranking import DEFAULT_RRF_K, DEFAULT_SIGNAL_WEIGHTS
 from hindsight.domain.reflection import MAX_REFLECTION_TEMPERATURE
 
@@ -51,6 +52,27 @@ class Settings(BaseSettings):
     # --- queues --------------------------------------------------------------------------------
     write_queue_url: str | None = Field(default=None, description="SQS queue URL for write jobs.")
     reflect_queue_url: str | None = Field(default=None, description="SQS queue URL for task reflections.")
+    # The bulk lane (docs/operations.md#the-bulk-lane): imports go to a queue of their own, consumed with
+    # less concurrency (template.yaml) or after the write queue (the local poller), so one tenant's import
+    # never holds up other agents' writes. Unset: every write goes to the write queue (one lane).
+    bulk_queue_url: str | None = Field(
+        default=None,
+        description="SQS queue URL for bulk write jobs (`hindsight ingest`, large memory_write_batch calls).",
+    )
+    bulk_batch_items: int = Field(
+        default=20,
+        ge=2,
+        le=MAX_BATCH_ITEMS,
+        description="A memory_write_batch call with at least this many valid items goes to the bulk lane: "
+        "an import or backfill, not a turn's worth of memories.",
+    )
+    bulk_poll_share: int = Field(
+        default=4,
+        ge=1,
+        le=1000,
+        description="The local poller takes the write queue first; while both queues have work it takes "
+        "one bulk batch after this many write-queue batches in a row (bulk is never starved).",
+    )
     redaction_disabled: list[str] = Field(
         default_factory=list,
         description="Default redaction rules to turn "
@@ -304,7 +326,9 @@ class Settings(BaseSettings):
         """An OpenAI key is given, directly or as a secret to read at cold start."""
         return self.openai_api_key is not None or bool(self.openai_api_key_secret_arn)
 
-    @field_validator("db_app_role", "jwt_issuer", "jwt_jwks_url", "jwt_agent_ids_claim", mode="before")
+    @field_validator(
+        "db_app_role", "jwt_issuer", "jwt_jwks_url", "jwt_agent_ids_claim", "bulk_queue_url", mode="before"
+    )
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         """An empty variable means "not set" (HINDSIGHT_DB_APP_ROLE= turns the role off)."""
@@ -364,6 +388,16 @@ class Settings(BaseSettings):
                     f"jwt_algorithms {weak} not allowed: only {sorted(ASYMMETRIC_JWT_ALGORITHMS)} "
                     "(keys come from a JWKS; 'none' and shared-secret HS* are refused)"
                 )
+        if self.bulk_queue_url is not None and self.bulk_queue_url in (
+            self.write_queue_url,
+            self.reflect_queue_url,
+        ):
+            raise ValueError(
+                "bulk_queue_url must be a queue of its own (HINDSIGHT_BULK_QUEUE_URL equals the write or "
+                "reflection queue's URL: bulk work would share their lane)"
+            )
+        if self.bulk_queue_url is not None and self.write_queue_url is None:
+            raise ValueError("bulk_queue_url needs HINDSIGHT_WRITE_QUEUE_URL (the interactive lane)")
         if self.db_pool_min > self.db_pool_max:
             raise ValueError("db_pool_min must not exceed db_pool_max")
         if self.cold_threshold >= self.core_importance:

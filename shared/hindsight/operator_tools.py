@@ -50,7 +50,11 @@ def operator_tools(container: Container) -> OperatorTools:
 
         queues = SqsQueueStats(
             sqs_client(settings.aws_region, settings.aws_endpoint_url),
-            {"writes": settings.write_queue_url, "reflections": settings.reflect_queue_url},
+            {
+                "writes": settings.write_queue_url,
+                "bulk writes": settings.bulk_queue_url,
+                "reflections": settings.reflect_queue_url,
+            },
         )
     archive = PostgresArchive(container.pool)
     return OperatorTools(

@@ -105,13 +105,14 @@ def _hook_constants() -> dict[str, str]:
 def test_init_hook_agrees_with_the_embedded_stack_and_the_template(template: dict[str, Any]) -> None:
     hook = _hook_constants()
     assert (hook["WRITE_QUEUE"], hook["WRITE_DLQ"]) == (sqs_emulator.WRITE_QUEUE, sqs_emulator.WRITE_DLQ)
+    assert (hook["BULK_QUEUE"], hook["BULK_DLQ"]) == (sqs_emulator.BULK_QUEUE, sqs_emulator.BULK_DLQ)
     assert (hook["REFLECT_QUEUE"], hook["REFLECT_DLQ"]) == (
         sqs_emulator.REFLECT_QUEUE,
         sqs_emulator.REFLECT_DLQ,
     )
     assert int(hook["MAX_RECEIVE_COUNT"]) == sqs_emulator.MAX_RECEIVE_COUNT
     assert int(hook["MAX_RECEIVE_COUNT"]) == template["Parameters"]["MaxReceiveCount"]["Default"]
-    for queue in ("WriteQueue", "ReflectQueue"):
+    for queue in ("WriteQueue", "BulkWriteQueue", "ReflectQueue"):
         assert (
             int(hook["VISIBILITY_TIMEOUT_S"])
             == template["Resources"][queue]["Properties"]["VisibilityTimeout"]
@@ -119,6 +120,8 @@ def test_init_hook_agrees_with_the_embedded_stack_and_the_template(template: dic
     assert hook["MAINTENANCE_RULE"] == deploy_script().MAINTENANCE_RULE
     assert deploy_script().QUEUE_NAMES["WriteQueue"] == sqs_emulator.WRITE_QUEUE
     assert deploy_script().QUEUE_NAMES["ReflectQueue"] == sqs_emulator.REFLECT_QUEUE
+    assert deploy_script().QUEUE_NAMES["BulkWriteQueue"] == sqs_emulator.BULK_QUEUE
+    assert deploy_script().QUEUE_NAMES["BulkWriteDeadLetterQueue"] == sqs_emulator.BULK_DLQ
     syntax = subprocess.run(["bash", "-n", str(INIT_HOOK)], capture_output=True, text=True, check=False)
     assert syntax.returncode == 0, syntax.stderr
 
@@ -157,6 +160,7 @@ def test_init_hook_creates_queues_schedule_and_secret(initialised: str) -> None:
     sqs: Any = boto3.client("sqs", endpoint_url=initialised, region_name=REGION)
     for name, dlq in (
         (sqs_emulator.WRITE_QUEUE, sqs_emulator.WRITE_DLQ),
+        (sqs_emulator.BULK_QUEUE, sqs_emulator.BULK_DLQ),
         (sqs_emulator.REFLECT_QUEUE, sqs_emulator.REFLECT_DLQ),
     ):
         url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
@@ -218,13 +222,19 @@ def test_deploy_script_creates_the_template_functions_and_triggers(
     assert mcp_env["HINDSIGHT_WRITE_QUEUE_URL"].startswith("http://localstack:4566/")
     assert mcp_env["HINDSIGHT_WRITE_QUEUE_URL"].endswith("/hindsight-writes")
     assert mcp_env["HINDSIGHT_REFLECT_QUEUE_URL"].endswith("/hindsight-reflections")
+    assert mcp_env["HINDSIGHT_BULK_QUEUE_URL"].endswith("/hindsight-bulk-writes")
     assert mcp_env["HINDSIGHT_ALLOWED_HOSTS"] == '["*"]'
     mappings = lam.list_event_source_mappings()["EventSourceMappings"]
-    by_function = {m["FunctionArn"].rsplit(":", 1)[-1]: m for m in mappings}
-    assert set(by_function) == {"hindsight-EmbedWorkerFunction", "hindsight-ReflectWorkerFunction"}
-    assert len(mappings) == 2  # not duplicated by the second run
-    assert by_function["hindsight-EmbedWorkerFunction"]["EventSourceArn"].endswith(":hindsight-writes")
-    assert by_function["hindsight-ReflectWorkerFunction"]["EventSourceArn"].endswith(":hindsight-reflections")
+    by_function: dict[str, set[str]] = {}
+    for m in mappings:
+        by_function.setdefault(m["FunctionArn"].rsplit(":", 1)[-1], set()).add(
+            m["EventSourceArn"].rsplit(":", 1)[-1]
+        )
+    assert len(mappings) == 3  # not duplicated by the second run
+    assert by_function == {
+        "hindsight-EmbedWorkerFunction": {"hindsight-writes", "hindsight-bulk-writes"},  # both lanes
+        "hindsight-ReflectWorkerFunction": {"hindsight-reflections"},
+    }
     for mapping in mappings:
         assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     assert deployed.mcp_url is not None

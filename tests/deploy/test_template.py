@@ -44,11 +44,18 @@ pytestmark = pytest.mark.deploy
 EVERYWHERE = {"database_secret_arn", "aws_region", "embedder", "embedding_dim"}
 REQUIRED: dict[str, set[str]] = {
     "McpHttpFunction": EVERYWHERE
-    | {"redis_url", "write_queue_url", "reflect_queue_url", "allowed_hosts", "reflection_provider"},
+    | {
+        "redis_url",
+        "write_queue_url",
+        "bulk_queue_url",
+        "reflect_queue_url",
+        "allowed_hosts",
+        "reflection_provider",
+    },
     "EmbedWorkerFunction": EVERYWHERE | {"redis_url", "reflection_provider", "queue_max_receive_count"},
     "ReflectWorkerFunction": EVERYWHERE | {"redis_url", "reflection_provider", "queue_max_receive_count"},
     "MaintenanceFunction": EVERYWHERE
-    | {"redis_url", "write_queue_url", "reflect_queue_url", "maintenance_budget_s"},
+    | {"redis_url", "write_queue_url", "bulk_queue_url", "reflect_queue_url", "maintenance_budget_s"},
     "MigrateFunction": EVERYWHERE,
 }
 SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:{}-AbCdEf"
@@ -171,16 +178,25 @@ def test_the_function_url_is_public_and_auth_stays_in_the_app(transformed: dict[
 
 def test_event_sources_report_batch_item_failures(transformed: dict[str, Any]) -> None:
     mappings = _of_type(transformed, "AWS::Lambda::EventSourceMapping")
-    assert len(mappings) == 2
+    assert len(mappings) == 3
     sizes = set()
+    concurrency: dict[str, str] = {}
     for mapping in mappings.values():
         props = mapping["Properties"]
         assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
         sizes.add((props["BatchSize"]["Ref"], props["MaximumBatchingWindowInSeconds"]["Ref"]))
-        assert "MaximumConcurrency" in props["ScalingConfig"]
+        concurrency[props["EventSourceArn"]["Fn::GetAtt"][0]] = props["ScalingConfig"]["MaximumConcurrency"][
+            "Ref"
+        ]
     assert sizes == {
         ("WorkerBatchSize", "WorkerBatchingWindowSeconds"),
         ("ReflectBatchSize", "ReflectBatchingWindowSeconds"),
+    }
+    # The bulk lane is capped on its own: an import never takes the agents' writes' concurrency.
+    assert concurrency == {
+        "WriteQueue": "WorkerMaxConcurrency",
+        "BulkWriteQueue": "BulkWorkerMaxConcurrency",
+        "ReflectQueue": "WorkerMaxConcurrency",
     }
     (rule,) = _of_type(transformed, "AWS::Events::Rule").values()
     assert rule["Properties"]["ScheduleExpression"] == {"Ref": "MaintenanceRate"}
@@ -277,6 +293,9 @@ def test_each_function_gets_every_setting_it_needs(
         assert settings.write_queue_url
         assert settings.reflect_queue_url
         assert settings.write_queue_url != settings.reflect_queue_url
+    if "bulk_queue_url" in REQUIRED[function]:  # the bulk lane: a queue of its own (and a re-enqueued
+        assert settings.bulk_queue_url  # bulk job goes back to it, hence maintenance too)
+        assert settings.bulk_queue_url not in (settings.write_queue_url, settings.reflect_queue_url)
     if scenario == "openai":
         assert settings.openai_api_key is None, "the key is read at cold start, not passed in"
         assert settings.openai_api_key_secret_arn == SECRET_ARN.format("openai")
@@ -376,7 +395,7 @@ def test_queues_dead_letter_queues_and_alarms_fit_together(template: dict[str, A
             assert alarmed("ApproximateAgeOfOldestMessage", {"Fn::GetAtt": [queue_name, "QueueName"]})
             assert alarmed("Errors", {"Ref": name}), name
             assert "Role" in props, f"{name}: explicit role (SAM's generated one may poll every queue)"
-    assert workers == 2
+    assert workers == 3
     assert alarmed("Errors", {"Ref": "MaintenanceFunction"})
     assert alarmed("Errors", {"Ref": "McpHttpFunction"})
 

@@ -89,10 +89,10 @@ def _call(tool: str, arguments: Any, request_id: int = 1) -> dict[str, Any]:
 
 
 def _queue_depths(stack: LocalStack) -> dict[str, int]:
-    """Messages in the write and reflection queues (visible + in flight), as SQS counts them."""
+    """Messages in the write, bulk-write and reflection queues (visible + in flight), as SQS counts them."""
     sqs, settings = stack.sqs_client(), stack.require_settings()
     depths = {}
-    for url in (settings.require_write_queue_url(), settings.reflect_queue_url):
+    for url in (settings.require_write_queue_url(), settings.bulk_queue_url, settings.reflect_queue_url):
         assert url is not None
         attrs = sqs.get_queue_attributes(
             QueueUrl=url,

@@ -33,3 +33,15 @@ def test_inconsistent_embedder_and_dimension_are_refused() -> None:
 def test_missing_database_says_which_variable() -> None:
     with pytest.raises(ConfigurationError, match="HINDSIGHT_DATABASE_URL"):
         Settings.load(database_url=None).require_database_url()
+
+
+def test_the_bulk_lane_needs_a_queue_of_its_own() -> None:
+    url = "http://127.0.0.1:9324/000000000000/hindsight-writes"
+    with pytest.raises(ConfigurationError, match="bulk_queue_url must be a queue of its own"):
+        Settings.load(write_queue_url=url, bulk_queue_url=url)
+    with pytest.raises(ConfigurationError, match="HINDSIGHT_WRITE_QUEUE_URL"):
+        Settings.load(write_queue_url=None, bulk_queue_url=url)
+    with pytest.raises(ConfigurationError, match="HINDSIGHT_BULK_BATCH_ITEMS"):
+        Settings.load(bulk_batch_items=101)
+    # an empty variable turns the lane off rather than naming a queue ""
+    assert Settings.load(write_queue_url=url, bulk_queue_url=" ").bulk_queue_url is None

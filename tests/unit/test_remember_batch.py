@@ -93,3 +93,22 @@ def test_a_batch_item_result_carries_every_field_of_memory_writes_answer() -> No
     from hindsight.usecases.remember import WriteAck
 
     assert set(WriteAck.model_fields) - {"status"} <= set(BatchItemResult.model_fields)
+
+
+async def test_a_large_batch_takes_the_bulk_lane_and_a_small_one_does_not() -> None:
+    queue = ListQueue()
+    batch = RememberBatch(Remember(queue, FixedClock()), bulk_items=3)
+    await batch(ALICE, "agent", _items("a", "b"))
+    assert [j.lane for j in queue.jobs] == ["interactive"] * 2
+    # Then at the threshold, counting valid items only, the batch is bulk work
+    queue.jobs.clear()
+    items = _items("c", "d", "e")
+    await batch(ALICE, "agent", items)
+    assert [j.lane for j in queue.jobs] == ["bulk"] * 3
+    queue.jobs.clear()
+    await batch(ALICE, "agent", [*_items("f", "g"), ItemOutcome(error=InvalidInput("items.2", "bad"))])
+    assert [j.lane for j in queue.jobs] == ["interactive"] * 2
+    # And an import forces the lane whatever its size
+    queue.jobs.clear()
+    await batch(ALICE, "importer", _items("h"), lane="bulk")
+    assert [j.lane for j in queue.jobs] == ["bulk"]

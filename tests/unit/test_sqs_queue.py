@@ -120,3 +120,30 @@ def test_failed_entries_and_failed_requests_are_errors_of_their_jobs_only() -> N
     down = SqsJobQueue(BatchClient(down=True), "http://sqs/writes").enqueue_many_sync(jobs)
     assert all(e is not None for e in down)
     assert len(down) == 12
+
+
+class LaneClient(RecordingClient):
+    """Records both kinds of send, with their queue URLs; every entry is accepted."""
+
+    def send_message_batch(self, **kwargs: Any) -> dict[str, Any]:
+        self.sent.append(kwargs)
+        return {"Successful": [{"Id": e["Id"]} for e in kwargs["Entries"]]}
+
+
+def test_each_job_goes_to_its_lanes_queue() -> None:
+    # Given a queue with a bulk lane and a mixed batch
+    client = LaneClient()
+    queue = SqsJobQueue(client, "http://sqs/writes", bulk_queue_url="http://sqs/bulk")
+    jobs = [_job(), _job().model_copy(update={"lane": "bulk"}), _job()]
+    # When they are sent together
+    assert queue.enqueue_many_sync(jobs) == [None, None, None]
+    # Then one request per queue, each with its own jobs, the lane kept in the body
+    by_url = {m["QueueUrl"]: [json.loads(e["MessageBody"]) for e in m["Entries"]] for m in client.sent}
+    assert [b["id"] for b in by_url["http://sqs/writes"]] == [str(jobs[0].id), str(jobs[2].id)]
+    assert [(b["id"], b["lane"]) for b in by_url["http://sqs/bulk"]] == [(str(jobs[1].id), "bulk")]
+    queue.enqueue_sync(jobs[1])  # a re-enqueued bulk job (the stuck-work sweep) returns to its lane
+    assert client.sent[-1]["QueueUrl"] == "http://sqs/bulk"
+    # And without a bulk queue configured, bulk jobs share the write queue
+    plain = SqsJobQueue(LaneClient(), "http://sqs/writes")
+    plain.enqueue_sync(jobs[1])
+    assert plain.client().sent[-1]["QueueUrl"] == "http://sqs/writes"

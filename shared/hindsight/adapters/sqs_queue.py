@@ -32,7 +32,8 @@ def sqs_client(region: str, endpoint_url: str | None) -> Any:
 
 
 class SqsJobQueue:
-    """The JobQueue port: write jobs to the write queue, reflection jobs to the reflection queue.
+    """The JobQueue port: write jobs to the write queue (``bulk``-lane jobs to the bulk queue, when one is
+    configured; else to the write queue too), reflection jobs to the reflection queue.
 
     ``client`` is a boto3 SQS client, or a function making one: then it is made on the first enqueue,
     so a cold start that only answers reads never imports boto3 (~0.2 s of CPU, bench/latency.py).
@@ -41,12 +42,23 @@ class SqsJobQueue:
     """
 
     def __init__(
-        self, client: Any | Callable[[], Any], write_queue_url: str, reflect_queue_url: str | None = None
+        self,
+        client: Any | Callable[[], Any],
+        write_queue_url: str,
+        reflect_queue_url: str | None = None,
+        bulk_queue_url: str | None = None,
     ) -> None:
         self._client = None if callable(client) else client
         self._make_client = client if callable(client) else None
         self._lock = threading.Lock()
         self._urls = {"memory.write": write_queue_url, "task.reflect": reflect_queue_url}
+        self._bulk_url = bulk_queue_url or write_queue_url
+
+    def _url(self, job: WriteJob | ReflectJob) -> str | None:
+        """The queue ``job`` goes to: its lane's for a write job, its kind's otherwise."""
+        if isinstance(job, WriteJob) and job.lane == "bulk":
+            return self._bulk_url
+        return self._urls.get(job.kind)
 
     def client(self) -> Any:
         """The boto3 client, made once (enqueues run in worker threads, hence the lock)."""
@@ -65,11 +77,8 @@ class SqsJobQueue:
         from botocore.exceptions import BotoCoreError, ClientError
 
         errors: list[Unavailable | None] = [None] * len(jobs)
-        url = self._urls["memory.write"]
-        if url is None:  # pragma: no cover - the write queue URL is required by the constructor
-            return [Unavailable("no queue configured for memory.write jobs")] * len(jobs)
         bodies = [job.model_dump_json() for job in jobs]
-        for chunk in _chunks(bodies):
+        for url, chunk in _requests(bodies, [self._url(job) or "" for job in jobs]):
             entries = [
                 {
                     "Id": str(index),
@@ -110,7 +119,7 @@ class SqsJobQueue:
     def enqueue_sync(self, job: WriteJob | ReflectJob) -> None:
         from botocore.exceptions import BotoCoreError, ClientError
 
-        url = self._urls.get(job.kind)
+        url = self._url(job)
         if url is None:
             raise Unavailable(f"no queue configured for {job.kind} jobs")
         try:
@@ -127,6 +136,15 @@ class SqsJobQueue:
 
     async def enqueue(self, job: WriteJob | ReflectJob) -> None:
         await anyio.to_thread.run_sync(self.enqueue_sync, job)
+
+
+def _requests(bodies: Sequence[str], urls: Sequence[str]) -> Iterator[tuple[str, list[int]]]:
+    """(queue URL, indexes of ``bodies``) per ``SendMessageBatch``: the jobs of each queue, in order,
+    grouped as ``_chunks`` does."""
+    for url in dict.fromkeys(urls):
+        mine = [index for index, u in enumerate(urls) if u == url]
+        for chunk in _chunks([bodies[index] for index in mine]):
+            yield url, [mine[position] for position in chunk]
 
 
 def _chunks(bodies: Sequence[str]) -> Iterator[list[int]]:

@@ -123,6 +123,8 @@ def worker(
                     function_name=name,
                     batch_size=batch_size,
                     region=settings.aws_region,
+                    bulk_queue_url=settings.bulk_queue_url if worker_type is WriteJobWorker else None,
+                    bulk_share=settings.bulk_poll_share,
                 ).start()
             )
             console.print(f"{name}: polling {url}")

@@ -217,6 +217,11 @@ def check_validity_period(
     )
 
 
+Lane = Literal["interactive", "bulk"]
+"""A write job's lane: ``interactive`` (an agent's writes, the write queue) or ``bulk`` (imports and large
+batches, the bulk queue, consumed with less concurrency so that they never hold up interactive writes)."""
+
+
 class WriteJob(BaseModel):
     """The SQS message body for one accepted write. ``id`` is the memory id and the idempotency key."""
 
@@ -230,6 +235,8 @@ class WriteJob(BaseModel):
     draft: MemoryDraft
     filter: bool = False
     """Store only if the write filter judges it worth remembering (rules first, an LLM when unsure)."""
+    lane: Lane = "interactive"
+    """Which queue carries it (``Lane``); kept in the job so that a re-enqueued job returns to its lane."""
     session_seq: int | None = None
     """Its place in its session's chain (assigned at acknowledgement, increasing in the order the session's
     writes were acknowledged; ``ports.SessionSequence``): the worker links it after the stored event of

@@ -73,7 +73,13 @@ def to_lambda_event(messages: list[dict[str, Any]], queue_arn: str, region: str)
 
 
 class SqsPoller:
-    """Feeds one queue to one handler, like an event source mapping with ReportBatchItemFailures."""
+    """Feeds one queue to one handler, like an event source mapping with ReportBatchItemFailures.
+
+    With a ``bulk_queue_url`` it feeds two, with priority: each batch comes from the main queue when it
+    has work, else from the bulk queue; while both have work, every ``bulk_share + 1``-th batch comes
+    from the bulk queue, so a bulk backlog is never starved (it gets at least that share of the worker)
+    and an interactive write waits at most for the bulk batch in progress. In AWS the two queues have an
+    event source mapping each, the bulk one with a lower MaximumConcurrency (template.yaml)."""
 
     def __init__(
         self,
@@ -86,36 +92,52 @@ class SqsPoller:
         batching_window_s: float = 0.05,
         wait_time_s: int = 1,
         region: str = "us-east-1",
+        bulk_queue_url: str | None = None,
+        bulk_share: int = 4,
     ) -> None:
+        if bulk_share < 1:
+            raise ValueError(f"bulk_share must be at least 1 ({bulk_share} given)")
         self._client = client
         self._queue_url = queue_url
+        self._bulk_url = bulk_queue_url
+        self._bulk_share = bulk_share
+        self._streak = 0
+        """Batches taken from the main queue in a row while the bulk queue had work waiting."""
         self._handler = handler
         self._function_name = function_name
         self._batch_size = batch_size
         self._window_s = batching_window_s
         self._wait_s = wait_time_s
         self._region = region
-        self._arn = client.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])[
-            "Attributes"
-        ]["QueueArn"]
+        self._arns = {url: self._queue_arn(url) for url in self._urls}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.batches = 0
         self.failures = 0
+        self.bulk_batches = 0
+
+    @property
+    def _urls(self) -> list[str]:
+        return [self._queue_url] + ([self._bulk_url] if self._bulk_url else [])
+
+    def _queue_arn(self, url: str) -> str:
+        attributes = self._client.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])
+        return str(attributes["Attributes"]["QueueArn"])
 
     @property
     def function_name(self) -> str:
         """The worker this poller feeds (as named in logs)."""
         return self._function_name
 
-    def _receive(self) -> list[dict[str, Any]]:
-        """Up to batch_size messages: one long poll, then short polls until the batching window closes."""
+    def _receive_from(self, url: str, wait_s: int) -> list[dict[str, Any]]:
+        """Up to batch_size messages of ``url``: one poll waiting up to ``wait_s``, then short polls until
+        the batching window closes."""
         messages: list[dict[str, Any]] = []
         deadline: float | None = None
         while len(messages) < self._batch_size:
-            wait = self._wait_s if not messages else 0
+            wait = wait_s if not messages else 0
             response = self._client.receive_message(
-                QueueUrl=self._queue_url,
+                QueueUrl=url,
                 MaxNumberOfMessages=min(10, self._batch_size - len(messages)),
                 WaitTimeSeconds=wait,
                 AttributeNames=["All"],
@@ -130,12 +152,37 @@ class SqsPoller:
                 break
         return messages
 
+    def _receive(self) -> tuple[str, list[dict[str, Any]]]:
+        """The next batch and its queue: the main queue first; the bulk queue when the main one is empty
+        or its turn has come (``bulk_share``); a long poll on the main queue when both are empty."""
+        if self._bulk_url is None:
+            return self._queue_url, self._receive_from(self._queue_url, self._wait_s)
+        if self._streak >= self._bulk_share:
+            self._streak = 0
+            if bulk := self._receive_from(self._bulk_url, 0):
+                return self._bulk_url, bulk
+        if main := self._receive_from(self._queue_url, 0):
+            if self._waiting(self._bulk_url):
+                self._streak += 1
+            return self._queue_url, main
+        self._streak = 0
+        if bulk := self._receive_from(self._bulk_url, 0):
+            return self._bulk_url, bulk
+        return self._queue_url, self._receive_from(self._queue_url, self._wait_s)
+
+    def _waiting(self, url: str) -> bool:
+        """Whether ``url`` has visible messages (SQS's approximate count)."""
+        attrs = self._client.get_queue_attributes(
+            QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"]
+        )
+        return int(attrs["Attributes"]["ApproximateNumberOfMessages"]) > 0
+
     def poll_once(self) -> int:
         """Receive one batch, invoke the handler, delete what succeeded. Returns messages received."""
-        messages = self._receive()
+        url, messages = self._receive()
         if not messages:
             return 0
-        event = to_lambda_event(messages, self._arn, self._region)
+        event = to_lambda_event(messages, self._arns[url], self._region)
         failed: set[str] = set()
         try:
             response = self._handler(event, LocalLambdaContext(self._function_name)) or {}
@@ -147,20 +194,25 @@ class SqsPoller:
         for start in range(0, len(done), 10):
             chunk = done[start : start + 10]
             self._client.delete_message_batch(
-                QueueUrl=self._queue_url,
+                QueueUrl=url,
                 Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(chunk)],
             )
         self.batches += 1
+        self.bulk_batches += url != self._queue_url
         self.failures += len(failed)
         return len(messages)
 
     def depth(self) -> tuple[int, int]:
-        """(visible, in flight) messages, as SQS approximates them."""
-        attrs = self._client.get_queue_attributes(
-            QueueUrl=self._queue_url,
-            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
-        )["Attributes"]
-        return int(attrs["ApproximateNumberOfMessages"]), int(attrs["ApproximateNumberOfMessagesNotVisible"])
+        """(visible, in flight) messages of its queues together, as SQS approximates them."""
+        visible = in_flight = 0
+        for url in self._urls:
+            attrs = self._client.get_queue_attributes(
+                QueueUrl=url,
+                AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+            )["Attributes"]
+            visible += int(attrs["ApproximateNumberOfMessages"])
+            in_flight += int(attrs["ApproximateNumberOfMessagesNotVisible"])
+        return visible, in_flight
 
     def drain(self, timeout_s: float = 60.0) -> bool:
         """Process until the queue is empty (nothing visible, nothing in flight) or the timeout passes."""

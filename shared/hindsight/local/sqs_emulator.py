@@ -18,6 +18,8 @@ from hindsight.local.ports import free_port
 
 WRITE_QUEUE = "hindsight-writes"
 WRITE_DLQ = "hindsight-writes-dlq"
+BULK_QUEUE = "hindsight-bulk-writes"
+BULK_DLQ = "hindsight-bulk-writes-dlq"
 REFLECT_QUEUE = "hindsight-reflections"
 REFLECT_DLQ = "hindsight-reflections-dlq"
 MAX_RECEIVE_COUNT = 5
@@ -46,6 +48,9 @@ class QueueUrls:
     writes_dlq: str
     reflections: str
     reflections_dlq: str
+    bulk: str
+    """The bulk lane's write queue (``domain.memory.Lane``)."""
+    bulk_dlq: str
 
 
 def use_dummy_aws_credentials() -> None:
@@ -157,13 +162,20 @@ def create_queues(
     visibility_timeout_s: int = VISIBILITY_TIMEOUT_S,
     max_receive_count: int = MAX_RECEIVE_COUNT,
 ) -> QueueUrls:
-    """Create the write and reflection queues, each with its dead-letter queue and redrive (idempotent)."""
+    """Create the write, bulk-write and reflection queues, each with its dead-letter queue and redrive
+    (idempotent)."""
     writes, writes_dlq = _queue_with_dlq(
         client, WRITE_QUEUE, WRITE_DLQ, visibility_timeout_s, max_receive_count
     )
     reflections, reflections_dlq = _queue_with_dlq(
         client, REFLECT_QUEUE, REFLECT_DLQ, visibility_timeout_s, max_receive_count
     )
+    bulk, bulk_dlq = _queue_with_dlq(client, BULK_QUEUE, BULK_DLQ, visibility_timeout_s, max_receive_count)
     return QueueUrls(
-        writes=writes, writes_dlq=writes_dlq, reflections=reflections, reflections_dlq=reflections_dlq
+        writes=writes,
+        writes_dlq=writes_dlq,
+        reflections=reflections,
+        reflections_dlq=reflections_dlq,
+        bulk=bulk,
+        bulk_dlq=bulk_dlq,
     )

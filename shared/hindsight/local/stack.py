@@ -1,8 +1,8 @@
 """The embedded local stack: everything ``make run`` and the test suite need, on this machine only.
 
 Embedded Postgres+pgvector (data folder survives restarts), Redis (the running one, or one we start),
-the SQS emulator with the write and reflection queues and their DLQs, migrations, a dev API key, and
-the pollers that play Lambda's event source mappings for the embedding and reflection workers.
+the SQS emulator with the write, bulk-write and reflection queues and their DLQs, migrations, a dev API
+key, and the pollers that play Lambda's event source mappings for the embedding and reflection workers.
 
 The emulator keeps its queues in memory only, so every start begins with empty queues: a write
 acknowledged by a previous run and not processed before it stopped (a forced stop, a crash) is then on
@@ -97,6 +97,7 @@ class LocalStack:
                     "database_url": self.postgres.url,
                     "redis_url": self.redis.url,
                     "write_queue_url": self.queues.writes,
+                    "bulk_queue_url": self.queues.bulk,
                     "reflect_queue_url": self.queues.reflections,
                     "aws_endpoint_url": self.sqs.endpoint_url,
                     "inspector": True,  # the memory inspector page, behind the same API keys
@@ -308,6 +309,7 @@ class LocalStack:
             "HINDSIGHT_DATABASE_URL": settings.require_database_url(),
             "HINDSIGHT_REDIS_URL": settings.redis_url,
             "HINDSIGHT_WRITE_QUEUE_URL": self.queues.writes,
+            "HINDSIGHT_BULK_QUEUE_URL": settings.bulk_queue_url or "",
             "HINDSIGHT_REFLECT_QUEUE_URL": self.queues.reflections,
             "HINDSIGHT_AWS_ENDPOINT_URL": settings.aws_endpoint_url or "",
             "HINDSIGHT_EMBEDDER": settings.embedder,
@@ -321,7 +323,9 @@ class LocalStack:
     def start_write_poller(
         self, *, batch_size: int = 10, batching_window_s: float = 0.05, background: bool = True
     ) -> SqsPoller:
-        """The embedding worker fed by a poller, as Lambda's event source mapping would feed it."""
+        """The embedding worker fed by a poller, as Lambda's event source mappings would feed it: the
+        write queue first, then the bulk lane's queue (``SqsPoller``; unless the settings turn the lane
+        off with an empty ``bulk_queue_url``)."""
         assert self.queues is not None
         return self._start_poller(
             WriteJobWorker, self.queues.writes, "embed_worker", batch_size, batching_window_s, background
@@ -361,6 +365,8 @@ class LocalStack:
             batch_size=batch_size,
             batching_window_s=batching_window_s,
             region=self._region,
+            bulk_queue_url=settings.bulk_queue_url if worker_type is WriteJobWorker else None,
+            bulk_share=settings.bulk_poll_share,
         )
         if background:
             poller.start()

@@ -2,8 +2,9 @@
 
 ``queue`` (the default) sends the items through ``RememberBatch`` — up to 100 writes of one agent a call,
 each admitted exactly as an agent's ``memory_write`` (redaction, idempotency, status tracking), queued ten
-to an SQS request; then the embedding worker batches, deduplicates and supersedes, as for an agent's
-write. An item the queue refuses is reported (``failed``), never dropped silently.
+to an SQS request, on the bulk lane (an import must not hold up the agents' own writes); then the
+embedding worker batches, deduplicates and supersedes, as for an agent's write. An item the queue
+refuses is reported (``failed``), never dropped silently.
 ``direct`` skips the queue: the items are redacted, embedded in large batches and stored by
 ``StoreMemories`` in this process (the same dedup/supersede rules), which is several times faster for
 a bulk load but needs the embedding model here and bypasses the workers.
@@ -108,7 +109,7 @@ class Ingest:
                 chunk = run_items[start : start + MAX_BATCH_ITEMS]
                 batch: list[BatchItem | ItemOutcome] = [BatchItem(draft=item.draft) for _, item in chunk]
                 for (number, _), outcome in zip(
-                    chunk, await self._remember(principal, agent, batch), strict=True
+                    chunk, await self._remember(principal, agent, batch, lane="bulk"), strict=True
                 ):
                     if outcome.ack is not None:
                         ids.append(outcome.ack.id)

@@ -22,7 +22,7 @@ from hindsight.domain.auth import Principal
 from hindsight.domain.errors import HindsightError, IdempotencyKeyReused, InvalidInput, Unavailable
 from hindsight.domain.ids import uuid7
 from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits
-from hindsight.domain.memory import MemoryDraft, Scope, WriteJob, write_fingerprint
+from hindsight.domain.memory import Lane, MemoryDraft, Scope, WriteJob, write_fingerprint
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, redact_model
 from hindsight.domain.trust import admit_draft
 from hindsight.ports import (
@@ -226,17 +226,28 @@ ChargeItems = Callable[[Principal, int], Awaitable[None]]
 class RememberBatch:
     """``memory_write_batch``: up to MAX_BATCH_ITEMS writes of one agent, each admitted like
     ``memory_write`` (``Remember.admit``), counted by items against the caller's budget, and queued in as
-    few requests as the queue allows (``JobQueue.enqueue_many``)."""
+    few requests as the queue allows (``JobQueue.enqueue_many``).
 
-    def __init__(self, remember: Remember, charge: ChargeItems | None = None) -> None:
+    A call with at least ``bulk_items`` valid items is bulk work (an import or a backfill, not a turn's
+    worth of memories): its jobs go to the ``bulk`` lane, so they never hold up other agents' writes."""
+
+    def __init__(
+        self, remember: Remember, charge: ChargeItems | None = None, bulk_items: int | None = None
+    ) -> None:
         self._remember = remember
         self._charge = charge
+        self._bulk_items = bulk_items
 
     async def __call__(
-        self, principal: Principal, agent_id: str | None, items: Sequence[BatchItem | ItemOutcome]
+        self,
+        principal: Principal,
+        agent_id: str | None,
+        items: Sequence[BatchItem | ItemOutcome],
+        lane: Lane | None = None,
     ) -> list[ItemOutcome]:
         """One outcome per item, in order. An ``ItemOutcome`` given in place of an item (the caller could
-        not parse it) is passed through. Raises Forbidden (read-only key, agent not allowed),
+        not parse it) is passed through. ``lane`` forces the jobs' lane (``hindsight ingest``: bulk); by
+        default it follows the number of valid items. Raises Forbidden (read-only key, agent not allowed),
         InvalidInput (more than MAX_BATCH_ITEMS) or RateLimited (the items are over the caller's item
         budget: nothing is queued) — errors of the whole call; everything else is an item's outcome."""
         principal.require_write()
@@ -269,6 +280,13 @@ class RememberBatch:
                     await self._remember.release(job, ack)
                 raise
         order = list(admitted)
+        if lane is None:
+            bulk = self._bulk_items is not None and len(admitted) >= self._bulk_items
+            lane = "bulk" if bulk else "interactive"
+        if lane != "interactive":
+            for index in order:
+                job, ack = admitted[index]
+                admitted[index] = (job.model_copy(update={"lane": lane}), ack)
         errors = await self._remember.queue.enqueue_many([admitted[i][0] for i in order])
         queued: list[WriteJob] = []
         for index, error in zip(order, errors, strict=True):
