@@ -140,7 +140,10 @@ async def test_tools_are_listed_with_hints(server: BackgroundServer, token: str)
     assert clear_hints.destructive_hint is True
     schema = tools["working_memory_set"].input_schema["properties"]
     assert schema["session_id"]["maxLength"] == 128
-    assert schema["importance"]["maximum"] == 1
+    # optional (omitted: the item keeps its own), bounded when given
+    importance = [b for b in schema["importance"]["anyOf"] if b.get("type") == "number"]
+    assert importance[0]["maximum"] == 1
+    assert {"type": "null"} in schema["importance"]["anyOf"]
 
 
 async def test_session_expires_after_its_ttl(short_ttl_server: BackgroundServer, token: str) -> None:

@@ -34,6 +34,8 @@ def _fields(exc: pytest.ExceptionInfo[ValidationError]) -> set[str]:
         ({"content": "x" * (MAX_CONTENT_CHARS + 1)}, "content"),
         ({"content": "bell \x07"}, "content"),
         ({"content": "lone surrogate \ud800"}, "content"),
+        ({"content": "noncharacter \uffff"}, "content"),  # SQS refuses it: not "unavailable, retry"
+        ({"content": "ok", "metadata": {"note": "\ufffe"}}, "metadata"),
         ({"content": "ok", "key": "k" * 201}, "key"),
         ({"content": "ok", "importance": -0.1}, "importance"),
         ({"content": "ok", "metadata": {"blob": "x" * MAX_METADATA_BYTES}}, "metadata"),

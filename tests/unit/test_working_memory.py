@@ -258,6 +258,18 @@ async def test_overwrite_keeps_creation_time_and_counts_an_access() -> None:
 
 
 @pytest.mark.anyio
+async def test_re_setting_the_content_keeps_importance_and_core_unless_given() -> None:
+    wm, _ = working_memory()
+    await wm.set(ALICE, None, "s1", "allergy", "peanuts", 0.9, core=True)
+    again = await wm.set(ALICE, None, "s1", "allergy", "peanuts and sesame")
+    assert (again.item.importance, again.item.core) == (0.9, True)
+    lowered = await wm.set(ALICE, None, "s1", "allergy", "none known", 0.2, core=False)
+    assert (lowered.item.importance, lowered.item.core) == (0.2, False)
+    new = await wm.set(ALICE, None, "s1", "plan", "ship today")
+    assert (new.item.importance, new.item.core) == (0.5, False)
+
+
+@pytest.mark.anyio
 async def test_each_set_bumps_the_version_and_a_stale_expected_version_changes_nothing() -> None:
     wm, store = working_memory()
     first = await wm.set(ALICE, None, "s1", "goal", "book a flight", 0.5, expected_version=0)

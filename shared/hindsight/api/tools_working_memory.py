@@ -55,19 +55,21 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
         key: WorkingMemoryKey,
         content: WorkingMemoryContent,
         importance: Annotated[
-            Importance,
+            Importance | None,
             Field(
                 description="How much this matters, 0–1: raise it for explicit preferences, emotions and "
-                "named entities (people, orders, projects). Less important items are evicted first."
+                "named entities (people, orders, projects). Less important items are evicted first. "
+                f"Default: the item's current importance, {DEFAULT_IMPORTANCE} for a new key."
             ),
-        ] = DEFAULT_IMPORTANCE,
+        ] = None,
         core: Annotated[
-            StrictBool,
+            StrictBool | None,
             Field(
                 description="True for what must never be evicted while the session lasts (e.g. a safety "
-                "constraint such as an allergy). Core items count against the budget."
+                "constraint such as an allergy). Core items count against the budget. Default: the "
+                "item's current flag (false for a new key)."
             ),
-        ] = False,
+        ] = None,
         expected_version: Annotated[
             int | None,
             Strict(),  # "1" or true is not a version the agent read

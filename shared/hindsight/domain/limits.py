@@ -63,6 +63,10 @@ DEFAULT_IMPORTANCE = 0.5
 # C0/C1 controls other than tab, newline and carriage return are refused: Postgres cannot store NUL,
 # and invisible control characters are a known vector for hiding instructions in stored text.
 _ALLOWED_CONTROLS = {"\t", "\n", "\r"}
+# U+FFFE and U+FFFF are noncharacters outside what an SQS message may carry (#x9 | #xA | #xD | #x20-#xD7FF
+# | #xE000-#xFFFD | #x10000-#x10FFFF, SendMessage docs): accepted, they would fail at the queue as
+# "unavailable, retry" for ever.
+_NONCHARACTERS = {"\ufffe", "\uffff"}
 
 
 def _clean_text(value: str) -> str:
@@ -71,6 +75,8 @@ def _clean_text(value: str) -> str:
             continue
         if unicodedata.category(ch) in ("Cc", "Cs"):
             raise ValueError(f"control or surrogate character U+{ord(ch):04X} is not allowed")
+        if ch in _NONCHARACTERS:
+            raise ValueError(f"noncharacter U+{ord(ch):04X} is not allowed")
     return value
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import InvalidInput, NotFound, Unavailable, VersionConflict
+from hindsight.domain.limits import DEFAULT_IMPORTANCE
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.redaction import Redactor
 from hindsight.domain.working_memory import (
@@ -142,14 +143,15 @@ class WorkingMemory:
         session_id: str,
         key: str,
         content: str,
-        importance: float,
-        core: bool = False,
+        importance: float | None = None,
+        core: bool | None = None,
         expected_version: int | None = None,
     ) -> SetResult:
         """Store (or replace) one item, evicting what must go so the session fits its budget.
 
         A replaced item keeps its creation time and access count (+1: a write is an access), and its
-        version goes up by one (a new item is version 1). The TTL restarts. With ``expected_version``
+        importance and core flag unless given (a new item: ``DEFAULT_IMPORTANCE``, not core); its version
+        goes up by one (a new item is version 1). The TTL restarts. With ``expected_version``
         the item is set only if it is at that version (0: only if the key is not set), checked inside
         the store's optimistic transaction (WATCH/MULTI: a write that lands between the read and the
         change aborts it and the check runs again on the fresh session), so two agents sharing a
@@ -171,8 +173,8 @@ class WorkingMemory:
         draft = WorkingMemoryItem(
             key=self._redactor.text(key),
             content=self._redactor.text(content),
-            importance=importance,
-            core=core,
+            importance=DEFAULT_IMPORTANCE if importance is None else importance,
+            core=bool(core),
             tokens=0,
             created_at=now,
             last_accessed_at=now,
@@ -202,6 +204,9 @@ class WorkingMemory:
                         "created_at": old.created_at,
                         "access_count": old.access_count + 1,
                         "version": old.version + 1,
+                        # re-setting the content must not silently unprotect a core item
+                        "importance": old.importance if importance is None else draft.importance,
+                        "core": old.core if core is None else core,
                     }
                 )
             evicted = plan_eviction(
