@@ -133,6 +133,7 @@ async def _phase(
         batch_size=10,
         bulk_queue_url=settings.bulk_queue_url,
         bulk_share=settings.bulk_poll_share,
+        bulk_batch_size=settings.bulk_poll_batch_size,
     ).start()
     watcher = StoredWatcher(database_url).start()
     container = await build_container(settings)
@@ -251,6 +252,7 @@ def run(
             "embed_threads": threads,
             "poller_batch_size": 10,
             "bulk_poll_share": lane.bulk_poll_share,
+            "bulk_poll_batch_size": lane.bulk_poll_batch_size,
         },
         "target_p95_s": TARGET_P95_S,
         "bulk_lane_p95_s": round(p95 / 1000, 2) if p95 is not None else None,

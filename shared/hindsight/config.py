@@ -73,6 +73,14 @@ class Settings(BaseSettings):
         description="The local poller takes the write queue first; while both queues have work it takes "
         "one bulk batch after this many write-queue batches in a row (bulk is never starved).",
     )
+    bulk_poll_batch_size: int = Field(
+        default=5,
+        ge=1,
+        le=100,
+        description="The local poller's bulk batches hold at most this many jobs: an agent's write waits "
+        "for the bulk batch in progress, so smaller batches mean a shorter wait (the model's cost is per "
+        "passage, so the import hardly slows). In AWS the bulk lane runs on instances of its own.",
+    )
     redaction_disabled: list[str] = Field(
         default_factory=list,
         description="Default redaction rules to turn "

@@ -128,7 +128,14 @@ def test_a_bulk_backlog_gets_its_share_while_the_write_queue_is_busy(stack: Loca
         seen.append([record["body"].split()[0] for record in event["Records"]])
 
     lane_poller = SqsPoller(
-        sqs, main, handler, function_name="lanes", batch_size=5, bulk_queue_url=bulk, bulk_share=2
+        sqs,
+        main,
+        handler,
+        function_name="lanes",
+        batch_size=5,
+        bulk_queue_url=bulk,
+        bulk_share=2,
+        bulk_batch_size=3,
     )
     # When it runs until both are empty
     assert lane_poller.drain(timeout_s=60)
@@ -138,6 +145,7 @@ def test_a_bulk_backlog_gets_its_share_while_the_write_queue_is_busy(stack: Loca
     assert all(len(k) == 1 for k in kinds)
     order = [k.pop() for k in kinds]
     assert order[:6] == ["main", "main", "bulk", "main", "main", "bulk"]
+    assert {len(b) for b in seen if b[0] == "bulk"} <= {1, 2, 3}  # bulk batches are bulk_batch_size at most
     assert sum(len(b) for b in seen if b[0] == "main") == 30
     assert sum(len(b) for b in seen if b[0] == "bulk") == 10
     assert lane_poller.bulk_batches == order.count("bulk")

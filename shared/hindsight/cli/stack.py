@@ -125,6 +125,7 @@ def worker(
                     region=settings.aws_region,
                     bulk_queue_url=settings.bulk_queue_url if worker_type is WriteJobWorker else None,
                     bulk_share=settings.bulk_poll_share,
+                    bulk_batch_size=min(batch_size, settings.bulk_poll_batch_size),
                 ).start()
             )
             console.print(f"{name}: polling {url}")

@@ -78,7 +78,8 @@ class SqsPoller:
     With a ``bulk_queue_url`` it feeds two, with priority: each batch comes from the main queue when it
     has work, else from the bulk queue; while both have work, every ``bulk_share + 1``-th batch comes
     from the bulk queue, so a bulk backlog is never starved (it gets at least that share of the worker)
-    and an interactive write waits at most for the bulk batch in progress. In AWS the two queues have an
+    and an interactive write waits at most for the bulk batch in progress (``bulk_batch_size`` jobs at
+    most, default ``batch_size``). In AWS the two queues have an
     event source mapping each, the bulk one with a lower MaximumConcurrency (template.yaml)."""
 
     def __init__(
@@ -94,6 +95,7 @@ class SqsPoller:
         region: str = "us-east-1",
         bulk_queue_url: str | None = None,
         bulk_share: int = 4,
+        bulk_batch_size: int | None = None,
     ) -> None:
         if bulk_share < 1:
             raise ValueError(f"bulk_share must be at least 1 ({bulk_share} given)")
@@ -106,6 +108,7 @@ class SqsPoller:
         self._handler = handler
         self._function_name = function_name
         self._batch_size = batch_size
+        self._bulk_batch_size = bulk_batch_size or batch_size
         self._window_s = batching_window_s
         self._wait_s = wait_time_s
         self._region = region
@@ -130,15 +133,16 @@ class SqsPoller:
         return self._function_name
 
     def _receive_from(self, url: str, wait_s: int) -> list[dict[str, Any]]:
-        """Up to batch_size messages of ``url``: one poll waiting up to ``wait_s``, then short polls until
-        the batching window closes."""
+        """Up to a batch of ``url`` (``bulk_batch_size`` for the bulk queue, else ``batch_size``): one poll
+        waiting up to ``wait_s``, then short polls until the batching window closes."""
+        size = self._bulk_batch_size if url == self._bulk_url else self._batch_size
         messages: list[dict[str, Any]] = []
         deadline: float | None = None
-        while len(messages) < self._batch_size:
+        while len(messages) < size:
             wait = wait_s if not messages else 0
             response = self._client.receive_message(
                 QueueUrl=url,
-                MaxNumberOfMessages=min(10, self._batch_size - len(messages)),
+                MaxNumberOfMessages=min(10, size - len(messages)),
                 WaitTimeSeconds=wait,
                 AttributeNames=["All"],
                 MessageAttributeNames=["All"],

@@ -367,6 +367,7 @@ class LocalStack:
             region=self._region,
             bulk_queue_url=settings.bulk_queue_url if worker_type is WriteJobWorker else None,
             bulk_share=settings.bulk_poll_share,
+            bulk_batch_size=min(batch_size, settings.bulk_poll_batch_size),
         )
         if background:
             poller.start()
