@@ -3,13 +3,21 @@ item budget charged once for the valid items, whole-call errors."""
 
 from __future__ import annotations
 
+import anyio.lowlevel
 import pytest
 
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, InvalidInput, RateLimited, Unavailable
 from hindsight.domain.limits import MAX_BATCH_ITEMS
-from hindsight.domain.memory import MemoryDraft
-from hindsight.usecases.remember import BatchItem, ItemOutcome, Remember, RememberBatch, job_id
+from hindsight.domain.memory import MemoryDraft, WriteJob
+from hindsight.usecases.remember import (
+    RECORD_CONCURRENCY,
+    BatchItem,
+    ItemOutcome,
+    Remember,
+    RememberBatch,
+    job_id,
+)
 from tests.unit.fakes import FixedClock, ListQueue
 
 pytestmark = pytest.mark.anyio
@@ -112,3 +120,30 @@ async def test_a_large_batch_takes_the_bulk_lane_and_a_small_one_does_not() -> N
     queue.jobs.clear()
     await batch(ALICE, "importer", _items("h"), lane="bulk")
     assert [j.lane for j in queue.jobs] == ["bulk"]
+
+
+class CountingOperations:
+    """An operation log that notes how many records are in flight at once."""
+
+    def __init__(self) -> None:
+        self.recorded: list[WriteJob] = []
+        self.in_flight = 0
+        self.most = 0
+
+    async def record_queued(self, job: WriteJob) -> None:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        await anyio.lowlevel.checkpoint()
+        self.recorded.append(job)
+        self.in_flight -= 1
+
+
+async def test_a_full_batch_records_its_jobs_a_few_at_a_time() -> None:
+    # Given a batch of the maximum size
+    operations = CountingOperations()
+    remember = Remember(ListQueue(), FixedClock(), operations=operations)  # type: ignore[arg-type]
+    await RememberBatch(remember)(ALICE, "importer", _items(*(f"note {i}" for i in range(MAX_BATCH_ITEMS))))
+    # Then every job is recorded, never more than RECORD_CONCURRENCY at once (not one Redis
+    # connection per item of the batch)
+    assert len(operations.recorded) == MAX_BATCH_ITEMS
+    assert 1 < operations.most <= RECORD_CONCURRENCY

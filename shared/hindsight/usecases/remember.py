@@ -36,6 +36,11 @@ from hindsight.ports import (
 )
 
 log = logging.getLogger(__name__)
+RECORD_CONCURRENCY = 10
+"""Operation-log records written at once for one call. A batch of 100 all at once took 100 of the Redis
+client's 100 pooled connections (redis-py's default), so concurrent calls' records failed with "Too many
+connections" (seen under a 1,000-item `hindsight ingest` beside an agent, bench/neighbours.py) and those
+writes had no status until stored, and no re-enqueue if SQS lost them."""
 
 
 class WriteAck(BaseModel):
@@ -172,9 +177,12 @@ class Remember:
             await self._idempotency.release(job.tenant_id, job.id)
 
     async def record(self, jobs: Sequence[WriteJob]) -> None:
-        """Note queued jobs in the operation log (concurrently; never raises) and count them."""
+        """Note queued jobs in the operation log (RECORD_CONCURRENCY at a time; never raises) and count
+        them."""
         if self._operations is not None:
-            await asyncio.gather(*(self._operations.record_queued(job) for job in jobs))
+            for start in range(0, len(jobs), RECORD_CONCURRENCY):
+                chunk = jobs[start : start + RECORD_CONCURRENCY]
+                await asyncio.gather(*(self._operations.record_queued(job) for job in chunk))
         if self._metrics is not None and jobs:
             self._metrics.count("WritesQueued", len(jobs))
 
