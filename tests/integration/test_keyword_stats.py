@@ -11,11 +11,14 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
+from hindsight.adapters.postgres.memory_reads import PostgresMemoryReader
 from hindsight.bootstrap import build_container
+from hindsight.config import Settings
 from hindsight.domain.auth import Principal
-from hindsight.domain.memory import MemoryDraft, WriteJob
+from hindsight.domain.memory import MemoryDraft, Scope, WriteJob
+from hindsight.domain.text import KEEP_AT_LEAST, MAX_LEXEME_SHARE, MIN_DOCS_FOR_CUT
 from hindsight.local.stack import LocalStack
-from hindsight.usecases.recall import RecallQuery
+from hindsight.usecases.recall import RecallQuery, resolve
 
 pytestmark = pytest.mark.integration
 
@@ -63,3 +66,88 @@ def test_maintenance_counts_lexemes_and_search_skips_the_common_ones(stack: Loca
     assert hits[0][0] == rare
     # "caroline" is in every memory: cut from the full-text query, so only the rare memory has a keyword score
     assert [content for content, keyword in hits if keyword is not None] == [rare]
+
+
+def _keyword_queries(settings: Settings, tenant: str, text: str, max_ranked: int) -> tuple[str, str]:
+    with psycopg.connect(settings.require_database_url()) as conn:
+        row = conn.execute(
+            """SELECT score_query::text, probe_query::text
+               FROM hindsight_keyword_queries(%s, %s, 'default', %s, %s, %s, %s)""",
+            (text, tenant, MAX_LEXEME_SHARE, MIN_DOCS_FOR_CUT, KEEP_AT_LEAST, max_ranked),
+        ).fetchone()
+    assert row is not None
+    return row[0], row[1]
+
+
+def test_the_keyword_query_keeps_informative_words_and_probes_with_the_rarest(
+    stack: LocalStack, tenant: str
+) -> None:
+    settings = stack.require_settings()
+    text = "Caroline lgbtq support group"
+    # not counted yet: every word, in the query's order
+    assert (
+        _keyword_queries(settings, tenant, text, 1000) == ("'carolin' | 'lgbtq' | 'support' | 'group'",) * 2
+    )
+    with psycopg.connect(settings.require_database_url()) as conn:
+        conn.execute(
+            "INSERT INTO scope_stats (tenant_id, agent_id, docs) VALUES (%s, 'default', 500)", (tenant,)
+        )
+        for lexeme, docs in (("carolin", 400), ("lgbtq", 3), ("support", 30), ("group", 90), ("went", 300)):
+            conn.execute(
+                "INSERT INTO lexeme_stats (tenant_id, agent_id, lexeme, docs) VALUES (%s, 'default', %s, %s)",
+                (tenant, lexeme, docs),
+            )
+    # words in more than a tenth of the scope are cut; a scope within max_ranked probes with all kept
+    assert _keyword_queries(settings, tenant, text, 1000) == ("'lgbtq' | 'support'",) * 2
+    # beyond it, the probe is the rarest words whose counts sum to at most max_ranked (at least one)
+    assert _keyword_queries(settings, tenant, text, 40) == ("'lgbtq' | 'support'", "'lgbtq' | 'support'")
+    assert _keyword_queries(settings, tenant, text, 10) == ("'lgbtq' | 'support'", "'lgbtq'")
+    assert _keyword_queries(settings, tenant, text, 2) == ("'lgbtq' | 'support'", "'lgbtq'")
+    # a word no memory contained when counted costs nothing to probe, but the probe also takes the
+    # rarest word some memory does contain
+    assert _keyword_queries(settings, tenant, "zebracorn support", 2) == ("'zebracorn' | 'support'",) * 2
+    # common words only: the rarest two are kept (rarest first), never none
+    assert _keyword_queries(settings, tenant, "Caroline went", 1000) == ("'went' | 'carolin'",) * 2
+    assert _keyword_queries(settings, tenant, "Caroline went", 10) == ("'went' | 'carolin'", "'went'")
+    assert _keyword_queries(settings, tenant, "the of", 1000) == (None, None)  # stop words only
+
+
+def test_beyond_max_ranked_only_rows_with_the_rarest_words_are_ranked(stack: LocalStack, tenant: str) -> None:
+    settings = stack.require_settings()
+    texts = [f"Weekend plans number {i}" for i in range(30)] + ["Weekend trip with the zebracorn"]
+
+    async def scenario() -> tuple[set[str], set[str]]:
+        container = await build_container(settings, with_queue=False, embedder=None)
+        try:
+            jobs = [
+                WriteJob(
+                    id=uuid.uuid4(),
+                    tenant_id=tenant,
+                    agent_id="default",
+                    submitted_at=datetime.now(UTC),
+                    draft=MemoryDraft(content=text, layer="semantic", key=f"note.{i}"),
+                )
+                for i, text in enumerate(texts)
+            ]
+            await container.store_memories(jobs)
+            assert container.maintain is not None
+            await container.maintain.run(tenant_id=tenant)
+            scope = Scope(tenant_id=tenant, agent_id="default")
+            request = resolve(RecallQuery(text="weekend zebracorn", top_k=10), datetime.now(UTC))
+            embedding = await container.embedder.embed_query(request.text)
+
+            async def keyword_hits(reader: PostgresMemoryReader) -> set[str]:
+                candidates = await reader.search_candidates(scope, request, embedding, 100)
+                return {c.memory.content for c in candidates if c.keyword_score is not None}
+
+            return (
+                await keyword_hits(PostgresMemoryReader(container.pool)),
+                await keyword_hits(PostgresMemoryReader(container.pool, max_ranked=5)),
+            )
+        finally:
+            await container.aclose()
+
+    exact, bounded = asyncio.run(scenario())
+    assert exact == set(texts)  # 31 memories: within the default bound, every match is ranked
+    # "weekend" is in all 31 (> 5): only rows with the rarer "zebracorn" are read and ranked
+    assert bounded == {texts[-1]}

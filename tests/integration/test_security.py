@@ -294,11 +294,12 @@ async def test_with_no_where_clause_the_app_role_sees_only_the_tenant_in_the_set
             # the GIN helpers enforce the same wall
             matches = conn.execute(
                 """SELECT count(*) FROM hindsight_text_matches(to_tsquery('english', 'zebracorn'),
-                       ARRAY['default', '*'], ARRAY['active'], ARRAY['episodic', 'semantic'], NULL)"""
+                       to_tsquery('english', 'zebracorn'), ARRAY['default', '*'], ARRAY['active'],
+                       ARRAY['episodic', 'semantic'], NULL, 1000)"""
             ).fetchone()
             assert matches == (1,)  # A's only, though B has the word too
             entity = """SELECT count(*) FROM hindsight_entity_matches(%s, NULL::vector,
-                            ARRAY['default', '*'], ARRAY['active'], ARRAY['episodic'], NULL)"""
+                            ARRAY['default', '*'], ARRAY['active'], ARRAY['episodic'], NULL, 1000)"""
             assert conn.execute(entity, (["a-1"],)).fetchone() == (1,)
             assert conn.execute(entity, (["b-1"],)).fetchone() == (0,)
 

@@ -1,4 +1,5 @@
-"""Keyword query building, passage text and time-ordered ids."""
+"""Keyword terms, passage text and time-ordered ids (the full-text query itself is built in SQL:
+tests/integration/test_keyword_stats.py)."""
 
 from __future__ import annotations
 
@@ -9,25 +10,10 @@ from hindsight.domain.ids import uuid7
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.text import (
     MAX_KEYWORD_TERMS,
-    informative_lexemes,
     keyword_terms,
     passage_text,
     same_information,
-    tsquery_text,
 )
-
-
-def test_common_words_are_cut_from_the_keyword_query_but_never_all_of_them() -> None:
-    stats = [("caroline", 400), ("lgbtq", 3), ("support", 30), ("group", 90)]
-    assert informative_lexemes(stats, total_docs=500) == ["lgbtq", "support"]
-    assert informative_lexemes([("caroline", 400), ("went", 300)], total_docs=500) == ["went", "caroline"]
-    assert informative_lexemes(stats, total_docs=None) == ["caroline", "lgbtq", "support", "group"]
-    assert informative_lexemes(stats, total_docs=20) == ["caroline", "lgbtq", "support", "group"]  # too few
-
-
-def test_tsquery_text_quotes_lexemes_verbatim() -> None:
-    assert tsquery_text(["a-1042", "o'brien", "back\\slash"]) == "'a-1042' | 'o''brien' | 'back\\\\slash'"
-    assert tsquery_text([]) is None
 
 
 def test_keyword_terms_are_distinct_and_capped() -> None:

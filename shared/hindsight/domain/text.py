@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from hindsight.domain.memory import MemoryDraft
 
@@ -103,27 +103,11 @@ MIN_DOCS_FOR_CUT = 50
 """Below this many memories every word is kept: shares are meaningless on a handful of documents."""
 
 
-def informative_lexemes(
-    stats: Sequence[tuple[str, int]], total_docs: int | None, *, keep_at_least: int = 2
-) -> list[str]:
-    """The query's lexemes worth matching: ``stats`` is (lexeme, documents containing it) in query order,
-    ``total_docs`` the scope's memory count (None: not counted yet, keep everything). The rarest
-    ``keep_at_least`` are always kept so a query of common words still matches."""
-    lexemes = list(dict.fromkeys(lexeme for lexeme, _ in stats))
-    if not total_docs or total_docs < MIN_DOCS_FOR_CUT:
-        return lexemes
-    docs = dict(stats)
-    kept = [lex for lex in lexemes if docs[lex] / total_docs <= MAX_LEXEME_SHARE]
-    for lex in sorted((lex for lex in lexemes if lex not in kept), key=lambda lex: docs[lex]):
-        if len(kept) >= keep_at_least:
-            break
-        kept.append(lex)
-    return kept
-
-
-def tsquery_text(lexemes: Sequence[str]) -> str | None:
-    """A tsquery (input syntax, cast with ``::tsquery``) matching any of ``lexemes`` verbatim, or None."""
-    if not lexemes:
-        return None
-    quoted = ("'" + lex.replace("\\", "\\\\").replace("'", "''") + "'" for lex in lexemes)
-    return " | ".join(quoted)
+KEEP_AT_LEAST = 2
+"""The rarest query words kept whatever their share, so a query of common words still matches."""
+MAX_KEYWORD_RANKED = 1000
+"""Rows the full-text and entity signals read and rank at most per search (migration 013): the keyword
+match probes with the query's rarest words whose document counts sum to at most this, and scores those
+rows with every kept word. A scope of at most this many memories is searched exactly as before (LoCoMo's
+conversations have 369-680). The rule itself (which words are kept, which probe) is SQL:
+``hindsight_keyword_queries`` in infra/migrations/013_keyword_probe.sql."""

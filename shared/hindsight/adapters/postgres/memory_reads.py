@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from psycopg import AsyncConnection, sql
+from psycopg import sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
@@ -31,7 +31,7 @@ from hindsight.domain.memory import (
     SearchRequest,
     StoredMemory,
 )
-from hindsight.domain.text import informative_lexemes, tsquery_text
+from hindsight.domain.text import KEEP_AT_LEAST, MAX_KEYWORD_RANKED, MAX_LEXEME_SHARE, MIN_DOCS_FOR_CUT
 from hindsight.ports import ChainDirection, ChainLink, Vector
 
 
@@ -155,75 +155,81 @@ class PostgresMemoryReader:
     """The MemoryReader port. Every statement carries the tenant in its WHERE clause, and the agent:
     a scope reads its agent's own memories and those shared with it (``shared_with``)."""
 
-    def __init__(self, pool: AsyncConnectionPool) -> None:
+    def __init__(self, pool: AsyncConnectionPool, *, max_ranked: int = MAX_KEYWORD_RANKED) -> None:
         self._pool = pool
+        self._max_ranked = max_ranked
+        """Rows each keyword/entity helper reads and ranks at most (domain.text.MAX_KEYWORD_RANKED)."""
 
     async def search_candidates(
         self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
     ) -> list[Candidate]:
         where, params = _filters(scope, request)
+        params |= {
+            "embedding": vector_literal(embedding),
+            "pool": pool,
+            "text": request.text,
+            "terms": list(request.query_terms),
+            "all_layers": list(request.layers),
+            "helper_limit": None if _narrowed(request) else pool,
+            "max_ranked": self._max_ranked,
+            "max_share": MAX_LEXEME_SHARE,
+            "min_docs": MIN_DOCS_FOR_CUT,
+            "keep_at_least": KEEP_AT_LEAST,
+        }
+        # Keyword and entity matches come from the SECURITY DEFINER helpers of migrations 004/013: under
+        # row-level security the planner may not use the GIN indexes for @@ and && (not leakproof), the
+        # helpers may; they return only the current tenant's rows the agent may see, ranking at most
+        # max_ranked of them. The keyword queries (which lexemes, from the scope's counts) are built in
+        # the statement itself (migration 013), so a search is one statement.
+        keyword = sql.SQL("""SELECT k.id, k.score, NULL::real AS unused
+                   FROM hindsight_keyword_queries(%(text)s, %(tenant)s, %(agent)s, %(max_share)s,
+                                                  %(min_docs)s, %(keep_at_least)s, %(max_ranked)s) AS kq
+                   CROSS JOIN hindsight_text_matches(kq.score_query, kq.probe_query, %(readers)s::text[],
+                                                     %(helper_statuses)s::text[], %(all_layers)s::text[],
+                                                     %(helper_limit)s, %(max_ranked)s) AS k
+                   JOIN memories ON memories.id = k.id
+                   WHERE {where}
+                   ORDER BY k.score DESC LIMIT %(pool)s""").format(where=where)
+        entity = (
+            sql.SQL("""SELECT e.id, e.matches::real AS matches, e.distance
+                       FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
+                                                     %(readers)s::text[], %(helper_statuses)s::text[],
+                                                     %(all_layers)s::text[], %(helper_limit)s,
+                                                     %(max_ranked)s) AS e
+                       JOIN memories ON memories.id = e.id
+                       WHERE {where}
+                       ORDER BY e.matches DESC, e.distance LIMIT %(pool)s""").format(where=where)
+            if request.query_terms
+            else sql.SQL(_EMPTY.format(a="matches", b="distance"))
+        )
+        query = sql.SQL(
+            """WITH whole AS (
+                   SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity
+                   FROM memories WHERE {where}
+                   ORDER BY embedding <=> %(embedding)s::vector LIMIT %(pool)s),
+               -- later chunks of long memories: a hit on any chunk is a hit on the memory
+               part AS (
+                   SELECT c.memory_id AS id, 1 - (c.embedding <=> %(embedding)s::vector) AS similarity
+                   FROM memory_chunks c
+                   WHERE c.tenant_id = %(tenant)s
+                     AND c.memory_id IN (SELECT id FROM memories WHERE {where})
+                   ORDER BY c.embedding <=> %(embedding)s::vector LIMIT %(pool)s),
+               vec AS (
+                   SELECT id, max(similarity) AS similarity
+                   FROM (SELECT * FROM whole UNION ALL SELECT * FROM part) AS s
+                   GROUP BY id ORDER BY similarity DESC LIMIT %(pool)s),
+               kw AS ({keyword}),
+               ent AS ({entity})
+               SELECT {columns}, vec.similarity, kw.score AS keyword_score,
+                      ent.matches AS entity_matches, ent.distance AS entity_distance
+               -- only what ranking reads: the rows of the hits returned are fetched after ranking
+               FROM (SELECT id FROM vec UNION SELECT id FROM kw UNION SELECT id FROM ent) AS ids
+               JOIN memories m ON m.id = ids.id
+               LEFT JOIN vec ON vec.id = m.id
+               LEFT JOIN kw ON kw.id = m.id
+               LEFT JOIN ent ON ent.id = m.id"""
+        ).format(where=where, keyword=keyword, entity=entity, columns=CANDIDATE_COLUMNS)
         async with tenant_read(self._pool, scope.tenant_id) as conn:
-            tsquery = await _keyword_query(conn, scope, request.text)
-            params |= {
-                "embedding": vector_literal(embedding),
-                "pool": pool,
-                "tsquery": tsquery,
-                "terms": list(request.query_terms),
-                "all_layers": list(request.layers),
-                "helper_limit": None if _narrowed(request) else pool,
-            }
-            # Keyword and entity matches come from the SECURITY DEFINER helpers of migration 004: under
-            # row-level security the planner may not use the GIN indexes for @@ and && (not leakproof),
-            # the helpers may; they return only the current tenant's rows the agent may see.
-            keyword = (
-                sql.SQL("""SELECT k.id, k.score, NULL::real AS unused
-                           FROM hindsight_text_matches(%(tsquery)s::tsquery, %(readers)s::text[],
-                                                       %(helper_statuses)s::text[], %(all_layers)s::text[],
-                                                       %(helper_limit)s) AS k
-                           JOIN memories ON memories.id = k.id
-                           WHERE {where}
-                           ORDER BY k.score DESC LIMIT %(pool)s""").format(where=where)
-                if tsquery
-                else sql.SQL(_EMPTY.format(a="score", b="unused"))
-            )
-            entity = (
-                sql.SQL("""SELECT e.id, e.matches::real AS matches, e.distance
-                           FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
-                                                         %(readers)s::text[], %(helper_statuses)s::text[],
-                                                         %(all_layers)s::text[], %(helper_limit)s) AS e
-                           JOIN memories ON memories.id = e.id
-                           WHERE {where}
-                           ORDER BY e.matches DESC, e.distance LIMIT %(pool)s""").format(where=where)
-                if request.query_terms
-                else sql.SQL(_EMPTY.format(a="matches", b="distance"))
-            )
-            query = sql.SQL(
-                """WITH whole AS (
-                       SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity
-                       FROM memories WHERE {where}
-                       ORDER BY embedding <=> %(embedding)s::vector LIMIT %(pool)s),
-                   -- later chunks of long memories: a hit on any chunk is a hit on the memory
-                   part AS (
-                       SELECT c.memory_id AS id, 1 - (c.embedding <=> %(embedding)s::vector) AS similarity
-                       FROM memory_chunks c
-                       WHERE c.tenant_id = %(tenant)s
-                         AND c.memory_id IN (SELECT id FROM memories WHERE {where})
-                       ORDER BY c.embedding <=> %(embedding)s::vector LIMIT %(pool)s),
-                   vec AS (
-                       SELECT id, max(similarity) AS similarity
-                       FROM (SELECT * FROM whole UNION ALL SELECT * FROM part) AS s
-                       GROUP BY id ORDER BY similarity DESC LIMIT %(pool)s),
-                   kw AS ({keyword}),
-                   ent AS ({entity})
-                   SELECT {columns}, vec.similarity, kw.score AS keyword_score,
-                          ent.matches AS entity_matches, ent.distance AS entity_distance
-                   -- only what ranking reads: the rows of the hits returned are fetched after ranking
-                   FROM (SELECT id FROM vec UNION SELECT id FROM kw UNION SELECT id FROM ent) AS ids
-                   JOIN memories m ON m.id = ids.id
-                   LEFT JOIN vec ON vec.id = m.id
-                   LEFT JOIN kw ON kw.id = m.id
-                   LEFT JOIN ent ON ent.id = m.id"""
-            ).format(where=where, keyword=keyword, entity=entity, columns=CANDIDATE_COLUMNS)
             rows = await fetch_all(conn, query, params)
         return _ranked(rows)
 
@@ -403,24 +409,6 @@ class PostgresMemoryReader:
                 },
             )
         return [memory_from_row(r) for r in rows]
-
-
-async def _keyword_query(conn: AsyncConnection, scope: Scope, text: str) -> str | None:
-    """The full-text query for ``text``: its lexemes minus those most of the scope contains
-    (``domain.text.informative_lexemes``; counts from maintenance, schema 005). The lexemes come from
-    ``hindsight_tsvector`` (migration ``cjk_keywords``), the function the stored ``search_text`` is
-    built with: English stemming and stop words, character bigrams for Chinese, Japanese and Korean."""
-    rows = await fetch_all(
-        conn,
-        """SELECT q.lexeme, coalesce(s.docs, 0) AS docs,
-                  (SELECT docs FROM scope_stats WHERE tenant_id = %(t)s AND agent_id = %(a)s) AS total
-           FROM unnest(hindsight_tsvector(%(text)s)) AS q
-           LEFT JOIN lexeme_stats s ON s.tenant_id = %(t)s AND s.agent_id = %(a)s AND s.lexeme = q.lexeme
-           ORDER BY q.positions[1]""",
-        {"t": scope.tenant_id, "a": scope.agent_id, "text": text},
-    )
-    total = rows[0]["total"] if rows else None
-    return tsquery_text(informative_lexemes([(r["lexeme"], r["docs"]) for r in rows], total))
 
 
 def _ranked(rows: list[dict[str, Any]]) -> list[Candidate]:
