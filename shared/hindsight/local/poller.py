@@ -79,8 +79,9 @@ class SqsPoller:
     has work, else from the bulk queue; while both have work, every ``bulk_share + 1``-th batch comes
     from the bulk queue, so a bulk backlog is never starved (it gets at least that share of the worker)
     and an interactive write waits at most for the bulk batch in progress (``bulk_batch_size`` jobs at
-    most, default ``batch_size``). In AWS the two queues have an
-    event source mapping each, the bulk one with a lower MaximumConcurrency (template.yaml)."""
+    most, default ``batch_size``). Idle, it long-polls the main queue only (a bulk job then waits up to
+    ``wait_time_s``). In AWS the two queues have an event source mapping each, the bulk one with a
+    lower MaximumConcurrency (template.yaml)."""
 
     def __init__(
         self,
