@@ -207,6 +207,59 @@ def one_config(
     }
 
 
+DB_ONLY = (100, 2000)
+"""(batch size, jobs) of the worker measured without SQS: events built in-process, the hash embedder."""
+
+
+def worker_db_only(settings: Settings, batch: int, count: int, seed: int) -> dict[str, Any]:
+    """The worker handler alone (no queue round trips, no model): jobs/s through the whole handler and
+    through its database part (``MemoryWriter.store``: the transaction with dedup, locks, inserts, history,
+    write results), plus the Redis idempotency rounds and parsing as the rest of the handler."""
+    tenant = f"tp-db-{batch}-{seed}"
+    timers: dict[str, Any] = {}
+
+    async def factory() -> Container:
+        container = await build_container(
+            settings, with_queue=False, verify_schema=False, embedder=HashEmbedder(settings.embedding_dim)
+        )
+        timers["db"] = TimedWriter(container.writer)
+        container.store_memories = StoreMemories(timers["db"], container.embedder, settings.dedup_cosine)
+        return container
+
+    worker = WriteJobWorker(factory)
+    handler = TimedHandler(worker)
+    context = LocalLambdaContext("embed_worker")
+    warm = _jobs(f"{tenant}-warm", 5, seed + 1000)
+    fake = [{"MessageId": str(j.id), "ReceiptHandle": "x", "Body": j.model_dump_json()} for j in warm]
+    handler(to_lambda_event(fake, "arn:aws:sqs:us-east-1:000000000000:warm", "us-east-1"), context)
+    handler.reset()
+    timers["db"].store_s = 0.0
+    jobs = _jobs(tenant, count, seed)
+    events = []
+    for i in range(0, count, batch):
+        messages = [
+            {"MessageId": str(j.id), "ReceiptHandle": "x", "Body": j.model_dump_json()}
+            for j in jobs[i : i + batch]
+        ]
+        events.append(to_lambda_event(messages, "arn:aws:sqs:us-east-1:000000000000:db", "us-east-1"))
+    load = wait_for_quiet(2.0, 20.0, f"throughput db-only batch {batch}")
+    for event in events:
+        handler(event, context)
+    worker.close()
+    db_s = timers["db"].store_s
+    return {
+        "embedder": "hash",
+        "batch_size": batch,
+        "jobs": count,
+        "handler_s": round(handler.seconds, 2),
+        "db_store_s": round(db_s, 2),
+        "handler_jobs_per_s": round(count / handler.seconds, 1),
+        "db_jobs_per_s": round(count / db_s, 1) if db_s else None,
+        "handler_failures": handler.failures,
+        "machine_load": {**load, "load_1m_at_end": round(os.getloadavg()[0], 2)},
+    }
+
+
 def run() -> dict[str, Any]:
     from hindsight.local.stack import LocalStack
 
@@ -215,6 +268,12 @@ def run() -> dict[str, Any]:
         settings = stack.require_settings()
         remember_postgres_version(settings.require_database_url())
         seed = 500
+        log(f"throughput: worker without SQS, hash embedder, batch {DB_ONLY[0]}, {DB_ONLY[1]} jobs …")
+        results["db_only"] = worker_db_only(settings, *DB_ONLY, seed=499)
+        log(
+            f"throughput: worker DB part {results['db_only']['db_jobs_per_s']} jobs/s, whole handler "
+            f"{results['db_only']['handler_jobs_per_s']} jobs/s (batch {DB_ONLY[0]})"
+        )
         for embedder_name, configs in CONFIGS.items():
             for batch, window, count in configs:
                 seed += 1

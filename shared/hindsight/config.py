@@ -91,7 +91,7 @@ class Settings(BaseSettings):
         default=3600,
         ge=60,
         le=7 * 86_400,
-        description="How long a processed job is remembered in Redis (Powertools idempotency).",
+        description="How long a processed job is remembered in Redis (the worker's idempotency records).",
     )
     aws_region: str = Field(default="us-east-1")
     aws_endpoint_url: str | None = Field(

@@ -322,8 +322,9 @@ def _wait_for_expired_job_locks(stack: LocalStack, store_id: str, timeout_s: flo
         client.close()
 
 
+@pytest.mark.parametrize("dies", ["before_commit", "after_commit"])
 def test_a_worker_crash_mid_batch_with_duplicates_and_poison_stores_each_write_once(
-    private: LocalStack, private_poller: SqsPoller, private_tenant: str
+    private: LocalStack, private_poller: SqsPoller, private_tenant: str, dies: str
 ) -> None:
     assert private.queues is not None
     sqs, url = private.sqs_client(), private.queues.writes
@@ -352,25 +353,24 @@ def test_a_worker_crash_mid_batch_with_duplicates_and_poison_stores_each_write_o
     try:
         container = dying.container()
         real_commit = container.store_memories.commit
-        commits = 0
 
         async def commit_then_die(items: Any) -> Any:
-            nonlocal commits
-            commits += 1
-            if commits == 4:
-                raise Crash
-            return await real_commit(items)
+            # The batch commits in one transaction: the process dies before it, or after it (the rows
+            # are in Postgres, the Redis records still say in progress, nothing is acknowledged).
+            if dies == "after_commit":
+                await real_commit(items)
+            raise Crash
 
         container.store_memories.commit = commit_then_die  # type: ignore[method-assign]
         event = to_lambda_event(received, "arn:aws:sqs:us-east-1:000000000000:hindsight-writes", "us-east-1")
-        with pytest.raises(Crash):  # mid-batch: three jobs committed, the fourth dies in its commit
+        with pytest.raises(Crash):
             dying(event, LocalLambdaContext("embed_worker", timeout_s=2))
     finally:
         dying.close()
-    assert _memories(private, private_tenant) == 3
+    assert _memories(private, private_tenant) == (6 if dies == "after_commit" else 0)
 
-    # Nothing was deleted: every message comes back after its visibility timeout. The dying job's
-    # idempotency lock expires with the crashed invocation's time (2 s); once it has, the normal worker runs.
+    # Nothing was deleted: every message comes back after its visibility timeout. The dying batch's
+    # idempotency locks expire with the crashed invocation's time (2 s); then the normal worker runs.
     _wait_for_expired_job_locks(private, container.store_id, timeout_s=10)
     assert private_poller.drain(timeout_s=25)
     assert _memories(private, private_tenant) == 6

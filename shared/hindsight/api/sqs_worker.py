@@ -1,11 +1,13 @@
 """SQS workers: the embedding worker (write jobs) and the reflection worker (task reports).
 
 Both follow one shape: parse every record; *prepare* the whole batch (one embedding call; for
-reflections, the reflection first); *commit* job by job, each inside Powertools idempotency with a
-Redis persistence layer; then Powertools' batch processor reports exactly the records that were not
-stored as ``batchItemFailures`` (partial batch response), so SQS redelivers those and only those, and
-after the queue's maxReceiveCount moves them to the dead-letter queue. Every failure is logged with
-the message id and the reason.
+reflections, the reflection first); *commit* the whole batch in one call — one transaction per tenant
+with set-based statements, each job in its own transaction only when that fails, so a bad job never
+fails its batch-mates (``MemoryWriter.store``) — between two pipelined rounds of Redis idempotency
+records (claim every job, then record every outcome: ``adapters.idempotency``); then Powertools' batch
+processor reports exactly the records that were not stored as ``batchItemFailures`` (partial batch
+response), so SQS redelivers those and only those, and after the queue's maxReceiveCount moves them to
+the dead-letter queue. Every failure is logged with the message id and the reason.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from pydantic import BaseModel, ValidationError
 
-from hindsight.adapters.idempotency import RedisIdempotency
+from hindsight.adapters.idempotency import Claim, RedisIdempotency
 from hindsight.api.runtime import ProcessLoop
 from hindsight.container import Container
 from hindsight.correlation import bound
-from hindsight.domain.errors import HindsightError, Unavailable
+from hindsight.domain.errors import HindsightError
 from hindsight.domain.memory import PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.reflection import ReflectJob
 
@@ -82,20 +84,13 @@ class _Worker(Generic[J]):
                 prepared = self._runtime.run(self.prepare(container, list(jobs.values())))
             except Exception as exc:  # the model or its server is down: every record goes back to the queue
                 prepared = [exc] * len(jobs)
-            outage: str | None = None  # the database is down: the rest of the batch goes back at once
+            ready: dict[str, PreparedWrite] = {}
             for message_id, item in zip(jobs, prepared, strict=True):
-                with bound(correlation_id=message_id, message_id=message_id):
-                    if outage is not None:
-                        reason: str | None = outage
-                    elif isinstance(item, PreparedWrite):
-                        try:
-                            reason = self._commit(container, item)
-                        except Unavailable as exc:
-                            reason = outage = _reason(exc)
-                    else:
-                        reason = _reason(item)
-                if reason is not None:
-                    failures[message_id] = reason
+                if isinstance(item, PreparedWrite):
+                    ready[message_id] = item
+                else:
+                    failures[message_id] = _reason(item)
+            failures.update(self._commit(container, ready))
         max_receives = container.settings.queue_max_receive_count
         for record in event.get("Records", []):
             message_id = record.get("messageId", "?")
@@ -124,27 +119,49 @@ class _Worker(Generic[J]):
         )
         return dict(response)
 
-    def _commit(self, container: Container, item: PreparedWrite) -> str | None:
-        """Commit one prepared job under the idempotency layer; the failure reason, or None.
-        Raises Unavailable when the database cannot be reached (the caller fails the whole batch)."""
+    def _commit(self, container: Container, ready: dict[str, PreparedWrite]) -> dict[str, str]:
+        """Commit the prepared jobs (message id → job) in one call — one transaction per tenant, each
+        job alone only when that fails (``MemoryWriter.store``) — between two pipelined rounds of
+        idempotency records; the failure reason per message that was not stored."""
         assert self._idempotency is not None
-
-        def thunk() -> dict[str, Any]:
-            (result,) = self._runtime.run(container.store_memories.commit([item]))
-            if result.outcome == "failed":
-                raise RecordNotStored(result.reason or "not stored")
-            return result.model_dump(mode="json")
-
-        key = {"id": str(item.job.id), "kind": item.job.kind, "content_hash": _payload_hash(item.job)}
+        if not ready:
+            return {}
+        keys = {m: self._idempotency.key(_key(item.job)) for m, item in ready.items()}
+        first: dict[str, str] = {}  # idempotency key → the message that commits it (a job delivered twice)
+        for message_id, key in keys.items():
+            first.setdefault(key, message_id)
+        claims = self._idempotency.claim(list(first))
+        answers: dict[str, dict[str, Any]] = {}  # idempotency key → the job's result
+        failures: dict[str, str] = {}  # idempotency key → why not stored
+        to_run: list[str] = []
+        for key, claim in zip(first, claims or [Claim("run")] * len(first), strict=True):
+            if claim.state == "run":
+                to_run.append(key)
+            elif claim.state == "done" and claim.result is not None:
+                answers[key] = claim.result
+            else:
+                failures[key] = "another delivery of this job is being stored; retried later"
         try:
-            StoreResult.model_validate(self._idempotency.run(key, thunk))
-        except Unavailable:
-            raise
-        except Exception as exc:
-            return _reason(exc)
-        return None
+            results = self._runtime.run(container.store_memories.commit([ready[first[k]] for k in to_run]))
+        except Exception as exc:  # the database is down: the whole batch goes back to the queue
+            results = [
+                StoreResult(job_id=ready[first[k]].job.id, outcome="failed", reason=_reason(exc))
+                for k in to_run
+            ]
+        completed: dict[str, dict[str, Any]] = {}
+        for key, result in zip(to_run, results, strict=True):
+            if result.outcome == "failed":
+                failures[key] = result.reason or "not stored"
+            else:
+                completed[key] = answers[key] = result.model_dump(mode="json", exclude={"open_conflicts"})
+        if claims is not None:
+            self._idempotency.finish(completed, [k for k in to_run if k in failures])
+        return {m: failures[k] for m, k in keys.items() if k in failures}
 
     def close(self) -> None:
+        if self._idempotency is not None:
+            self._idempotency.close()
+            self._idempotency = None
         if self._container is not None:
             self._runtime.run(self._container.aclose())
             self._container = None
@@ -152,6 +169,10 @@ class _Worker(Generic[J]):
 
 def _reason(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, RecordNotStored | HindsightError) else f"{type(exc).__name__}: {exc}"
+
+
+def _key(job: WriteJob) -> dict[str, Any]:
+    return {"id": str(job.id), "kind": job.kind, "content_hash": _payload_hash(job)}
 
 
 def _payload_hash(job: WriteJob) -> str:

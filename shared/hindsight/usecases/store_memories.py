@@ -29,8 +29,8 @@ OUTCOME_METRICS = {
 class StoreMemories:
     """Turns queued write jobs into stored (or merged) memories; idempotent per job id.
 
-    ``prepare`` (the model call) and ``commit`` (the transaction) are separate so the worker can embed
-    the batch once and still commit — and deduplicate deliveries — job by job.
+    ``prepare`` (the model call) and ``commit`` (the transactions) are separate so the worker can put
+    its idempotency records around the commit of the batch (``api.sqs_worker``).
     """
 
     def __init__(

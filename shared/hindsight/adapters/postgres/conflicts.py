@@ -81,7 +81,7 @@ async def check_conflicts(
             else:
                 kept.append(row["id"])
         elif verdict.relation == "possible_conflict":
-            await _relate(conn, job.tenant_id, job.id, row["id"], "contradicts", _unsure(verdict))
+            await _relate(conn, job.tenant_id, job.id, row["id"], "contradicts", unsure(verdict))
             open_.append(
                 OpenConflict(
                     new_id=job.id,
@@ -95,7 +95,7 @@ async def check_conflicts(
     return ConflictOutcome(tuple(superseded), tuple(kept), tuple(open_))
 
 
-def _unsure(verdict: PairVerdict) -> str:
+def unsure(verdict: PairVerdict) -> str:
     return f"possible conflict, {verdict.reason}; both kept"
 
 
@@ -123,14 +123,15 @@ async def supersede(
     )
 
 
+RELATE_WITH_REASON = """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
+   VALUES (%s, %s, %s, %s, %s) ON CONFLICT (from_id, to_id, kind) DO UPDATE SET reason = EXCLUDED.reason"""
+"""A relation whose reason is replaced if it exists (the conflict check's and the judge's links)."""
+
+
 async def _relate(
     conn: AsyncConnection, tenant_id: str, from_id: UUID, to_id: UUID, kind: str, reason: str
 ) -> None:
-    await conn.execute(
-        """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason) VALUES (%s, %s, %s, %s, %s)
-           ON CONFLICT (from_id, to_id, kind) DO UPDATE SET reason = EXCLUDED.reason""",
-        (tenant_id, from_id, to_id, kind, reason),
-    )
+    await conn.execute(RELATE_WITH_REASON, (tenant_id, from_id, to_id, kind, reason))
 
 
 async def settle(

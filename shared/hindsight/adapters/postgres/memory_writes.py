@@ -48,13 +48,19 @@ class PostgresMemoryWriter:
         self._conflict_cosine = conflict_cosine
 
     async def store(self, prepared: Sequence[PreparedWrite], dedup_cosine: float) -> list[StoreResult]:
-        """One transaction per tenant; if it fails, each job alone, to isolate the bad one.
+        """One transaction per tenant, set-based (``write_batch``); if it fails, each job alone, to
+        isolate the bad one.
 
         Failed jobs are returned with outcome ``failed`` and are *not* recorded, so the queue
         redelivers them (a database outage must not turn into lost writes). A database that cannot be
         reached raises ``Unavailable`` at once: no job of the batch can be stored, and trying them one
         by one would only wait out the connection timeout again for each.
         """
+        from hindsight.adapters.postgres.write_batch import store_batch  # it builds on this module
+
+        async def one(conn: AsyncConnection, item: PreparedWrite) -> StoreResult:
+            return await _store_one(conn, item, dedup_cosine, self._conflict_cosine)
+
         results: dict[UUID, StoreResult] = {}
         by_tenant: dict[str, list[PreparedWrite]] = defaultdict(list)
         for item in prepared:
@@ -62,10 +68,9 @@ class PostgresMemoryWriter:
         for tenant_id, items in by_tenant.items():
             try:
                 async with tenant_transaction(self._pool, tenant_id) as conn:
-                    for item in items:
-                        results[item.job.id] = await _store_one(
-                            conn, item, dedup_cosine, self._conflict_cosine
-                        )
+                    stored = await store_batch(conn, items, dedup_cosine, self._conflict_cosine, one)
+                for item, result in zip(items, stored, strict=True):
+                    results[item.job.id] = result
             except Exception as batch_exc:
                 if isinstance(batch_exc, Unavailable):
                     raise
@@ -161,8 +166,7 @@ async def _relate(
     conn: AsyncConnection, tenant_id: str, from_id: UUID, to_id: UUID, kind: str, reason: str
 ) -> None:
     await conn.execute(
-        """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason) VALUES (%s, %s, %s, %s, %s)
-           ON CONFLICT (from_id, to_id, kind) DO NOTHING""",
+        RELATE,
         (tenant_id, from_id, to_id, kind, reason),
     )
 
@@ -171,11 +175,109 @@ async def _record(
     conn: AsyncConnection, job: WriteJob, outcome: str, memory_id: UUID, reason: str | None = None
 ) -> StoreResult:
     await conn.execute(
-        """INSERT INTO write_results (job_id, tenant_id, agent_id, outcome, memory_id, reason)
-           VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (job_id) DO NOTHING""",
+        RECORD_RESULT,
         (job.id, job.tenant_id, job.agent_id, outcome, memory_id, reason),
     )
     return StoreResult(job_id=job.id, outcome=outcome, memory_id=memory_id, reason=reason)  # type: ignore[arg-type]
+
+
+MERGE_INTO = """UPDATE memories SET importance = GREATEST(importance, %(importance)s),
+          metadata = %(metadata)s || metadata,   -- keys already there win
+          -- the owner shared the repeat: the memory it merges into is shared as widely
+          shared_with = ARRAY(SELECT DISTINCT unnest(shared_with || %(shared_with)s::text[])),
+          last_verified_at = CASE WHEN layer = 'semantic' THEN now() ELSE last_verified_at END,
+          updated_at = now()
+   WHERE id = %(id)s AND tenant_id = %(t)s"""
+"""A near-duplicate write merged into the memory ``id`` (``merge_params``)."""
+
+INSERT_MEMORY = """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, content, content_hash,
+                         importance, created_at, occurred_at, metadata, embedding, source, tags,
+                         entities, entity_terms, task_id, task_type, outcome, summary, key_decisions,
+                         lessons, last_verified_at, valid_from, valid_to, idempotency_key, context,
+                         shared_with, conversation_id, turn_index, session_index, session_at,
+                         session_id, session_seq, session_auto_parent, occurred_precision,
+                         occurred_end)
+   VALUES (%(id)s, %(t)s, %(a)s, %(layer)s, %(key)s, %(query)s, %(content)s, %(hash)s, %(importance)s,
+           %(created_at)s, %(occurred_at)s, %(metadata)s, %(e)s::vector, %(source)s, %(tags)s,
+           %(entities)s, %(entity_terms)s, %(task_id)s, %(task_type)s, %(outcome)s, %(summary)s,
+           %(key_decisions)s, %(lessons)s, %(verified)s, %(valid_from)s, %(valid_to)s, %(idem)s,
+           %(context)s, %(shared_with)s, %(conversation_id)s, %(turn_index)s, %(session_index)s,
+           %(session_at)s, %(session_id)s, %(session_seq)s, %(session_auto_parent)s,
+           %(occurred_precision)s, %(occurred_end)s)
+   ON CONFLICT (id) DO NOTHING"""
+"""A write stored as a new memory (``insert_params``)."""
+
+INSERT_CHUNK = """INSERT INTO memory_chunks (memory_id, chunk_no, tenant_id, agent_id, content, embedding)
+   VALUES (%s, %s, %s, %s, %s, %s::vector) ON CONFLICT DO NOTHING"""
+
+RELATE = """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason) VALUES (%s, %s, %s, %s, %s)
+   ON CONFLICT (from_id, to_id, kind) DO NOTHING"""
+
+RECORD_RESULT = """INSERT INTO write_results (job_id, tenant_id, agent_id, outcome, memory_id, reason)
+   VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (job_id) DO NOTHING"""
+
+
+def lock_key(job: WriteJob) -> str:
+    """The advisory lock that serialises the writers of one (tenant, agent, key)."""
+    return f"{job.tenant_id}\x1f{job.agent_id}\x1f{job.draft.key or ''}"
+
+
+def merge_params(job: WriteJob, target: UUID) -> dict[str, Any]:
+    """``MERGE_INTO``'s parameters: ``job`` merged into the memory ``target``."""
+    draft = job.draft
+    return {
+        "importance": draft.importance,
+        "metadata": Jsonb(draft.metadata),
+        "shared_with": list(draft.shared_with),
+        "id": target,
+        "t": job.tenant_id,
+    }
+
+
+def insert_params(job: WriteJob, vector: str) -> dict[str, Any]:
+    """``INSERT_MEMORY``'s parameters for ``job`` with its embedding (``vector_literal``)."""
+    d = job.draft
+    span = d.event_span
+    return {
+        "id": job.id,
+        "t": job.tenant_id,
+        "a": job.agent_id,
+        "layer": d.layer,
+        "key": d.key,
+        "query": d.query,
+        "content": d.content,
+        "hash": job.content_hash,
+        "importance": d.importance,
+        "created_at": job.submitted_at,
+        "occurred_at": d.event_at,
+        "metadata": Jsonb(d.metadata),
+        "e": vector,
+        "source": d.source,
+        "tags": list(d.tags),
+        "entities": Jsonb(d.entities),
+        "entity_terms": entity_terms(d.entities),
+        "task_id": d.task_id,
+        "task_type": d.task_type,
+        "outcome": d.outcome,
+        "summary": d.summary,
+        "key_decisions": list(d.key_decisions),
+        "lessons": d.lessons,
+        "verified": job.submitted_at if d.layer == "semantic" else None,
+        "valid_from": job.valid_since if d.layer == "semantic" else d.valid_from,
+        "valid_to": d.valid_to,
+        "idem": d.idempotency_key,
+        "context": d.context,
+        "shared_with": list(d.shared_with),
+        "conversation_id": d.conversation_id,
+        "turn_index": d.turn_index,
+        "session_index": d.session_index,
+        "session_at": d.session_at,
+        "session_id": d.session_id,
+        "session_seq": job.session_seq,
+        "session_auto_parent": job.session_seq is not None and d.causal_parent is None,
+        "occurred_precision": span.precision if span else None,
+        "occurred_end": span.end if span and span.precision != "instant" else None,
+    }
 
 
 async def _store_one(
@@ -195,10 +297,7 @@ async def _store_one(
         )
     if item.skip is not None:
         return await _record(conn, job, "skipped", job.id, item.skip)
-    await conn.execute(
-        "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-        (f"{tenant}\x1f{job.agent_id}\x1f{draft.key or ''}",),
-    )
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (lock_key(job),))
     if draft.supersedes is not None and draft.supersedes_version is not None:
         # memory_update supersede with expected_version: checked when queued, and again here under the
         # row lock, so a change that landed in between is not silently replaced (domain.versions). The
@@ -260,22 +359,7 @@ async def _store_one(
     )
     if nearest is not None and draft.supersedes is None:
         target = nearest["id"]
-        await conn.execute(
-            """UPDATE memories SET importance = GREATEST(importance, %(importance)s),
-                      metadata = %(metadata)s || metadata,   -- keys already there win
-                      -- the owner shared the repeat: the memory it merges into is shared as widely
-                      shared_with = ARRAY(SELECT DISTINCT unnest(shared_with || %(shared_with)s::text[])),
-                      last_verified_at = CASE WHEN layer = 'semantic' THEN now() ELSE last_verified_at END,
-                      updated_at = now()
-               WHERE id = %(id)s AND tenant_id = %(t)s""",
-            {
-                "importance": draft.importance,
-                "metadata": Jsonb(draft.metadata),
-                "shared_with": list(draft.shared_with),
-                "id": target,
-                "t": tenant,
-            },
-        )
+        await conn.execute(MERGE_INTO, merge_params(job, target))
         await record_history(
             conn,
             tenant,
@@ -295,8 +379,7 @@ async def _store_one(
     await _insert(conn, job, vector)
     for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
         await conn.execute(
-            """INSERT INTO memory_chunks (memory_id, chunk_no, tenant_id, agent_id, content, embedding)
-               VALUES (%s, %s, %s, %s, %s, %s::vector) ON CONFLICT DO NOTHING""",
+            INSERT_CHUNK,
             (job.id, number, tenant, job.agent_id, text, vector_literal(chunk_embedding)),
         )
     reason = None
@@ -361,65 +444,7 @@ async def _fact_to_replace(conn: AsyncConnection, job: WriteJob) -> dict[str, An
 
 
 async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
-    d = job.draft
-    span = d.event_span
-    await conn.execute(
-        """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, content, content_hash,
-                                 importance, created_at, occurred_at, metadata, embedding, source, tags,
-                                 entities, entity_terms, task_id, task_type, outcome, summary, key_decisions,
-                                 lessons, last_verified_at, valid_from, valid_to, idempotency_key, context,
-                                 shared_with, conversation_id, turn_index, session_index, session_at,
-                                 session_id, session_seq, session_auto_parent, occurred_precision,
-                                 occurred_end)
-           VALUES (%(id)s, %(t)s, %(a)s, %(layer)s, %(key)s, %(query)s, %(content)s, %(hash)s, %(importance)s,
-                   %(created_at)s, %(occurred_at)s, %(metadata)s, %(e)s::vector, %(source)s, %(tags)s,
-                   %(entities)s, %(entity_terms)s, %(task_id)s, %(task_type)s, %(outcome)s, %(summary)s,
-                   %(key_decisions)s, %(lessons)s, %(verified)s, %(valid_from)s, %(valid_to)s, %(idem)s,
-                   %(context)s, %(shared_with)s, %(conversation_id)s, %(turn_index)s, %(session_index)s,
-                   %(session_at)s, %(session_id)s, %(session_seq)s, %(session_auto_parent)s,
-                   %(occurred_precision)s, %(occurred_end)s)
-           ON CONFLICT (id) DO NOTHING""",
-        {
-            "id": job.id,
-            "t": job.tenant_id,
-            "a": job.agent_id,
-            "layer": d.layer,
-            "key": d.key,
-            "query": d.query,
-            "content": d.content,
-            "hash": job.content_hash,
-            "importance": d.importance,
-            "created_at": job.submitted_at,
-            "occurred_at": d.event_at,
-            "metadata": Jsonb(d.metadata),
-            "e": vector,
-            "source": d.source,
-            "tags": list(d.tags),
-            "entities": Jsonb(d.entities),
-            "entity_terms": entity_terms(d.entities),
-            "task_id": d.task_id,
-            "task_type": d.task_type,
-            "outcome": d.outcome,
-            "summary": d.summary,
-            "key_decisions": list(d.key_decisions),
-            "lessons": d.lessons,
-            "verified": job.submitted_at if d.layer == "semantic" else None,
-            "valid_from": job.valid_since if d.layer == "semantic" else d.valid_from,
-            "valid_to": d.valid_to,
-            "idem": d.idempotency_key,
-            "context": d.context,
-            "shared_with": list(d.shared_with),
-            "conversation_id": d.conversation_id,
-            "turn_index": d.turn_index,
-            "session_index": d.session_index,
-            "session_at": d.session_at,
-            "session_id": d.session_id,
-            "session_seq": job.session_seq,
-            "session_auto_parent": job.session_seq is not None and d.causal_parent is None,
-            "occurred_precision": span.precision if span else None,
-            "occurred_end": span.end if span and span.precision != "instant" else None,
-        },
-    )
+    await conn.execute(INSERT_MEMORY, insert_params(job, vector))
 
 
 async def _link_in_session(conn: AsyncConnection, job: WriteJob) -> None:

@@ -1,0 +1,511 @@
+"""The worker's write path for a whole batch of one tenant in one transaction, with set-based statements.
+
+It decides exactly what ``memory_writes._store_one`` would decide job by job, in the batch's order (the
+module docstring there has the rules), but reads and writes in bulk: one query finds the jobs already
+recorded, one statement takes every writer lock (sorted, so two batches cannot take them in opposite
+orders), one query each fetches the near-duplicate, replaced-fact and conflict candidates of every job
+against the store as it was before the batch; then the decisions are made in memory, job after job, with
+the memories stored earlier in the batch added to the candidates (their similarity computed here), and
+the writes go out together: memories, chunks, merges, supersedes, relations, history, write results.
+
+Where the batch's own writes would change what a job's query returned — a candidate superseded earlier
+in the batch, another fact on the same key stored earlier in the batch — the batch is cut before that
+job: what is decided is written, and the queries run again from that job on (the store now holds the
+earlier writes). Jobs whose rules read more of the store (``supersedes``, a causal parent, a session's
+chain) are stored by ``_store_one`` itself between two such segments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import numpy as np
+from psycopg import AsyncConnection
+
+from hindsight.adapters.postgres.conflicts import RELATE_WITH_REASON, unsure
+from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
+from hindsight.adapters.postgres.memory_writes import (
+    DEDUP_CANDIDATES,
+    INSERT_CHUNK,
+    INSERT_MEMORY,
+    MERGE_INTO,
+    RELATE,
+    WORKER,
+    insert_params,
+    lock_key,
+    merge_params,
+)
+from hindsight.adapters.postgres.rows import fetch_all, vector_literal
+from hindsight.domain.contradiction import CONFLICT_CANDIDATES, compare_facts, is_additive, resolve
+from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
+from hindsight.domain.text import same_information
+
+StoreOne = Callable[[AsyncConnection, PreparedWrite], Awaitable[StoreResult]]
+
+_DONE = """SELECT job_id, outcome, memory_id, reason FROM write_results
+   WHERE tenant_id = %s AND job_id = ANY(%s)"""
+_LOCK_ALL = """SELECT count(pg_advisory_xact_lock(h))
+   FROM (SELECT DISTINCT hashtextextended(k, 0) AS h FROM unnest(%s::text[]) AS k ORDER BY 1) AS s"""
+_CLOSE = """SELECT q.n, c.id, c.content, c.similarity
+   FROM unnest(%(n)s::int[], %(a)s::text[], %(layer)s::text[], %(key)s::text[], %(e)s::text[]::vector[],
+               %(occ)s::timestamptz[], %(prec)s::text[], %(ctx)s::bool[], %(hash)s::text[])
+        AS q(n, a, layer, key, e, occ, prec, ctx, hash)
+   CROSS JOIN LATERAL (
+       SELECT m.id, m.content, 1 - (m.embedding <=> q.e) AS similarity FROM memories m
+       WHERE m.tenant_id = %(t)s AND m.agent_id = q.a AND m.layer = q.layer
+         AND m.key IS NOT DISTINCT FROM q.key AND m.status = 'active'
+         AND (m.layer = 'semantic' OR (m.occurred_at = q.occ
+                                       AND coalesce(m.occurred_precision, 'instant') = q.prec))
+         AND (NOT q.ctx OR m.content_hash = q.hash)
+       ORDER BY m.embedding <=> q.e LIMIT %(limit)s) AS c"""
+"""``_store_one``'s near-duplicate query for every job at once."""
+_ON_KEY = """SELECT q.n, r.id, r.source
+   FROM unnest(%(n)s::int[], %(a)s::text[], %(key)s::text[]) AS q(n, a, key)
+   CROSS JOIN LATERAL (
+       SELECT id, source FROM memories
+       WHERE tenant_id = %(t)s AND agent_id = q.a AND layer = 'semantic' AND key = q.key AND status = 'active'
+       ORDER BY created_at DESC LIMIT 1) AS r"""
+"""``_fact_to_replace`` (without ``supersedes``) for every keyed semantic job at once."""
+_CONFLICTING = """SELECT q.n, c.id, c.content, c.source, c.similarity
+   FROM unnest(%(n)s::int[], %(id)s::uuid[], %(a)s::text[], %(key)s::text[], %(e)s::text[]::vector[])
+        AS q(n, id, a, key, e)
+   CROSS JOIN LATERAL (
+       SELECT m.id, m.content, m.source, 1 - (m.embedding <=> q.e) AS similarity FROM memories m
+       WHERE m.tenant_id = %(t)s AND m.agent_id = q.a AND m.layer = 'semantic' AND m.status = 'active'
+         AND m.id <> q.id AND (q.key IS NULL OR m.key IS NULL OR m.key = q.key)
+       ORDER BY m.embedding <=> q.e LIMIT %(limit)s) AS c"""
+"""``conflicts.check_conflicts``' candidates for every semantic job at once (one more than it keeps:
+the fact a job's key replaces is left out afterwards)."""
+_ADOPT = """WITH w AS (
+       SELECT * FROM unnest(%(written)s::uuid[], %(memory)s::uuid[]) AS w(written, memory_id)),
+   links AS (
+       DELETE FROM pending_causal_links p USING w WHERE p.parent_id = w.written AND p.tenant_id = %(t)s
+       RETURNING p.child_id, w.memory_id)
+   UPDATE memories m SET causal_parent = l.memory_id FROM links l
+   WHERE m.id = l.child_id AND m.tenant_id = %(t)s
+     AND m.agent_id = (SELECT x.agent_id FROM memories x WHERE x.id = l.memory_id AND x.tenant_id = %(t)s)"""
+"""``_adopt_pending_children`` for every write of the batch at once."""
+_SUPERSEDE = """UPDATE memories m SET status = 'superseded', updated_at = now(),
+          valid_to = coalesce(m.valid_to, u.until)
+   FROM unnest(%(ids)s::uuid[], %(until)s::timestamptz[]) AS u(id, until)
+   JOIN memories before ON before.id = u.id AND before.tenant_id = %(t)s
+   WHERE m.id = u.id AND m.tenant_id = %(t)s
+   RETURNING m.id, before.valid_to AS before, m.valid_to AS after"""
+"""``conflicts.supersede``'s update for every memory the batch supersedes (each at most once)."""
+_RESULTS = """INSERT INTO write_results (job_id, tenant_id, agent_id, outcome, memory_id, reason)
+   SELECT r.j, %(t)s, r.a, r.o, r.m, r.r
+   FROM unnest(%(j)s::uuid[], %(a)s::text[], %(o)s::text[], %(m)s::uuid[], %(r)s::text[]) AS r(j, a, o, m, r)
+   ON CONFLICT (job_id) DO NOTHING"""
+
+
+def needs_own_path(job: WriteJob) -> bool:
+    """Jobs whose rules read more of the store than the batch's queries do: stored by ``_store_one``."""
+    d = job.draft
+    return d.supersedes is not None or d.causal_parent is not None or job.session_seq is not None
+
+
+async def store_batch(
+    conn: AsyncConnection,
+    items: Sequence[PreparedWrite],
+    dedup_cosine: float,
+    conflict_cosine: float,
+    store_one: StoreOne,
+) -> list[StoreResult]:
+    """Store ``items`` (one tenant) in the caller's transaction; one result per item, in order. Raises
+    whatever a statement raises (the caller then stores the jobs one by one to isolate the bad one)."""
+    tenant = items[0].job.tenant_id
+    rows = await fetch_all(conn, _DONE, (tenant, [i.job.id for i in items]))
+    done = {r["job_id"]: (r["outcome"], r["memory_id"], r["reason"]) for r in rows}
+    keys = sorted({lock_key(i.job) for i in items if i.job.id not in done and i.skip is None})
+    if keys:
+        await conn.execute(_LOCK_ALL, (keys,))
+    results: list[StoreResult | None] = [None] * len(items)
+    start = 0
+    while start < len(items):
+        segment = _Segment(conn, tenant, items, dedup_cosine, conflict_cosine, done, results)
+        end = await segment.run(start)
+        await segment.flush()
+        if end < len(items) and (end == start or needs_own_path(items[end].job)):
+            item = items[end]
+            if item.job.id in done:
+                results[end] = _answer(item.job.id, done[item.job.id])
+            else:
+                result = await store_one(conn, item)
+                results[end] = result
+                done[item.job.id] = (result.outcome, result.memory_id, result.reason)
+            end += 1
+        start = end
+    return [r for r in results if r is not None]
+
+
+def _answer(job_id: UUID, row: tuple[str, UUID | None, str | None]) -> StoreResult:
+    outcome, memory_id, reason = row
+    return StoreResult(job_id=job_id, outcome=outcome, memory_id=memory_id, reason=reason)  # type: ignore[arg-type]
+
+
+@dataclass
+class _Stored:
+    """A memory stored earlier in the segment, as the later jobs' queries would have seen it."""
+
+    id: UUID
+    index: int
+    job: WriteJob
+    active: bool = True
+
+
+@dataclass
+class _Writes:
+    inserts: list[dict[str, Any]] = field(default_factory=list)
+    chunks: list[tuple[Any, ...]] = field(default_factory=list)
+    merges: list[dict[str, Any]] = field(default_factory=list)
+    supersedes: list[tuple[UUID, datetime, int]] = field(default_factory=list)
+    """(memory, valid until, index of its history row)"""
+    relations: list[tuple[Any, ...]] = field(default_factory=list)
+    reasoned_relations: list[tuple[Any, ...]] = field(default_factory=list)
+    history: list[HistoryRow] = field(default_factory=list)
+    adopt: list[tuple[UUID, UUID]] = field(default_factory=list)
+    results: list[tuple[UUID, str, str, UUID | None, str | None]] = field(default_factory=list)
+
+
+class _Restart(Exception):
+    """The batch's own writes would change this job's candidates: cut the segment before it."""
+
+
+class _Segment:
+    """Jobs ``start..`` up to the first one that needs its own path or a fresh look at the store."""
+
+    def __init__(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        items: Sequence[PreparedWrite],
+        dedup_cosine: float,
+        conflict_cosine: float,
+        done: dict[UUID, tuple[str, UUID | None, str | None]],
+        results: list[StoreResult | None],
+    ) -> None:
+        self._conn, self._tenant, self._items = conn, tenant, items
+        self._dedup, self._conflict = dedup_cosine, conflict_cosine
+        self._done, self._results = done, results
+        self._writes = _Writes()
+        self._stored: list[_Stored] = []
+        self._touched: set[UUID] = set()  # memories whose status this segment changed
+        self._close: dict[int, list[dict[str, Any]]] = {}
+        self._on_key: dict[int, dict[str, Any]] = {}
+        self._conflicting: dict[int, list[dict[str, Any]]] = {}
+        self._unit: dict[int, Any] = {}
+
+    async def run(self, start: int) -> int:
+        """Decide jobs from ``start``; the index where the segment ends (``len(items)``: all decided)."""
+        end = start
+        while end < len(self._items) and not needs_own_path(self._items[end].job):
+            end += 1
+        await self._query(range(start, end))
+        for index in range(start, end):
+            item = self._items[index]
+            if item.job.id in self._done:
+                self._results[index] = _answer(item.job.id, self._done[item.job.id])
+                continue
+            try:
+                result = self._decide(index, item)
+            except _Restart:
+                return index
+            self._results[index] = result
+            self._done[item.job.id] = (result.outcome, result.memory_id, result.reason)
+        return end
+
+    async def _query(self, indexes: range) -> None:
+        todo = [i for i in indexes if self._items[i].job.id not in self._done and self._items[i].skip is None]
+        if not todo:
+            return
+        jobs = {i: self._items[i].job for i in todo}
+        vectors = {i: vector_literal(self._items[i].embedding) for i in todo}
+        for i in todo:
+            v = np.asarray(self._items[i].embedding, dtype=np.float64)
+            norm = float(np.linalg.norm(v))
+            self._unit[i] = v / norm if norm else v
+        spans = {i: jobs[i].draft.event_span for i in todo}
+        rows = await fetch_all(
+            self._conn,
+            _CLOSE,
+            {
+                "t": self._tenant,
+                "limit": DEDUP_CANDIDATES,
+                "n": todo,
+                "a": [jobs[i].agent_id for i in todo],
+                "layer": [jobs[i].draft.layer for i in todo],
+                "key": [jobs[i].draft.key for i in todo],
+                "e": [vectors[i] for i in todo],
+                "occ": [jobs[i].draft.event_at for i in todo],
+                "prec": [s.precision if (s := spans[i]) else None for i in todo],
+                "ctx": [jobs[i].draft.context is not None for i in todo],
+                "hash": [jobs[i].content_hash for i in todo],
+            },
+        )
+        for r in rows:
+            self._close.setdefault(r["n"], []).append(r)
+        keyed = [i for i in todo if jobs[i].draft.layer == "semantic" and jobs[i].draft.key is not None]
+        if keyed:
+            rows = await fetch_all(
+                self._conn,
+                _ON_KEY,
+                {
+                    "t": self._tenant,
+                    "n": keyed,
+                    "a": [jobs[i].agent_id for i in keyed],
+                    "key": [jobs[i].draft.key for i in keyed],
+                },
+            )
+            self._on_key = {r["n"]: r for r in rows}
+        semantic = [i for i in todo if jobs[i].draft.layer == "semantic"]
+        if semantic:
+            rows = await fetch_all(
+                self._conn,
+                _CONFLICTING,
+                {
+                    "t": self._tenant,
+                    "limit": CONFLICT_CANDIDATES + 1,
+                    "n": semantic,
+                    "id": [jobs[i].id for i in semantic],
+                    "a": [jobs[i].agent_id for i in semantic],
+                    "key": [jobs[i].draft.key for i in semantic],
+                    "e": [vectors[i] for i in semantic],
+                },
+            )
+            for r in rows:
+                self._conflicting.setdefault(r["n"], []).append(r)
+
+    def _similarity(self, a: int, b: int) -> float:
+        return float(self._unit[a] @ self._unit[b])
+
+    def _record(self, job: WriteJob, outcome: str, memory_id: UUID, reason: str | None = None) -> StoreResult:
+        self._writes.results.append((job.id, job.agent_id, outcome, memory_id, reason))
+        return StoreResult(job_id=job.id, outcome=outcome, memory_id=memory_id, reason=reason)  # type: ignore[arg-type]
+
+    def _decide(self, index: int, item: PreparedWrite) -> StoreResult:
+        job, draft = item.job, item.job.draft
+        if item.skip is not None:
+            return self._record(job, "skipped", job.id, item.skip)
+        nearest = next(
+            (
+                c
+                for c in self._close_candidates(index, job)
+                if c["similarity"] >= self._dedup and same_information(draft.content, c["content"])
+            ),
+            None,
+        )
+        if nearest is not None:
+            target = nearest["id"]
+            self._writes.merges.append(merge_params(job, target))
+            self._writes.history.append(
+                HistoryRow(
+                    target,
+                    "merged",
+                    f"near-duplicate write {job.id}",
+                    {"similarity": round(float(nearest["similarity"]), 4)},
+                )
+            )
+            self._writes.adopt.append((job.id, target))
+            return self._record(job, "merged", target)
+
+        replaced = self._fact_to_replace(index, job)
+        conflicts = self._conflict_candidates(index, job, replaced) if draft.layer == "semantic" else []
+        # Every check has passed: from here on the job's writes are decided.
+        self._writes.inserts.append(insert_params(job, vector_literal(item.embedding)))
+        for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
+            self._writes.chunks.append(
+                (job.id, number, self._tenant, job.agent_id, text, vector_literal(chunk_embedding))
+            )
+        self._stored.append(_Stored(job.id, index, job))
+        reason = None
+        if replaced is not None and is_additive(draft.content):
+            self._writes.relations.append(
+                (self._tenant, job.id, replaced["id"], "related", "adds to the fact on the same key")
+            )
+            reason = f"adds to {replaced['id']} (same key, both active)"
+            replaced = None
+        if replaced is not None:
+            old_id = replaced["id"]
+            if draft.source == "agent_inferred" and replaced["source"] == "user_stated":
+                why = "an inference disagrees with what the user stated; both kept"
+                self._writes.relations.append((self._tenant, job.id, old_id, "contradicts", why))
+                reason = f"contradicts {old_id} (user_stated, kept active)"
+            else:
+                self._supersede(job, old_id, "newer fact on the same key")
+                reason = f"supersedes {old_id}"
+        open_: list[OpenConflict] = []
+        if draft.layer == "semantic":
+            superseded, kept = [], []
+            for row in conflicts:
+                if row["similarity"] < self._conflict:
+                    continue
+                verdict = compare_facts(draft.content, row["content"])
+                if verdict.relation == "contradiction":
+                    self._writes.reasoned_relations.append(
+                        (self._tenant, job.id, row["id"], "contradicts", verdict.reason)
+                    )
+                    if resolve(draft.source, row["source"]) == "supersede":
+                        self._supersede(job, row["id"], f"newer fact that contradicts it: {verdict.reason}")
+                        superseded.append(row["id"])
+                    else:
+                        kept.append(row["id"])
+                elif verdict.relation == "possible_conflict":
+                    self._writes.reasoned_relations.append(
+                        (self._tenant, job.id, row["id"], "contradicts", unsure(verdict))
+                    )
+                    open_.append(
+                        OpenConflict(
+                            new_id=job.id,
+                            old_id=row["id"],
+                            new_content=draft.content,
+                            old_content=row["content"],
+                            new_source=draft.source,
+                            old_source=row["source"],
+                        )
+                    )
+            parts = [f"supersedes {i} (contradiction)" for i in superseded]
+            parts += [f"contradicts {i} (user_stated, kept active)" for i in kept]
+            parts += [f"possible conflict with {c.old_id}" for c in open_]
+            reason = "; ".join(r for r in (reason, "; ".join(parts) or None) if r) or None
+        self._writes.adopt.append((job.id, job.id))
+        self._writes.history.append(HistoryRow(job.id, "created"))
+        result = self._record(job, "stored", job.id, reason)
+        return result.model_copy(update={"open_conflicts": open_}) if open_ else result
+
+    def _supersede(self, job: WriteJob, old_id: UUID, why: str) -> None:
+        """``conflicts.supersede``: the update, its link and its history row (completed at the flush
+        with the end of validity the update gave it)."""
+        self._writes.supersedes.append((old_id, job.valid_since, len(self._writes.history)))
+        self._writes.reasoned_relations.append((self._tenant, job.id, old_id, "supersedes", why))
+        self._writes.history.append(
+            HistoryRow(old_id, "superseded", f"superseded by {job.id}", status_change("active", "superseded"))
+        )
+        self._retire(old_id)
+
+    def _retire(self, memory_id: UUID) -> None:
+        self._touched.add(memory_id)
+        for stored in self._stored:
+            if stored.id == memory_id:
+                stored.active = False
+
+    def _close_candidates(self, index: int, job: WriteJob) -> list[dict[str, Any]]:
+        """The near-duplicate query's rows as ``_store_one`` would see them at this point of the batch."""
+        rows = self._close.get(index, [])
+        if any(r["id"] in self._touched for r in rows):
+            raise _Restart
+        draft = job.draft
+        span = draft.event_span
+        precision = span.precision if span else None
+        extra = []
+        for s in self._stored:
+            d = s.job.draft
+            same_scope = s.job.agent_id == job.agent_id and d.layer == draft.layer and d.key == draft.key
+            if not (s.active and same_scope):
+                continue
+            if draft.layer != "semantic":
+                other = d.event_span
+                if precision is None or d.event_at is None or d.event_at != draft.event_at:
+                    continue
+                if (other.precision if other else "instant") != precision:
+                    continue
+            if draft.context is not None and s.job.content_hash != job.content_hash:
+                continue
+            extra.append({"id": s.id, "content": d.content, "similarity": self._similarity(index, s.index)})
+        return _nearest(rows + extra, DEDUP_CANDIDATES)
+
+    def _fact_to_replace(self, index: int, job: WriteJob) -> dict[str, Any] | None:
+        draft = job.draft
+        if draft.layer != "semantic" or draft.key is None:
+            return None
+        if any(
+            s.job.agent_id == job.agent_id and (s.job.draft.layer, s.job.draft.key) == ("semantic", draft.key)
+            for s in self._stored
+        ):
+            raise _Restart  # the newest fact on the key may be one of the batch's: ask the store
+        row = self._on_key.get(index)
+        if row is not None and row["id"] in self._touched:
+            raise _Restart
+        return row
+
+    def _conflict_candidates(
+        self, index: int, job: WriteJob, replaced: dict[str, Any] | None
+    ) -> list[dict[str, Any]]:
+        rows = self._conflicting.get(index, [])
+        if any(r["id"] in self._touched for r in rows):
+            raise _Restart
+        # an additive write keeps the fact on its key active, and compares with it like any other
+        exclude = replaced["id"] if replaced is not None and not is_additive(job.draft.content) else None
+        rows = [r for r in rows if r["id"] != exclude][:CONFLICT_CANDIDATES]
+        key = job.draft.key
+        extra = []
+        for s in self._stored:
+            d = s.job.draft
+            if not (s.active and s.job.agent_id == job.agent_id and d.layer == "semantic" and s.id != job.id):
+                continue
+            if s.id == exclude or (key is not None and d.key is not None and d.key != key):
+                continue
+            extra.append(
+                {
+                    "id": s.id,
+                    "content": d.content,
+                    "source": d.source,
+                    "similarity": self._similarity(index, s.index),
+                }
+            )
+        return _nearest(rows + extra, CONFLICT_CANDIDATES)
+
+    async def flush(self) -> None:
+        """Write what the segment decided, in the order ``_store_one`` would have (rows before the
+        updates, relations and history that refer to them)."""
+        w, conn, t = self._writes, self._conn, self._tenant
+        if not w.results:
+            return
+        async with conn.pipeline():
+            cur = conn.cursor()
+            if w.inserts:
+                await cur.executemany(INSERT_MEMORY, w.inserts)
+            if w.chunks:
+                await cur.executemany(INSERT_CHUNK, w.chunks)
+            if w.merges:
+                await cur.executemany(MERGE_INTO, w.merges)
+            if w.supersedes:
+                await cur.execute(
+                    _SUPERSEDE,
+                    {"t": t, "ids": [s[0] for s in w.supersedes], "until": [s[1] for s in w.supersedes]},
+                )
+                ends = {r[0]: (r[1], r[2]) for r in await cur.fetchall()}
+                for memory_id, _, at in w.supersedes:
+                    before, after = ends.get(memory_id, (None, None))
+                    if before is None and after is not None:
+                        row = w.history[at]
+                        changes = row.changes | {"valid_to": {"from": None, "to": after.isoformat()}}
+                        w.history[at] = HistoryRow(row.memory_id, row.action, row.reason, changes)
+            if w.relations:
+                await cur.executemany(RELATE, w.relations)
+            if w.reasoned_relations:
+                await cur.executemany(RELATE_WITH_REASON, w.reasoned_relations)
+            if w.adopt:
+                await conn.execute(
+                    _ADOPT, {"t": t, "written": [a for a, _ in w.adopt], "memory": [m for _, m in w.adopt]}
+                )
+            await record_history(conn, t, WORKER, *w.history)
+            await conn.execute(
+                _RESULTS,
+                {
+                    "t": t,
+                    "j": [r[0] for r in w.results],
+                    "a": [r[1] for r in w.results],
+                    "o": [r[2] for r in w.results],
+                    "m": [r[3] for r in w.results],
+                    "r": [r[4] for r in w.results],
+                },
+            )
+        self._writes = _Writes()
+
+
+def _nearest(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda r: -float(r["similarity"]))[:limit]

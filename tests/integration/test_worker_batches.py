@@ -1,0 +1,307 @@
+"""The worker's batch commit on real Postgres, Redis and the SQS emulator: a whole batch of one tenant in
+one transaction with set-based statements must decide exactly what storing its jobs one by one decides
+(merges, supersedes, contradictions, links, history), a job the database refuses must not fail its
+batch-mates, and replays are answered by the pipelined Redis records."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+import redis
+
+from hindsight.adapters.embedders.hash_embedder import HashEmbedder
+from hindsight.api.runtime import ProcessLoop
+from hindsight.api.sqs_worker import WriteJobWorker
+from hindsight.bootstrap import build_container
+from hindsight.container import Container
+from hindsight.domain.memory import MemoryDraft, StoreResult, WriteJob
+from hindsight.local.poller import LocalLambdaContext, to_lambda_event
+from hindsight.local.stack import LocalStack
+from hindsight.ports import Vector
+from tests.support import count_memories
+
+pytestmark = pytest.mark.integration
+WHEN = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+
+# (content, draft fields): repeats in the batch and of what was there before, facts on one key replaced
+# twice in the batch, an additive fact, key-less contradictions, an inference against a stated fact,
+# episodic repeats at the same and at another time, and a repeat with context (only the same words merge).
+BEFORE: list[tuple[str, dict[str, Any]]] = [
+    ("The meeting with Acme is on Tuesday at 10:00", {"key": "acme.meeting"}),
+    ("I really enjoy Thai green curry", {}),
+    ("The user's favourite colour is blue.", {}),
+    ("Rowan runs payroll", {"key": "rowan.duties"}),
+    ("Deploys happen from the main branch", {}),
+    ("I really enjoy eating Thai green curry at the market stall on Fridays", {}),
+    ("Mia lives in a small flat near the old harbour in Lisbon", {}),
+]
+BATCH: list[tuple[str, dict[str, Any]]] = [
+    ("The meeting with Acme is on Thursday at 15:00", {"key": "acme.meeting"}),
+    ("the meeting with Acme is on Thursday at 15:00.", {"key": "acme.meeting"}),
+    ("The meeting with Acme is on Friday at 11:00", {"key": "acme.meeting"}),
+    ("I can't stand Thai green curry any more", {}),
+    ("The user's favourite colour is green.", {"source": "agent_inferred"}),
+    ("Rowan also runs invoicing", {"key": "rowan.duties"}),
+    ("deploys happen from the main branch!", {}),
+    ("Deploys happen from the main branch", {"importance": 0.9, "metadata": {"team": "ops"}}),
+    ("The standup ran long", {"layer": "episodic", "occurred_at": WHEN}),
+    ("the standup ran long.", {"layer": "episodic", "occurred_at": WHEN}),
+    ("The standup ran long", {"layer": "episodic", "occurred_at": WHEN + timedelta(days=1)}),
+    ("Lena prefers tea", {"context": "asked about drinks"}),
+    ("Lena prefers tea.", {"context": "asked about drinks"}),
+    ("I really enjoy Thai green curry", {}),
+    ("Rowan's desk is in Lisbon", {"key": "rowan.desk"}),
+    ("Rowan's desk is in Porto", {"key": "rowan.desk"}),
+    ("Rowan's desk is in Porto", {"key": "rowan.desk"}),
+    ("I really enjoy spicy ramen", {}),
+    ("I can't stand spicy ramen any more", {}),
+    ("The user's favourite season is winter.", {}),
+    ("The user's favourite season is summer.", {"source": "agent_inferred"}),
+    # contradictions the hash embedder sees as close (cosine ≈ 0.9): with what was there, within the batch,
+    # and with a memory the batch itself superseded a moment before
+    ("I no longer enjoy eating Thai green curry at the market stall on Fridays", {}),
+    ("I really enjoy eating Thai green curry at the market stall on Fridays", {}),
+    ("Mia lives in a small flat near the old harbour in Porto", {}),
+    ("Mia lives in a small flat near the old harbour in Faro", {"key": "mia.home"}),
+    ("The user's favourite colour for the new office walls is blue.", {}),
+    ("The user's favourite colour for the new office walls is green.", {"source": "agent_inferred"}),
+    ("The team standup for the platform group starts at 9 every weekday", {}),
+    ("The team standup for the platform group starts at 10 every weekday", {}),
+]
+
+
+def _job(tenant: str, content: str, fields: dict[str, Any], at: datetime | None = None) -> WriteJob:
+    return WriteJob(
+        id=uuid.uuid4(),
+        tenant_id=tenant,
+        agent_id="default",
+        submitted_at=at or datetime.now(UTC),
+        draft=MemoryDraft(content=content, **fields),
+    )
+
+
+@pytest.fixture
+def runtime(stack: LocalStack) -> Iterator[tuple[ProcessLoop, Container]]:
+    """A container with the hash test embedder (similarities that follow the words) on its own loop."""
+    settings = stack.require_settings()
+    loop = ProcessLoop()
+    container = loop.run(
+        build_container(
+            settings, with_queue=False, verify_schema=False, embedder=HashEmbedder(settings.embedding_dim)
+        )
+    )
+    yield loop, container
+    loop.run(container.aclose())
+
+
+def _state(stack: LocalStack, tenant: str, names: dict[uuid.UUID, str]) -> dict[str, Any]:
+    """Everything the write path decided for ``tenant``, with ids replaced by the names of the jobs."""
+
+    def name(value: Any) -> Any:
+        if isinstance(value, uuid.UUID):
+            return names.get(value, "?")
+        if isinstance(value, str):
+            for i, n in names.items():
+                value = value.replace(str(i), n)
+        return value
+
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        results = conn.execute(
+            "SELECT job_id, outcome, memory_id, reason FROM write_results WHERE tenant_id = %s", (tenant,)
+        ).fetchall()
+        memories = conn.execute(
+            """SELECT id, status, importance, metadata, valid_to, shared_with FROM memories
+               WHERE tenant_id = %s""",
+            (tenant,),
+        ).fetchall()
+        relations = conn.execute(
+            "SELECT from_id, to_id, kind, reason FROM memory_relations WHERE tenant_id = %s", (tenant,)
+        ).fetchall()
+        history = conn.execute(
+            """SELECT memory_id, action, reason, changes FROM memory_history WHERE tenant_id = %s
+               ORDER BY id""",
+            (tenant,),
+        ).fetchall()
+    return {
+        "results": sorted(tuple(name(v) for v in r) for r in results),
+        "memories": sorted(
+            (name(r[0]), r[1], r[2], json.dumps(r[3], sort_keys=True), r[4] is not None, r[5])
+            for r in memories
+        ),
+        "relations": sorted(tuple(name(v) for v in r) for r in relations),
+        # per memory, in the order written
+        "history": sorted(
+            (k, [(r[1], name(r[2]), json.dumps(r[3], sort_keys=True)) for r in history if name(r[0]) == k])
+            for k in {name(r[0]) for r in history}
+        ),
+    }
+
+
+def test_a_batch_decides_exactly_what_storing_its_jobs_one_by_one_decides(
+    runtime: tuple[ProcessLoop, Container], stack: LocalStack
+) -> None:
+    loop, container = runtime
+    returned: dict[str, list[StoreResult]] = {}
+    states = {}
+    now = datetime.now(UTC)  # both runs acknowledge their jobs at the same times
+    for mode in ("one_by_one", "batch"):
+        tenant = f"t-{uuid.uuid4().hex[:12]}"
+        before = [
+            _job(tenant, c, f, now - timedelta(minutes=1, seconds=i)) for i, (c, f) in enumerate(BEFORE)
+        ]
+        batch = [_job(tenant, c, f, now + timedelta(milliseconds=i)) for i, (c, f) in enumerate(BATCH)]
+        names = {j.id: f"before{i}" for i, j in enumerate(before)}
+        names |= {j.id: f"job{i}" for i, j in enumerate(batch)}
+
+        async def go(before: list[WriteJob] = before, batch: list[WriteJob] = batch, mode: str = mode) -> Any:
+            store = container.store_memories
+            for job in before:
+                await store([job])
+            prepared = await store.prepare([*batch, batch[0]])  # and one job delivered twice
+            if mode == "batch":
+                return await store.commit(prepared)
+            return [r for p in prepared for r in await store.commit([p])]
+
+        returned[mode] = loop.run(go())
+        states[mode] = _state(stack, tenant, names)
+        states[mode]["returned"] = [
+            (
+                names[r.job_id],
+                r.outcome,
+                names.get(r.memory_id) if r.memory_id else None,
+                len(r.open_conflicts),
+            )
+            for r in returned[mode]
+        ]
+    assert states["batch"] == states["one_by_one"]
+    # The case list does what it claims: repeats merged, facts replaced, contradictions linked.
+    outcomes = [r.outcome for r in returned["batch"]]
+    assert outcomes.count("merged") >= 5
+    assert outcomes.count("stored") >= 8
+    kinds = {r[2] for r in states["batch"]["relations"]}
+    assert {"supersedes", "contradicts", "related"} <= kinds
+
+
+class _MalformedFor:
+    """The hash embedder, except that texts with ``marker`` get a vector of the wrong dimension (a model
+    glitch): Postgres refuses that row, so its job is poison for a whole-batch transaction."""
+
+    def __init__(self, marker: str, dim: int) -> None:
+        self._inner = HashEmbedder(dim)
+        self._marker = marker
+
+    @property
+    def dim(self) -> int:
+        return self._inner.dim
+
+    @property
+    def model_name(self) -> str:
+        return self._inner.model_name
+
+    async def embed_passages(self, texts: Any) -> list[Vector]:
+        vectors = await self._inner.embed_passages(texts)
+        return [v[:3] if self._marker in t else v for t, v in zip(texts, vectors, strict=True)]
+
+    async def embed_query(self, text: str) -> Vector:
+        return await self._inner.embed_query(text)
+
+
+def _worker(stack: LocalStack, embedder: Any = None) -> WriteJobWorker:
+    settings = stack.require_settings()
+    return WriteJobWorker(
+        lambda: build_container(
+            settings,
+            with_queue=False,
+            verify_schema=False,
+            embedder=embedder or HashEmbedder(settings.embedding_dim),
+        )
+    )
+
+
+def _through_the_emulator(stack: LocalStack, tenant: str, jobs: list[WriteJob]) -> dict[str, Any]:
+    """Send the jobs to a queue of the SQS emulator and receive them back as one Lambda event."""
+    sqs = stack.sqs_client()
+    queue = sqs.create_queue(QueueName=f"batch-{tenant}")["QueueUrl"]
+    for job in jobs:
+        sqs.send_message(QueueUrl=queue, MessageBody=job.model_dump_json())
+    received: list[dict[str, Any]] = []
+    while len(received) < len(jobs):
+        got = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10, WaitTimeSeconds=1)
+        received += got.get("Messages", [])
+    return to_lambda_event(received, f"arn:aws:sqs:us-east-1:000000000000:batch-{tenant}", "us-east-1")
+
+
+def _message_of(event: dict[str, Any], job: WriteJob) -> str:
+    return str(next(r["messageId"] for r in event["Records"] if json.loads(r["body"])["id"] == str(job.id)))
+
+
+def test_a_job_the_database_refuses_fails_alone_and_its_batch_mates_are_stored(
+    stack: LocalStack, tenant: str
+) -> None:
+    facts = ["The Orion project ships in June", "POISON row", "Lena leads the design review", "Tea at four"]
+    jobs = [_job(tenant, fact, {}) for fact in facts]
+    event = _through_the_emulator(stack, tenant, jobs)
+    worker = _worker(stack, _MalformedFor("POISON", stack.require_settings().embedding_dim))
+    try:
+        response = worker(event, LocalLambdaContext("w"))
+    finally:
+        worker.close()
+    assert response == {"batchItemFailures": [{"itemIdentifier": _message_of(event, jobs[1])}]}
+    assert count_memories(stack, tenant) == 3
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        recorded = conn.execute("SELECT job_id FROM write_results WHERE tenant_id = %s", (tenant,)).fetchall()
+    assert {r[0] for r in recorded} == {jobs[0].id, jobs[2].id, jobs[3].id}  # the poison one is not recorded
+
+
+def _job_keys(stack: LocalStack) -> set[bytes]:
+    client = redis.Redis.from_url(stack.require_settings().redis_url)
+    try:
+        return set(client.scan_iter(match="hindsight-job:*", count=1000))
+    finally:
+        client.close()
+
+
+def test_a_replayed_batch_is_answered_by_the_redis_records_and_a_job_in_progress_is_retried_later(
+    stack: LocalStack, tenant: str
+) -> None:
+    jobs = [_job(tenant, fact, {}) for fact in ["Alex's birthday is 4 March", "Invoices go out on Fridays"]]
+    event = _through_the_emulator(stack, tenant, jobs)
+    worker = _worker(stack)
+    try:
+        before = _job_keys(stack)
+        assert worker(event, LocalLambdaContext("w")) == {"batchItemFailures": []}
+        keys = _job_keys(stack) - before
+        assert len(keys) == 2
+        with psycopg.connect(stack.require_settings().require_database_url()) as conn:  # Postgres forgets
+            conn.execute("DELETE FROM write_results WHERE tenant_id = %s", (tenant,))
+            conn.execute("DELETE FROM memories WHERE tenant_id = %s", (tenant,))
+        # The whole batch again: answered from Redis, nothing stored again.
+        assert worker(event, LocalLambdaContext("w")) == {"batchItemFailures": []}
+        assert count_memories(stack, tenant) == 0
+
+        # Another delivery is storing the first job right now: its record says in progress, for a while.
+        client = redis.Redis.from_url(stack.require_settings().redis_url)
+        try:
+            for key in keys:
+                record = json.loads(client.get(key) or b"{}")
+                if record.get("data", {}).get("job_id") == str(jobs[0].id):
+                    held = {"status": "INPROGRESS", "in_progress_expiration": int((time.time() + 60) * 1000)}
+                    client.set(key, json.dumps(held), ex=60)
+                else:
+                    client.delete(key)
+        finally:
+            client.close()
+        late = _job(tenant, "The office plants are watered on Mondays", {})
+        replay = _through_the_emulator(stack, f"{tenant}-2", [jobs[0], jobs[1], late])
+        response = worker(replay, LocalLambdaContext("w"))
+    finally:
+        worker.close()
+    assert response == {"batchItemFailures": [{"itemIdentifier": _message_of(replay, jobs[0])}]}
+    assert count_memories(stack, tenant) == 2  # jobs[1] (its record was gone) and the new one
