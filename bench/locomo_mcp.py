@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack
+from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -125,8 +126,13 @@ async def ask(client: Client, conv: Conversation, board: Scoreboard, top_k: int)
     for q in conv.questions:
         if not q.evidence:
             continue
+        # asked when the in-process run asks it (bench/quality.py: the day after the last session), so
+        # "last week", "recently" and recency mean the same there and here, not today's date
+        asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
         found = await call(
-            client, "memory_search", {"query": q.question, "top_k": top_k, "agent_id": conv.sample_id}
+            client,
+            "memory_search",
+            {"query": q.question, "top_k": top_k, "agent_id": conv.sample_id, "as_of": asked.isoformat()},
         )
         retrieved = [r["memory"]["metadata"].get("dia_id", "") for r in found["results"]]
         board.add(q.category, retrieved, q.evidence, conv.sample_id)

@@ -32,14 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ROOT, log
 from pools import PoolQuestion, Pools, evaluate, load_pools
 
-from hindsight.domain.learned_ranker import MODEL_FORMAT, LearnedRanker, parse_model
+from hindsight.domain.learned_ranker import CASCADE_FORMAT, MODEL_FORMAT, LearnedRanker, parse_model
 from hindsight.domain.memory import StoredMemory
 from hindsight.domain.ranking import RankingPolicy, rank_candidates
-from hindsight.domain.ranking_features import FEATURES, candidate_features
+from hindsight.domain.ranking_features import FEATURES, STAGE_TWO, candidate_features, stage_two_features
 from hindsight.usecases.recall import RecallQuery, resolve
 
-MODEL_PATH = ROOT / "shared" / "hindsight" / "domain" / "models" / "ranker-locomo-v1.json"
-VERSION = "locomo-v1"
+MODEL_PATH = ROOT / "shared" / "hindsight" / "domain" / "models" / "ranker-locomo-v2.json"
+VERSION = "locomo-v2"
 SEED = 13
 LICENCE = (
     "Trained on LoCoMo (Maharana et al., ACL 2024; snap-research/LoCoMo), licensed CC BY-NC 4.0: these "
@@ -81,11 +81,17 @@ def load_second_vector(path: Path) -> SecondVector:
 
 
 def design(
-    pools: Pools, questions: list[PoolQuestion], features: list[str], second: SecondVector | None = None
+    pools: Pools,
+    questions: list[PoolQuestion],
+    features: list[str],
+    second: SecondVector | None = None,
+    first: dict[str, Any] | None = None,
 ) -> Design:
     """Feature rows of the questions whose pool holds evidence; ``second``: append the cosine of a second
-    embedding model (an experiment: the service has no such column)."""
-    columns = [FEATURES.index(f) for f in features]
+    embedding model (an experiment: the service has no such column); ``first``: a fitted first stage
+    (with its ``features``), whose scores give the STAGE_TWO columns ``features`` may then name."""
+    known = FEATURES + STAGE_TWO if first is not None else FEATURES
+    columns = [known.index(f) for f in features]
     rows: list[list[float]] = []
     labels: list[float] = []
     starts: list[int] = []
@@ -96,6 +102,9 @@ def design(
             continue  # nothing to learn from a pool without evidence
         starts.append(len(rows))
         feats = _features(q)
+        if first is not None:
+            first_scores = forward(first, feats[:, [FEATURES.index(f) for f in first["features"]]])
+            feats = np.hstack([feats, stage_two_features(q.pool, first_scores)])
         selected = [[row[i] for i in columns] for row in feats]
         if second is not None:
             qv = second[f"question\x1f{q.conversation}\x1f{q.text}"]
@@ -164,8 +173,38 @@ def fit(
     return model
 
 
-def ranker_of(model: dict[str, Any], features: list[str]) -> LearnedRanker:
-    return parse_model({**model, "features": features}, "candidate")
+def ranker_of(model: dict[str, Any]) -> LearnedRanker:
+    return parse_model(model, "candidate")
+
+
+FIRST_STAGE = ("linear", 1e-3)
+"""The first stage of a cascade: the v1 recipe (linear, L2 1e-3)."""
+
+
+def make_model(
+    pools: Pools, questions: list[PoolQuestion], features: list[str], kind: str, l2: float, hidden: int
+) -> dict[str, Any]:
+    """The model body (format and weights, no metadata) fitted on ``questions``. ``features`` naming any
+    STAGE_TWO feature make a cascade, its stages trained in turn on the same questions: the first
+    (FIRST_STAGE over the FEATURES named), then the second (``kind``, ``l2``) over all the names, the
+    STAGE_TWO ones computed from the first stage's scores. Otherwise one stage."""
+    plain = [f for f in features if f in FEATURES]
+    if len(plain) == len(features):
+        return {
+            "format": MODEL_FORMAT,
+            "features": features,
+            **_body(fit(design(pools, questions, features), kind, l2, hidden)),
+        }
+    first = {"features": plain, **_body(fit(design(pools, questions, plain), *FIRST_STAGE))}
+    second = {
+        "features": features,
+        **_body(fit(design(pools, questions, features, first=first), kind, l2, hidden)),
+    }
+    return {"format": CASCADE_FORMAT, "stages": [first, second]}
+
+
+def _body(model: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in model.items() if k != "format"}
 
 
 def score(pools: Pools, questions: list[PoolQuestion], policy: RankingPolicy) -> Any:
@@ -189,8 +228,8 @@ def cross_validate(
     for held in conversations:
         train = [q for q in tune if q.conversation != held]
         test = [q for q in tune if q.conversation == held]
-        model = fit(design(pools, train, features), kind, l2, hidden)
-        board = score(pools, test, RankingPolicy(learned=ranker_of(model, features)))
+        model = make_model(pools, train, features, kind, l2, hidden)
+        board = score(pools, test, RankingPolicy(learned=ranker_of(model)))
         rows.extend(board.rows)
     r5 = float(np.mean([r["recall_at_5"] for c, r in rows if c in (1, 2, 3, 4)]))
     r10 = float(np.mean([r["recall_at_10"] for c, r in rows if c in (1, 2, 3, 4)]))
@@ -264,9 +303,26 @@ GRID: list[tuple[str, float, int]] = [
 ]
 
 
-NEIGHBOURS = ("neighbour_best", "neighbour_sum", "neighbour_prev", "neighbour_next")
+NEIGHBOURS = (
+    "neighbour_best",
+    "neighbour_sum",
+    "neighbour_prev",
+    "neighbour_next",
+    "session_best",
+    "stage1_neighbour_best",
+    "stage1_neighbour_sum",
+    "stage1_session_best",
+)
 ABLATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "no-neighbours": ("learned ranker without the neighbour features (conversation context off)", NEIGHBOURS),
+    "one-stage": ("learned ranker in one stage (no second stage over the first one's scores)", STAGE_TWO),
+    "v1-features": (
+        "learned ranker in one stage over the v1 features (the model shipped before)",
+        (*STAGE_TWO, "idf_overlap", "session_best", "vector_gap", "keyword_rel"),
+    ),
+    "no-neighbours": (
+        "learned ranker without the neighbour and session features (conversation context off)",
+        NEIGHBOURS,
+    ),
     "no-time-words": (
         "learned ranker without the time-words features (session-date awareness off)",
         ("time_words", "time_words_when_asked"),
@@ -282,6 +338,9 @@ ABLATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
             "time_words",
             "time_words_when_asked",
             "episodic",
+            "idf_overlap",
+            "session_best",
+            *STAGE_TWO,
         ),
     ),
 }
@@ -312,9 +371,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     pools = load_pools(args.recipe, args.pool)
-    features = args.features.split(",") if args.features else list(FEATURES)
+    features = args.features.split(",") if args.features else [*FEATURES, *STAGE_TWO]
     if args.second_vector:
         second = load_second_vector(args.second_vector)
+        features = [f for f in features if f in FEATURES]  # one stage: the direct comparison
         pure_vector_by_category(pools, second)
         for kind, l2, hidden in GRID if args.grid else GRID[:1]:
             without = cross_validate_direct(pools, features, kind, l2, hidden, None)
@@ -357,21 +417,22 @@ def train_and_write(
         results, key=lambda r: r[1].get("recall_at_5", 0) + r[1].get("recall_at_10", 0)
     )
     tune = pools.split("tune")
-    model = fit(design(pools, tune, features), kind, l2, hidden)
+    body = make_model(pools, tune, features, kind, l2, hidden)
+    form = body.pop("format")
     model = {
-        "format": MODEL_FORMAT,
+        "format": form,
         "version": VERSION,
         "licence": LICENCE,
-        "features": features,
         **({"lever": lever} if lever else {}),
-        **{k: v for k, v in model.items() if k != "format"},
+        **body,
         "training": {
             "data": "LoCoMo dev, tune split only: "
             + ", ".join(dict.fromkeys(q.conversation for q in tune))
             + f" ({len(tune)} questions with evidence, categories 1-5)",
             "pools": f"memory_search candidate pools (bench/pools.py, recipe {args.recipe}, "
             f"{args.pool} per signal)",
-            "objective": "listwise softmax over each pool (ListNet top-one), L2, full-batch Adam",
+            "objective": "listwise softmax over each pool (ListNet top-one), L2, full-batch Adam"
+            + ("; two stages trained in turn" if form == CASCADE_FORMAT else ""),
             "selection": (
                 f"leave-one-conversation-out on tune: {kind}, l2={l2}, hidden={hidden}"
                 if cv

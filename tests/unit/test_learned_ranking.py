@@ -140,7 +140,7 @@ def test_an_mlp_model_applies_tanh_between_layers() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"format": 2}, "format"),
+        ({"format": 7}, "format"),
         ({"features": ["no_such_feature"]}, "unknown features"),
         ({"mean": [0.0]}, "mean"),
         ({"scale": [1.0, 0.0]}, "scale"),
@@ -211,3 +211,101 @@ def test_the_setting_selects_the_learned_ranker_or_the_hand_set_fallback(tmp_pat
     mine = ranking_policy(Settings(ranker="learned", ranker_model=own)).learned
     assert mine is not None
     assert mine.version == "mine"
+
+
+def test_idf_overlap_weighs_a_query_word_by_its_rarity_in_the_pool() -> None:
+    # Given a pool where every turn names Maya and one also says "camping" (the query asks "camped")
+    pool = [
+        Candidate(memory=_turn("Maya: we went camping by the lake"), vector_rank=3),
+        Candidate(memory=_turn("Maya: hello there"), vector_rank=1),
+        Candidate(memory=_turn("Maya: the weather is nice"), vector_rank=2),
+    ]
+    rows = candidate_features(pool, _request("Where has Maya camped?"))
+    # Then the rare word carries the score: idf over 3 candidates (maya in all, camp in one, where and has
+    # in none)
+    idf = {w: math.log(4 / (df + 0.5)) for w, df in (("maya", 3), ("camp", 1), ("where", 0), ("has", 0))}
+    total = sum(idf.values())
+    assert _row(rows, 0)["idf_overlap"] == pytest.approx((idf["maya"] + idf["camp"]) / total)
+    assert _row(rows, 1)["idf_overlap"] == pytest.approx(idf["maya"] / total)
+    assert _row(rows, 0)["idf_overlap"] > 3 * _row(rows, 1)["idf_overlap"]
+    # a query without words of three letters or more gives 0 everywhere
+    assert (
+        candidate_features(pool, _request("is it?"))[:, FEATURES.index("idf_overlap")].tolist() == [0.0] * 3
+    )
+
+
+def test_session_and_pool_relative_features() -> None:
+    # Given two turns of one session, one of another session, and a note outside any conversation
+    a = Candidate(
+        memory=_turn("first", turn=1), vector_rank=1, vector_similarity=0.9, keyword_rank=1, keyword_score=2.0
+    )
+    b = Candidate(memory=_turn("second", turn=7), vector_rank=2, vector_similarity=0.7)
+    c = Candidate(memory=_turn("third", turn=1, session=2), keyword_rank=2, keyword_score=1.0)
+    d = Candidate(memory=_turn("loose"), vector_rank=3, vector_similarity=0.5)
+    rows = candidate_features([a, b, c, d], _request("anything"))
+    best = 1 / (RRF_K + 1) * 2
+    # session_best: the best other turn of the same session, relative to the pool's best first-stage score
+    assert _row(rows, 1)["session_best"] == pytest.approx(1.0)
+    assert _row(rows, 0)["session_best"] == pytest.approx((1 / (RRF_K + 2)) / best)
+    assert _row(rows, 2)["session_best"] == 0.0
+    assert _row(rows, 3)["session_best"] == 0.0
+    # vector_gap: similarity minus the pool's best; one the vector signal did not return counts as the lowest
+    assert [_row(rows, i)["vector_gap"] for i in range(4)] == pytest.approx([0.0, -0.2, -0.4, -0.4])
+    # keyword_rel: keyword score relative to the pool's best
+    assert _row(rows, 2)["keyword_rel"] == pytest.approx(math.log1p(1.0) / math.log1p(2.0))
+    assert _row(rows, 1)["keyword_rel"] == 0.0
+
+
+def _cascade(**second: Any) -> dict[str, Any]:
+    first = {
+        "features": ["vector_similarity"],
+        "kind": "linear",
+        "mean": [0.0],
+        "scale": [1.0],
+        "weights": [[1.0]],
+    }
+    body = {
+        "features": ["vector_similarity", "stage1_neighbour_best"],
+        "kind": "linear",
+        "mean": [0.0, 0.0],
+        "scale": [1.0, 1.0],
+        "weights": [[1.0], [10.0]],
+        **second,
+    }
+    return {"format": 2, "version": "two", "licence": "test", "stages": [first, body]}
+
+
+def test_a_two_stage_model_scores_with_the_first_stage_judgement_of_the_neighbours() -> None:
+    ranker = parse_model(_cascade(), "test")
+    # Given a question the first stage likes (similarity 0.9), its reply (0.1) and an unrelated turn (0.3)
+    question = Candidate(memory=_turn("When did you go?", turn=0), vector_rank=1, vector_similarity=0.9)
+    reply = Candidate(memory=_turn("Last May!", turn=1), vector_rank=3, vector_similarity=0.1)
+    other = Candidate(memory=_turn("Nice weather", turn=9), vector_rank=2, vector_similarity=0.3)
+    pool = [question, reply, other]
+    rows = candidate_features(pool, _request("when did they go"))
+    scores = ranker.score(rows, pool)
+    # Then the reply gets its neighbour's p = exp(0) = 1 from the first stage: 0.1 + 10·1
+    assert scores[1] == pytest.approx(0.1 + 10.0)
+    assert scores[0] == pytest.approx(0.9 + 10.0 * math.exp(0.1 - 0.9))
+    assert scores[2] == pytest.approx(0.3)
+    # and a two-stage model cannot score rows without their candidates
+    with pytest.raises(ValueError, match="candidates"):
+        ranker.score(rows)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"format": 2, "stages": []}, "two stage objects"),
+        ({"format": 2, "stages": [{}, {}, {}]}, "two stage objects"),
+        (
+            {**_cascade(), "stages": [{**_cascade()["stages"][1]}, _cascade()["stages"][1]]},
+            r"stage 1: unknown features \['stage1_neighbour_best'\]",
+        ),
+        (_cascade(weights=[[1.0]]), "weights"),
+        ({**_cascade(), "format": 3}, "this code reads 1 or 2"),
+    ],
+)
+def test_a_two_stage_model_file_that_does_not_fit_is_refused(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        parse_model(data, "test")

@@ -30,7 +30,10 @@ from hindsight.domain.ranking_features import (
     FEATURES,
     NEIGHBOUR_REACH,
     RRF_K,
+    STAGE_TWO,
+    _stem,
     candidate_features,
+    stage_two_features,
 )
 from hindsight.domain.timeparse import detect_time_intent
 
@@ -56,8 +59,18 @@ def reference_features(candidates: Sequence[Candidate], request: SearchRequest) 
             by_position[position] = max(score, by_position.get(position, 0.0))
     query_words = _words(request.text)
     asks_when = bool(_WHEN_QUESTION.search(request.text))
+    # idf over the pool of the query's stems; similarities with a missing one as the pool's lowest
+    query_stems = {_stem(w) for w in query_words}
+    held = [query_stems & {_stem(w) for w in _words(c.memory.content)} for c in candidates]
+    idf = {s: math.log((len(candidates) + 1) / (sum(s in h for h in held) + 0.5)) for s in query_stems}
+    found = [c.vector_similarity for c in candidates if c.vector_similarity is not None]
+    similarities = [
+        c.vector_similarity if c.vector_similarity is not None else min(found, default=0.0)
+        for c in candidates
+    ]
+    keyword_scores = [math.log1p(max(c.keyword_score or 0.0, 0.0)) for c in candidates]
     rows: list[list[float]] = []
-    for cand, fused in zip(candidates, first, strict=True):
+    for i, (cand, fused) in enumerate(zip(candidates, first, strict=True)):
         memory = cand.memory
         content = memory.content
         neighbours: dict[int, float] = {}
@@ -91,6 +104,21 @@ def reference_features(candidates: Sequence[Candidate], request: SearchRequest) 
                 timed if asks_when else 0.0,
                 timed,
                 1.0 if memory.layer == "episodic" else 0.0,
+                sum(idf[s] for s in held[i]) / sum(idf.values()) if query_stems else 0.0,
+                max(
+                    (
+                        first[j]
+                        for j, other in enumerate(candidates)
+                        if j != i
+                        and position is not None
+                        and other.memory.position is not None
+                        and other.memory.position[:2] == position[:2]
+                    ),
+                    default=0.0,
+                )
+                / best,
+                similarities[i] - max(similarities),
+                keyword_scores[i] / (max(keyword_scores) or 1.0),
             ]
         )
     return rows
@@ -189,7 +217,7 @@ def test_rank_candidates_returns_the_reference_order_and_scores(
     intent = detect_time_intent(query, NOW)
     hits = rank_candidates(pool, policy=policy, now=NOW, top_k=top_k, intent=intent, request=request)
     # the reference: score every candidate from the per-candidate features, sort, take top_k
-    model = ranker.score(reference_features(pool, request)) if pool else []
+    model = ranker.score(reference_features(pool, request), pool) if pool else []
     top = max(model, default=0.0)
     expected = []
     for cand, score in zip(pool, model, strict=True):
@@ -219,3 +247,49 @@ def test_rank_candidates_returns_the_reference_order_and_scores(
         cand = next(c for c in pool if c.memory.id == hit.memory.id)
         ranks = (cand.vector_rank, cand.keyword_rank, cand.entity_rank)
         assert hit.scores.rrf == reciprocal_rank_fusion(ranks, policy.rrf_k, policy.signal_weights)
+
+
+def reference_stage_two(candidates: Sequence[Candidate], scores: Sequence[float]) -> list[list[float]]:
+    """The per-candidate definition of ``STAGE_TWO``: p = exp(score − best score) of the turns around each
+    candidate (best and sum over the positions within NEIGHBOUR_REACH) and of its session's others."""
+    top = max(scores)
+    p = [math.exp(s - top) for s in scores]
+    by_position: dict[tuple[str, int, int], float] = {}
+    for cand, value in zip(candidates, p, strict=True):
+        if cand.memory.position is not None:
+            by_position[cand.memory.position] = max(value, by_position.get(cand.memory.position, 0.0))
+    rows = []
+    for i, cand in enumerate(candidates):
+        position = cand.memory.position
+        around = (
+            [
+                by_position.get((position[0], position[1], position[2] + o), 0.0)
+                for o in range(-NEIGHBOUR_REACH, NEIGHBOUR_REACH + 1)
+                if o
+            ]
+            if position is not None
+            else [0.0]
+        )
+        session = [
+            p[j]
+            for j, other in enumerate(candidates)
+            if j != i
+            and position is not None
+            and other.memory.position is not None
+            and other.memory.position[:2] == position[:2]
+        ]
+        rows.append([scores[i] - top, max(around), sum(around), max(session, default=0.0)])
+    return rows
+
+
+@settings(max_examples=200, deadline=None)
+@given(pool=_pools, scores=st.lists(st.floats(min_value=-30, max_value=30), min_size=60, max_size=60))
+def test_stage_two_features_equal_the_per_candidate_definition(
+    pool: list[Candidate], scores: list[float]
+) -> None:
+    first = np.array(scores[: len(pool)])
+    fast = stage_two_features(pool, first)
+    assert fast.shape == (len(pool), len(STAGE_TWO))
+    if pool:
+        reference = np.array(reference_stage_two(pool, list(first)))
+        assert np.max(np.abs(fast - reference)) <= 1e-9

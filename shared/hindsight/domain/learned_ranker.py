@@ -3,8 +3,11 @@
 A model is a versioned JSON file (``hindsight/domain/models/*.json``, written by
 ``bench/train_ranker.py``): the feature names it was trained on, their standardisation (mean, scale) and
 either a linear layer (``kind: "linear"``: score = w·x + b) or one hidden tanh layer before it
-(``kind: "mlp"``). Scoring is a few numpy products over the pool — no new dependency, well under a
-millisecond for a few hundred candidates.
+(``kind: "mlp"``). Format 2 holds two such stages (``stages``): the first scores the pool from
+``ranking_features.FEATURES``; the second reads those features and ``ranking_features.STAGE_TWO``, which
+are computed from the first stage's scores (its neighbours' and session's judgement), and gives the
+final score — a cascade, each stage trained in turn. Scoring is a few numpy products over the pool — no
+new dependency, well under a millisecond for a few hundred candidates.
 
 The shipped model was trained on LoCoMo (CC BY-NC 4.0), so its weights are for non-commercial use; the
 file says so in ``licence``. ``HINDSIGHT_RANKER=rrf`` selects the hand-set fusion instead
@@ -14,6 +17,7 @@ file says so in ``licence``. ``HINDSIGHT_RANKER=rrf`` selects the hand-set fusio
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -22,39 +26,69 @@ from typing import Any
 import numpy as np
 
 from hindsight.domain.errors import ConfigurationError
-from hindsight.domain.ranking_features import FEATURES
+from hindsight.domain.memory import Candidate
+from hindsight.domain.ranking_features import FEATURES, STAGE_TWO, stage_two_features
 
 MODEL_FORMAT = 1
-"""The file format this code reads (``format`` in the file)."""
-DEFAULT_MODEL = "ranker-locomo-v1.json"
+"""The one-stage file format (``format`` in the file)."""
+CASCADE_FORMAT = 2
+"""The two-stage file format: ``stages``, a list of two format-1 bodies (features … weights)."""
+DEFAULT_MODEL = "ranker-locomo-v2.json"
 """The model shipped in the package (``hindsight/domain/models/``)."""
 
 
 @dataclass(frozen=True)
-class LearnedRanker:
-    """A loaded model: ``score(rows)`` → one float per candidate (higher ranks first)."""
+class Stage:
+    """One scoring network: standardise the chosen columns, then linear layers with tanh between."""
 
-    name: str
-    version: str
-    licence: str
     columns: tuple[int, ...]
-    """Index in ``ranking_features.FEATURES`` of each model input, in the model's order."""
+    """Index of each model input in the matrix it reads (``FEATURES``, then ``STAGE_TWO`` for a second
+    stage), in the model's order."""
     mean: np.ndarray
     scale: np.ndarray
     layers: tuple[tuple[np.ndarray, np.ndarray], ...]
     """(weights, bias) per layer; tanh between layers, the last one linear to one output."""
 
-    def score(self, rows: np.ndarray | list[list[float]]) -> list[float]:
-        """Scores of feature rows (``ranking_features.candidate_features``: an (n, features) matrix), one
-        per row."""
-        if len(rows) == 0:
-            return []
-        x = (np.asarray(rows, dtype=np.float64)[:, self.columns] - self.mean) / self.scale
+    def forward(self, matrix: np.ndarray) -> np.ndarray:
+        """One score per row of ``matrix``."""
+        x = (matrix[:, self.columns] - self.mean) / self.scale
         for i, (weights, bias) in enumerate(self.layers):
             x = x @ weights + bias
             if i < len(self.layers) - 1:
                 x = np.tanh(x)
-        return [float(v) for v in x.reshape(-1)]
+        return np.asarray(x.reshape(-1))
+
+
+@dataclass(frozen=True)
+class LearnedRanker:
+    """A loaded model: ``score(rows, candidates)`` → one float per candidate (higher ranks first)."""
+
+    name: str
+    version: str
+    licence: str
+    stages: tuple[Stage, ...]
+    """One stage, or two (the second reading ``STAGE_TWO`` computed from the first's scores)."""
+
+    def score(
+        self, rows: np.ndarray | list[list[float]], candidates: Sequence[Candidate] | None = None
+    ) -> list[float]:
+        """Scores of feature rows (``ranking_features.candidate_features``: an (n, features) matrix), one
+        per row. A two-stage model also needs the candidates (in the rows' order), whose positions the
+        second stage's features read.
+
+        Raises:
+            ValueError: a two-stage model without the candidates, or not one per row.
+        """
+        if len(rows) == 0:
+            return []
+        matrix = np.asarray(rows, dtype=np.float64)
+        scores = self.stages[0].forward(matrix)
+        if len(self.stages) > 1:
+            if candidates is None or len(candidates) != len(matrix):
+                raise ValueError("a two-stage ranker needs the candidates, one per feature row")
+            matrix = np.hstack([matrix, stage_two_features(candidates, scores)])
+            scores = self.stages[1].forward(matrix)
+        return [float(v) for v in scores]
 
 
 def _array(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
@@ -67,14 +101,35 @@ def _array(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
 def parse_model(data: dict[str, Any], name: str) -> LearnedRanker:
     """A LearnedRanker from a model file's JSON. Raises ConfigurationError naming what is wrong (format,
     an unknown feature, a shape that does not fit)."""
-    if data.get("format") != MODEL_FORMAT:
-        raise ConfigurationError(f"ranker model {name}: format {data.get('format')!r}, this code reads 1")
+    if data.get("format") == MODEL_FORMAT:
+        stages: tuple[Stage, ...] = (_stage(data, name, FEATURES),)
+    elif data.get("format") == CASCADE_FORMAT:
+        bodies = data.get("stages")
+        if not isinstance(bodies, list) or len(bodies) != 2 or not all(isinstance(b, dict) for b in bodies):
+            raise ConfigurationError(f"ranker model {name}: 'stages' must be a list of two stage objects")
+        stages = (
+            _stage(bodies[0], f"{name} stage 1", FEATURES),
+            _stage(bodies[1], f"{name} stage 2", FEATURES + STAGE_TWO),
+        )
+    else:
+        raise ConfigurationError(
+            f"ranker model {name}: format {data.get('format')!r}, this code reads 1 or 2"
+        )
+    return LearnedRanker(
+        name=name,
+        version=str(data.get("version", "?")),
+        licence=str(data.get("licence", "unknown")),
+        stages=stages,
+    )
+
+
+def _stage(data: dict[str, Any], name: str, known: tuple[str, ...]) -> Stage:
     names = data.get("features")
     if not isinstance(names, list) or not names:
         raise ConfigurationError(f"ranker model {name}: 'features' must be a non-empty list")
-    unknown = [n for n in names if n not in FEATURES]
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise ConfigurationError(f"ranker model {name}: unknown features {unknown} (known: {list(FEATURES)})")
+        raise ConfigurationError(f"ranker model {name}: unknown features {unknown} (known: {list(known)})")
     width = len(names)
     mean = _array(data.get("mean"), (width,), "mean")
     scale = _array(data.get("scale"), (width,), "scale")
@@ -105,15 +160,7 @@ def parse_model(data: dict[str, Any], name: str) -> LearnedRanker:
         )
     else:
         raise ConfigurationError(f"ranker model {name}: kind {kind!r}, expected 'linear' or 'mlp'")
-    return LearnedRanker(
-        name=name,
-        version=str(data.get("version", "?")),
-        licence=str(data.get("licence", "unknown")),
-        columns=tuple(FEATURES.index(n) for n in names),
-        mean=mean,
-        scale=scale,
-        layers=tuple(layers),
-    )
+    return Stage(columns=tuple(known.index(n) for n in names), mean=mean, scale=scale, layers=tuple(layers))
 
 
 def load_ranker(path: Path | None = None) -> LearnedRanker:

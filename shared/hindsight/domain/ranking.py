@@ -228,7 +228,7 @@ def score_candidates(
     ]
     model: list[float | None]
     if policy.learned is not None and request is not None and candidates:
-        model = list(policy.learned.score(candidate_features(candidates, request)))
+        model = list(policy.learned.score(candidate_features(candidates, request), candidates))
         top = max(v for v in model if v is not None)
         relevances = [math.exp((v - top) / LEARNED_TEMPERATURE) for v in model if v is not None]
     else:

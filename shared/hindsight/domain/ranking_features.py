@@ -56,6 +56,10 @@ FEATURES: tuple[str, ...] = (
     "time_words_when_asked",
     "time_words",
     "episodic",
+    "idf_overlap",
+    "session_best",
+    "vector_gap",
+    "keyword_rel",
 )
 """What ``candidate_features`` computes, in order (the rows of its matrix):
 
@@ -72,6 +76,30 @@ FEATURES: tuple[str, ...] = (
 * ``time_words``: the content names a time (a weekday, month, year, "yesterday", "last week", …);
   ``time_words_when_asked``: the same, when the query asks when / what year / how long.
 * ``episodic``: 1 for an episodic memory, 0 for a semantic one.
+* ``idf_overlap``: the query's words found in the content, each weighted by its rarity in the pool
+  (idf = ln((n + 1) / (df + 0.5)), df counted over the n candidates; words of three letters or more, a
+  plural/-ed/-ing ending stripped): a word every candidate has (the name the query is about, which
+  brought half the pool in) counts little, the one word only the answer has counts much.
+* ``session_best``: the best ``fused_rr`` of another candidate of the same conversation and session,
+  relative to the pool's best: evidence of one answer often sits in one sitting.
+* ``vector_gap``: cosine similarity minus the pool's best (a candidate the vector signal did not return
+  gets the pool's lowest similarity); ``keyword_rel``: ``keyword_score`` relative to the pool's best.
+"""
+
+STAGE_TWO: tuple[str, ...] = (
+    "stage1_gap",
+    "stage1_neighbour_best",
+    "stage1_neighbour_sum",
+    "stage1_session_best",
+)
+"""What ``stage_two_features`` computes from a first model's scores s (a two-stage model's second stage
+reads them beside ``FEATURES``), with p = exp(s − max s) (1 for the first stage's best candidate):
+
+* ``stage1_gap``: s − max s.
+* ``stage1_neighbour_best`` / ``stage1_neighbour_sum``: the best and the summed p of the pool's turns
+  within NEIGHBOUR_REACH positions (same conversation and session): the neighbour features again, now
+  over the first model's judgement instead of the raw signal ranks.
+* ``stage1_session_best``: the best p of another candidate of the same conversation and session.
 """
 
 
@@ -83,6 +111,56 @@ Postgres integer turn and its neighbours, and ordered by group, then turn."""
 
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.casefold()) if len(w) >= 3}
+
+
+_ENDINGS = ("ing", "ed", "es", "s")
+
+
+def _stem(word: str) -> str:
+    """``word`` without a plural, -ed or -ing ending when three or more letters remain (a crude English
+    stemmer: "camping", "camped" and "camps" meet as "camp"; enough for overlap within one pool)."""
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) >= len(ending) + 4:
+            return word[: -len(ending)]
+    return word
+
+
+def _idf_overlap(query_words: set[str], documents: Sequence[set[str]]) -> np.ndarray:
+    """Per document: Σ idf of the query's stems it holds / Σ idf of the query's stems, idf over the
+    documents (see ``idf_overlap`` in FEATURES); 0 for every document when the query has no word."""
+    stems = {_stem(w) for w in query_words}
+    out = np.zeros(len(documents), dtype=np.float64)
+    if not stems or not documents:
+        return out
+    held = [stems.intersection(_stem(w) for w in doc) for doc in documents]
+    n = len(documents)
+    df = {s: 0 for s in stems}
+    for h in held:
+        for s in h:
+            df[s] += 1
+    idf = {s: math.log((n + 1) / (df[s] + 0.5)) for s in sorted(stems)}
+    total = sum(idf.values())
+    for i, h in enumerate(held):
+        out[i] = sum(idf[s] for s in sorted(h)) / total
+    return out
+
+
+def _session_best(positions: Sequence[tuple[str, int, int] | None], values: np.ndarray) -> np.ndarray:
+    """Per candidate: the best value of another candidate of its (conversation, session); 0 when none
+    or without a position."""
+    out = np.zeros(len(positions), dtype=np.float64)
+    top: dict[tuple[str, int], list[tuple[float, int]]] = {}
+    for i, position in enumerate(positions):
+        if position is not None:
+            best = top.setdefault((position[0], position[1]), [])
+            best.append((float(values[i]), i))
+            best.sort(reverse=True)
+            del best[2:]
+    for i, position in enumerate(positions):
+        if position is not None:
+            others = [v for v, j in top[(position[0], position[1])] if j != i]
+            out[i] = others[0] if others else 0.0
+    return out
 
 
 def _rr_column(ranks: np.ndarray) -> np.ndarray:
@@ -178,6 +256,36 @@ def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) 
     if asks_when:
         out[:, column["time_words_when_asked"]] = content[:, 3]
     out[:, column["episodic"]] = [c.memory.layer == "episodic" for c in candidates]
+    out[:, column["idf_overlap"]] = _idf_overlap(query_words, [_words(c.memory.content) for c in candidates])
+    positions = [c.memory.position for c in candidates]
+    out[:, column["session_best"]] = _session_best(positions, first) / best
+    similarity = np.array(
+        [np.nan if c.vector_similarity is None else c.vector_similarity for c in candidates]
+    )
+    if np.all(np.isnan(similarity)):
+        similarity[:] = 0.0
+    similarity[np.isnan(similarity)] = np.nanmin(similarity)
+    out[:, column["vector_gap"]] = similarity - similarity.max()
+    keyword = out[:, column["keyword_score"]]
+    out[:, column["keyword_rel"]] = keyword / (keyword.max() or 1.0)
+    return out
+
+
+def stage_two_features(candidates: Sequence[Candidate], first_scores: np.ndarray) -> np.ndarray:
+    """An (n, len(STAGE_TWO)) float64 matrix from a first model's scores of the candidates (same order)."""
+    n = len(candidates)
+    out = np.zeros((n, len(STAGE_TWO)), dtype=np.float64)
+    if n == 0:
+        return out
+    scores = np.asarray(first_scores, dtype=np.float64)
+    gap = scores - scores.max()
+    p = np.exp(gap)
+    positions = [c.memory.position for c in candidates]
+    neighbours = _neighbour_scores(positions, p, 1.0)
+    out[:, 0] = gap
+    out[:, 1] = neighbours.max(axis=1)
+    out[:, 2] = neighbours.sum(axis=1)
+    out[:, 3] = _session_best(positions, p)
     return out
 
 
