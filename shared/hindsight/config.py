@@ -177,6 +177,9 @@ class Settings(BaseSettings):
     recency_half_life_days: float = Field(default=30.0, gt=0, le=3650)
     frequency_saturation: float = Field(default=10.0, gt=0, le=10_000)
     inferred_penalty: float = Field(default=0.85, gt=0, le=1, description="Score factor for agent_inferred.")
+    injection_penalty: float = Field(
+        default=0.85, gt=0, le=1, description="Score factor for a returned hit labelled possible_injection."
+    )
     stale_after_days: float = Field(
         default=90.0,
         gt=0,

@@ -111,6 +111,7 @@ def ranking_policy(settings: Settings) -> RankingPolicy:
         recency_half_life=timedelta(days=settings.recency_half_life_days),
         frequency_saturation=settings.frequency_saturation,
         inferred_penalty=settings.inferred_penalty,
+        injection_penalty=settings.injection_penalty,
         stale_after=timedelta(days=settings.stale_after_days),
     )
 

@@ -18,7 +18,9 @@
    questions are as often about old events as about new ones.
 3. Importance: final = w·layer_score + (1 − w)·importance with w = 0.7 (the seeds' 0.7·similarity +
    0.3·importance).
-4. Trust: ``agent_inferred`` memories are multiplied by ``inferred_penalty`` and labelled; failed
+4. Trust: ``agent_inferred`` memories are multiplied by ``inferred_penalty`` and labelled; returned hits
+   labelled ``possible_injection`` are multiplied by ``injection_penalty`` and re-ordered within the
+   page (``demote_injections``); failed
    episodes are labelled (never hidden: "this approach failed before" is the point); semantic facts
    not verified for ``stale_after`` are labelled possibly stale; text that reads like instructions to
    the model is labelled ``possible_injection`` (``domain.injection``; labels are computed for the
@@ -92,6 +94,8 @@ class RankingPolicy:
     frequency_saturation: float = 10.0
     """Access count at which the frequency signal reaches 1 − 1/e."""
     inferred_penalty: float = 0.85
+    injection_penalty: float = 0.85
+    """Score factor for a returned hit labelled possible_injection (``demote_injections``)."""
     stale_after: timedelta = timedelta(days=90)
     signal_weights: tuple[float, float, float] = DEFAULT_SIGNAL_WEIGHTS
     """Weighted RRF: how much the vector, keyword and entity ranks count (1, 1, 1 is plain RRF)."""
@@ -254,6 +258,28 @@ def score_candidates(
     return scored
 
 
+def demote_injections(hits: Sequence[SearchHit], policy: RankingPolicy, window: int) -> list[SearchHit]:
+    """The hits with those of the first ``window`` labelled ``possible_injection`` scored ×
+    ``policy.injection_penalty`` and the window re-sorted by final score (stable; hits past the window keep
+    their place). Scraped text that orders the model about reads, to a ranker, much like the user's own
+    statement it imitates; this keeps it below an equally relevant statement. Only the returned window is
+    re-ordered because the detector runs on returned hits only (about 1 ms per 400 characters: too slow
+    for a 300-candidate pool), so a flagged memory can fall within the page, never out of it."""
+    head = [
+        h.model_copy(
+            update={
+                "scores": h.scores.model_copy(update={"final": h.scores.final * policy.injection_penalty})
+            }
+        )
+        if FLAG_INJECTION in h.flags
+        else h
+        for h in hits[:window]
+    ]
+    if head == list(hits[:window]):
+        return list(hits)
+    return sorted(head, key=lambda h: -h.scores.final) + list(hits[window:])
+
+
 def rank_candidates(
     candidates: Sequence[Candidate],
     *,
@@ -279,4 +305,4 @@ def rank_candidates(
                 "rank_candidates needs full memories: use score_candidates and ScoredCandidate.hit"
             )
         hits.append(s.hit(memory, now, policy))
-    return hits
+    return demote_injections(hits, policy, top_k)

@@ -35,7 +35,7 @@ from hindsight.domain.memory import (
     SearchRequest,
     StoredMemory,
 )
-from hindsight.domain.ranking import RankingPolicy, ScoredCandidate, score_candidates
+from hindsight.domain.ranking import RankingPolicy, ScoredCandidate, demote_injections, score_candidates
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
 from hindsight.domain.timetravel import PointInTime, at_point, point_of, search_statuses
@@ -188,7 +188,7 @@ class Recall:
             candidates, policy=self._policy, now=request.now, intent=request.time_intent, request=request
         )
         top = max(request.top_k, self._rerank_top_n) if self._reranker else request.top_k
-        hits = await self._hits(scope, request, scored[:top])
+        hits = demote_injections(await self._hits(scope, request, scored[:top]), self._policy, request.top_k)
         if self._reranker is not None and hits:
             hits = (await self._rerank(self._reranker, request.text, hits))[: request.top_k]
         if request.include_related and hits:
@@ -219,7 +219,7 @@ class Recall:
         scored = score_candidates(
             candidates, policy=self._policy, now=request.now, intent=request.time_intent, request=request
         )
-        ranked = await self._hits(scope, request, scored)
+        ranked = demote_injections(await self._hits(scope, request, scored), self._policy, request.top_k)
         by_id = {c.memory.id: c for c in candidates}
         rows = [
             TraceRow(
