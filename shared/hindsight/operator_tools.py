@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from uuid import UUID
 
 from hindsight.config import Settings
 from hindsight.factories import make_embedder, make_redactor
@@ -15,6 +16,7 @@ if TYPE_CHECKING:  # the use cases are imported when the tools are built, not wi
     from hindsight.usecases.ingest import Ingest
     from hindsight.usecases.inspect import InspectAgent
     from hindsight.usecases.reembed import Reembed
+    from hindsight.usecases.remember import ProcessedIds
 
 
 @dataclass(frozen=True)
@@ -70,12 +72,23 @@ def operator_tools(container: Container) -> OperatorTools:
         import_=ImportMemories(archive, container.embedder),
         # an operator's import is not an agent's call: no rate limit on its items
         ingest=Ingest(
-            RememberBatch(container.remember) if container.remember is not None else None,
+            RememberBatch(container.remember, processed=_processed_ids(container))
+            if container.remember is not None
+            else None,
             container.store_memories,
             container.clock,
             make_redactor(settings),
         ),
     )
+
+
+def _processed_ids(container: Container) -> ProcessedIds:
+    """The ids among a tenant's write jobs that the worker has processed (``RememberBatch``)."""
+
+    async def processed(tenant_id: str, ids: list[UUID]) -> set[UUID]:
+        return set(await container.writer.write_results(tenant_id, ids))
+
+    return processed
 
 
 def make_reembed(container: Container, target: Settings) -> Reembed:

@@ -333,3 +333,47 @@ def test_a_second_redis_is_never_started_on_a_folder_whose_redis_is_in_use(tmp_p
     finally:
         first.stop()
     start_redis(tmp_path / "redis").stop()  # stopped cleanly: the folder is free again
+
+
+def test_a_second_run_on_the_same_folder_is_refused_and_leaves_the_first_stack_alone(
+    tmp_path: Path, shared_redis: LocalRedis
+) -> None:
+    """A second ``hindsight run`` (a second ``make run`` in the same checkout) used to start its own SQS
+    emulator and rewrite ``hindsight.env`` to point at it; once it stopped, the first stack's CLI talked
+    to a dead emulator. It is refused, naming the running stack and how to stop it, and touches nothing.
+    Both use a Redis that is already running (as `make run` uses one on 6379): the case where the second
+    stack used to start."""
+    data_dir = tmp_path / "data"
+    redis_url = shared_redis.url
+    run = Run.start(data_dir, redis_url)
+    try:
+        services = run.services()
+        env_before = (data_dir / "hindsight.env").read_text()
+        second = subprocess.Popen(
+            [str(HINDSIGHT), "run", "--data-dir", str(data_dir), "--redis-url", redis_url, "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "HINDSIGHT_EMBEDDER": "hash", "COLUMNS": "400"},
+            start_new_session=True,
+        )
+        try:
+            out, err = second.communicate(timeout=START_TIMEOUT_S)
+        except subprocess.TimeoutExpired:  # the old code: it starts and serves
+            os.killpg(second.pid, signal.SIGINT)
+            second.communicate(timeout=STOP_TIMEOUT_S)
+            pytest.fail("a second hindsight run on the same data folder started")
+        assert second.returncode == 3, out + err
+        assert f"pid {run.process.pid}" in err, err
+        assert run.url in err, err
+        assert f"kill {run.process.pid}" in err, err
+        assert "Traceback" not in out + err
+        assert (data_dir / "hindsight.env").read_text() == env_before
+        ids = asyncio.run(_write(run.url, run.token, _contents(3, "second-run")))
+        statuses = _wait_all_done(run.url, run.token, ids)  # the first stack still works
+        code = run.stop(signal.SIGINT)
+    finally:
+        run.kill()
+    assert all(s in DONE for s in statuses.values()), statuses
+    _assert_clean_exit(code, run)
+    _assert_gone(services, run)

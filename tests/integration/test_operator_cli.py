@@ -391,6 +391,120 @@ def test_ingest_a_locomo_file_through_the_queue_is_idempotent(
     assert top["layer"] == "episodic"
 
 
+def test_a_point_in_time_search_shows_status_now_and_superseded_by(
+    cli: Any, stack: LocalStack, tenant: str
+) -> None:
+    berlin, lisbon = _store(
+        stack,
+        tenant,
+        [
+            (
+                "default",
+                MemoryDraft(
+                    content="Office location: the team works from the Berlin office",
+                    key="team.office",
+                    occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
+                ),
+            ),
+            (
+                "default",
+                MemoryDraft(
+                    content="Office location: the team works from the Lisbon office",
+                    key="team.office",
+                    occurred_at=datetime(2026, 3, 1, tzinfo=UTC),
+                ),
+            ),
+        ],
+    )
+    query = ("search", "where does the team work?", "--tenant", tenant, "--valid-at", "2026-02")
+    found = cli(*query, "--json")
+    assert found.exit_code == 0, found.output
+    (hit,) = [h for h in json.loads(found.stdout) if h["id"] == str(berlin)]
+    assert (hit["status"], hit["status_now"], hit["superseded_by"]) == ("active", "superseded", str(lisbon))
+    assert (hit["valid_from"], hit["valid_to"]) == ("2026-01-01T00:00:00+00:00", "2026-03-01T00:00:00+00:00")
+    table = cli(*query)
+    assert table.exit_code == 0, table.output
+    assert f"active (now superseded by …{str(lisbon)[-8:]})" in table.stdout
+    today = json.loads(cli("search", "where does the team work?", "--tenant", tenant, "--json").stdout)
+    assert [(h["id"], h["status_now"], h["superseded_by"]) for h in today] == [(str(lisbon), None, None)]
+
+
+def _queued_messages(stack: LocalStack) -> int:
+    """Messages on the write queues (both lanes), visible or in flight."""
+    assert stack.queues is not None
+    client = stack.sqs_client()
+    total = 0
+    for url in (stack.queues.writes, stack.queues.bulk):
+        attrs = client.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+        total += sum(
+            int(attrs.get(name, 0))
+            for name in (
+                "ApproximateNumberOfMessages",
+                "ApproximateNumberOfMessagesNotVisible",
+                "ApproximateNumberOfMessagesDelayed",
+            )
+        )
+    return total
+
+
+def test_a_re_ingest_with_wait_leaves_nothing_of_its_own_on_the_queue(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path, poller: SqsPoller
+) -> None:
+    """--wait waited for the jobs' results; on a re-ingest those exist already, so it returned while the
+    duplicates it had just queued were still on the queue. Items processed before are not queued again."""
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(LOCOMO))
+    drainer = _drain_in_background(poller)
+    next(drainer)
+    try:
+        first = cli("ingest", str(path), "--tenant", tenant, "--wait", "--json")
+    finally:
+        next(drainer, None)
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout)["queued"] == 3
+    before = _queued_messages(stack)  # no poller runs from here on
+    again = cli("ingest", str(path), "--tenant", tenant, "--wait")
+    assert again.exit_code == 0, again.output
+    assert _queued_messages(stack) == before  # nothing left queued behind --wait
+    assert "3 stored (3 processed by an earlier run: not queued again)" in again.stdout
+    report = json.loads(cli("ingest", str(path), "--tenant", tenant, "--json").stdout)
+    assert (report["queued"], report["already_processed"]) == (0, 3)
+
+
+def test_a_bad_file_lists_every_bad_line_names_the_file_and_the_format_and_ingests_nothing(
+    cli: Any, tenant: str, tmp_path: Path
+) -> None:
+    bad = tmp_path / "notes.jsonl"
+    bad.write_text(
+        '{"content": "Unique marker orchid-7 is fine"}\n'
+        '{"content": "x", "layer": "weird"}\n'
+        '{"content": "unterminated"\n'
+        '{"content": "Unique marker orchid-8 is fine too"}\n'
+    )
+    failed = cli("ingest", str(bad), "--tenant", tenant, "--direct")
+    assert failed.exit_code == 1, failed.output
+    assert failed.exception is None or isinstance(failed.exception, SystemExit)  # no traceback
+    assert str(bad) in failed.output
+    assert "2 bad line(s)" in failed.output
+    assert "line 2: layer" in failed.output
+    assert "line 3: not JSON at column" in failed.output
+    assert "nothing was ingested" in failed.output
+    assert "expected: JSON Lines" in failed.output
+    assert _search(cli, tenant, "orchid-7 orchid-8") == []  # the good lines were not stored either
+
+    # A JSON Lines file read as LoCoMo: the position, the format expected, never a JSONDecodeError.
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"content": "a"}\n{"content": "b"}\n')
+    wrong = cli("ingest", str(good), "--tenant", tenant, "--format", "locomo")
+    assert wrong.exit_code == 1, wrong.output
+    assert wrong.exception is None or isinstance(wrong.exception, SystemExit), wrong.exception
+    assert "JSONDecodeError" not in wrong.output
+    assert f"{good}: 1 bad record(s) (read as LoCoMo)" in wrong.output
+    assert "line 2, column 1" in wrong.output
+    assert "--format jsonl" in wrong.output
+    assert "expected: LoCoMo: one JSON array of conversations" in wrong.output
+
+
 def test_ingest_jsonl_directly_and_report_a_bad_line(cli: Any, tenant: str, tmp_path: Path) -> None:
     good = tmp_path / "notes.jsonl"
     good.write_text(

@@ -264,11 +264,9 @@ def test_changes_and_task_reports_use_the_same_parser() -> None:
 
 def test_an_import_file_line_with_a_numeric_time_is_refused_naming_line_and_field() -> None:
     lines = ['{"content": "ok", "occurred_at": "2026-11"}', '{"content": "bad", "occurred_at": "1700000000"}']
-    items = items_from_jsonl(lines)
-    first = next(items)
-    assert first.draft.occurred_at == datetime(2026, 11, 1, tzinfo=UTC)
+    assert items_from_jsonl(lines[:1])[0].draft.occurred_at == datetime(2026, 11, 1, tzinfo=UTC)
     with pytest.raises(InvalidInput) as caught:
-        next(items)
+        items_from_jsonl(lines)
     assert caught.value.field == "line 2: occurred_at"
     assert "Unix timestamp" in str(caught.value)
 

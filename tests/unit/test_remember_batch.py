@@ -147,3 +147,25 @@ async def test_a_full_batch_records_its_jobs_a_few_at_a_time() -> None:
     # connection per item of the batch)
     assert len(operations.recorded) == MAX_BATCH_ITEMS
     assert 1 < operations.most <= RECORD_CONCURRENCY
+
+
+async def test_with_processed_a_write_the_worker_already_processed_is_answered_not_queued_again() -> None:
+    # Given a re-ingest: the first item's job has a result already (``hindsight ingest`` asks the store)
+    queue = ListQueue()
+    done_id = job_id("acme", "importer", "turn-0")
+    asked: list[list[object]] = []
+
+    async def processed(tenant_id: str, ids: list[object]) -> set[object]:
+        asked.append(ids)
+        return {done_id} if tenant_id == "acme" else set()
+
+    outcomes = await RememberBatch(Remember(queue, FixedClock()), processed=processed)(  # type: ignore[arg-type]
+        ALICE, "importer", _items("a", "b")
+    )
+    # Then it is acknowledged with its id and not sent to the queue; the other one is queued
+    assert [(o.ack.id if o.ack else None, o.processed_before) for o in outcomes] == [
+        (done_id, True),
+        (job_id("acme", "importer", "turn-1"), False),
+    ]
+    assert [j.draft.content for j in queue.jobs] == ["b"]
+    assert len(asked) == 1

@@ -111,44 +111,64 @@ def import_(
 
 
 def ingest(
-    file: Annotated[Path, typer.Argument(help="JSON Lines of memory writes, or a LoCoMo-format JSON file.")],
+    file: Annotated[
+        Path,
+        typer.Argument(help="JSON Lines of memory writes, or a LoCoMo-format JSON file.", show_default=False),
+    ],
     tenant: Tenant = DEFAULT_TENANT,
     agent: Annotated[
         str | None, typer.Option(help="Agent (default: 'default'; LoCoMo: each sample_id).")
     ] = None,
-    file_format: Annotated[str, typer.Option("--format", help="auto, jsonl or locomo.")] = "auto",
+    file_format: Annotated[
+        str,
+        typer.Option(
+            "--format", help="auto (a file starting with '[' is LoCoMo, else JSON Lines), jsonl or locomo."
+        ),
+    ] = "auto",
     direct: Annotated[
         bool,
         typer.Option(help="Embed and store in this process instead of through the queue (bulk loads)."),
     ] = False,
     wait: Annotated[
-        bool, typer.Option(help="Queue mode: wait until the worker has stored everything.")
+        bool,
+        typer.Option(
+            help="Queue mode: wait until every job this run queued has been processed by the worker."
+        ),
     ] = False,
     batch_size: Annotated[int, typer.Option(min=1, max=1000, help="Direct mode: memories per batch.")] = 64,
     data_dir: DataDir = None,
     as_json: JsonOut = False,
 ) -> None:
     """Write many memories from a file with a progress bar. Queue mode (default) goes through the same
-    path as an agent's memory_write; --direct embeds in big batches here, several times faster."""
-    from hindsight.domain.interchange import detect_format, items_from_jsonl, items_from_locomo
+    path as an agent's memory_write; --direct embeds in big batches here, several times faster.
 
-    if not file.exists():
-        err_console.print(f"[red]error:[/] {file}: no such file")
-        raise typer.Exit(1)
+    All or nothing: the whole file is checked before anything is written. If any line (JSON Lines) or
+    turn (LoCoMo) is bad, every bad one is listed with its line number or place and nothing is ingested
+    (exit 1). JSON Lines: one JSON object per line with at least "content" and any other memory_write
+    field, plus agent_id, idempotency_key, valid_from, valid_to; blank lines and # comments are skipped.
+
+    Ingesting a file again stores nothing twice (each item's idempotency key: its own, the LoCoMo turn
+    id, or a hash of the line); items already processed are not queued again (already_processed). With
+    --wait, the command returns once every job it queued has a result; a job an earlier run queued and
+    the worker has not processed yet is queued again, and --wait returns once either copy is processed
+    (the other then stores nothing).
+    """
+    from hindsight.domain.interchange import EXPECTED, Format, InvalidFile, detect_format, read_items
+
     if file_format not in ("auto", "jsonl", "locomo"):
         err_console.print("[red]error:[/] --format must be auto, jsonl or locomo")
         raise typer.Exit(2)
-    text = file.read_text(encoding="utf-8")
-    kind = detect_format(text[:100]) if file_format == "auto" else file_format
+    text = _read_text(file)
+    kind: Format = detect_format(text[:100]) if file_format == "auto" else file_format  # type: ignore[assignment]
+    try:
+        items = read_items(text, kind, agent)
+    except InvalidFile as exc:
+        _print_invalid_file(file, exc, EXPECTED[kind])
+        raise typer.Exit(1) from None
 
     async def body(container: Any) -> Any:
         from hindsight.operator_tools import operator_tools
 
-        items = list(
-            items_from_locomo(json.loads(text), agent)
-            if kind == "locomo"
-            else items_from_jsonl(text.splitlines())
-        )
         tools = operator_tools(container)
         mode: Literal["queue", "direct"] = "direct" if direct else "queue"
         with progress_bar() as progress:
@@ -170,12 +190,58 @@ def ingest(
         print(report.model_dump_json(exclude={"ids"}))
     else:
         detail = ", ".join(f"{n} {k}" for k, n in report.outcomes.items()) or f"{report.queued} queued"
+        if report.already_processed:
+            detail += f" ({report.already_processed} processed by an earlier run: not queued again)"
         console.print(f"ingested {report.items} items from {file.name} ({kind}, {report.mode}): {detail}")
     if report.failed:
         for failure in report.failures[:20]:
             err_console.print(f"[red]not queued:[/] item {failure}")
         err_console.print(f"[red]error:[/] {report.failed} items not queued (retry: their ids stay the same)")
         raise typer.Exit(1)
+
+
+SHOWN_PROBLEMS = 50
+"""Bad lines listed on the terminal when a file is refused (the count says how many more)."""
+
+
+def _read_text(file: Path) -> str:
+    """The file as UTF-8 text; a clear error and exit 1 when it cannot be read or is not UTF-8."""
+    try:
+        raw = file.read_bytes()
+    except FileNotFoundError:
+        err_console.print(f"error: {file}: no such file", markup=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except OSError as exc:
+        err_console.print(
+            f"error: {file}: cannot read it: {exc.strerror or exc}", markup=False, soft_wrap=True
+        )
+        raise typer.Exit(1) from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        err_console.print(
+            f"error: {file}: line {line} (byte {exc.start}): not UTF-8 text; nothing was ingested",
+            markup=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(1) from None
+
+
+def _print_invalid_file(file: Path, exc: Any, expected: str) -> None:
+    """Every problem of a refused file (the first SHOWN_PROBLEMS), and what the format looks like."""
+    records = "line(s)" if exc.format == "jsonl" else "record(s)"
+    name = "JSON Lines" if exc.format == "jsonl" else "LoCoMo"
+    err_console.print(
+        f"error: {file}: {exc.count} bad {records} (read as {name}); nothing was ingested",
+        markup=False,
+        soft_wrap=True,
+    )
+    for problem in exc.problems[:SHOWN_PROBLEMS]:
+        err_console.print(f"  {problem}", markup=False, highlight=False, soft_wrap=True)
+    if exc.count > SHOWN_PROBLEMS:
+        err_console.print(f"  … and {exc.count - SHOWN_PROBLEMS} more", markup=False)
+    err_console.print(f"expected: {expected}", markup=False, highlight=False, soft_wrap=True)
 
 
 async def _wait_stored(container: Any, tenant: str, report: Any, progress: Progress) -> Any:

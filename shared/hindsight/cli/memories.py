@@ -33,6 +33,15 @@ def _sid(value: object) -> str:
     return "…" + str(value)[-8:]
 
 
+def _status(memory: Any) -> str:
+    """'active', or 'active (now superseded by …1a2b3c4d)': its status then, today's when it differs."""
+    now = memory.status_now
+    successor = f" by {_sid(memory.superseded_by)}" if memory.superseded_by else ""
+    if now is not None and now != memory.status:
+        return f"{memory.status} (now {now}{successor})"
+    return f"{memory.status}{successor}"
+
+
 def write(
     content: Annotated[str, typer.Argument(help="What to remember.")],
     tenant: Tenant = DEFAULT_TENANT,
@@ -137,7 +146,9 @@ def search(
 ) -> None:
     """Search like memory_search and show every hit's per-signal scores. An operator's search is not
     counted as a recall (access counts are left alone). ``--as-of``, ``--valid-at`` and ``--known-at``
-    take the ISO forms memory_search takes (a partial date means its last instant)."""
+    take the ISO forms memory_search takes (a partial date means its last instant); with the last two,
+    each hit shows its status then and, when it changed since, today's (status_now) and the memory that
+    superseded it (superseded_by)."""
     from pydantic import TypeAdapter, ValidationError
 
     from hindsight.domain.isotime import AsOfTime
@@ -174,6 +185,10 @@ def search(
                     "content": h.memory.content,
                     "layer": h.memory.layer,
                     "status": h.memory.status,
+                    "status_now": h.memory.status_now,
+                    "superseded_by": h.memory.superseded_by and str(h.memory.superseded_by),
+                    "valid_from": h.memory.valid_from and h.memory.valid_from.isoformat(),
+                    "valid_to": h.memory.valid_to and h.memory.valid_to.isoformat(),
                     "scores": h.scores.model_dump(),
                     "flags": h.flags,
                 }
@@ -190,6 +205,13 @@ def search(
     )
     table.add_column("rank id", no_wrap=True, min_width=12)
     table.add_column("layer", no_wrap=True, min_width=8)
+    # A point-in-time search (or one asking for other statuses) shows each hit's status then, and today's
+    # with its successor when it changed since (``status_now``, ``superseded_by``).
+    show_status = bool(valid_at or known_at or status) or any(
+        h.memory.status_now or h.memory.superseded_by or h.memory.status != "active" for h in hits
+    )
+    if show_status:
+        table.add_column("status (now)", no_wrap=True, min_width=12)
     table.add_column("content", no_wrap=True, overflow="ellipsis", max_width=30)
     for name in ("vector", "keyword", "entity", "rrf", "relev", "time", "freq", "imp", "final"):
         table.add_column(
@@ -201,6 +223,7 @@ def search(
         table.add_row(
             f"{rank:>2} {_sid(h.memory.id)}",
             h.memory.layer,
+            *([_status(h.memory)] if show_status else []),
             " ".join(h.memory.content.split()),
             _fmt(s.vector, 2),
             _fmt(s.keyword, 2),

@@ -31,7 +31,9 @@ def run(
         typer.Option(help="With --emulator localstack: a Python ≥ 3.13 with localstack-core installed."),
     ] = ".venv-localstack/bin/python",
 ) -> None:
-    """Start the local stack and serve the MCP URL until Ctrl-C or SIGTERM (both stop it cleanly: exit 0)."""
+    """Start the local stack and serve the MCP URL until Ctrl-C or SIGTERM (both stop it cleanly: exit 0).
+    One stack per data folder: while one runs, another on the same folder is refused (exit 3), naming it."""
+    from hindsight.local.run_lock import StackAlreadyRunning
     from hindsight.local.serve import run_local
     from hindsight.logs import configure_json_log_file, configure_local_logging
 
@@ -56,7 +58,7 @@ def run(
             console=console,
             localstack_python=localstack_python if emulator == "localstack" else None,
         )
-    except (ConfigurationError, Unavailable) as exc:
+    except (ConfigurationError, Unavailable, StackAlreadyRunning) as exc:
         err_console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(3) from None
     except KeyboardInterrupt:  # a second Ctrl-C/SIGTERM cut the startup short; the services are stopped

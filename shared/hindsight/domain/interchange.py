@@ -2,8 +2,9 @@
 (Maharana et al., ACL 2024: a list of conversations with ``session_<n>`` turn lists and
 ``session_<n>_date_time`` dates). Pure parsing: the caller reads the file.
 
-Every item gets an idempotency key (its own, the LoCoMo turn id, or a hash of the line), so ingesting a
-file twice stores nothing twice.
+A file is read whole before anything is written: every bad line or record is reported (``InvalidFile``,
+with where it is) and none of the file is ingested. Every item gets an idempotency key (its own, the
+LoCoMo turn id, or a hash of the line), so ingesting a file twice stores nothing twice.
 """
 
 from __future__ import annotations
@@ -11,19 +12,21 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from hindsight.domain.errors import InvalidInput
+from hindsight.domain.limits import AgentId
 from hindsight.domain.memory import MemoryDraft
 
 Format = Literal["jsonl", "locomo"]
 _SESSION = re.compile(r"^session_(\d+)$")
 _AGENT_UNSAFE = re.compile(r"[^A-Za-z0-9_.:@-]+")
+_AGENT_ID: TypeAdapter[str] = TypeAdapter(AgentId)
 
 
 @dataclass(frozen=True)
@@ -36,9 +39,84 @@ class IngestItem:
     origin: str
 
 
+EXPECTED: dict[Format, str] = {
+    "jsonl": (
+        'JSON Lines: one JSON object per line with at least "content" and any other memory_write field '
+        "(layer, key, occurred_at, tags, …, plus agent_id, idempotency_key, valid_from, valid_to); blank "
+        "lines and lines starting with # are skipped"
+    ),
+    "locomo": (
+        'LoCoMo: one JSON array of conversations, each {"sample_id": …, "conversation": '
+        '{"session_<n>": [{"speaker": …, "dia_id": …, "text": …}, …], '
+        '"session_<n>_date_time": "1:56 pm on 8 May, 2023"}}'
+    ),
+}
+"""What each format looks like, for error messages and ``--help``."""
+MAX_PROBLEMS = 1_000
+"""Problems kept (with where they are) when a file is refused; the rest are only counted."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad record: where it is ("line 3", "conv-26 session_2 turn 4 (D2:4)") and what is wrong."""
+
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+class InvalidFile(InvalidInput):
+    """A file ``hindsight ingest`` refuses as a whole: ``problems`` (at most MAX_PROBLEMS, in file order)
+    of ``count`` bad records, and the ``format`` it was read as (``EXPECTED[format]`` says what that
+    is). ``field`` names the first problem's place."""
+
+    def __init__(self, file_format: Format, problems: list[Problem], count: int | None = None) -> None:
+        self.format = file_format
+        self.problems = problems[:MAX_PROBLEMS]
+        self.count = len(problems) if count is None else count
+        first = problems[0]
+        more = f" (and {self.count - 1} more)" if self.count > 1 else ""
+        super().__init__(first.where, f"{first.message}{more}")
+
+
+class _Problems:
+    """Collects problems: every one counted, the first MAX_PROBLEMS kept."""
+
+    def __init__(self) -> None:
+        self.kept: list[Problem] = []
+        self.count = 0
+
+    def add(self, where: str, message: str) -> None:
+        self.count += 1
+        if len(self.kept) < MAX_PROBLEMS:
+            self.kept.append(Problem(where, message))
+
+    def raise_if_any(self, file_format: Format) -> None:
+        if self.count:
+            raise InvalidFile(file_format, self.kept, self.count)
+
+
 def detect_format(head: str) -> Format:
     """``locomo`` when the file is one JSON array, else ``jsonl``."""
     return "locomo" if head.lstrip().startswith("[") else "jsonl"
+
+
+def read_items(text: str, file_format: Format, agent_id: str | None = None) -> list[IngestItem]:
+    """Every item of a file's text, or nothing: the whole file is checked first. Raises InvalidFile
+    listing every bad line (JSON Lines) or record (LoCoMo) with where it is."""
+    if file_format == "jsonl":
+        return items_from_jsonl(text.splitlines())
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        hint = ""
+        if exc.msg == "Extra data" and exc.lineno > 1 and detect_format(text[:100]) == "jsonl":
+            hint = " (this looks like JSON Lines: use --format jsonl or auto)"
+        where = f"line {exc.lineno}, column {exc.colno} (character {exc.pos})"
+        raise InvalidFile("locomo", [Problem(where, f"not JSON: {exc.msg}{hint}")]) from None
+    return items_from_locomo(data, agent_id)
 
 
 def _line_key(agent_id: str | None, payload: dict[str, Any]) -> str:
@@ -46,28 +124,51 @@ def _line_key(agent_id: str | None, payload: dict[str, Any]) -> str:
     return "ingest:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:40]
 
 
-def items_from_jsonl(lines: Iterable[str]) -> Iterator[IngestItem]:
+def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
+    """(dotted field, message) of a validation error's first entry."""
+    err = exc.errors()[0]
+    field = ".".join(str(p) for p in err["loc"])
+    return (f"{prefix}{field}" if field else prefix.rstrip(": ")), err["msg"]
+
+
+def items_from_jsonl(lines: Iterable[str]) -> list[IngestItem]:
     """One ``memory_write``-shaped object per line (``content`` required; ``agent_id`` optional; blank
-    lines and ``#`` comments skipped). Raises InvalidInput naming the line and the field."""
+    lines and ``#`` comments skipped). Every line is checked: raises InvalidFile naming each bad line,
+    and the field (or the column of a JSON syntax error)."""
+    items: list[IngestItem] = []
+    problems = _Problems()
     for number, line in enumerate(lines, start=1):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
+        where = f"line {number}"
         try:
             payload = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise InvalidInput(f"line {number}", f"not JSON: {exc.msg}") from None
+            column = exc.colno + len(line) - len(line.lstrip())
+            problems.add(where, f"not JSON at column {column}: {exc.msg}")
+            continue
         if not isinstance(payload, dict):
-            raise InvalidInput(f"line {number}", "expected a JSON object with at least 'content'")
+            problems.add(
+                where, f"expected a JSON object with at least 'content', not {type(payload).__name__}"
+            )
+            continue
         agent_id = payload.pop("agent_id", None)
+        if agent_id is not None:
+            try:
+                agent_id = _AGENT_ID.validate_python(agent_id)
+            except ValidationError as exc:
+                problems.add(f"{where}: agent_id", exc.errors()[0]["msg"])
+                continue
         payload.setdefault("idempotency_key", _line_key(agent_id, payload))
         try:
             draft = MemoryDraft.model_validate(payload)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or "line"
-            raise InvalidInput(f"line {number}: {field}", err["msg"]) from None
-        yield IngestItem(draft=draft, agent_id=agent_id, origin=f"line {number}")
+            problems.add(*_first_error(exc, f"{where}: "))
+            continue
+        items.append(IngestItem(draft=draft, agent_id=agent_id, origin=where))
+    problems.raise_if_any("jsonl")
+    return items
 
 
 def _locomo_date(text: str) -> datetime:
@@ -75,39 +176,72 @@ def _locomo_date(text: str) -> datetime:
     return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
 
 
-def items_from_locomo(data: Any, agent_id: str | None = None) -> Iterator[IngestItem]:
+def items_from_locomo(data: Any, agent_id: str | None = None) -> list[IngestItem]:
     """Every dialogue turn as an episodic memory: "<speaker>: <text>" (plus the image caption), at the
     session's date, the speaker as an entity, sample/dialogue ids in metadata, and its place in the
     conversation (conversation_id = sample id, session_index, turn_index within the session, session_at).
-    Each conversation goes to the agent named by its ``sample_id`` unless ``agent_id`` is given. Raises
-    InvalidInput on a file that is not LoCoMo-shaped."""
+    Each conversation goes to the agent named by its ``sample_id`` unless ``agent_id`` is given. Every
+    record is checked: raises InvalidFile naming each conversation, session or turn that is not
+    LoCoMo-shaped."""
     if not isinstance(data, list):
-        raise InvalidInput("file", "a LoCoMo file is a JSON array of conversations")
+        raise InvalidFile(
+            "locomo", [Problem("file", f"a JSON array of conversations, not {type(data).__name__}")]
+        )
+    items: list[IngestItem] = []
+    problems = _Problems()
     for index, sample in enumerate(data):
         conv = sample.get("conversation") if isinstance(sample, dict) else None
         if not isinstance(conv, dict):
-            raise InvalidInput(f"conversation {index}", "no 'conversation' object: not a LoCoMo file")
+            problems.add(f"conversation {index}", "no 'conversation' object")
+            continue
         sample_id = str(sample.get("sample_id") or f"conv-{index}")
         agent = agent_id or _AGENT_UNSAFE.sub("-", sample_id)[:64]
         sessions = sorted((int(m.group(1)), key) for key in conv if (m := _SESSION.match(key)))
         for number, key in sessions:
             try:
                 when = _locomo_date(conv[f"{key}_date_time"])
-            except (KeyError, ValueError) as exc:
-                raise InvalidInput(f"{sample_id} {key}", f"unreadable session date: {exc}") from None
-            for position, turn in enumerate(conv[key]):
+            except KeyError:
+                problems.add(f"{sample_id} {key}", f"no '{key}_date_time'")
+                continue
+            except (TypeError, ValueError, AttributeError):
+                problems.add(
+                    f"{sample_id} {key}_date_time",
+                    f"unreadable session date {conv[f'{key}_date_time']!r} "
+                    "(expected like '1:56 pm on 8 May, 2023')",
+                )
+                continue
+            turns = conv[key]
+            if not isinstance(turns, list):
+                problems.add(f"{sample_id} {key}", f"a list of turns, not {type(turns).__name__}")
+                continue
+            for position, turn in enumerate(turns):
+                where = f"{sample_id} {key} turn {position + 1}"
+                if not isinstance(turn, dict):
+                    problems.add(where, f"a turn is an object, not {type(turn).__name__}")
+                    continue
+                missing = [f for f in ("speaker", "dia_id", "text") if not isinstance(turn.get(f), str)]
+                if missing:
+                    problems.add(where, f"{', '.join(missing)}: missing or not a string")
+                    continue
+                where = f"{where} ({turn['dia_id']})"
                 caption = turn.get("blip_caption")
                 content = f"{turn['speaker']}: {turn['text']}" + (f" [image: {caption}]" if caption else "")
-                draft = MemoryDraft(
-                    content=content,
-                    layer="episodic",
-                    occurred_at=when,
-                    entities={"speaker": turn["speaker"]},
-                    metadata={"sample_id": sample_id, "dia_id": turn["dia_id"], "session": number},
-                    idempotency_key=f"locomo:{sample_id}:{turn['dia_id']}"[:128],
-                    conversation_id=sample_id[:128],
-                    session_index=number,
-                    turn_index=position,
-                    session_at=when,
-                )
-                yield IngestItem(draft=draft, agent_id=agent, origin=f"{sample_id} {turn['dia_id']}")
+                try:
+                    draft = MemoryDraft(
+                        content=content,
+                        layer="episodic",
+                        occurred_at=when,
+                        entities={"speaker": turn["speaker"]},
+                        metadata={"sample_id": sample_id, "dia_id": turn["dia_id"], "session": number},
+                        idempotency_key=f"locomo:{sample_id}:{turn['dia_id']}"[:128],
+                        conversation_id=sample_id[:128],
+                        session_index=number,
+                        turn_index=position,
+                        session_at=when,
+                    )
+                except ValidationError as exc:
+                    problems.add(*_first_error(exc, f"{where}: "))
+                    continue
+                items.append(IngestItem(draft=draft, agent_id=agent, origin=where))
+    problems.raise_if_any("locomo")
+    return items

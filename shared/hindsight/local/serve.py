@@ -19,6 +19,7 @@ from hindsight.bootstrap import Container, build_container
 from hindsight.config import Settings
 from hindsight.local.poller import SqsPoller
 from hindsight.local.ports import free_port, port_is_free
+from hindsight.local.run_lock import RunLock
 from hindsight.local.scheduler import MaintenanceScheduler
 from hindsight.local.stack import LocalStack
 
@@ -184,8 +185,37 @@ def run_local(
     are any a forced stop or a crash left behind. Returns normally after a signal (exit code 0);
     KeyboardInterrupt when a second signal cut the startup short. While serving, a service that dies
     (Postgres, Redis, the SQS emulator) is restarted on its port (``LocalStack.heal``).
+
+    Raises:
+        StackAlreadyRunning: another ``hindsight run`` serves this data folder (``run_lock``); nothing
+            was started and its ``hindsight.env`` is left alone.
     """
     started = time.monotonic()
+    lock = RunLock(data_dir).acquire()  # before anything: a second stack must not touch the first's files
+    try:
+        _run_locked(
+            data_dir,
+            port,
+            lock,
+            started,
+            redis_url=redis_url,
+            console=console,
+            localstack_python=localstack_python,
+        )
+    finally:
+        lock.release()
+
+
+def _run_locked(
+    data_dir: Path,
+    port: int,
+    lock: RunLock,
+    started: float,
+    *,
+    redis_url: str | None,
+    console: Console,
+    localstack_python: str | None,
+) -> None:
     console.print(f"[bold]Hindsight[/] local stack in {data_dir} …")
     chosen = choose_port(port)
     if port and chosen != port:
@@ -209,6 +239,7 @@ def run_local(
             pollers = [stack.start_write_poller(), stack.start_reflect_poller()]
             scheduler = MaintenanceScheduler.for_settings(settings).start()  # plays the EventBridge schedule
             server = BackgroundServer(settings, chosen).start()
+            lock.update(url=server.url)  # a second `hindsight run` on this folder names it
             console.print(f"Postgres: {settings.require_database_url()}")
             emulator = "LocalStack (host mode)" if localstack_python else "SQS emulator"
             console.print(f"Redis: {settings.redis_url}   {emulator}: {settings.aws_endpoint_url}")

@@ -4,7 +4,10 @@
 each admitted exactly as an agent's ``memory_write`` (redaction, idempotency, status tracking), queued ten
 to an SQS request, on the bulk lane (an import must not hold up the agents' own writes); then the
 embedding worker batches, deduplicates and supersedes, as for an agent's write. An item the queue
-refuses is reported (``failed``), never dropped silently.
+refuses is reported (``failed``), never dropped silently. An item the worker has already processed (a
+re-ingest: same idempotency key, same arguments) is not queued again (``already_processed``), so the
+jobs a run queued are exactly those without a result yet: waiting for their results (``--wait``) waits
+until each job it queued has been processed.
 ``direct`` skips the queue: the items are redacted, embedded in large batches and stored by
 ``StoreMemories`` in this process (the same dedup/supersede rules), which is several times faster for
 a bulk load but needs the embedding model here and bypasses the workers.
@@ -32,14 +35,17 @@ Mode = Literal["queue", "direct"]
 
 
 class IngestReport(BaseModel):
-    """Counts per outcome; ``ids`` are the memory (job) ids in file order (of the items queued or stored);
-    ``failed`` items were not queued, ``failures`` says why (item number in the file, 1-based: message)."""
+    """Counts per outcome; ``ids`` are the memory (job) ids in file order (of the items queued, stored, or
+    already processed); ``queued`` counts the jobs sent to the queue, ``already_processed`` the items whose
+    job had been processed before (not queued again); ``failed`` items were not queued, ``failures`` says
+    why (item number in the file, 1-based: message)."""
 
     model_config = ConfigDict(frozen=True)
 
     mode: Mode
     items: int
     queued: int = 0
+    already_processed: int = 0
     failed: int = 0
     failures: list[str] = Field(default_factory=list)
     outcomes: dict[str, int] = Field(default_factory=dict)
@@ -102,6 +108,7 @@ class Ingest:
         assert self._remember is not None
         ids: list[UUID] = []
         failures: list[str] = []
+        before = 0
         numbered = list(enumerate(items, start=1))
         for agent, run in groupby(numbered, key=lambda pair: pair[1].agent_id or default_agent):
             run_items = list(run)
@@ -113,11 +120,18 @@ class Ingest:
                 ):
                     if outcome.ack is not None:
                         ids.append(outcome.ack.id)
+                        before += outcome.processed_before
                     else:
                         failures.append(f"{number}: {outcome.error}")
                 advance(len(chunk))
         return IngestReport(
-            mode="queue", items=len(items), queued=len(ids), failed=len(failures), failures=failures, ids=ids
+            mode="queue",
+            items=len(items),
+            queued=len(ids) - before,
+            already_processed=before,
+            failed=len(failures),
+            failures=failures,
+            ids=ids,
         )
 
     def _job(self, tenant_id: str, agent_id: str, item: IngestItem) -> WriteJob:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -225,10 +225,15 @@ class ItemOutcome:
 
     ack: WriteAck | None = None
     error: ValidationError | HindsightError | None = None
+    processed_before: bool = False
+    """A replay of a write the worker had already processed (``RememberBatch(processed=…)``): answered
+    with its ack and not queued again."""
 
 
 ChargeItems = Callable[[Principal, int], Awaitable[None]]
 """Counts a batch's items against the caller's budget (``CheckRateLimit.items``); raises RateLimited."""
+ProcessedIds = Callable[[str, list[UUID]], Awaitable[Collection[UUID]]]
+"""(tenant, job ids) → those the worker has processed already (a result recorded in the store)."""
 
 
 class RememberBatch:
@@ -237,14 +242,24 @@ class RememberBatch:
     few requests as the queue allows (``JobQueue.enqueue_many``).
 
     A call with at least ``bulk_items`` valid items is bulk work (an import or a backfill, not a turn's
-    worth of memories): its jobs go to the ``bulk`` lane, so they never hold up other agents' writes."""
+    worth of memories): its jobs go to the ``bulk`` lane, so they never hold up other agents' writes.
+
+    With ``processed`` (``hindsight ingest``), a replay of a write the worker has processed already is
+    answered and not queued again (``ItemOutcome.processed_before``): a re-ingested file queues only what
+    is not stored yet, so waiting for its jobs' results waits for every job it queued. ``memory_write``
+    keeps re-enqueueing replays (the first may have been lost, and that check costs a query)."""
 
     def __init__(
-        self, remember: Remember, charge: ChargeItems | None = None, bulk_items: int | None = None
+        self,
+        remember: Remember,
+        charge: ChargeItems | None = None,
+        bulk_items: int | None = None,
+        processed: ProcessedIds | None = None,
     ) -> None:
         self._remember = remember
         self._charge = charge
         self._bulk_items = bulk_items
+        self._processed = processed
 
     async def __call__(
         self,
@@ -278,6 +293,15 @@ class RememberBatch:
                 outcomes.append(ItemOutcome(error=exc))
                 continue
             outcomes.append(ItemOutcome(ack=admitted[index][1]))
+        if self._processed is not None:
+            # Keyed writes only (a key's write has the same id every time). Those the idempotency records
+            # know have passed its check (same arguments); past its window the worker would keep the
+            # first stored anyway.
+            replays = {job.id: i for i, (job, _) in admitted.items() if job.draft.idempotency_key is not None}
+            if replays:
+                for write_id in await self._processed(scope.tenant_id, list(replays)):
+                    index = replays[write_id]
+                    outcomes[index] = ItemOutcome(ack=admitted.pop(index)[1], processed_before=True)
         if not admitted:
             return outcomes
         if self._charge is not None:
