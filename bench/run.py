@@ -6,6 +6,7 @@ Each piece starts its own throw-away local stack, writes its section into bench/
     python bench/run.py locomo [--conversations 7] [--mcp-conversations 1]
     python bench/run.py cjk             # Chinese/mixed memories (bench/data/cjk_retrieval.json)
     python bench/run.py latency [--sizes 1000,10000,100000] [--searches 200] [--warmup 20] [--search-only]
+    python bench/run.py latency --sizes 1000000 --search-only   # 1M, once (~1 h here; see docs/benchmarks.md)
     python bench/run.py throughput
     python bench/run.py neighbours [--import-size 1000] [--writes 40]   # the bulk lane, A/B in one run
     python bench/run.py report          # only regenerate docs/benchmarks.md and the plot
@@ -19,6 +20,7 @@ import shlex
 import signal
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -64,8 +66,17 @@ def run_latency(args: argparse.Namespace) -> None:
         cold_runs=args.cold_runs,
         search_only=args.search_only,
     )
+    # each tier carries its own command and time: a --search-only run merges tiers of different runs
+    stamp = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "command": _command()}
+    for tier in result["latency"].values():
+        tier["measured"] = stamp
     if args.search_only:  # only the sizes measured are replaced; the rest of the section stays
-        merge_results("latency", {**load_results().get("latency", {}), **result["latency"]}, _command())
+        data = load_results()
+        kept = data.get("latency", {})
+        before = data.get("sections", {}).get("latency", {})
+        for tier in kept.values():  # tiers measured before tiers were stamped: the section's stamp
+            tier.setdefault("measured", {k: before.get(k, "?") for k in ("measured_at", "command")})
+        merge_results("latency", {**kept, **result["latency"]}, _command())
         return
     merge_results("latency", result["latency"], _command())
     for key in ("write_ack", "write_ack_p50_ms", "cold_start", "synthetic"):
