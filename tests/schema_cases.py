@@ -151,14 +151,21 @@ def bad_values(schema: Schema, defs: Schema | None = None) -> list[BadCase]:
             cases.append(BadCase("control_character", "a\x1bb"))
     elif kind in ("integer", "number"):
         cases.append(BadCase("wrong_type", "not-a-number"))
+        # values lax coercion would have guessed into a number (api.strict_args): refused, never read
+        number = valid_value(schema, defs)
+        cases.append(BadCase("boolean", True))
+        cases.append(BadCase("numeric_string", str(number)))
         if kind == "integer":
             cases.append(BadCase("fractional", 1.5))
+            cases.append(BadCase("integral_float", float(number)))
         if "minimum" in schema:
             cases.append(BadCase("below_minimum", schema["minimum"] - 1, limit=True))
         if "maximum" in schema:
             cases.append(BadCase("above_maximum", schema["maximum"] + 1, limit=True))
     elif kind == "boolean":
         cases.append(BadCase("wrong_type", "maybe"))
+        cases.append(BadCase("boolean_string", "true"))
+        cases.append(BadCase("number", 1))
     elif kind == "array":
         cases.append(BadCase("wrong_type", {"not": "a list"}))
         items = schema.get("items", {})

@@ -49,6 +49,7 @@ from hindsight.factories import (
 )
 from hindsight.ports import Embedder, Metrics
 from hindsight.usecases.api_keys import Authenticate, ManageKeys
+from hindsight.usecases.causal_parents import CheckCausalParent
 from hindsight.usecases.manage_memory import ManageMemory
 from hindsight.usecases.recall import Recall
 from hindsight.usecases.reflect import Reflect, ShouldRemember, SubmitReflection
@@ -199,6 +200,7 @@ async def build_container(
                 metrics=metrics,
                 idempotency=operations,
                 sessions=RedisSessionSequence(redis, store_id),
+                parents=CheckCausalParent(reader, writer, operations),
             )
             submit_reflection = SubmitReflection(queue, clock, redactor, operations)
             sweeper = SweepStuckWork(operations, writer, queue)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -99,23 +100,46 @@ async def test_the_whole_429_wait_retry_chain_is_recalled(
             assert "failed_before" in top["flags"]
 
 
-async def test_a_child_written_before_its_parent_is_linked_when_the_parent_arrives(
-    server: BackgroundServer, poller: SqsPoller, token: str, tenant: str
+def _hold_job(stack: LocalStack, write_id: str) -> str:
+    """Take a queued write's message off the write queue (it stays acknowledged and queued in the
+    operation log, but is not stored until ``_send_job``); other messages are put back at once."""
+    sqs, url = stack.sqs_client(), stack.require_settings().require_write_queue_url()
+    for _ in range(30):
+        for message in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1).get(
+            "Messages", []
+        ):
+            if write_id in message["Body"]:
+                sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+                return str(message["Body"])
+            sqs.change_message_visibility(
+                QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
+            )
+    raise AssertionError(f"the write {write_id} is not on the write queue")
+
+
+def _send_job(stack: LocalStack, body: str) -> None:
+    stack.sqs_client().send_message(
+        QueueUrl=stack.require_settings().require_write_queue_url(), MessageBody=body
+    )
+
+
+async def test_a_child_stored_before_its_queued_parent_is_linked_when_the_parent_arrives(
+    server: BackgroundServer, poller: SqsPoller, stack: LocalStack, token: str
 ) -> None:
-    parent_id = str(job_id(tenant, "default", "deploy-started"))
     async with mcp_client(server.url, token) as client:
-        child = await _write(
-            client, layer="episodic", causal_parent=parent_id, content="Deployment of billing v2 finished"
-        )
-        await drain(poller)
-        assert (await call(client, "memory_get", {"id": child}))["memory"]["causal_parent"] is None
-        parent = await _write(
+        parent_id = await _write(
             client,
             layer="episodic",
             idempotency_key="deploy-started",
             content="Deployment of billing v2 started",
         )
-        assert parent == parent_id
+        held = await anyio.to_thread.run_sync(_hold_job, stack, parent_id)  # the queue delays the parent
+        child = await _write(
+            client, layer="episodic", causal_parent=parent_id, content="Deployment of billing v2 finished"
+        )
+        await drain(poller)
+        assert (await call(client, "memory_get", {"id": child}))["memory"]["causal_parent"] is None
+        await anyio.to_thread.run_sync(_send_job, stack, held)
         await drain(poller)
         assert (await call(client, "memory_get", {"id": child}))["memory"]["causal_parent"] == parent_id
 
@@ -156,12 +180,12 @@ async def test_a_child_of_a_merged_write_is_linked_to_the_memory_it_merged_into(
     async with mcp_client(server.url, token) as client:
         original = await _write(client, **event)
         await drain(poller)
-        # one child names the repeat before it is processed, one after
+        # one child names the repeat while it is queued (not processed yet), one after
+        repeat = await _write(client, idempotency_key="backup-failed-again", **event)
+        assert repeat == repeat_id
         early = await _write(
             client, layer="episodic", causal_parent=repeat_id, content="Paged the on-call engineer"
         )
-        repeat = await _write(client, idempotency_key="backup-failed-again", **event)
-        assert repeat == repeat_id
         await drain(poller)
         (status,) = (await call(client, "memory_status", {"ids": [repeat]}))["writes"]
         assert (status["status"], status["memory_id"]) == ("merged", original)

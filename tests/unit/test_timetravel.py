@@ -110,12 +110,27 @@ def test_check_validity_period_refuses_one_end_moved_past_the_stored_other() -> 
     with pytest.raises(InvalidInput, match="empty") as start:
         check_validity_period(MemoryChanges(valid_from=T1), None, T1)
     assert start.value.field == "valid_from"
+    # valid_to: null (clear_valid_to) reopens the period: nothing to be empty against any more
+    check_validity_period(MemoryChanges(clear_valid_to=True), T1, T1 + timedelta(days=1))
+    check_validity_period(MemoryChanges(valid_from=T1 + timedelta(days=2), clear_valid_to=True), T0, T1)
+    with pytest.raises(InvalidInput, match="empty"):
+        check_validity_period(MemoryChanges(valid_from=T1 + timedelta(days=2)), T0, T1)
 
 
 def test_a_version_never_held_is_named_as_such_not_as_a_change_since_read() -> None:
     assert "changed since you read it" in str(VersionConflict("memory m", 2, 3, {}))
-    assert "changed since you read it" in str(VersionConflict("memory m", 2, 0, {}))  # gone since
-    assert "changed since you read it" in str(VersionConflict("item 'k'", 0, 4, {}))  # set since
     never = str(VersionConflict("memory m", 99, 1, {}))
     assert "never been at version 99" in never
     assert "changed since" not in never
+
+
+def test_expected_version_0_on_an_existing_object_and_1_on_a_missing_one_say_what_they_mean() -> None:
+    exists = str(VersionConflict("working-memory item 'plan'", 0, 4, {"content": "x"}))
+    assert "exists, at version 4" in exists
+    assert "expected_version=0 means 'only if it does not exist'" in exists
+    assert "changed since you read it" not in exists
+    missing = str(VersionConflict("working-memory item 'plan'", 1, 0, {}))
+    assert "does not exist" in missing
+    assert "retry with expected_version=0" in missing
+    assert "merge" not in missing
+    assert "changed since you read it" not in missing

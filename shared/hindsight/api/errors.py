@@ -110,6 +110,15 @@ def invalid_arguments(errors: list[dict[str, Any]], message: str) -> dict[str, A
     }
 
 
+_PYDANTIC_PREFIXES = {"value_error": "Value error, ", "assertion_error": "Assertion failed, "}
+
+
+def _without_pydantic_prefix(message: str, error_type: str) -> str:
+    """A validator's own message without the "Value error, " pydantic puts before it."""
+    prefix = _PYDANTIC_PREFIXES.get(error_type)
+    return message.removeprefix(prefix) if prefix else message
+
+
 def validation_error(exc: ValidationError, prefix: str = "") -> dict[str, Any]:
     """The error object for a pydantic ``ValidationError``: every bad field with the limit it broke."""
     details: list[dict[str, Any]] = []
@@ -119,11 +128,12 @@ def validation_error(exc: ValidationError, prefix: str = "") -> dict[str, Any]:
         field = f"{prefix}.{_field(loc)}" if prefix and loc else prefix or _field(loc)
         ctx = err.get("ctx") or {}
         limit = {k: _jsonable(ctx[k]) for k in _LIMIT_KEYS if k in ctx}
-        detail: dict[str, Any] = {"field": field, "message": err["msg"], "type": err["type"]}
+        message = _without_pydantic_prefix(err["msg"], err["type"])
+        detail: dict[str, Any] = {"field": field, "message": message, "type": err["type"]}
         if limit:
             detail["limit"] = limit
         details.append(detail)
-        parts.append(f"{field}: {err['msg']}")
+        parts.append(f"{field}: {message}")
     return invalid_arguments(details, "Invalid arguments: " + "; ".join(parts))
 
 

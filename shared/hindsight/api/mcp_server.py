@@ -18,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import INVALID_PARAMS, Icon, ToolAnnotations
 from mcp_types import Tool as MCPTool
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -34,6 +34,7 @@ from hindsight.api.errors import (
 from hindsight.api.http_guard import RequestGuard
 from hindsight.api.mcp_context import ApiKeyVerifier, ContainerHolder, current_principal
 from hindsight.api.observe import RequestContext
+from hindsight.api.strict_args import StrictArguments
 from hindsight.api.tool_hints import RATE_BUDGET_META
 from hindsight.api.tools_memory import register_memory_tools
 from hindsight.api.tools_memory_admin import register_memory_admin_tools
@@ -57,10 +58,11 @@ seconds. Before a long task, memory_summarize gives a short hint of what failed 
 class HindsightMCP(MCPServer[Container]):
     """MCPServer whose tool errors are results a model can read (MCP 2025-11-25, SEP-1303).
 
-    Argument errors (the SDK's validation against the tool's signature, and arguments a tool does not
-    take: the SDK would silently drop a misspelt ``top-k``), domain errors (not found, forbidden, rate
-    limited, a dependency down) all become a ``CallToolResult`` with ``isError`` through one mapping,
-    ``api.errors``. An unknown tool stays a JSON-RPC error (-32602): the request names nothing to call.
+    Argument errors (the SDK's validation against the tool's signature, made strict for every tool in
+    ``add_tool``, and arguments a tool does not take: the SDK would silently drop a misspelt ``top-k``),
+    domain errors (not found, forbidden, rate limited, a dependency down) all become a ``CallToolResult``
+    with ``isError`` through one mapping, ``api.errors``. An unknown tool stays a JSON-RPC error
+    (-32602): the request names nothing to call.
 
     Every call first counts against the caller's rate limits (``usecases.rate_limits``), invalid calls
     included; a tool whose ``_meta`` says ``RATE_BUDGET_META: "writes"`` also counts against the budget
@@ -68,6 +70,24 @@ class HindsightMCP(MCPServer[Container]):
     """
 
     holder: ContainerHolder | None = None
+
+    def add_tool(
+        self,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: list[Icon] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> None:
+        """Register a tool (``mcp.tool`` comes here too) whose arguments are read strictly
+        (``api.strict_args``): the one place no tool can forget it."""
+        super().add_tool(fn, name, title, description, annotations, icons, meta, structured_output)
+        tool = self._tool_manager.get_tool(name or fn.__name__)
+        assert tool is not None
+        tool.fn_metadata = StrictArguments.of(tool.fn_metadata)
 
     async def _count_call(self, tool: Tool | None) -> None:
         container = self.holder.container if self.holder is not None else None

@@ -25,6 +25,7 @@ from pydantic import (
 from hindsight.api.errors import item_error
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import HitOut
+from hindsight.api.strict_args import validate_strict
 from hindsight.api.tool_hints import change, read_only, recall
 from hindsight.api.write_args import WriteItem, draft_of, write_signature
 from hindsight.domain.context_budget import (
@@ -41,6 +42,7 @@ from hindsight.domain.limits import (
     AgentId,
     ContextWindow,
     Entities,
+    Fraction,
     MemoryKey,
     SearchText,
     Tags,
@@ -205,7 +207,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         parsed: list[BatchItem | ItemOutcome] = []
         for raw in items:
             try:
-                draft, filter = draft_of(dict(WriteItem.model_validate(raw)))
+                draft, filter = draft_of(dict(validate_strict(WriteItem, raw)))
             except ValidationError as exc:
                 parsed.append(ItemOutcome(error=exc))
                 continue
@@ -260,7 +262,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             ),
         ] = None,
         min_importance: Annotated[
-            float, Field(ge=0.0, le=1.0, description="Only memories at least this important (0–1).")
+            Fraction, Field(description="Only memories at least this important (0–1).")
         ] = 0.0,
         include_related: Annotated[
             bool, Field(description="Attach each hit's causal chain and linked memories.")

@@ -3,11 +3,11 @@ memory_recall_chain, memory_feedback. Another tenant's (or agent's) id is always
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 from uuid import UUID
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, Field, Strict, StrictBool
+from pydantic import MISSING, BaseModel, Field, Strict, StrictBool
 
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import MemoryOut
@@ -145,9 +145,10 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             EndTime | None,
             Field(
                 description="When it stopped being true (ISO 8601, exclusive; a partial date includes the "
-                "whole span: '2026-03' means until the end of March)."
+                "whole span: '2026-03' means until the end of March). null reopens the fact (removes "
+                "the valid_to it has); leave it out to keep it."
             ),
-        ] = None,
+        ] = MISSING,  # type: ignore[assignment]  # absent (keep) is not null (clear)
         verified: StrictBool = False,
         shared_with: SharedWith | None = None,
         expected_version: ExpectedVersion | None = None,
@@ -162,7 +163,8 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             entities=entities,
             metadata=metadata,
             valid_from=valid_from,
-            valid_to=valid_to,
+            valid_to=None if cast(object, valid_to) is MISSING else valid_to,  # left out: kept
+            clear_valid_to=valid_to is None,
             verified=verified,
             shared_with=shared_with,
         )

@@ -60,17 +60,7 @@ class VersionConflict(HindsightError):
         self.expected_version = expected
         self.current_version = current_version
         self.current = current
-        now = f"at version {current_version}" if current_version else "gone (or not created yet)"
-        # versions only grow: one above today's was never held, so "it changed since you read it" is wrong
-        why = (
-            "it changed since you read it"
-            if not 0 < current_version < expected
-            else f"it has never been at version {expected} (read it again)"
-        )
-        super().__init__(
-            f"{what} is {now}, not version {expected}: {why}, and nothing was changed now; merge your "
-            f"change into its current content (below) and retry with expected_version={current_version}"
-        )
+        super().__init__(_conflict_message(what, expected, current_version))
 
     def details(self) -> dict[str, object]:
         """``current_version``, ``expected_version`` and ``current`` (the object as it is now)."""
@@ -79,6 +69,32 @@ class VersionConflict(HindsightError):
             "expected_version": self.expected_version,
             "current": self.current,
         }
+
+
+def _conflict_message(what: str, expected: int, current_version: int) -> str:
+    """Why a change expecting version ``expected`` was refused, and what to do (0: does not exist)."""
+    if expected == 0:
+        return (
+            f"{what} exists, at version {current_version}, and expected_version=0 means 'only if it does "
+            f"not exist': nothing was changed; to replace it, merge your change into its current content "
+            f"(below) and retry with expected_version={current_version}"
+        )
+    if current_version == 0:
+        return (
+            f"{what} does not exist (any more: it may have expired, been evicted or cleared), not version "
+            f"{expected}: nothing was changed; to create it, retry with expected_version=0"
+        )
+    # versions only grow: one above today's was never held, so "it changed since you read it" is wrong
+    why = (
+        "it changed since you read it"
+        if current_version > expected
+        else f"it has never been at version {expected} (read it again)"
+    )
+    return (
+        f"{what} is at version {current_version}, not version {expected}: {why}, and nothing was changed "
+        f"now; merge your change into its current content (below) and retry with "
+        f"expected_version={current_version}"
+    )
 
 
 class Unauthorized(HindsightError):

@@ -297,13 +297,41 @@ StartTime = Annotated[
     WithJsonSchema(_schema(_FORMS + "; a partial date means its start.")),
 ]
 """A lower bound: the start of the span (``valid_from: "2026-03"`` → 2026-03-01T00:00Z)."""
+
+
+def _exclusive_end(value: object) -> datetime:
+    """The end of the span ``value`` names. An exclusive end may be the range's own end: "2100" or
+    "2100-12-31" ends at 2101-01-01T00:00Z, outside the range of instants but the whole of 2100 inside
+    it — so that instant itself is accepted here (given as such, or read back from a stored value)."""
+    if _is_range_end(value):
+        return MAX_TIMESTAMP
+    return _validated(value).end
+
+
+def _is_range_end(value: object) -> bool:
+    """Whether ``value`` is the instant MAX_TIMESTAMP (a datetime, or an ISO 8601 string with a time)."""
+    if isinstance(value, str):
+        match = _ISO.fullmatch(value.strip())
+        if match is None or match["hour"] is None:
+            return False
+        try:
+            value = datetime.fromisoformat(value.strip().upper().replace("T", " ", 1))
+        except ValueError:
+            return False
+    try:
+        return isinstance(value, datetime) and _to_utc(value) == MAX_TIMESTAMP
+    except OverflowError:  # year 1 or 9999 pushed off the calendar by its offset: refused by _validated
+        return False
+
+
 EndTime = Annotated[
     datetime,
-    BeforeValidator(lambda v: _validated(v).end),
+    BeforeValidator(_exclusive_end),
     WithJsonSchema(_schema(_FORMS + "; a partial date includes its whole span.")),
 ]
 """An exclusive upper bound: the end of the span (``valid_to: "2026-03"`` → 2026-04-01T00:00Z, so the
-whole of March is included), the instant itself for a full time."""
+whole of March is included), the instant itself for a full time. Unlike an instant, it may be the range's
+end itself (``"2100"`` → 2101-01-01T00:00Z)."""
 AsOfTime = Annotated[
     datetime,
     BeforeValidator(lambda v: _validated(v).last),

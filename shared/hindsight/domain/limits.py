@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, JsonValue, Strict, StringConstraints
+from pydantic import AfterValidator, BeforeValidator, Field, JsonValue, Strict, StringConstraints
 from pydantic_core import PydanticCustomError
 
 from hindsight.domain.errors import InvalidInput
@@ -302,16 +302,33 @@ def unit_fraction(value: float) -> float:
     return round(value, 6)
 
 
-Importance = Annotated[
+def _finite(value: Any) -> Any:
+    """NaN and ±Infinity are refused as what they are not — a number between 0 and 1 — before the bounds
+    are checked (NaN would otherwise read "should be less than or equal to 1")."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise PydanticCustomError(
+            "unit_fraction",
+            "must be a number between {ge} and {le} (not NaN or Infinity)",
+            {"ge": 0, "le": 1},
+        )
+    return value
+
+
+Fraction = Annotated[
     float,
     Strict(),  # a number: "0.9" or true would be a guess about a stored fact
-    Field(ge=0.0, le=1.0, description="How much this matters, 0–1 (0.5 ordinary, 0.9 critical)."),
+    Field(ge=0.0, le=1.0),
+    BeforeValidator(_finite),
+]
+"""A 0–1 number (importance, strength, thresholds): a JSON number, finite, in [0, 1]."""
+Importance = Annotated[
+    Fraction,
+    Field(description="How much this matters, 0–1 (0.5 ordinary, 0.9 critical)."),
     AfterValidator(unit_fraction),
 ]
 Strength = Annotated[
-    float,
-    Strict(),
-    Field(ge=0.0, le=1.0, description="How strong the link is (0–1)."),
+    Fraction,
+    Field(description="How strong the link is (0–1)."),
     AfterValidator(unit_fraction),
 ]
 Metadata = Annotated[

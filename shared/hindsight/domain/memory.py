@@ -19,6 +19,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import EndTime, Precision, StartTime, TimeRefused, TimeSpan, Timestamp, span_of
@@ -74,7 +75,9 @@ def _after_valid_from(valid_to: datetime | None, info: ValidationInfo) -> dateti
     would hide the fact from every point-in-time question (``valid_at``)."""
     start = info.data.get("valid_from")
     if valid_to is not None and start is not None and valid_to <= start:
-        raise ValueError("the validity period is empty: valid_to must be after valid_from")
+        raise PydanticCustomError(
+            "validity_period_empty", "the validity period is empty: valid_to must be after valid_from"
+        )
     return valid_to
 
 
@@ -189,13 +192,26 @@ class MemoryChanges(BaseModel):
     valid_from: StartTime | None = None
     valid_to: EndTime | None = None
     _valid_to_after_from = field_validator("valid_to")(_after_valid_from)
+    clear_valid_to: bool = False
+    """Reopen the fact: its stored valid_to is removed (``memory_update`` with ``valid_to: null``, as
+    opposed to no valid_to at all, which leaves it as is). Ignored when ``valid_to`` is given."""
     verified: bool = False
     """Mark the fact as verified now (resets 'possibly stale')."""
     shared_with: SharedWith | None = None
     """Replace the list of agents it is shared with ([] makes it private again)."""
 
     def is_empty(self) -> bool:
-        return not self.verified and all(v is None for k, v in self if k != "verified")
+        """Nothing to change: no field given, no valid_to to clear, not verified."""
+        flags = ("verified", "clear_valid_to")
+        return not (self.verified or self.clear_valid_to) and all(
+            v is None for k, v in self if k not in flags
+        )
+
+    def valid_to_after(self, stored: datetime | None) -> datetime | None:
+        """The valid_to the memory has after this change (``stored``: its valid_to before)."""
+        if self.valid_to is not None:
+            return self.valid_to
+        return None if self.clear_valid_to else stored
 
 
 def check_validity_period(
@@ -206,7 +222,7 @@ def check_validity_period(
     ``valid_to``); both ends in one change are checked by ``MemoryChanges`` itself. Raises InvalidInput
     naming the end that was changed."""
     start = changes.valid_from if changes.valid_from is not None else stored_from
-    end = changes.valid_to if changes.valid_to is not None else stored_to
+    end = changes.valid_to_after(stored_to)
     if start is None or end is None or end > start:
         return
     field = "valid_to" if changes.valid_to is not None else "valid_from"

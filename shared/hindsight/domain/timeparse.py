@@ -26,8 +26,11 @@ _UNITS = {
     "month": timedelta(days=30),
     "year": timedelta(days=365),
 }
-_ROLLING = re.compile(r"^(?:last|past|previous)\s+(\d{1,4})\s+(minute|hour|day|week|month|year)s?$")
-_AGO = re.compile(r"^(\d{1,4})\s+(day|week|month|year)s?\s+ago$")
+MAX_RELATIVE_COUNT = 9_999
+"""The N of "last N days" and "N days ago" (any unit): at most this (four digits; a look back past
+1900-01-01 is cut there)."""
+_ROLLING = re.compile(r"^(?:last|past|previous)\s+(\d+)\s+(minute|hour|day|week|month|year)s?$")
+_AGO = re.compile(r"^(\d+)\s+(day|week|month|year)s?\s+ago$")
 _SINCE = re.compile(r"^since\s+(.+)$")
 _RANGE = re.compile(r"^(.+?)\s*(?:\.\.|/| to )\s*(.+)$")
 SUPPORTED = (
@@ -88,6 +91,19 @@ def _earlier(now: datetime, delta: timedelta) -> datetime:
     return now - delta if now - MIN_TIMESTAMP >= delta else MIN_TIMESTAMP - timedelta(days=1)
 
 
+def _count(match: re.Match[str], text: str, field: str) -> int:
+    """The N of a relative phrase. Raises InvalidInput naming the limit when it is over it."""
+    digits = match.group(1).lstrip("0") or "0"
+    if len(digits) > len(str(MAX_RELATIVE_COUNT)) or int(digits) > MAX_RELATIVE_COUNT:
+        raise InvalidInput(
+            field,
+            f"'{text[:64]}' counts more {match.group(2)}s than the limit, {MAX_RELATIVE_COUNT} (use a larger "
+            "unit, or 'since <date>')",
+            {"le": MAX_RELATIVE_COUNT},
+        )
+    return int(digits)
+
+
 def _out_of_range(field: str, text: str) -> InvalidInput:
     return InvalidInput(
         field,
@@ -139,9 +155,9 @@ def _parse_time_range(text: str, now: datetime, field: str) -> TimeRange:
     if phrase in fixed:
         return TimeRange(*fixed[phrase])
     if m := _ROLLING.match(phrase):
-        return TimeRange(_earlier(now, int(m.group(1)) * _UNITS[m.group(2)]), now)
+        return TimeRange(_earlier(now, _count(m, text, field) * _UNITS[m.group(2)]), now)
     if m := _AGO.match(phrase):
-        day = _earlier(now, int(m.group(1)) * _UNITS[m.group(2)]).astimezone(UTC).date()
+        day = _earlier(now, _count(m, text, field) * _UNITS[m.group(2)]).astimezone(UTC).date()
         return TimeRange(_day_start(day), _day_start(day + timedelta(days=1)))
     if m := _SINCE.match(phrase):
         return TimeRange(_parse_instant(m.group(1), field)[0], None)

@@ -70,6 +70,19 @@ class RecallQuery(BaseModel):
     known_at: datetime | None = None
 
 
+def _empty_window(start: datetime, end: datetime) -> str:
+    """Why the time window (time_range, since, until together) holds no instant at all."""
+    if start == end:
+        return (
+            f"the time window is empty: it starts and ends at {start.isoformat()} (until is exclusive; "
+            "give an until after since)"
+        )
+    return (
+        f"the time window is empty: it ends at {end.isoformat()}, before it starts at {start.isoformat()} "
+        "(until must be after since and time_range's start)"
+    )
+
+
 def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
     """Turn phrases into instants against the query time. Raises InvalidInput naming the field."""
     start = end = None
@@ -83,7 +96,7 @@ def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
         bound = resolve_bound(query.until, now, "until", upper=True)
         end = min(end, bound) if end else bound
     if start and end and start >= end:
-        raise InvalidInput("until", f"the time range is empty ({start.isoformat()} ≥ {end.isoformat()})")
+        raise InvalidInput("until", _empty_window(start, end))
     point = PointInTime(valid_at=query.valid_at, known_at=query.known_at)
     return SearchRequest(
         text=query.text,

@@ -68,6 +68,9 @@ class WriteAck(BaseModel):
     )
 
 
+CausalParentCheck = Callable[[Scope, UUID], Awaitable[None]]
+"""Raises InvalidInput when a write's causal_parent names nothing its agent wrote (``CheckCausalParent``)."""
+
 IDEMPOTENCY_NAMESPACE = UUID("5f0c2a6e-3b7d-4c1e-9a8f-68696e647369")
 
 
@@ -91,7 +94,9 @@ class Remember:
         metrics: Metrics | None = None,
         idempotency: IdempotencyRecords | None = None,
         sessions: SessionSequence | None = None,
+        parents: CausalParentCheck | None = None,
     ) -> None:
+        self._parents = parents
         self._metrics = metrics
         self._operations = operations
         self._queue = queue
@@ -125,7 +130,10 @@ class Remember:
     ) -> tuple[WriteJob, WriteAck]:
         """The job for one write and its answer, not queued yet: redacted, importance capped, id assigned,
         idempotency key claimed (``release`` it if the job is not queued after all), size checked.
-        Raises IdempotencyKeyReused, ValidationError or InvalidInput."""
+        Raises IdempotencyKeyReused, ValidationError or InvalidInput (also: a causal_parent that names
+        nothing the agent wrote, ``usecases.causal_parents``)."""
+        if draft.causal_parent is not None and self._parents is not None:
+            await self._parents(scope, draft.causal_parent)
         fingerprint = write_fingerprint(draft, filter)  # the caller's arguments, before we change them
         redacted: set[str] = set()
         draft = redact_model(self._redactor, draft, DRAFT_TEXT_FIELDS, redacted)  # before the text leaves us

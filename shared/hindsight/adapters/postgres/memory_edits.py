@@ -109,7 +109,11 @@ class PostgresMemoryEditor:
                 "shared_with",
             ):
                 value = getattr(changes, name)
-                if value is None or value == getattr(current, name):
+                if name == "valid_to":  # None: cleared (valid_to: null), not "leave as is"
+                    value = changes.valid_to_after(current.valid_to)
+                elif value is None:
+                    continue
+                if value == getattr(current, name):
                     continue
                 diff[name] = {"from": _json(getattr(current, name)), "to": _json(value)}
                 params[name] = Jsonb(value) if name in ("entities", "metadata") else value

@@ -1,0 +1,253 @@
+"""What a new user found feeding the tools odd input, over the real MCP endpoint (official client, both
+protocol eras; raw HTTP where the client cannot send the value): numbers and booleans read strictly
+(never guessed), a validity period that may run to the end of 2100, a valid_to that can be cleared
+again, and error messages that say what is wrong."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client
+
+from hindsight.client import call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
+from tests.support import PROTOCOL_ERAS, count_memories, drain, mcp_client, mint, tool_error
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+LAX = [
+    ("memory_search", {"query": "q"}, "top_k", True, "valid integer"),
+    ("memory_search", {"query": "q"}, "top_k", "5", "valid integer"),
+    ("memory_search", {"query": "q"}, "top_k", 5.0, "valid integer"),
+    ("memory_search", {"query": "q"}, "include_related", "true", "valid boolean"),
+    ("memory_search", {"query": "q"}, "min_importance", "0.5", "valid number"),
+    ("memory_search", {"query": "q"}, "max_tokens", "500", "valid integer"),
+    ("memory_summarize", {"query": "q"}, "max_memories", True, "valid integer"),
+    ("memory_get", {"id": "00000000-0000-4000-8000-000000000000"}, "include_history", 0, "valid boolean"),
+]
+
+
+async def _stored(client: Client, poller: SqsPoller, **args: Any) -> str:
+    ack = await call(client, "memory_write", args)
+    await drain(poller)
+    return str(ack["id"])
+
+
+async def _found(client: Client, query: str, **args: Any) -> list[str]:
+    hits = await call(client, "memory_search", {"query": query, **args})
+    return [h["memory"]["id"] for h in hits["results"]]
+
+
+@pytest.mark.parametrize("mode", PROTOCOL_ERAS)
+async def test_a_number_or_boolean_that_would_be_guessed_is_refused_naming_field_and_type(
+    server: BackgroundServer, token: str, mode: str
+) -> None:
+    async with mcp_client(server.url, token, mode) as client:
+        for tool, base, field, value, expected in LAX:
+            error = await tool_error(client, tool, {**base, field: value})
+            assert error["kind"] == "invalid_arguments", (field, value, error)
+            assert [e["field"] for e in error["errors"]] == [field], (field, value, error)
+            assert f"{field}: Input should be a {expected}" in error["message"], error
+        # a JSON integer is a number: min_importance 1 is read as 1.0
+        assert await call(client, "memory_search", {"query": "q", "min_importance": 1}) is not None
+
+
+@pytest.mark.parametrize("mode", PROTOCOL_ERAS)
+async def test_a_validity_period_may_run_to_the_end_of_2100(
+    server: BackgroundServer, poller: SqsPoller, token: str, mode: str
+) -> None:
+    async with mcp_client(server.url, token, mode) as client:
+        mid = await _stored(client, poller, content="The lease of the Oslo office runs for decades")
+        for until in ("2100", "2100-12-31", "2101-01-01T00:00:00Z"):  # all: until the end of 2100
+            updated = await call(client, "memory_update", {"id": mid, "action": "update", "valid_to": until})
+            assert updated["memory"]["valid_to"].startswith("2101-01-01T00:00:00"), (until, updated)
+        assert mid in await _found(client, "Oslo office lease", valid_at="2100-12-31T23:59:59Z")
+        for beyond in ("2101", "2101-01-01T00:00:01Z"):
+            error = await tool_error(
+                client, "memory_update", {"id": mid, "action": "update", "valid_to": beyond}
+            )
+            assert error["errors"][0]["field"] == "valid_to", error
+            assert error["errors"][0]["limit"]["lt"] == "2101-01-01T00:00:00Z", error
+
+
+@pytest.mark.parametrize("mode", PROTOCOL_ERAS)
+async def test_valid_to_null_reopens_the_fact_and_leaving_it_out_keeps_it(
+    server: BackgroundServer, poller: SqsPoller, token: str, mode: str
+) -> None:
+    async with mcp_client(server.url, token, mode) as client:
+        mid = await _stored(client, poller, content="Priya leads the Lisbon data team")
+        closed = await call(
+            client,
+            "memory_update",
+            {"id": mid, "action": "update", "valid_from": "2026-01", "valid_to": "2026-03"},
+        )
+        assert closed["memory"]["valid_to"].startswith("2026-04-01")
+        assert mid not in await _found(client, "who leads the Lisbon data team", valid_at="2027-06")
+        # leaving valid_to out keeps it
+        tagged = await call(client, "memory_update", {"id": mid, "action": "update", "tags": ["team"]})
+        assert tagged["memory"]["valid_to"].startswith("2026-04-01")
+        # an explicit null clears it: a change like any other (version, history)
+        reopened = await call(
+            client,
+            "memory_update",
+            {"id": mid, "action": "update", "valid_to": None, "reason": "still leads"},
+        )
+        assert reopened["memory"]["valid_to"] is None, reopened
+        assert (reopened["memory"]["version"], reopened["replaced_version"]) == (4, 3)
+        detail = await call(client, "memory_get", {"id": mid})
+        change = detail["history"][-1]
+        assert (change["action"], change["reason"]) == ("updated", "still leads"), change
+        assert change["changes"]["valid_to"]["from"].startswith("2026-04-01")
+        assert change["changes"]["valid_to"]["to"] is None
+        # the point-in-time reads see it open now
+        assert mid in await _found(client, "who leads the Lisbon data team", valid_at="2027-06")
+        then = await call(client, "memory_get", {"id": mid, "valid_at": "2027-06"})
+        assert then["memory"]["valid_to"] is None
+        # and a second null changes nothing
+        again = await call(client, "memory_update", {"id": mid, "action": "update", "valid_to": None})
+        assert again["memory"]["version"] == 4
+
+
+async def test_messages_say_what_is_wrong(server: BackgroundServer, poller: SqsPoller, token: str) -> None:
+    async with mcp_client(server.url, token) as client:
+        # a relative range over its limit names the limit
+        error = await tool_error(client, "memory_search", {"query": "q", "time_range": "last 99999 days"})
+        assert error["errors"][0]["field"] == "time_range", error
+        assert error["errors"][0]["limit"] == {"le": 9999}, error
+        assert "9999" in error["message"], error
+        # an empty window says so, not the same instant twice
+        instant = "2026-11-24T10:00:00Z"
+        error = await tool_error(client, "memory_search", {"query": "q", "since": instant, "until": instant})
+        assert "the time window is empty" in error["message"], error
+        assert error["message"].count("2026-11-24T10:00:00") == 1, error
+        # the validity period's own rule, without pydantic's "Value error," in front
+        mid = await _stored(client, poller, content="The Bergen office opens in spring")
+        error = await tool_error(
+            client,
+            "memory_update",
+            {"id": mid, "action": "update", "valid_from": "2026-05", "valid_to": "2026-04"},
+        )
+        assert "Value error" not in json.dumps(error), error
+        assert "valid_to: the validity period is empty" in error["message"], error
+        # working memory: 0 on an existing key, 1 on a missing one
+        await call(client, "working_memory_set", {"session_id": "msg", "key": "plan", "content": "v1"})
+        error = await tool_error(
+            client,
+            "working_memory_set",
+            {"session_id": "msg", "key": "plan", "content": "v2", "expected_version": 0},
+        )
+        assert "exists, at version 1" in error["message"], error
+        assert "expected_version=0 means 'only if it does not exist'" in error["message"], error
+        assert "changed since you read it" not in error["message"], error
+        error = await tool_error(
+            client,
+            "working_memory_set",
+            {"session_id": "msg", "key": "absent", "content": "v", "expected_version": 1},
+        )
+        assert "does not exist" in error["message"], error
+        assert "merge" not in error["message"], error
+
+
+@pytest.mark.parametrize(
+    ("tool", "base", "field"),
+    [
+        ("memory_write", {"content": "ok"}, "importance"),
+        ("memory_search", {"query": "q"}, "min_importance"),
+        ("working_memory_set", {"session_id": "s", "key": "k", "content": "c"}, "importance"),
+        (
+            "memory_link",
+            {
+                "from_id": "00000000-0000-4000-8000-000000000000",
+                "to_id": "00000000-0000-4000-8000-000000000000",
+                "kind": "related",
+            },
+            "strength",
+        ),
+    ],
+)
+def test_nan_is_not_a_number_between_0_and_1(
+    server: BackgroundServer, token: str, tool: str, base: dict[str, Any], field: str
+) -> None:
+    # NaN is JSON's common extension (Python's json.dumps writes it); the official client sends null
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": {**base, field: float("nan")}},
+    }
+    response = httpx2.post(
+        server.url,
+        content=json.dumps(body).encode(),
+        headers={
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            "authorization": f"Bearer {token}",
+        },
+        timeout=30,
+    )
+    result = response.json()["result"]
+    assert result["isError"] is True, result
+    error = result["structuredContent"]["error"]
+    assert [e["field"] for e in error["errors"]] == [field], error
+    assert "a number between 0 and 1" in error["message"], error
+    assert error["errors"][0]["limit"] == {"ge": 0, "le": 1}, error
+
+
+@pytest.mark.parametrize("mode", PROTOCOL_ERAS)
+async def test_a_causal_parent_that_names_nothing_of_this_agent_is_refused(
+    server: BackgroundServer, poller: SqsPoller, stack: LocalStack, tenant: str, token: str, mode: str
+) -> None:
+    unknown = str(uuid.uuid4())
+    other_tenant = await mint(stack, f"{tenant}-x")
+    async with mcp_client(server.url, other_tenant, mode) as client:
+        foreign = await _stored(client, poller, content="Another tenant's deploy started", layer="episodic")
+    async with mcp_client(server.url, token, mode) as client:
+        mine = await _stored(client, poller, content="Deploy of billing v3 started", layer="episodic")
+        theirs = await _stored(
+            client, poller, content="The planner's deploy started", layer="episodic", agent_id="planner"
+        )
+        before = count_memories(stack, tenant)
+        for parent in (unknown, foreign, theirs):  # never written, another tenant's, another agent's
+            error = await tool_error(
+                client,
+                "memory_write",
+                {"content": "Deploy finished", "layer": "episodic", "causal_parent": parent},
+            )
+            assert error["kind"] == "invalid_arguments", error
+            assert [e["field"] for e in error["errors"]] == ["causal_parent"], error
+            assert f"no memory or write of this agent has the id {parent}" in error["message"], error
+        batch = await call(
+            client,
+            "memory_write_batch",
+            {
+                "items": [
+                    {"content": "Deploy finished", "layer": "episodic", "causal_parent": unknown},
+                    {"content": "Deploy verified", "layer": "episodic", "causal_parent": mine},
+                ]
+            },
+        )
+        assert [r["status"] for r in batch["results"]] == ["error", "queued"], batch
+        assert batch["results"][0]["error"]["errors"][0]["field"] == "items.0.causal_parent", batch
+        # a parent still queued is accepted (the worker links it when it is stored), a stored one too
+        queued = (await call(client, "memory_write", {"content": "Rollback started", "layer": "episodic"}))[
+            "id"
+        ]
+        child = (
+            await call(
+                client,
+                "memory_write",
+                {"content": "Rollback finished", "layer": "episodic", "causal_parent": queued},
+            )
+        )["id"]
+        await drain(poller)
+        assert count_memories(stack, tenant) == before + 3  # the batch's valid item, the rollback pair
+        got = await call(client, "memory_get", {"id": child})
+        assert got["memory"]["causal_parent"] == queued
+        verified = next(r["id"] for r in batch["results"] if r["status"] == "queued")
+        assert (await call(client, "memory_get", {"id": verified}))["memory"]["causal_parent"] == mine
