@@ -8,6 +8,19 @@ stored them, ask every question, print turn-level evidence recall@k.
 Each conversation is written as its own agent (agent_id = sample id), turns as episodic memories with
 the session date as occurred_at, the speaker as an entity (as the in-process run writes it) and in metadata
 with the dia_id.
+
+Access: ``memory_search`` records each hit as recalled (access_count, the frequency prior), so a question's
+answer would depend on the questions asked before it, which the in-process rows (bench/quality.py) do not
+record. With its own stack the harness asks every question twice on the same stored rows: first with the
+recorded access undone after each answer (it waits until the server's deferred update has landed, then
+clears access_count and last_accessed_at of the agent's rows straight in the database: product code
+untouched), scored as ``categories_1_4``, comparable with the in-process rows; then again as the service
+does it, recording access, scored as ``recording_access``. With ``--url`` (no database at hand) only the
+second way is possible and ``categories_1_4`` is that one (``access`` says which).
+
+Keyword statistics: with its own stack the harness refreshes them once all turns are stored, as the
+in-process run does (what scheduled maintenance would have counted by then); with ``--url`` they are
+whatever the running service's maintenance has counted.
 """
 
 from __future__ import annotations
@@ -122,26 +135,110 @@ async def wait_until_stored(
     return counts
 
 
-async def ask(client: Client, conv: Conversation, board: Scoreboard, top_k: int) -> None:
+class AccessEraser:
+    """Undoes what ``memory_search`` records (access_count, last_accessed_at) for one tenant, straight in
+    the database of a throw-away stack: bench only, so each question is asked as if it were the first."""
+
+    def __init__(self, database_url: str, tenant: str) -> None:
+        self._url, self._tenant = database_url, tenant
+        self._conn: Any = None
+
+    async def __aenter__(self) -> AccessEraser:
+        import psycopg
+
+        self._conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True)
+        # row-level security keys on this setting (session-wide here: autocommit, one tenant)
+        await self._conn.execute("SELECT set_config('hindsight.tenant_id', %s, false)", (self._tenant,))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._conn.close()
+
+    async def erase(self, agent_id: str, timeout_s: float = 60.0) -> None:
+        """Wait until the last search's access update is visible (the server records it right after
+        answering, in one UPDATE), then clear every recorded access of the agent's memories. Raises
+        TimeoutError if the update never lands."""
+        deadline = time.monotonic() + timeout_s
+        where = "tenant_id = %s AND agent_id = %s AND last_accessed_at IS NOT NULL"
+        while True:
+            cur = await self._conn.execute(
+                f"SELECT count(*) FROM memories WHERE {where}", (self._tenant, agent_id)
+            )
+            row = await cur.fetchone()
+            if row and row[0] > 0:
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no access recorded for {agent_id} after {timeout_s:.0f}s")
+            await asyncio.sleep(0.02)
+        await self._conn.execute(
+            f"UPDATE memories SET access_count = 0, last_accessed_at = NULL WHERE {where}",
+            (self._tenant, agent_id),
+        )
+
+
+async def refresh_keyword_stats(database_url: str, tenant: str, agents: list[str]) -> None:
+    """What scheduled maintenance (every 15 minutes in AWS) would have counted by now: each agent's
+    keyword statistics, which search's rare-word probe and common-word cut read. Only this step, as the
+    in-process run (bench/quality.py) does it: decay would archive the 2023 conversations at once."""
+    from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
+    from hindsight.adapters.postgres.pool import open_pool
+    from hindsight.domain.memory import Scope
+
+    pool = await open_pool(database_url, min_size=1, max_size=1, timeout_s=30)
+    try:
+        for agent in agents:
+            await PostgresMaintenanceStore(pool).refresh_keyword_stats(
+                Scope(tenant_id=tenant, agent_id=agent)
+            )
+    finally:
+        await pool.close()
+
+
+async def ask(
+    client: Client,
+    conv: Conversation,
+    board: Scoreboard,
+    top_k: int,
+    eraser: AccessEraser | None = None,
+    timings: list[float] | None = None,
+) -> None:
+    """Every question with evidence through ``memory_search``, scored into ``board`` (each call's round
+    trip in ms appended to ``timings``); with ``eraser``, the access each search records is undone
+    before the next question."""
     for q in conv.questions:
         if not q.evidence:
             continue
         # asked when the in-process run asks it (bench/quality.py: the day after the last session), so
         # "last week", "recently" and recency mean the same there and here, not today's date
         asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
+        started = time.perf_counter()
         found = await call(
             client,
             "memory_search",
             {"query": q.question, "top_k": top_k, "agent_id": conv.sample_id, "as_of": asked.isoformat()},
         )
+        if timings is not None:
+            timings.append((time.perf_counter() - started) * 1000)
         retrieved = [r["memory"]["metadata"].get("dia_id", "") for r in found["results"]]
         board.add(q.category, retrieved, q.evidence, conv.sample_id)
+        if eraser is not None and found["results"]:
+            await eraser.erase(conv.sample_id)
 
 
 async def run(
-    url: str, token: str, conversations: list[Conversation], *, mode: str, concurrency: int, top_k: int
+    url: str,
+    token: str,
+    conversations: list[Conversation],
+    *,
+    mode: str,
+    concurrency: int,
+    top_k: int,
+    database: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
-    board = Scoreboard()
+    """Write, wait until stored, ask. ``database``: (database URL, tenant) of a throw-away stack, to ask
+    each question first with its recorded access undone (see the module's docstring)."""
+    board, recording = Scoreboard(), Scoreboard()
+    timings: list[float] = []
     async with connect(url, token, mode=mode) as client:
         # memory_status is per agent where the server takes agent_id (each conversation is an agent)
         tools = {t.name: t for t in (await client.list_tools()).tools}
@@ -159,10 +256,19 @@ async def run(
             for status, n in counts.items():
                 outcome[status] = outcome.get(status, 0) + n
         stored = time.monotonic()
-        for conv in conversations:
-            await ask(client, conv, board, top_k)
+        if database is not None:
+            await refresh_keyword_stats(database[0], database[1], list(ids))
+            async with AccessEraser(*database) as eraser:
+                for conv in conversations:
+                    await ask(client, conv, board, top_k, eraser, timings)
+        else:
+            for conv in conversations:
+                await ask(client, conv, recording, top_k, timings=timings)
         asked = time.monotonic()
-    questions = len(board.rows)
+        if database is not None:  # then as the service does it, on the same rows, nothing recorded yet
+            for conv in conversations:
+                await ask(client, conv, recording, top_k)
+    main = board if board.rows else recording
     return {
         "conversations": [c.sample_id for c in conversations],
         "writes": "memory_write_batch" if batch else "memory_write",
@@ -173,9 +279,25 @@ async def run(
             "until_stored": round(stored - started, 1),
             "questions": round(asked - stored, 1),
         },
-        "search_ms_mean": round((asked - stored) * 1000 / max(1, questions), 1),
-        "categories_1_4": board.summary((1, 2, 3, 4)),
-        "category_5": board.summary((5,)),
+        "search_ms_mean": round(sum(timings) / max(1, len(timings)), 1),
+        "keyword_stats": "refreshed once stored (as in-process)" if database is not None else "the service's",
+        "access": (
+            "undone after each question (as the in-process rows); recording_access: as the service records it"
+            if database is not None
+            else "recorded (memory_search as the service does it)"
+        ),
+        "categories_1_4": main.summary((1, 2, 3, 4)),
+        "category_5": main.summary((5,)),
+        **(
+            {
+                "recording_access": {
+                    "categories_1_4": recording.summary((1, 2, 3, 4)),
+                    "category_5": recording.summary((5,)),
+                }
+            }
+            if database is not None
+            else {}
+        ),
     }
 
 
@@ -196,6 +318,7 @@ def main() -> None:
 
     with ExitStack() as stack:
         url, token = args.url, args.token
+        database: tuple[str, str] | None = None
         if url is None:
             from hindsight.local.serve import BackgroundServer
             from hindsight.local.stack import LocalStack
@@ -207,10 +330,19 @@ def main() -> None:
             server = BackgroundServer(local.require_settings()).start()
             stack.callback(server.stop)
             url, token = server.url, local.mint_token("locomo")
+            database = (local.require_settings().require_database_url(), "locomo")
         if not token:
             parser.error("--token is required with --url")
         result = asyncio.run(
-            run(url, token, conversations, mode=args.mode, concurrency=args.concurrency, top_k=args.top_k)
+            run(
+                url,
+                token,
+                conversations,
+                mode=args.mode,
+                concurrency=args.concurrency,
+                top_k=args.top_k,
+                database=database,
+            )
         )
     text = json.dumps(result, indent=2)
     print(text)
@@ -219,8 +351,11 @@ def main() -> None:
     s = result["categories_1_4"]
     print(
         f"\nLoCoMo {', '.join(result['conversations'])}: {s['questions']} questions (categories 1-4): "
-        f"recall@5 = {s['recall_at_5']:.3f}, recall@10 = {s['recall_at_10']:.3f}"
+        f"recall@5 = {s['recall_at_5']:.3f}, recall@10 = {s['recall_at_10']:.3f} (access {result['access']})"
     )
+    if "recording_access" in result:
+        r = result["recording_access"]["categories_1_4"]
+        print(f"recording access: recall@5 = {r['recall_at_5']:.3f}, recall@10 = {r['recall_at_10']:.3f}")
 
 
 if __name__ == "__main__":

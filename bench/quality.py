@@ -10,7 +10,9 @@ day after the last session) and scored on turn-level evidence: recall@1/5/10/25 
 for categories 1–4, per category, and category 5 (adversarial) separately; and by the protocol of
 issue 13: ``tune`` (first 4 conversations), ``validate`` (last 3) and all, per category and per
 conversation. Lever rows (``levers``: the hand-set RRF fallback, ablation models in bench/models/) are
-measured in the same run on the same rows.
+measured in the same run on the same rows. No row records access (each question is asked as if it were
+the first, as the pools protocol scores it) except ``levers.recording_access``: the shipped search asked
+again afterwards, recording access as ``memory_search`` does (the frequency prior then reads it).
 
 Baselines read the rows Hindsight stored (same text, same 384-d vectors; turns merged as duplicates are
 missing for everyone alike): exact vector top-k, BM25 (bm25s) and RRF of the two (bench/baselines.py).
@@ -191,7 +193,8 @@ async def _evaluate(container: Container, conversations: list[Conversation]) -> 
             asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
             request = resolve(RecallQuery(text=q.question, top_k=TOP_K, as_of=asked), asked)
             started = time.perf_counter()
-            hits = await container.recall.search(scope, request)
+            # no access recorded: each question is asked as if first (see _recording_access)
+            hits = await container.recall.search(scope, request, record_access=False)
             search_ms.append((time.perf_counter() - started) * 1000)
             boards["hindsight"].add(
                 q.category,
@@ -219,7 +222,7 @@ async def _evaluate(container: Container, conversations: list[Conversation]) -> 
                     conv.sample_id,
                 )
         log(f"locomo: asked {conv.sample_id} ({len(conv.questions)} questions)")
-    await container.access_log.flush()
+    access_board, access_ms = await _recording_access(container, conversations)
     out: dict[str, Any] = {}
     split = split_of(conversations)
     for name, board in boards.items():
@@ -239,7 +242,47 @@ async def _evaluate(container: Container, conversations: list[Conversation]) -> 
         }
         for name, board in lever_boards.items()
     }
+    out["levers"]["recording_access"] = {
+        "label": ACCESS_LABEL,
+        "categories_1_4": access_board.summary((1, 2, 3, 4)),
+        "split": access_board.split_summary(split),
+        "search_ms": percentiles(access_ms),
+    }
     return out
+
+
+ACCESS_LABEL = (
+    "shipped ranking, each search recording access as `memory_search` does (a question's hits count as "
+    "recalled for the questions after it: the frequency prior; asked after every other row)"
+)
+
+
+async def _recording_access(
+    container: Container, conversations: list[Conversation]
+) -> tuple[Scoreboard, list[float]]:
+    """Every question again, in order, through the shipped search recording access as ``memory_search``
+    does: each question's hits are then "recalled" (access_count, debounced to one per hour) for the
+    questions after it, which the frequency prior reads. The other rows record none (each question asked
+    as if first, as the pools protocol scores them); this pass runs after them so it cannot touch them."""
+    board, ms = Scoreboard(), []
+    for conv in conversations:
+        scope = Scope(tenant_id=TENANT, agent_id=conv.sample_id)
+        for q in conv.questions:
+            if not q.evidence:
+                continue
+            asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
+            request = resolve(RecallQuery(text=q.question, top_k=TOP_K, as_of=asked), asked)
+            started = time.perf_counter()
+            hits = await container.recall.search(scope, request)
+            ms.append((time.perf_counter() - started) * 1000)
+            await container.access_log.flush()  # as a server's: landed before the next question
+            board.add(
+                q.category,
+                [str(h.memory.metadata.get("dia_id", "")) for h in hits],
+                q.evidence,
+                conv.sample_id,
+            )
+    return board, ms
 
 
 async def _run(settings: Any, conversations: list[Conversation]) -> dict[str, Any]:
