@@ -1000,6 +1000,74 @@ def _neighbours(data: dict[str, Any], out: list[str]) -> None:
     out.append("")
 
 
+def _ab_search(data: dict[str, Any], out: list[str]) -> None:
+    """Issue 18's point-in-time cost: same-run A/B pairs of checkouts (bench/ab_search.py --record)."""
+    pairs = data.get("ab_search")
+    if not pairs:
+        out.append("_Not measured yet: `python bench/ab_search.py <before> <after> --record`._\n")
+        return
+    first = next(iter(pairs.values()))
+    out.append(
+        "Issue 18 asks that search p50 at 10k be no worse than 1.1x the code before it. `bench/ab_search.py` "
+        "runs two checkouts side by side in one run: each in a process of its own with its own product "
+        "code and local stack, the same data (this page's synthetic 10k tier + 10k rows of other tenants, "
+        "same seeds and vectors), the same queries, `Recall.search` with each checkout's default ranker; the "
+        f"two take turns every {first['chunk']} queries (A B, B A, ...), so the load of this shared machine "
+        "falls on both alike. New query = a text that side has not seen (its embedding computed); cached "
+        "= the same texts again (embedding from the query cache: SQL + ranking). Point in time = the cached "
+        "search with `valid_at` or `known_at` at the query time, right after each default one.\n"
+    )
+    out.append(
+        "| A → B | kind | A p50 / p99 ms | B p50 / p99 ms | **B/A p50** | B/A p99 | B/A p50 per round "
+        "| load 1-min before → after |"
+    )
+    out.append("|---|---|---|---|---|---|---|---|")
+    labels = {
+        "new": "new query",
+        "cached": "cached embedding",
+        "new_embed": "… new: embedding",
+        "new_sql": "… new: SQL",
+        "cached_sql": "… cached: SQL",
+    }
+    for result in pairs.values():
+        pair = f"{result['a']['sha']} → {result['b']['sha']}"
+        load = f"{result['load_1_5_15_before'][0]} → {result['load_1_5_15_after'][0]}"
+        for kind, label in labels.items():
+            k = result["summary"]["kinds"].get(kind) or {}
+            a, b = k.get("a") or {}, k.get("b") or {}
+            if not a.get("n"):
+                continue
+            out.append(
+                f"| {pair} | {label} | {_ms(a['p50'])} / {_ms(a['p99'])} | {_ms(b['p50'])} / {_ms(b['p99'])} "
+                f"| **{_f(k['ratio_p50'], 2)}** | {_f(k['ratio_p99'], 2)} | "
+                f"{', '.join(_f(x, 2) for x in k['ratio_p50_per_round'])} | {load} |"
+            )
+    out.append("")
+    for result in pairs.values():
+        for side in ("a", "b"):
+            kinds = result["summary"]["point_in_time"].get(side) or {}
+            if kinds:
+                text = "; ".join(
+                    f"`{kind}` p50 {_ms(p['p50'])} / p99 {_ms(p['p99'])} ms "
+                    f"({_f(p['to_default_cached_p50'], 2)}x its default cached p50)"
+                    for kind, p in kinds.items()
+                )
+                out.append(
+                    f"* Point in time on {result[side]['sha']} (run {result['a']['sha']} → "
+                    f"{result['b']['sha']}): {text}."
+                )
+    out.append("")
+    for result in pairs.values():
+        out.append(
+            f"* `{result['a']['sha']} → {result['b']['sha']}`: {result['size']:,} memories, "
+            f"{result['queries']} new queries x {result['rounds']} rounds a side after {result['warmup']} "
+            f"warm-ups, HINDSIGHT_EMBED_THREADS={result['embed_threads']}, {result['measuring_s']} s of "
+            f"measuring; `uptime` before: {result['uptime_before']}; after: {result['uptime_after']}. "
+            f"`{result.get('command', '–')}`. {result.get('note', '')}".rstrip()
+        )
+    out.append("")
+
+
 def _observations(data: dict[str, Any], out: list[str]) -> None:
     items: list[str] = []
     lat = data.get("latency") or {}
@@ -1174,6 +1242,8 @@ def write() -> None:
     _latency(data, out)
     if not has_plot:
         out.append("_(no plot yet)_\n")
+    out.append("### Issue 18: point-in-time cost\n")
+    _ab_search(data, out)
     out.append("## Worker throughput\n")
     _throughput(data, out)
     out.append("## Noisy neighbours\n")
