@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 import psycopg
 import pytest
@@ -110,6 +111,38 @@ def test_the_keyword_query_keeps_informative_words_and_probes_with_the_rarest(
     assert _keyword_queries(settings, tenant, "Caroline went", 1000) == ("'went' | 'carolin'",) * 2
     assert _keyword_queries(settings, tenant, "Caroline went", 10) == ("'went' | 'carolin'", "'went'")
     assert _keyword_queries(settings, tenant, "the of", 1000) == (None, None)  # stop words only
+
+
+def test_the_lexeme_counts_are_read_by_key_even_before_the_table_is_analyzed(stack: LocalStack) -> None:
+    """Right after maintenance refreshed the counts the planner has no statistics for them; the lookup
+    must still read the query's lexemes by primary key, not the scope's every lexeme (migration 014)."""
+    settings = stack.require_settings()
+    scope = f"t-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(settings.require_database_url()) as conn:
+        conn.execute(
+            "INSERT INTO scope_stats (tenant_id, agent_id, docs) VALUES (%s, 'default', 100000)", (scope,)
+        )
+        conn.execute(
+            """INSERT INTO lexeme_stats (tenant_id, agent_id, lexeme, docs)
+               SELECT %s, 'default', 'word' || g, 1 + g %% 500 FROM generate_series(1, 20000) AS g""",
+            (scope,),
+        )
+        plan = conn.execute(
+            """EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM hindsight_keyword_queries(
+                   'word7 word9 zebracorn', %s, 'default', %s, %s, %s, 1000)""",
+            (scope, MAX_LEXEME_SHARE, MIN_DOCS_FOR_CUT, KEEP_AT_LEAST),
+        ).fetchone()
+    assert plan is not None
+
+    def lexeme_rows(node: dict[str, Any]) -> float:
+        here = (
+            node.get("Actual Rows", 0) * node.get("Actual Loops", 1)
+            if node.get("Relation Name") == "lexeme_stats"
+            else 0
+        )
+        return here + sum(lexeme_rows(child) for child in node.get("Plans", []))
+
+    assert lexeme_rows(plan[0][0]["Plan"]) < 50  # a few index reads per query lexeme, not 20 000 rows
 
 
 def test_beyond_max_ranked_only_rows_with_the_rarest_words_are_ranked(stack: LocalStack, tenant: str) -> None:

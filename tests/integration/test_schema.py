@@ -106,3 +106,41 @@ def test_migration_files_are_numbered_without_gaps(tmp_path: Path) -> None:
     (tmp_path / "003_c.sql").write_text("SELECT 1;")
     with pytest.raises(ConfigurationError, match="without gaps"):
         load_migrations(tmp_path)
+
+
+def test_a_memory_row_keeps_its_embedding_and_tsvector_in_the_page(stack: LocalStack, tenant: str) -> None:
+    """Search reads every candidate's embedding and tsvector: out of line in TOAST (a row over 2 KB, as
+    an embedding alone nearly is), each read was an extra index probe and heap fetch (migration 014)."""
+    from datetime import UTC, datetime
+
+    from hindsight.domain.memory import MemoryDraft, WriteJob
+
+    settings = stack.require_settings()
+    content = "The deploy checklist for the payments service: " + "run the canary, watch the p99, " * 20
+
+    async def store() -> None:
+        container = await build_container(settings, with_queue=False, embedder=None)
+        try:
+            job = WriteJob(
+                id=uuid.uuid4(),
+                tenant_id=tenant,
+                agent_id="default",
+                submitted_at=datetime.now(UTC),
+                draft=MemoryDraft(content=content, layer="semantic"),
+            )
+            await container.store_memories([job])
+        finally:
+            await container.aclose()
+
+    asyncio.run(store())
+    with psycopg.connect(settings.require_database_url()) as conn:
+        row = conn.execute(
+            """SELECT pg_column_size(m.*), pg_column_toast_chunk_id(embedding),
+                      pg_column_toast_chunk_id(search_text)
+               FROM memories m WHERE tenant_id = %s""",
+            (tenant,),
+        ).fetchone()
+    assert row is not None
+    size, embedding_chunk, text_chunk = row
+    assert size > 2032  # over the default toast threshold: without 014 the embedding went out of line
+    assert (embedding_chunk, text_chunk) == (None, None)
