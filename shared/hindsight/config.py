@@ -178,7 +178,7 @@ class Settings(BaseSettings):
     frequency_saturation: float = Field(default=10.0, gt=0, le=10_000)
     inferred_penalty: float = Field(default=0.85, gt=0, le=1, description="Score factor for agent_inferred.")
     injection_penalty: float = Field(
-        default=0.85, gt=0, le=1, description="Score factor for a returned hit labelled possible_injection."
+        default=0.5, gt=0, le=1, description="Score factor for a returned hit labelled possible_injection."
     )
     stale_after_days: float = Field(
         default=90.0,
