@@ -44,6 +44,20 @@ def count_memories(stack: LocalStack, tenant: str, status: str | None = None) ->
     return int(row[0]) if row else 0
 
 
+def store_id(stack: LocalStack) -> str:
+    """The stack database's identity (``hindsight_meta.store_id``): the prefix of its Redis keys."""
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        row = conn.execute("SELECT value FROM hindsight_meta WHERE name = 'store_id'").fetchone()
+    return str(row[0]) if row else ""
+
+
+def session_pattern(stack: LocalStack, tenant: str) -> str:
+    """A SCAN pattern of every working-memory session of ``tenant`` in the stack's store."""
+    from hindsight.adapters.redis_working_memory import session_prefix
+
+    return session_prefix(store_id(stack), tenant) + "*"
+
+
 async def drain(poller: SqsPoller, timeout_s: float = 60.0) -> None:
     """Let the worker store everything queued (from an async test: the worker runs its own loop)."""
     assert await anyio.to_thread.run_sync(poller.drain, timeout_s), "the write queue did not drain"

@@ -254,7 +254,7 @@ async def build_container(
             store_id=store_id,
         )
         container.working_memory = make_working_memory(
-            settings, clock, container.remember, redactor, redis, tokens
+            settings, clock, container.remember, redactor, redis, tokens, store_id
         )
         container.rate_limit = make_rate_limit(settings, redis)
         if remember is not None:

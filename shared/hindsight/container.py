@@ -80,7 +80,7 @@ class Container:
         function's cold start does not import it."""
         if self._maintain is None:
             self._maintain = make_maintenance(
-                self.settings, self.pool, self.embedder, self.clock, self.redis, self.sweeper
+                self.settings, self.pool, self.embedder, self.clock, self.redis, self.sweeper, self.store_id
             )
         return self._maintain
 

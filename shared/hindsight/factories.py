@@ -53,10 +53,11 @@ def make_working_memory(
     redactor: Redactor | None = None,
     redis: Any = None,
     tokens: TokenCounter | None = None,
+    store_id: str = "",
 ) -> WorkingMemory:
-    """Working memory on Redis with the cl100k_base token counter (``tokens``, else a new one). Opens
-    no connection and loads no vocabulary here (both happen on first use), so this succeeds while Redis
-    is down."""
+    """Working memory on Redis with the cl100k_base token counter (``tokens``, else a new one), its
+    keys under the store ``store_id`` (the database's identity). Opens no connection and loads no
+    vocabulary here (both happen on first use), so this succeeds while Redis is down."""
     from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore
     from hindsight.adapters.tiktoken_counter import TiktokenCounter
     from hindsight.domain.working_memory import budget_from_context_window
@@ -67,7 +68,7 @@ def make_working_memory(
         settings.working_memory_context_window_tokens, settings.working_memory_budget_fraction
     )
     return WorkingMemory(
-        RedisWorkingMemoryStore(redis),
+        RedisWorkingMemoryStore(redis, store_id),
         tokens or TiktokenCounter(),
         clock,
         WorkingMemoryPolicy(budget_tokens=max(budget, 1), ttl_s=settings.working_memory_ttl_s),
@@ -151,9 +152,11 @@ def make_maintenance(
     clock: SystemClock,
     redis: Any,
     sweeper: SweepStuckWork | None = None,
+    store_id: str = "",
 ) -> Maintain:
-    """Scheduled maintenance over Postgres and working memory's Redis client (shared, not closed here).
-    The stuck-work sweep needs the queues (``sweeper``); without them the report says "no sweeper"."""
+    """Scheduled maintenance over Postgres and working memory's Redis client (shared, not closed here),
+    sweeping the sessions of the store ``store_id`` only. The stuck-work sweep needs the queues
+    (``sweeper``); without them the report says "no sweeper"."""
     from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
     from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore
     from hindsight.usecases.maintain import Maintain
@@ -163,7 +166,7 @@ def make_maintenance(
         embedder,
         clock,
         maintenance_policy(settings),
-        sessions=RedisWorkingMemoryStore(redis),
+        sessions=RedisWorkingMemoryStore(redis, store_id),
         stuck=sweeper,
     )
 

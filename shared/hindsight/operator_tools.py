@@ -65,7 +65,9 @@ def operator_tools(container: Container) -> OperatorTools:
             container.reader,
             container.recall,
             container.clock,
-            sessions=RedisSessionLister(container.redis) if container.redis is not None else None,
+            sessions=RedisSessionLister(container.redis, container.store_id)
+            if container.redis is not None
+            else None,
             queues=queues,
         ),
         export=ExportMemories(archive, container.clock, container.embedder),

@@ -22,6 +22,7 @@ import redis
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from tests.schema_cases import BadCase, bad_values, tool_schemas, valid_arguments
+from tests.support import session_pattern
 
 pytestmark = pytest.mark.integration
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
@@ -61,7 +62,7 @@ def _redis_keys(stack: LocalStack, tenant: str) -> int:
     try:
         return sum(
             1
-            for pattern in (f"hindsight:wm:v1:{tenant}:*", f"hs:op:{tenant}:*")
+            for pattern in (session_pattern(stack, tenant), f"hs:op:{tenant}:*")
             for _ in client.scan_iter(match=pattern, count=1000)
         )
     finally:

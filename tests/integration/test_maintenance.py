@@ -32,7 +32,7 @@ from hindsight.local.poller import LocalLambdaContext
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from hindsight.usecases.maintain import Maintain, MaintenanceReport
-from tests.support import load_event, mcp_client
+from tests.support import load_event, mcp_client, store_id
 
 pytestmark = pytest.mark.integration
 DAY = timedelta(days=1)
@@ -451,7 +451,8 @@ def test_the_maintenance_function_runs_with_the_scheduled_event(
     lambda_env: None, stack: LocalStack, tenant: str
 ) -> None:
     due = _insert_sync(stack, tenant, 0.8, datetime.now(UTC) - 30 * DAY)
-    orphan = session_key(SessionScope(tenant_id=tenant, agent_id="default", session_id="left-behind"))
+    scope = SessionScope(tenant_id=tenant, agent_id="default", session_id="left-behind")
+    orphan = session_key(scope, store_id(stack))
     client = redis.Redis.from_url(stack.require_settings().redis_url)
     client.hset(orphan, "goal", "{}")  # a session without a TTL (written by hand)
     module = importlib.import_module("functions.maintenance.app")

@@ -14,7 +14,7 @@ from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
-from tests.support import drain, mcp_client
+from tests.support import drain, mcp_client, session_pattern
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -89,7 +89,7 @@ def _tenant_redis(stack: LocalStack, tenant: str) -> str:
     client = redis.Redis.from_url(stack.require_settings().redis_url, decode_responses=True)
     try:
         values = []
-        for pattern in (f"hindsight:wm:v1:{tenant}:*", f"hs:op:{tenant}:*"):
+        for pattern in (session_pattern(stack, tenant), f"hs:op:{tenant}:*"):
             for key in client.scan_iter(match=pattern, count=1000):
                 values.append(json.dumps(client.hgetall(key)))
         return "\n".join(values)

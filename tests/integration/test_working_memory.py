@@ -4,17 +4,20 @@ or one started here), plus promotion through the SQS emulator and the worker int
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
+import psycopg
 import pytest
 
 from hindsight.adapters.redis_client import redis_client
+from hindsight.adapters.redis_sessions import RedisSessionLister
 from hindsight.adapters.redis_working_memory import RedisWorkingMemoryStore
 from hindsight.adapters.tiktoken_counter import TiktokenCounter
-from hindsight.bootstrap import SystemClock
+from hindsight.bootstrap import SystemClock, build_container
 from hindsight.domain.auth import Principal
 from hindsight.local.poller import SqsPoller
 from hindsight.local.ports import free_port
@@ -332,3 +335,54 @@ async def test_redis_outage_is_a_retryable_error_and_recovery_needs_no_restart(
         srv.stop()
         if redis is not None:
             redis.stop()
+
+
+async def test_two_stores_sharing_one_redis_keep_their_sessions_apart(stack: LocalStack, tenant: str) -> None:
+    # Two local stacks on different data folders share the machine's Redis: each database has its own
+    # store id, and the same tenant/agent/session in the other store is another session.
+    settings = stack.require_settings()
+    url = settings.require_database_url()
+    alice = Principal(tenant_id=tenant, key_id="k")
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT value FROM hindsight_meta WHERE name = 'store_id'").fetchone()
+    assert row is not None
+    assert row[0]
+    first = await build_container(settings, with_queue=False)
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("UPDATE hindsight_meta SET value = %s WHERE name = 'store_id'", (str(uuid.uuid4()),))
+        try:
+            second = await build_container(settings, with_queue=False)
+        finally:
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute("UPDATE hindsight_meta SET value = %s WHERE name = 'store_id'", (row[0],))
+        try:
+            assert first.store_id != second.store_id
+            a, b = first.working_memory, second.working_memory
+            assert a is not None
+            assert b is not None
+            await a.set(alice, None, "same-session", "plan", "store A's plan", 0.5)
+            assert (await b.get(alice, None, "same-session")).items == []  # not visible…
+            assert (await b.clear(alice, None, "same-session")).cleared == 0  # …nor cleared by the other
+            await b.set(alice, None, "same-session", "plan", "store B's plan", 0.5)
+            assert [i.content for i in (await a.get(alice, None, "same-session")).items] == ["store A's plan"]
+            assert (await b.clear(alice, None, "same-session")).cleared == 1
+            assert [i.content for i in (await a.get(alice, None, "same-session")).items] == ["store A's plan"]
+            # the operators' session list and the maintenance sweep see their own store's sessions only
+            await b.set(alice, None, "only-in-b", "x", "store B's note", 0.5)
+            lister_a = RedisSessionLister(first.redis, first.store_id)
+            assert [s for s, _ in await lister_a.sessions(tenant, "default", 100)] == ["same-session"]
+            sweeper_b = RedisWorkingMemoryStore(second.redis, second.store_id)
+            scanned, cursor = 0, 0
+            while True:
+                page = await sweeper_b.sweep_sessions(cursor, 1000, 60, tenant)
+                scanned, cursor = scanned + page.scanned, page.next_cursor
+                if cursor == 0:
+                    break
+            assert scanned == 1  # B's "only-in-b", not A's session
+            await a.clear(alice, None, "same-session")
+            await b.clear(alice, None, "only-in-b")
+        finally:
+            await second.aclose()
+    finally:
+        await first.aclose()

@@ -417,4 +417,7 @@ def test_session_keys_cannot_collide_across_scopes() -> None:
     a = session_key(_scope("t:a", "b", "s"))
     b = session_key(_scope("t", "a:b", "s"))
     assert a != b
-    assert session_key(_scope("t", "a", "s")).startswith("hindsight:wm:v1:")
+    assert session_key(_scope("t", "a", "s")).startswith("hindsight:wm:v1:")  # a store without an id
+    # a store's keys carry its id, like its other Redis keys (hs:<store id>:op:…)
+    assert session_key(_scope("t", "a", "s"), "s1") == "hs:s1:wm:t:a:s"
+    assert session_key(_scope("t", "a", "s"), "s1") != session_key(_scope("t", "a", "s"), "s2")

@@ -1,9 +1,12 @@
 """The WorkingMemoryStore port on Redis (ElastiCache in AWS, a local redis-server otherwise).
 
-Layout: one hash per session, ``hindsight:wm:v1:<tenant>:<agent>:<session>`` (each part
+Layout: one hash per session, ``hs:<store id>:wm:<tenant>:<agent>:<session>`` (each part
 percent-encoded, so ``:`` inside an id cannot make two scopes share a key); field = item key, value =
-the item as JSON. The whole hash carries the session's TTL, so a session expires as one (the spec:
-"expire whole sessions").
+the item as JSON. The store id (the database's identity, ``hindsight_meta.store_id``) is the prefix the
+other Redis keys carry too (``hs:<store id>:op:…``, ``…:seq:…``): two stacks on different databases
+sharing one Redis never see each other's sessions. A store without an id (migrated before it existed)
+keeps the older ``hindsight:wm:v1:…`` keys. ``session_prefix`` is the one place that builds them. The
+whole hash carries the session's TTL, so a session expires as one (the spec: "expire whole sessions").
 
 Updates are optimistic transactions: WATCH the session key, read it, let the caller decide, then
 MULTI/EXEC the change. A concurrent change to the same session aborts EXEC and the update is retried
@@ -36,17 +39,25 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-KEY_PREFIX = "hindsight:wm:v1"
+LEGACY_PREFIX = "hindsight:wm:v1"
+"""The keys' prefix for a store without an id (and of every store before the per-store prefix)."""
 MAX_ATTEMPTS = 32
 """Optimistic-transaction attempts before giving up with Unavailable. Each lost race means another
 writer succeeded, and a lost race waits a jittered 0–2·attempt ms before retrying (spreading a burst),
 so this runs out only under dozens of simultaneous writes to one session."""
 
 
-def session_key(scope: SessionScope) -> str:
-    """The Redis key of a session's hash."""
-    parts = (scope.tenant_id, scope.agent_id, scope.session_id)
-    return ":".join([KEY_PREFIX, *(quote(p, safe="") for p in parts)])
+def session_prefix(store_id: str, *parts: str) -> str:
+    """The key prefix of a store's sessions, narrowed by the leading scope ``parts`` (tenant, then
+    agent), percent-encoded, ending in ``:``: ``hs:<store id>:wm:<tenant>:``; with ``store_id`` ""
+    the legacy ``hindsight:wm:v1:<tenant>:``. Append ``*`` for a SCAN pattern."""
+    base = f"hs:{store_id}:wm" if store_id else LEGACY_PREFIX
+    return ":".join([base, *(quote(p, safe="") for p in parts)]) + ":"
+
+
+def session_key(scope: SessionScope, store_id: str = "") -> str:
+    """The Redis key of a session's hash in the store ``store_id`` (see ``session_prefix``)."""
+    return session_prefix(store_id, scope.tenant_id, scope.agent_id) + quote(scope.session_id, safe="")
 
 
 def _unavailable(exc: BaseException) -> Unavailable:
@@ -61,14 +72,14 @@ def _unavailable(exc: BaseException) -> Unavailable:
     return Unavailable(f"working memory is unavailable: {reason}")
 
 
-def _decode(scope: SessionScope, raw: Mapping[Any, Any]) -> dict[str, WorkingMemoryItem]:
+def _decode(key: str, raw: Mapping[Any, Any]) -> dict[str, WorkingMemoryItem]:
     items: dict[str, WorkingMemoryItem] = {}
     for field, value in raw.items():
         try:
             item = WorkingMemoryItem.model_validate_json(value)
         except ValidationError:
             # Only a bug or a hand edit can put this here; skip it rather than fail the whole session.
-            log.warning("skipping an unreadable working-memory item in %s", session_key(scope))
+            log.warning("skipping an unreadable working-memory item in %s", key)
             continue
         items[field.decode("utf-8") if isinstance(field, bytes) else str(field)] = item
     return items
@@ -79,14 +90,16 @@ def _expires_in(pttl_ms: int) -> float | None:
 
 
 class RedisWorkingMemoryStore:
-    """WorkingMemoryStore over one ``redis.asyncio`` client (a connection pool, shared by all sessions)."""
+    """WorkingMemoryStore over one ``redis.asyncio`` client (a connection pool, shared by all sessions),
+    keyed under the store ``store_id`` (see the module's docstring)."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, store_id: str = "") -> None:
         self._client = client
+        self._store_id = store_id
 
     async def read(self, scope: SessionScope) -> SessionState:
         """See ``WorkingMemoryStore.read``. Raises Unavailable."""
-        key = session_key(scope)
+        key = session_key(scope, self._store_id)
         try:
             async with self._client.pipeline(transaction=True) as pipe:
                 pipe.hgetall(key)
@@ -94,15 +107,15 @@ class RedisWorkingMemoryStore:
                 raw, pttl = await pipe.execute()
         except (RedisError, OSError) as exc:
             raise _unavailable(exc) from exc
-        return SessionState(items=_decode(scope, raw), expires_in_s=_expires_in(pttl))
+        return SessionState(items=_decode(key, raw), expires_in_s=_expires_in(pttl))
 
     async def apply(self, scope: SessionScope, decide: SessionDecision, ttl_s: int) -> SessionUpdate:
         """See ``WorkingMemoryStore.apply``. Raises Unavailable (Redis down, or ``MAX_ATTEMPTS`` lost
         races) and whatever domain error ``decide`` raises."""
-        key = session_key(scope)
+        key = session_key(scope, self._store_id)
         for attempt in range(MAX_ATTEMPTS):
             try:
-                return await self._apply_once(key, scope, decide, ttl_s)
+                return await self._apply_once(key, decide, ttl_s)
             except WatchError:
                 await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
             except (RedisError, OSError) as exc:
@@ -111,14 +124,12 @@ class RedisWorkingMemoryStore:
             f"working memory is unavailable: session busy ({MAX_ATTEMPTS} concurrent updates won the race)"
         )
 
-    async def _apply_once(
-        self, key: str, scope: SessionScope, decide: SessionDecision, ttl_s: int
-    ) -> SessionUpdate:
+    async def _apply_once(self, key: str, decide: SessionDecision, ttl_s: int) -> SessionUpdate:
         async with self._client.pipeline(transaction=True) as pipe:
             await pipe.watch(key)
             raw = await pipe.hgetall(key)  # immediate mode while watching
             pttl = int(await pipe.pttl(key))
-            before = _decode(scope, raw)
+            before = _decode(key, raw)
             change = decide(before)
             if change.is_empty:
                 await pipe.unwatch()  # type: ignore[no-untyped-call]
@@ -150,7 +161,8 @@ class RedisWorkingMemoryStore:
         TTL (PTTL −1: written by hand or by an older version) gets ``ttl_s`` seconds. Expired and emptied
         sessions need nothing: Redis deletes expired keys and hashes whose last field is removed.
         Raises Unavailable."""
-        match = f"{KEY_PREFIX}:{quote(tenant_id, safe='')}:*" if tenant_id is not None else f"{KEY_PREFIX}:*"
+        scope = (tenant_id,) if tenant_id is not None else ()
+        match = session_prefix(self._store_id, *scope) + "*"  # this store's sessions only
         repaired = 0
         try:
             next_cursor, keys = await self._client.scan(cursor=cursor, match=match, count=count)
