@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from typer.testing import CliRunner
 
 from hindsight.bootstrap import build_container
@@ -21,6 +22,7 @@ from hindsight.domain.memory import MemoryDraft, WriteJob
 from hindsight.local.poller import SqsPoller
 from hindsight.local.stack import LocalStack
 from hindsight.usecases.archive import remap
+from tests.support import count_memories
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()
@@ -503,6 +505,43 @@ def test_a_bad_file_lists_every_bad_line_names_the_file_and_the_format_and_inges
     assert "line 2, column 1" in wrong.output
     assert "--format jsonl" in wrong.output
     assert "expected: LoCoMo: one JSON array of conversations" in wrong.output
+
+
+@pytest.mark.parametrize("mode", ["queue", "direct"])
+def test_a_file_reusing_an_idempotency_key_with_other_content_is_refused_whole(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path, mode: str
+) -> None:
+    # One key names one write: the second line could never be stored (queue mode used to store the first
+    # and fail the second with "retry"; --direct silently dropped it and reported "2 stored").
+    direct = ["--direct"] if mode == "direct" else []
+    clash = tmp_path / "clash.jsonl"
+    clash.write_text(
+        '{"content": "Unique marker heron-3 is the first", "idempotency_key": "k-1"}\n'
+        '{"content": "Unique marker heron-4 is unrelated", "idempotency_key": "k-2"}\n'
+        '{"content": "Unique marker heron-5 differs", "idempotency_key": "k-1"}\n'
+    )
+    failed = cli("ingest", str(clash), "--tenant", tenant, *direct)
+    assert failed.exit_code == 1, failed.output
+    assert failed.exception is None or isinstance(failed.exception, SystemExit)
+    assert (
+        "line 3: idempotency_key: 'k-1' is already used by line 1 with different arguments" in failed.output
+    )
+    assert "nothing was ingested" in failed.output
+    assert "retry" not in failed.output
+    assert count_memories(stack, tenant) == 0
+    client = redis.Redis.from_url(stack.require_settings().redis_url)
+    try:  # nothing queued either: a queued write leaves its status record at once
+        assert list(client.scan_iter(match=f"hs:*op:{tenant}:*", count=1000)) == []
+    finally:
+        client.close()
+
+    # The same key with identical arguments is a replay: accepted, one memory.
+    replay = tmp_path / "replay.jsonl"
+    line = '{"content": "Unique marker heron-6 appears twice", "idempotency_key": "k-3"}\n'
+    replay.write_text(line + line)
+    accepted = cli("ingest", str(replay), "--tenant", tenant, "--direct")
+    assert accepted.exit_code == 0, accepted.output
+    assert count_memories(stack, tenant) == 1
 
 
 def test_ingest_jsonl_directly_and_report_a_bad_line(cli: Any, tenant: str, tmp_path: Path) -> None:

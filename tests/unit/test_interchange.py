@@ -86,3 +86,22 @@ def test_a_file_of_bad_lines_keeps_the_first_problems_and_counts_them_all() -> N
         read_items("x\n" * (MAX_PROBLEMS + 5), "jsonl")
     assert caught.value.count == MAX_PROBLEMS + 5
     assert len(caught.value.problems) == MAX_PROBLEMS
+
+
+def test_a_key_reused_with_other_arguments_refuses_the_file_and_names_both_lines() -> None:
+    text = (
+        '{"content": "first", "idempotency_key": "k"}\n'
+        '{"content": "same key, other agent", "idempotency_key": "k", "agent_id": "other"}\n'
+        '{"content": "second", "idempotency_key": "k"}\n'
+        '{"content": "first", "idempotency_key": "k"}\n'  # identical: a replay, accepted
+        '{"content": "second", "idempotency_key": "k", "agent_id": "me"}\n'  # "me" is the default agent
+    )
+    with pytest.raises(InvalidFile) as caught:
+        read_items(text, "jsonl", default_agent="me")
+    assert [str(p) for p in caught.value.problems] == [
+        f"line {n}: idempotency_key: 'k' is already used by line 1 with different arguments (one key names "
+        "one write: give each item its own key, or drop the duplicate)"
+        for n in (3, 5)
+    ]
+    replayed = read_items('{"content": "a", "idempotency_key": "k"}\n' * 2, "jsonl")
+    assert len(replayed) == 2

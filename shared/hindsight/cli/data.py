@@ -148,10 +148,11 @@ def ingest(
     field, plus agent_id, idempotency_key, valid_from, valid_to; blank lines and # comments are skipped.
 
     Ingesting a file again stores nothing twice (each item's idempotency key: its own, the LoCoMo turn
-    id, or a hash of the line); items already processed are not queued again (already_processed). With
-    --wait, the command returns once every job it queued has a result; a job an earlier run queued and
-    the worker has not processed yet is queued again, and --wait returns once either copy is processed
-    (the other then stores nothing).
+    id, or a hash of the line). A file using one idempotency_key twice with different content or fields
+    is refused (the lines are listed); twice with identical ones stores it once. Items already processed
+    are not queued again (already_processed). With --wait, the command returns once every job it queued
+    has a result; a job an earlier run queued and the worker has not processed yet is queued again, and
+    --wait returns once either copy is processed (the other then stores nothing).
     """
     from hindsight.domain.interchange import EXPECTED, Format, InvalidFile, detect_format, read_items
 
@@ -161,7 +162,7 @@ def ingest(
     text = _read_text(file)
     kind: Format = detect_format(text[:100]) if file_format == "auto" else file_format  # type: ignore[assignment]
     try:
-        items = read_items(text, kind, agent)
+        items = read_items(text, kind, agent, default_agent=agent or DEFAULT_AGENT_ID)
     except InvalidFile as exc:
         _print_invalid_file(file, exc, EXPECTED[kind])
         raise typer.Exit(1) from None

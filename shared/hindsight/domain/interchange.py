@@ -4,7 +4,10 @@
 
 A file is read whole before anything is written: every bad line or record is reported (``InvalidFile``,
 with where it is) and none of the file is ingested. Every item gets an idempotency key (its own, the
-LoCoMo turn id, or a hash of the line), so ingesting a file twice stores nothing twice.
+LoCoMo turn id, or a hash of the line), so ingesting a file twice stores nothing twice. One key names
+one write: a file using a key (for one agent) twice with different arguments is refused as a whole
+(the second write could never be stored, retried or not); twice with identical arguments is a replay
+and stores one memory, as a retried ``memory_write`` does.
 """
 
 from __future__ import annotations
@@ -103,11 +106,17 @@ def detect_format(head: str) -> Format:
     return "locomo" if head.lstrip().startswith("[") else "jsonl"
 
 
-def read_items(text: str, file_format: Format, agent_id: str | None = None) -> list[IngestItem]:
-    """Every item of a file's text, or nothing: the whole file is checked first. Raises InvalidFile
-    listing every bad line (JSON Lines) or record (LoCoMo) with where it is."""
+def read_items(
+    text: str, file_format: Format, agent_id: str | None = None, default_agent: str | None = None
+) -> list[IngestItem]:
+    """Every item of a file's text, or nothing: the whole file is checked first. ``agent_id`` overrides
+    LoCoMo's per-conversation agents; ``default_agent`` is the agent of items naming none (for the
+    idempotency-key check). Raises InvalidFile listing every bad line (JSON Lines) or record (LoCoMo)
+    with where it is, and every item reusing another's idempotency key with different arguments."""
     if file_format == "jsonl":
-        return items_from_jsonl(text.splitlines())
+        items = items_from_jsonl(text.splitlines())
+        check_idempotency_keys(items, "jsonl", default_agent)
+        return items
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -116,7 +125,31 @@ def read_items(text: str, file_format: Format, agent_id: str | None = None) -> l
             hint = " (this looks like JSON Lines: use --format jsonl or auto)"
         where = f"line {exc.lineno}, column {exc.colno} (character {exc.pos})"
         raise InvalidFile("locomo", [Problem(where, f"not JSON: {exc.msg}{hint}")]) from None
-    return items_from_locomo(data, agent_id)
+    items = items_from_locomo(data, agent_id)
+    check_idempotency_keys(items, "locomo", default_agent)
+    return items
+
+
+def check_idempotency_keys(
+    items: Iterable[IngestItem], file_format: Format, default_agent: str | None = None
+) -> None:
+    """Refuses (InvalidFile) items that reuse an earlier item's idempotency key, for the same agent
+    (``default_agent`` for items naming none), with different arguments: each such item is listed with
+    the key and the item that used it first. Identical arguments are a replay and pass."""
+    first: dict[tuple[str | None, str], IngestItem] = {}
+    problems = _Problems()
+    for item in items:
+        key = item.draft.idempotency_key
+        if key is None:
+            continue
+        seen = first.setdefault((item.agent_id or default_agent, key), item)
+        if seen is not item and seen.draft != item.draft:
+            problems.add(
+                f"{item.origin}: idempotency_key",
+                f"{key!r} is already used by {seen.origin} with different arguments (one key names one "
+                "write: give each item its own key, or drop the duplicate)",
+            )
+    problems.raise_if_any(file_format)
 
 
 def _line_key(agent_id: str | None, payload: dict[str, Any]) -> str:
