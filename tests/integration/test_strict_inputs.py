@@ -73,7 +73,12 @@ async def test_a_validity_period_may_run_to_the_end_of_2100(
                 client, "memory_update", {"id": mid, "action": "update", "valid_to": beyond}
             )
             assert error["errors"][0]["field"] == "valid_to", error
-            assert error["errors"][0]["limit"]["lt"] == "2101-01-01T00:00:00Z", error
+            # the limit an end has: 2101-01-01T00:00:00Z itself is accepted above, so "at most", not "before"
+            assert error["errors"][0]["limit"]["le"] == "2101-01-01T00:00:00Z", error
+            assert "at most 2101-01-01T00:00:00Z (the end of 2100)" in error["message"], error
+            assert "before 2101" not in error["message"], error
+        error = await tool_error(client, "memory_update", {"id": mid, "action": "update", "valid_to": "2101"})
+        assert "'2101' would end in 2102" in error["message"], error
 
 
 @pytest.mark.parametrize("mode", PROTOCOL_ERAS)
@@ -112,6 +117,49 @@ async def test_valid_to_null_reopens_the_fact_and_leaving_it_out_keeps_it(
         # and a second null changes nothing
         again = await call(client, "memory_update", {"id": mid, "action": "update", "valid_to": None})
         assert again["memory"]["version"] == 4
+
+
+@pytest.mark.parametrize("mode", PROTOCOL_ERAS)
+async def test_an_update_to_the_values_a_memory_has_writes_no_history(
+    server: BackgroundServer, poller: SqsPoller, token: str, mode: str
+) -> None:
+    async with mcp_client(server.url, token, mode) as client:
+        mid = await _stored(client, poller, content="The Tromsø lease runs to the end of the century")
+        first = await call(client, "memory_update", {"id": mid, "action": "update", "valid_to": "2100-12-31"})
+        assert (first["memory"]["version"], first["replaced_version"]) == (2, 1)
+        # "2100" ends where "2100-12-31" does; the same tags and importance again: nothing to change
+        for same in ({"valid_to": "2100"}, {"valid_to": "2101-01-01T00:00:00Z", "tags": []}):
+            again = await call(client, "memory_update", {"id": mid, "action": "update", **same})
+            assert (again["memory"]["version"], again["replaced_version"]) == (2, 2), (same, again)
+        history = (await call(client, "memory_get", {"id": mid}))["history"]
+        assert [h["action"] for h in history] == ["created", "updated"], history
+        assert all(h["changes"] for h in history if h["action"] == "updated"), history
+
+
+@pytest.mark.parametrize("mode", PROTOCOL_ERAS)
+async def test_valid_from_null_is_refused_naming_it_not_ignored(
+    server: BackgroundServer, poller: SqsPoller, token: str, mode: str
+) -> None:
+    async with mcp_client(server.url, token, mode) as client:
+        mid = await _stored(client, poller, content="Ingrid runs the Bodø depot")
+        dated = await call(
+            client, "memory_update", {"id": mid, "action": "update", "valid_from": "1900", "valid_to": "2100"}
+        )
+        for args in ({"valid_from": None}, {"valid_to": None, "valid_from": None}):
+            error = await tool_error(client, "memory_update", {"id": mid, "action": "update", **args})
+            assert error["kind"] == "invalid_arguments", error
+            assert [e["field"] for e in error["errors"]] == ["valid_from"], error
+            assert "valid_from cannot be cleared" in error["message"], error
+        # refused as a whole: valid_to is not cleared either, nothing recorded
+        after = await call(client, "memory_get", {"id": mid})
+        assert after["memory"]["version"] == dated["memory"]["version"], after
+        assert after["memory"]["valid_from"].startswith("1900-01-01"), after
+        assert after["memory"]["valid_to"].startswith("2101-01-01"), after
+        assert len(after["history"]) == 2, after["history"]
+        # leaving it out keeps it
+        kept = await call(client, "memory_update", {"id": mid, "action": "update", "valid_to": None})
+        assert kept["memory"]["valid_from"].startswith("1900-01-01"), kept
+        assert kept["memory"]["valid_to"] is None, kept
 
 
 async def test_messages_say_what_is_wrong(server: BackgroundServer, poller: SqsPoller, token: str) -> None:

@@ -43,7 +43,8 @@ def test_an_end_past_the_range_is_still_refused_naming_the_limit(end: str) -> No
         MemoryChanges(valid_to=end)  # type: ignore[arg-type]
     error = validation_error(refused.value)
     assert error["errors"][0]["field"] == "valid_to"
-    assert error["errors"][0]["limit"]["lt"] == "2101-01-01T00:00:00Z"
+    assert error["errors"][0]["limit"] == {"ge": "1900-01-01T00:00:00Z", "le": "2101-01-01T00:00:00Z"}
+    assert "at most 2101-01-01T00:00:00Z (the end of 2100)" in error["message"]
 
 
 def test_clear_valid_to_is_a_change_and_its_absence_is_not() -> None:

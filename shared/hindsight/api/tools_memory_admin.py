@@ -12,6 +12,7 @@ from pydantic import MISSING, BaseModel, Field, Strict, StrictBool
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import MemoryOut
 from hindsight.api.tool_hints import change, read_only
+from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import EndTime, StartTime
 from hindsight.domain.limits import (
     MAX_CHAIN_DEPTH,
@@ -139,8 +140,11 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         metadata: Metadata | None = None,
         valid_from: Annotated[
             StartTime | None,
-            Field(description="When the fact became true (ISO 8601; a partial date means its start)."),
-        ] = None,
+            Field(
+                description="When the fact became true (ISO 8601; a partial date means its start). It "
+                "cannot be cleared (null is refused); leave it out to keep it."
+            ),
+        ] = MISSING,  # type: ignore[assignment]  # absent (keep); null is refused, not ignored
         valid_to: Annotated[
             EndTime | None,
             Field(
@@ -154,6 +158,12 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         expected_version: ExpectedVersion | None = None,
         agent_id: AgentId | None = None,
     ) -> UpdateOut:
+        if valid_from is None:  # explicit null: there is no "no start" to set, and ignoring it would lie
+            raise InvalidInput(
+                "valid_from",
+                "valid_from cannot be cleared: a fact holds from when it happened or was written; give a "
+                "time, or leave valid_from out to keep it",
+            )
         changes = MemoryChanges(
             content=content,
             key=key,
@@ -162,7 +172,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             tags=tags,
             entities=entities,
             metadata=metadata,
-            valid_from=valid_from,
+            valid_from=None if cast(object, valid_from) is MISSING else valid_from,  # left out: kept
             valid_to=None if cast(object, valid_to) is MISSING else valid_to,  # left out: kept
             clear_valid_to=valid_to is None,
             verified=verified,

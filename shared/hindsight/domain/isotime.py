@@ -21,7 +21,8 @@ the instant itself. Which end a field keeps is the field's business (``StartTime
 Refused, with an error naming the field: numbers and numeric strings other than a 4-digit year
 (``0``, ``"-5"``, ``1700000000``, ``"20261124"``) — a number is never read as Unix seconds, and the ISO
 basic format is not accepted because ``202611`` could be a month or a 2-digit-year date —, impossible
-dates (``2026-02-30``), and anything outside [1900-01-01, 2101-01-01) UTC (``domain.limits``).
+dates (``2026-02-30``), and anything outside [1900-01-01, 2101-01-01) UTC (``domain.limits``) — but an
+exclusive end (``EndTime``) may be 2101-01-01T00:00Z itself, the end of 2100.
 """
 
 from __future__ import annotations
@@ -305,7 +306,21 @@ def _exclusive_end(value: object) -> datetime:
     it — so that instant itself is accepted here (given as such, or read back from a stored value)."""
     if _is_range_end(value):
         return MAX_TIMESTAMP
-    return _validated(value).end
+    try:
+        return span_of(value).end
+    except TimeRefused as exc:
+        if exc.limit is None:
+            raise PydanticCustomError("time_format", exc.message, {"pattern": TIME_PATTERN}) from None
+        # the instants' range would say "before 2101-01-01", yet an end may be that instant itself
+        raise PydanticCustomError("datetime_out_of_range", END_RANGE_MESSAGE, dict(END_LIMIT)) from None
+
+
+END_LIMIT = {"ge": TIMESTAMP_LIMIT["ge"], "le": TIMESTAMP_LIMIT["lt"]}
+"""The range of an exclusive end: it may be the instants' own end (the end of 2100), not past it."""
+END_RANGE_MESSAGE = (
+    "an end must be on or after {ge} and at most {le} (the end of 2100); a partial date ends where its "
+    "whole span ends, so '2100' or '2100-12-31' is the latest ('2101' would end in 2102)"
+)
 
 
 def _is_range_end(value: object) -> bool:

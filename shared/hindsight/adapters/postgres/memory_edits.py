@@ -84,7 +84,9 @@ class PostgresMemoryEditor:
         actor: str,
         expected_version: int | None = None,
     ) -> EditedMemory | None:
-        """Apply ``changes`` in place; ``embedding`` must be given when the content changes. Only the
+        """Apply ``changes`` in place; ``embedding`` must be given when the content changes. Values equal
+        to the stored ones are no change: when nothing differs, nothing is written (no history entry,
+        ``updated_at`` and the version kept) and the memory comes back as it is. Only the
         owner's memories (``scope.agent_id``) are changed: a memory shared with the agent is None here.
         Raises VersionConflict when ``expected_version`` is given and the memory is at another."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
@@ -129,6 +131,8 @@ class PostgresMemoryEditor:
             if changes.verified:
                 sets.append(sql.SQL("last_verified_at = now()"))
                 diff["verified"] = True
+            if not diff:  # every value given is the one it has: no change, no history, same version
+                return EditedMemory(current, current.version)
             await conn.execute(
                 sql.SQL("UPDATE memories SET {} WHERE id = %(id)s AND tenant_id = %(t)s").format(
                     sql.SQL(", ").join(sets)
