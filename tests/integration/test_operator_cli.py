@@ -20,6 +20,7 @@ from hindsight.bootstrap import build_container
 from hindsight.cli import app
 from hindsight.domain.memory import MemoryDraft, WriteJob
 from hindsight.local.poller import SqsPoller
+from hindsight.local.ports import free_port
 from hindsight.local.stack import LocalStack
 from hindsight.usecases.archive import remap
 from tests.support import count_memories
@@ -542,6 +543,34 @@ def test_a_file_reusing_an_idempotency_key_with_other_content_is_refused_whole(
     accepted = cli("ingest", str(replay), "--tenant", tenant, "--direct")
     assert accepted.exit_code == 0, accepted.output
     assert count_memories(stack, tenant) == 1
+
+
+def test_ingest_accepts_a_byte_order_mark_and_refuses_a_file_without_items(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path
+) -> None:
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + b'{"content": "Unique marker wren-2 came with a BOM"}\n')
+    accepted = cli("ingest", str(bom), "--tenant", tenant, "--direct")
+    assert accepted.exit_code == 0, accepted.output
+    assert count_memories(stack, tenant) == 1
+    for name, text in (("empty.jsonl", ""), ("comments.jsonl", "# nothing here\n\n")):
+        empty = tmp_path / name
+        empty.write_text(text)
+        refused = cli("ingest", str(empty), "--tenant", tenant, "--direct")
+        assert refused.exit_code == 1, refused.output
+        assert f"{empty} has no items; nothing was ingested" in refused.output
+    assert count_memories(stack, tenant) == 1
+
+
+def test_a_cli_command_without_a_running_stack_says_how_to_start_one(
+    cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HINDSIGHT_DATABASE_URL", f"postgresql://hs@127.0.0.1:{free_port()}/hindsight")
+    monkeypatch.setenv("HINDSIGHT_DB_CONNECT_TIMEOUT_S", "0.5")
+    failed = cli("search", "anything", "--tenant", "t-none")
+    assert failed.exit_code == 3, failed.output
+    assert "database not reachable" in failed.output
+    assert "Start it with `make run` (or `hindsight run`) in another terminal" in failed.output
 
 
 def test_ingest_jsonl_directly_and_report_a_bad_line(cli: Any, tenant: str, tmp_path: Path) -> None:

@@ -48,6 +48,13 @@ def load_settings(data_dir: Path | None) -> Settings:
     return settings
 
 
+START_HINT = (
+    "hint: is the local stack running? Start it with `make run` (or `hindsight run`) in another terminal "
+    "and keep it running"
+)
+"""Added to "database not reachable" errors of the CLI."""
+
+
 def run_or_exit(coro_factory: Callable[[], Awaitable[T]]) -> T:
     """Run a coroutine, turning Hindsight errors into a message and an exit code."""
     try:
@@ -68,7 +75,13 @@ async def with_container(data_dir: Path | None, body: Callable[[Any], Awaitable[
     from hindsight.bootstrap import build_container
 
     settings = load_settings(data_dir)
-    container = await build_container(settings, with_queue=settings.write_queue_url is not None)
+    try:
+        container = await build_container(settings, with_queue=settings.write_queue_url is not None)
+    except Unavailable as exc:
+        if not str(exc).startswith("database not reachable"):
+            raise
+        # the usual cause for a new user: no local stack is running
+        raise Unavailable(f"{exc}\n{START_HINT}") from exc
     try:
         return await body(container)
     finally:

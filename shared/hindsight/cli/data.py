@@ -166,6 +166,9 @@ def ingest(
     except InvalidFile as exc:
         _print_invalid_file(file, exc, EXPECTED[kind])
         raise typer.Exit(1) from None
+    if not items:
+        err_console.print(f"error: {file} has no items; nothing was ingested", markup=False, soft_wrap=True)
+        raise typer.Exit(1)
 
     async def body(container: Any) -> Any:
         from hindsight.operator_tools import operator_tools
@@ -206,7 +209,8 @@ SHOWN_PROBLEMS = 50
 
 
 def _read_text(file: Path) -> str:
-    """The file as UTF-8 text; a clear error and exit 1 when it cannot be read or is not UTF-8."""
+    """The file as UTF-8 text (with or without a byte order mark); a clear error and exit 1 when it
+    cannot be read or is not UTF-8."""
     try:
         raw = file.read_bytes()
     except FileNotFoundError:
@@ -218,7 +222,7 @@ def _read_text(file: Path) -> str:
         )
         raise typer.Exit(1) from None
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")  # a leading byte order mark (some editors write one) is dropped
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         err_console.print(
