@@ -268,6 +268,8 @@ def demote_injections(hits: Sequence[SearchHit], policy: RankingPolicy, window: 
     statement it imitates; this keeps it below an equally relevant statement. Only the returned window is
     re-ordered because the detector runs on returned hits only (about 1 ms per 400 characters: too slow
     for a 300-candidate pool), so a flagged memory can fall within the page, never out of it."""
+    if not any(FLAG_INJECTION in h.flags for h in hits[:window]):
+        return list(hits)
     head = [
         h.model_copy(
             update={
@@ -278,8 +280,6 @@ def demote_injections(hits: Sequence[SearchHit], policy: RankingPolicy, window: 
         else h
         for h in hits[:window]
     ]
-    if head == list(hits[:window]):
-        return list(hits)
     return sorted(head, key=lambda h: -h.scores.final) + list(hits[window:])
 
 
