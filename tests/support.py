@@ -63,6 +63,26 @@ async def drain(poller: SqsPoller, timeout_s: float = 60.0) -> None:
     assert await anyio.to_thread.run_sync(poller.drain, timeout_s), "the write queue did not drain"
 
 
+@contextmanager
+def draining_in_background(poller: SqsPoller) -> Iterator[None]:
+    """The embedding worker stores what is queued, in a thread, while the block runs (for tests that call
+    synchronous code, such as the CLI or a subprocess, that waits for its writes)."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            poller.drain(timeout_s=2)
+            stop.wait(0.1)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(10)
+
+
 async def mint(stack: LocalStack, tenant: str, **kwargs: Any) -> str:
     """stack.mint_token from an async test (it runs its own event loop)."""
     token: str = await anyio.to_thread.run_sync(lambda: stack.mint_token(tenant, **kwargs))

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from hindsight.local.poller import SqsPoller
 from hindsight.local.ports import free_port
 from hindsight.local.stack import LocalStack
 from hindsight.usecases.archive import remap
-from tests.support import count_memories
+from tests.support import count_memories, draining_in_background
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()
@@ -80,29 +78,10 @@ def _store(stack: LocalStack, tenant: str, drafts: list[tuple[str, MemoryDraft]]
     return asyncio.run(go())
 
 
-def _drain_in_background(poller: SqsPoller) -> Iterator[None]:
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.is_set():
-            poller.drain(timeout_s=2)
-            stop.wait(0.1)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(10)
-
-
 def test_write_waits_for_the_worker_and_search_shows_every_score(
     cli: Any, tenant: str, poller: SqsPoller
 ) -> None:
-    drainer = _drain_in_background(poller)
-    next(drainer)
-    try:
+    with draining_in_background(poller):
         written = cli(
             "write",
             "Alex is allergic to peanuts",
@@ -116,8 +95,6 @@ def test_write_waits_for_the_worker_and_search_shows_every_score(
             "0.9",
             "--json",
         )
-    finally:
-        next(drainer, None)
     assert written.exit_code == 0, written.output
     ack = json.loads(written.stdout)
     assert ack["status"] == "stored"
@@ -376,13 +353,9 @@ def test_ingest_a_locomo_file_through_the_queue_is_idempotent(
 ) -> None:
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps(LOCOMO))
-    drainer = _drain_in_background(poller)
-    next(drainer)
-    try:
+    with draining_in_background(poller):
         first = cli("ingest", str(path), "--tenant", tenant, "--wait", "--json")
         again = cli("ingest", str(path), "--tenant", tenant, "--wait", "--json")
-    finally:
-        next(drainer, None)
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["outcomes"] == {"stored": 3}
     assert json.loads(again.stdout)["outcomes"] == {"stored": 3}  # the same job ids: nothing stored twice
@@ -457,12 +430,8 @@ def test_a_re_ingest_with_wait_leaves_nothing_of_its_own_on_the_queue(
     duplicates it had just queued were still on the queue. Items processed before are not queued again."""
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps(LOCOMO))
-    drainer = _drain_in_background(poller)
-    next(drainer)
-    try:
+    with draining_in_background(poller):
         first = cli("ingest", str(path), "--tenant", tenant, "--wait", "--json")
-    finally:
-        next(drainer, None)
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["queued"] == 3
     before = _queued_messages(stack)  # no poller runs from here on

@@ -7,7 +7,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
+from tests.support import draining_in_background
 
 pytestmark = pytest.mark.integration
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -31,18 +31,8 @@ def _example() -> str:
 @pytest.fixture
 def draining(poller: SqsPoller) -> Iterator[None]:
     """The embedding worker processes what is queued while the example runs."""
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.is_set():
-            poller.drain(timeout_s=2)
-            stop.wait(0.1)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    yield
-    stop.set()
-    thread.join(10)
+    with draining_in_background(poller):
+        yield
 
 
 def test_the_readme_python_example_runs_as_pasted(
