@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,12 @@ class Question:
     category: int
     evidence: tuple[str, ...]
     asked_at: datetime
+
+    @property
+    def as_of(self) -> datetime:
+        """When the benchmarks ask it: the day after its conversation's last session, in UTC (the dataset
+        has no time zones), so "last week" and recency read as they did then, not as of today."""
+        return self.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
 
 
 @dataclass

@@ -21,7 +21,6 @@ import os
 import sys
 import tempfile
 import time
-from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +117,7 @@ async def evaluate(
         for q in conv.questions:
             if not q.evidence:
                 continue
-            asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
+            asked = q.as_of
             request = resolve(RecallQuery(text=q.question, top_k=top_k, as_of=asked), asked)
             hits = await recall.search(scope, request)
             labels = [str(h.memory.metadata.get("dia_id", "")) for h in hits]

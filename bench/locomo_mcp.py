@@ -32,7 +32,6 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack
-from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -210,7 +209,7 @@ async def ask(
             continue
         # asked when the in-process run asks it (bench/quality.py: the day after the last session), so
         # "last week", "recently" and recency mean the same there and here, not today's date
-        asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
+        asked = q.as_of
         started = time.perf_counter()
         found = await call(
             client,

@@ -26,7 +26,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -147,7 +147,7 @@ async def _build(settings: Any, conversations: list[Conversation], recipe: str, 
             for q in conv.questions:
                 if not q.evidence:
                     continue
-                asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
+                asked = q.as_of
                 request = resolve(RecallQuery(text=q.question, top_k=25, as_of=asked), asked)
                 embedding = await container.embedder.embed_query(q.question)
                 candidates = await container.reader.search_candidates(scope, request, embedding, pool)

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 import uuid
-from datetime import UTC, timedelta
+from datetime import UTC
 from typing import Any
 
 import numpy as np
@@ -190,7 +190,7 @@ async def _evaluate(container: Container, conversations: list[Conversation]) -> 
         for q in conv.questions:
             if not q.evidence:
                 continue
-            asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
+            asked = q.as_of
             request = resolve(RecallQuery(text=q.question, top_k=TOP_K, as_of=asked), asked)
             started = time.perf_counter()
             # no access recorded: each question is asked as if first (see _recording_access)
@@ -270,7 +270,7 @@ async def _recording_access(
         for q in conv.questions:
             if not q.evidence:
                 continue
-            asked = q.asked_at.replace(tzinfo=UTC) + timedelta(days=1)
+            asked = q.as_of
             request = resolve(RecallQuery(text=q.question, top_k=TOP_K, as_of=asked), asked)
             started = time.perf_counter()
             hits = await container.recall.search(scope, request)
