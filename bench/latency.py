@@ -13,8 +13,9 @@ VACUUM ANALYZE, database size, then ``memory_search``:
   own query cache starts cold): the same 20 + 200 + 200 calls;
 * the HNSW index's own recall@10 against exact search, and whether the planner used it.
 
-Then, once: write acknowledgement (memory_write through MCP into the SQS emulator — moto in a process
-of its own, as SQS is remote in production — ack only; no worker runs meanwhile), and cold starts of
+Then, once: write acknowledgement (bench/write_ack.py: memory_write through MCP into the SQS emulator,
+interleaved with the emulator's own SendMessage — client, MCP server and moto each in a process of their
+own, as in production — ack only; no worker runs meanwhile), and cold starts of
 each function (a fresh interpreter importing functions/<name>/app.py and invoking it with the
 canonical events of tests/events).
 """
@@ -37,12 +38,12 @@ import numpy as np
 import psycopg
 import sqlplan
 import synthetic
+import write_ack
 from common import (
     ROOT,
     TimedEmbedder,
     TimedReader,
     bench_tmpdir,
-    external_sqs,
     log,
     percentiles,
     remember_postgres_version,
@@ -491,48 +492,6 @@ async def over_mcp(url: str, token: str, data: Dataset) -> dict[str, Any]:
     return {"search_cold_cache": percentiles(cold), "search_warm_cache": percentiles(warm)}
 
 
-async def write_acks(url: str, token: str, count: int, warmup: int) -> dict[str, Any]:
-    memories = synthetic.memories(count + warmup, seed=99)
-    samples: list[float] = []
-    async with connect(url, token, mode="legacy") as client:
-        for i, m in enumerate(memories):
-            args: dict[str, Any] = {
-                "content": m.content,
-                "layer": m.layer,
-                "importance": m.importance,
-                "tags": m.tags,
-                "entities": m.entities,
-                "metadata": m.metadata,
-            }
-            if m.key:
-                args["key"] = m.key
-            if m.layer == "episodic":
-                args["occurred_at"] = m.occurred_at.isoformat()
-            started = time.perf_counter()
-            ack = await call(client, "memory_write", args)
-            elapsed = (time.perf_counter() - started) * 1000
-            if ack.get("status") != "queued":
-                raise RuntimeError(f"unexpected ack {ack}")
-            if i >= warmup:
-                samples.append(elapsed)
-    return percentiles(samples)
-
-
-def raw_sends(endpoint: str, queue_url: str, count: int, warmup: int) -> dict[str, Any]:
-    """SendMessage alone (boto3 → the emulator), the floor under the write acknowledgement."""
-    from hindsight.adapters.sqs_queue import sqs_client
-
-    client = sqs_client("us-east-1", endpoint)
-    body = json.dumps({"content": "x" * 200})
-    samples = []
-    for i in range(count + warmup):
-        started = time.perf_counter()
-        client.send_message(QueueUrl=queue_url, MessageBody=body)
-        if i >= warmup:
-            samples.append((time.perf_counter() - started) * 1000)
-    return percentiles(samples)
-
-
 def table_stats(url: str) -> dict[str, Any]:
     """Row updates on memories so far (access bookkeeping) and how many were HOT (no index entries)."""
     time.sleep(2)  # other backends flush their statistics about once a second
@@ -734,17 +693,12 @@ def run(
             return {"latency": latency, "synthetic": _synthetic_stats(data, sizes, searches, warmup)}
         log("latency: write acknowledgements …")
         ack_load = wait_for_quiet(QUIET_LOAD, QUIET_WAIT_S, "write ack")
-        with external_sqs() as (endpoint, queues):
-            server = BackgroundServer(
-                settings.replace(write_queue_url=queues.writes, aws_endpoint_url=endpoint, **NO_RATE_LIMIT)
-            ).start()
-            try:
-                ack = asyncio.run(write_acks(server.url, token, searches, warmup))
-            finally:
-                server.stop()
-            ack["sqs_send_message_alone"] = raw_sends(endpoint, queues.writes, searches, warmup)
+        ack = write_ack.measure(settings, token, searches, warmup, NO_RATE_LIMIT)
         ack["machine_load"] = ack_load
-        log(f"latency: write ack p50 {ack['p50']} / p99 {ack['p99']} ms")
+        log(
+            f"latency: write ack p50 {ack['p50']} / p99 {ack['p99']} ms; SendMessage alone p50 "
+            f"{ack['sqs_send_message_alone']['p50']} ms (interleaved): {ack['ratio_p50']}x"
+        )
         log("latency: cold starts …")
         cold = cold_starts(settings, token, cold_runs)
     return {

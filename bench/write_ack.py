@@ -1,0 +1,173 @@
+"""Write acknowledgement against the emulator's own SendMessage, interleaved (issue 15: ack p50 within
+1.2x of SendMessage).
+
+Three processes, as in production where the client, the MCP function and SQS are apart: this one (the
+MCP client and a boto3 client), the MCP server (uvicorn, a process of its own so the client's Python does
+not share its interpreter lock) and the SQS emulator (``common.external_sqs``). Each round sends one raw
+SendMessage of a write-sized body and then one ``memory_write`` through the official MCP client, so both
+see the same machine load; the ratio of the p50s and the median of the per-round ratios are reported.
+No worker runs meanwhile: the acknowledgement is what is measured, not storage.
+
+    python bench/run.py latency  (the write_ack section), or on its own:
+    python bench/write_ack.py [--count 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synthetic
+from common import bench_tmpdir, external_sqs, log, percentiles
+
+from hindsight.client import call, connect
+from hindsight.config import Settings
+
+
+def _serve(settings: Settings, port: int, log_file: Path) -> None:
+    """Child process: the MCP HTTP app under uvicorn on 127.0.0.1:port until terminated, logging as
+    ``hindsight run`` does (JSON request lines to a file; on Lambda they go to stdout the same way)."""
+    import uvicorn
+
+    from hindsight.api.mcp_server import create_http_app
+    from hindsight.bootstrap import build_container
+    from hindsight.logs import configure_json_log_file, configure_local_logging
+
+    configure_local_logging("WARNING")
+    configure_json_log_file(log_file)
+
+    app = create_http_app(settings, lambda: build_container(settings))
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+class ServerProcess:
+    """The MCP server in a spawned process (context manager); ``url`` once it answers /healthz."""
+
+    def __init__(self, settings: Settings, log_file: Path) -> None:
+        from hindsight.local.ports import free_port
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self._proc = multiprocessing.get_context("spawn").Process(
+            target=_serve, args=(settings.replace(http_port=self.port), self.port, log_file), daemon=True
+        )
+
+    def __enter__(self) -> ServerProcess:
+        import urllib.request
+
+        self._proc.start()
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2):
+                    return self
+            except OSError:
+                if time.monotonic() > deadline or not self._proc.is_alive():
+                    self._proc.terminate()
+                    raise RuntimeError("the MCP server process did not start") from None
+                time.sleep(0.2)
+
+    def __exit__(self, *exc: object) -> None:
+        self._proc.terminate()
+        self._proc.join(10)
+
+
+def _write_args(m: synthetic.Memory) -> dict[str, Any]:
+    args: dict[str, Any] = {
+        "content": m.content,
+        "layer": m.layer,
+        "importance": m.importance,
+        "tags": m.tags,
+        "entities": m.entities,
+        "metadata": m.metadata,
+    }
+    if m.key:
+        args["key"] = m.key
+    if m.layer == "episodic":
+        args["occurred_at"] = m.occurred_at.isoformat()
+    return args
+
+
+async def interleaved(
+    url: str, token: str, endpoint: str, queue_url: str, count: int, warmup: int
+) -> dict[str, Any]:
+    """``count`` rounds (after ``warmup``) of SendMessage then memory_write. Returns both percentile
+    sets (ms), the p50 ratio and the median per-round ratio.
+
+    Raises RuntimeError if an acknowledgement is not ``queued``."""
+    from hindsight.adapters.sqs_queue import sqs_client
+
+    sqs = sqs_client("us-east-1", endpoint)
+    memories = synthetic.memories(count + warmup, seed=99)
+    acks: list[float] = []
+    sends: list[float] = []
+    async with connect(url, token, mode="legacy") as client:
+        for i, m in enumerate(memories):
+            args = _write_args(m)
+            body = json.dumps(args)
+            started = time.perf_counter()
+            sqs.send_message(QueueUrl=queue_url, MessageBody=body)
+            sent = (time.perf_counter() - started) * 1000
+            started = time.perf_counter()
+            ack = await call(client, "memory_write", args)
+            acked = (time.perf_counter() - started) * 1000
+            if ack.get("status") != "queued":
+                raise RuntimeError(f"unexpected ack {ack}")
+            if i >= warmup:
+                sends.append(sent)
+                acks.append(acked)
+    ack_p = percentiles(acks)
+    send_p = percentiles(sends)
+    return {
+        **ack_p,
+        "sqs_send_message_alone": send_p,
+        "ratio_p50": round(ack_p["p50"] / send_p["p50"], 3),
+        "ratio_per_round_median": round(
+            statistics.median(a / s for a, s in zip(acks, sends, strict=True)), 3
+        ),
+        "protocol": "interleaved rounds: SendMessage then memory_write; MCP server in its own process",
+    }
+
+
+def measure(
+    settings: Settings, token: str, count: int, warmup: int, no_rate_limit: dict[str, int]
+) -> dict[str, Any]:
+    """The interleaved measurement with a fresh emulator and server process (see the module doc)."""
+    with external_sqs() as (endpoint, queues):
+        server_settings = settings.replace(
+            write_queue_url=queues.writes, aws_endpoint_url=endpoint, **no_rate_limit
+        )
+        with ServerProcess(server_settings, bench_tmpdir("write-ack-logs") / "server.log") as server:
+            return asyncio.run(interleaved(server.url, token, endpoint, queues.writes, count, warmup))
+
+
+def main() -> None:
+    from hindsight.local.stack import LocalStack
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=20)
+    args = parser.parse_args()
+    from latency import NO_RATE_LIMIT, TENANT
+
+    with LocalStack(bench_tmpdir("write-ack"), ephemeral=True) as stack:
+        result = measure(
+            stack.require_settings(),
+            stack.mint_token(TENANT, "bench"),
+            args.count,
+            args.warmup,
+            NO_RATE_LIMIT,
+        )
+    log(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
