@@ -45,6 +45,22 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
     assert Redactor().text(text) == text
 
 
+@pytest.mark.parametrize(
+    ("text", "kept", "hidden"),
+    [
+        ("secret: the vault code is blue-42", "secret: ", "blue-42"),
+        ("password: hunter2 and then we left. The rest stays", "The rest stays", "then we left"),
+        ("pwd=x.y.z, user=bob", ", user=bob", "x.y.z"),
+        ("secret: " + "word " * 60 + "tail", "tail", "word " * 40),  # runaway clause: first 200 chars
+    ],
+)
+def test_a_labelled_secret_is_hidden_to_the_end_of_its_clause(text: str, kept: str, hidden: str) -> None:
+    clean = Redactor().text(text)
+    assert "[REDACTED:password]" in clean
+    assert kept in clean
+    assert hidden not in clean
+
+
 def test_rules_can_be_disabled_and_added() -> None:
     redactor = Redactor(disabled=["email"])
     assert redactor.text("maya@example.com") == "maya@example.com"

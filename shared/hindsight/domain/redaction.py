@@ -1,7 +1,8 @@
 """Redaction of secrets and personal data before anything is queued, stored or embedded.
 
 Rules are named regular expressions; each match is replaced by ``[REDACTED:<name>]``. The defaults
-cover credentials (cloud keys, API tokens, JWTs, private keys, passwords in ``key=value`` form) and
+cover credentials (cloud keys, API tokens, JWTs, private keys, passwords and secrets in ``key=value`` or
+``label: value`` form, where the value runs to the end of its clause) and
 personal data (e-mail addresses, payment card numbers checked with the Luhn algorithm, phone numbers,
 IBANs). Deployments switch rules off by name or add their own (``HINDSIGHT_REDACTION_*``).
 """
@@ -53,7 +54,10 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
     RedactionRule("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     RedactionRule("password", re.compile(
         r"(?i)\b((?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*)"
-        r"(?:\"[^\"]{1,200}\"|'[^']{1,200}'|[^\s,;]{1,200})"), keep_group=1),
+        # The value: quoted, else the rest of its clause (a secret may be prose: "secret: the code is
+        # blue-42"; redacting only the first word would keep the secret), else its first 200 characters.
+        r"(?:\"[^\"]{1,200}\"|'[^']{1,200}'"
+        r"|[^\s,;][^\n,;]{0,199}?(?=[.!?]*(?:[\n,;]|$)|[.!?]+\s)|[^\s,;][^\n,;]{0,199})"), keep_group=1),
     RedactionRule("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")),
     RedactionRule("card_number", re.compile(r"\b(?:\d[ -]?){12,18}\d\b"), accept=_card),
     RedactionRule("iban", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")),
