@@ -256,7 +256,7 @@ async def build_container(
         container.working_memory = make_working_memory(
             settings, clock, container.remember, redactor, redis, tokens, store_id
         )
-        container.rate_limit = make_rate_limit(settings, redis)
+        container.rate_limit = make_rate_limit(settings, redis, store_id)
         if remember is not None:
             charge = container.rate_limit.items if container.rate_limit is not None else None
             container.remember_batch = RememberBatch(remember, charge, bulk_items=settings.bulk_batch_items)

@@ -194,14 +194,15 @@ def make_jwt_verifier(settings: Settings) -> BearerTokenVerifier | None:
     )
 
 
-def make_rate_limit(settings: Settings, redis: Any) -> CheckRateLimit | None:
-    """Per-caller budgets in Redis (the shared client), or None when both are 0."""
+def make_rate_limit(settings: Settings, redis: Any, store_id: str = "") -> CheckRateLimit | None:
+    """Per-caller budgets in Redis (the shared client, keys under the store ``store_id``), or None when
+    both are 0."""
     if settings.rate_limit_per_minute <= 0 and settings.rate_limit_writes_per_minute <= 0:
         return None
     from hindsight.adapters.redis_rate_limiter import RedisRateLimiter
 
     return CheckRateLimit(
-        RedisRateLimiter(redis),
+        RedisRateLimiter(redis, store_id),
         RateLimitPolicy(
             per_minute=settings.rate_limit_per_minute,
             writes_per_minute=settings.rate_limit_writes_per_minute,

@@ -224,6 +224,22 @@ async def test_writes_have_a_smaller_budget(limited_server: BackgroundServer, st
         await call(client, "working_memory_get", {"session_id": "s"})  # reading is still allowed
 
 
+async def test_two_stores_sharing_one_redis_keep_separate_budgets(stack: LocalStack) -> None:
+    from hindsight.adapters.redis_client import redis_client
+    from hindsight.adapters.redis_rate_limiter import RedisRateLimiter
+
+    client = redis_client(stack.require_settings().redis_url)
+    first, second = f"store-{uuid.uuid4().hex[:8]}", f"store-{uuid.uuid4().hex[:8]}"
+    bucket = f"key-{uuid.uuid4().hex[:8]}"  # the same key id (or tenant) in both stores
+    try:
+        assert await RedisRateLimiter(client, first).hit(bucket, 1, 60) is None
+        assert await RedisRateLimiter(client, first).hit(bucket, 1, 60) is not None  # over in the first
+        assert await RedisRateLimiter(client, second).hit(bucket, 1, 60) is None  # its own budget
+        assert [key async for key in client.scan_iter(match=f"hs:{first}:rl*")]
+    finally:
+        await client.aclose()
+
+
 async def test_rate_limits_fail_open_when_redis_is_down(stack: LocalStack) -> None:
     settings = stack.require_settings().replace(
         redis_url="redis://127.0.0.1:9/0", rate_limit_per_minute=1, rate_limit_writes_per_minute=1

@@ -1,7 +1,7 @@
 """The RateLimiter port on Redis with the ``limits`` library's sliding-window counter.
 
 Per bucket two counters (the current and the previous fixed window, one Lua script per hit, keys
-``hs:rl:…`` expiring on their own); the count is the current window's plus the previous window's
+``hs:<store id>:rl:…`` expiring on their own); the count is the current window's plus the previous window's
 weighted by how much of it still overlaps — smooth like a sliding log, at the cost of two integers.
 The Redis client is the process's shared one (its connection pool, timeouts and retries).
 """
@@ -19,17 +19,20 @@ from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from hindsight.domain.errors import Unavailable
 
 KEY_PREFIX = "hs:rl"
+"""The prefix without a store id (a store shares its Redis with no other); else ``hs:<store id>:rl``."""
 
 
 class RedisRateLimiter:
     """``hit`` counts and answers in one round trip while under the limit; over it, a second one
     reads the window to say when the next request is allowed."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, store_id: str = "") -> None:
+        """``store_id`` (the database's identity) keeps two stores that share one Redis from sharing
+        budgets: the same key id or tenant in each is a different caller."""
         storage = RedisStorage(
             "async+redis://",
             implementation="redispy",
-            key_prefix=KEY_PREFIX,
+            key_prefix=f"hs:{store_id}:rl" if store_id else KEY_PREFIX,
             wrap_exceptions=True,
             connection_pool=client.connection_pool,
         )
