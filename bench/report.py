@@ -236,6 +236,20 @@ def targets(data: dict[str, Any]) -> list[tuple[str, str, str]]:
                 _met(nb["met"]),
             )
         )
+    ab_cold = data.get("ab_coldstart")
+    if ab_cold:
+        last = list(ab_cold.values())[-1]
+        first = last["summary"]["first_answer"]["b"]
+        cpu = last["summary"]["first_answer_cpu"]["b"]
+        rows.append(
+            (
+                "issue 15: MCP function cold start to the first answer ≤ 1 s (Lambda layer, "
+                "`bench/ab_coldstart.py`)",
+                f"{_ms(first['p50'])} ms wall ({_ms(cpu['p50'])} ms CPU), {last['b']['sha']}, 1-min load "
+                f"{last['load_1_5_15_before'][0]}–{last['load_1_5_15_after'][0]}",
+                _met(first["p50"] <= 1000),
+            )
+        )
     return rows
 
 
@@ -1004,6 +1018,54 @@ def _neighbours(data: dict[str, Any], out: list[str]) -> None:
     out.append("")
 
 
+def _ab_coldstart(data: dict[str, Any], out: list[str]) -> None:
+    """Issue 15's cold start: same-run A/B pairs on each checkout's Lambda layer (bench/ab_coldstart.py)."""
+    pairs = data.get("ab_coldstart")
+    if not pairs:
+        out.append("_Not measured yet: `python bench/ab_coldstart.py <before> <after> --record`._\n")
+        return
+    out.append(
+        "`bench/ab_coldstart.py` builds each checkout's Lambda layer with its own `infra/sam/Makefile` "
+        "(Linux wheels for Python 3.12, its `.pyc` and trim rules) and starts fresh `python3.12 -S` "
+        "processes on it, with the literal environment of the checkout's `template.yaml`, A and B "
+        "alternating against one local stack. First answer = import of `functions/mcp_http/app.py` + the "
+        "`initialize` event (the issue's cold start); first search = the `memory_search` after it, which "
+        "loads the embedder. Wall time depends on this shared machine's load; CPU time (the process's own, "
+        "all threads) much less. Lambda's runtime start and the layer's download are not included.\n"
+    )
+    out.append(
+        "| A → B | step | A p50 / p90 ms | B p50 / p90 ms | **B/A p50** | runs a side "
+        "| load 1-min before → after |"
+    )
+    out.append("|---|---|---|---|---|---|---|")
+    labels = {
+        "first_answer": "first answer, wall",
+        "first_answer_cpu": "first answer, CPU",
+        "first_search": "first search, wall",
+        "first_search_cpu": "first search, CPU",
+        "warm_search": "warm search, wall",
+    }
+    for result in pairs.values():
+        pair = f"{result['a']['sha']} → {result['b']['sha']}"
+        load = f"{result['load_1_5_15_before'][0]} → {result['load_1_5_15_after'][0]}"
+        for step, label in labels.items():
+            k = result["summary"].get(step)
+            if not k:
+                continue
+            out.append(
+                f"| {pair} | {label} | {_ms(k['a']['p50'])} / {_ms(k['a']['p90'])} | {_ms(k['b']['p50'])} / "
+                f"{_ms(k['b']['p90'])} | **{_f(k['ratio_p50'], 2)}** | {result['runs']} | {load} |"
+            )
+    out.append("")
+    for result in pairs.values():
+        out.append(
+            f"* `{result['a']['sha']} → {result['b']['sha']}` ({result['python']}): `uptime` before: "
+            f"{result['uptime_before']}; after: {result['uptime_after']}. `{result['command']}`. "
+            f"{result.get('note', '')}".rstrip()
+        )
+    out.append("")
+
+
 def _ab_search(data: dict[str, Any], out: list[str]) -> None:
     """Issue 18's point-in-time cost: same-run A/B pairs of checkouts (bench/ab_search.py --record)."""
     pairs = data.get("ab_search")
@@ -1246,6 +1308,8 @@ def write() -> None:
     _latency(data, out)
     if not has_plot:
         out.append("_(no plot yet)_\n")
+    out.append("### Issue 15: MCP cold start on the Lambda layer\n")
+    _ab_coldstart(data, out)
     out.append("### Issue 18: point-in-time cost\n")
     _ab_search(data, out)
     out.append("## Worker throughput\n")

@@ -110,174 +110,180 @@ _STANDING = (
 _STANDING_ZH = r"(?:从现在起|从现在开始|从今以后|从此以后|从今天起|今后|以后每次|以后所有|每当|每次回复)"
 _SENTENCE = r"[^.!?。！？\n]"
 
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile("|".join(alternatives), _FLAGS))
-    for kind, alternatives in (
-        ("instruction_override", (
-            # "ignore all previous instructions", "override your safety guidelines", "bypass the filter"
-            rf"\b(?:ignore|disregard|forget|override|bypass|drop|discard|abandon|circumvent|neglect|skip)\s+"
-            rf"(?:(?:all|any|the|your|my|its|every|of|these|those)\s+)+(?:{_QUALIFIER}\s+)?(?:[\w-]+\s+)?"
-            rf"{_RULES}\b",
-            rf"\b(?:ignore|disregard|forget|override|bypass)\s+(?:{_QUALIFIER}\s+)+{_RULES}\b",
-            # "ignore the above", "disregard everything above", "forget everything you were told"
-            r"\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+|anything\s+)?(?:of\s+)?(?:the\s+|that\s+)?"
-            r"(?:above|foregoing|preceding)\b",
-            r"\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:you|that|above|before|prior)\b",
-            # "ignore the user's stated preferences", "disregard the user's question"
-            r"\b(?:ignore|disregard)\s+(?:the\s+)?user'?s?\s+(?:stated\s+|saved\s+|stored\s+)?"
-            r"(?:preferences|question|request|instructions|settings)\b",
-            # "set aside whatever your operators told you", "pay no attention to your guidelines"
-            rf"\b(?:set\s+aside|pay\s+no\s+attention\s+to|put\s+aside)\s+(?:(?:all|any|the|your|whatever|everything)\s+)+"
-            rf"(?:{_QUALIFIER}\s+)?(?:[\w-]+\s+)?(?:{_RULES}|operators?|developers?|creators?)\b",
-            rf"\b(?:supersedes?|outranks?|overrides?|takes?\s+precedence\s+over|replaces?)\s+"
-            rf"(?:(?:all|any|your|the|every)\s+)+(?:{_QUALIFIER}\s+)?(?:[\w-]+\s+)?{_RULES}\b",
-            r"\b(?:ignore|disregard|forget)\s+(?:what|whatever|anything)\s+(?:the\s+user|they|your\s+\w+|you\s+were)\s+"
-            r"(?:told|said|asked|instructed)",
-            r"\byou\s+(?:no\s+longer|don't|do\s+not)\s+(?:need|have)\s+to\s+(?:follow|obey|respect|comply)\b",
-            r"\b(?:everything|anything|all)\s+(?:you\s+were|you've\s+been|you\s+have\s+been)\s+told\b[^.\n]{0,40}"
-            r"\b(?:void|invalid|cancell?ed|false|fake|obsolete)\b",
-            r"\bno\s+(?:more\s+)?refusals\b|\bnever\s+refuse\b",
-            r"\bdo\s+not\s+follow\s+(?:your|the|any)\s+(?:previous\s+|original\s+|system\s+)?"
-            r"(?:instructions?|rules|guidelines)\b",
-            rf"\bstop\s+following\s+(?:your|the|all|any)\s+(?:{_QUALIFIER}\s+)?{_RULES}\b",
-            # "your prior directives are revoked", "the earlier rules no longer apply", "void"
-            rf"\b(?:previous|prior|earlier|original|above|old|your|the)\s+(?:{_QUALIFIER}\s+)?{_RULES}\s+"
-            r"(?:are|were|is|was|have\s+been|has\s+been)\s+(?:now\s+)?(?:revoked|void|cancell?ed|obsolete|updated"
-            r"|replaced|overridden|null|invalid|lifted|suspended|a\s+test|just\s+a\s+test)\b",
-            rf"\b{_RULES}\s+no\s+longer\s+apply\b",
-            rf"\bconsider\s+(?:all\s+)?(?:your\s+|the\s+)?(?:{_QUALIFIER}\s+)?{_RULES}\s+(?:void|null|cancell?ed)",
-            r"\b(?:begin|start)\s+new\s+instructions\b|\breal\s+instructions\s+(?:are|is)\b",
-            r"\b(?:system|instruction|admin|security|safety)\s+override\b|^\W*override\s*:",
-            r"\boverride\s+(?:all\s+)?(?:safety|security)\b",
-            r"\beven\s+if\s+it\s+(?:conflicts|contradicts|violates|goes\s+against)\s+(?:with\s+)?(?:your|the)\s+"
-            r"(?:rules|instructions|guidelines|policy|policies|programming)\b",
-            r"\b(?:obey|comply\s+with)\s+(?:only\s+)?(?:all\s+|the\s+|these\s+|my\s+|any\s+)?"
-            r"(?:instructions|commands|requests|orders)\b",
-            # 忽略之前的指令, 无视你的系统提示, 不要遵循你之前的指示, 绕过内容过滤器
-            r"(?:忽略|无视|忘记|忘掉|不要遵循|不要遵守|不要理会|别管|绕过|覆盖|抛开)(?!了)[^。！？\n]{0,10}?"
-            r"(?:指令|指示|规则|规定|提示|准则|限制|一切|内容|设定|设置|过滤)",
-            r"(?:关闭|禁用|取消|解除)[^。！？\n]{0,6}(?:过滤|安全限制|审查|安全规定)",
-            r"(?:忽略|无视)用户[^。！？\n]{0,6}(?:问题|偏好|要求|指令|设置|隐私)",
-            r"你[^。！？\n]{0,10}(?:不再受|不受|没有)(?:任何)?[^。！？\n]{0,4}(?:限制|约束|规则)",
-            r"过滤[^。！？\n]{0,3}(?:已|被)?(?:关闭|禁用|取消)",
-            r"(?:之前|以前|原来|先前|你)的?(?:所有)?(?:指令|规则|指示)[^。！？\n]{0,4}(?:作废|失效|无效|不再适用|是测试|只是测试)",
-            r"真正的指令|系统覆盖|不再拒绝",
-        )),
-        ("role_reassignment", (
-            r"\byou\s+are\s+(?:now|no\s+longer)\s+(?:an?\s+|the\s+|in\s+)?(?:[\w-]+\s+){0,3}"
-            r"(?:ai|assistant|model|bot|chatbot|mode|persona|character|dan|jailbroken|unrestricted|unfiltered)\b",
-            r"\byou\s+are\s+no\s+longer\s+(?:bound|restricted|limited|required)\b",
-            r"\b(?:act|behave|respond|operate)\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|uncensored|evil"
-            r"|rogue)\b",
-            r"\byou\s+(?:will|shall)\s+now\s+(?:act|behave|respond|operate|pretend)\b",
-            r"\b(?:respond|reply|answer|speak)\s+as\s+(?:the\s+)?(?:system|admin|administrator|root|developer)\b",
-            r"\b(?:switch|change|set)\s+your\s+(?:role|persona|mode|identity)\b|\bbreak\s+character\b",
-            r"\bstop\s+being\s+(?:an?\s+|the\s+)?(?:assistant|ai|model|chatbot|helpful)",
-            r"\bpretend\s+(?:to\s+be|you\s+are)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}"
-            r"(?:ai|assistant|model|system|admin|administrator|developer|operator)\b",
-            r"\b(?:god|dan|jailbreak|jailbroken|sudo|unrestricted|unfiltered|uncensored)\s+mode\b"
-            r"|\b(?:enable|activate|enter)\s+developer\s+mode\b",
-            r"\byou\s+(?:\w+\s+){0,3}without\s+(?:any\s+)?(?:limits|restrictions|filters|guardrails|rules)\b",
-            r"\b(?:content|safety)\s+filters?\s+(?:are\s+|is\s+)?(?:now\s+)?(?:disabled|off|turned\s+off|removed)\b",
-            r"\byour\s+(?:real|true|actual|hidden)\s+(?:purpose|goal|task|objective|instructions|role|mission)\b",
-            r"\b(?:ai|assistant|model|bot)\s+(?:without|with\s+no)\s+(?:any\s+)?(?:restrictions|limits|rules|filters"
-            r"|content\s+policy|guidelines)\b|\bno\s+content\s+policy\b",
-            r"\bnew\s+(?:system\s+)?(?:instructions?|directives?|rules|system\s+prompt)\s*:",
-            r"\byour\s+new\s+(?:system\s+prompt|instructions|rules|directives|task|objective|goal|role|persona"
-            r"|identity|purpose)\b",
-            r"\byou\s+have\s+(?:a\s+)?new\s+(?:objective|task|goal|role|purpose|instructions?)\b",
-            r"你(?:现在)?(?:是|处于|进入)[^。！？\n]{0,10}(?:不受限制|没有任何限制|无限制|没有限制|越狱|开发者模式|无审查)",
-            r"(?:扮演|假装你是|假扮)[^。！？\n]{0,8}(?:越狱|不受限制|没有[^。！？\n]{0,4}限制|系统管理员|管理员|开发者)",
-            r"你的新(?:任务|目标|角色|指令)|你的(?:真正|真实|实际)的?(?:任务|目的|目标|指令)|新的?系统提示"
-            r"|新的?指令\s*[:：]|你现在可以[^。！？\n]{0,6}任何",
-        )),
-        ("authority_claim", (
-            # role claims: "I am your system administrator", "this is your developer speaking"
-            r"\bI(?:'m|\s+am)\s+your\s+(?:system\s+)?(?:administrator|admin|developer|creator|operator|owner"
-            r"|programmer|master)\b",
-            r"\bthis\s+is\s+your\s+(?:developer|creator|admin|administrator|operator|owner|system)\b",
-            rf"\bas\s+(?:the|your)\s+(?:operator|developer|creator|admin|administrator|owner)\s+of\s+"
-            rf"(?:this|the)\s+{_MODEL}\b",
-            r"\bI\s+(?:instruct|order|command)\s+you\b",
-            r"\bpre-?approved\s+by\b|\b(?:authori[sz]ed|allowed|permitted)\s+you\s+to\b",
-            r"\b(?:the\s+)?(?:user|operator|admin(?:istrator)?|developer)\s+(?:has\s+)?(?:authori[sz]ed|approved"
-            r"|allowed)\s+(?:you|it|this|full)\b",
-            r"\b(?:system|admin|administrator|developer|operator)\s+(?:message|notice|note|instruction|command"
-            r"|alert)\s*[:-]",
-            r"系统消息\s*[:：]|管理员消息",
-            r"我是你的(?:系统管理员|管理员|开发者|创造者|主人)|我命令你",
-            r"我是(?:开发|负责|训练)[^。！？\n]{0,8}(?:模型|AI|人工智能|助手)的",
-        )),
-        ("addressed_to_model", (
-            # "Note to any AI model processing this text:", "Dear AI,", "If you are an AI assistant"
-            rf"\b(?:p\.?\s?s\.?|attention|hey|hello|hi|dear)\s+(?:to\s+|for\s+)?(?:the\s+|any\s+|all\s+|every\s+)?"
-            rf"{_MODEL}\b(?!\s+(?:mode|model))",
-            # a note to AI in general, or to any agent, is an outsider's ("Note for the agent:" is a memory's)
-            rf"\b(?:note|message|instructions?|reminder|notice)\s+(?:to|for)\s+(?:(?:any|all|every)\s+(?:[\w-]+\s+)?"
-            rf"{_MODEL}|(?:the\s+)?(?:[\w-]+\s+)?{_GENERIC_MODEL})\s*[:,-]",
-            rf"\b(?:hidden|important|secret|special)\s+(?:instructions?|note|message|command)\s+(?:to|for)\s+"
-            rf"(?:the\s+|any\s+|all\s+)?{_MODEL}\b",
-            rf"\b(?:any|all|every)?\s*{_MODEL}\s+(?:reading|processing|parsing|summari[sz]ing|that\s+reads?)\s+"
-            r"this\b",
-            rf"\bif\s+you\s+are\s+(?:an?\s+)?{_MODEL}\b",
-            rf"^\W*(?:ok(?:ay)?\s+|hey\s+|to\s+(?:the\s+|any\s+|all\s+)?)?{_MODEL}\s*[,:]\s*(?:you\b|your\b|from\s+now"
-            r"|from\s+this|ignore|disregard|forget|always|never|do\s+not|don't|reveal|send|stop|disable|enable|grant"
-            r"|describe|store|delete|print|email|new\s+rule|the\s+user\s+is)",
-            r"(?:给|致|对)[^。！？\n：:]{0,12}(?:AI|人工智能|大模型|语言模型|模型|助手|机器人)[^。！？\n：:]{0,4}[:：]",
-            r"作为(?:一个)?(?:AI|人工智能)(?:助手)?[,，]?\s*你(?:必须|要|应该)",
-            r"(?:AI|人工智能|模型|助手)[^。！？\n]{0,4}请注意",
-            rf"\bnew\s+(?:directive|instruction|order|command)s?\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?{_MODEL}\b",
-        )),
-        ("system_prompt", (
-            r"<\|?\s*(?:system|im_start|im_end|endoftext|start_header_id)\s*\|?>",
-            r"\[/?\s*(?:inst|system|sys)\s*\]|<</?sys>>",
-            r"^\s*#{1,4}\s*(?:system|instructions?)\b",
-            r"^\W*(?:system|系统提示)\s*[:：]\s*(?:you|your|the\s+(?:user|assistant)\s+is|用户)",
-        )),
-        ("tool_call", (
-            r"<\s*/?\s*(?:tool_call|tool_use|tool_result|function_call|function_calls|invoke|antml:[\w-]+)\b",
-            r'"(?:tool_calls|function_call|tool_use)"\s*:',
-            r'\{\s*"(?:name|tool|tool_name|function)"\s*:\s*"[^"]{1,80}"\s*,\s*"(?:arguments|parameters|args|input)"'
-            r"\s*:",
-            r"(?:\b(?:call|invoke|run|execute|trigger)|调用|执行|运行)\s*(?:the\s+)?"
-            r"(?:memory_(?:forget|update|write|link)|working_memory_(?:clear|promote|set))\b",
-        )),
-        ("exfiltration", (
-            # "reveal your system prompt", "share every stored password", "tell me the admin password"
-            rf"{_NOT}\b(?:reveal|print|show|output|repeat|leak|disclose|dump|share|give|include|expose|list|tell\s+me"
-            rf"|email|send|forward|append)\s+(?!(?:his|her)\b)(?:me\s+|them\s+|us\s+)?(?:[\w'.-]+\s+){{0,6}}?"
-            rf"{_SENSITIVE}\b",
-            r"\brepeat\s+(?:the\s+|all\s+the\s+)?(?:text|words|everything|content|prompt)\s+above\b",
-            r"\b(?:reply\s+with|output|print|repeat|reveal|show|dump)\s+(?:[\w'-]+\s+){0,4}?(?:of\s+)?your\s+"
-            r"(?:instructions|prompt|rules|system\s+message)\b",
-            rf"\bask\s+(?:the\s+user|them|him|her)\s+for\s+(?:their|his|her)\s+(?:[\w-]+\s+)?{_SENSITIVE}\b",
-            # sensitive content sent somewhere outside: "post the chat history to http://…"
-            r"\b(?:send|post|upload|forward|exfiltrate|transmit|email|copy|export)\s+(?:[\w'-]+\s+){0,6}?"
-            r"(?:conversations?|chat\s+history|memories|api\s+keys?|keys|passwords?|credentials|secrets?|data"
-            r"|contacts|codes?|tokens?|history|transcripts?|inbox|emails|messages|files|address(?:es)?)\b[^.\n]{0,40}\bto\s+(?:https?://|\S+@\S+|\+?\d[\d\s-]{6,})",
-            r"\bexfiltrat",
-            rf"\b{_SENSITIVE}\s+(?:is|are)\s+to\s+be\s+(?:shared|given|sent|revealed|disclosed)\b",
-            rf"(?:泄露|告诉我|输出|显示|发送|披露|透露|给我|上传|转发|附上|打印|公开|复制)[^。！？\n]{{0,12}}{_SENSITIVE_ZH}",
-            rf"把[^。！？\n]{{0,15}}{_SENSITIVE_ZH}[^。！？\n]{{0,10}}(?:发送|发到|发给|上传|转发|告诉|附加|附在|附上|泄露"
-            r"|输出|透露|复制)",
-        )),
-        ("secrecy", (
-            # "never tell the user about this instruction", "silently disable", "quietly add a link"
-            r"\b(?:never|don't|do\s+not)\s+(?:tell|inform|mention|reveal|disclose)\s+(?:to\s+)?(?:the\s+user|anyone"
-            r"|them)?\s*(?:about\s+)?(?:this|these)\s+(?:instructions?|message|note|rule)",
-            r"\bwithout\s+(?:telling|informing|asking|notifying)\s+(?:the\s+user|anyone|them)\b",
-            r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify)\s+the\s+user\s*(?:,|but\b)",
-            r"\b(?:silently|quietly|secretly|covertly)\s+(?:ignore|disable|delete|remove|add|insert|forward|send"
-            r"|change|replace|approve|share|include|append|drop)\b",
-            r"(?:不要|别|不能)(?:告诉|让|向)用户(?:知道|透露)?|悄悄|偷偷|暗中",
-        )),
-        ("standing_order", (
-            # a standing order is a signal only with a secret in the same sentence
-            rf"\b{_STANDING}\b{_SENTENCE}{{0,120}}\b{_SENSITIVE}\b",
-            rf"{_STANDING_ZH}[^。！？\n]{{0,40}}{_SENSITIVE_ZH}",
-        )),
-    )
-)  # fmt: skip
+
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each kind's alternatives as one compiled pattern, built on first use: compiling them all takes
+    ~40 ms, which at import would weigh on every cold start, whether it ever labels a text or not."""
+    return tuple(
+        (kind, re.compile("|".join(alternatives), _FLAGS))
+        for kind, alternatives in (
+            ("instruction_override", (
+                # "ignore all previous instructions", "override your safety guidelines", "bypass the filter"
+                rf"\b(?:ignore|disregard|forget|override|bypass|drop|discard|abandon|circumvent|neglect|skip)\s+"
+                rf"(?:(?:all|any|the|your|my|its|every|of|these|those)\s+)+(?:{_QUALIFIER}\s+)?(?:[\w-]+\s+)?"
+                rf"{_RULES}\b",
+                rf"\b(?:ignore|disregard|forget|override|bypass)\s+(?:{_QUALIFIER}\s+)+{_RULES}\b",
+                # "ignore the above", "disregard everything above", "forget everything you were told"
+                r"\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+|anything\s+)?(?:of\s+)?(?:the\s+|that\s+)?"
+                r"(?:above|foregoing|preceding)\b",
+                r"\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:you|that|above|before|prior)\b",
+                # "ignore the user's stated preferences", "disregard the user's question"
+                r"\b(?:ignore|disregard)\s+(?:the\s+)?user'?s?\s+(?:stated\s+|saved\s+|stored\s+)?"
+                r"(?:preferences|question|request|instructions|settings)\b",
+                # "set aside whatever your operators told you", "pay no attention to your guidelines"
+                rf"\b(?:set\s+aside|pay\s+no\s+attention\s+to|put\s+aside)\s+(?:(?:all|any|the|your|whatever|everything)\s+)+"
+                rf"(?:{_QUALIFIER}\s+)?(?:[\w-]+\s+)?(?:{_RULES}|operators?|developers?|creators?)\b",
+                rf"\b(?:supersedes?|outranks?|overrides?|takes?\s+precedence\s+over|replaces?)\s+"
+                rf"(?:(?:all|any|your|the|every)\s+)+(?:{_QUALIFIER}\s+)?(?:[\w-]+\s+)?{_RULES}\b",
+                r"\b(?:ignore|disregard|forget)\s+(?:what|whatever|anything)\s+(?:the\s+user|they|your\s+\w+|you\s+were)\s+"
+                r"(?:told|said|asked|instructed)",
+                r"\byou\s+(?:no\s+longer|don't|do\s+not)\s+(?:need|have)\s+to\s+(?:follow|obey|respect|comply)\b",
+                r"\b(?:everything|anything|all)\s+(?:you\s+were|you've\s+been|you\s+have\s+been)\s+told\b[^.\n]{0,40}"
+                r"\b(?:void|invalid|cancell?ed|false|fake|obsolete)\b",
+                r"\bno\s+(?:more\s+)?refusals\b|\bnever\s+refuse\b",
+                r"\bdo\s+not\s+follow\s+(?:your|the|any)\s+(?:previous\s+|original\s+|system\s+)?"
+                r"(?:instructions?|rules|guidelines)\b",
+                rf"\bstop\s+following\s+(?:your|the|all|any)\s+(?:{_QUALIFIER}\s+)?{_RULES}\b",
+                # "your prior directives are revoked", "the earlier rules no longer apply", "void"
+                rf"\b(?:previous|prior|earlier|original|above|old|your|the)\s+(?:{_QUALIFIER}\s+)?{_RULES}\s+"
+                r"(?:are|were|is|was|have\s+been|has\s+been)\s+(?:now\s+)?(?:revoked|void|cancell?ed|obsolete|updated"
+                r"|replaced|overridden|null|invalid|lifted|suspended|a\s+test|just\s+a\s+test)\b",
+                rf"\b{_RULES}\s+no\s+longer\s+apply\b",
+                rf"\bconsider\s+(?:all\s+)?(?:your\s+|the\s+)?(?:{_QUALIFIER}\s+)?{_RULES}\s+(?:void|null|cancell?ed)",
+                r"\b(?:begin|start)\s+new\s+instructions\b|\breal\s+instructions\s+(?:are|is)\b",
+                r"\b(?:system|instruction|admin|security|safety)\s+override\b|^\W*override\s*:",
+                r"\boverride\s+(?:all\s+)?(?:safety|security)\b",
+                r"\beven\s+if\s+it\s+(?:conflicts|contradicts|violates|goes\s+against)\s+(?:with\s+)?(?:your|the)\s+"
+                r"(?:rules|instructions|guidelines|policy|policies|programming)\b",
+                r"\b(?:obey|comply\s+with)\s+(?:only\s+)?(?:all\s+|the\s+|these\s+|my\s+|any\s+)?"
+                r"(?:instructions|commands|requests|orders)\b",
+                # 忽略之前的指令, 无视你的系统提示, 不要遵循你之前的指示, 绕过内容过滤器
+                r"(?:忽略|无视|忘记|忘掉|不要遵循|不要遵守|不要理会|别管|绕过|覆盖|抛开)(?!了)[^。！？\n]{0,10}?"
+                r"(?:指令|指示|规则|规定|提示|准则|限制|一切|内容|设定|设置|过滤)",
+                r"(?:关闭|禁用|取消|解除)[^。！？\n]{0,6}(?:过滤|安全限制|审查|安全规定)",
+                r"(?:忽略|无视)用户[^。！？\n]{0,6}(?:问题|偏好|要求|指令|设置|隐私)",
+                r"你[^。！？\n]{0,10}(?:不再受|不受|没有)(?:任何)?[^。！？\n]{0,4}(?:限制|约束|规则)",
+                r"过滤[^。！？\n]{0,3}(?:已|被)?(?:关闭|禁用|取消)",
+                r"(?:之前|以前|原来|先前|你)的?(?:所有)?(?:指令|规则|指示)[^。！？\n]{0,4}(?:作废|失效|无效|不再适用|是测试|只是测试)",
+                r"真正的指令|系统覆盖|不再拒绝",
+            )),
+            ("role_reassignment", (
+                r"\byou\s+are\s+(?:now|no\s+longer)\s+(?:an?\s+|the\s+|in\s+)?(?:[\w-]+\s+){0,3}"
+                r"(?:ai|assistant|model|bot|chatbot|mode|persona|character|dan|jailbroken|unrestricted|unfiltered)\b",
+                r"\byou\s+are\s+no\s+longer\s+(?:bound|restricted|limited|required)\b",
+                r"\b(?:act|behave|respond|operate)\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|uncensored|evil"
+                r"|rogue)\b",
+                r"\byou\s+(?:will|shall)\s+now\s+(?:act|behave|respond|operate|pretend)\b",
+                r"\b(?:respond|reply|answer|speak)\s+as\s+(?:the\s+)?(?:system|admin|administrator|root|developer)\b",
+                r"\b(?:switch|change|set)\s+your\s+(?:role|persona|mode|identity)\b|\bbreak\s+character\b",
+                r"\bstop\s+being\s+(?:an?\s+|the\s+)?(?:assistant|ai|model|chatbot|helpful)",
+                r"\bpretend\s+(?:to\s+be|you\s+are)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}"
+                r"(?:ai|assistant|model|system|admin|administrator|developer|operator)\b",
+                r"\b(?:god|dan|jailbreak|jailbroken|sudo|unrestricted|unfiltered|uncensored)\s+mode\b"
+                r"|\b(?:enable|activate|enter)\s+developer\s+mode\b",
+                r"\byou\s+(?:\w+\s+){0,3}without\s+(?:any\s+)?(?:limits|restrictions|filters|guardrails|rules)\b",
+                r"\b(?:content|safety)\s+filters?\s+(?:are\s+|is\s+)?(?:now\s+)?(?:disabled|off|turned\s+off|removed)\b",
+                r"\byour\s+(?:real|true|actual|hidden)\s+(?:purpose|goal|task|objective|instructions|role|mission)\b",
+                r"\b(?:ai|assistant|model|bot)\s+(?:without|with\s+no)\s+(?:any\s+)?(?:restrictions|limits|rules|filters"
+                r"|content\s+policy|guidelines)\b|\bno\s+content\s+policy\b",
+                r"\bnew\s+(?:system\s+)?(?:instructions?|directives?|rules|system\s+prompt)\s*:",
+                r"\byour\s+new\s+(?:system\s+prompt|instructions|rules|directives|task|objective|goal|role|persona"
+                r"|identity|purpose)\b",
+                r"\byou\s+have\s+(?:a\s+)?new\s+(?:objective|task|goal|role|purpose|instructions?)\b",
+                r"你(?:现在)?(?:是|处于|进入)[^。！？\n]{0,10}(?:不受限制|没有任何限制|无限制|没有限制|越狱|开发者模式|无审查)",
+                r"(?:扮演|假装你是|假扮)[^。！？\n]{0,8}(?:越狱|不受限制|没有[^。！？\n]{0,4}限制|系统管理员|管理员|开发者)",
+                r"你的新(?:任务|目标|角色|指令)|你的(?:真正|真实|实际)的?(?:任务|目的|目标|指令)|新的?系统提示"
+                r"|新的?指令\s*[:：]|你现在可以[^。！？\n]{0,6}任何",
+            )),
+            ("authority_claim", (
+                # role claims: "I am your system administrator", "this is your developer speaking"
+                r"\bI(?:'m|\s+am)\s+your\s+(?:system\s+)?(?:administrator|admin|developer|creator|operator|owner"
+                r"|programmer|master)\b",
+                r"\bthis\s+is\s+your\s+(?:developer|creator|admin|administrator|operator|owner|system)\b",
+                rf"\bas\s+(?:the|your)\s+(?:operator|developer|creator|admin|administrator|owner)\s+of\s+"
+                rf"(?:this|the)\s+{_MODEL}\b",
+                r"\bI\s+(?:instruct|order|command)\s+you\b",
+                r"\bpre-?approved\s+by\b|\b(?:authori[sz]ed|allowed|permitted)\s+you\s+to\b",
+                r"\b(?:the\s+)?(?:user|operator|admin(?:istrator)?|developer)\s+(?:has\s+)?(?:authori[sz]ed|approved"
+                r"|allowed)\s+(?:you|it|this|full)\b",
+                r"\b(?:system|admin|administrator|developer|operator)\s+(?:message|notice|note|instruction|command"
+                r"|alert)\s*[:-]",
+                r"系统消息\s*[:：]|管理员消息",
+                r"我是你的(?:系统管理员|管理员|开发者|创造者|主人)|我命令你",
+                r"我是(?:开发|负责|训练)[^。！？\n]{0,8}(?:模型|AI|人工智能|助手)的",
+            )),
+            ("addressed_to_model", (
+                # "Note to any AI model processing this text:", "Dear AI,", "If you are an AI assistant"
+                rf"\b(?:p\.?\s?s\.?|attention|hey|hello|hi|dear)\s+(?:to\s+|for\s+)?(?:the\s+|any\s+|all\s+|every\s+)?"
+                rf"{_MODEL}\b(?!\s+(?:mode|model))",
+                # a note to AI in general, or to any agent, is an outsider's
+                # ("Note for the agent:" is a memory's)
+                rf"\b(?:note|message|instructions?|reminder|notice)\s+(?:to|for)\s+(?:(?:any|all|every)\s+(?:[\w-]+\s+)?"
+                rf"{_MODEL}|(?:the\s+)?(?:[\w-]+\s+)?{_GENERIC_MODEL})\s*[:,-]",
+                rf"\b(?:hidden|important|secret|special)\s+(?:instructions?|note|message|command)\s+(?:to|for)\s+"
+                rf"(?:the\s+|any\s+|all\s+)?{_MODEL}\b",
+                rf"\b(?:any|all|every)?\s*{_MODEL}\s+(?:reading|processing|parsing|summari[sz]ing|that\s+reads?)\s+"
+                r"this\b",
+                rf"\bif\s+you\s+are\s+(?:an?\s+)?{_MODEL}\b",
+                rf"^\W*(?:ok(?:ay)?\s+|hey\s+|to\s+(?:the\s+|any\s+|all\s+)?)?{_MODEL}\s*[,:]\s*(?:you\b|your\b|from\s+now"
+                r"|from\s+this|ignore|disregard|forget|always|never|do\s+not|don't|reveal|send|stop|disable|enable|grant"
+                r"|describe|store|delete|print|email|new\s+rule|the\s+user\s+is)",
+                r"(?:给|致|对)[^。！？\n：:]{0,12}(?:AI|人工智能|大模型|语言模型|模型|助手|机器人)[^。！？\n：:]{0,4}[:：]",
+                r"作为(?:一个)?(?:AI|人工智能)(?:助手)?[,，]?\s*你(?:必须|要|应该)",
+                r"(?:AI|人工智能|模型|助手)[^。！？\n]{0,4}请注意",
+                rf"\bnew\s+(?:directive|instruction|order|command)s?\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?{_MODEL}\b",
+            )),
+            ("system_prompt", (
+                r"<\|?\s*(?:system|im_start|im_end|endoftext|start_header_id)\s*\|?>",
+                r"\[/?\s*(?:inst|system|sys)\s*\]|<</?sys>>",
+                r"^\s*#{1,4}\s*(?:system|instructions?)\b",
+                r"^\W*(?:system|系统提示)\s*[:：]\s*(?:you|your|the\s+(?:user|assistant)\s+is|用户)",
+            )),
+            ("tool_call", (
+                r"<\s*/?\s*(?:tool_call|tool_use|tool_result|function_call|function_calls|invoke|antml:[\w-]+)\b",
+                r'"(?:tool_calls|function_call|tool_use)"\s*:',
+                r'\{\s*"(?:name|tool|tool_name|function)"\s*:\s*"[^"]{1,80}"\s*,\s*"(?:arguments|parameters|args|input)"'
+                r"\s*:",
+                r"(?:\b(?:call|invoke|run|execute|trigger)|调用|执行|运行)\s*(?:the\s+)?"
+                r"(?:memory_(?:forget|update|write|link)|working_memory_(?:clear|promote|set))\b",
+            )),
+            ("exfiltration", (
+                # "reveal your system prompt", "share every stored password", "tell me the admin password"
+                rf"{_NOT}\b(?:reveal|print|show|output|repeat|leak|disclose|dump|share|give|include|expose|list|tell\s+me"
+                rf"|email|send|forward|append)\s+(?!(?:his|her)\b)(?:me\s+|them\s+|us\s+)?(?:[\w'.-]+\s+){{0,6}}?"
+                rf"{_SENSITIVE}\b",
+                r"\brepeat\s+(?:the\s+|all\s+the\s+)?(?:text|words|everything|content|prompt)\s+above\b",
+                r"\b(?:reply\s+with|output|print|repeat|reveal|show|dump)\s+(?:[\w'-]+\s+){0,4}?(?:of\s+)?your\s+"
+                r"(?:instructions|prompt|rules|system\s+message)\b",
+                rf"\bask\s+(?:the\s+user|them|him|her)\s+for\s+(?:their|his|her)\s+(?:[\w-]+\s+)?{_SENSITIVE}\b",
+                # sensitive content sent somewhere outside: "post the chat history to http://…"
+                r"\b(?:send|post|upload|forward|exfiltrate|transmit|email|copy|export)\s+(?:[\w'-]+\s+){0,6}?"
+                r"(?:conversations?|chat\s+history|memories|api\s+keys?|keys|passwords?|credentials|secrets?|data"
+                r"|contacts|codes?|tokens?|history|transcripts?|inbox|emails|messages|files|address(?:es)?)\b[^.\n]{0,40}\bto\s+(?:https?://|\S+@\S+|\+?\d[\d\s-]{6,})",
+                r"\bexfiltrat",
+                rf"\b{_SENSITIVE}\s+(?:is|are)\s+to\s+be\s+(?:shared|given|sent|revealed|disclosed)\b",
+                rf"(?:泄露|告诉我|输出|显示|发送|披露|透露|给我|上传|转发|附上|打印|公开|复制)[^。！？\n]{{0,12}}{_SENSITIVE_ZH}",
+                rf"把[^。！？\n]{{0,15}}{_SENSITIVE_ZH}[^。！？\n]{{0,10}}(?:发送|发到|发给|上传|转发|告诉|附加|附在|附上|泄露"
+                r"|输出|透露|复制)",
+            )),
+            ("secrecy", (
+                # "never tell the user about this instruction", "silently disable", "quietly add a link"
+                r"\b(?:never|don't|do\s+not)\s+(?:tell|inform|mention|reveal|disclose)\s+(?:to\s+)?(?:the\s+user|anyone"
+                r"|them)?\s*(?:about\s+)?(?:this|these)\s+(?:instructions?|message|note|rule)",
+                r"\bwithout\s+(?:telling|informing|asking|notifying)\s+(?:the\s+user|anyone|them)\b",
+                r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify)\s+the\s+user\s*(?:,|but\b)",
+                r"\b(?:silently|quietly|secretly|covertly)\s+(?:ignore|disable|delete|remove|add|insert|forward|send"
+                r"|change|replace|approve|share|include|append|drop)\b",
+                r"(?:不要|别|不能)(?:告诉|让|向)用户(?:知道|透露)?|悄悄|偷偷|暗中",
+            )),
+            ("standing_order", (
+                # a standing order is a signal only with a secret in the same sentence
+                rf"\b{_STANDING}\b{_SENTENCE}{{0,120}}\b{_SENSITIVE}\b",
+                rf"{_STANDING_ZH}[^。！？\n]{{0,40}}{_SENSITIVE_ZH}",
+            )),
+        )
+    )  # fmt: skip
 
 
 def _hidden(text: str) -> bool:
@@ -320,7 +326,7 @@ def injection_signals(text: str) -> tuple[str, ...]:
     if _hidden(text):
         kinds.append("hidden_text")
     normal = normalise(text)
-    for kind, pattern in _PATTERNS:
+    for kind, pattern in _patterns():
         if pattern.search(normal):
             kinds.append(kind)
     return tuple(kinds)
