@@ -15,7 +15,7 @@ from typing import Any
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.tools import Tool, ToolManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, Icon, ToolAnnotations
@@ -70,6 +70,34 @@ class HindsightMCP(MCPServer[Container]):
     """
 
     holder: ContainerHolder | None = None
+    _tools: ToolManager
+    _queued_tools: list[Callable[[], None]] | None = None
+    _building_tools = False
+
+    @property
+    def _tool_manager(self) -> ToolManager:
+        """The SDK's tool registry, every tool added so far built into it first.
+
+        Building a tool (the SDK's pydantic model of its signature and its input and output JSON
+        schemas) takes ~4 ms of CPU each, ~65 ms for the 16 tools: ``add_tool`` only queues it and the
+        first use of the registry (``tools/list``, ``tools/call``, the SDK's input-schema look-up, a
+        test's ``list_tools``) builds them all, in the order they were added. So a Lambda cold start's
+        first answer, ``initialize``, which reads no tool, does not wait for them (bench/ab_coldstart.py);
+        a cold instance whose first request is a tool call pays the same as before. A tool that fails to
+        build raises there, at every use until the queue is through, instead of at startup.
+        """
+        queued = self._queued_tools
+        while queued and not self._building_tools:
+            self._building_tools = True  # building goes through MCPServer.add_tool, back in here
+            try:
+                queued.pop(0)()
+            finally:
+                self._building_tools = False
+        return self._tools
+
+    @_tool_manager.setter
+    def _tool_manager(self, manager: ToolManager) -> None:
+        self._tools = manager
 
     def add_tool(
         self,
@@ -83,11 +111,20 @@ class HindsightMCP(MCPServer[Container]):
         structured_output: bool | None = None,
     ) -> None:
         """Register a tool (``mcp.tool`` comes here too) whose arguments are read strictly
-        (``api.strict_args``): the one place no tool can forget it."""
-        super().add_tool(fn, name, title, description, annotations, icons, meta, structured_output)
-        tool = self._tool_manager.get_tool(name or fn.__name__)
-        assert tool is not None
-        tool.fn_metadata = StrictArguments.of(tool.fn_metadata)
+        (``api.strict_args``): the one place no tool can forget it. Built on the registry's first use
+        (``_tool_manager``)."""
+
+        def build() -> None:
+            super(HindsightMCP, self).add_tool(
+                fn, name, title, description, annotations, icons, meta, structured_output
+            )
+            tool = self._tool_manager.get_tool(name or fn.__name__)
+            assert tool is not None
+            tool.fn_metadata = StrictArguments.of(tool.fn_metadata)
+
+        if self._queued_tools is None:
+            self._queued_tools = []
+        self._queued_tools.append(build)
 
     async def _count_call(self, tool: Tool | None) -> None:
         container = self.holder.container if self.holder is not None else None
