@@ -90,9 +90,12 @@ def entry_point(app_py: Path) -> tuple[str, str]:
     tree = ast.parse(app_py.read_text())
     (handler,) = (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "handler")
     imports = [n for n in ast.walk(handler) if isinstance(n, ast.ImportFrom)]
-    assert len(imports) == 1, f"{app_py}: one lazy import expected in handler()"
-    assert imports[0].module is not None
-    return imports[0].module, imports[0].names[0].name
+    # The other lazy import, where there is one, is the first invocation's guard (the cyclic garbage
+    # collector off during the cold start: api.runtime.cold_start_without_gc), not an entry point.
+    entries = [n for n in imports if n.module != "hindsight.api.runtime"]
+    assert len(entries) == 1, f"{app_py}: one lazy import of the entry point expected in handler()"
+    assert entries[0].module is not None
+    return entries[0].module, entries[0].names[0].name
 
 
 def test_every_entry_point_is_lazy(template: dict[str, Any]) -> None:
