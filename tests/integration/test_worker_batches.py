@@ -17,6 +17,7 @@ import pytest
 import redis
 
 from hindsight.adapters.embedders.hash_embedder import HashEmbedder
+from hindsight.adapters.postgres.memory_writes import MEMORY_COLUMNS
 from hindsight.api.runtime import ProcessLoop
 from hindsight.api.sqs_worker import WriteJobWorker
 from hindsight.bootstrap import build_container
@@ -74,6 +75,32 @@ BATCH: list[tuple[str, dict[str, Any]]] = [
     ("The user's favourite colour for the new office walls is green.", {"source": "agent_inferred"}),
     ("The team standup for the platform group starts at 9 every weekday", {}),
     ("The team standup for the platform group starts at 10 every weekday", {}),
+    # every column a write can fill, stored the same by both paths
+    (
+        "Ines keeps the release checklist in the ops wiki",
+        {
+            "query": "where is the release checklist",
+            "importance": 0.33,
+            "metadata": {"source": "chat", "n": [1, 2.5, None]},
+            "tags": ["ops", "release"],
+            "entities": {"people": ["Ines"], "tools": ["ops wiki"]},
+            "task_id": "t-42",
+            "task_type": "analyze",
+            "outcome": "partial",
+            "summary": "checklist location",
+            "key_decisions": ["keep it in the wiki"],
+            "lessons": "write it down",
+            "valid_from": WHEN - timedelta(days=3),
+            "valid_to": WHEN + timedelta(days=300),
+            "idempotency_key": "ines-checklist",
+            "shared_with": ["planner"],
+            "conversation_id": "c-7",
+            "turn_index": 4,
+            "session_index": 1,
+            "session_at": WHEN,
+        },
+    ),
+    ("Ines shipped the release in the second week of May", {"layer": "episodic", "occurred_at": "2026-05"}),
 ]
 
 
@@ -121,6 +148,12 @@ def _state(stack: LocalStack, tenant: str, names: dict[uuid.UUID, str]) -> dict[
                WHERE tenant_id = %s""",
             (tenant,),
         ).fetchall()
+        # every column a write fills, as the one-row insert and the batch's set-based insert stored it
+        # (the tenant aside: each mode has its own; last_verified_at aside: a merge sets it to now())
+        columns = [c for c, _, _ in MEMORY_COLUMNS if c not in ("tenant_id", "last_verified_at")]
+        stored = conn.execute(
+            f"SELECT {', '.join(columns)}, embedding::text FROM memories WHERE tenant_id = %s", (tenant,)
+        ).fetchall()
         relations = conn.execute(
             "SELECT from_id, to_id, kind, reason FROM memory_relations WHERE tenant_id = %s", (tenant,)
         ).fetchall()
@@ -135,6 +168,7 @@ def _state(stack: LocalStack, tenant: str, names: dict[uuid.UUID, str]) -> dict[
             (name(r[0]), r[1], r[2], json.dumps(r[3], sort_keys=True), r[4] is not None, r[5])
             for r in memories
         ),
+        "columns": sorted(repr(tuple(name(v) for v in r)) for r in stored),
         "relations": sorted(tuple(name(v) for v in r) for r in relations),
         # per memory, in the order written
         "history": sorted(

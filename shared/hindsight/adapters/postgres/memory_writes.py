@@ -15,9 +15,11 @@ supersedes by the same source rules, a possible conflict is linked and left to t
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
@@ -190,22 +192,44 @@ MERGE_INTO = """UPDATE memories SET importance = GREATEST(importance, %(importan
    WHERE id = %(id)s AND tenant_id = %(t)s"""
 """A near-duplicate write merged into the memory ``id`` (``merge_params``)."""
 
-INSERT_MEMORY = """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, content, content_hash,
-                         importance, created_at, occurred_at, metadata, embedding, source, tags,
-                         entities, entity_terms, task_id, task_type, outcome, summary, key_decisions,
-                         lessons, last_verified_at, valid_from, valid_to, idempotency_key, context,
-                         shared_with, conversation_id, turn_index, session_index, session_at,
-                         session_id, session_seq, session_auto_parent, occurred_precision,
-                         occurred_end)
-   VALUES (%(id)s, %(t)s, %(a)s, %(layer)s, %(key)s, %(query)s, %(content)s, %(hash)s, %(importance)s,
-           %(created_at)s, %(occurred_at)s, %(metadata)s, %(e)s::vector, %(source)s, %(tags)s,
-           %(entities)s, %(entity_terms)s, %(task_id)s, %(task_type)s, %(outcome)s, %(summary)s,
-           %(key_decisions)s, %(lessons)s, %(verified)s, %(valid_from)s, %(valid_to)s, %(idem)s,
-           %(context)s, %(shared_with)s, %(conversation_id)s, %(turn_index)s, %(session_index)s,
-           %(session_at)s, %(session_id)s, %(session_seq)s, %(session_auto_parent)s,
-           %(occurred_precision)s, %(occurred_end)s)
-   ON CONFLICT (id) DO NOTHING"""
+MEMORY_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("id", "id", "uuid"), ("tenant_id", "t", "text"), ("agent_id", "a", "text"), ("layer", "layer", "text"),
+    ("key", "key", "text"), ("query", "query", "text"), ("content", "content", "text"),
+    ("content_hash", "hash", "text"), ("importance", "importance", "float8"),
+    ("created_at", "created_at", "timestamptz"), ("occurred_at", "occurred_at", "timestamptz"),
+    ("metadata", "metadata", "jsonb"), ("embedding", "e", "vector"), ("source", "source", "text"),
+    ("tags", "tags", "text[]"), ("entities", "entities", "jsonb"), ("entity_terms", "entity_terms", "text[]"),
+    ("task_id", "task_id", "text"), ("task_type", "task_type", "text"), ("outcome", "outcome", "text"),
+    ("summary", "summary", "text"), ("key_decisions", "key_decisions", "text[]"),
+    ("lessons", "lessons", "text"),
+    ("last_verified_at", "verified", "timestamptz"), ("valid_from", "valid_from", "timestamptz"),
+    ("valid_to", "valid_to", "timestamptz"), ("idempotency_key", "idem", "text"),
+    ("context", "context", "text"),
+    ("shared_with", "shared_with", "text[]"), ("conversation_id", "conversation_id", "text"),
+    ("turn_index", "turn_index", "integer"), ("session_index", "session_index", "integer"),
+    ("session_at", "session_at", "timestamptz"), ("session_id", "session_id", "text"),
+    ("session_seq", "session_seq", "bigint"), ("session_auto_parent", "session_auto_parent", "boolean"),
+    ("occurred_precision", "occurred_precision", "text"), ("occurred_end", "occurred_end", "timestamptz"),
+)  # fmt: skip
+"""The columns a write fills: (column, ``insert_params`` key, type)."""
+
+INSERT_MEMORY = (
+    f"INSERT INTO memories ({', '.join(c for c, _, _ in MEMORY_COLUMNS)})\n   VALUES ("
+    + ", ".join(f"%({k})s::vector" if t == "vector" else f"%({k})s" for _, k, t in MEMORY_COLUMNS)
+    + ")\n   ON CONFLICT (id) DO NOTHING"
+)
 """A write stored as a new memory (``insert_params``)."""
+
+INSERT_MEMORIES = (
+    f"INSERT INTO memories ({', '.join(c for c, _, _ in MEMORY_COLUMNS)})\n"
+    f"   SELECT {', '.join(c for c, _, _ in MEMORY_COLUMNS)}\n"
+    f"   FROM jsonb_to_recordset(%s::jsonb) AS r({', '.join(f'{c} {t}' for c, _, t in MEMORY_COLUMNS)})\n"
+    "   ON CONFLICT (id) DO NOTHING"
+)
+"""``INSERT_MEMORY`` for many writes in one statement (the batch path: one statement instead of one per
+row, each of which Postgres parses, plans and checks against row-level security on its own); its one
+parameter is ``memories_json`` of the rows' ``insert_params``. Rows are inserted in the array's order.
+(COPY would be cheaper still, but Postgres refuses COPY FROM into a table with row-level security.)"""
 
 INSERT_CHUNK = """INSERT INTO memory_chunks (memory_id, chunk_no, tenant_id, agent_id, content, embedding)
    VALUES (%s, %s, %s, %s, %s, %s::vector) ON CONFLICT DO NOTHING"""
@@ -278,6 +302,23 @@ def insert_params(job: WriteJob, vector: str) -> dict[str, Any]:
         "occurred_precision": span.precision if span else None,
         "occurred_end": span.end if span and span.precision != "instant" else None,
     }
+
+
+def memories_json(rows: Sequence[dict[str, Any]]) -> str:
+    """``INSERT_MEMORIES``' parameter: ``insert_params`` dicts as one JSON array of objects keyed by column
+    (UUIDs and times as text, which Postgres reads back exactly: ISO 8601 keeps the microseconds and the
+    offset)."""
+
+    def value(v: Any) -> Any:
+        if isinstance(v, Jsonb):
+            return v.obj
+        if isinstance(v, datetime | date):
+            return v.isoformat()
+        if isinstance(v, UUID):
+            return str(v)
+        return v
+
+    return json.dumps([{c: value(row[k]) for c, k, _ in MEMORY_COLUMNS} for row in rows])
 
 
 async def _store_one(

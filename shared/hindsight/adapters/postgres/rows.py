@@ -38,8 +38,10 @@ def history_from_row(row: dict[str, Any]) -> HistoryEntry:
 
 
 def vector_literal(embedding: Vector) -> str:
-    """pgvector's text form (sent as a parameter and cast with ``::vector``)."""
-    return "[" + ",".join(f"{x:.7g}" for x in embedding) + "]"
+    """pgvector's text form (sent as a parameter and cast with ``::vector``): 7 significant digits per
+    value, formatted by one ``%`` of the whole vector (the same text as ``f"{x:.7g}"`` value by value, in
+    about half the time: it is formatted for every write and search)."""
+    return "[" + ",".join(["%.7g"] * len(embedding)) % tuple(embedding) + "]"
 
 
 @asynccontextmanager

@@ -31,12 +31,13 @@ from hindsight.adapters.postgres.history import HistoryRow, record_history, stat
 from hindsight.adapters.postgres.memory_writes import (
     DEDUP_CANDIDATES,
     INSERT_CHUNK,
-    INSERT_MEMORY,
+    INSERT_MEMORIES,
     MERGE_INTO,
     RELATE,
     WORKER,
     insert_params,
     lock_key,
+    memories_json,
     merge_params,
 )
 from hindsight.adapters.postgres.rows import fetch_all, vector_literal
@@ -198,6 +199,7 @@ class _Segment:
         self._on_key: dict[int, dict[str, Any]] = {}
         self._conflicting: dict[int, list[dict[str, Any]]] = {}
         self._unit: dict[int, Any] = {}
+        self._vectors: dict[int, str] = {}  # each job's embedding as a vector literal, formatted once
 
     async def run(self, start: int) -> int:
         """Decide jobs from ``start``; the index where the segment ends (``len(items)``: all decided)."""
@@ -223,7 +225,9 @@ class _Segment:
         if not todo:
             return
         jobs = {i: self._items[i].job for i in todo}
-        vectors = {i: vector_literal(self._items[i].embedding) for i in todo}
+        vectors = self._vectors
+        for i in todo:
+            vectors[i] = vector_literal(self._items[i].embedding)
         for i in todo:
             v = np.asarray(self._items[i].embedding, dtype=np.float64)
             norm = float(np.linalg.norm(v))
@@ -315,7 +319,7 @@ class _Segment:
         replaced = self._fact_to_replace(index, job)
         conflicts = self._conflict_candidates(index, job, replaced) if draft.layer == "semantic" else []
         # Every check has passed: from here on the job's writes are decided.
-        self._writes.inserts.append(insert_params(job, vector_literal(item.embedding)))
+        self._writes.inserts.append(insert_params(job, self._vectors[index]))
         for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
             self._writes.chunks.append(
                 (job.id, number, self._tenant, job.agent_id, text, vector_literal(chunk_embedding))
@@ -467,7 +471,7 @@ class _Segment:
         async with conn.pipeline():
             cur = conn.cursor()
             if w.inserts:
-                await cur.executemany(INSERT_MEMORY, w.inserts)
+                await cur.execute(INSERT_MEMORIES, (memories_json(w.inserts),))
             if w.chunks:
                 await cur.executemany(INSERT_CHUNK, w.chunks)
             if w.merges:
