@@ -163,6 +163,7 @@ def fit(
     model: dict[str, Any] = {
         "format": MODEL_FORMAT,
         "kind": kind,
+        "clip": training_range(d.x),
         "mean": mean.round(6).tolist(),
         "scale": scale.round(6).tolist(),
         "weights": params["w2"].round(6).tolist(),
@@ -171,6 +172,27 @@ def fit(
     if kind == "mlp":
         model["hidden"] = {"weights": params["w1"].round(6).tolist(), "bias": params["b1"].round(6).tolist()}
     return model
+
+
+def training_range(x: np.ndarray) -> dict[str, list[float]]:
+    """Each input's lowest and highest value in training: the stage clips to it (no extrapolation)."""
+    return {"low": x.min(axis=0).tolist(), "high": x.max(axis=0).tolist()}
+
+
+def add_clip(pools: Pools, model: dict[str, Any]) -> dict[str, Any]:
+    """The model with each stage's ``clip`` set to its inputs' range over the ``tune`` design rows (the
+    rows it was trained on), weights unchanged: a model trained before stages clipped gets the guard
+    without a refit (its scores of those rows are the same)."""
+    tune = pools.split("tune")
+    if "stages" not in model:
+        return {**model, "clip": training_range(design(pools, tune, model["features"]).x)}
+    first = model["stages"][0]
+    stages = [{**first, "clip": training_range(design(pools, tune, first["features"]).x)}]
+    for later in model["stages"][1:]:
+        stages.append(
+            {**later, "clip": training_range(design(pools, tune, later["features"], first=first).x)}
+        )
+    return {**model, "stages": stages}
 
 
 def ranker_of(model: dict[str, Any]) -> LearnedRanker:
@@ -238,6 +260,8 @@ def cross_validate(
 
 def forward(model: dict[str, Any], x: np.ndarray) -> np.ndarray:
     """The model's scores for design rows (as domain.learned_ranker computes them)."""
+    if "clip" in model:
+        x = np.clip(x, np.asarray(model["clip"]["low"]), np.asarray(model["clip"]["high"]))
     h = (x - np.asarray(model["mean"])) / np.asarray(model["scale"])
     if model["kind"] == "mlp":
         h = np.tanh(h @ np.asarray(model["hidden"]["weights"]) + np.asarray(model["hidden"]["bias"]))
@@ -369,8 +393,25 @@ def main() -> None:
         action="store_true",
         help="also write the lever models (bench/models/) with the same grid",
     )
+    parser.add_argument(
+        "--add-clip",
+        action="store_true",
+        help="only set each stage's clip of the model file --out (and of bench/models/ with --ablations) to "
+        "its inputs' range on tune, weights unchanged",
+    )
     args = parser.parse_args()
     pools = load_pools(args.recipe, args.pool)
+    if args.add_clip:
+        paths = [args.out, *(sorted(ABLATION_DIR.glob("*.json")) if args.ablations else [])]
+        for path in paths:
+            model = add_clip(pools, json.loads(path.read_text()))
+            model.setdefault("training", {})["clip"] = (
+                "each stage's inputs clipped to their range on the tune design rows: python "
+                "bench/train_ranker.py " + " ".join(sys.argv[1:])
+            )
+            path.write_text(json.dumps(model, indent=1) + "\n")
+            log(f"clipped {path}")
+        return
     features = args.features.split(",") if args.features else [*FEATURES, *STAGE_TWO]
     if args.second_vector:
         second = load_second_vector(args.second_vector)

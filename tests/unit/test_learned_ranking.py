@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from hindsight.domain.errors import ConfigurationError
@@ -148,11 +149,36 @@ def test_an_mlp_model_applies_tanh_between_layers() -> None:
         ({"weights": [[float("nan")], [1.0]]}, "weights"),
         ({"kind": "forest"}, "kind"),
         ({"kind": "mlp"}, "hidden"),
+        ({"clip": [0.0, 1.0]}, "'clip' must be an object"),
+        ({"clip": {"low": [0.0], "high": [1.0, 1.0]}}, "clip.low"),
+        ({"clip": {"low": [1.0, 0.0], "high": [0.0, 1.0]}}, "clip.low must be <="),
     ],
 )
 def test_a_model_file_that_does_not_fit_is_refused_naming_what(change: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigurationError, match=message):
         parse_model(_model(**change), "test")
+
+
+def test_a_stage_clips_its_inputs_to_the_training_range() -> None:
+    ranker = parse_model(_model(clip={"low": [0.0, 0.0], "high": [1.0, 0.5]}), "test")
+    rows = []
+    for similarity, prev in ((3.0, 9.0), (-2.0, 0.1), (0.4, 0.2)):
+        row = [0.0] * len(FEATURES)
+        row[FEATURES.index("vector_similarity")] = similarity
+        row[FEATURES.index("neighbour_prev")] = prev
+        rows.append(row)
+    # past the range an input scores as the range's end (no extrapolation); within it, unchanged
+    assert ranker.score(rows) == pytest.approx([1.0 + 2 * 0.5, 0.0 + 2 * 0.1, 0.4 + 2 * 0.2])
+    # without clip, the same rows extrapolate
+    assert parse_model(_model(), "test").score(rows[:1]) == pytest.approx([3.0 + 2 * 9.0])
+
+
+def test_every_stage_of_the_shipped_model_clips_to_its_training_range() -> None:
+    for stage in load_ranker().stages:
+        assert stage.clip is not None
+        low, high = stage.clip
+        assert low.shape == high.shape == (len(stage.columns),)
+        assert np.all(low <= high)
 
 
 def test_the_shipped_model_loads_and_states_its_licence() -> None:

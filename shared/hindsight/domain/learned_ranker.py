@@ -6,8 +6,9 @@ either a linear layer (``kind: "linear"``: score = w·x + b) or one hidden tanh 
 (``kind: "mlp"``). Format 2 holds two such stages (``stages``): the first scores the pool from
 ``ranking_features.FEATURES``; the second reads those features and ``ranking_features.STAGE_TWO``, which
 are computed from the first stage's scores (its neighbours' and session's judgement), and gives the
-final score — a cascade, each stage trained in turn. Scoring is a few numpy products over the pool — no
-new dependency, well under a millisecond for a few hundred candidates.
+final score — a cascade, each stage trained in turn. A stage may also hold ``clip``: each input's lowest
+and highest value in training, to which it is clipped before use (no extrapolation). Scoring is a few
+numpy products over the pool — no new dependency, well under a millisecond for a few hundred candidates.
 
 The shipped model was trained on LoCoMo (CC BY-NC 4.0), so its weights are for non-commercial use; the
 file says so in ``licence``. ``HINDSIGHT_RANKER=rrf`` selects the hand-set fusion instead
@@ -48,10 +49,18 @@ class Stage:
     scale: np.ndarray
     layers: tuple[tuple[np.ndarray, np.ndarray], ...]
     """(weights, bias) per layer; tanh between layers, the last one linear to one output."""
+    clip: tuple[np.ndarray, np.ndarray] | None = None
+    """(low, high) per input, in the inputs' raw units: each input is clipped to the range seen in
+    training before it is used; None: no clipping (a file without ``clip``). A linear model
+    extrapolates: a 6,400-word memory's ``length_log`` is ten standard deviations past any training turn,
+    and its weight alone lifted such junk to the top."""
 
     def forward(self, matrix: np.ndarray) -> np.ndarray:
         """One score per row of ``matrix``."""
-        x = (matrix[:, self.columns] - self.mean) / self.scale
+        x = matrix[:, self.columns]
+        if self.clip is not None:
+            x = np.clip(x, self.clip[0], self.clip[1])
+        x = (x - self.mean) / self.scale
         for i, (weights, bias) in enumerate(self.layers):
             x = x @ weights + bias
             if i < len(self.layers) - 1:
@@ -160,7 +169,27 @@ def _stage(data: dict[str, Any], name: str, known: tuple[str, ...]) -> Stage:
         )
     else:
         raise ConfigurationError(f"ranker model {name}: kind {kind!r}, expected 'linear' or 'mlp'")
-    return Stage(columns=tuple(known.index(n) for n in names), mean=mean, scale=scale, layers=tuple(layers))
+    return Stage(
+        columns=tuple(known.index(n) for n in names),
+        mean=mean,
+        scale=scale,
+        layers=tuple(layers),
+        clip=_clip(data, name, width),
+    )
+
+
+def _clip(data: dict[str, Any], name: str, width: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """A stage's optional ``clip`` ({"low": [...], "high": [...]}, one per input, low <= high)."""
+    clip = data.get("clip")
+    if clip is None:
+        return None
+    if not isinstance(clip, dict):
+        raise ConfigurationError(f"ranker model {name}: 'clip' must be an object with 'low' and 'high'")
+    low = _array(clip.get("low"), (width,), "clip.low")
+    high = _array(clip.get("high"), (width,), "clip.high")
+    if np.any(low > high):
+        raise ConfigurationError(f"ranker model {name}: every clip.low must be <= its clip.high")
+    return low, high
 
 
 def load_ranker(path: Path | None = None) -> LearnedRanker:
