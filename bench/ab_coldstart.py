@@ -152,6 +152,15 @@ def _uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
+def _machine() -> str:
+    """CPU model, cores and kernel of this run (latest.json's page-wide ``machine`` is the last writer's,
+    and the machines these sessions get are not always the same)."""
+    from common import machine_info
+
+    info = machine_info()
+    return f"{info['cpu_model']}, {info['cores']} cores, {info['os']}"
+
+
 def _sha(checkout: Path) -> str:
     return (
         subprocess.run(
@@ -237,6 +246,7 @@ def main() -> None:
         "load_1_5_15_after": [round(x, 2) for x in load_after],
         "command": "python " + shlex.join(sys.argv),
         "note": args.note,
+        "machine": _machine(),
     }
     print(f"A = {result['a']['sha']} ({sides['a']}), B = {result['b']['sha']} ({sides['b']}); {version}")
     print(f"uptime before: {uptime_before}\nuptime after:  {uptime_after}")

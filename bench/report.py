@@ -780,7 +780,8 @@ def _latency(data: dict[str, Any], out: list[str]) -> None:
             "**Cold starts** (a fresh interpreter imports `functions/<name>/app.py` and invokes it with the "
             "canonical events of `tests/events`, against the local stack; medians of "
             f"{next(iter(cold.values()))['runs']} runs; Lambda's own runtime start and the package download "
-            "are not included)\n"
+            "are not included; the interpreter and packages are this checkout's virtualenv: the Lambda "
+            "layer's cold start, what a deployment runs, is issue 15's section below)\n"
         )
         out.append(
             "| function | interpreter start | import app.py | first invocation | import + first | later "
@@ -1058,9 +1059,10 @@ def _ab_coldstart(data: dict[str, Any], out: list[str]) -> None:
             )
     out.append("")
     for result in pairs.values():
+        machine = f", {result['machine']}" if result.get("machine") else ""
         out.append(
-            f"* `{result['a']['sha']} → {result['b']['sha']}` ({result['python']}): `uptime` before: "
-            f"{result['uptime_before']}; after: {result['uptime_after']}. `{result['command']}`. "
+            f"* `{result['a']['sha']} → {result['b']['sha']}` ({result['python']}{machine}): `uptime` "
+            f"before: {result['uptime_before']}; after: {result['uptime_after']}. `{result['command']}`. "
             f"{result.get('note', '')}".rstrip()
         )
     out.append("")
