@@ -101,6 +101,14 @@ BATCH: list[tuple[str, dict[str, Any]]] = [
         },
     ),
     ("Ines shipped the release in the second week of May", {"layer": "episodic", "occurred_at": "2026-05"}),
+    # events: the same month again (a repeat), the month's first instant (another precision: not a repeat),
+    # and a repeat of an event above on a key (another scope: not a repeat)
+    ("Ines shipped the release in the second week of May.", {"layer": "episodic", "occurred_at": "2026-05"}),
+    (
+        "Ines shipped the release in the second week of May",
+        {"layer": "episodic", "occurred_at": "2026-05-01T00:00:00Z"},
+    ),
+    ("The standup ran long", {"layer": "episodic", "occurred_at": WHEN, "key": "standup"}),
 ]
 
 
@@ -217,7 +225,8 @@ def test_a_batch_decides_exactly_what_storing_its_jobs_one_by_one_decides(
     assert states["batch"] == states["one_by_one"]
     # The case list does what it claims: repeats merged, facts replaced, contradictions linked.
     outcomes = [r.outcome for r in returned["batch"]]
-    assert outcomes.count("merged") >= 5
+    assert outcomes.count("merged") >= 6
+    assert outcomes[len(BATCH) - 3 : len(BATCH)] == ["merged", "stored", "stored"]
     assert outcomes.count("stored") >= 8
     kinds = {r[2] for r in states["batch"]["relations"]}
     assert {"supersedes", "contradicts", "related"} <= kinds

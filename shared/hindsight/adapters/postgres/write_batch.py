@@ -51,19 +51,41 @@ _DONE = """SELECT job_id, outcome, memory_id, reason FROM write_results
    WHERE tenant_id = %s AND job_id = ANY(%s)"""
 _LOCK_ALL = """SELECT count(pg_advisory_xact_lock(h))
    FROM (SELECT DISTINCT hashtextextended(k, 0) AS h FROM unnest(%s::text[]) AS k ORDER BY 1) AS s"""
-_CLOSE = """SELECT q.n, c.id, c.content, c.similarity
-   FROM unnest(%(n)s::int[], %(a)s::text[], %(layer)s::text[], %(key)s::text[], %(e)s::text[]::vector[],
-               %(occ)s::timestamptz[], %(prec)s::text[], %(ctx)s::bool[], %(hash)s::text[])
-        AS q(n, a, layer, key, e, occ, prec, ctx, hash)
-   CROSS JOIN LATERAL (
-       SELECT m.id, m.content, 1 - (m.embedding <=> q.e) AS similarity FROM memories m
-       WHERE m.tenant_id = %(t)s AND m.agent_id = q.a AND m.layer = q.layer
-         AND m.key IS NOT DISTINCT FROM q.key AND m.status = 'active'
-         AND (m.layer = 'semantic' OR (m.occurred_at = q.occ
-                                       AND coalesce(m.occurred_precision, 'instant') = q.prec))
-         AND (NOT q.ctx OR m.content_hash = q.hash)
-       ORDER BY m.embedding <=> q.e LIMIT %(limit)s) AS c"""
-"""``_store_one``'s near-duplicate query for every job at once."""
+_CLOSE = """WITH q AS MATERIALIZED (
+       SELECT q.*, coalesce(q.key, '') AS k, q.key IS NULL AS keyless,
+              CASE WHEN q.layer = 'semantic' THEN '-infinity' ELSE q.occ END AS ev,
+              CASE WHEN q.layer = 'semantic' THEN '' ELSE q.prec END AS evp
+       FROM unnest(%(n)s::int[], %(a)s::text[], %(layer)s::text[], %(key)s::text[],
+                   %(e)s::text[]::vector[], %(occ)s::timestamptz[], %(prec)s::text[], %(ctx)s::bool[],
+                   %(hash)s::text[]) AS q(n, a, layer, key, e, occ, prec, ctx, hash)),
+   s AS MATERIALIZED (
+       SELECT m.id, m.agent_id, m.layer, coalesce(m.key, '') AS k, m.key IS NULL AS keyless, m.content_hash,
+              CASE WHEN m.layer = 'semantic' THEN '-infinity' ELSE m.occurred_at END AS ev,
+              CASE WHEN m.layer = 'semantic' THEN ''
+                   ELSE coalesce(m.occurred_precision, 'instant') END AS evp,
+              m.embedding
+       FROM memories m
+       WHERE m.tenant_id = %(t)s AND m.status = 'active' AND m.agent_id = ANY(%(a)s::text[])
+         AND (m.key = ANY(%(key)s::text[]) OR (m.key IS NULL AND %(keyless)s))
+         AND ((m.layer = 'semantic' AND %(semantic)s)
+              OR (m.layer = 'episodic' AND m.occurred_at = ANY(%(occ)s::timestamptz[])))),
+   ranked AS (
+       SELECT q.n, s.id, s.embedding <=> q.e AS d,
+              row_number() OVER (PARTITION BY q.n ORDER BY s.embedding <=> q.e, s.id) AS r
+       FROM q JOIN s ON s.agent_id = q.a AND s.layer = q.layer AND s.k = q.k AND s.keyless = q.keyless
+                    AND s.ev = q.ev AND s.evp = q.evp
+       WHERE (NOT q.ctx OR s.content_hash = q.hash) AND 1 - (s.embedding <=> q.e) >= %(min)s)
+   SELECT r.n, r.id, m.content, 1 - r.d AS similarity
+   FROM ranked r JOIN memories m ON m.id = r.id AND m.tenant_id = %(t)s
+   WHERE r.r <= %(limit)s"""
+"""``_store_one``'s near-duplicate query for every job at once, reading the scope once: the active memories
+that can be a candidate of some job (``s``) are joined with the jobs on the scope's equalities (agent,
+layer, key — ``IS NOT DISTINCT FROM`` written as two equalities a hash join can use —, and for events the
+occurred_at and its precision), instead of one index scan of the agent's memories per job. Only
+candidates at or above the dedup similarity (``min``) are ranked: a job merges only into one of those,
+and the nearest ones at or above it are the same rows as the nearest ones, cut at it (the comparison is
+the one ``_decide`` makes, on the same float8). Ties in distance are broken by id. Both CTEs are
+materialised so the plan cannot fall back to a scan of the scope per job."""
 _ON_KEY = """SELECT q.n, r.id, r.source
    FROM unnest(%(n)s::int[], %(a)s::text[], %(key)s::text[]) AS q(n, a, key)
    CROSS JOIN LATERAL (
@@ -71,16 +93,26 @@ _ON_KEY = """SELECT q.n, r.id, r.source
        WHERE tenant_id = %(t)s AND agent_id = q.a AND layer = 'semantic' AND key = q.key AND status = 'active'
        ORDER BY created_at DESC LIMIT 1) AS r"""
 """``_fact_to_replace`` (without ``supersedes``) for every keyed semantic job at once."""
-_CONFLICTING = """SELECT q.n, c.id, c.content, c.source, c.similarity
-   FROM unnest(%(n)s::int[], %(id)s::uuid[], %(a)s::text[], %(key)s::text[], %(e)s::text[]::vector[])
-        AS q(n, id, a, key, e)
-   CROSS JOIN LATERAL (
-       SELECT m.id, m.content, m.source, 1 - (m.embedding <=> q.e) AS similarity FROM memories m
-       WHERE m.tenant_id = %(t)s AND m.agent_id = q.a AND m.layer = 'semantic' AND m.status = 'active'
-         AND m.id <> q.id AND (q.key IS NULL OR m.key IS NULL OR m.key = q.key)
-       ORDER BY m.embedding <=> q.e LIMIT %(limit)s) AS c"""
+_CONFLICTING = """WITH q AS MATERIALIZED (
+       SELECT * FROM unnest(%(n)s::int[], %(id)s::uuid[], %(a)s::text[], %(key)s::text[],
+                            %(e)s::text[]::vector[]) AS q(n, id, a, key, e)),
+   s AS MATERIALIZED (
+       SELECT m.id, m.agent_id, m.key, m.embedding FROM memories m
+       WHERE m.tenant_id = %(t)s AND m.agent_id = ANY(%(a)s::text[]) AND m.layer = 'semantic'
+         AND m.status = 'active'),
+   ranked AS (
+       SELECT q.n, s.id, s.embedding <=> q.e AS d,
+              row_number() OVER (PARTITION BY q.n ORDER BY s.embedding <=> q.e, s.id) AS r
+       FROM q JOIN s ON s.agent_id = q.a
+       WHERE s.id <> q.id AND (q.key IS NULL OR s.key IS NULL OR s.key = q.key)
+         AND 1 - (s.embedding <=> q.e) >= %(min)s)
+   SELECT r.n, r.id, m.content, m.source, 1 - r.d AS similarity
+   FROM ranked r JOIN memories m ON m.id = r.id AND m.tenant_id = %(t)s
+   WHERE r.r <= %(limit)s"""
 """``conflicts.check_conflicts``' candidates for every semantic job at once (one more than it keeps:
-the fact a job's key replaces is left out afterwards)."""
+the fact a job's key replaces is left out afterwards), reading the agent's semantic memories once; like
+``_CLOSE``, only candidates at or above the conflict similarity (``min``), the only ones ``_decide``
+compares."""
 _ADOPT = """WITH w AS (
        SELECT * FROM unnest(%(written)s::uuid[], %(memory)s::uuid[]) AS w(written, memory_id)),
    links AS (
@@ -248,6 +280,9 @@ class _Segment:
                 "prec": [s.precision if (s := spans[i]) else None for i in todo],
                 "ctx": [jobs[i].draft.context is not None for i in todo],
                 "hash": [jobs[i].content_hash for i in todo],
+                "keyless": any(jobs[i].draft.key is None for i in todo),
+                "semantic": any(jobs[i].draft.layer == "semantic" for i in todo),
+                "min": self._dedup,
             },
         )
         for r in rows:
@@ -278,6 +313,7 @@ class _Segment:
                     "a": [jobs[i].agent_id for i in semantic],
                     "key": [jobs[i].draft.key for i in semantic],
                     "e": [vectors[i] for i in semantic],
+                    "min": self._conflict,
                 },
             )
             for r in rows:
