@@ -132,7 +132,10 @@ def _idf_overlap(query_words: set[str], documents: Sequence[set[str]]) -> np.nda
     out = np.zeros(len(documents), dtype=np.float64)
     if not stems or not documents:
         return out
-    held = [stems.intersection(_stem(w) for w in doc) for doc in documents]
+    # _stem(w) is w or w less one of _ENDINGS, so the words that stem to a query stem s are among s and
+    # s + each ending: one set intersection per document instead of stemming its every word
+    stem_of = {w: s for s in stems for w in (s, *(s + e for e in _ENDINGS)) if _stem(w) == s}
+    held = [{stem_of[w] for w in doc.intersection(stem_of)} for doc in documents]
     n = len(documents)
     df = {s: 0 for s in stems}
     for h in held:
@@ -245,9 +248,8 @@ def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) 
     out[:, column["neighbour_next"]] = neighbours[:, NEIGHBOUR_REACH]
     query_words = _words(request.text)
     asks_when = bool(_WHEN_QUESTION.search(request.text))
-    content = np.array(
-        [_content_features(c.memory.content, query_words) for c in candidates], dtype=np.float64
-    )
+    passes = [_content_features(c.memory.content, query_words) for c in candidates]
+    content = np.array([features for features, _ in passes], dtype=np.float64)
     out[:, column["query_overlap"]] = content[:, 0]
     out[:, column["length_log"]] = [math.log1p(words) for words in content[:, 1]]
     out[:, column["short_turn"]] = content[:, 1] <= 5
@@ -256,7 +258,7 @@ def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) 
     if asks_when:
         out[:, column["time_words_when_asked"]] = content[:, 3]
     out[:, column["episodic"]] = [c.memory.layer == "episodic" for c in candidates]
-    out[:, column["idf_overlap"]] = _idf_overlap(query_words, [_words(c.memory.content) for c in candidates])
+    out[:, column["idf_overlap"]] = _idf_overlap(query_words, [words for _, words in passes])
     positions = [c.memory.position for c in candidates]
     out[:, column["session_best"]] = _session_best(positions, first) / best
     similarity = np.array(
@@ -304,20 +306,28 @@ _ASCII_SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not c
 """Every ASCII character but letters and digits → space: then ``split()`` gives ``_WORD``'s words."""
 
 
-def _content_features(content: str, query_words: set[str]) -> tuple[float, int, float, float]:
-    """(query overlap, word count, ends with "?", names a time) of one candidate's text.
+def _content_features(
+    content: str, query_words: set[str]
+) -> tuple[tuple[float, int, float, float], set[str]]:
+    """(query overlap, word count, ends with "?", names a time) of one candidate's text, and its distinct
+    words for ``_idf_overlap`` (``_words``, or a superset adding words under three letters).
 
     ASCII text without underscores (most text) takes one tokenising pass: there ``_WORD``'s words are
     exactly the ``\\w+`` runs ``_TIME_WORDS`` looks at and case-folding is lower-casing, so a set lookup
-    answers what the regular expression would. Other text goes through the regular expressions."""
+    answers what the regular expression would, and the lower-cased words of three letters or more are
+    ``_words``. Other text goes through the regular expressions."""
     if content.isascii() and "_" not in content:
         words = content.lower().translate(_ASCII_SEPARATORS).split()
-        timed = not _TIME_TOKENS.isdisjoint(words)
-        # query words have three letters or more, so shorter content words never meet them
-        overlap = len(query_words.intersection(words)) / len(query_words) if query_words else 0.0
+        distinct = set(words)
+        timed = not distinct.isdisjoint(_TIME_TOKENS)
+        # query words have three letters or more, so shorter content words never meet them (nor any word
+        # idf_overlap looks for): the words of any length serve as _words
+        overlap = len(query_words & distinct) / len(query_words) if query_words else 0.0
     else:
         words = _WORD.findall(content)
         content_words = {w.casefold() for w in words if len(w) >= 3}
         timed = _TIME_WORDS.search(content) is not None
         overlap = len(query_words & content_words) / len(query_words) if query_words else 0.0
-    return (overlap, len(words), 1.0 if content.rstrip().endswith("?") else 0.0, 1.0 if timed else 0.0)
+        distinct = _words(content)
+    features = (overlap, len(words), 1.0 if content.rstrip().endswith("?") else 0.0, 1.0 if timed else 0.0)
+    return features, distinct
