@@ -1236,6 +1236,18 @@ def _observations(data: dict[str, Any], out: list[str]) -> None:
             )
         )
     items.append(
+        "**A tree stage did not help the learned ranker (issue 13, 2026-12-05).** LambdaMART trees as its "
+        "second stage, boosted from the first stage, plus seven more features, fitted on tune, against the "
+        "shipped model on the same pools in the same run (load 5.8-6.5): validate (451 q) R@5 / R@10 0.698 "
+        "/ 0.773 vs 0.711 / 0.767; per category R@10 multi-hop (81) 0.391 vs 0.409, temporal (84) 0.774 vs "
+        "0.770, open-domain (34) 0.502 vs 0.473, single-hop (252) 0.932 vs 0.921; per conversation R@5 / "
+        "R@10 conv-43 0.739 / 0.828 vs 0.747 / 0.821, conv-44 0.605 / 0.687 vs 0.632 / 0.680, conv-47 "
+        "0.726 / 0.779 vs 0.733 / 0.776. R@5 lower everywhere, multi-hop worse: not shipped "
+        "(docs/ranking.md, branch `h-ltr-trees-dropped`). What shipped instead: each stage clips its "
+        "inputs to their training range (LoCoMo figures unchanged), so a 32,000-character junk memory no "
+        "longer ranks first."
+    )
+    items.append(
         "**Contextual text did not help.** Embedding each turn with the previous turn of its session as "
         "`context` (`LOCOMO_CONTEXT=previous python bench/locomo_eval.py`) scored recall@5/@10 0.536/0.601 "
         "against 0.547/0.635 without, on the dev split, 2026-11-30. It first also made neighbouring turns "
