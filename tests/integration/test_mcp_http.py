@@ -51,6 +51,22 @@ async def test_written_memory_is_found_after_the_queue_drains(
     assert count_memories(stack, tenant) == 1
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # auto: the capabilities server/discover answers
+async def test_capabilities_promise_no_change_notifications_or_subscriptions(
+    server: BackgroundServer, token: str, mode: str
+) -> None:
+    # Hindsight's tool list never changes at run time, it has no resources to subscribe to, and a Lambda
+    # cannot hold a notification stream open: neither era may advertise listChanged or subscribe
+    # (at 2026-07-28 the SDK derives them from whether subscriptions/listen is served).
+    async with mcp_client(server.url, token, mode=mode) as client:
+        capabilities = client.server_capabilities
+    assert capabilities.tools is not None
+    assert not capabilities.tools.list_changed
+    for part in (capabilities.resources, capabilities.prompts):
+        assert part is None or not part.list_changed
+    assert capabilities.resources is None or not capabilities.resources.subscribe
+
+
 async def test_tools_are_listed_with_descriptions_and_limits(server: BackgroundServer, token: str) -> None:
     async with mcp_client(server.url, token) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}

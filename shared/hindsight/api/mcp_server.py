@@ -230,6 +230,10 @@ def create_mcp_server(holder: ContainerHolder, settings: Settings, factory: Cont
         ),
         lifespan=lifespan,
         log_level=settings.log_level,
+        # No subscriptions/listen (2026-07-28): the tool list never changes at run time, there are no
+        # resources to watch, and a Lambda cannot hold the stream open; served, the SDK would advertise
+        # listChanged and resources.subscribe to clients of that era.
+        subscriptions=False,
     )
 
     mcp.holder = holder
