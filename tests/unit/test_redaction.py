@@ -38,6 +38,8 @@ def test_each_default_rule_redacts(text: str, rule: str) -> None:
         "call me at 5",
         "ids 1234 5678 9012 3456",
         "the password policy changed",
+        "the password is too short",
+        "tokens: 5 left",
         "version 1.2.3.4",
     ],
 )
@@ -49,12 +51,17 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
     ("text", "kept", "hidden"),
     [
         ("secret: the vault code is blue-42", "secret: ", "blue-42"),
-        ("password: hunter2 and then we left. The rest stays", "The rest stays", "then we left"),
+        ("password: hunter2 and he lives in Bergen", "and he lives in Bergen", "hunter2"),
+        ("secret: it is 1234. The rest stays", "The rest stays", "1234"),
         ("pwd=x.y.z, user=bob", ", user=bob", "x.y.z"),
-        ("secret: " + "word " * 60 + "tail", "tail", "word " * 40),  # runaway clause: first 200 chars
+        ("my password is hunter2", "my password is ", "hunter2"),
+        ("Password - hunter2", "Password - ", "hunter2"),
+        ("the wifi passcode: swordfish", "passcode: ", "swordfish"),
+        ("token=abc123def", "token=", "abc123def"),
+        ("secret: the " + "word " * 60 + "tail", "tail", "word " * 40),  # runaway clause: first 200 chars
     ],
 )
-def test_a_labelled_secret_is_hidden_to_the_end_of_its_clause(text: str, kept: str, hidden: str) -> None:
+def test_a_labelled_secret_is_hidden_and_what_follows_it_kept(text: str, kept: str, hidden: str) -> None:
     clean = Redactor().text(text)
     assert "[REDACTED:password]" in clean
     assert kept in clean

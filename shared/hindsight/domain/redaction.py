@@ -1,8 +1,8 @@
 """Redaction of secrets and personal data before anything is queued, stored or embedded.
 
 Rules are named regular expressions; each match is replaced by ``[REDACTED:<name>]``. The defaults
-cover credentials (cloud keys, API tokens, JWTs, private keys, passwords and secrets in ``key=value`` or
-``label: value`` form, where the value runs to the end of its clause) and
+cover credentials (cloud keys, API tokens, JWTs, private keys, and values labelled as a password, secret,
+key or token: ``key=value``, ``label: value``, ``label - value``, ``label is value``) and
 personal data (e-mail addresses, payment card numbers checked with the Luhn algorithm, phone numbers,
 IBANs). Deployments switch rules off by name or add their own (``HINDSIGHT_REDACTION_*``).
 """
@@ -44,6 +44,15 @@ def _card(match: re.Match[str]) -> bool:
     return 13 <= len(digits) <= 19 and _luhn_ok(digits)
 
 
+_SECRET_LABEL = (
+    r"(?:password|passwd|passcode|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|token)"  # noqa: S105
+)
+_PROSE_START = (
+    r"(?:the|a|an|my|our|your|his|her|their|its|it|it's|is|was|that|this|to|in|on|at|for|of|we|i|you|they"
+    r"|he|she)\b"
+)
+"""Words a value that is a sentence starts with (a password rarely does)."""
+
 DEFAULT_RULES: tuple[RedactionRule, ...] = (
     RedactionRule("private_key", re.compile(
         r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S)),
@@ -53,11 +62,17 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
         r"|glpat-[A-Za-z0-9_-]{20}|AIza[0-9A-Za-z_-]{35}|hsk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43})")),
     RedactionRule("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     RedactionRule("password", re.compile(
-        r"(?i)\b((?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*)"
-        # The value: quoted, else the rest of its clause (a secret may be prose: "secret: the code is
-        # blue-42"; redacting only the first word would keep the secret), else its first 200 characters.
+        r"(?i)\b(" + _SECRET_LABEL + r"(?:\s*[:=]\s*|\s+-\s+))"
+        # The value: quoted; else, when it starts like prose ("secret: the code is blue-42"), the rest of
+        # its clause (the first word alone would keep the secret), capped at 200 characters; else one token.
         r"(?:\"[^\"]{1,200}\"|'[^']{1,200}'"
-        r"|[^\s,;][^\n,;]{0,199}?(?=[.!?]*(?:[\n,;]|$)|[.!?]+\s)|[^\s,;][^\n,;]{0,199})"), keep_group=1),
+        r"|(?=" + _PROSE_START + r")[^\n,;]{1,200}?(?=[.!?]*(?:[\n,;]|$)|[.!?]+\s)"
+        r"|(?=" + _PROSE_START + r")[^\n,;]{1,200}|[^\s,;]{1,200})"), keep_group=1),
+    # "my password is hunter2": after "is"/"was" only a token with a digit or a symbol, so that "the
+    # password is too short" stays as written.
+    RedactionRule("password", re.compile(
+        r"(?i)\b(" + _SECRET_LABEL + r"\s+(?:is|was)\s+)(?=[^\s,;]*[^\sA-Za-z,;.])[^\s,;]{1,200}"),
+        keep_group=1),
     RedactionRule("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")),
     RedactionRule("card_number", re.compile(r"\b(?:\d[ -]?){12,18}\d\b"), accept=_card),
     RedactionRule("iban", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")),
