@@ -220,3 +220,65 @@ async def test_a_configured_chat_model_writes_the_hint_and_bad_replies_fall_back
 async def _offline(server: BackgroundServer, token: str, args: dict[str, Any]) -> dict[str, Any]:
     async with mcp_client(server.url, token) as client:
         return await call(client, "memory_summarize", args)
+
+
+KYOTO_TURNS = [
+    "Mika: We are planning a trip to Kyoto in April, for the cherry blossoms.",
+    "Sam: For the Kyoto trip, book the ryokan near Gion two months ahead.",
+    "Mika: The Kyoto trip needs a day at Fushimi Inari before the crowds arrive.",
+    "Sam: On our Kyoto trip the bullet train from Tokyo took two hours and fifteen minutes.",
+]
+UNRELATED_FACTS = [
+    ("user.drink", "The user drinks oolong tea without sugar."),
+    ("user.editor", "The user writes code in Neovim with the default keymap."),
+    ("billing.currency", "Invoices are issued in euros."),
+    ("team.standup", "The team standup is at 09:30 every weekday."),
+    ("infra.region", "Production runs in the eu-west-1 region."),
+    ("user.pet", "The user has a cat called Miso."),
+    ("ci.runner", "Continuous integration runs on self-hosted runners with 8 cores."),
+    ("user.language", "The user prefers answers in British English."),
+    ("db.version", "The database is PostgreSQL 16 with pgvector."),
+    ("user.birthday", "The user's birthday is on 3 March."),
+    ("support.hours", "Customer support answers between 08:00 and 18:00."),
+]
+
+
+async def test_a_query_summary_draws_only_on_the_memories_about_the_query(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """The trial's store: a conversation about a Kyoto trip among unrelated facts and a failed task. The
+    hint is built from the Kyoto turns only (before, the failure and 11 unrelated facts filled its 12
+    lines); a query no memory is about gives an empty hint that says so."""
+    turns = [
+        {"content": c, "layer": "episodic", "conversation_id": "chat-7", "turn_index": i}
+        for i, c in enumerate(KYOTO_TURNS)
+    ]
+    facts = [{"content": c, "key": k} for k, c in UNRELATED_FACTS]
+    async with mcp_client(server.url, token) as client:
+        written = await call(client, "memory_write_batch", {"items": turns + facts})
+        failed = {
+            "task_id": "t-1",
+            "goal": "Rotate the API keys of the staging cluster",
+            "outcome": "failure",
+        }
+        await call(client, "task_reflect", failed)
+        await drain(poller)
+        recalled = await call(client, "memory_search", {"query": "Kyoto trip", "top_k": 50})
+        kyoto = await call(client, "memory_summarize", {"query": "Kyoto trip"})
+        physics = await call(client, "memory_summarize", {"query": "quantum chromodynamics lattice gauge"})
+        nonsense = await call(
+            client, "memory_summarize", {"query": "xylophone quartz zeppelin", "max_memories": 3}
+        )
+    turn_ids = {r["id"] for r in written["results"][: len(turns)]}
+    assert set(kyoto["ids"]) == turn_ids
+    assert [line["kind"] for line in kyoto["lines"]] == ["event"] * len(turns)
+    assert kyoto["considered"] == len(turns)
+    left_out = recalled["count"] - len(turns)
+    assert left_out > 0
+    assert kyoto["note"] == (
+        f"{left_out} recalled memories were left out: they share no word or entity with the query"
+    )
+    assert (physics["hint"], physics["ids"], physics["considered"]) == ("", [], 0)
+    assert physics["note"].startswith("no memory matched the query: the ")
+    assert nonsense["ids"] == []
+    assert nonsense["note"] == "no memory matched the query: the 3 recalled share no word or entity with it"

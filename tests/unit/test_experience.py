@@ -17,13 +17,15 @@ from hindsight.domain.auth import Principal
 from hindsight.domain.context_budget import split_sentences
 from hindsight.domain.errors import InvalidInput, SummaryFailed
 from hindsight.domain.experience import (
+    MAX_HINT_LINES,
     ExperienceHint,
     HintLine,
     check_citations,
     extract_hint,
+    on_query,
     render_line,
 )
-from hindsight.domain.memory import Scope, SearchRequest, StoredMemory
+from hindsight.domain.memory import Scope, Scores, SearchHit, SearchRequest, StoredMemory
 from hindsight.usecases.summarize import Summarize, SummaryRequest
 from tests.unit.fakes import FixedClock
 
@@ -179,6 +181,36 @@ def test_nothing_matched_is_an_empty_hint() -> None:
     assert extract_hint([]) == ExperienceHint(hint="", lines=[], ids=[], considered=0, method="extractive")
 
 
+def test_the_lines_that_make_the_cut_are_the_most_relevant_then_grouped_by_kind() -> None:
+    turns = [_memory(f"We walked to temple {n} in Kyoto.", layer="episodic") for n in range(4)]
+    facts = [_memory(f"The build server number {n} runs Debian.") for n in range(11)]
+    failed = _memory("Trip booking failed.", layer="episodic", outcome="failure")
+    hint = extract_hint([*turns, *facts, failed])  # most relevant first, as recall returns them
+    assert len(hint.lines) == MAX_HINT_LINES
+    kept = turns + facts[: MAX_HINT_LINES - len(turns)]  # the least relevant are cut, whatever their kind
+    assert hint.lines[:8] == [extract_hint([m]).lines[0] for m in kept[4:]]  # listed by kind: facts…
+    assert [line.ids for line in hint.lines[8:]] == [[m.id] for m in turns]  # …then events, by relevance
+    assert failed.id not in hint.ids
+    first = extract_hint([failed, *turns, *facts])
+    assert first.lines[0].ids == [failed.id]  # a relevant failure still comes first
+    assert [line.ids for line in first.lines[-4:]] == [[m.id] for m in turns]
+
+
+def _hit(memory: StoredMemory, keyword: float | None = None, entity: int | None = None) -> SearchHit:
+    scores = Scores(
+        vector=0.8, keyword=keyword, entity=entity, rrf=0.1, relevance=1.0, importance=0.5, final=0.5
+    )
+    return SearchHit(memory=memory, scores=scores)
+
+
+def test_a_query_keeps_only_the_hits_that_share_a_word_or_an_entity_with_it() -> None:
+    word, entity, vector = _memory("Kyoto trip."), _memory("Order A-1042."), _memory("Unrelated.")
+    hits = [_hit(vector), _hit(word, keyword=0.1), _hit(entity, entity=1)]
+    assert on_query(hits, "Kyoto trip A-1042") == [word, entity]  # in the order recalled
+    assert on_query([_hit(vector)], "xylophone quartz") == []
+    assert on_query(hits, "?!") == [vector, word, entity]  # no keyword term: as search returned them
+
+
 def test_citations_must_name_given_memories() -> None:
     line = HintLine(kind="fact", text="Deploys happen on Thursdays.", ids=[NEW_WINDOW.id])
     assert check_citations([line], [NEW_WINDOW.id]) is None
@@ -243,6 +275,39 @@ async def test_the_extractive_hint_replaces_a_model_hint_that_cannot_be_trusted(
     assert hint.method == "extractive"
     assert hint.note is not None
     assert hint.model_copy(update={"note": None}) == extract_hint([FAILED, NEW_WINDOW])
+
+
+class _Recall:
+    def __init__(self, hits: list[SearchHit]) -> None:
+        self.hits = hits
+
+    async def search(self, scope: Scope, request: SearchRequest, *, record_access: bool) -> list[SearchHit]:
+        assert not record_access
+        return self.hits
+
+
+async def test_a_query_summary_and_its_model_draw_only_on_memories_about_the_query() -> None:
+    off = _memory("The build server runs Debian.")
+    recall = _Recall([_hit(off), _hit(FAILED, keyword=0.2), _hit(WORKED, keyword=0.1)])
+    request = SummaryRequest(query="billing deploy")
+    writer = _Writer([HintLine(kind="failed", text="Daytime deploys locked invoices.", ids=[FAILED.id])])
+    summarize = Summarize(recall, _Reader([]), FixedClock(), writer)  # type: ignore[arg-type]
+    written = await summarize(PRINCIPAL, None, request)
+    assert writer.asked[0][1] == [FAILED, WORKED]
+    assert written.method == "model"
+    assert written.considered == 2
+    assert written.note == "1 recalled memories were left out: they share no word or entity with the query"
+    refused = await Summarize(recall, _Reader([]), FixedClock(), _Writer(fail=True))(  # type: ignore[arg-type]
+        PRINCIPAL, None, request
+    )
+    assert refused.ids == [FAILED.id, WORKED.id]
+    assert refused.note == f"{written.note}; the chat model gave no usable hint"
+    nothing = await Summarize(_Recall([_hit(off)]), _Reader([]), FixedClock(), writer)(  # type: ignore[arg-type]
+        PRINCIPAL, None, SummaryRequest(query="xylophone quartz zeppelin")
+    )
+    assert (nothing.hint, nothing.ids, nothing.considered) == ("", [], 0)
+    assert nothing.note == "no memory matched the query: the 1 recalled share no word or entity with it"
+    assert len(writer.asked) == 1  # the model is not asked about nothing
 
 
 async def test_a_summary_needs_a_selector_and_a_non_empty_window() -> None:

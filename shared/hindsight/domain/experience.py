@@ -17,7 +17,8 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.context_budget import leading_sentences
-from hindsight.domain.memory import FAILED_OUTCOMES, StoredMemory
+from hindsight.domain.memory import FAILED_OUTCOMES, SearchHit, StoredMemory
+from hindsight.domain.text import keyword_terms
 
 HintKind = Literal["failed", "worked", "partial", "fact", "event"]
 """failed: an episode that ended in failure or was aborted ("this approach failed before"); worked: one
@@ -71,13 +72,18 @@ class ExperienceHint(BaseModel):
     )
     lines: list[HintLine]
     ids: list[UUID] = Field(description="Every memory the hint cites, in order of first citation.")
-    considered: int = Field(description="Memories that matched and were read.")
+    considered: int = Field(
+        description="Memories the hint was built from: those that matched, were read and, with a query, "
+        "share a word or an entity with it."
+    )
     method: Literal["extractive", "model"] = Field(
         description="extractive: sentences copied from the memories (offline, deterministic); model: "
         "written by the configured chat model."
     )
     note: str | None = Field(
-        default=None, description="Why the model's hint was not used, when the extractive one replaced it."
+        default=None,
+        description="How many recalled memories were left out as off the query, and why the model's hint "
+        "was not used when the extractive one replaced it.",
     )
 
 
@@ -143,9 +149,34 @@ def _since(memory: StoredMemory) -> tuple[object, ...]:
     return (memory.valid_from or memory.created_at, memory.created_at, memory.id)
 
 
+def on_query(hits: Sequence[SearchHit], query: str) -> list[StoredMemory]:
+    """The recalled memories a summary of ``query`` draws on, in the order given: those the keyword
+    signal or the entity signal found (``scores.keyword`` / ``scores.entity`` set) — evidence that the
+    memory is about the query. Vector-only hits are left out: the nearest neighbours of any text exist,
+    and cosine similarities of unrelated texts are high (≈ 0.7–0.8 with e5) and model-specific, so no
+    fixed cosine floor separates them. A query without any keyword term (punctuation only) gives the
+    keyword signal nothing to match: then every hit is kept, as search returned it."""
+    if not keyword_terms(query):
+        return [h.memory for h in hits]
+    return [h.memory for h in hits if h.scores.keyword is not None or h.scores.entity is not None]
+
+
+def off_query_note(left_out: int, kept: int) -> str | None:
+    """What the hint's ``note`` says about a query's recalled memories: that none matched when ``kept``
+    is 0, how many ``on_query`` left out and why; None when none was left out and some were kept."""
+    why = "share no word or entity with"
+    if kept == 0:
+        return "no memory matched the query" + (f": the {left_out} recalled {why} it" if left_out else "")
+    if left_out == 0:
+        return None
+    return f"{left_out} recalled memories were left out: they {why} the query"
+
+
 def extract_hint(memories: Sequence[StoredMemory], max_lines: int = MAX_HINT_LINES) -> ExperienceHint:
     """The extractive hint over ``memories`` (most relevant first): one line per episode and per current
-    fact, identical lines merged (their ids joined), failures first, at most ``max_lines`` lines.
+    fact, identical lines merged (their ids joined). The first ``max_lines`` lines in the order given
+    (relevance) are kept, then listed by kind, failures first (``KIND_ORDER``), relevance order within
+    a kind.
 
     Every sentence of every line is copied from the memories the line cites. Deterministic; no I/O.
     """
@@ -160,7 +191,8 @@ def extract_hint(memories: Sequence[StoredMemory], max_lines: int = MAX_HINT_LIN
         identity = (line.kind, line.key, line.text, line.lesson, line.inferred)
         held = merged.get(identity)
         merged[identity] = line if held is None else held.model_copy(update={"ids": [*held.ids, *line.ids]})
-    ordered = sorted(merged.values(), key=lambda line: KIND_ORDER.index(line.kind))[:max_lines]
+    chosen = list(merged.values())[:max_lines]  # by relevance: the first memory of each line decides
+    ordered = sorted(chosen, key=lambda line: KIND_ORDER.index(line.kind))  # stable: relevance within
     return assemble(ordered, considered=len(memories), method="extractive")
 
 

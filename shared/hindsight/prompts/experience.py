@@ -37,7 +37,8 @@ memory states. Prefer the memories' own words.
 - text: what happened or what is true, one or two sentences. lesson: what to do next time, only when a \
 memory states one, else null. key: the fact's key, else null. inferred: true only for a fact whose \
 memory has source "agent_inferred".
-- At most {MAX_HINT_LINES} lines, failures first. Leave out what does not bear on the focus.
+- At most {MAX_HINT_LINES} lines, failures first. Leave out what does not bear on the focus. The \
+memories are listed most relevant first: when they hold more than fits, keep the first ones.
 
 Reply with ONE JSON object and nothing else: {{"lines": [{{"kind": …, "key": …, "text": …, \
 "lesson": …, "inferred": …, "ids": […]}}]}}.

@@ -1,11 +1,13 @@
 """``memory_summarize``: an experience hint over the memories that match a query, a key, a task type or
 a time window (``domain.experience``).
 
-With a query the memories are recalled as ``memory_search`` ranks them; without one, the latest that
-pass the filters are read. Only active memories count (a superseded fact is not a current value), and
-nothing is recorded as an access: a summary is a digest, not a recall of each memory. The hint is
-extractive (offline, deterministic) unless a chat model is configured; the model's lines are used only
-when every line cites memories it was given, else the extractive hint is returned with a note saying why.
+With a query the memories are recalled as ``memory_search`` ranks them, and those that share no word or
+entity with the query are left out (``domain.experience.on_query``; the note says how many); without one,
+the latest that pass the filters are read. Only active memories count (a superseded fact is not a
+current value), and nothing is recorded as an access: a summary is a digest, not a recall of each
+memory. The hint is extractive (offline, deterministic) unless a chat model is configured; the model is
+given only the memories kept, and its lines are used only when every line cites memories it was given,
+else the extractive hint is returned with a note saying why.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from hindsight.domain.experience import (
     assemble,
     check_citations,
     extract_hint,
+    off_query_note,
+    on_query,
 )
 from hindsight.domain.memory import Scope, SearchRequest, StoredMemory, TaskType
 from hindsight.domain.text import query_terms
@@ -78,22 +82,24 @@ class Summarize:
             raise InvalidInput("query", "give at least one of query, key, task_type, since or until")
         if request.since is not None and request.until is not None and request.since >= request.until:
             raise InvalidInput("until", "the time window is empty (since must be before until)")
-        memories = await self._matching(principal.scope(agent_id), request)
-        extractive = extract_hint(memories)
+        memories, note = await self._matching(principal.scope(agent_id), request)
+        extractive = extract_hint(memories).model_copy(update={"note": note})
         if self._writer is None or not memories:
             return extractive
         try:
             lines = await self._writer.write(request.focus(), memories)
         except SummaryFailed as exc:
             log.warning("experience hint by the chat model failed, extractive hint used: %s", exc)
-            return extractive.model_copy(update={"note": "the chat model gave no usable hint"})
+            return extractive.model_copy(update={"note": _notes(note, "the chat model gave no usable hint")})
         problem = check_citations(lines, [m.id for m in memories])
         if problem is not None:
             log.warning("experience hint by the chat model refused (%s), extractive hint used", problem)
-            return extractive.model_copy(update={"note": f"the chat model's hint was refused: {problem}"})
-        return assemble(lines, considered=len(memories), method="model")
+            refused = f"the chat model's hint was refused: {problem}"
+            return extractive.model_copy(update={"note": _notes(note, refused)})
+        return assemble(lines, considered=len(memories), method="model", note=note)
 
-    async def _matching(self, scope: Scope, request: SummaryRequest) -> list[StoredMemory]:
+    async def _matching(self, scope: Scope, request: SummaryRequest) -> tuple[list[StoredMemory], str | None]:
+        """The memories the hint is built from, most relevant first, and the note on those left out."""
         now = self._clock.now()
         text = request.query or ""
         search = SearchRequest(
@@ -108,6 +114,12 @@ class Summarize:
             time_intent=detect_time_intent(text, now) if text else None,
         )
         if request.query is None:
-            return await self._reader.latest(scope, search, request.max_memories)
+            return await self._reader.latest(scope, search, request.max_memories), None
         hits = await self._recall.search(scope, search, record_access=False)
-        return [h.memory for h in hits]
+        kept = on_query(hits, request.query)
+        return kept, off_query_note(len(hits) - len(kept), len(kept))
+
+
+def _notes(*notes: str | None) -> str | None:
+    """The notes given, joined; None when there are none."""
+    return "; ".join(n for n in notes if n) or None
