@@ -10,6 +10,9 @@ POST whose Content-Type is not JSON          415     -32600   the transport carr
 POST with Content-Length over the limit      413     -32600   ``data.limit.max_bytes`` names the limit (4 MiB)
 POST whose body is a JSON array (a batch)    400     -32600   streamable HTTP carries one message per POST;
                                                               the SDK would answer with pydantic's union noise
+a malformed envelope, an over-long number    400     -32600   ``api.request_body``: the member named, never
+                                             /-32602  its value; an over-long number in a tools/call's
+                                                      arguments is the call's ``isError`` result instead
 GET                                          405     -32600   stateless: there is no server-to-client stream,
                                                               and the SDK would hold the connection open
 a dependency down (``Unavailable`` raised    503     -32001   e.g. the token check with the database down:
@@ -17,7 +20,8 @@ below the tools, before a response)                           ``data.retryable``
 ===========================================  ======  =======  ==============================================
 
 A body sent without Content-Length (chunked) and over the limit is still refused by the SDK's own limit
-(413). Nothing here reads more of the body than its first non-blank byte; the rest streams on to the app.
+(413): it streams on to the app after the first ``max_body_bytes`` read here. A body within the limit is
+read whole (the SDK reads it whole too) and checked by ``api.request_body`` before it is replayed.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hindsight.api.errors import UNAVAILABLE
+from hindsight.api.request_body import OVERSIZED_ARGUMENTS, Refusal, check_body
 from hindsight.domain.errors import Unavailable
 
 RETRY_AFTER_S = 5
@@ -44,43 +49,56 @@ async def _error(
     message: str,
     data: dict[str, Any] | None = None,
     headers: dict[str, str] | None = None,
+    request_id: str | int | None = None,
 ) -> None:
     error: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
-    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
     raw_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     raw_headers += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": raw_headers})
     await send({"type": "http.response.body", "body": body})
 
 
-async def _peek(receive: Receive, max_bytes: int) -> tuple[Receive, bytes]:
-    """The first non-blank byte of the body (b"" if none within ``max_bytes``), and a ``receive`` that
-    replays what was read to find it."""
+async def _read(receive: Receive, max_bytes: int) -> tuple[Receive, bytes | None]:
+    """The whole body (None when it is over ``max_bytes``: the SDK refuses it), and a ``receive`` that
+    replays what was read."""
     buffered: list[Message] = []
     seen = 0
-    first = b""
-    while True:
+    complete = False
+    while seen <= max_bytes:
         message = await receive()
         buffered.append(message)
         if message["type"] != "http.request":
             break
-        body: bytes = message.get("body", b"")
-        seen += len(body)
-        stripped = body.lstrip(_BLANK)
-        if stripped:
-            first = stripped[:1]
+        seen += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            complete = seen <= max_bytes
             break
-        if not message.get("more_body", False) or seen > max_bytes:
-            break
+    body = b"".join(m.get("body", b"") for m in buffered if m["type"] == "http.request") if complete else None
 
     async def replay() -> Message:
         if buffered:
             return buffered.pop(0)
         return await receive()
 
-    return replay, first
+    return replay, body
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that delivers ``body`` in one message, then what ``receive`` (whose body was read
+    whole) delivers next: the disconnect."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 class RequestGuard:
@@ -112,8 +130,8 @@ class RequestGuard:
             refused = await self._check_post(scope, send)
             if refused:
                 return
-            receive, first = await _peek(receive, self._max)
-            if first == b"[":
+            replay, body = await _read(receive, self._max)
+            if body is not None and body.lstrip(_BLANK)[:1] == b"[":
                 await _error(
                     send,
                     400,
@@ -121,6 +139,29 @@ class RequestGuard:
                     "Batch requests are not supported: send one JSON-RPC request per HTTP POST",
                 )
                 return
+            verdict = check_body(body) if body is not None else None
+            if isinstance(verdict, Refusal):
+                await _error(
+                    send,
+                    400,
+                    verdict.code,
+                    verdict.message,
+                    {"field": verdict.field},
+                    request_id=verdict.request_id,
+                )
+                return
+            if verdict is not None:
+                headers = [(k, v) for k, v in scope["headers"] if k != b"content-length"]
+                headers.append((b"content-length", str(len(verdict.body)).encode()))
+                token = OVERSIZED_ARGUMENTS.set(verdict.fields)
+                try:
+                    await self._forward(
+                        {**scope, "headers": headers}, _replaying(verdict.body, receive), send
+                    )
+                finally:
+                    OVERSIZED_ARGUMENTS.reset(token)
+                return
+            receive = replay
         await self._forward(scope, receive, send)
 
     async def _check_post(self, scope: Scope, send: Send) -> bool:

@@ -1,0 +1,263 @@
+"""Wire-level errors over real HTTP, in both protocol eras (2025-11-25 and the stateless 2026-07-28):
+a number too long for Python's int-digit limit (4300) and a malformed JSON-RPC envelope
+(``api.request_body``).
+
+A number in a ``tools/call``'s arguments is valid JSON: the call's ``isError`` result names the argument
+(SEP-1303), as for any out-of-range value. Elsewhere, and for a malformed envelope, a JSON-RPC error
+names the member and what it must be — never pydantic's dump, never the caller's values.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2
+import pytest
+
+from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
+
+pytestmark = pytest.mark.integration
+ERAS = ["2025-11-25", "2026-07-28"]
+LONG = "9" * 5_000
+"""A number of 5000 digits: past the 4300 of ``sys.get_int_max_str_digits()``."""
+SECRET = "hunter2"
+
+
+@pytest.fixture(scope="module")
+def http() -> Iterator[httpx2.Client]:
+    with httpx2.Client(timeout=30) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def token(stack: LocalStack) -> str:
+    return stack.mint_token("t-wire-errors")
+
+
+def _message(era: str, method: Any, params: Any, rpc_id: Any = 1) -> dict[str, Any]:
+    """A request as a client of ``era`` sends it (2026-07-28: the envelope's ``_meta`` in params)."""
+    if era == "2026-07-28" and isinstance(params, dict):
+        params = {
+            **params,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": era,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        }
+    return {"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": params}
+
+
+def _post(
+    http: httpx2.Client, server: BackgroundServer, token: str, era: str, body: Any, number: str = LONG
+) -> httpx2.Response:
+    """POST ``body`` (JSON; its string ``"@N@"`` becomes ``number``, unquoted) with ``era``'s headers."""
+    raw = body if isinstance(body, bytes) else json.dumps(body).replace('"@N@"', number).encode()
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "authorization": f"Bearer {token}",
+        "mcp-protocol-version": era,
+    }
+    if era == "2026-07-28" and isinstance(body, dict):
+        headers["mcp-method"] = str(body.get("method"))
+        params = body.get("params")
+        if isinstance(params, dict) and isinstance(params.get("name"), str):
+            headers["mcp-name"] = params["name"]
+    return http.post(server.url, content=raw, headers=headers)
+
+
+def _tool_error(response: httpx2.Response) -> dict[str, Any]:
+    assert response.status_code == 200, response.text[:300]
+    body = response.json()
+    assert "result" in body, f"a JSON-RPC error, not a result the model can read: {response.text[:300]}"
+    assert body["result"].get("isError") is True, response.text[:300]
+    assert body["result"]["content"][0]["text"].startswith(
+        body["result"]["structuredContent"]["error"]["message"]
+    )
+    return dict(body["result"]["structuredContent"]["error"])
+
+
+def _rpc_error(response: httpx2.Response, code: int) -> dict[str, Any]:
+    assert response.status_code == 400, (response.status_code, response.text[:300])
+    body = response.json()
+    assert body["jsonrpc"] == "2.0"
+    assert "result" not in body, response.text[:300]
+    assert body["error"]["code"] == code, body
+    for leak in (SECRET, "pydantic", "validation error", "input_value", "9" * 50):
+        assert leak not in response.text.lower(), f"{leak!r} in {response.text[:300]}"
+    return dict(body["error"])
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field", "number"),
+    [
+        ("memory_search", {"query": "x", "top_k": "@N@"}, "top_k", LONG),
+        ("memory_search", {"query": "x", "top_k": "@N@"}, "top_k", "-" + LONG),
+        ("memory_search", {"query": "x", "top_k": "@N@"}, "top_k", LONG + ".5"),
+        ("memory_write", {"content": "x", "turn_index": "@N@"}, "turn_index", LONG),
+        (
+            "memory_write_batch",
+            {"items": [{"content": "x", "turn_index": "@N@"}]},
+            "items.0.turn_index",
+            LONG,
+        ),
+        (
+            "memory_update",
+            {"id": "x", "action": "update", "expected_version": "@N@"},
+            "expected_version",
+            LONG,
+        ),
+    ],
+    ids=["top_k", "negative", "float", "turn_index", "nested", "expected_version"],
+)
+def test_an_over_long_number_in_the_arguments_is_an_is_error_result_naming_the_argument(
+    server: BackgroundServer,
+    http: httpx2.Client,
+    token: str,
+    era: str,
+    tool: str,
+    arguments: dict[str, Any],
+    field: str,
+    number: str,
+) -> None:
+    body = _message(era, "tools/call", {"name": tool, "arguments": arguments}, rpc_id=41)
+    response = _post(http, server, token, era, body, number)
+    assert response.json()["id"] == 41
+    error = _tool_error(response)
+    assert error["kind"] == "invalid_arguments", error
+    assert error["code"] == -32602, error
+    assert [e["field"] for e in error["errors"]] == [field], error
+    assert error["errors"][0]["limit"] == {"max_digits": 4300}, error
+    assert f"{field}: number out of range" in error["message"], error
+    assert "9" * 50 not in response.text
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_numbers_within_the_digit_limit_reach_the_tool_as_before(
+    server: BackgroundServer, http: httpx2.Client, token: str, era: str
+) -> None:
+    arguments = {"query": "x", "top_k": "@N@"}
+    at_limit = _post(
+        http,
+        server,
+        token,
+        era,
+        _message(era, "tools/call", {"name": "memory_search", "arguments": arguments}),
+        "9" * 4300,
+    )
+    error = _tool_error(at_limit)
+    assert error["errors"][0]["field"] == "top_k", error
+    assert error["errors"][0]["limit"] == {"le": 100}, error
+    fine = _post(
+        http,
+        server,
+        token,
+        era,
+        _message(era, "tools/call", {"name": "memory_search", "arguments": arguments}),
+        "3",
+    )
+    assert fine.status_code == 200, fine.text[:300]
+    assert fine.json()["result"].get("isError") is False, fine.text[:300]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_over_long_number_outside_the_arguments_is_a_json_rpc_error_naming_where(
+    server: BackgroundServer, http: httpx2.Client, token: str, era: str
+) -> None:
+    error = _rpc_error(_post(http, server, token, era, _message(era, "tools/list", {}, rpc_id="@N@")), -32600)
+    assert error["data"] == {"field": "id"}, error
+    assert "more than 4300 digits" in error["message"], error
+    listing = _post(http, server, token, era, _message(era, "tools/list", {"cursor": "@N@"}))
+    error = _rpc_error(listing, -32600)
+    assert error["data"] == {"field": "params.cursor"}, error
+    assert "params.cursor has more than 4300 digits" in error["message"], error
+    assert listing.json()["id"] == 1
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("body", "field", "says"),
+    [
+        (b'"hello"', "body", "the body must be a JSON-RPC request object"),
+        (b"5", "body", "the body must be a JSON-RPC request object"),
+        (
+            {"jsonrpc": "2.0", "id": 7, "method": 5, "params": {"note": f"password: {SECRET}"}},
+            "method",
+            "method must be a string",
+        ),
+        (
+            {"jsonrpc": "1.0", "id": 7, "method": "tools/list", "params": {"note": SECRET}},
+            "jsonrpc",
+            'jsonrpc must be "2.0"',
+        ),
+        ({"id": 7, "method": "tools/list"}, "jsonrpc", 'jsonrpc must be "2.0"'),
+        (
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": f"{SECRET}-secret"},
+            "params",
+            "params must be an object",
+        ),
+        ({"jsonrpc": "2.0", "id": 1, "params": {"note": SECRET}}, "method", "method is required"),
+        (
+            {"jsonrpc": "2.0", "id": [SECRET], "method": "tools/list"},
+            "id",
+            "id must be a string or an integer",
+        ),
+    ],
+    ids=[
+        "string",
+        "number",
+        "method_not_string",
+        "jsonrpc_1",
+        "no_jsonrpc",
+        "params_not_object",
+        "no_method",
+        "id_list",
+    ],
+)
+def test_a_malformed_envelope_is_invalid_request_naming_the_member(
+    server: BackgroundServer, http: httpx2.Client, token: str, era: str, body: Any, field: str, says: str
+) -> None:
+    error = _rpc_error(_post(http, server, token, era, body), -32600)
+    assert error["message"] == f"Invalid Request: {says}" or error["message"].startswith(
+        f"Invalid Request: {says}"
+    )
+    assert error["data"] == {"field": field}, error
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("params", "field", "says"),
+    [
+        ({"name": 5, "arguments": {"query": SECRET}}, "params.name", "params.name must be a string"),
+        ({"arguments": {"query": SECRET}}, "params.name", "params.name is required"),
+        (
+            {"name": "memory_search", "arguments": [1, SECRET]},
+            "params.arguments",
+            "params.arguments must be an object",
+        ),
+        (
+            {"name": "memory_search", "arguments": SECRET},
+            "params.arguments",
+            "params.arguments must be an object",
+        ),
+    ],
+    ids=["name_number", "no_name", "arguments_list", "arguments_string"],
+)
+def test_a_tools_call_without_a_name_or_with_arguments_not_an_object_names_the_param(
+    server: BackgroundServer,
+    http: httpx2.Client,
+    token: str,
+    era: str,
+    params: dict[str, Any],
+    field: str,
+    says: str,
+) -> None:
+    response = _post(http, server, token, era, _message(era, "tools/call", params, rpc_id="call-9"))
+    error = _rpc_error(response, -32602)
+    assert error["message"].startswith(f"Invalid params: {says}"), error
+    assert error["data"] == {"field": field}, error
+    assert response.json()["id"] == "call-9"
