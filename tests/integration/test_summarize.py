@@ -244,7 +244,7 @@ UNRELATED_FACTS = [
 
 
 async def test_a_query_summary_draws_only_on_the_memories_about_the_query(
-    server: BackgroundServer, poller: SqsPoller, token: str
+    server: BackgroundServer, poller: SqsPoller, reflect_poller: SqsPoller, token: str
 ) -> None:
     """The trial's store: a conversation about a Kyoto trip among unrelated facts and a failed task. The
     hint is built from the Kyoto turns only (before, the failure and 11 unrelated facts filled its 12
@@ -261,8 +261,9 @@ async def test_a_query_summary_draws_only_on_the_memories_about_the_query(
             "goal": "Rotate the API keys of the staging cluster",
             "outcome": "failure",
         }
-        await call(client, "task_reflect", failed)
+        reflection = await call(client, "task_reflect", failed)
         await drain(poller)
+        await drain(reflect_poller)
         recalled = await call(client, "memory_search", {"query": "Kyoto trip", "top_k": 50})
         kyoto = await call(client, "memory_summarize", {"query": "Kyoto trip"})
         physics = await call(client, "memory_summarize", {"query": "quantum chromodynamics lattice gauge"})
@@ -270,6 +271,7 @@ async def test_a_query_summary_draws_only_on_the_memories_about_the_query(
             client, "memory_summarize", {"query": "xylophone quartz zeppelin", "max_memories": 3}
         )
     turn_ids = {r["id"] for r in written["results"][: len(turns)]}
+    assert reflection["id"] in [r["memory"]["id"] for r in recalled["results"]]  # recalled, left out
     assert set(kyoto["ids"]) == turn_ids
     assert [line["kind"] for line in kyoto["lines"]] == ["event"] * len(turns)
     assert kyoto["considered"] == len(turns)
