@@ -19,7 +19,6 @@ from hindsight.adapters.postgres.rows import (
     memory_from_row,
     relation_from_row,
     tenant_read,
-    tenant_transaction,
     vector_literal,
 )
 from hindsight.domain.limits import SHARE_WITH_EVERY_AGENT
@@ -240,7 +239,7 @@ class PostgresMemoryReader:
         """Up to ``limit`` memories passing the request's filters, latest first (when they happened,
         else when written); the request's text is not used."""
         where, params = _filters(scope, request)
-        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+        async with tenant_read(self._pool, scope.tenant_id) as conn:
             rows = await fetch_all(
                 conn,
                 sql.SQL(
@@ -273,7 +272,7 @@ class PostgresMemoryReader:
     async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]:
         """Relations touching any of ``ids`` (either end) whose both ends the scope may read (a shared
         memory's links to its owner's private memories stay hidden)."""
-        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+        async with tenant_read(self._pool, scope.tenant_id) as conn:
             rows = await fetch_all(
                 conn,
                 f"""SELECT r.from_id, r.to_id, r.kind, r.strength, r.reason, r.created_at
@@ -288,7 +287,7 @@ class PostgresMemoryReader:
         return [relation_from_row(r) for r in rows]
 
     async def history(self, scope: Scope, memory_id: UUID) -> list[HistoryEntry]:
-        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+        async with tenant_read(self._pool, scope.tenant_id) as conn:
             rows = await fetch_all(
                 conn,
                 """SELECT h.action, h.reason, h.changes, h.actor, h.at FROM memory_history h
@@ -305,7 +304,7 @@ class PostgresMemoryReader:
         reads rewind through them). Ids without changes since are left out."""
         if not ids:
             return {}
-        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+        async with tenant_read(self._pool, scope.tenant_id) as conn:
             rows = await fetch_all(
                 conn,
                 f"""SELECT h.memory_id, h.action, h.reason, h.changes, h.actor, h.at FROM memory_history h
@@ -377,7 +376,7 @@ class PostgresMemoryReader:
             "up": direction in ("causes", "both"),
             "down": direction in ("effects", "both"),
         }
-        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+        async with tenant_read(self._pool, scope.tenant_id) as conn:
             rows = await fetch_all(conn, sql.SQL(query).format(columns=MEMORY_COLUMNS), params)  # type: ignore[arg-type]
         chains: dict[UUID, list[ChainLink]] = {}
         for r in rows:
@@ -390,7 +389,7 @@ class PostgresMemoryReader:
         positions = [m.position for m in around if m.position is not None]
         if not positions or window < 1:
             return []
-        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+        async with tenant_read(self._pool, scope.tenant_id) as conn:
             rows = await fetch_all(
                 conn,
                 sql.SQL(
