@@ -93,26 +93,18 @@ _ON_KEY = """SELECT q.n, r.id, r.source
        WHERE tenant_id = %(t)s AND agent_id = q.a AND layer = 'semantic' AND key = q.key AND status = 'active'
        ORDER BY created_at DESC LIMIT 1) AS r"""
 """``_fact_to_replace`` (without ``supersedes``) for every keyed semantic job at once."""
-_CONFLICTING = """WITH q AS MATERIALIZED (
-       SELECT * FROM unnest(%(n)s::int[], %(id)s::uuid[], %(a)s::text[], %(key)s::text[],
-                            %(e)s::text[]::vector[]) AS q(n, id, a, key, e)),
-   s AS MATERIALIZED (
-       SELECT m.id, m.agent_id, m.key, m.embedding FROM memories m
-       WHERE m.tenant_id = %(t)s AND m.agent_id = ANY(%(a)s::text[]) AND m.layer = 'semantic'
-         AND m.status = 'active'),
-   ranked AS (
-       SELECT q.n, s.id, s.embedding <=> q.e AS d,
-              row_number() OVER (PARTITION BY q.n ORDER BY s.embedding <=> q.e, s.id) AS r
-       FROM q JOIN s ON s.agent_id = q.a
-       WHERE s.id <> q.id AND (q.key IS NULL OR s.key IS NULL OR s.key = q.key)
-         AND 1 - (s.embedding <=> q.e) >= %(min)s)
-   SELECT r.n, r.id, m.content, m.source, 1 - r.d AS similarity
-   FROM ranked r JOIN memories m ON m.id = r.id AND m.tenant_id = %(t)s
-   WHERE r.r <= %(limit)s"""
+_CONFLICTING = """SELECT q.n, c.id, c.content, c.source, c.similarity
+   FROM unnest(%(n)s::int[], %(id)s::uuid[], %(a)s::text[], %(key)s::text[], %(e)s::text[]::vector[])
+        AS q(n, id, a, key, e)
+   CROSS JOIN LATERAL (
+       SELECT m.id, m.content, m.source, 1 - (m.embedding <=> q.e) AS similarity FROM memories m
+       WHERE m.tenant_id = %(t)s AND m.agent_id = q.a AND m.layer = 'semantic' AND m.status = 'active'
+         AND m.id <> q.id AND (q.key IS NULL OR m.key IS NULL OR m.key = q.key)
+       ORDER BY m.embedding <=> q.e LIMIT %(limit)s) AS c"""
 """``conflicts.check_conflicts``' candidates for every semantic job at once (one more than it keeps:
-the fact a job's key replaces is left out afterwards), reading the agent's semantic memories once; like
-``_CLOSE``, only candidates at or above the conflict similarity (``min``), the only ones ``_decide``
-compares."""
+the fact a job's key replaces is left out afterwards). Still one top-k per job, unlike ``_CLOSE``: on a
+large scope the planner serves each one from the HNSW index, as it does ``check_conflicts`` itself (at
+20,000 memories: 37-53 ms for 50 jobs, against 190-220 ms for one exact scan of the scope)."""
 _ADOPT = """WITH w AS (
        SELECT * FROM unnest(%(written)s::uuid[], %(memory)s::uuid[]) AS w(written, memory_id)),
    links AS (
@@ -313,7 +305,6 @@ class _Segment:
                     "a": [jobs[i].agent_id for i in semantic],
                     "key": [jobs[i].draft.key for i in semantic],
                     "e": [vectors[i] for i in semantic],
-                    "min": self._conflict,
                 },
             )
             for r in rows:
