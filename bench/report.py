@@ -933,8 +933,25 @@ def _throughput(data: dict[str, Any], out: list[str]) -> None:
             "(`MemoryWriter.store`: one transaction per batch, set-based), "
             f"{db['handler_jobs_per_s']} jobs/s through the whole handler (parsing, the two pipelined "
             "Redis idempotency rounds); load average "
-            f"{db['machine_load'].get('load_1m_at_start')} at the start.\n"
+            f"{db['machine_load'].get('load_1m_at_start')} at the start."
+            + (
+                f" Measured {m['measured_at']} with `{m['command']}` (the table above: "
+                f"{r['measured_at']}, `{r['command']}`)."
+                if (m := tp.get("db_part_measured")) and (r := tp.get("runs_measured"))
+                else ""
+            )
         )
+        bare = tp.get("db_only_without_hnsw")
+        if bare:
+            out.append(
+                f" The same jobs on a throw-away stack without the HNSW index (`memories_embedding_hnsw` "
+                f"dropped): **{bare['db_jobs_per_s']} jobs/s** (load average "
+                f"{bare['machine_load'].get('load_1m_at_start')}): maintaining the vector index "
+                "(m = 16, ef_construction = 64: a search of the graph and its neighbours' links per new "
+                "row) is most of the database part's time; the candidate queries, the other indexes, "
+                "history and write results are the rest."
+            )
+        out.append("")
     alone = tp.get("model_alone")
     if alone:
         ways = alone["passages_per_s"]

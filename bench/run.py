@@ -7,7 +7,7 @@ Each piece starts its own throw-away local stack, writes its section into bench/
     python bench/run.py cjk             # Chinese/mixed memories (bench/data/cjk_retrieval.json)
     python bench/run.py latency [--sizes 1000,10000,100000] [--searches 200] [--warmup 20] [--search-only]
     python bench/run.py latency --sizes 1000000 --search-only   # 1M, once (~1 h here; see docs/benchmarks.md)
-    python bench/run.py throughput
+    python bench/run.py throughput [--db-only]   # --db-only: the model alone and the worker's DB part
     python bench/run.py neighbours [--import-size 1000] [--writes 40]   # the bulk lane, A/B in one run
     python bench/run.py report          # only regenerate docs/benchmarks.md and the plot
 """
@@ -86,7 +86,23 @@ def run_latency(args: argparse.Namespace) -> None:
 def run_throughput(args: argparse.Namespace) -> None:
     import throughput
 
-    merge_results("throughput", throughput.run(), _command())
+    if not getattr(args, "db_only", False):
+        merge_results("throughput", throughput.run(), _command())
+        return
+    # Only the model alone and the worker's database part, merged into the section measured before; each
+    # part keeps the time and command it was measured with.
+    data = load_results()
+    section = data.get("throughput")
+    if not section:
+        raise SystemExit("no throughput section in bench/results/latest.json yet: run `throughput` first")
+    before = data.get("sections", {}).get("throughput", {})
+    section.setdefault("runs_measured", {k: before.get(k, "?") for k in ("measured_at", "command")})
+    section.update(throughput.run_db_part())
+    section["db_part_measured"] = {
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": _command(),
+    }
+    merge_results("throughput", section, _command())
 
 
 def run_neighbours(args: argparse.Namespace) -> None:
@@ -117,7 +133,10 @@ def main() -> None:
             _latency_args(p)
     sub.add_parser("cjk")
     _latency_args(sub.add_parser("latency"))
-    sub.add_parser("throughput")
+    p = sub.add_parser("throughput")
+    p.add_argument(
+        "--db-only", action="store_true", help="only the model alone and the worker's DB part, merged in"
+    )
     p = sub.add_parser("neighbours")
     p.add_argument("--import-size", type=int, default=1000, help="memories the other tenant imports")
     p.add_argument("--writes", type=int, default=40, help="the interactive agent's writes")

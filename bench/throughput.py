@@ -260,6 +260,19 @@ def worker_db_only(settings: Settings, batch: int, count: int, seed: int) -> dic
     }
 
 
+def worker_db_only_without_hnsw(seed: int) -> dict[str, Any]:
+    """``worker_db_only`` on a throw-away stack whose ``memories_embedding_hnsw`` index is dropped: how
+    much of the database part is maintaining the vector index (a ceiling, not a configuration: search
+    needs the index). Same jobs and batch size as the run with the index."""
+    from hindsight.local.stack import LocalStack
+
+    with LocalStack(bench_tmpdir("throughput-nohnsw"), ephemeral=True) as stack:
+        settings = stack.require_settings()
+        with psycopg.connect(settings.require_database_url(), autocommit=True) as conn:
+            conn.execute("DROP INDEX memories_embedding_hnsw")
+        return worker_db_only(settings, *DB_ONLY, seed=seed)
+
+
 MODEL_ALONE_TEXTS = 120
 
 
@@ -301,6 +314,26 @@ def model_alone(threads: int, seed: int) -> dict[str, Any]:
     }
 
 
+def run_db_part() -> dict[str, Any]:
+    """Only the pieces that do not go through SQS: the model alone, the worker's database part, and the
+    same without the HNSW index (``bench/run.py throughput --db-only``; the end-to-end rows are kept)."""
+    from hindsight.local.stack import LocalStack
+
+    results: dict[str, Any] = {}
+    threads = Settings().embed_threads
+    log(f"throughput: the model alone ({threads} threads) …")
+    results["model_alone"] = model_alone(threads, seed=498)
+    log(f"throughput: model alone, passages/s: {results['model_alone']['passages_per_s']}")
+    with LocalStack(bench_tmpdir("throughput"), ephemeral=True) as stack:
+        settings = stack.require_settings()
+        remember_postgres_version(settings.require_database_url())
+        results["db_only"] = worker_db_only(settings, *DB_ONLY, seed=499)
+    log(f"throughput: worker DB part {results['db_only']['db_jobs_per_s']} jobs/s")
+    results["db_only_without_hnsw"] = worker_db_only_without_hnsw(seed=499)
+    log(f"throughput: without the HNSW index {results['db_only_without_hnsw']['db_jobs_per_s']} jobs/s")
+    return results
+
+
 def run() -> dict[str, Any]:
     from hindsight.local.stack import LocalStack
 
@@ -319,6 +352,9 @@ def run() -> dict[str, Any]:
             f"throughput: worker DB part {results['db_only']['db_jobs_per_s']} jobs/s, whole handler "
             f"{results['db_only']['handler_jobs_per_s']} jobs/s (batch {DB_ONLY[0]})"
         )
+        log("throughput: the same without the HNSW index (a throw-away stack) …")
+        results["db_only_without_hnsw"] = worker_db_only_without_hnsw(seed=499)
+        log(f"throughput: without the HNSW index {results['db_only_without_hnsw']['db_jobs_per_s']} jobs/s")
         for embedder_name, configs in CONFIGS.items():
             for batch, window, count in configs:
                 seed += 1
