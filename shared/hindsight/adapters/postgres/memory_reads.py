@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -182,7 +183,7 @@ class PostgresMemoryReader:
         # row-level security the planner may not use the GIN indexes for @@ and && (not leakproof), the
         # helpers may; they return only the current tenant's rows the agent may see, ranking at most
         # max_ranked of them. The keyword queries (which lexemes, from the scope's counts) are built in
-        # the statement itself (migration 013), so a search is one statement.
+        # the statement itself (migration 013), so the text signals take one statement.
         keyword = sql.SQL("""SELECT k.id, k.score, NULL::real AS unused
                    FROM hindsight_keyword_queries(%(text)s, %(tenant)s, %(agent)s, %(max_share)s,
                                                   %(min_docs)s, %(keep_at_least)s, %(max_ranked)s) AS kq
@@ -204,7 +205,7 @@ class PostgresMemoryReader:
             if request.query_terms
             else sql.SQL(_EMPTY.format(a="matches", b="distance"))
         )
-        query = sql.SQL(
+        vector = sql.SQL(
             """WITH whole AS (
                    SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity
                    FROM memories WHERE {where}
@@ -219,21 +220,32 @@ class PostgresMemoryReader:
                vec AS (
                    SELECT id, max(similarity) AS similarity
                    FROM (SELECT * FROM whole UNION ALL SELECT * FROM part) AS s
-                   GROUP BY id ORDER BY similarity DESC LIMIT %(pool)s),
-               kw AS ({keyword}),
-               ent AS ({entity})
-               SELECT {columns}, vec.similarity, kw.score AS keyword_score,
-                      ent.matches AS entity_matches, ent.distance AS entity_distance
+                   GROUP BY id ORDER BY similarity DESC LIMIT %(pool)s)
+               SELECT {columns}, vec.similarity
                -- only what ranking reads: the rows of the hits returned are fetched after ranking
-               FROM (SELECT id FROM vec UNION SELECT id FROM kw UNION SELECT id FROM ent) AS ids
+               FROM vec JOIN memories m ON m.id = vec.id"""
+        ).format(where=where, columns=CANDIDATE_COLUMNS)
+        text = sql.SQL(
+            """WITH kw AS ({keyword}),
+               ent AS ({entity})
+               SELECT {columns}, kw.score AS keyword_score,
+                      ent.matches AS entity_matches, ent.distance AS entity_distance
+               FROM (SELECT id FROM kw UNION SELECT id FROM ent) AS ids
                JOIN memories m ON m.id = ids.id
-               LEFT JOIN vec ON vec.id = m.id
                LEFT JOIN kw ON kw.id = m.id
                LEFT JOIN ent ON ent.id = m.id"""
-        ).format(where=where, keyword=keyword, entity=entity, columns=CANDIDATE_COLUMNS)
-        async with tenant_read(self._pool, scope.tenant_id) as conn:
-            rows = await fetch_all(conn, query, params)
-        return _ranked(rows)
+        ).format(keyword=keyword, entity=entity, columns=CANDIDATE_COLUMNS)
+
+        async def rows_of(statement: sql.Composed) -> list[dict[str, Any]]:
+            async with tenant_read(self._pool, scope.tenant_id) as conn:
+                return await fetch_all(conn, statement, params)
+
+        # Two statements on two connections at once: Postgres runs a statement's CTEs one after the
+        # other on one core, the vector probe and the full-text ranking each take about half of the
+        # time at 100k memories (issue 15), and on two backends they overlap. Each holds a pool
+        # connection for the search's SQL (two per search, where one statement held one).
+        vector_rows, text_rows = await asyncio.gather(rows_of(vector), rows_of(text))
+        return _ranked(_merged(vector_rows, text_rows))
 
     async def latest(self, scope: Scope, request: SearchRequest, limit: int) -> list[StoredMemory]:
         """Up to ``limit`` memories passing the request's filters, latest first (when they happened,
@@ -411,6 +423,26 @@ class PostgresMemoryReader:
                 },
             )
         return [memory_from_row(r) for r in rows]
+
+
+def _merged(vector_rows: list[dict[str, Any]], text_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per candidate: the vector statement's rows (with ``similarity``), then the text
+    statement's (``keyword_score``, ``entity_matches``, ``entity_distance``) joined to them by id; a
+    signal that did not return a memory leaves its columns None."""
+    by_id: dict[Any, dict[str, Any]] = {}
+    for r in vector_rows:
+        by_id[r["id"]] = r | {"keyword_score": None, "entity_matches": None, "entity_distance": None}
+    for r in text_rows:
+        seen = by_id.get(r["id"])
+        if seen is None:
+            by_id[r["id"]] = r | {"similarity": None}
+        else:
+            seen.update(
+                keyword_score=r["keyword_score"],
+                entity_matches=r["entity_matches"],
+                entity_distance=r["entity_distance"],
+            )
+    return list(by_id.values())
 
 
 def _trusted(cls: type[_Model], values: dict[str, Any], fields_set: set[str]) -> _Model:
