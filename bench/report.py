@@ -70,6 +70,25 @@ def _mcp_gap(loc: dict[str, Any]) -> tuple[str, float] | None:
     return text, round(max(abs(g) for g in gaps.values()), 4)
 
 
+def _server_parts(parts: dict[str, float] | None) -> str:
+    """The sentence on where a write's time goes inside the server (write_ack's medians), or ""."""
+    if not parts or "call_tool" not in parts or "sqs_send" not in parts:
+        return ""
+    rest = parts["call_tool"] - parts["sqs_send"]
+    named = ", ".join(
+        f"{name.replace('_', ' ')} {_ms(parts[name])}"
+        for name in ("rate_limit", "admit", "operation_log")
+        if name in parts
+    )
+    return (
+        f" Inside the server (medians): the tool call {_ms(parts['call_tool'])} ms, of which the SQS send "
+        f"{_ms(parts['sqs_send'])} and the rest {_ms(rest)} ({named}); the HTTP request, token check, "
+        "JSON-RPC dispatch and the client's own share make up the difference to the acknowledgement. A "
+        "write is one MCP round trip plus one SendMessage, so 1.2× SendMessage leaves the MCP round trip "
+        "a fifth of an emulator call."
+    )
+
+
 def _ms(value: Any) -> str:
     return "–" if value is None else f"{value:.1f}"
 
@@ -1229,7 +1248,7 @@ def _observations(data: dict[str, Any], out: list[str]) -> None:
         items.append(
             f"**Write acknowledgement** = one SQS SendMessage plus the MCP round trip: SendMessage alone to "
             f"the emulator took p50 {_ms(raw['p50'])} ms (p99 {_ms(raw['p99'])}), the whole `memory_write` "
-            f"p50 {_ms(ack['p50'])} ms."
+            f"p50 {_ms(ack['p50'])} ms." + _server_parts(ack.get("server_parts_p50_ms"))
         )
     loc = data.get("locomo")
     if loc:

@@ -9,7 +9,11 @@ see the same machine load; the ratio of the p50s and the median of the per-round
 No worker runs meanwhile: the acknowledgement is what is measured, not storage.
 
     python bench/run.py latency  (the write_ack section), or on its own:
-    python bench/write_ack.py [--count 200]
+    python bench/write_ack.py [--count 200] [--record]
+
+``--record`` merges the result into bench/results/latest.json (then ``make bench-report``); each run also
+reports where the server's time goes (``server_parts_p50_ms``: medians of the tool call, the SQS send, the
+rate limiter, admission and the operation log, timed inside the server process).
 """
 
 from __future__ import annotations
@@ -26,16 +30,62 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic
-from common import bench_tmpdir, external_sqs, log, percentiles
+from common import bench_tmpdir, external_sqs, log, merge_results, percentiles
 
 from hindsight.client import call, connect
 from hindsight.config import Settings
 
+SERVER_PARTS = {
+    "call_tool": ("hindsight.api.mcp_server", "HindsightMCP", "call_tool"),
+    "sqs_send": ("hindsight.adapters.sqs_queue", "SqsJobQueue", "enqueue"),
+    "rate_limit": ("hindsight.usecases.rate_limits", "CheckRateLimit", "__call__"),
+    "admit": ("hindsight.usecases.remember", "Remember", "admit"),
+    "operation_log": ("hindsight.usecases.remember", "Remember", "record"),
+}
+"""The parts of a write timed inside the server: name → (module, class, coroutine method)."""
+
+
+def _time_server_parts(parts_file: Path) -> None:
+    """Wrap SERVER_PARTS' methods to time each call (ms), and write their medians (after the first 20
+    calls) to ``parts_file`` when the process is terminated."""
+    import functools
+    import importlib
+    import os
+    import signal
+
+    timings: dict[str, list[float]] = {name: [] for name in SERVER_PARTS}
+    for name, (module, cls_name, method) in SERVER_PARTS.items():
+        cls = getattr(importlib.import_module(module), cls_name)
+        original = getattr(cls, method)
+
+        def timed(original: Any = original, name: str = name) -> Any:
+            @functools.wraps(original)
+            async def wrapper(*args: Any, **kwargs: Any) -> Any:
+                started = time.perf_counter()
+                try:
+                    return await original(*args, **kwargs)
+                finally:
+                    timings[name].append((time.perf_counter() - started) * 1000)
+
+            return wrapper
+
+        setattr(cls, method, timed())
+
+    def dump(*_: object) -> None:
+        medians = {k: round(statistics.median(v[20:] or v), 2) for k, v in timings.items() if v}
+        parts_file.write_text(json.dumps(medians))
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, dump)
+
 
 def _serve(settings: Settings, port: int, log_file: Path) -> None:
     """Child process: the MCP HTTP app under uvicorn on 127.0.0.1:port until terminated, logging as
-    ``hindsight run`` does (JSON request lines to a file; on Lambda they go to stdout the same way)."""
+    ``hindsight run`` does (JSON request lines to a file; on Lambda they go to stdout the same way), with
+    SERVER_PARTS timed (``_time_server_parts``; written next to the log file on termination)."""
     import uvicorn
+
+    _time_server_parts(log_file.with_name("server-parts.json"))
 
     from hindsight.api.mcp_server import create_http_app
     from hindsight.bootstrap import build_container
@@ -145,8 +195,13 @@ def measure(
         server_settings = settings.replace(
             write_queue_url=queues.writes, aws_endpoint_url=endpoint, **no_rate_limit
         )
-        with ServerProcess(server_settings, bench_tmpdir("write-ack-logs") / "server.log") as server:
-            return asyncio.run(interleaved(server.url, token, endpoint, queues.writes, count, warmup))
+        log_file = bench_tmpdir("write-ack-logs") / "server.log"
+        with ServerProcess(server_settings, log_file) as server:
+            result = asyncio.run(interleaved(server.url, token, endpoint, queues.writes, count, warmup))
+        parts = log_file.with_name("server-parts.json")
+        if parts.exists():
+            result["server_parts_p50_ms"] = json.loads(parts.read_text())
+        return result
 
 
 def main() -> None:
@@ -155,6 +210,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--record", action="store_true", help="merge into bench/results/latest.json")
     args = parser.parse_args()
     from latency import NO_RATE_LIMIT, TENANT
 
@@ -167,6 +223,10 @@ def main() -> None:
             NO_RATE_LIMIT,
         )
     log(json.dumps(result, indent=1))
+    if args.record:
+        command = "python bench/write_ack.py " + " ".join(sys.argv[1:])
+        merge_results("write_ack", result, command)
+        merge_results("write_ack_p50_ms", result["p50"], command)
 
 
 if __name__ == "__main__":
