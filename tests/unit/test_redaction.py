@@ -40,6 +40,11 @@ def test_each_default_rule_redacts(text: str, rule: str) -> None:
         "the password policy changed",
         "the password is too short",
         "tokens: 5 left",
+        "The secret is out: Tom got the job",
+        "the secret was Anna's birthday!",
+        "the secret to good bread is time",
+        "my token of appreciation",
+        "password-reset flow is broken",
         "version 1.2.3.4",
     ],
 )
@@ -58,6 +63,12 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
         ("Password - hunter2", "Password - ", "hunter2"),
         ("the wifi passcode: swordfish", "passcode: ", "swordfish"),
         ("token=abc123def", "token=", "abc123def"),
+        ("Password: - hunter2", "Password: - ", "hunter2"),
+        ("Password -- hunter2", "Password -- ", "hunter2"),
+        ("password\u2014hunter2", "password\u2014", "hunter2"),
+        ("the password is: hunter2 and the door code 4421", "and the door code 4421", "hunter2"),
+        ('password is "open sesame"', "password is ", "sesame"),
+        ("passphrase: correct horse battery staple, then we went home", ", then we went home", "horse"),
         ("secret: the " + "word " * 60 + "tail", "tail", "word " * 40),  # runaway clause: first 200 chars
     ],
 )

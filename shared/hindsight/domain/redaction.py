@@ -44,9 +44,15 @@ def _card(match: re.Match[str]) -> bool:
     return 13 <= len(digits) <= 19 and _luhn_ok(digits)
 
 
-_SECRET_LABEL = (
-    r"(?:password|passwd|passcode|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|token)"  # noqa: S105
-)
+_PHRASE_LABEL = r"(?:passphrase|secret)"
+"""Labels whose value is often several words ("passphrase: correct horse battery staple")."""
+_SECRET_LABEL = r"(?:password|passwd|passcode|pwd|api[_-]?key|access[_-]?token|auth[_-]?token|token)"  # noqa: S105
+_SEPARATOR = r"(?:\s*[:=]\s*(?:-{1,2}\s*)?|\s+-{1,2}\s+|\s*[\u2013\u2014]\s*|\s+(?:is|was)\s*:\s*)"
+"""Between a label and its value: ":", "=", ": -", " - ", " -- ", a dash, "is:" (not "-" alone, so that
+"password-reset" is a word)."""
+_QUOTED = r"\"[^\"]{1,200}\"|'[^']{1,200}'"
+_CLAUSE = r"(?:[^\n,;]{1,200}?(?=[.!?]*(?:[\n,;]|$)|[.!?]+\s)|[^\n,;]{1,200})"
+"""The rest of a clause (to a newline, comma, semicolon or sentence end), else its first 200 characters."""
 _PROSE_START = (
     r"(?:the|a|an|my|our|your|his|her|their|its|it|it's|is|was|that|this|to|in|on|at|for|of|we|i|you|they"
     r"|he|she)\b"
@@ -61,18 +67,19 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
         r"\b(?:sk-(?:proj-)?[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{36,}|xox[abpr]-[A-Za-z0-9-]{10,}"
         r"|glpat-[A-Za-z0-9_-]{20}|AIza[0-9A-Za-z_-]{35}|hsk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43})")),
     RedactionRule("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    # A labelled value: quoted; for a passphrase or secret, or a value that starts like prose ("secret:
+    # the code is blue-42"), the rest of its clause (its first word alone would keep the secret); else
+    # one token ("password: letmein99 and he lives in Bergen" keeps the city).
     RedactionRule("password", re.compile(
-        r"(?i)\b(" + _SECRET_LABEL + r"(?:\s*[:=]\s*|\s+-\s+))"
-        # The value: quoted; else, when it starts like prose ("secret: the code is blue-42"), the rest of
-        # its clause (the first word alone would keep the secret), capped at 200 characters; else one token.
-        r"(?:\"[^\"]{1,200}\"|'[^']{1,200}'"
-        r"|(?=" + _PROSE_START + r")[^\n,;]{1,200}?(?=[.!?]*(?:[\n,;]|$)|[.!?]+\s)"
-        r"|(?=" + _PROSE_START + r")[^\n,;]{1,200}|[^\s,;]{1,200})"), keep_group=1),
-    # "my password is hunter2": after "is"/"was" only a token with a digit or a symbol, so that "the
-    # password is too short" stays as written.
+        r"(?i)\b(" + _PHRASE_LABEL + _SEPARATOR + r")(?:" + _QUOTED + "|" + _CLAUSE + ")"), keep_group=1),
     RedactionRule("password", re.compile(
-        r"(?i)\b(" + _SECRET_LABEL + r"\s+(?:is|was)\s+)(?=[^\s,;]*[^\sA-Za-z,;.])[^\s,;]{1,200}"),
-        keep_group=1),
+        r"(?i)\b(" + _SECRET_LABEL + _SEPARATOR + r")(?:" + _QUOTED + r"|(?=" + _PROSE_START + ")"
+        + _CLAUSE + r"|[^\s,;]{1,200})"), keep_group=1),
+    # "my password is hunter2": after "is"/"was" only a quoted value or a token with a digit, so that
+    # "the password is too short" and "the secret was Anna's birthday" stay as written.
+    RedactionRule("password", re.compile(
+        r"(?i)\b((?:" + _PHRASE_LABEL + "|" + _SECRET_LABEL + r")\s+(?:is|was)\s+)(?:" + _QUOTED
+        + r"|(?=[^\s,;]*\d)[^\s,;]{1,200})"), keep_group=1),
     RedactionRule("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")),
     RedactionRule("card_number", re.compile(r"\b(?:\d[ -]?){12,18}\d\b"), accept=_card),
     RedactionRule("iban", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")),
