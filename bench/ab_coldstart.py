@@ -194,6 +194,8 @@ def main() -> None:
     parser.add_argument("--note", default="", help="what the pair isolates, for the report")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
+    from common import stack_function_env
+
     from hindsight.local.stack import LocalStack
 
     python = lambda_python(args.python)
@@ -209,12 +211,7 @@ def main() -> None:
             events_file.write_text(json.dumps(events(stack.mint_token("coldstart", "bench"))))
             env = {
                 **{k: v for k, v in os.environ.items() if not k.startswith(("HINDSIGHT_", "POWERTOOLS_"))},
-                "HINDSIGHT_DATABASE_URL": settings.require_database_url(),
-                "HINDSIGHT_REDIS_URL": settings.redis_url,
-                "HINDSIGHT_WRITE_QUEUE_URL": settings.require_write_queue_url(),
-                "HINDSIGHT_AWS_ENDPOINT_URL": settings.aws_endpoint_url or "",
-                "HINDSIGHT_ALLOWED_HOSTS": '["*"]',
-                "HINDSIGHT_LOG_LEVEL": "WARNING",
+                **stack_function_env(settings),
             }
             env.pop("PYTHONPATH", None)
             for key in ("a", "b"):  # one unrecorded run each: the page cache holds both layers

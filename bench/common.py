@@ -134,6 +134,20 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+def stack_function_env(settings: Any) -> dict[str, str]:
+    """The environment a Lambda function's process needs to run against a local stack (its database,
+    Redis and write queue, the emulator's endpoint, any Host header, quiet logs): for cold-start probes
+    that import ``functions/<name>/app.py`` in a fresh interpreter."""
+    return {
+        "HINDSIGHT_DATABASE_URL": settings.require_database_url(),
+        "HINDSIGHT_REDIS_URL": settings.redis_url,
+        "HINDSIGHT_WRITE_QUEUE_URL": settings.require_write_queue_url(),
+        "HINDSIGHT_AWS_ENDPOINT_URL": settings.aws_endpoint_url or "",
+        "HINDSIGHT_ALLOWED_HOSTS": '["*"]',
+        "HINDSIGHT_LOG_LEVEL": "WARNING",
+    }
+
+
 def bench_tmpdir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"hindsight-bench-{prefix}-"))
 

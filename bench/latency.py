@@ -47,6 +47,7 @@ from common import (
     log,
     percentiles,
     remember_postgres_version,
+    stack_function_env,
     wait_for_quiet,
 )
 from pgvector.psycopg import register_vector, register_vector_async
@@ -527,15 +528,7 @@ def _worker_event(tenant: str) -> dict[str, Any]:
 
 
 def cold_starts(settings: Settings, token: str, runs: int) -> dict[str, Any]:
-    env = {
-        **os.environ,
-        "HINDSIGHT_DATABASE_URL": settings.require_database_url(),
-        "HINDSIGHT_REDIS_URL": settings.redis_url,
-        "HINDSIGHT_WRITE_QUEUE_URL": settings.require_write_queue_url(),
-        "HINDSIGHT_AWS_ENDPOINT_URL": settings.aws_endpoint_url or "",
-        "HINDSIGHT_ALLOWED_HOSTS": '["*"]',
-        "HINDSIGHT_LOG_LEVEL": "WARNING",
-    }
+    env = {**os.environ, **stack_function_env(settings)}
     plans = {
         "mcp_http": lambda: [
             _event("function_url_initialize.json", HINDSIGHT_TOKEN=token),

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from mcp import Client
 from mcp_types import TextContent
 
 from hindsight.client import connect
+from hindsight.domain.memory import Layer, MemoryDraft, WriteJob
 from hindsight.local.poller import SqsPoller
 from hindsight.local.stack import LocalStack
 
@@ -33,6 +36,21 @@ def load_event(name: str) -> dict[str, Any]:
 
 
 mcp_client = connect
+
+
+def keyed_jobs(tenant: str, texts: list[str], layer: Layer) -> list[WriteJob]:
+    """One write job per text for the tenant's default agent, each under its own key (``note.<i>``), so
+    that neither the write-time merge nor key-less contradiction rules fold near-identical texts."""
+    return [
+        WriteJob(
+            id=uuid.uuid4(),
+            tenant_id=tenant,
+            agent_id="default",
+            submitted_at=datetime.now(UTC),
+            draft=MemoryDraft(content=text, layer=layer, key=f"note.{i}"),
+        )
+        for i, text in enumerate(texts)
+    ]
 
 
 def count_memories(stack: LocalStack, tenant: str, status: str | None = None) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -19,13 +18,12 @@ from hypothesis import strategies as st
 from hindsight.adapters.postgres.migrations import default_migrations_dir, load_migrations
 from hindsight.bootstrap import build_container
 from hindsight.domain.auth import Principal
-from hindsight.domain.memory import MemoryDraft, WriteJob
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from hindsight.usecases.recall import RecallQuery
 from tests.integration.test_schema import _fresh_database, _migrate
-from tests.support import PROTOCOL_ERAS, drain, mcp_client
+from tests.support import PROTOCOL_ERAS, drain, keyed_jobs, mcp_client
 
 pytestmark = pytest.mark.integration
 
@@ -127,16 +125,7 @@ def test_the_frequency_cut_drops_common_bigrams(stack: LocalStack, tenant: str) 
         try:
             # episodic, one key each: neither the write-time merge, consolidation nor the key-less
             # contradiction rules (semantic memories) fold the near-identical ones together
-            jobs = [
-                WriteJob(
-                    id=uuid.uuid4(),
-                    tenant_id=tenant,
-                    agent_id="default",
-                    submitted_at=datetime.now(UTC),
-                    draft=MemoryDraft(content=text, layer="episodic", key=f"note.{i}"),
-                )
-                for i, text in enumerate([*common, rare])
-            ]
+            jobs = keyed_jobs(tenant, [*common, rare], "episodic")
             await container.store_memories(jobs)
             assert container.maintain is not None
             await container.maintain.run(tenant_id=tenant)

@@ -9,16 +9,14 @@ vector signal ranks it near the top (a text of one repeated word embeds close to
 from __future__ import annotations
 
 import asyncio
-import uuid
-from datetime import UTC, datetime
 
 import pytest
 
 from hindsight.bootstrap import build_container
 from hindsight.domain.auth import Principal
-from hindsight.domain.memory import MemoryDraft, WriteJob
 from hindsight.local.stack import LocalStack
 from hindsight.usecases.recall import RecallQuery
+from tests.support import keyed_jobs
 
 pytestmark = pytest.mark.integration
 
@@ -41,16 +39,7 @@ def test_a_long_junk_memory_does_not_rank_for_an_unrelated_query(stack: LocalSta
     async def scenario() -> list[tuple[str, float]]:
         container = await build_container(settings, with_queue=False)
         try:
-            jobs = [
-                WriteJob(
-                    id=uuid.uuid4(),
-                    tenant_id=tenant,
-                    agent_id="default",
-                    submitted_at=datetime.now(UTC),
-                    draft=MemoryDraft(content=text, layer="episodic", key=f"note.{i}"),
-                )
-                for i, text in enumerate([*NOTES, JUNK])
-            ]
+            jobs = keyed_jobs(tenant, [*NOTES, JUNK], "episodic")
             for result in await container.store_memories(jobs):
                 assert result.outcome != "failed", result.reason
             hits = await container.recall(

@@ -20,6 +20,7 @@ from hindsight.domain.memory import MemoryDraft, Scope, WriteJob
 from hindsight.domain.text import KEEP_AT_LEAST, MAX_LEXEME_SHARE, MIN_DOCS_FOR_CUT
 from hindsight.local.stack import LocalStack
 from hindsight.usecases.recall import RecallQuery, resolve
+from tests.support import keyed_jobs
 
 pytestmark = pytest.mark.integration
 
@@ -33,16 +34,7 @@ def test_maintenance_counts_lexemes_and_search_skips_the_common_ones(stack: Loca
         container = await build_container(settings, with_queue=False, embedder=None)
         try:
             # one key per fact, so neither dedup nor consolidation folds the near-identical ones together
-            jobs = [
-                WriteJob(
-                    id=uuid.uuid4(),
-                    tenant_id=tenant,
-                    agent_id="default",
-                    submitted_at=datetime.now(UTC),
-                    draft=MemoryDraft(content=text, layer="semantic", key=f"note.{i}"),
-                )
-                for i, text in enumerate([*common, rare])
-            ]
+            jobs = keyed_jobs(tenant, [*common, rare], "semantic")
             await container.store_memories(jobs)
             assert container.maintain is not None
             await container.maintain.run(tenant_id=tenant)
