@@ -7,7 +7,10 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from hindsight.adapters.postgres.memory_reads import _ranked
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hindsight.adapters.postgres.memory_reads import _merged, _ranked
 from hindsight.domain.memory import Candidate, CandidateMemory
 
 WHEN = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -80,3 +83,70 @@ def test_a_copy_of_one_candidate_leaves_the_others_alone() -> None:
     assert "keyword_rank" in copied.model_fields_set
     assert second.model_fields_set == set(Candidate.model_fields)
     assert second.memory.model_fields_set == set(CandidateMemory.model_fields)
+
+
+def _reference(vector_rows: list[dict[str, Any]], text_rows: list[dict[str, Any]]) -> list[Candidate]:
+    """The plain definition: rows merged by id (vector first), each signal's competition ranks from a
+    sort of its scores, every candidate validated."""
+    by_id: dict[Any, dict[str, Any]] = {}
+    for r in vector_rows:
+        by_id[r["id"]] = {**r, "keyword_score": None, "entity_matches": None, "entity_distance": None}
+    for r in text_rows:
+        if r["id"] in by_id:
+            by_id[r["id"]].update({k: r[k] for k in ("keyword_score", "entity_matches", "entity_distance")})
+        else:
+            by_id[r["id"]] = {**r, "similarity": None}
+    rows = list(by_id.values())
+
+    def ranks(key: Any) -> dict[Any, int]:
+        keys = {r["id"]: key(r) for r in rows if key(r) is not None}
+        return {i: 1 + sum(other < k for other in keys.values()) for i, k in keys.items()}
+
+    vector = ranks(lambda r: None if r["similarity"] is None else -r["similarity"])
+    keyword = ranks(lambda r: None if r["keyword_score"] is None else -r["keyword_score"])
+    entity = ranks(
+        lambda r: None if r["entity_matches"] is None else (-r["entity_matches"], r["entity_distance"])
+    )
+    fields = tuple(CandidateMemory.model_fields)
+    return [
+        Candidate(
+            memory=CandidateMemory.model_validate({k: r[k] for k in fields}),
+            vector_rank=vector.get(r["id"]),
+            vector_similarity=r["similarity"],
+            keyword_rank=keyword.get(r["id"]),
+            keyword_score=r["keyword_score"],
+            entity_rank=entity.get(r["id"]),
+            entity_matches=r["entity_matches"],
+        )
+        for r in rows
+    ]
+
+
+_score = st.sampled_from([0.1, 0.25, 0.5, 0.75, 0.9])  # few values: ties are common
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    vector=st.lists(st.tuples(st.integers(0, 30), _score), max_size=20, unique_by=lambda t: t[0]),
+    text=st.lists(
+        st.tuples(st.integers(0, 30), st.none() | _score, st.none() | st.integers(1, 3), _score),
+        max_size=20,
+        unique_by=lambda t: t[0],
+    ),
+)
+def test_statement_rows_become_the_reference_candidates(
+    vector: list[tuple[int, float]], text: list[tuple[int, float | None, int | None, float]]
+) -> None:
+    text = [t for t in text if t[1] is not None or t[2] is not None]  # the text statement's rows
+    vector_rows = [_row(i, s, None, None) for i, s in vector]
+    text_rows = [
+        _row(i, None, k, m) | {"entity_distance": d if m is not None else None} for i, k, m, d in text
+    ]
+    for r in vector_rows:
+        del r["keyword_score"], r["entity_matches"], r["entity_distance"]
+    for r in text_rows:
+        del r["similarity"]
+    expected = _reference([dict(r) for r in vector_rows], [dict(r) for r in text_rows])
+    built = _ranked(_merged(vector_rows, text_rows))
+    assert built == expected
+    assert [c.model_dump() for c in built] == [c.model_dump() for c in expected]
