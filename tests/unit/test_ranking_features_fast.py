@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hindsight.domain.learned_ranker import load_ranker
@@ -31,6 +31,8 @@ from hindsight.domain.ranking_features import (
     NEIGHBOUR_REACH,
     RRF_K,
     STAGE_TWO,
+    _content_features,
+    _Query,
     _stem,
     candidate_features,
     stage_two_features,
@@ -293,3 +295,33 @@ def test_stage_two_features_equal_the_per_candidate_definition(
     if pool:
         reference = np.array(reference_stage_two(pool, list(first)))
         assert np.max(np.abs(fast - reference)) <= 1e-9
+
+
+def _regex_content_features(content: str, query: _Query) -> tuple[tuple[float, int, float, float], set[str]]:
+    """``_content_features`` by its definition alone: the regular expressions, on any text."""
+    words = _WORD.findall(content)
+    content_words = {w.casefold() for w in words if len(w) >= 3}
+    overlap = len(query.words & content_words) / len(query.words) if query.words else 0.0
+    timed = 1.0 if _TIME_WORDS.search(content) else 0.0
+    held = {_stem(w) for w in _words(content)} & query.stems
+    return (overlap, len(words), 1.0 if content.rstrip().endswith("?") else 0.0, timed), held
+
+
+_ascii_text = st.lists(
+    st.sampled_from(
+        [*(w for w in _VOCABULARY if w.isascii()), "camping", "camps", "Camped", "x-ray", "4pm", " "]
+    )
+    | st.text(alphabet=st.characters(max_codepoint=127), max_size=6),
+    max_size=25,
+).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(content=_ascii_text | _text, query=_queries | _ascii_text)
+@example(content="We went camping, camped twice; the camps! Last May?", query="Camping in May 2023")
+@example(content="Maya's café, last week", query="when did Maya go to the café")
+def test_the_ascii_tokeniser_gives_exactly_what_the_regular_expressions_give(
+    content: str, query: str
+) -> None:
+    prepared = _Query(query)
+    assert _content_features(content, prepared) == _regex_content_features(content, prepared)

@@ -125,26 +125,39 @@ def _stem(word: str) -> str:
     return word
 
 
-def _idf_overlap(query_words: set[str], documents: Sequence[set[str]]) -> np.ndarray:
-    """Per document: Σ idf of the query's stems it holds / Σ idf of the query's stems, idf over the
-    documents (see ``idf_overlap`` in FEATURES); 0 for every document when the query has no word."""
-    stems = {_stem(w) for w in query_words}
-    out = np.zeros(len(documents), dtype=np.float64)
-    if not stems or not documents:
+class _Query:
+    """What the content features look for in every candidate's text, prepared once per search: the
+    query's words (``_words``), the words that count for each of its stems, and both as ASCII bytes with
+    the time tokens (``_content_features``' fast path)."""
+
+    def __init__(self, text: str) -> None:
+        self.words = _words(text)
+        self.stems = {_stem(w) for w in self.words}
+        # _stem(w) is w or w less one of _ENDINGS, so the words that stem to a query stem s are among s and
+        # s + each ending: a lookup of each of those instead of stemming every word of every candidate
+        self.stem_of = {w: s for s in self.stems for w in (s, *(s + e for e in _ENDINGS)) if _stem(w) == s}
+        self.ascii_words = frozenset(w.encode() for w in self.words if w.isascii())
+        self.ascii_stem_of = {w.encode(): s for w, s in self.stem_of.items() if w.isascii()}
+        self.ascii_wanted = _ASCII_TIME_TOKENS | self.ascii_words | self.ascii_stem_of.keys()
+
+
+def _idf_overlap(stems: set[str], held: Sequence[set[str]]) -> np.ndarray:
+    """Per document: Σ idf of the query's stems it holds (``held``, one set per document) / Σ idf of the
+    query's stems, idf over the documents (see ``idf_overlap`` in FEATURES); 0 for every document when
+    the query has no word."""
+    out = np.zeros(len(held), dtype=np.float64)
+    if not stems or not held:
         return out
-    # _stem(w) is w or w less one of _ENDINGS, so the words that stem to a query stem s are among s and
-    # s + each ending: one set intersection per document instead of stemming its every word
-    stem_of = {w: s for s in stems for w in (s, *(s + e for e in _ENDINGS)) if _stem(w) == s}
-    held = [{stem_of[w] for w in doc.intersection(stem_of)} for doc in documents]
-    n = len(documents)
+    n = len(held)
     df = {s: 0 for s in stems}
     for h in held:
         for s in h:
             df[s] += 1
     idf = {s: math.log((n + 1) / (df[s] + 0.5)) for s in sorted(stems)}
-    total = sum(idf.values())
+    total = sum(idf.values())  # > 0: every idf is, df being at most n
     for i, h in enumerate(held):
-        out[i] = sum(idf[s] for s in sorted(h)) / total
+        if h:  # else 0 / total: the 0 already there
+            out[i] = sum(idf[s] for s in sorted(h)) / total
     return out
 
 
@@ -246,9 +259,9 @@ def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) 
     out[:, column["neighbour_sum"]] = total
     out[:, column["neighbour_prev"]] = neighbours[:, NEIGHBOUR_REACH - 1]
     out[:, column["neighbour_next"]] = neighbours[:, NEIGHBOUR_REACH]
-    query_words = _words(request.text)
+    query = _Query(request.text)
     asks_when = bool(_WHEN_QUESTION.search(request.text))
-    passes = [_content_features(c.memory.content, query_words) for c in candidates]
+    passes = [_content_features(c.memory.content, query) for c in candidates]
     content = np.array([features for features, _ in passes], dtype=np.float64)
     out[:, column["query_overlap"]] = content[:, 0]
     out[:, column["length_log"]] = [math.log1p(words) for words in content[:, 1]]
@@ -258,7 +271,7 @@ def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) 
     if asks_when:
         out[:, column["time_words_when_asked"]] = content[:, 3]
     out[:, column["episodic"]] = [c.memory.layer == "episodic" for c in candidates]
-    out[:, column["idf_overlap"]] = _idf_overlap(query_words, [words for _, words in passes])
+    out[:, column["idf_overlap"]] = _idf_overlap(query.stems, [held for _, held in passes])
     positions = [c.memory.position for c in candidates]
     out[:, column["session_best"]] = _session_best(positions, first) / best
     similarity = np.array(
@@ -301,33 +314,38 @@ _TIME_TOKENS = frozenset(
         *("spring", "summer", "autumn", "fall", "winter"),
     )
 ) | frozenset(f"{century}{year:02d}" for century in (19, 20) for year in range(100))
-"""Every word ``_TIME_WORDS`` matches, lower-cased: the fast path's set for ASCII text."""
-_ASCII_SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
-"""Every ASCII character but letters and digits → space: then ``split()`` gives ``_WORD``'s words."""
+"""Every word ``_TIME_WORDS`` matches, lower-cased."""
+_ASCII_TIME_TOKENS = frozenset(t.encode() for t in _TIME_TOKENS)
+"""``_TIME_TOKENS`` as ASCII bytes: the fast path's set."""
+_ASCII_FOLD = bytes(
+    (c | 0x20 if chr(c).isalpha() else c) if chr(c).isalnum() else ord(" ") for c in range(128)
+) + bytes(128)
+"""ASCII letters → lower case, digits kept, every other ASCII byte → space: then ``split()`` gives ``_WORD``'s
+words, lower-cased (only ASCII text is translated; the upper half is never read)."""
 
 
-def _content_features(
-    content: str, query_words: set[str]
-) -> tuple[tuple[float, int, float, float], set[str]]:
-    """(query overlap, word count, ends with "?", names a time) of one candidate's text, and its distinct
-    words for ``_idf_overlap`` (``_words``, or a superset adding words under three letters).
+def _content_features(content: str, query: _Query) -> tuple[tuple[float, int, float, float], set[str]]:
+    """(query overlap, word count, ends with "?", names a time) of one candidate's text, and the query
+    stems it holds (``_idf_overlap``).
 
-    ASCII text without underscores (most text) takes one tokenising pass: there ``_WORD``'s words are
-    exactly the ``\\w+`` runs ``_TIME_WORDS`` looks at and case-folding is lower-casing, so a set lookup
-    answers what the regular expression would, and the lower-cased words of three letters or more are
-    ``_words``. Other text goes through the regular expressions."""
+    ASCII text without underscores (most text) takes one tokenising pass over its bytes: there ``_WORD``'s
+    words are exactly the ``\\w+`` runs ``_TIME_WORDS`` looks at and case-folding is lower-casing, so one
+    set intersection with the words the features look for (the query's, its stems' and the time tokens)
+    answers what the regular expressions would. Query words have three letters or more, so shorter words
+    of the text never meet them (nor any word idf_overlap looks for). Other text goes through the regular
+    expressions."""
     if content.isascii() and "_" not in content:
-        words = content.lower().translate(_ASCII_SEPARATORS).split()
-        distinct = set(words)
-        timed = not distinct.isdisjoint(_TIME_TOKENS)
-        # query words have three letters or more, so shorter content words never meet them (nor any word
-        # idf_overlap looks for): the words of any length serve as _words
-        overlap = len(query_words & distinct) / len(query_words) if query_words else 0.0
+        words = content.encode("ascii").translate(_ASCII_FOLD).split()
+        found = query.ascii_wanted.intersection(words)
+        timed = not _ASCII_TIME_TOKENS.isdisjoint(found)
+        overlap = len(query.ascii_words & found) / len(query.words) if query.words else 0.0
+        stem_of = query.ascii_stem_of
+        held = {stem_of[w] for w in found if w in stem_of}
     else:
         words = _WORD.findall(content)
         content_words = {w.casefold() for w in words if len(w) >= 3}
         timed = _TIME_WORDS.search(content) is not None
-        overlap = len(query_words & content_words) / len(query_words) if query_words else 0.0
-        distinct = _words(content)
+        overlap = len(query.words & content_words) / len(query.words) if query.words else 0.0
+        held = {query.stem_of[w] for w in _words(content).intersection(query.stem_of)}
     features = (overlap, len(words), 1.0 if content.rstrip().endswith("?") else 0.0, 1.0 if timed else 0.0)
-    return features, distinct
+    return features, held
