@@ -335,17 +335,19 @@ def _content_features(content: str, query: _Query) -> tuple[tuple[float, int, fl
     of the text never meet them (nor any word idf_overlap looks for). Other text goes through the regular
     expressions."""
     if content.isascii() and "_" not in content:
-        words = content.encode("ascii").translate(_ASCII_FOLD).split()
-        found = query.ascii_wanted.intersection(words)
+        tokens = content.encode("ascii").translate(_ASCII_FOLD).split()
+        count = len(tokens)
+        found = query.ascii_wanted.intersection(tokens)
         timed = not _ASCII_TIME_TOKENS.isdisjoint(found)
         overlap = len(query.ascii_words & found) / len(query.words) if query.words else 0.0
         stem_of = query.ascii_stem_of
         held = {stem_of[w] for w in found if w in stem_of}
     else:
         words = _WORD.findall(content)
+        count = len(words)
         content_words = {w.casefold() for w in words if len(w) >= 3}
         timed = _TIME_WORDS.search(content) is not None
         overlap = len(query.words & content_words) / len(query.words) if query.words else 0.0
         held = {query.stem_of[w] for w in _words(content).intersection(query.stem_of)}
-    features = (overlap, len(words), 1.0 if content.rstrip().endswith("?") else 0.0, 1.0 if timed else 0.0)
+    features = (overlap, count, 1.0 if content.rstrip().endswith("?") else 0.0, 1.0 if timed else 0.0)
     return features, held
