@@ -8,6 +8,7 @@ import math
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 from hypothesis import example, given, settings
@@ -21,6 +22,7 @@ from hindsight.domain.ranking import (
     frequency,
     rank_candidates,
     reciprocal_rank_fusion,
+    score_candidates,
     time_fit,
 )
 from hindsight.domain.ranking_features import (
@@ -37,7 +39,7 @@ from hindsight.domain.ranking_features import (
     candidate_features,
     stage_two_features,
 )
-from hindsight.domain.timeparse import detect_time_intent
+from hindsight.domain.timeparse import TimeIntent, detect_time_intent
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 
@@ -325,3 +327,67 @@ def test_the_ascii_tokeniser_gives_exactly_what_the_regular_expressions_give(
 ) -> None:
     prepared = _Query(query)
     assert _content_features(content, prepared) == _regex_content_features(content, prepared)
+
+
+def _reference_scored(
+    pool: Sequence[Candidate], policy: RankingPolicy, request: SearchRequest, intent: TimeIntent | None
+) -> list[tuple[Any, ...]]:
+    """``score_candidates`` as plainly written: a call of ``reciprocal_rank_fusion`` per candidate, the
+    priors per candidate, a sort on (−final, −similarity, the id's text)."""
+    rrfs = [
+        reciprocal_rank_fusion(
+            (c.vector_rank, c.keyword_rank, c.entity_rank), policy.rrf_k, policy.signal_weights
+        )
+        for c in pool
+    ]
+    model: list[float | None] = [None] * len(pool)
+    if policy.learned is not None and pool:
+        model = list(policy.learned.score(candidate_features(pool, request), pool))
+        top = max(v for v in model if v is not None)
+        relevances = [math.exp((v - top) / LEARNED_TEMPERATURE) for v in model if v is not None]
+    else:
+        best = max(rrfs, default=0.0) or 1.0
+        relevances = [rrf / best for rrf in rrfs]
+    rows = []
+    for cand, rrf, relevance, learned in zip(pool, rrfs, relevances, model, strict=True):
+        memory, weights = cand.memory, policy.weights[cand.memory.layer]
+        rec = time_fit(memory, intent, NOW, policy.recency_half_life)
+        freq = frequency(memory.access_count, policy.frequency_saturation)
+        prior = weights.similarity + weights.recency * rec + weights.frequency * freq
+        layer_score = relevance * prior / (weights.similarity + weights.recency + weights.frequency)
+        final = policy.relevance_weight * layer_score + (1.0 - policy.relevance_weight) * memory.importance
+        if memory.source == "agent_inferred":
+            final *= policy.inferred_penalty
+        rows.append((cand, rrf, learned, relevance, rec, freq, final))
+    rows.sort(key=lambda r: (-r[6], -(r[0].vector_similarity or 0.0), str(r[0].memory.id)))
+    return rows
+
+
+@st.composite
+def _tied_pools(draw: st.DrawFn) -> list[Candidate]:
+    """Pools where some candidates are copies of others under another id: equal scores, ordered by id."""
+    pool = draw(_pools)
+    if not pool:
+        return pool
+    copies = []
+    for original in draw(st.lists(st.sampled_from(pool), max_size=10)):
+        new_id = uuid.UUID(int=draw(st.integers(0, 2**128 - 1)))
+        copies.append(
+            original.model_copy(update={"memory": original.memory.model_copy(update={"id": new_id})})
+        )
+    return draw(st.permutations(pool + copies))
+
+
+@settings(max_examples=150, deadline=None)
+@given(pool=_tied_pools(), query=_queries, learned=st.booleans())
+def test_score_candidates_equals_its_plain_definition_exactly(
+    pool: list[Candidate], query: str, learned: bool
+) -> None:
+    policy = RankingPolicy(learned=load_ranker() if learned else None)
+    request = SearchRequest(text=query, top_k=10, now=NOW)
+    intent = detect_time_intent(query, NOW)
+    scored = score_candidates(pool, policy=policy, now=NOW, intent=intent, request=request)
+    expected = _reference_scored(pool, policy, request, intent)
+    assert [
+        (s.candidate, s.rrf, s.model, s.relevance, s.time, s.frequency, s.final) for s in scored
+    ] == expected

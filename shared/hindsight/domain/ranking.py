@@ -227,12 +227,7 @@ def score_candidates(
     """Every candidate scored, best first (ties: similarity, then id). ``request`` (the query) is what
     the learned ranker's features read; without it, or without a learned ranker in the policy, relevance
     is the weighted RRF. SearchHit models are built by ``ScoredCandidate.hit``, for returned hits only."""
-    rrfs = [
-        reciprocal_rank_fusion(
-            (c.vector_rank, c.keyword_rank, c.entity_rank), policy.rrf_k, policy.signal_weights
-        )
-        for c in candidates
-    ]
+    rrfs = _fused(candidates, policy)
     model: list[float | None]
     if policy.learned is not None and request is not None and candidates:
         model = list(policy.learned.score(candidate_features(candidates, request), candidates))
@@ -242,23 +237,68 @@ def score_candidates(
         model = [None] * len(candidates)
         best = max(rrfs, default=0.0) or 1.0
         relevances = [rrf / best for rrf in rrfs]
+    # per layer: its weights and their sum, the same floats for every candidate of the layer
+    layers = {
+        name: (w.similarity, w.recency, w.frequency, w.similarity + w.recency + w.frequency)
+        for name, w in policy.weights.items()
+    }
+    keep = 1.0 - policy.relevance_weight
+    saturation, half_life = policy.frequency_saturation, policy.recency_half_life
     scored: list[ScoredCandidate] = []
+    keys = []
     for cand, rrf, relevance, learned in zip(candidates, rrfs, relevances, model, strict=True):
         memory = cand.memory
-        weights = policy.weights[memory.layer]
-        rec = time_fit(memory, intent, now, policy.recency_half_life)
-        freq = frequency(memory.access_count, policy.frequency_saturation)
+        similarity, recency_weight, frequency_weight, total = layers[memory.layer]
+        rec = 1.0 if intent is None else time_fit(memory, intent, now, half_life)
+        freq = frequency(memory.access_count, saturation)
         # Time and frequency are priors: they scale relevance (and so re-order near-ties) but cannot lift
         # an irrelevant memory — an additive frequency term let often-recalled memories crowd every
         # result list (LoCoMo conv-26 recall@5 0.494 → 0.422, bench/locomo_eval.py).
-        prior = weights.similarity + weights.recency * rec + weights.frequency * freq
-        layer_score = relevance * prior / (weights.similarity + weights.recency + weights.frequency)
-        final = policy.relevance_weight * layer_score + (1.0 - policy.relevance_weight) * memory.importance
+        prior = similarity + recency_weight * rec + frequency_weight * freq
+        layer_score = relevance * prior / total
+        final = policy.relevance_weight * layer_score + keep * memory.importance
         if memory.source == "agent_inferred":
             final *= policy.inferred_penalty
         scored.append(ScoredCandidate(cand, rrf, learned, relevance, rec, freq, final))
-    scored.sort(key=lambda s: (-s.final, -(s.candidate.vector_similarity or 0.0), str(s.candidate.memory.id)))
-    return scored
+        # the id's integer orders as its text does (fixed-width hex), without formatting every id
+        keys.append((-final, -(cand.vector_similarity or 0.0), memory.id.int))
+    order = sorted(range(len(scored)), key=keys.__getitem__)
+    return [scored[i] for i in order]
+
+
+def _fused(candidates: Sequence[Candidate], policy: RankingPolicy) -> list[float]:
+    """``reciprocal_rank_fusion`` of each candidate's (vector, keyword, entity) ranks with the policy's k
+    and weights, the same sum in the same order, without a call and a list per candidate.
+
+    Raises:
+        ValueError: as ``reciprocal_rank_fusion``.
+    """
+    k, weights = policy.rrf_k, tuple(policy.signal_weights)
+    if len(weights) != 3 or not candidates:
+        return [
+            reciprocal_rank_fusion((c.vector_rank, c.keyword_rank, c.entity_rank), k, weights)
+            for c in candidates
+        ]
+    if k < 1:
+        raise ValueError("k must be ≥ 1")
+    vector, keyword, entity = weights
+    out = []
+    for c in candidates:
+        total = 0.0
+        if (rank := c.vector_rank) is not None:
+            total += vector / (k + _checked(rank))
+        if (rank := c.keyword_rank) is not None:
+            total += keyword / (k + _checked(rank))
+        if (rank := c.entity_rank) is not None:
+            total += entity / (k + _checked(rank))
+        out.append(total)
+    return out
+
+
+def _checked(rank: int) -> int:
+    if rank < 1:
+        raise ValueError("ranks start at 1")
+    return rank
 
 
 def demote_injections(hits: Sequence[SearchHit], policy: RankingPolicy, window: int) -> list[SearchHit]:
