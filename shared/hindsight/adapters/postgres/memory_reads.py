@@ -15,11 +15,10 @@ from pydantic import BaseModel
 
 from hindsight.adapters.postgres.rows import (
     MEMORY_COLUMNS,
-    fetch_all,
     history_from_row,
     memory_from_row,
     relation_from_row,
-    tenant_read,
+    tenant_rows,
     vector_literal,
 )
 from hindsight.domain.limits import SHARE_WITH_EVERY_AGENT
@@ -237,8 +236,7 @@ class PostgresMemoryReader:
         ).format(keyword=keyword, entity=entity, columns=CANDIDATE_COLUMNS)
 
         async def rows_of(statement: sql.Composed) -> list[dict[str, Any]]:
-            async with tenant_read(self._pool, scope.tenant_id) as conn:
-                return await fetch_all(conn, statement, params)
+            return await tenant_rows(self._pool, scope.tenant_id, statement, params)
 
         # Two statements on two connections at once: Postgres runs a statement's CTEs one after the
         # other on one core, the vector probe and the full-text ranking each take about half of the
@@ -251,15 +249,15 @@ class PostgresMemoryReader:
         """Up to ``limit`` memories passing the request's filters, latest first (when they happened,
         else when written); the request's text is not used."""
         where, params = _filters(scope, request)
-        async with tenant_read(self._pool, scope.tenant_id) as conn:
-            rows = await fetch_all(
-                conn,
-                sql.SQL(
-                    """SELECT {columns} FROM memories m WHERE {where}
+        rows = await tenant_rows(
+            self._pool,
+            scope.tenant_id,
+            sql.SQL(
+                """SELECT {columns} FROM memories m WHERE {where}
                        ORDER BY coalesce(m.occurred_at, m.created_at) DESC, m.id DESC LIMIT %(limit)s"""
-                ).format(columns=MEMORY_COLUMNS, where=where),
-                params | {"limit": limit},
-            )
+            ).format(columns=MEMORY_COLUMNS, where=where),
+            params | {"limit": limit},
+        )
         return [memory_from_row(r) for r in rows]
 
     async def get(self, scope: Scope, memory_id: UUID) -> StoredMemory | None:
@@ -269,44 +267,43 @@ class PostgresMemoryReader:
     async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]:
         """The memories among ``ids`` (any status) the scope may read — its own and those shared with
         its agent — in the order asked."""
-        async with tenant_read(self._pool, scope.tenant_id) as conn:
-            rows = await fetch_all(
-                conn,
-                sql.SQL(
-                    "SELECT {c} FROM memories m "
-                    "WHERE m.tenant_id = %(t)s AND {visible} AND m.id = ANY(%(ids)s)"
-                ).format(c=MEMORY_COLUMNS, visible=sql.SQL(visible("m"))),  # type: ignore[arg-type]
-                {"t": scope.tenant_id, "agent": scope.agent_id, "readers": readers(scope), "ids": list(ids)},
-            )
+        rows = await tenant_rows(
+            self._pool,
+            scope.tenant_id,
+            sql.SQL(
+                "SELECT {c} FROM memories m WHERE m.tenant_id = %(t)s AND {visible} AND m.id = ANY(%(ids)s)"
+            ).format(c=MEMORY_COLUMNS, visible=sql.SQL(visible("m"))),  # type: ignore[arg-type]
+            {"t": scope.tenant_id, "agent": scope.agent_id, "readers": readers(scope), "ids": list(ids)},
+        )
         by_id = {r["id"]: memory_from_row(r) for r in rows}
         return [by_id[i] for i in ids if i in by_id]
 
     async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]:
         """Relations touching any of ``ids`` (either end) whose both ends the scope may read (a shared
         memory's links to its owner's private memories stay hidden)."""
-        async with tenant_read(self._pool, scope.tenant_id) as conn:
-            rows = await fetch_all(
-                conn,
-                f"""SELECT r.from_id, r.to_id, r.kind, r.strength, r.reason, r.created_at
+        rows = await tenant_rows(
+            self._pool,
+            scope.tenant_id,
+            f"""SELECT r.from_id, r.to_id, r.kind, r.strength, r.reason, r.created_at
                     FROM memory_relations r
                     JOIN memories a ON a.id = r.from_id AND a.tenant_id = r.tenant_id
                     JOIN memories b ON b.id = r.to_id AND b.tenant_id = r.tenant_id
                     WHERE r.tenant_id = %(t)s AND (r.from_id = ANY(%(ids)s) OR r.to_id = ANY(%(ids)s))
                       AND {visible("a")} AND {visible("b")}
                     ORDER BY r.created_at""",  # type: ignore[arg-type]
-                {"t": scope.tenant_id, "ids": list(ids), "agent": scope.agent_id, "readers": readers(scope)},
-            )
+            {"t": scope.tenant_id, "ids": list(ids), "agent": scope.agent_id, "readers": readers(scope)},
+        )
         return [relation_from_row(r) for r in rows]
 
     async def history(self, scope: Scope, memory_id: UUID) -> list[HistoryEntry]:
-        async with tenant_read(self._pool, scope.tenant_id) as conn:
-            rows = await fetch_all(
-                conn,
-                """SELECT h.action, h.reason, h.changes, h.actor, h.at FROM memory_history h
+        rows = await tenant_rows(
+            self._pool,
+            scope.tenant_id,
+            """SELECT h.action, h.reason, h.changes, h.actor, h.at FROM memory_history h
                    JOIN memories m ON m.id = h.memory_id
                    WHERE h.tenant_id = %s AND m.agent_id = %s AND h.memory_id = %s ORDER BY h.at, h.id""",
-                (scope.tenant_id, scope.agent_id, memory_id),
-            )
+            (scope.tenant_id, scope.agent_id, memory_id),
+        )
         return [history_from_row(r) for r in rows]
 
     async def history_after(
@@ -316,22 +313,22 @@ class PostgresMemoryReader:
         reads rewind through them). Ids without changes since are left out."""
         if not ids:
             return {}
-        async with tenant_read(self._pool, scope.tenant_id) as conn:
-            rows = await fetch_all(
-                conn,
-                f"""SELECT h.memory_id, h.action, h.reason, h.changes, h.actor, h.at FROM memory_history h
+        rows = await tenant_rows(
+            self._pool,
+            scope.tenant_id,
+            f"""SELECT h.memory_id, h.action, h.reason, h.changes, h.actor, h.at FROM memory_history h
                     JOIN memories m ON m.id = h.memory_id AND m.tenant_id = h.tenant_id
                     WHERE h.tenant_id = %(t)s AND h.memory_id = ANY(%(ids)s) AND h.at > %(at)s
                       AND {visible("m")}
                     ORDER BY h.at, h.id""",  # type: ignore[arg-type]
-                {
-                    "t": scope.tenant_id,
-                    "ids": list(ids),
-                    "at": at,
-                    "agent": scope.agent_id,
-                    "readers": readers(scope),
-                },
-            )
+            {
+                "t": scope.tenant_id,
+                "ids": list(ids),
+                "at": at,
+                "agent": scope.agent_id,
+                "readers": readers(scope),
+            },
+        )
         out: dict[UUID, list[HistoryEntry]] = {}
         for r in rows:
             out.setdefault(r["memory_id"], []).append(history_from_row(r))
@@ -388,8 +385,9 @@ class PostgresMemoryReader:
             "up": direction in ("causes", "both"),
             "down": direction in ("effects", "both"),
         }
-        async with tenant_read(self._pool, scope.tenant_id) as conn:
-            rows = await fetch_all(conn, sql.SQL(query).format(columns=MEMORY_COLUMNS), params)  # type: ignore[arg-type]
+        rows = await tenant_rows(
+            self._pool, scope.tenant_id, sql.SQL(query).format(columns=MEMORY_COLUMNS), params
+        )  # type: ignore[arg-type]
         chains: dict[UUID, list[ChainLink]] = {}
         for r in rows:
             chains.setdefault(r["origin"], []).append(ChainLink(step=r["step"], memory=memory_from_row(r)))
@@ -401,27 +399,27 @@ class PostgresMemoryReader:
         positions = [m.position for m in around if m.position is not None]
         if not positions or window < 1:
             return []
-        async with tenant_read(self._pool, scope.tenant_id) as conn:
-            rows = await fetch_all(
-                conn,
-                sql.SQL(
-                    """SELECT DISTINCT {c} FROM unnest(%(conv)s::text[], %(sess)s::int[], %(turn)s::int[])
+        rows = await tenant_rows(
+            self._pool,
+            scope.tenant_id,
+            sql.SQL(
+                """SELECT DISTINCT {c} FROM unnest(%(conv)s::text[], %(sess)s::int[], %(turn)s::int[])
                            AS p(conv, sess, turn)
                        JOIN memories m ON m.tenant_id = %(t)s AND m.conversation_id = p.conv
                         AND coalesce(m.session_index, 0) = p.sess
                         AND m.turn_index BETWEEN p.turn - %(w)s AND p.turn + %(w)s
                        WHERE {visible} AND m.status <> 'forgotten'"""
-                ).format(c=MEMORY_COLUMNS, visible=sql.SQL(visible("m"))),  # type: ignore[arg-type]
-                {
-                    "t": scope.tenant_id,
-                    "agent": scope.agent_id,
-                    "readers": readers(scope),
-                    "conv": [p[0] for p in positions],
-                    "sess": [p[1] for p in positions],
-                    "turn": [p[2] for p in positions],
-                    "w": window,
-                },
-            )
+            ).format(c=MEMORY_COLUMNS, visible=sql.SQL(visible("m"))),  # type: ignore[arg-type]
+            {
+                "t": scope.tenant_id,
+                "agent": scope.agent_id,
+                "readers": readers(scope),
+                "conv": [p[0] for p in positions],
+                "sess": [p[1] for p in positions],
+                "turn": [p[2] for p in positions],
+                "w": window,
+            },
+        )
         return [memory_from_row(r) for r in rows]
 
 

@@ -4,9 +4,12 @@ database is still starting (a pitfall the seeds list: "DB not ready at start")."
 from __future__ import annotations
 
 import logging
+import select
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
+from weakref import WeakKeyDictionary
 
 from pgvector.psycopg import register_vector_async
 from psycopg import AsyncConnection, OperationalError
@@ -26,14 +29,40 @@ async def _configure(conn: AsyncConnection) -> None:
     await conn.set_autocommit(True)
 
 
+TRUSTED_IDLE_S = 1.0
+"""A connection back in the pool for less than this, whose socket has nothing to read, is handed out
+without the checkout round trip (see ``HindsightPool``)."""
+
+
 class HindsightPool(AsyncConnectionPool):
     """AsyncConnectionPool whose connections are checked on checkout (a server restart leaves broken
     ones behind) and whose connection failures are ``Unavailable`` — "retry later" to a caller, a
     failed batch that SQS redelivers to a worker — instead of driver errors.
 
+    The check is a round trip (an empty query), one per read: a search makes three reads one after
+    the other (issue 15). It is skipped for a connection returned less than ``TRUSTED_IDLE_S`` ago
+    whose socket has nothing to read: a server that ends a session (restart, terminated backend,
+    idle timeout) sends an error and closes the socket, which makes it readable, and then the full
+    check runs and the pool replaces the connection. What only the round trip would find — a peer
+    gone silently, e.g. after a Lambda instance was frozen — takes longer than that to happen; if it
+    does within it, that one read fails ``Unavailable`` and the broken connection is discarded.
+
     Only lost or refused connections are translated (``OperationalError``, pool timeouts); constraint
     violations and SQL errors pass unchanged.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._returned_at: WeakKeyDictionary[AsyncConnection, float] = WeakKeyDictionary()
+        super().__init__(*args, check=self._check_unless_fresh, **kwargs)
+
+    async def putconn(self, conn: AsyncConnection) -> None:
+        self._returned_at[conn] = time.monotonic()
+        await super().putconn(conn)
+
+    async def _check_unless_fresh(self, conn: AsyncConnection) -> None:
+        returned = self._returned_at.get(conn)
+        if returned is None or time.monotonic() - returned >= TRUSTED_IDLE_S or _has_input(conn):
+            await AsyncConnectionPool.check_connection(conn)
 
     @asynccontextmanager
     async def connection(self, timeout: float | None = None) -> AsyncIterator[AsyncConnection]:  # noqa: ASYNC109 - psycopg_pool's signature
@@ -42,6 +71,16 @@ class HindsightPool(AsyncConnectionPool):
                 yield conn
         except (PoolTimeout, OperationalError) as exc:
             raise Unavailable(f"the database is unavailable ({type(exc).__name__})") from exc
+
+
+def _has_input(conn: AsyncConnection) -> bool:
+    """Whether an idle connection's socket is readable (the server said something, or closed it)."""
+    try:
+        poller = select.poll()  # not select(): descriptors past 1023 are fine
+        poller.register(conn.fileno(), select.POLLIN)
+        return bool(poller.poll(0))
+    except (OperationalError, OSError, ValueError):  # closed: no descriptor any more
+        return True
 
 
 async def open_pool(
@@ -74,7 +113,6 @@ async def open_pool(
         kwargs=kwargs,
         timeout=timeout_s,
         reconnect_timeout=timeout_s,
-        check=AsyncConnectionPool.check_connection,
     )
     started = time.monotonic()
     try:

@@ -44,12 +44,15 @@ def vector_literal(embedding: Vector) -> str:
     return "[" + ",".join(["%.7g"] * len(embedding)) % tuple(embedding) + "]"
 
 
+_SET_TENANT = "SELECT set_config('hindsight.tenant_id', %s, true)"
+
+
 @asynccontextmanager
 async def tenant_transaction(pool: AsyncConnectionPool, tenant_id: str) -> AsyncIterator[AsyncConnection]:
     """A transaction whose ``hindsight.tenant_id`` setting names the tenant (the row-level-security
     policies key on it, a second wall behind the WHERE clauses every statement carries)."""
     async with pool.connection() as conn, conn.transaction():
-        await conn.execute("SELECT set_config('hindsight.tenant_id', %s, true)", (tenant_id,))
+        await conn.execute(_SET_TENANT, (tenant_id,))
         yield conn
 
 
@@ -58,8 +61,24 @@ async def tenant_read(pool: AsyncConnectionPool, tenant_id: str) -> AsyncIterato
     """``tenant_transaction`` in pipeline mode, for reads: BEGIN and the tenant setting travel with the
     first query instead of costing a round trip each. Errors surface when results are fetched."""
     async with pool.connection() as conn, conn.pipeline(), conn.transaction():
-        await conn.execute("SELECT set_config('hindsight.tenant_id', %s, true)", (tenant_id,))
+        await conn.execute(_SET_TENANT, (tenant_id,))
         yield conn
+
+
+async def tenant_rows(
+    pool: AsyncConnectionPool, tenant_id: str, query: Any, params: Any = None
+) -> list[dict[str, Any]]:
+    """The rows of one read statement in the tenant's transaction, in one round trip: the tenant
+    setting and the statement are pipelined on an autocommit connection, and the server runs what
+    comes before a Sync as one implicit transaction, so ``set_config(..., true)`` holds for the
+    statement and ends with it. ``tenant_read`` costs two (the rows, then COMMIT). Errors surface here."""
+    async with pool.connection() as conn:
+        async with conn.pipeline():
+            await conn.execute(_SET_TENANT, (tenant_id,))
+            cur = conn.cursor(row_factory=dict_row)
+            await cur.execute(query, params)
+        # the pipeline's exit sent the Sync and collected every result
+        return await cur.fetchall()
 
 
 async def fetch_all(conn: AsyncConnection, query: Any, params: Any = None) -> list[dict[str, Any]]:
