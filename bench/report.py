@@ -1055,6 +1055,85 @@ def _neighbours(data: dict[str, Any], out: list[str]) -> None:
     out.append("")
 
 
+def _hnsw_sweep(data: dict[str, Any], out: list[str]) -> None:
+    """Issue 15's HNSW settings: recall and probe cost per setting on one loaded store (bench/hnsw_sweep.py)
+    and the worker's database part per index definition (bench/ab_hnsw_insert.py)."""
+    sweeps = data.get("hnsw_sweep")
+    if not sweeps:
+        out.append("_Not measured yet: `python bench/hnsw_sweep.py --size 100000 --record`._\n")
+        return
+    out.append(
+        "`bench/hnsw_sweep.py` loads a tier of `bench/run.py latency` once and probes it with every "
+        "setting, the 200 queries going round-robin over one connection per setting (interleaved: the "
+        "settings share the machine's load). Probe = the search's vector statement (`ORDER BY embedding <=> "
+        "q LIMIT candidate_pool` in the tenant's agent), wall ms from the client; blocks = shared buffers it "
+        "touched (EXPLAIN BUFFERS, 50 queries): the cost regardless of the load. recall@10 = the 10 "
+        "closest rows returned against the exact top 10 of the tenant's rows; tie-aware: a row within "
+        "1e-5 of the exact 10th distance also counts (the plain figure is the target's).\n"
+    )
+    out.append(
+        "| memories | index | iterative scan | ef_search | recall@10 | tie-aware | probe p50 ms | blocks p50 "
+        "| load |"
+    )
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    runs = sorted(sweeps.values(), key=lambda r: r["size"])
+    for r in runs:
+        size = r["size"]
+        builds = {
+            "m16_efc64": {"sweep": r["sweep"]["m16_efc64"]},
+            **{k: v for k, v in r["sweep"].items() if k != "m16_efc64"},
+        }
+        if r.get("halfvec"):
+            builds["halfvec m16_efc64"] = r["halfvec"]
+        for name, b in builds.items():
+            built = f" (built {b['build']['build_s']} s)" if b.get("build") else ""
+            for row in b["sweep"]:
+                if row.get("hnsw.max_scan_tuples") not in (None, "20000"):
+                    continue
+                out.append(
+                    f"| {int(size):,} | {name}{built} | {row['hnsw.iterative_scan']} "
+                    f"| {row['hnsw.ef_search']} | **{_f(row['recall_at_10'])}** "
+                    f"| {_f(row['recall_tie_aware'])} | {_ms(row['probe_ms']['p50'])} "
+                    f"| {row.get('index_blocks_p50', '–')} | {row['load_1m'][0]} → {row['load_1m'][1]} |"
+                )
+    out.append("")
+    for r in runs:
+        size = r["size"]
+        g = r["gaps"]
+        if r.get("command"):
+            out.append(f"* `{r['command']}` (load at the end {r.get('load_1m_at_end', '?')})")
+        out.append(
+            f"* {int(size):,}: exact 10th/11th neighbour gap (cosine distance) p5 {g['gap_10_11']['5']:.1e}, "
+            f"p50 {g['gap_10_11']['50']:.1e} (10th at {g['d10_p50']}); queries with another row within 1e-5 "
+            f"of the 10th: {g['queries_with_a_tie_at_10th']} of {r['searches']}."
+        )
+        for name, v in (r.get("structure") or {}).items():
+            curve = ", ".join(f"ef {ef} {_f(x['recall_at_10'])}" for ef, x in v["by_ef_search"].items())
+            out.append(f"  * structure, {name} (bare table, m 16, ef_construction 64): {curve}")
+    out.append(
+        "\nTie-aware recall equal to the plain figure within 0.002 means the exact top 10 is well defined "
+        "(the 10th and 11th rows are not within float noise; pgvector and numpy disagree by < 1e-6). The "
+        "structure rows change only the generator at the same size: rows per real seed vector (the 1M "
+        "tier has 333, the 100k tier 33) and the noise scale (tighter blobs of near-equidistant rows are "
+        "harder for a graph search).\n"
+    )
+    ab = data.get("ab_hnsw_insert")
+    if ab:
+        out.append(
+            "Worker's database part by index definition (`bench/ab_hnsw_insert.py`: a throw-away stack per "
+            f"definition, {ab['rounds']} rounds of {ab['jobs_per_round']} hash-embedder jobs in batches of "
+            f"{ab['batch']}, interleaved; wall time of the DB part, so compare rows of the same run only):\n"
+        )
+        out.append("| index | DB part jobs/s | ms/job | ms/job above no index | jobs/s per round |")
+        out.append("|---|---|---|---|---|")
+        for name, v in ab["variants"].items():
+            out.append(
+                f"| {name} | {v['db_jobs_per_s']} | {v['db_ms_per_job']} | {v.get('index_ms_per_job', '–')} "
+                f"| {', '.join(map(str, v['per_round_jobs_per_s']))} |"
+            )
+        out.append("")
+
+
 def _ab_coldstart(data: dict[str, Any], out: list[str]) -> None:
     """Issue 15's cold start: same-run A/B pairs on each checkout's Lambda layer (bench/ab_coldstart.py)."""
     pairs = data.get("ab_coldstart")
@@ -1358,6 +1437,8 @@ def write() -> None:
     _latency(data, out)
     if not has_plot:
         out.append("_(no plot yet)_\n")
+    out.append("### Issue 15: HNSW recall and probe cost against the index's settings\n")
+    _hnsw_sweep(data, out)
     out.append("### Issue 15: MCP cold start on the Lambda layer\n")
     _ab_coldstart(data, out)
     out.append("### Issue 18: point-in-time cost\n")

@@ -415,15 +415,18 @@ class EmbeddingCache:
         tmp.replace(self.path)
 
 
-def perturbed(real: np.ndarray, count: int, seed: int = 3, scale: float = 0.5) -> np.ndarray:
+def perturbed(
+    real: np.ndarray, count: int, seed: int = 3, scale: float = 0.5, bases: int | None = None
+) -> np.ndarray:
     """``count`` unit vectors derived from the real ones: a random real vector plus Gaussian noise
     drawn from the real vectors' own covariance (so the spectrum, the anisotropy and the intrinsic
-    dimensionality stay those of the model), scaled by ``scale``; then renormalised."""
+    dimensionality stay those of the model), scaled by ``scale``; then renormalised. ``bases``: draw
+    the real vectors from the first ``bases`` only (denser clusters; bench/hnsw_sweep.py)."""
     rng = np.random.default_rng(seed)
     centred = (real - real.mean(axis=0)).astype(np.float64)
     values, vectors = np.linalg.eigh(centred.T @ centred / len(real))
     root = (vectors * np.sqrt(np.clip(values, 0, None))).astype(np.float32)  # covariance = root @ root.T
-    base = real[rng.integers(0, len(real), size=count)]
+    base = real[rng.integers(0, bases or len(real), size=count)]
     out = np.empty((count, real.shape[1]), dtype=np.float32)
     for start in range(0, count, 16384):
         stop = min(count, start + 16384)
