@@ -1101,7 +1101,9 @@ def _hnsw_sweep(data: dict[str, Any], out: list[str]) -> None:
         size = r["size"]
         g = r["gaps"]
         if r.get("command"):
-            out.append(f"* `{r['command']}` (load at the end {r.get('load_1m_at_end', '?')})")
+            load = f"load at the end {r['load_1m_at_end']}" if "load_1m_at_end" in r else ""
+            note = "; ".join(x for x in (load, r.get("note", "")) if x)
+            out.append(f"* `{r['command']}`" + (f" ({note})" if note else ""))
         out.append(
             f"* {int(size):,}: exact 10th/11th neighbour gap (cosine distance) p5 {g['gap_10_11']['5']:.1e}, "
             f"p50 {g['gap_10_11']['50']:.1e} (10th at {g['d10_p50']}); queries with another row within 1e-5 "
