@@ -1,6 +1,7 @@
 """Same-run A/B of the MCP function's cold start between two checkouts, on the Lambda layer each builds.
 
     python bench/ab_coldstart.py <baseline checkout> <candidate checkout> [--runs 12] [--record] [--note TEXT]
+                                 [--database-url]
 
 What a Lambda cold start runs is the layer, not this virtualenv: the dependencies as Linux wheels for the
 runtime's Python, ``.pyc`` precompiled for it (or not: ``infra/sam/Makefile``'s ``NO_PYC_REGEX``), minus
@@ -12,7 +13,12 @@ environment (``POWERTOOLS_*``, ...) and is a fresh interpreter of the Lambda ver
 ``PYTHONPATH`` (``/opt/python`` in Lambda). The probe is this checkout's ``bench/coldstart_probe.py``
 beside a copy of the side's ``functions/`` (the handler Lambda imports), so both sides are timed alike.
 
-One local stack (this checkout's code; the migrations must suit both sides) serves every probe. Each
+One local stack (this checkout's code; the migrations must suit both sides) serves every probe. As
+deployed, the functions find their database through ``HINDSIGHT_DATABASE_SECRET_ARN`` and read it from
+Secrets Manager during the first invocation: so do the probes, from an RDS-shaped secret in the stack's
+emulator (moto in server mode on 127.0.0.1, over HTTP; ``common.stack_database_secret_env``), with the three
+credential variables Lambda gives a function. ``--database-url`` gives them the URL instead (no secret read:
+this harness's only mode before 2026-12-05). Each
 probe sends the canonical events of ``tests/events``: ``initialize`` (the first answer: what the issue
 calls the cold start, import of app.py + first invocation), then ``memory_search`` twice (the first one
 loads the embedder and the ranker, the second is warm). The sides alternate A B, B A, ... so the drift of
@@ -42,6 +48,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 STEPS = ("first_answer", "first_search", "warm_search")
 """initialize (import of app.py + first invocation), the first memory_search, a warm memory_search."""
+DATABASE_MODES = {
+    "secret": "database from a Secrets Manager secret read at cold start (moto over HTTP), as deployed",
+    "url": "database URL in the environment (no Secrets Manager read: not as deployed)",
+}
+"""How the probes find their database (``--database-url``), as the report says it."""
 
 
 def lambda_python(wanted: str) -> str:
@@ -192,9 +203,14 @@ def main() -> None:
     )
     parser.add_argument("--record", action="store_true", help="merge into bench/results/latest.json")
     parser.add_argument("--note", default="", help="what the pair isolates, for the report")
+    parser.add_argument(
+        "--database-url",
+        action="store_true",
+        help="give the probes HINDSIGHT_DATABASE_URL instead of a secret to read (not as deployed)",
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
-    from common import stack_function_env
+    from common import stack_database_secret_env, stack_function_env
 
     from hindsight.local.stack import LocalStack
 
@@ -214,6 +230,9 @@ def main() -> None:
                 **stack_function_env(settings),
             }
             env.pop("PYTHONPATH", None)
+            if not args.database_url:
+                env.pop("HINDSIGHT_DATABASE_URL")
+                env.update(stack_database_secret_env(settings))
             for key in ("a", "b"):  # one unrecorded run each: the page cache holds both layers
                 probe(scratch[key], python, events_file, env)
             uptime_before, load_before = _uptime(), os.getloadavg()
@@ -235,6 +254,7 @@ def main() -> None:
         "a": {"sha": _sha(sides["a"]), "dirty": _dirty(sides["a"]), "checkout": str(sides["a"])},
         "b": {"sha": _sha(sides["b"]), "dirty": _dirty(sides["b"]), "checkout": str(sides["b"])},
         "runs": args.runs,
+        "database": "url" if args.database_url else "secret",
         "python": version,
         "summary": summary,
         "uptime_before": uptime_before,
@@ -247,6 +267,7 @@ def main() -> None:
     }
     print(f"A = {result['a']['sha']} ({sides['a']}), B = {result['b']['sha']} ({sides['b']}); {version}")
     print(f"uptime before: {uptime_before}\nuptime after:  {uptime_after}")
+    print(DATABASE_MODES[result["database"]])
     print(f"{'step':<20} {'A p50 / p90 ms':>18} {'B p50 / p90 ms':>18} {'B/A p50':>8}")
     for name, s in summary.items():
         print(

@@ -148,6 +148,57 @@ def stack_function_env(settings: Any) -> dict[str, str]:
     }
 
 
+LAMBDA_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "hindsight-local",
+    "AWS_SECRET_ACCESS_KEY": "hindsight-local",
+    "AWS_SESSION_TOKEN": "hindsight-local-session",
+}
+"""What Lambda gives every function's process: its role's temporary credentials, as these three variables
+(dummies: the emulator accepts any)."""
+
+
+def stack_database_secret_env(settings: Any) -> dict[str, str]:
+    """The environment of a function that reads its database from Secrets Manager, as deployed
+    (template.yaml: ``HINDSIGHT_DATABASE_SECRET_ARN``, no URL), against a local stack: an RDS-shaped
+    secret is created in the stack's emulator (moto over HTTP) naming the stack's database.
+
+    The embedded Postgres listens on a Unix socket only; libpq reads a percent-encoded socket folder as a
+    URI's host, so that is the secret's ``host`` (the adapter puts the host into the URL as it is). The
+    password is a placeholder the local server never asks for (it trusts local connections). The caller
+    drops ``HINDSIGHT_DATABASE_URL`` from ``stack_function_env``'s environment."""
+    from urllib.parse import parse_qs, quote, urlparse
+
+    import boto3
+
+    url = urlparse(settings.require_database_url())
+    secret = {
+        "engine": "postgres",
+        "host": quote(parse_qs(url.query)["host"][0], safe=""),
+        "port": url.port or 5432,
+        "username": url.username,
+        "password": "unused-local-trust",
+        "dbname": url.path.lstrip("/"),
+    }
+    region = settings.aws_region
+    client: Any = boto3.client(
+        "secretsmanager",
+        endpoint_url=settings.aws_endpoint_url,
+        region_name=region,
+        aws_access_key_id=LAMBDA_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=LAMBDA_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+    )
+    arn: str = client.create_secret(
+        Name=f"hindsight/database-{os.getpid()}-{time.monotonic_ns()}", SecretString=json.dumps(secret)
+    )["ARN"]
+    return {
+        "HINDSIGHT_DATABASE_SECRET_ARN": arn,
+        "HINDSIGHT_AWS_REGION": region,
+        "AWS_REGION": region,
+        "AWS_DEFAULT_REGION": region,
+        **LAMBDA_CREDENTIALS,
+    }
+
+
 def bench_tmpdir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"hindsight-bench-{prefix}-"))
 
