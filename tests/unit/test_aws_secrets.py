@@ -1,5 +1,5 @@
 """Secrets read at cold start from a real Secrets Manager API: moto in server mode over HTTP (the same
-emulator the local stack uses for SQS), so boto3, Powertools Parameters and the parsing are all real."""
+emulator the local stack uses for SQS), so botocore and the parsing are real."""
 
 from __future__ import annotations
 
