@@ -1,7 +1,7 @@
 """Same-run A/B of the MCP function's cold start between two checkouts, on the Lambda layer each builds.
 
     python bench/ab_coldstart.py <baseline checkout> <candidate checkout> [--runs 12] [--record] [--note TEXT]
-                                 [--database-url]
+                                 [--database-url | --no-extension]
 
 What a Lambda cold start runs is the layer, not this virtualenv: the dependencies as Linux wheels for the
 runtime's Python, ``.pyc`` precompiled for it (or not: ``infra/sam/Makefile``'s ``NO_PYC_REGEX``), minus
@@ -18,7 +18,12 @@ deployed, the functions find their database through ``HINDSIGHT_DATABASE_SECRET_
 Secrets Manager during the first invocation: so do the probes, from an RDS-shaped secret in the stack's
 emulator (moto in server mode on 127.0.0.1, over HTTP; ``common.stack_database_secret_env``), with the three
 credential variables Lambda gives a function. ``--database-url`` gives them the URL instead (no secret read:
-this harness's only mode before 2026-12-05). Each
+this harness's only mode before 2026-12-05). A side whose template gives its functions
+``PARAMETERS_SECRETS_EXTENSION_HTTP_PORT`` (the AWS Parameters and Secrets Lambda Extension's layer is
+attached: template parameter ``SecretsExtensionLayerArn``) reads the secret through the extension: here a
+stand-in serving the extension's documented HTTP contract from the same emulator
+(``hindsight.local.secrets_extension``; the extension itself runs only inside Lambda, and its own start
+there is not counted). ``--no-extension`` measures such a side as deployed without that parameter. Each
 probe sends the canonical events of ``tests/events``: ``initialize`` (the first answer: what the issue
 calls the cold start, import of app.py + first invocation), then ``memory_search`` twice (the first one
 loads the embedder and the ranker, the second is warm). The sides alternate A B, B A, ... so the drift of
@@ -33,6 +38,7 @@ before and after; ``--record`` also merges the result into ``bench/results/lates
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -53,6 +59,7 @@ DATABASE_MODES = {
     "url": "database URL in the environment (no Secrets Manager read: not as deployed)",
 }
 """How the probes find their database (``--database-url``), as the report says it."""
+EXTENSION_PORT_VARIABLE = "PARAMETERS_SECRETS_EXTENSION_HTTP_PORT"
 
 
 def lambda_python(wanted: str) -> str:
@@ -100,6 +107,17 @@ def build_side(checkout: Path, scratch: Path, python: str) -> Path:
 def template_environment(checkout: Path) -> dict[str, str]:
     """The literal values of the checkout's template.yaml ``Globals`` function environment (those set by
     ``!Ref``/``!If`` are the deployment's: the probe gets the local stack's instead)."""
+    return {k: v for k, v in template_variables(checkout).items() if isinstance(v, str)}
+
+
+def uses_extension(checkout: Path) -> bool:
+    """Whether the checkout's template gives its functions the Parameters and Secrets extension's port
+    (then, with the extension's layer, its code reads secrets through the extension)."""
+    return EXTENSION_PORT_VARIABLE in template_variables(checkout)
+
+
+def template_variables(checkout: Path) -> dict[str, Any]:
+    """The checkout's template.yaml ``Globals`` function environment (``!Ref``/``!If`` values as None)."""
     import yaml
 
     class Loader(yaml.SafeLoader):
@@ -107,8 +125,8 @@ def template_environment(checkout: Path) -> dict[str, str]:
 
     Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
     template = yaml.load((checkout / "template.yaml").read_text(), Loader=Loader)  # noqa: S506
-    variables = template["Globals"]["Function"]["Environment"]["Variables"]
-    return {k: v for k, v in variables.items() if isinstance(v, str)}
+    variables: dict[str, Any] = template["Globals"]["Function"]["Environment"]["Variables"]
+    return variables
 
 
 def events(token: str) -> list[dict[str, Any]]:
@@ -203,25 +221,37 @@ def main() -> None:
     )
     parser.add_argument("--record", action="store_true", help="merge into bench/results/latest.json")
     parser.add_argument("--note", default="", help="what the pair isolates, for the report")
-    parser.add_argument(
+    modes = parser.add_mutually_exclusive_group()
+    modes.add_argument(
         "--database-url",
         action="store_true",
         help="give the probes HINDSIGHT_DATABASE_URL instead of a secret to read (not as deployed)",
+    )
+    modes.add_argument(
+        "--no-extension",
+        action="store_true",
+        help="no Parameters and Secrets extension stand-in, even for a side whose template can use one",
     )
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from common import stack_database_secret_env, stack_function_env
 
+    from hindsight.local.secrets_extension import SecretsExtensionStandIn
     from hindsight.local.stack import LocalStack
 
     python = lambda_python(args.python)
     version = subprocess.run([python, "-V"], capture_output=True, text=True).stdout.strip()
     sides = {"a": args.baseline.resolve(), "b": args.candidate.resolve()}
     work = Path(tempfile.mkdtemp(prefix="hindsight-ab-cold-"))
+    extension = {
+        key: not args.database_url and not args.no_extension and uses_extension(path)
+        for key, path in sides.items()
+    }
     try:
         scratch = {key: build_side(path, work / key, python) for key, path in sides.items()}
         samples: dict[str, dict[str, list[float]]] = {"a": {}, "b": {}}
-        with LocalStack(work / "stack", ephemeral=True) as stack:
+        with contextlib.ExitStack() as running:
+            stack = running.enter_context(LocalStack(work / "stack", ephemeral=True))
             settings = stack.require_settings()
             events_file = work / "events.json"
             events_file.write_text(json.dumps(events(stack.mint_token("coldstart", "bench"))))
@@ -233,12 +263,22 @@ def main() -> None:
             if not args.database_url:
                 env.pop("HINDSIGHT_DATABASE_URL")
                 env.update(stack_database_secret_env(settings))
+            side_env = {key: env for key in sides}
+            if any(extension.values()):
+                stand_in = running.enter_context(
+                    SecretsExtensionStandIn(
+                        str(settings.aws_endpoint_url), settings.aws_region, env["AWS_SESSION_TOKEN"]
+                    )
+                )
+                for key in sides:
+                    if extension[key]:
+                        side_env[key] = {**env, EXTENSION_PORT_VARIABLE: str(stand_in.port)}
             for key in ("a", "b"):  # one unrecorded run each: the page cache holds both layers
-                probe(scratch[key], python, events_file, env)
+                probe(scratch[key], python, events_file, side_env[key])
             uptime_before, load_before = _uptime(), os.getloadavg()
             for run in range(args.runs):
                 for key in ("a", "b") if run % 2 == 0 else ("b", "a"):
-                    for name, value in probe(scratch[key], python, events_file, env).items():
+                    for name, value in probe(scratch[key], python, events_file, side_env[key]).items():
                         samples[key].setdefault(name, []).append(value)
                 print(
                     f"run {run + 1}/{args.runs}, load {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True
@@ -251,8 +291,15 @@ def main() -> None:
         a, b = _stats(samples["a"][name]), _stats(samples["b"][name])
         summary[name] = {"a": a, "b": b, "ratio_p50": round(b["p50"] / a["p50"], 3) if a["p50"] else None}
     result = {
-        "a": {"sha": _sha(sides["a"]), "dirty": _dirty(sides["a"]), "checkout": str(sides["a"])},
-        "b": {"sha": _sha(sides["b"]), "dirty": _dirty(sides["b"]), "checkout": str(sides["b"])},
+        **{
+            key: {
+                "sha": _sha(path),
+                "dirty": _dirty(path),
+                "checkout": str(path),
+                "secrets_extension": extension[key],
+            }
+            for key, path in sides.items()
+        },
         "runs": args.runs,
         "database": "url" if args.database_url else "secret",
         "python": version,
@@ -278,7 +325,8 @@ def main() -> None:
         from common import load_results, merge_results
 
         section = load_results().get("ab_coldstart") or {}
-        section[f"{result['a']['sha']}..{result['b']['sha']}"] = result
+        mode = " --database-url" if args.database_url else " --no-extension" if args.no_extension else ""
+        section[f"{result['a']['sha']}..{result['b']['sha']}{mode}"] = result  # a pair's modes side by side
         merge_results("ab_coldstart", section, result["command"])
 
 

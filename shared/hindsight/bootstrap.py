@@ -82,12 +82,16 @@ __all__ = [
 
 
 def database_url(settings: Settings) -> str:
-    """HINDSIGHT_DATABASE_URL, else the URL built from HINDSIGHT_DATABASE_SECRET_ARN (AWS)."""
+    """HINDSIGHT_DATABASE_URL, else the URL built from HINDSIGHT_DATABASE_SECRET_ARN (AWS; read through
+    the Parameters and Secrets extension when PARAMETERS_SECRETS_EXTENSION_HTTP_PORT is set)."""
     if settings.database_url is None and settings.database_secret_arn:
         from hindsight.adapters.aws_secrets import database_url_from_secret
 
         return database_url_from_secret(
-            settings.database_secret_arn, endpoint_url=settings.aws_endpoint_url, region=settings.aws_region
+            settings.database_secret_arn,
+            endpoint_url=settings.aws_endpoint_url,
+            region=settings.aws_region,
+            extension_port=settings.secrets_extension_port,
         )
     return settings.require_database_url()
 
@@ -101,7 +105,10 @@ def resolve_secrets(settings: Settings) -> Settings:
     from hindsight.adapters.aws_secrets import api_key_from_secret
 
     key = api_key_from_secret(
-        settings.openai_api_key_secret_arn, endpoint_url=settings.aws_endpoint_url, region=settings.aws_region
+        settings.openai_api_key_secret_arn,
+        endpoint_url=settings.aws_endpoint_url,
+        region=settings.aws_region,
+        extension_port=settings.secrets_extension_port,
     )
     return settings.replace(openai_api_key=key)
 

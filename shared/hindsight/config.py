@@ -26,7 +26,11 @@ ASYMMETRIC_JWT_ALGORITHMS = frozenset(
 class Settings(BaseSettings):
     """Runtime configuration. Field names map to ``HINDSIGHT_<NAME>`` environment variables."""
 
-    model_config = SettingsConfigDict(env_prefix="HINDSIGHT_", extra="ignore", frozen=True)
+    # populate_by_name: a field read from a variable of another name (an alias) still takes its own name
+    # in ``load(**overrides)`` and ``replace``.
+    model_config = SettingsConfigDict(
+        env_prefix="HINDSIGHT_", extra="ignore", frozen=True, populate_by_name=True
+    )
 
     # --- storage -------------------------------------------------------------------------------
     database_url: SecretStr | None = Field(
@@ -96,6 +100,15 @@ class Settings(BaseSettings):
     aws_region: str = Field(default="us-east-1")
     aws_endpoint_url: str | None = Field(
         default=None, description="Override for AWS endpoints (the SQS emulator, LocalStack)."
+    )
+    secrets_extension_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        validation_alias="PARAMETERS_SECRETS_EXTENSION_HTTP_PORT",
+        description="AWS: the port of the Parameters and Secrets Lambda Extension, read from the variable "
+        "the extension itself listens by (template.yaml sets it with the extension's layer). Set: secrets "
+        "are read through it (adapters.aws_secrets); unset: with botocore.",
     )
 
     # --- embeddings ----------------------------------------------------------------------------
@@ -443,7 +456,8 @@ class Settings(BaseSettings):
             lines = []
             for err in exc.errors():
                 loc = ".".join(str(p) for p in err["loc"])
-                var = f"HINDSIGHT_{loc.upper()}" if loc else "settings"
+                aliased = loc in {f.validation_alias for f in cls.model_fields.values()}  # its own name
+                var = loc if aliased else f"HINDSIGHT_{loc.upper()}" if loc else "settings"
                 lines.append(f"{var}: {err['msg']}")
             raise ConfigurationError("invalid configuration:\n  " + "\n  ".join(lines)) from None
 

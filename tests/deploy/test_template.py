@@ -59,6 +59,8 @@ REQUIRED: dict[str, set[str]] = {
     "MigrateFunction": EVERYWHERE,
 }
 SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:{}-AbCdEf"
+EXTENSION_LAYER = "arn:aws:lambda:us-east-1:123456789012:layer:AWS-Parameters-and-Secrets-Lambda-Extension:12"
+"""A layer ARN of the right shape (the real ones are per region, in the AWS Systems Manager user guide)."""
 SCENARIOS: dict[str, dict[str, str]] = {
     # samconfig.toml's dev stage: Aurora Serverless v2 and ElastiCache Serverless are created.
     "dev-created-data": {},
@@ -73,6 +75,7 @@ SCENARIOS: dict[str, dict[str, str]] = {
         "JwtAudience": "1example23456789,2example23456789",
         "JwtAudienceClaim": "client_id",
         "MaxReceiveCount": "3",
+        "SecretsExtensionLayerArn": EXTENSION_LAYER,
     },
     "openai": {
         "Embedder": "openai",
@@ -91,7 +94,7 @@ def _params(scenario: str) -> dict[str, str]:
 
 def _settings_from(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Settings:
     for name in list(os.environ):
-        if name.startswith("HINDSIGHT_"):
+        if name.startswith("HINDSIGHT_") or name == "PARAMETERS_SECRETS_EXTENSION_HTTP_PORT":
             monkeypatch.delenv(name)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -237,7 +240,11 @@ def test_every_function_is_traced_logged_and_in_the_vpc(transformed: dict[str, A
         assert props["VpcConfig"]["SubnetIds"] == {"Ref": "SubnetIds"}, name
         assert "Ref" in props["LoggingConfig"]["LogGroup"], name
         assert (props["Runtime"], props["Architectures"]) == ("python3.12", ["x86_64"]), name
-        assert len(props["Layers"]) == 1, name
+        # The Hindsight layer, and the Parameters and Secrets extension's when its ARN is given.
+        assert props["Layers"][0]["Ref"].startswith("HindsightLayer"), name  # SAM appends a hash
+        assert props["Layers"][1:] == [
+            {"Fn::If": ["HasSecretsExtension", {"Ref": "SecretsExtensionLayerArn"}, {"Ref": "AWS::NoValue"}]}
+        ], name
 
 
 # ---- what each function gets --------------------------------------------------------------------------
@@ -276,6 +283,11 @@ def test_each_function_gets_every_setting_it_needs(
 
     settings = _settings_from(env, monkeypatch)  # Settings' own rules (e.g. OpenAI needs a key)
     assert settings.database_url is None, "credentials come from Secrets Manager"
+    # Through the Parameters and Secrets extension exactly when its layer is attached.
+    with_extension = "SecretsExtensionLayerArn" in SCENARIOS[scenario]
+    assert settings.secrets_extension_port == (2773 if with_extension else None)
+    layers = evaluator.value(template["Globals"]["Function"]["Layers"])
+    assert (EXTENSION_LAYER in layers) == with_extension
     assert (settings.database_secret_arn or "").startswith("arn:aws:secretsmanager:")
     assert settings.aws_endpoint_url is None
     if "redis_url" in REQUIRED[function]:

@@ -1,5 +1,7 @@
 """Secrets read at cold start from a real Secrets Manager API: moto in server mode over HTTP (the same
-emulator the local stack uses for SQS), so botocore and the parsing are real."""
+emulator the local stack uses for SQS), so botocore and the parsing are real. The AWS Parameters and
+Secrets Lambda Extension runs only inside Lambda: its path is tested against a stand-in serving the
+extension's documented HTTP contract from the same emulator (hindsight.local.secrets_extension)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from hindsight.adapters.aws_secrets import api_key_from_secret, database_url_fro
 from hindsight.bootstrap import make_embedder, resolve_secrets
 from hindsight.config import Settings
 from hindsight.domain.errors import ConfigurationError
+from hindsight.local.ports import free_port
+from hindsight.local.secrets_extension import SecretsExtensionStandIn
 from hindsight.local.sqs_emulator import SqsEmulator
 
 REGION = "us-east-1"
@@ -140,3 +144,87 @@ def test_resolve_secrets_makes_no_call_when_the_key_is_given() -> None:
     assert resolve_secrets(settings) is settings
     plain = Settings.load()
     assert resolve_secrets(plain) is plain
+
+
+# ---- through the AWS Parameters and Secrets Lambda Extension (its HTTP contract, served by a stand-in) --
+
+
+SESSION_TOKEN = "session-token-of-this-function"
+
+
+@pytest.fixture
+def extension(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[SecretsExtensionStandIn]:
+    monkeypatch.setenv("AWS_SESSION_TOKEN", SESSION_TOKEN)
+    with SecretsExtensionStandIn(moto_endpoint, REGION, SESSION_TOKEN) as stand_in:
+        yield stand_in
+
+
+def test_the_database_url_is_read_through_the_extension(
+    moto_endpoint: str, extension: SecretsExtensionStandIn
+) -> None:
+    value = json.dumps({"host": "db.internal", "username": "hs", "password": "p@ss"})
+    arn = _secret(moto_endpoint, "db-via-extension", value)
+    # No endpoint and no region: with the extension the process itself calls no AWS API.
+    url = database_url_from_secret(arn, extension_port=extension.port)
+    assert url == "postgresql://hs:p%40ss@db.internal:5432/hindsight?sslmode=prefer"
+    assert extension.requests == 1
+
+
+def test_an_api_key_is_read_through_the_extension_by_resolve_secrets(
+    moto_endpoint: str, extension: SecretsExtensionStandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    arn = _secret(moto_endpoint, "openai-via-extension", json.dumps({"api_key": "sk-through-extension"}))
+    monkeypatch.setenv("PARAMETERS_SECRETS_EXTENSION_HTTP_PORT", str(extension.port))
+    settings = Settings.load(
+        embedder="openai",
+        embedding_dim=1536,
+        openai_api_key_secret_arn=arn,
+        aws_endpoint_url="http://127.0.0.1:9",  # nothing listens: a call past the extension would fail
+    )
+    assert settings.secrets_extension_port == extension.port
+    resolved = resolve_secrets(settings)
+    assert resolved.openai_api_key is not None
+    assert resolved.openai_api_key.get_secret_value() == "sk-through-extension"
+    assert extension.requests == 1
+
+
+def test_the_extension_refuses_a_wrong_token_and_the_error_says_so(
+    moto_endpoint: str, extension: SecretsExtensionStandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    arn = _secret(
+        moto_endpoint, "db-wrong-token", json.dumps({"host": "h", "username": "u", "password": "p"})
+    )
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "another-token")
+    with pytest.raises(ConfigurationError, match=r"cannot read database secret .*answered 401"):
+        database_url_from_secret(arn, extension_port=extension.port)
+    monkeypatch.delenv("AWS_SESSION_TOKEN")
+    with pytest.raises(ConfigurationError, match="AWS_SESSION_TOKEN is not"):
+        database_url_from_secret(arn, extension_port=extension.port)
+    assert extension.requests == 0
+
+
+def test_an_unknown_secret_through_the_extension_names_the_arn(extension: SecretsExtensionStandIn) -> None:
+    arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:nope-via-extension-AbCdEf"
+    with pytest.raises(
+        ConfigurationError, match=r"cannot read API key secret .*nope-via-extension.*answered 400"
+    ):
+        api_key_from_secret(arn, extension_port=extension.port)
+
+
+def test_an_extension_port_where_nothing_listens_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_SESSION_TOKEN", SESSION_TOKEN)
+    arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:db-AbCdEf"
+    with pytest.raises(ConfigurationError, match=r"does not answer on localhost:.*layer attached"):
+        database_url_from_secret(arn, extension_port=free_port())
+
+
+def test_the_extension_port_is_read_from_the_extensions_own_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PARAMETERS_SECRETS_EXTENSION_HTTP_PORT", raising=False)
+    assert Settings.load().secrets_extension_port is None
+    monkeypatch.setenv("PARAMETERS_SECRETS_EXTENSION_HTTP_PORT", "2773")
+    assert Settings.load().secrets_extension_port == 2773
+    monkeypatch.setenv("PARAMETERS_SECRETS_EXTENSION_HTTP_PORT", "0")
+    with pytest.raises(
+        ConfigurationError, match=r"^invalid configuration:\n  PARAMETERS_SECRETS_EXTENSION_HTTP_PORT:"
+    ):
+        Settings.load()
