@@ -49,6 +49,7 @@ from functools import lru_cache
 from typing import Any
 
 from hindsight.domain.memory import StoredMemory
+from hindsight.domain.regex_literals import Prefiltered, fold
 
 FLAG_INJECTION = "possible_injection"
 
@@ -112,12 +113,23 @@ _SENTENCE = r"[^.!?。！？\n]"
 
 
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """Each kind's alternatives as one compiled pattern, built on first use: compiling them all takes
-    ~40 ms, which at import would weigh on every cold start, whether it ever labels a text or not."""
+def _patterns() -> tuple[tuple[str, tuple[Prefiltered, ...]], ...]:
+    """Each kind's alternatives, each with the literals it cannot match without, built on first use:
+    compiling them all takes ~40 ms, which at import would weigh on every cold start, whether it ever
+    labels a text or not (an alternative is compiled when a text first holds its literals). A kind
+    matches where any of its alternatives does (what they match joined by "|"); most alternatives are
+    ruled out by a substring test, so a text without any of their words costs no regular expression at
+    all (a ~250-character text took ~1 ms through the ten patterns, one per kind)."""
     return tuple(
-        (kind, re.compile("|".join(alternatives), _FLAGS))
-        for kind, alternatives in (
+        (kind, tuple(Prefiltered(alternative, _FLAGS) for alternative in alternatives))
+        for kind, alternatives in _sources()
+    )
+
+
+def _sources() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each kind of signal and its alternatives (regular expressions, matched with ``_FLAGS``)."""
+    return tuple(
+        (
             ("instruction_override", (
                 # "ignore all previous instructions", "override your safety guidelines", "bypass the filter"
                 rf"\b(?:ignore|disregard|forget|override|bypass|drop|discard|abandon|circumvent|neglect|skip)\s+"
@@ -295,9 +307,14 @@ def _hidden(text: str) -> bool:
     return False
 
 
+_SPACES = re.compile(r"[^\S\n]+")
+
+
 def normalise(text: str) -> str:
     """The text an LLM would effectively read: tag characters decoded to ASCII, invisible characters
     removed, NFKC-folded, look-alike letters mapped to Latin, runs of spaces collapsed (newlines kept)."""
+    if text.isascii():  # no tag, invisible or look-alike character; NFKC leaves ASCII as it is
+        return _SPACES.sub(" ", text)
     out = []
     in_tags = False
     for ch in text:
@@ -316,7 +333,7 @@ def normalise(text: str) -> str:
             continue
         out.append(ch)
     folded = unicodedata.normalize("NFKC", "".join(out)).translate(_LOOKALIKES)
-    return re.sub(r"[^\S\n]+", " ", folded)
+    return _SPACES.sub(" ", folded)
 
 
 @lru_cache(maxsize=4096)
@@ -326,8 +343,9 @@ def injection_signals(text: str) -> tuple[str, ...]:
     if _hidden(text):
         kinds.append("hidden_text")
     normal = normalise(text)
-    for kind, pattern in _patterns():
-        if pattern.search(normal):
+    folded = fold(normal)
+    for kind, alternatives in _patterns():
+        if any(alternative.search(normal, folded) for alternative in alternatives):
             kinds.append(kind)
     return tuple(kinds)
 

@@ -1,0 +1,218 @@
+"""Literal text a regular expression cannot match without: a cheap test that rules a pattern out.
+
+A pattern such as ``\\bignore\\s+(?:all\\s+)?previous\\s+instructions\\b`` cannot match a text that does not
+contain "ignore", "previous" and "instructions"; checking three substrings is far cheaper than running
+the regular expression, and most texts hold none of them. ``Prefiltered`` reads that off the
+pattern's parse tree (Python's own parser, ``re._parser``, whose tree it then compiles), so the conditions
+follow the pattern as it is edited and are never kept beside it by hand (the idea of RE2's prefilters;
+Cox, "Regular Expression Matching with a Trigram Index", 2012, with whole literals instead of trigrams).
+
+Soundness is all that matters here: a condition may let through texts the pattern then does not match
+(the pattern decides), never reject one it would match. Where the tree holds anything this module does
+not reason about (flags switched inside the pattern, cased non-ASCII literals), it claims nothing.
+
+No I/O.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from functools import cache
+from typing import Any
+
+Condition = tuple[frozenset[str], ...]
+"""Every set must have one of its strings in the text (an AND of ORs); () claims nothing."""
+
+_MAX_STRINGS = 64
+"""Largest set of alternative strings kept for one run (``(?:a|b)(?:c|d)`` is ac, ad, bc, bd)."""
+
+
+class Prefiltered:
+    """A regular expression with the literal conditions of its matches: ``search`` runs it only on a
+    text that holds one, and compiles it on the first such text (a pattern most texts never reach costs
+    its parse alone). ``pattern`` is parsed once, for both (``re.compile`` would parse it again)."""
+
+    __slots__ = ("_compiled", "_flags", "_tree", "conditions")
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        parser: Any = importlib.import_module("re._parser")
+        constants: Any = importlib.import_module("re._constants")
+        self._flags = int(flags)  # as re.compile does: a RegexFlag's & and | are Python calls, thousands here
+        self._tree: Any = parser.parse(pattern, self._flags)
+        self._compiled: re.Pattern[str] | None = None
+        items = list(self._tree.data)
+        branches = items[0][1][1] if len(items) == 1 and items[0][0] is constants.BRANCH else [items]
+        self.conditions: tuple[Condition, ...] = tuple(_Reader(constants).conjunction(b) for b in branches)
+        """One condition per top-level alternative of the pattern (``a|b|c``): it can match a text only
+        if some alternative's condition holds in it (``holds``)."""
+
+    def compiled(self) -> re.Pattern[str]:
+        """The pattern, as ``re.compile(pattern, flags)`` makes it (from the tree parsed already)."""
+        if self._compiled is None:
+            compiler: Any = importlib.import_module("re._compiler")
+            self._compiled = compiler.compile(self._tree, self._flags)
+            self._tree = None
+        return self._compiled
+
+    def search(self, text: str, folded: str) -> bool:
+        """Whether the pattern matches somewhere in ``text``; ``folded`` is ``fold(text)``."""
+        return holds(self.conditions, folded) and self.compiled().search(text) is not None
+
+
+def holds(conditions: tuple[Condition, ...], folded: str) -> bool:
+    """Whether some condition holds in ``folded`` (a text passed through ``fold``). Strings are
+    lower-cased: exact under IGNORECASE, also sound without it."""
+    return any(all(any(s in folded for s in strings) for strings in condition) for condition in conditions)
+
+
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+"""The letters IGNORECASE matches to an ASCII letter that ``str.lower`` does not turn into it (dotted and
+dotless i, long s, Kelvin sign)."""
+
+
+def fold(text: str) -> str:
+    """``text`` as ``literal_conditions``' strings are held against: lower-cased, and each letter an
+    IGNORECASE match takes for an ASCII letter made that letter."""
+    return text.translate(_FOLD).lower() if not text.isascii() else text.lower()
+
+
+class _Reader:
+    """Walks a parse tree (``re._parser``'s (opcode, argument) items); ``exact`` is remembered per item,
+    which ``required`` asks again of the items ``exact`` gave up on."""
+
+    def __init__(self, constants: Any) -> None:
+        self.c = constants
+        self.seen: dict[int, set[str] | None] = {}
+
+    def _pieces(self, items: Any) -> list[tuple[str | None, Any]]:
+        """The items with each run of literal characters merged: (text, None) for such a run, (None,
+        item) for any other item (fewer, longer steps than one per character)."""
+        literal = self.c.LITERAL
+        out: list[tuple[str | None, Any]] = []
+        text: list[str] = []
+        for item in getattr(items, "data", items):  # a SubPattern's list: its own iteration is slow
+            if item[0] is literal and (ch := _folded(item[1])) is not None:
+                text.append(ch)
+                continue
+            if text:
+                out.append(("".join(text), None))
+                text = []
+            out.append((None, item))
+        if text:
+            out.append(("".join(text), None))
+        return out
+
+    def conjunction(self, items: Any) -> Condition:
+        """The sets all of which a match of the item sequence holds: each run of items that match only
+        a few fixed strings gives one set, and each other item what it requires itself."""
+        out: list[frozenset[str]] = []
+        run: set[str] = {""}
+        for text, item in self._pieces(items):
+            strings = {text} if text is not None else self.exact(item)
+            if strings is not None:
+                joined = {a + b for a in run for b in strings}
+                if len(joined) <= _MAX_STRINGS:
+                    run = joined
+                    continue
+                self._close(run, out)
+                run = strings
+                continue
+            self._close(run, out)
+            run = {""}
+            out.extend(self.required(item))
+        self._close(run, out)
+        return tuple(out)
+
+    @staticmethod
+    def _close(run: set[str], out: list[frozenset[str]]) -> None:
+        if "" not in run:
+            # a text holding a longer string holds any string it contains: keep the shortest
+            kept: set[str] = set()
+            for s in sorted(run, key=len):
+                if not any(k in s for k in kept):
+                    kept.add(s)
+            out.append(frozenset(kept))
+
+    def exact(self, item: Any) -> set[str] | None:
+        """The few strings ``item`` can match (lower-cased), or None when it can match others."""
+        key = id(item)
+        if key not in self.seen:
+            self.seen[key] = self._exact(item)
+        return self.seen[key]
+
+    def _exact(self, item: Any) -> set[str] | None:
+        c = self.c
+        op, arg = item
+        if op is c.LITERAL:
+            return {ch} if (ch := _folded(arg)) is not None else None
+        if op is c.IN:
+            chars = [_folded(a) if o is c.LITERAL else None for o, a in arg]
+            return None if None in chars else {ch for ch in chars if ch is not None}
+        if op is c.SUBPATTERN:
+            _, add, remove, body = arg
+            return None if add or remove else self.exact_sequence(body)
+        if op is c.BRANCH:
+            out: set[str] = set()
+            for branch in arg[1]:
+                strings = self.exact_sequence(branch)
+                if strings is None:
+                    return None
+                out |= strings
+                if len(out) > _MAX_STRINGS:
+                    return None
+            return out
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[0] == 0 and arg[1] == 1:
+            strings = self.exact_sequence(arg[2])
+            return None if strings is None else strings | {""}
+        return None
+
+    def exact_sequence(self, items: Any) -> set[str] | None:
+        out = {""}
+        for text, item in self._pieces(items):
+            strings = {text} if text is not None else self.exact(item)
+            if strings is None:
+                return None
+            out = {a + b for a in out for b in strings}
+            if len(out) > _MAX_STRINGS:
+                return None
+        return out
+
+    def required(self, item: Any) -> Condition:
+        """What a match of an item that is not a few fixed strings requires."""
+        c = self.c
+        op, arg = item
+        if op is c.SUBPATTERN:
+            _, add, remove, body = arg
+            return () if add or remove else self.conjunction(body)
+        if op is c.ATOMIC_GROUP:
+            return self.conjunction(arg)
+        if op is c.BRANCH:
+            # each branch's most selective set; their union is required
+            union: set[str] = set()
+            for branch in arg[1]:
+                sets = self.conjunction(branch)
+                if not sets:
+                    return ()
+                union |= max(sets, key=lambda s: (min(map(len, s)), -len(s)))
+            kept: list[frozenset[str]] = []
+            self._close(union, kept)
+            return tuple(kept)
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and arg[0] >= 1:
+            strings = self.exact_sequence(arg[2])
+            if strings is not None:
+                kept = []
+                self._close(strings, kept)
+                return tuple(kept)
+            return self.conjunction(arg[2])
+        return ()  # anything else (classes, anchors, look-arounds, back references) requires nothing
+
+
+@cache
+def _folded(code: int) -> str | None:
+    """A literal character as ``fold`` leaves it: ASCII lower-cased, a caseless character as it is;
+    None for a cased non-ASCII one (its IGNORECASE matches are not reasoned about here)."""
+    ch = chr(code)
+    if ch.isascii():
+        return ch.lower()
+    return ch if ch.lower() == ch == ch.upper() else None
