@@ -230,9 +230,10 @@ def score_candidates(
     rrfs = _fused(candidates, policy)
     model: list[float | None]
     if policy.learned is not None and request is not None and candidates:
-        model = list(policy.learned.score(candidate_features(candidates, request), candidates))
-        top = max(v for v in model if v is not None)
-        relevances = [math.exp((v - top) / LEARNED_TEMPERATURE) for v in model if v is not None]
+        scores = policy.learned.score(candidate_features(candidates, request), candidates)
+        model = list(scores)
+        top = max(scores)
+        relevances = [math.exp((v - top) / LEARNED_TEMPERATURE) for v in scores]
     else:
         model = [None] * len(candidates)
         best = max(rrfs, default=0.0) or 1.0
