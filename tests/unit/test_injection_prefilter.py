@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hindsight.domain import injection
-from hindsight.domain.regex_literals import Prefiltered, fold, holds
+from hindsight.domain.regex_literals import Gates, Prefiltered, fold, holds
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "injection_corpus.jsonl"
 
@@ -116,6 +116,7 @@ def test_a_text_the_pattern_matches_holds_its_conditions(pattern: str, ignorecas
     assert prefiltered.search(text, fold(text)) == matches
     if matches:
         assert holds(prefiltered.conditions, fold(text))
+        assert Gates([prefiltered]).candidates(fold(text)) == {0}
 
 
 def test_conditions_name_the_words_a_match_needs() -> None:

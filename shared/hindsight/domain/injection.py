@@ -49,7 +49,7 @@ from functools import lru_cache
 from typing import Any
 
 from hindsight.domain.memory import StoredMemory
-from hindsight.domain.regex_literals import Prefiltered, fold
+from hindsight.domain.regex_literals import Gates, Prefiltered, fold
 
 FLAG_INJECTION = "possible_injection"
 
@@ -124,6 +124,22 @@ def _patterns() -> tuple[tuple[str, tuple[Prefiltered, ...]], ...]:
         (kind, tuple(Prefiltered(alternative, _FLAGS) for alternative in alternatives))
         for kind, alternatives in _sources()
     )
+
+
+@lru_cache(maxsize=1)
+def _gates() -> Gates:
+    """Every kind's alternatives, in ``_patterns``' order, behind their gates."""
+    return Gates([alternative for _, alternatives in _patterns() for alternative in alternatives])
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> tuple[tuple[str, range], ...]:
+    """Each kind and the indexes of its alternatives in ``_gates().patterns``."""
+    out, start = [], 0
+    for kind, alternatives in _patterns():
+        out.append((kind, range(start, start + len(alternatives))))
+        start += len(alternatives)
+    return tuple(out)
 
 
 def _sources() -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -299,6 +315,8 @@ def _sources() -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def _hidden(text: str) -> bool:
+    if text.isascii():  # every hiding character is outside ASCII
+        return False
     for ch in text:
         if ch in _BIDI or ch in _ZERO_WIDTH or ord(ch) in _TAGS:
             if ch == "\ufeff" and text.startswith(ch) and text.count(ch) == 1:
@@ -344,8 +362,10 @@ def injection_signals(text: str) -> tuple[str, ...]:
         kinds.append("hidden_text")
     normal = normalise(text)
     folded = fold(normal)
-    for kind, alternatives in _patterns():
-        if any(alternative.search(normal, folded) for alternative in alternatives):
+    gates = _gates()
+    candidates = gates.candidates(folded)
+    for kind, indexes in _kinds():
+        if any(i in candidates and gates.patterns[i].search(normal, folded) for i in indexes):
             kinds.append(kind)
     return tuple(kinds)
 

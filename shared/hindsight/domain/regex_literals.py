@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -58,6 +59,33 @@ class Prefiltered:
     def search(self, text: str, folded: str) -> bool:
         """Whether the pattern matches somewhere in ``text``; ``folded`` is ``fold(text)``."""
         return holds(self.conditions, folded) and self.compiled().search(text) is not None
+
+
+class Gates:
+    """Which of many ``Prefiltered`` patterns a text may match, from one substring test per gate: each
+    condition's most selective set (its longest strings) is its gate, and a pattern is a candidate when
+    a string of one of its gates is in the text (a condition holds only if its gate does). A text that
+    holds no gate costs one test per gate string instead of every condition of every pattern."""
+
+    def __init__(self, patterns: Sequence[Prefiltered]) -> None:
+        self.patterns = tuple(patterns)
+        self.always = frozenset(i for i, p in enumerate(self.patterns) if any(not c for c in p.conditions))
+        """Patterns with a condition that claims nothing: candidates for every text."""
+        gates: dict[str, set[int]] = {}
+        for i, pattern in enumerate(self.patterns):
+            if i not in self.always:
+                for condition in pattern.conditions:
+                    for s in max(condition, key=lambda strings: (min(map(len, strings)), -len(strings))):
+                        gates.setdefault(s, set()).add(i)
+        self.gates = tuple((s, frozenset(ids)) for s, ids in gates.items())
+
+    def candidates(self, folded: str) -> set[int]:
+        """Indexes of the patterns ``folded`` (``fold(text)``) may match; the others cannot."""
+        out = set(self.always)
+        for s, ids in self.gates:
+            if s in folded:
+                out |= ids
+        return out
 
 
 def holds(conditions: tuple[Condition, ...], folded: str) -> bool:
