@@ -221,7 +221,7 @@ def _neighbour_scores(
 def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) -> np.ndarray:
     """An (n, len(FEATURES)) float64 matrix: one row of ``FEATURES`` values per candidate, in the
     candidates' order. Signal and neighbour features are computed column-wise with numpy; the content
-    features need one pass of two regular expressions over each candidate's text."""
+    features need one tokenising pass over each candidate's text (``_content_features``)."""
     n = len(candidates)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
     if n == 0:
@@ -251,7 +251,8 @@ def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) 
     out[:, column["entity_rr"]] = entity_rr
     out[:, column["signals"]] = (~np.isnan(ranks)).sum(axis=1)
     out[:, column["fused_rr"]] = first
-    neighbours = _neighbour_scores([c.memory.position for c in candidates], first, best)
+    positions = [c.memory.position for c in candidates]
+    neighbours = _neighbour_scores(positions, first, best)
     out[:, column["neighbour_best"]] = neighbours.max(axis=1)
     total = neighbours[:, 0].copy()
     for j in range(1, neighbours.shape[1]):
@@ -264,7 +265,7 @@ def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) 
     passes = [_content_features(c.memory.content, query) for c in candidates]
     content = np.array([features for features, _ in passes], dtype=np.float64)
     out[:, column["query_overlap"]] = content[:, 0]
-    out[:, column["length_log"]] = [math.log1p(words) for words in content[:, 1]]
+    out[:, column["length_log"]] = [math.log1p(features[1]) for features, _ in passes]
     out[:, column["short_turn"]] = content[:, 1] <= 5
     out[:, column["is_question"]] = content[:, 2]
     out[:, column["time_words"]] = content[:, 3]
@@ -272,7 +273,6 @@ def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) 
         out[:, column["time_words_when_asked"]] = content[:, 3]
     out[:, column["episodic"]] = [c.memory.layer == "episodic" for c in candidates]
     out[:, column["idf_overlap"]] = _idf_overlap(query.stems, [held for _, held in passes])
-    positions = [c.memory.position for c in candidates]
     out[:, column["session_best"]] = _session_best(positions, first) / best
     similarity = np.array(
         [np.nan if c.vector_similarity is None else c.vector_similarity for c in candidates]
