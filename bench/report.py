@@ -265,6 +265,8 @@ def targets(data: dict[str, Any]) -> list[tuple[str, str, str]]:
         first = last["summary"]["first_answer"]["b"]
         cpu = last["summary"]["first_answer_cpu"]["b"]
         secret = "with" if last.get("database") == "secret" else "without"
+        if last["b"].get("secrets_extension"):
+            secret += " the extension's stand-in for"
         rows.append(
             (
                 "issue 15: MCP function cold start to the first answer ≤ 1 s (Lambda layer, "
