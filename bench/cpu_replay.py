@@ -100,6 +100,12 @@ def capture(size: int) -> None:
             current.setdefault("relations", []).append((list(ids), out))
             return out
 
+        async def get_many_with_relations(self, scope: Any, ids: Any, relation_ids: Any) -> Any:
+            # recorded as the two reads it stands for (a checkout without it makes them)
+            return await self.get_many(scope, ids), await self.relations(
+                scope, relation_ids
+            ) if relation_ids else []
+
     async def run(settings: Any, data: Any) -> list[dict[str, Any]]:
         container = await build_container(settings, with_queue=False)
         try:
@@ -184,6 +190,11 @@ def _replayer(searches: list[dict[str, Any]], learned: bool) -> Any:
 
         async def relations(self, scope: Any, ids: Any) -> Any:
             return {tuple(w): out for w, out in self.q["relations"]}.get(tuple(ids), [])
+
+        async def get_many_with_relations(self, scope: Any, ids: Any, relation_ids: Any) -> Any:
+            return await self.get_many(scope, ids), await self.relations(
+                scope, relation_ids
+            ) if relation_ids else []
 
     class Embedder:
         async def embed_query(self, text: str) -> list[float]:

@@ -1,11 +1,12 @@
 """The reads' round trips (issue 15): ``tenant_rows`` sends the tenant setting and its statement with
-one Sync, and the pool skips its checkout round trip for a connection just returned — without ever
-handing out one the server has ended."""
+one Sync, the pool skips its checkout round trip for a connection just returned — without ever
+handing out one the server has ended — and a search's rows and relations are one pipelined read."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from uuid import UUID
 
 import psycopg
 import pytest
@@ -14,7 +15,13 @@ from psycopg_pool import AsyncConnectionPool
 import hindsight.adapters.postgres.pool as pool_module
 from hindsight.adapters.postgres.pool import open_pool
 from hindsight.adapters.postgres.rows import tenant_rows
+from hindsight.bootstrap import build_container
+from hindsight.client import call
+from hindsight.domain.memory import Scope
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
+from tests.support import drain, mcp_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 SETTING = "SELECT current_setting('hindsight.tenant_id', true) AS tenant"
@@ -95,3 +102,29 @@ async def test_a_connection_the_server_ended_is_replaced_even_when_just_returned
             await asyncio.sleep(0.05)
     [after] = await tenant_rows(one_connection_pool, "tenant-a", "SELECT pg_backend_pid() AS pid")
     assert after["pid"] != row["pid"]
+
+
+async def test_rows_with_relations_read_together_are_what_the_two_reads_return(
+    stack: LocalStack, server: BackgroundServer, poller: SqsPoller, token: str, tenant: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        ids = []
+        for arguments in (
+            {"content": "The user's favourite colour is blue."},
+            {"content": "The user's favourite colour is green.", "source": "agent_inferred"},
+            {"content": "The user walks to work."},
+        ):
+            ids.append(UUID((await call(client, "memory_write", arguments))["id"]))
+            await drain(poller)
+    scope = Scope(tenant_id=tenant, agent_id="default")
+    container = await build_container(stack.require_settings(), with_queue=False)
+    try:
+        reader = container.reader
+        relations = await reader.relations(scope, ids[:2])
+        assert {r.kind for r in relations} >= {"contradicts"}  # the pair is linked
+        together = await reader.get_many_with_relations(scope, ids[::-1], ids[:2])
+        assert together == (await reader.get_many(scope, ids[::-1]), relations)
+        assert [m.id for m in together[0]] == ids[::-1]
+        assert await reader.get_many_with_relations(scope, ids, []) == (await reader.get_many(scope, ids), [])
+    finally:
+        await container.aclose()

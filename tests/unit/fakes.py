@@ -98,6 +98,13 @@ class ScriptedStore:
     async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]:
         return []
 
+    async def get_many_with_relations(
+        self, scope: Scope, ids: Sequence[UUID], relation_ids: Sequence[UUID]
+    ) -> tuple[list[StoredMemory], list[Relation]]:
+        return await self.get_many(scope, ids), await self.relations(
+            scope, relation_ids
+        ) if relation_ids else []
+
     async def turn_contents(
         self, tenant_id: str, agent_id: str, positions: Sequence[tuple[str, int, int]]
     ) -> dict[tuple[str, int, int], str]:

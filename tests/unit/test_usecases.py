@@ -10,7 +10,7 @@ import pytest
 from hindsight.adapters.embedders.hash_embedder import HashEmbedder
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, Unavailable
-from hindsight.domain.memory import Candidate, CandidateMemory, MemoryDraft, Scope, StoredMemory
+from hindsight.domain.memory import Candidate, CandidateMemory, MemoryDraft, Relation, Scope, StoredMemory
 from hindsight.domain.ranking import RankingPolicy
 from hindsight.usecases.recall import Recall, RecallQuery
 from hindsight.usecases.remember import Remember
@@ -121,3 +121,56 @@ async def test_recall_ranks_slim_candidates_and_fetches_full_rows_for_the_hits_o
     assert store.fetched == [[best.id, second.id]]
     assert [h.memory.content for h in hits] == ["best"]
     assert hits[0].memory.metadata == {"kept": True}
+
+
+class _LinkedStore(_SlimStore):
+    """``_SlimStore`` whose memories have relations; records how they were read."""
+
+    def __init__(self, full: list[StoredMemory], candidates: list[Candidate], links: list[Relation]) -> None:
+        super().__init__(full, candidates)
+        self.links = links
+        self.relation_reads: list[set[UUID]] = []
+        self.read_with_rows: list[set[UUID]] = []
+
+    def _touching(self, ids: Sequence[UUID]) -> list[Relation]:
+        return [r for r in self.links if r.from_id in ids or r.to_id in ids]
+
+    async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]:
+        self.relation_reads.append(set(ids))
+        return self._touching(ids)
+
+    async def get_many_with_relations(
+        self, scope: Scope, ids: Sequence[UUID], relation_ids: Sequence[UUID]
+    ) -> tuple[list[StoredMemory], list[Relation]]:
+        self.read_with_rows.append(set(relation_ids))
+        return await self.get_many(scope, ids), self._touching(relation_ids)
+
+
+async def test_recall_reads_the_hits_rows_and_their_relations_together() -> None:
+    # Given two active facts linked `contradicts` and a third memory, candidates with slim rows
+    stated, inferred, other = memory("stated"), memory("inferred"), memory("other")
+    link = Relation(from_id=inferred.id, to_id=stated.id, kind="contradicts", strength=1.0)
+    store = _LinkedStore(
+        [stated, inferred, other],
+        [
+            Candidate(memory=_slim(stated), vector_rank=1, vector_similarity=0.9),
+            Candidate(memory=_slim(inferred), vector_rank=2, vector_similarity=0.8),
+            Candidate(memory=_slim(other), vector_rank=3, vector_similarity=0.7),
+        ],
+        [link],
+    )
+    recall = Recall(
+        store, HashEmbedder(16), FixedClock(), NullAccessLog(), RankingPolicy(), candidate_pool=50
+    )
+    hits = await recall(ALICE, None, RecallQuery(text="q", top_k=3))
+    # Then the rows and the relations of the (semantic) hits came in one read, no relations read after
+    # it, and both facts are flagged with each other beside them
+    assert set(store.fetched[0]) == {stated.id, inferred.id, other.id}
+    assert store.read_with_rows == [{stated.id, inferred.id, other.id}]
+    assert store.relation_reads == []
+    flagged = {
+        h.memory.content: [r.memory.content for r in h.related]
+        for h in hits
+        if "possible_conflict" in h.flags
+    }
+    assert flagged == {"stated": ["inferred"], "inferred": ["stated"]}

@@ -64,6 +64,12 @@ class MemoryReader(Protocol):
 
     async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]: ...
 
+    async def get_many_with_relations(
+        self, scope: Scope, ids: Sequence[UUID], relation_ids: Sequence[UUID]
+    ) -> tuple[list[StoredMemory], list[Relation]]:
+        """``get_many(ids)`` and ``relations(relation_ids)`` (empty: none asked), in one round trip."""
+        ...
+
     async def history(self, scope: Scope, memory_id: UUID) -> list[HistoryEntry]: ...
 
     async def history_after(

@@ -201,7 +201,8 @@ class Recall:
             candidates, policy=self._policy, now=request.now, intent=request.time_intent, request=request
         )
         top = max(request.top_k, self._rerank_top_n) if self._reranker else request.top_k
-        hits = demote_injections(await self._hits(scope, request, scored[:top]), self._policy, request.top_k)
+        found, relations = await self._hits_and_relations(scope, request, scored[:top])
+        hits = demote_injections(found, self._policy, request.top_k)
         if self._reranker is not None and hits:
             hits = (await self._rerank(self._reranker, request.text, hits))[: request.top_k]
         if request.include_related and hits:
@@ -213,7 +214,7 @@ class Recall:
             hits = await self._with_successors(scope, hits)
         if request.context_window > 0 and hits:
             hits = await self._with_context(scope, hits, request.context_window)
-        hits = await self._with_conflicts(scope, hits)
+        hits = await self._with_conflicts(scope, hits, relations)
         if record_access:
             self._access.note(scope, [h.memory.id for h in hits], self._clock.now())
         self._observe(scope, request, hits, len(candidates), (time.perf_counter() - started) * 1000)
@@ -263,13 +264,30 @@ class Recall:
             if isinstance(c.memory, StoredMemory) or c.memory.id in rows
         ]
 
-    async def _hits(
+    async def _hits_and_relations(
         self, scope: Scope, request: SearchRequest, scored: list[ScoredCandidate]
+    ) -> tuple[list[SearchHit], tuple[set[UUID], list[Relation]] | None]:
+        """``_hits``, and with the rows the relations of the semantic ones among them (one round trip
+        for both, instead of a second one in ``_with_conflicts``): (the ids asked about, their
+        relations), or None when no row had to be fetched (then ``_with_conflicts`` asks itself)."""
+        missing = [s.candidate.memory.id for s in scored if not isinstance(s.candidate.memory, StoredMemory)]
+        if not missing:
+            return await self._hits(scope, request, scored), None
+        semantic = {s.candidate.memory.id for s in scored if s.candidate.memory.layer == "semantic"}
+        fetched, relations = await self._reader.get_many_with_relations(scope, missing, list(semantic))
+        return await self._hits(scope, request, scored, fetched), (semantic, relations)
+
+    async def _hits(
+        self,
+        scope: Scope,
+        request: SearchRequest,
+        scored: list[ScoredCandidate],
+        fetched: list[StoredMemory] | None = None,
     ) -> list[SearchHit]:
         """Hits of the scored candidates, in order, with their full stored rows: the search SQL returns
         only what ranking reads for its whole pool, so the rows of the few returned are fetched here (one
-        query). A memory whose status changed in between to one the request does not ask for, or that is
-        gone, is left out."""
+        query, unless ``fetched`` brings them). A memory whose status changed in between to one the request
+        does not ask for, or that is gone, is left out."""
         memories: dict[UUID, StoredMemory] = {}
         missing = []
         for s in scored:
@@ -278,7 +296,8 @@ class Recall:
             else:
                 missing.append(s.candidate.memory.id)
         if missing:
-            fetched = await self._reader.get_many(scope, missing)
+            if fetched is None:
+                fetched = await self._reader.get_many(scope, missing)
             memories |= {m.id: m for m in fetched if m.status in request.statuses}
         return [
             s.hit(memories[s.candidate.memory.id], request.now, self._policy)
@@ -354,14 +373,25 @@ class Recall:
             out.append(hit.model_copy(update={"context_turns": around}))
         return out
 
-    async def _with_conflicts(self, scope: Scope, hits: list[SearchHit]) -> list[SearchHit]:
+    async def _with_conflicts(
+        self,
+        scope: Scope,
+        hits: list[SearchHit],
+        prefetched: tuple[set[UUID], list[Relation]] | None = None,
+    ) -> list[SearchHit]:
         """Label every active semantic hit linked ``contradicts`` to another active memory
         ``possible_conflict`` and put that memory beside it in ``related``, so both are always shown.
-        One relations query when a hit is semantic (none for episodic-only results)."""
+        One relations query when a hit is semantic (none for episodic-only results), unless ``prefetched``
+        (ids, the relations touching any of them) covers every such hit: those touching the hits are
+        then exactly what the query would return, in its order."""
         ids = {h.memory.id for h in hits if h.memory.layer == "semantic" and h.memory.status == "active"}
         if not ids:
             return hits
-        relations = [r for r in await self._reader.relations(scope, list(ids)) if r.kind == "contradicts"]
+        if prefetched is not None and ids <= prefetched[0]:
+            found = [r for r in prefetched[1] if r.from_id in ids or r.to_id in ids]
+        else:
+            found = await self._reader.relations(scope, list(ids))
+        relations = [r for r in found if r.kind == "contradicts"]
         if not relations:
             return hits
         known = {h.memory.id: h.memory for h in hits}

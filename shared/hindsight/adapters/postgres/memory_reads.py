@@ -19,6 +19,7 @@ from hindsight.adapters.postgres.rows import (
     memory_from_row,
     relation_from_row,
     tenant_rows,
+    tenant_rows_of,
     vector_literal,
 )
 from hindsight.domain.limits import SHARE_WITH_EVERY_AGENT
@@ -153,6 +154,36 @@ CANDIDATE_COLUMNS = sql.SQL(", ").join(sql.Identifier("m", f) for f in _CANDIDAT
 _EMPTY = "SELECT NULL::uuid AS id, NULL::real AS {a}, NULL::real AS {b} WHERE false"
 
 
+def _get_many(scope: Scope, ids: Sequence[UUID]) -> tuple[sql.Composed, dict[str, Any]]:
+    """The statement of ``get_many``."""
+    return (
+        sql.SQL(
+            "SELECT {c} FROM memories m WHERE m.tenant_id = %(t)s AND {visible} AND m.id = ANY(%(ids)s)"
+        ).format(c=MEMORY_COLUMNS, visible=sql.SQL(visible("m"))),  # type: ignore[arg-type]
+        {"t": scope.tenant_id, "agent": scope.agent_id, "readers": readers(scope), "ids": list(ids)},
+    )
+
+
+def _in_order(rows: list[dict[str, Any]], ids: Sequence[UUID]) -> list[StoredMemory]:
+    """``get_many``'s memories, in the order of ``ids``."""
+    by_id = {r["id"]: memory_from_row(r) for r in rows}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def _relations(scope: Scope, ids: Sequence[UUID]) -> tuple[str, dict[str, Any]]:
+    """The statement of ``relations``."""
+    return (
+        f"""SELECT r.from_id, r.to_id, r.kind, r.strength, r.reason, r.created_at
+            FROM memory_relations r
+            JOIN memories a ON a.id = r.from_id AND a.tenant_id = r.tenant_id
+            JOIN memories b ON b.id = r.to_id AND b.tenant_id = r.tenant_id
+            WHERE r.tenant_id = %(t)s AND (r.from_id = ANY(%(ids)s) OR r.to_id = ANY(%(ids)s))
+              AND {visible("a")} AND {visible("b")}
+            ORDER BY r.created_at""",
+        {"t": scope.tenant_id, "ids": list(ids), "agent": scope.agent_id, "readers": readers(scope)},
+    )
+
+
 class PostgresMemoryReader:
     """The MemoryReader port. Every statement carries the tenant in its WHERE clause, and the agent:
     a scope reads its agent's own memories and those shared with it (``shared_with``)."""
@@ -267,33 +298,23 @@ class PostgresMemoryReader:
     async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]:
         """The memories among ``ids`` (any status) the scope may read — its own and those shared with
         its agent — in the order asked."""
-        rows = await tenant_rows(
-            self._pool,
-            scope.tenant_id,
-            sql.SQL(
-                "SELECT {c} FROM memories m WHERE m.tenant_id = %(t)s AND {visible} AND m.id = ANY(%(ids)s)"
-            ).format(c=MEMORY_COLUMNS, visible=sql.SQL(visible("m"))),  # type: ignore[arg-type]
-            {"t": scope.tenant_id, "agent": scope.agent_id, "readers": readers(scope), "ids": list(ids)},
-        )
-        by_id = {r["id"]: memory_from_row(r) for r in rows}
-        return [by_id[i] for i in ids if i in by_id]
+        [rows] = await tenant_rows_of(self._pool, scope.tenant_id, [_get_many(scope, ids)])
+        return _in_order(rows, ids)
 
     async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]:
         """Relations touching any of ``ids`` (either end) whose both ends the scope may read (a shared
         memory's links to its owner's private memories stay hidden)."""
-        rows = await tenant_rows(
-            self._pool,
-            scope.tenant_id,
-            f"""SELECT r.from_id, r.to_id, r.kind, r.strength, r.reason, r.created_at
-                    FROM memory_relations r
-                    JOIN memories a ON a.id = r.from_id AND a.tenant_id = r.tenant_id
-                    JOIN memories b ON b.id = r.to_id AND b.tenant_id = r.tenant_id
-                    WHERE r.tenant_id = %(t)s AND (r.from_id = ANY(%(ids)s) OR r.to_id = ANY(%(ids)s))
-                      AND {visible("a")} AND {visible("b")}
-                    ORDER BY r.created_at""",  # type: ignore[arg-type]
-            {"t": scope.tenant_id, "ids": list(ids), "agent": scope.agent_id, "readers": readers(scope)},
-        )
+        [rows] = await tenant_rows_of(self._pool, scope.tenant_id, [_relations(scope, ids)])
         return [relation_from_row(r) for r in rows]
+
+    async def get_many_with_relations(
+        self, scope: Scope, ids: Sequence[UUID], relation_ids: Sequence[UUID]
+    ) -> tuple[list[StoredMemory], list[Relation]]:
+        """``get_many`` and ``relations`` as one pipelined read (a search's rows and the relations its
+        conflict labels need: one round trip where they cost two)."""
+        statements = [_get_many(scope, ids), *([_relations(scope, relation_ids)] if relation_ids else [])]
+        rows, *relations = await tenant_rows_of(self._pool, scope.tenant_id, statements)
+        return _in_order(rows, ids), [relation_from_row(r) for r in (relations[0] if relations else [])]
 
     async def history(self, scope: Scope, memory_id: UUID) -> list[HistoryEntry]:
         rows = await tenant_rows(

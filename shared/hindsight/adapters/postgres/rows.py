@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -72,13 +72,24 @@ async def tenant_rows(
     setting and the statement are pipelined on an autocommit connection, and the server runs what
     comes before a Sync as one implicit transaction, so ``set_config(..., true)`` holds for the
     statement and ends with it. ``tenant_read`` costs two (the rows, then COMMIT). Errors surface here."""
+    [rows] = await tenant_rows_of(pool, tenant_id, [(query, params)])
+    return rows
+
+
+async def tenant_rows_of(
+    pool: AsyncConnectionPool, tenant_id: str, statements: Sequence[tuple[Any, Any]]
+) -> list[list[dict[str, Any]]]:
+    """Each ``(query, params)``'s rows, in order: ``tenant_rows`` for several read statements, all in
+    the same implicit transaction and the same one round trip."""
     async with pool.connection() as conn:
         async with conn.pipeline():
             await conn.execute(_SET_TENANT, (tenant_id,))
-            cur = conn.cursor(row_factory=dict_row)
-            await cur.execute(query, params)
+            cursors = []
+            for query, params in statements:
+                cursors.append(cur := conn.cursor(row_factory=dict_row))
+                await cur.execute(query, params)
         # the pipeline's exit sent the Sync and collected every result
-        return await cur.fetchall()
+        return [await cur.fetchall() for cur in cursors]
 
 
 async def fetch_all(conn: AsyncConnection, query: Any, params: Any = None) -> list[dict[str, Any]]:
