@@ -14,6 +14,8 @@ from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, custom_rules
         ("key AKIAIOSFODNN7EXAMPLE here", "aws_access_key"),
         ("use sk-proj-abcdefghijklmnopqrstuvwxyz123456", "api_token"),
         ("token ghp_" + "a" * 36, "api_token"),
+        ("Stripe live key sk_live_51H8xYzAbCdEfGhIjKlMnOpQr", "api_token"),
+        ("rk_test_51H8xYzAbCdEfGhIjKlMnOpQr", "api_token"),
         (
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
             "jwt",
@@ -46,6 +48,10 @@ def test_each_default_rule_redacts(text: str, rule: str) -> None:
         "my token of appreciation",
         "password-reset flow is broken",
         "version 1.2.3.4",
+        "max_tokens=100 and token_count: 3",
+        "the key 2024 results",
+        "secret santa gifts for 2026",
+        "monkey: banana",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
@@ -70,6 +76,16 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
         ('password is "open sesame"', "password is ", "sesame"),
         ("passphrase: correct horse battery staple, then we went home", ", then we went home", "horse"),
         ("secret: the " + "word " * 60 + "tail", "tail", "word " * 40),  # runaway clause: first 200 chars
+        # identifiers naming a secret (configuration / environment files), found by a new-user trial
+        (
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key = ",
+            "wJalr",
+        ),
+        ("STRIPE_SECRET_KEY=abcdef0123456789abcd, then", ", then", "abcdef0123"),
+        ("client_secret: 'x9y8z7', scope read", ", scope read", "x9y8z7"),
+        ("DB_PASSWORD=s3cr3t next", " next", "s3cr3t"),
+        ("AWS creds: id with secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY ok", " ok", "wJalr"),
     ],
 )
 def test_a_labelled_secret_is_hidden_and_what_follows_it_kept(text: str, kept: str, hidden: str) -> None:

@@ -50,6 +50,9 @@ _SECRET_LABEL = r"(?:password|passwd|passcode|pwd|api[_-]?key|access[_-]?token|a
 _SEPARATOR = r"(?:\s*[:=]\s*(?:-{1,2}\s*)?|\s+-{1,2}\s+|\s*[\u2013\u2014]\s*|\s+(?:is|was)\s*:\s*)"
 """Between a label and its value: ":", "=", ": -", " - ", " -- ", a dash, "is:" (not "-" alone, so that
 "password-reset" is a word)."""
+_IDENTIFIER_SECRET = r"secret(?:[_-]?access)?[_-]?key|secret|(?:access|api|private)[_-]?key|passw(?:or)?d|(?:auth|access|refresh|bearer|session)?[_-]?token"  # noqa: S105, E501
+"""How an identifier ends when it names a secret (``AWS_SECRET_ACCESS_KEY``, ``client_secret``,
+``db_password``)."""
 _QUOTED = r"\"[^\"]{1,200}\"|'[^']{1,200}'"
 _CLAUSE = r"(?:[^\n,;]{1,200}?(?=[.!?]*(?:[\n,;]|$)|[.!?]+\s)|[^\n,;]{1,200})"
 """The rest of a clause (to a newline, comma, semicolon or sentence end), else its first 200 characters."""
@@ -65,7 +68,8 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
     RedactionRule("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
     RedactionRule("api_token", re.compile(
         r"\b(?:sk-(?:proj-)?[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{36,}|xox[abpr]-[A-Za-z0-9-]{10,}"
-        r"|glpat-[A-Za-z0-9_-]{20}|AIza[0-9A-Za-z_-]{35}|hsk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43})")),
+        r"|glpat-[A-Za-z0-9_-]{20}|AIza[0-9A-Za-z_-]{35}|hsk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43}"
+        r"|[sr]k_(?:live|test)_[A-Za-z0-9]{16,})")),  # Stripe secret and restricted keys
     RedactionRule("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     # A labelled value: quoted; for a passphrase or secret, or a value that starts like prose ("secret:
     # the code is blue-42"), the rest of its clause (its first word alone would keep the secret); else
@@ -75,6 +79,17 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
     RedactionRule("password", re.compile(
         r"(?i)\b(" + _SECRET_LABEL + _SEPARATOR + r")(?:" + _QUOTED + r"|(?=" + _PROSE_START + ")"
         + _CLAUSE + r"|[^\s,;]{1,200})"), keep_group=1),
+    # An identifier naming a secret, as in configuration and environment files ("STRIPE_SECRET_KEY=…",
+    # "aws_secret_access_key = …", "client_secret: …"): the label ends with the secret's name, so
+    # "max_tokens=100" and "token_count: 3" stay as written. Only compound names (with "_", "-" or "."):
+    # a plain "password:" is the rules' above.
+    RedactionRule("password", re.compile(
+        r"(?i)(?<![\w.-])((?=[\w.-]*[_.-])[\w.-]*?(?:" + _IDENTIFIER_SECRET + r")\s*[:=]\s*)(?!\[REDACTED:)"
+        r"(?:" + _QUOTED + r"|[^\s,;]{1,200})"), keep_group=1),
+    # "with secret wJalrXUtnFEMI/K7MDENG…": a label followed directly by a long token with a digit.
+    RedactionRule("password", re.compile(
+        r"(?i)\b((?:" + _PHRASE_LABEL + "|" + _SECRET_LABEL + r"|key)\s+)(?=[^\s,;]*\d)(?=[^\s,;]*[a-z])"
+        r"[^\s,;]{16,200}"), keep_group=1),
     # "my password is hunter2": after "is"/"was" only a quoted value or a token with a digit, so that
     # "the password is too short" and "the secret was Anna's birthday" stay as written.
     RedactionRule("password", re.compile(
