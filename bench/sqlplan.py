@@ -55,27 +55,28 @@ async def explain_searches(
     settings: Settings, scope: Scope, queries: Sequence[str], now: datetime
 ) -> dict[str, Any]:
     plans: list[list[dict[str, Any]]] = []
-    original = memory_reads.fetch_all
+    original = memory_reads.tenant_rows
     lock = asyncio.Lock()  # the two statements are explained one after the other, not competing
 
-    async def explaining(conn: Any, query: Any, params: Any = None) -> Any:
+    async def explaining(pool: Any, tenant_id: str, query: Any, params: Any = None) -> Any:
         if isinstance(query, sql.Composable) and isinstance(params, dict) and "embedding" in params:
             async with lock:
-                cur = conn.cursor()
-                await cur.execute(sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + query, params)
-                row = await cur.fetchone()
-            doc = row[0] if not isinstance(row[0], str) else json.loads(row[0])
+                [row] = await original(
+                    pool, tenant_id, sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + query, params
+                )
+            plan = next(iter(row.values()))
+            doc = plan if not isinstance(plan, str) else json.loads(plan)
             plans[-1].append(doc[0])
-        return await original(conn, query, params)
+        return await original(pool, tenant_id, query, params)
 
     container = await build_container(settings, with_queue=False)
-    memory_reads.fetch_all = explaining  # type: ignore[assignment]
+    memory_reads.tenant_rows = explaining  # type: ignore[assignment]
     try:
         for text in queries:
             plans.append([])
             await container.recall.search(scope, resolve(RecallQuery(text=text, top_k=10), now))
     finally:
-        memory_reads.fetch_all = original  # type: ignore[assignment]
+        memory_reads.tenant_rows = original  # type: ignore[assignment]
         await container.aclose()
     per_cte: dict[str, list[float]] = {}
     ranked: dict[str, list[float]] = {}
