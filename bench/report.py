@@ -258,10 +258,11 @@ def targets(data: dict[str, Any]) -> list[tuple[str, str, str]]:
     ab_cold = data.get("ab_coldstart")
     if ab_cold:
         # As deployed: the last pair whose probes read their database secret, if any (older pairs had
-        # the URL in the environment).
+        # the URL in the environment), preferring the template's default (botocore, no extension layer).
         pairs = list(ab_cold.values())
         deployed = [r for r in pairs if r.get("database") == "secret"]
-        last = (deployed or pairs)[-1]
+        default = [r for r in deployed if not r["b"].get("secrets_extension")]
+        last = (default or deployed or pairs)[-1]
         first = last["summary"]["first_answer"]["b"]
         cpu = last["summary"]["first_answer_cpu"]["b"]
         secret = "with" if last.get("database") == "secret" else "without"
