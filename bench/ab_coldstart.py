@@ -141,20 +141,11 @@ def events(token: str) -> list[dict[str, Any]]:
 
 def probe(scratch: Path, python: str, events_file: Path, env: dict[str, str]) -> dict[str, float]:
     """One cold process; wall and CPU ms of each step."""
-    proc = subprocess.run(
-        [python, "-S", str(scratch / "probe" / "bench" / "coldstart_probe.py"), "mcp_http", str(events_file)],
-        env={
-            **env,
-            **json.loads((scratch / "env.json").read_text()),
-            "PYTHONPATH": str(scratch / "layer" / "python"),
-        },
-        capture_output=True,
-        text=True,
-        timeout=300,
+    from common import layer_probe
+
+    result = layer_probe(
+        python, scratch, "coldstart_probe.py", ["mcp_http", str(events_file)], env, timeout=300
     )
-    if proc.returncode != 0:
-        raise SystemExit(f"probe failed ({scratch}):\n{proc.stderr[-3000:]}")
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
     calls = result["calls"]
     if any(c["status"] != 200 for c in calls):
         raise SystemExit(f"probe ({scratch}): a call failed: {calls}")

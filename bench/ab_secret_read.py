@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -30,20 +28,9 @@ HERE = Path(__file__).resolve().parent
 
 def probe(python: str, side: Path, env: dict[str, str]) -> dict[str, float]:
     """One cold process on the side's layer: the read's wall and CPU ms, and whether the SDK was loaded."""
-    proc = subprocess.run(
-        [python, "-S", str(side / "probe" / "bench" / "secret_read_probe.py")],
-        env={
-            **env,
-            **json.loads((side / "env.json").read_text()),
-            "PYTHONPATH": str(side / "layer" / "python"),
-        },
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"probe failed ({side}):\n{proc.stderr[-3000:]}")
-    result: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
+    from common import layer_probe
+
+    result: dict[str, float] = layer_probe(python, side, "secret_read_probe.py", [], env, timeout=120)
     return result
 
 

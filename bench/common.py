@@ -199,6 +199,28 @@ def stack_database_secret_env(settings: Any) -> dict[str, str]:
     }
 
 
+def layer_probe(
+    python: str, side: Path, script: str, args: Sequence[str], env: dict[str, str], timeout: float
+) -> Any:
+    """Run ``<side>/probe/bench/<script> args`` in a fresh ``python -S`` on the side's Lambda layer (its
+    ``layer/python`` as the only path, its ``env.json`` over ``env``), as the A/B cold-start harnesses lay a
+    side out; the last line of its stdout, as JSON. Raises SystemExit with the probe's stderr if it fails."""
+    proc = subprocess.run(
+        [python, "-S", str(side / "probe" / "bench" / script), *args],
+        env={
+            **env,
+            **json.loads((side / "env.json").read_text()),
+            "PYTHONPATH": str(side / "layer" / "python"),
+        },
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"probe failed ({side}):\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def bench_tmpdir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"hindsight-bench-{prefix}-"))
 
