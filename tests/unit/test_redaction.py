@@ -52,6 +52,9 @@ def test_each_default_rule_redacts(text: str, rule: str) -> None:
         "the key 2024 results",
         "secret santa gifts for 2026",
         "monkey: banana",
+        "run it with --password-file and --token-limit 5",
+        "--password --verbose",
+        '{"tokens": "many", "key": "order-42"}',
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
@@ -86,6 +89,10 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
         ("client_secret: 'x9y8z7', scope read", ", scope read", "x9y8z7"),
         ("DB_PASSWORD=s3cr3t next", " next", "s3cr3t"),
         ("AWS creds: id with secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY ok", " ok", "wJalr"),
+        ('{"api_key": "AbCdEf1234567890XyZqW", "region": "us-east-1"}', '"region": "us-east-1"', "AbCdEf"),
+        ('{"password": "hunter2x9"}', '{"password": ', "hunter2x9"),
+        ("mysql -u root --password hunter2x9 mydb", " mydb", "hunter2x9"),
+        ("deploy --api-key=k3y-v4lue --verbose", " --verbose", "k3y-v4lue"),
     ],
 )
 def test_a_labelled_secret_is_hidden_and_what_follows_it_kept(text: str, kept: str, hidden: str) -> None:
@@ -106,11 +113,35 @@ def test_drafts_are_redacted_in_every_text_field_and_revalidated() -> None:
     draft = MemoryDraft(
         content="mail maya@example.com",
         query="what is maya@example.com?",
-        metadata={"nested": {"secret": "password=hunter2"}},
+        metadata={"nested": {"note": "password=hunter2"}},
         entities={"contact": "maya@example.com"},
     )
     clean = redact_model(Redactor(), draft, DRAFT_TEXT_FIELDS)
     assert clean.content == "mail [REDACTED:email]"
     assert clean.query == "what is [REDACTED:email]?"
-    assert clean.metadata == {"nested": {"secret": "password=[REDACTED:password]"}}
+    assert clean.metadata == {"nested": {"note": "password=[REDACTED:password]"}}
     assert clean.entities == {"contact": "[REDACTED:email]"}
+
+
+def test_a_string_under_a_key_naming_a_secret_is_hidden_whole() -> None:
+    found: set[str] = set()
+    metadata = {
+        "password": "hunter2x9",
+        "aws_secret_access_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "nested": {"authToken": "plain words too"},
+        "key": "order-42",
+        "tokens": "many",
+        "token_count": "3",
+        "api_key": 12345,
+    }
+    clean = Redactor().value(metadata, found)
+    assert clean["password"] == clean["aws_secret_access_key"] == "[REDACTED:password]"
+    assert clean["nested"] == {"authToken": "[REDACTED:password]"}
+    assert (clean["key"], clean["tokens"], clean["token_count"], clean["api_key"]) == (
+        "order-42",
+        "many",
+        "3",
+        12345,
+    )
+    assert found == {"password"}
+    assert Redactor(disabled=["password"]).value(metadata) == metadata

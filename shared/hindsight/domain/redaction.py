@@ -81,11 +81,16 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
         + _CLAUSE + r"|[^\s,;]{1,200})"), keep_group=1),
     # An identifier naming a secret, as in configuration and environment files ("STRIPE_SECRET_KEY=…",
     # "aws_secret_access_key = …", "client_secret: …"): the label ends with the secret's name, so
-    # "max_tokens=100" and "token_count: 3" stay as written. Only compound names (with "_", "-" or "."):
-    # a plain "password:" is the rules' above.
+    # "max_tokens=100" and "token_count: 3" stay as written. Unquoted, only compound names (with "_", "-"
+    # or "."): a plain "password:" is the rules' above; quoted (JSON, YAML: '"password": "…"'), any.
     RedactionRule("password", re.compile(
-        r"(?i)(?<![\w.-])((?=[\w.-]*[_.-])[\w.-]*?(?:" + _IDENTIFIER_SECRET + r")\s*[:=]\s*)(?!\[REDACTED:)"
-        r"(?:" + _QUOTED + r"|[^\s,;]{1,200})"), keep_group=1),
+        r"(?i)(?<![\w.-])((?:[\"'][\w.-]*?(?:" + _IDENTIFIER_SECRET + r")[\"']|(?=[\w.-]*[_.-])[\w.-]*?(?:"
+        + _IDENTIFIER_SECRET + r"))\s*[:=]\s*)(?!\[REDACTED:)(?:" + _QUOTED + r"|[^\s,;]{1,200})"),
+        keep_group=1),
+    # A command-line flag naming a secret ("--password hunter2x9", "--api-key=…"); not the next flag.
+    RedactionRule("password", re.compile(
+        r"(?i)(?<![\w-])(--[\w-]*?(?:" + _IDENTIFIER_SECRET + r")(?:=|\s+))(?![-\[])(?:" + _QUOTED
+        + r"|[^\s,;]{1,200})"), keep_group=1),
     # "with secret wJalrXUtnFEMI/K7MDENG…": a label followed directly by a long token with a digit.
     RedactionRule("password", re.compile(
         r"(?i)\b((?:" + _PHRASE_LABEL + "|" + _SECRET_LABEL + r"|key)\s+)(?=[^\s,;]*\d)(?=[^\s,;]*[a-z])"
@@ -109,6 +114,9 @@ class Redactor:
     def __init__(self, rules: Iterable[RedactionRule] = DEFAULT_RULES, disabled: Iterable[str] = ()) -> None:
         off = set(disabled)
         self.rules = tuple(r for r in rules if r.name not in off)
+        self._by_key = "password" not in off
+        """A string under a key naming a secret (``{"password": "…"}``) is hidden whole, as the
+        ``password`` rules hide a labelled value in text."""
 
     def text(self, value: str, found: set[str] | None = None) -> str:
         """``value`` with every accepted match replaced; the names of the rules that replaced something
@@ -125,8 +133,20 @@ class Redactor:
         if isinstance(value, list):
             return [self.value(v, found) for v in value]
         if isinstance(value, Mapping):
-            return {k: self.value(v, found) for k, v in value.items()}
+            return {k: self._item(k, v, found) for k, v in value.items()}
         return value
+
+    def _item(self, key: Any, value: Any, found: set[str] | None) -> Any:
+        if self._by_key and isinstance(value, str) and value.strip() and _SECRET_KEY.fullmatch(str(key)):
+            if found is not None:
+                found.add("password")
+            return "[REDACTED:password]"
+        return self.value(value, found)
+
+
+_SECRET_KEY = re.compile(r"(?i)[\w.-]*?(?:" + _IDENTIFIER_SECRET + ")")
+"""A JSON key naming a secret: ``password``, ``aws_secret_access_key``, ``authToken`` (not ``key``,
+``tokens``)."""
 
 
 def _replacement(rule: RedactionRule, match: re.Match[str], found: set[str] | None) -> str:
