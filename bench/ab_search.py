@@ -58,9 +58,9 @@ def child(checkout: Path, size: int, searches: int) -> None:
     import hindsight
     import hindsight.adapters.postgres.rows as rows
 
-    # bench/latency.py imports tenant_read (newer than 8100270) for its floor probe, unused here
-    if not hasattr(rows, "tenant_read"):
-        rows.tenant_read = None  # type: ignore[attr-defined]
+    # bench/latency.py imports tenant_rows (newer than 8100270) for its floor probe, unused here
+    if not hasattr(rows, "tenant_rows"):
+        rows.tenant_rows = None  # type: ignore[attr-defined]
     import latency
     from common import bench_tmpdir
 

@@ -55,7 +55,7 @@ from psycopg.types.json import Jsonb
 
 from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
 from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
-from hindsight.adapters.postgres.rows import tenant_read
+from hindsight.adapters.postgres.rows import tenant_rows
 from hindsight.bootstrap import build_container, make_embedder, ranking_policy, session_settings
 from hindsight.client import call, connect
 from hindsight.config import Settings
@@ -436,15 +436,14 @@ FLOOR_PROBE = """SELECT id FROM memories WHERE tenant_id = %s AND agent_id = %s 
 
 async def _floor_one(container: Any, text: str, vector: Any) -> tuple[float, float]:
     """The physical floor of a new-query search, in ms: the query embedding alone (the model, no cache)
-    and the HNSW probe alone (top 10 by cosine distance in the tenant's agent, nothing else; one
-    pipelined transaction, as a search's statement is)."""
+    and the HNSW probe alone (top 10 by cosine distance in the tenant's agent, nothing else; one round
+    trip with the tenant setting, as each of a search's reads is: ``rows.tenant_rows``)."""
     started = time.perf_counter()
     await container.embedder.embed_query(text)
     embed_ms = (time.perf_counter() - started) * 1000
     # in the tenant's transaction: under row-level security a bare connection sees no rows at all
     started = time.perf_counter()
-    async with tenant_read(container.pool, TENANT) as conn:
-        await (await conn.execute(FLOOR_PROBE, (TENANT, AGENT, vector))).fetchall()
+    await tenant_rows(container.pool, TENANT, FLOOR_PROBE, (TENANT, AGENT, vector))
     probe_ms = (time.perf_counter() - started) * 1000
     return embed_ms, probe_ms
 

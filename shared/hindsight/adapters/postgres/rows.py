@@ -56,22 +56,14 @@ async def tenant_transaction(pool: AsyncConnectionPool, tenant_id: str) -> Async
         yield conn
 
 
-@asynccontextmanager
-async def tenant_read(pool: AsyncConnectionPool, tenant_id: str) -> AsyncIterator[AsyncConnection]:
-    """``tenant_transaction`` in pipeline mode, for reads: BEGIN and the tenant setting travel with the
-    first query instead of costing a round trip each. Errors surface when results are fetched."""
-    async with pool.connection() as conn, conn.pipeline(), conn.transaction():
-        await conn.execute(_SET_TENANT, (tenant_id,))
-        yield conn
-
-
 async def tenant_rows(
     pool: AsyncConnectionPool, tenant_id: str, query: Any, params: Any = None
 ) -> list[dict[str, Any]]:
     """The rows of one read statement in the tenant's transaction, in one round trip: the tenant
     setting and the statement are pipelined on an autocommit connection, and the server runs what
     comes before a Sync as one implicit transaction, so ``set_config(..., true)`` holds for the
-    statement and ends with it. ``tenant_read`` costs two (the rows, then COMMIT). Errors surface here."""
+    statement and ends with it (an explicit read transaction costs two: the rows, then COMMIT). Errors
+    surface here."""
     [rows] = await tenant_rows_of(pool, tenant_id, [(query, params)])
     return rows
 
