@@ -159,11 +159,12 @@ async def test_redaction_applies_on_every_path_that_stores_text(
             },
         )
         # working memory, then promoted to long-term memory
-        await call(
+        kept = await call(
             client,
             "working_memory_set",
             {"session_id": "s-1", "key": f"contact {EMAIL}", "content": f"Use {SECRET}", "core": True},
         )
+        assert kept["redacted"] == ["aws_access_key", "email"]  # the answer says so, as memory_write's does
         promoted = await call(
             client, "working_memory_promote", {"session_id": "s-1", "key": f"contact {EMAIL}"}
         )

@@ -23,6 +23,7 @@ from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, custom_rules
         ("password: hunter2", "password"),
         ('api_key="abc def"', "password"),
         ("write to maya.lopez@example.co.uk", "email"),
+        ("DATABASE_URL is postgres://app:s3cr3t@db.internal:5432/x", "password"),
         ("card 4111 1111 1111 1111 expires", "card_number"),
         ("call +44 20 7946 0958 now", "phone"),
         ("IBAN DE89 3704 0044 0532 0130 00", "iban"),
@@ -145,3 +146,18 @@ def test_a_string_under_a_key_naming_a_secret_is_hidden_whole() -> None:
     )
     assert found == {"password"}
     assert Redactor(disabled=["password"]).value(metadata) == metadata
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("postgres://app:s3cr3t@db.internal:5432/x", "postgres://app:[REDACTED:password]@db.internal:5432/x"),
+        ("redis://:pw123@localhost:6379/0", "redis://:[REDACTED:password]@localhost:6379/0"),
+        ("see https://bob:p%40ss@example.com/a?b=1", "see https://bob:[REDACTED:password]@example.com/a?b=1"),
+        ("http://host:8080/path and http://[::1]:8080/", "http://host:8080/path and http://[::1]:8080/"),
+    ],
+)
+def test_a_urls_password_is_hidden_and_its_user_and_host_kept(text: str, expected: str) -> None:
+    found: set[str] = set()
+    assert Redactor().text(text, found) == expected
+    assert found == ({"password"} if expected != text else set())

@@ -100,6 +100,12 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
     RedactionRule("password", re.compile(
         r"(?i)\b((?:" + _PHRASE_LABEL + "|" + _SECRET_LABEL + r")\s+(?:is|was)\s+)(?:" + _QUOTED
         + r"|(?=[^\s,;]*\d)[^\s,;]{1,200})"), keep_group=1),
+    # Credentials in a URL ("postgres://app:s3cret@db.internal:5432/x", RFC 3986 userinfo): the password
+    # only; the scheme, user and host stay readable (before the e-mail rule, which would take
+    # "s3cret@db.internal" whole).
+    RedactionRule("password", re.compile(
+        r"(?i)\b([a-z][a-z0-9+.-]{0,30}://[^\s:/?#@\[\]]{0,200}:)(?!\[REDACTED:)[^\s/?#@]{1,200}(?=@)"),
+        keep_group=1),
     RedactionRule("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")),
     RedactionRule("card_number", re.compile(r"\b(?:\d[ -]?){12,18}\d\b"), accept=_card),
     RedactionRule("iban", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")),

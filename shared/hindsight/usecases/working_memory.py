@@ -59,6 +59,11 @@ class SetResult(BaseModel):
     tokens_used: int
     budget_tokens: int
     expires_in_s: float | None
+    redacted: list[str] | None = Field(
+        default=None,
+        description="What redaction replaced in the key or content before the item was kept (e.g. "
+        "['email']), as memory_write answers: the item reads [REDACTED:<kind>] there.",
+    )
 
 
 class SessionView(BaseModel):
@@ -170,9 +175,10 @@ class WorkingMemory:
         principal.require_write()
         scope = self._scope(principal, agent_id, session_id)
         now = self._clock.now()
+        redacted: set[str] = set()
         draft = WorkingMemoryItem(
-            key=self._redactor.text(key),
-            content=self._redactor.text(content),
+            key=self._redactor.text(key, redacted),
+            content=self._redactor.text(content, redacted),
             importance=DEFAULT_IMPORTANCE if importance is None else importance,
             core=bool(core),
             tokens=0,
@@ -226,6 +232,7 @@ class WorkingMemory:
             tokens_used=_state_tokens(update.after),
             budget_tokens=budget,
             expires_in_s=update.after.expires_in_s,
+            redacted=sorted(redacted) or None,
         )
 
     async def get(
