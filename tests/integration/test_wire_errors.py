@@ -1,20 +1,24 @@
 """Wire-level errors over real HTTP, in both protocol eras (2025-11-25 and the stateless 2026-07-28):
-a number too long for Python's int-digit limit (4300) and a malformed JSON-RPC envelope
-(``api.request_body``).
+a number too long for Python's int-digit limit (4300), a string with an unpaired UTF-16 surrogate and
+a malformed JSON-RPC envelope (``api.request_body``).
 
-A number in a ``tools/call``'s arguments is valid JSON: the call's ``isError`` result names the argument
-(SEP-1303), as for any out-of-range value. Elsewhere, and for a malformed envelope, a JSON-RPC error
-names the member and what it must be — never pydantic's dump, never the caller's values.
+Such a number or string in a ``tools/call``'s arguments is valid JSON: the call's ``isError`` result
+names the argument (SEP-1303), as for any out-of-range value. Elsewhere, and for a malformed envelope,
+a JSON-RPC error names the member and what it must be — never pydantic's dump, never the caller's values.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import httpx2
 import pytest
+import redis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
@@ -61,9 +65,15 @@ def _post(
         "authorization": f"Bearer {token}",
         "mcp-protocol-version": era,
     }
-    if era == "2026-07-28" and isinstance(body, dict):
-        headers["mcp-method"] = str(body.get("method"))
-        params = body.get("params")
+    message = body
+    if isinstance(body, bytes):  # the headers a client sends name the method and tool of what it sends
+        try:
+            message = json.loads(body)
+        except ValueError:
+            message = None
+    if era == "2026-07-28" and isinstance(message, dict):
+        headers["mcp-method"] = str(message.get("method"))
+        params = message.get("params")
         if isinstance(params, dict) and isinstance(params.get("name"), str):
             headers["mcp-name"] = params["name"]
     return http.post(server.url, content=raw, headers=headers)
@@ -170,11 +180,11 @@ def test_an_over_long_number_outside_the_arguments_is_a_json_rpc_error_naming_wh
 ) -> None:
     error = _rpc_error(_post(http, server, token, era, _message(era, "tools/list", {}, rpc_id="@N@")), -32600)
     assert error["data"] == {"field": "id"}, error
-    assert "more than 4300 digits" in error["message"], error
+    assert error["message"] == "Invalid Request: id: number out of range: more than 4300 digits", error
     listing = _post(http, server, token, era, _message(era, "tools/list", {"cursor": "@N@"}))
     error = _rpc_error(listing, -32600)
     assert error["data"] == {"field": "params.cursor"}, error
-    assert "params.cursor has more than 4300 digits" in error["message"], error
+    assert "params.cursor: number out of range: more than 4300 digits" in error["message"], error
     assert listing.json()["id"] == 1
 
 
@@ -261,3 +271,92 @@ def test_a_tools_call_without_a_name_or_with_arguments_not_an_object_names_the_p
     assert error["message"].startswith(f"Invalid params: {says}"), error
     assert error["data"] == {"field": field}, error
     assert response.json()["id"] == "call-9"
+
+
+def _queued_writes(stack: LocalStack, tenant: str) -> int:
+    """Queued-status keys of a tenant: a write the tool accepted leaves one at once."""
+    client = redis.Redis.from_url(stack.require_settings().redis_url)
+    try:
+        return sum(1 for _ in client.scan_iter(match=f"hs:op:{tenant}:*", count=1000))
+    finally:
+        client.close()
+
+
+def _with_raw_string(body: dict[str, Any], raw: str) -> bytes:
+    """``body`` as JSON, its string ``"@S@"`` replaced by ``raw`` (JSON text, e.g. ``"ab\\ud800"``)."""
+    return json.dumps(body).replace('"@S@"', raw).encode()
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"),
+    [
+        ("memory_write", {"content": "@S@"}, "content"),
+        ("memory_write", {"content": "ok", "metadata": {"note": "@S@"}}, "metadata.note"),
+        ("memory_write_batch", {"items": [{"content": "@S@"}]}, "items.0.content"),
+        ("memory_search", {"query": "@S@"}, "query"),
+    ],
+    ids=["content", "metadata_value", "batch_item", "query"],
+)
+def test_a_lone_surrogate_in_an_argument_is_an_is_error_result_naming_the_field_and_position(
+    server: BackgroundServer,
+    stack: LocalStack,
+    http: httpx2.Client,
+    era: str,
+    tool: str,
+    arguments: dict[str, Any],
+    field: str,
+) -> None:
+    # Valid JSON (RFC 8259 leaves a lone surrogate escape to the reader) but not Unicode: the SDK's parser
+    # refused the body (-32700 "unexpected end of hex escape", 2025-11-25) or named ``arguments`` (2026).
+    tenant = f"t-wire-{uuid.uuid4().hex[:8]}"
+    body = _message(era, "tools/call", {"name": tool, "arguments": arguments}, rpc_id=8)
+    response = _post(http, server, stack.mint_token(tenant), era, _with_raw_string(body, '"abc\\ud800def"'))
+    assert response.json()["id"] == 8
+    error = _tool_error(response)
+    assert error["kind"] == "invalid_arguments", error
+    assert error["errors"] == [
+        {
+            "field": field,
+            "message": "invalid Unicode: unpaired surrogate \\ud800 at position 3 (characters, from 0)",
+            "type": "unpaired_surrogate",
+        }
+    ], error
+    assert error["message"].startswith(f"Invalid arguments: {field}: invalid Unicode"), error
+    assert _queued_writes(stack, tenant) == 0
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_lone_surrogate_in_a_member_name_or_outside_the_arguments_is_named(
+    server: BackgroundServer, stack: LocalStack, http: httpx2.Client, token: str, era: str
+) -> None:
+    body = _message(
+        era, "tools/call", {"name": "memory_write", "arguments": {"content": "ok", "metadata": {}}}
+    )
+    raw = json.dumps(body).replace('"metadata": {}', '"metadata": {"k\\udc00": 1}').encode()
+    error = _tool_error(_post(http, server, token, era, raw))
+    assert [e["field"] for e in error["errors"]] == ["metadata.k\\udc00"], error
+    assert error["errors"][0]["message"].startswith("member name: invalid Unicode: unpaired surrogate"), error
+    listing = _message(era, "tools/list", {"cursor": "@S@"})
+    error = _rpc_error(_post(http, server, token, era, _with_raw_string(listing, '"\\udfff"')), -32600)
+    assert error["data"] == {"field": "params.cursor"}, error
+    assert "params.cursor: invalid Unicode: unpaired surrogate \\udfff at position 0" in error["message"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@given(text=st.text(max_size=40), at=st.integers(min_value=0, max_value=40), code=st.integers(0xD800, 0xDFFF))
+@settings(
+    max_examples=10, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_any_unpaired_surrogate_anywhere_in_content_is_named_with_its_position(
+    server: BackgroundServer, http: httpx2.Client, token: str, era: str, text: str, at: int, code: int
+) -> None:
+    at = min(at, len(text))
+    escaped = json.dumps(text[:at])[1:-1] + f"\\u{code:04x}" + json.dumps(text[at:])[1:-1]
+    body = _message(era, "tools/call", {"name": "memory_write", "arguments": {"content": "@S@"}})
+    error = _tool_error(_post(http, server, token, era, _with_raw_string(body, f'"{escaped}"')))
+    (detail,) = error["errors"]
+    assert detail["field"] == "content", error
+    assert detail["message"] == (
+        f"invalid Unicode: unpaired surrogate \\u{code:04x} at position {at} (characters, from 0)"
+    ), error

@@ -10,8 +10,8 @@ POST whose Content-Type is not JSON          415     -32600   the transport carr
 POST with Content-Length over the limit      413     -32600   ``data.limit.max_bytes`` names the limit (4 MiB)
 POST whose body is a JSON array (a batch)    400     -32600   streamable HTTP carries one message per POST;
                                                               the SDK would answer with pydantic's union noise
-a malformed envelope, an over-long number    400     -32600   ``api.request_body``: the member named, never
-                                             /-32602  its value; an over-long number in a tools/call's
+a malformed envelope, an unreadable value   400     -32600   ``api.request_body``: the member named, never
+(over-long number, unpaired surrogate)       /-32602  its value; such a value in a tools/call's
                                                       arguments is the call's ``isError`` result instead
 GET                                          405     -32600   stateless: there is no server-to-client stream,
                                                               and the SDK would hold the connection open
@@ -35,7 +35,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hindsight.api.errors import UNAVAILABLE
-from hindsight.api.request_body import OVERSIZED_ARGUMENTS, Refusal, check_body
+from hindsight.api.request_body import UNREADABLE_ARGUMENTS, Refusal, check_body
 from hindsight.domain.errors import Unavailable
 
 RETRY_AFTER_S = 5
@@ -153,13 +153,13 @@ class RequestGuard:
             if verdict is not None:
                 headers = [(k, v) for k, v in scope["headers"] if k != b"content-length"]
                 headers.append((b"content-length", str(len(verdict.body)).encode()))
-                token = OVERSIZED_ARGUMENTS.set(verdict.fields)
+                token = UNREADABLE_ARGUMENTS.set(verdict.errors)
                 try:
                     await self._forward(
                         {**scope, "headers": headers}, _replaying(verdict.body, receive), send
                     )
                 finally:
-                    OVERSIZED_ARGUMENTS.reset(token)
+                    UNREADABLE_ARGUMENTS.reset(token)
                 return
             receive = replay
         await self._forward(scope, receive, send)

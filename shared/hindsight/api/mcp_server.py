@@ -34,7 +34,7 @@ from hindsight.api.errors import (
 from hindsight.api.http_guard import RequestGuard
 from hindsight.api.mcp_context import ApiKeyVerifier, ContainerHolder, current_principal
 from hindsight.api.observe import RequestContext
-from hindsight.api.request_body import oversized_arguments
+from hindsight.api.request_body import unreadable_arguments
 from hindsight.api.strict_args import StrictArguments
 from hindsight.api.tool_hints import RATE_BUDGET_META
 from hindsight.api.tools_memory import register_memory_tools
@@ -148,12 +148,12 @@ class HindsightMCP(MCPServer[Container]):
                 f"Invalid arguments: name: unknown tool '{name[:100]}' (tools/list names the tools)",
                 {"errors": [{"field": "name", "message": "no tool of this name", "type": "unknown_tool"}]},
             )
-        oversized = oversized_arguments()  # numbers too long to read, replaced by 0 in ``http_guard``
-        if oversized is not None:
+        unreadable = unreadable_arguments()  # replaced by stand-ins in ``http_guard``
+        if unreadable is not None:
             log.info(
-                "tool %r refused over-long numbers in %r", name, [e["field"] for e in oversized["errors"]]
+                "tool %r refused unreadable values in %r", name, [e["field"] for e in unreadable["errors"]]
             )
-            return error_result(oversized)
+            return error_result(unreadable)
         unknown = _unknown_arguments(tool, arguments)
         if unknown is not None:
             log.info("tool %r refused arguments %r", name, [e["field"] for e in unknown["errors"]])

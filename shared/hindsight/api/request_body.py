@@ -10,19 +10,22 @@ an object whose ``jsonrpc``, ``method``, ``id`` or         400 -32600 naming the
 ``params`` is malformed                                    must be ("method must be a string")
 ``tools/call`` whose ``params.name`` is not a string or    400 -32602 naming ``params.name`` /
 ``params.arguments`` not an object                         ``params.arguments``
-a number of more than ``sys.get_int_max_str_digits()``     the call goes on with the number replaced
-digits (4300) in a ``tools/call``'s ``params.arguments``   by 0, and ``call_tool`` answers it with an
-                                                           ``isError`` result naming the argument
-                                                           (``oversized_arguments``)
-such a number anywhere else                                400 -32600 naming where it is
+a value JSON can carry but we cannot read, in a              the call goes on with the value replaced
+``tools/call``'s ``params.arguments``: a number of more    (0 or ""), and ``call_tool`` answers it
+than ``sys.get_int_max_str_digits()`` digits (4300), a     with an ``isError`` result naming the
+string with an unpaired UTF-16 surrogate (``"\\ud800"``)   argument and what is wrong
+                                                           (``unreadable_arguments``)
+such a value anywhere else                                 400 -32600 naming where it is
 =========================================================  ===========================================
 
 The SDK would answer the first three with pydantic's union dump (-32602, echoing the caller's values)
-and the last two with -32700 "number out of range": Python's (and pydantic_core's) limit on the digits
-of an integer, a DoS guard that stays on. Here such a number is read as a marker instead of an int
-(``json.loads`` hooks), only for a body the SDK's parser refuses. Messages name members,
-never their values (docs/tools.md). A response (no ``method``; ``result`` or ``error``), invalid JSON
-and anything else pass untouched to the SDK.
+and the last two with -32700 ("number out of range": Python's and pydantic_core's limit on the digits
+of an integer, a DoS guard that stays on; "unexpected end of hex escape" for a surrogate, which the
+2026-07-28 path instead reports as a bad ``arguments``). A lone surrogate is valid JSON (RFC 8259 §8.2
+leaves it to the reader) but not Unicode: no text can be stored or embedded from it. Such values are
+read as markers (``json.loads`` hooks and a walk of its result), only for a body the SDK's parser
+refuses. Messages name members, never their values (docs/tools.md). A response (no ``method``;
+``result`` or ``error``), invalid JSON and anything else pass untouched to the SDK.
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 from hindsight.api.errors import invalid_arguments
 
-_NUMBER_LIMIT_TYPE = "number_too_long"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A UTF-16 surrogate in a decoded string: ``json.loads`` joins a valid pair into one character, so any
+left is unpaired."""
 
 
 def max_digits() -> int:
@@ -48,20 +53,62 @@ def max_digits() -> int:
     return sys.get_int_max_str_digits()
 
 
-class _TooLong:
-    """Stands for a number whose integer part has more than ``max_digits()`` digits."""
+@dataclass(frozen=True)
+class Unreadable:
+    """What is wrong with one value of a body that JSON carries but we cannot read: ``field`` (its path
+    under ``params.arguments``, e.g. ``top_k``, ``items.0.content``), ``message`` (without the field),
+    ``type`` (stable: ``number_too_long``, ``unpaired_surrogate``) and ``limit`` (or None)."""
+
+    field: str
+    message: str
+    type: str
+    limit: dict[str, int] | None = None
+
+    def detail(self) -> dict[str, Any]:
+        """The entry of an ``invalid_arguments`` error's ``errors`` list."""
+        detail: dict[str, Any] = {"field": self.field, "message": self.message, "type": self.type}
+        if self.limit is not None:
+            detail["limit"] = self.limit
+        return detail
 
 
-_TOO_LONG = _TooLong()
+@dataclass(frozen=True)
+class _Marker:
+    """Stands in the decoded body for a value we cannot read (``Unreadable`` without its place)."""
+
+    message: str
+    type: str
+    limit: dict[str, int] | None
+    stand_in: Any  # what the rewritten body carries instead (the tool never sees it: ``call_tool``)
 
 
-def _int(text: str) -> int | _TooLong:
-    return _TOO_LONG if len(text.lstrip("-")) > max_digits() else int(text)
+def _too_long() -> _Marker:
+    limit = max_digits()
+    return _Marker(
+        f"number out of range: more than {limit} digits", "number_too_long", {"max_digits": limit}, 0
+    )
 
 
-def _float(text: str) -> float | _TooLong:
+def _int(text: str) -> int | _Marker:
+    return _too_long() if len(text.lstrip("-")) > max_digits() else int(text)
+
+
+def _float(text: str) -> float | _Marker:
     whole = re.split(r"[.eE]", text.lstrip("-"), maxsplit=1)[0]
-    return _TOO_LONG if len(whole) > max_digits() else float(text)
+    return _too_long() if len(whole) > max_digits() else float(text)
+
+
+def _unpaired_surrogate(text: str) -> _Marker | None:
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    code = f"\\u{ord(found.group()):04x}"
+    return _Marker(
+        f"invalid Unicode: unpaired surrogate {code} at position {found.start()} (characters, from 0)",
+        "unpaired_surrogate",
+        None,
+        "",
+    )
 
 
 @dataclass(frozen=True)
@@ -81,61 +128,75 @@ class Rewrite:
     ``call_tool`` with an ``isError`` naming ``fields`` (argument paths, e.g. ``top_k``, ``items.0.x``)."""
 
     body: bytes
-    fields: tuple[str, ...]
+    errors: tuple[Unreadable, ...]
 
 
-OVERSIZED_ARGUMENTS: ContextVar[tuple[str, ...]] = ContextVar("hindsight_oversized_arguments", default=())
-"""The argument paths of the current request that held over-long numbers (set by ``http_guard``)."""
+UNREADABLE_ARGUMENTS: ContextVar[tuple[Unreadable, ...]] = ContextVar(
+    "hindsight_unreadable_arguments", default=()
+)
+"""What the current request's arguments held that we cannot read (set by ``http_guard``)."""
 
 
-def oversized_arguments() -> dict[str, Any] | None:
-    """The ``invalid_arguments`` error object for the current ``tools/call``'s over-long numbers, or
+def unreadable_arguments() -> dict[str, Any] | None:
+    """The ``invalid_arguments`` error object for the current ``tools/call``'s unreadable values, or
     None when it had none."""
-    fields = OVERSIZED_ARGUMENTS.get()
-    if not fields:
+    found = UNREADABLE_ARGUMENTS.get()
+    if not found:
         return None
-    limit = max_digits()
-    message = f"number out of range: more than {limit} digits"
-    errors = [
-        {"field": f, "message": message, "type": _NUMBER_LIMIT_TYPE, "limit": {"max_digits": limit}}
-        for f in fields
-    ]
-    return invalid_arguments(errors, "Invalid arguments: " + "; ".join(f"{f}: {message}" for f in fields))
+    return invalid_arguments(
+        [u.detail() for u in found],
+        "Invalid arguments: " + "; ".join(f"{u.field}: {u.message}" for u in found),
+    )
 
 
-def _paths(value: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    """Where the markers are in a decoded body."""
-    if value is _TOO_LONG:
-        return [path]
+def _key(key: str, path: tuple[str, ...], found: list[tuple[tuple[str, ...], _Marker]]) -> str:
+    """A member name, escaped to ASCII when it holds an unpaired surrogate (then also reported)."""
+    marker = _unpaired_surrogate(key)
+    if marker is None:
+        return key
+    escaped = json.dumps(key)[1:-1]
+    found.append(((*path, escaped), _Marker(f"member name: {marker.message}", marker.type, None, None)))
+    return escaped
+
+
+def _standing_in(value: Any, path: tuple[str, ...], found: list[tuple[tuple[str, ...], _Marker]]) -> Any:
+    """``value`` with every marker and every string holding an unpaired surrogate replaced by its stand-in;
+    each replaced value's place and marker appended to ``found``."""
+    if isinstance(value, _Marker):
+        found.append((path, value))
+        return value.stand_in
+    if isinstance(value, str):
+        marker = _unpaired_surrogate(value)
+        if marker is None:
+            return value
+        found.append((path, marker))
+        return marker.stand_in
     if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _paths(v, (*path, str(k)))]
+        out = {}
+        for k, v in value.items():
+            key = _key(k, path, found)
+            out[key] = _standing_in(v, (*path, key), found)
+        return out
     if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _paths(v, (*path, str(i)))]
-    return []
-
-
-def _zeroed(value: Any) -> Any:
-    if value is _TOO_LONG:
-        return 0
-    if isinstance(value, dict):
-        return {k: _zeroed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_zeroed(v) for v in value]
+        return [_standing_in(v, (*path, str(i)), found) for i, v in enumerate(value)]
     return value
 
 
-def _decode(body: bytes) -> tuple[bool, Any, bool]:
-    """(decoded?, the body as JSON, may it hold markers for over-long numbers?). Read as the SDK reads
-    it (``pydantic_core.from_json``, ~30x faster than ``json.loads``); only a body it refuses is read
-    again by ``json.loads`` with the hooks that mark over-long numbers."""
+def _decode(body: bytes) -> tuple[bool, Any, list[tuple[tuple[str, ...], _Marker]]]:
+    """(decoded?, the body as JSON with stand-ins, where the unreadable values were). Read as the SDK
+    reads it (``pydantic_core.from_json``, ~30x faster than ``json.loads``); only a body it refuses is
+    read again by ``json.loads``, with the hooks that mark over-long numbers, then walked for unpaired
+    surrogates."""
     try:
-        return True, pydantic_core.from_json(body), False
+        return True, pydantic_core.from_json(body), []
     except ValueError:
         pass
+    found: list[tuple[tuple[str, ...], _Marker]] = []
     try:
-        return True, json.loads(body, parse_int=_int, parse_float=_float), True
+        message = json.loads(body, parse_int=_int, parse_float=_float)
+        return True, _standing_in(message, (), found), found
     except (ValueError, RecursionError):  # invalid JSON or UTF-8, deep nesting: the SDK's parse error
-        return False, None, False
+        return False, None, []
 
 
 def _valid_id(message: dict[str, Any]) -> str | int | None:
@@ -179,30 +240,25 @@ def _envelope_defect(message: dict[str, Any]) -> Refusal | None:
 
 def check_body(body: bytes) -> Refusal | Rewrite | None:
     """How to answer a POSTed body: refuse it, forward a rewrite, or (None) forward it untouched."""
-    decoded, message, marked = _decode(body)
+    decoded, message, found = _decode(body)
     if not decoded or isinstance(message, list):  # a batch is ``http_guard``'s own answer
         return None
     if not isinstance(message, dict):
         return Refusal(INVALID_REQUEST, "Invalid Request: the body must be a JSON-RPC request object", "body")
     if "method" not in message and ("result" in message or "error" in message):
         return None
-    paths = _paths(message) if marked else []
-    if ("id",) in paths:
-        return Refusal(
-            INVALID_REQUEST, f"Invalid Request: id is a number of more than {max_digits()} digits", "id"
-        )
+    at_id = [m for p, m in found if p == ("id",)]
+    if at_id:
+        return Refusal(INVALID_REQUEST, f"Invalid Request: id: {at_id[0].message}", "id")
     defect = _envelope_defect(message)
-    if defect is not None or not paths:
+    if defect is not None or not found:
         return defect
-    limit = max_digits()
-    outside = [p for p in paths if p[:2] != ("params", "arguments") or len(p) <= 2]
+    outside = [(p, m) for p, m in found if p[:2] != ("params", "arguments") or len(p) <= 2]
     if message["method"] != "tools/call" or "id" not in message or outside:
-        where = ".".join((outside or paths)[0])
+        path, marker = (outside or found)[0]
+        where = ".".join(path)
         return Refusal(
-            INVALID_REQUEST,
-            f"Invalid Request: the number at {where} has more than {limit} digits (out of range)",
-            where,
-            _valid_id(message),
+            INVALID_REQUEST, f"Invalid Request: {where}: {marker.message}", where, _valid_id(message)
         )
-    fields = tuple(".".join(p[2:]) for p in paths[:20])
-    return Rewrite(json.dumps(_zeroed(message)).encode(), fields)
+    errors = tuple(Unreadable(".".join(p[2:]), m.message, m.type, m.limit) for p, m in found[:20])
+    return Rewrite(json.dumps(message).encode(), errors)
