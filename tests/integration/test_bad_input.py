@@ -279,7 +279,7 @@ def test_get_is_405_instead_of_an_open_stream(server: BackgroundServer, victim: 
         (b"{not json", -32700),
         (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_', -32700),
         (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":'
-         + b"[" * 50_000 + b"]" * 50_000 + b"}}", -32700),
+         + b"[" * 50_000 + b"]" * 50_000 + b"}}", -32602),
         (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":'
          b'{"query":"x\xff\xfe"}}}', -32700),
         (b'{"jsonrpc": "2.0", "id": 1}', -32600),

@@ -10,6 +10,7 @@ a JSON-RPC error names the member and what it must be — never pydantic's dump,
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -67,10 +68,12 @@ def _post(
     }
     message = body
     if isinstance(body, bytes):  # the headers a client sends name the method and tool of what it sends
-        try:
-            message = json.loads(body)
-        except ValueError:
-            message = None
+        method = re.search(rb'"method": ?"([^"]*)"', body)
+        name = re.search(rb'"name": ?"([^"]*)"', body)
+        message = {
+            "method": method.group(1).decode() if method else None,
+            "params": {"name": name.group(1).decode()} if name else {},
+        }
     if era == "2026-07-28" and isinstance(message, dict):
         headers["mcp-method"] = str(message.get("method"))
         params = message.get("params")
@@ -360,3 +363,109 @@ def test_any_unpaired_surrogate_anywhere_in_content_is_named_with_its_position(
     assert detail["message"] == (
         f"invalid Unicode: unpaired surrogate \\u{code:04x} at position {at} (characters, from 0)"
     ), error
+
+
+def _nested(depth: int, leaf: str = "x") -> str:
+    """JSON text nesting ``depth`` containers (objects and lists in turn) around ``leaf``."""
+    opens = "".join('{"k":' if i % 2 else "[" for i in range(depth))
+    closes = "".join("}" if i % 2 else "]" for i in reversed(range(depth)))
+    return f'{opens}"{leaf}"{closes}'
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("depth", [6, 60, 130, 200, 260, 1_000, 50_000])
+def test_metadata_nested_at_any_depth_is_refused_naming_metadata_and_its_limit(
+    server: BackgroundServer, stack: LocalStack, http: httpx2.Client, era: str, depth: int
+) -> None:
+    # Past ~200 levels the SDK's parsers answered instead: -32700 "recursion limit exceeded" (2025-11-25)
+    # or an isError naming "arguments" (2026-07-28); past ~1000, -32700 in both.
+    tenant = f"t-wire-{uuid.uuid4().hex[:8]}"
+    body = _message(
+        era, "tools/call", {"name": "memory_write", "arguments": {"content": "x", "metadata": {}}}
+    )
+    raw = json.dumps(body).replace('"metadata": {}', f'"metadata": {{"a": {_nested(depth)}}}').encode()
+    error = _tool_error(_post(http, server, stack.mint_token(tenant), era, raw))
+    (detail,) = error["errors"]
+    assert detail["field"] == "metadata", error
+    assert detail["limit"] == {"max_depth": 5}, error
+    assert detail["message"] == f"metadata nests {depth + 1} levels deep; the limit is 5", error
+    assert _queued_writes(stack, tenant) == 0
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_deep_value_is_named_after_the_argument_the_schema_gives_it(
+    server: BackgroundServer, http: httpx2.Client, token: str, era: str
+) -> None:
+    for arguments, field, message in [
+        (
+            {"items": [{"content": "x", "metadata": "@D@"}]},
+            "items.0.metadata",
+            "nests 3000 levels deep; the limit is 5",
+        ),
+        ({"items": ["@D@"]}, "items.0", "nests 3000 levels deep; the limit is 6"),
+        ({"content": "@D@"}, "content", "nests 3000 levels deep; it takes no object or array (limit 0)"),
+    ]:
+        tool = "memory_write" if "content" in arguments else "memory_write_batch"
+        body = _message(era, "tools/call", {"name": tool, "arguments": arguments})
+        error = _tool_error(
+            _post(
+                http,
+                server,
+                token,
+                era,
+                json.dumps(body).replace('"@D@"', _nested(3000)).encode(),
+            )
+        )
+        assert [(e["field"], e["message"]) for e in error["errors"]] == [(field, f"{field} {message}")], error
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_body_nested_too_deep_outside_the_arguments_is_invalid_request_naming_where(
+    server: BackgroundServer, http: httpx2.Client, token: str, era: str
+) -> None:
+    listing = json.dumps(_message(era, "tools/list", {"cursor": "@D@"})).replace('"@D@"', _nested(500))
+    error = _rpc_error(_post(http, server, token, era, listing.encode()), -32600)
+    assert (
+        error["message"]
+        == "Invalid Request: the body nests 502 levels deep at params.cursor.0.k.0.k.…; the limit is 64"
+    ), error
+    assert error["data"] == {"field": "params.cursor.0.k.0.k.…"}, error
+
+
+@pytest.mark.parametrize("era", ERAS)
+@given(depth=st.integers(min_value=5, max_value=3_000), leaf=st.text(max_size=5))
+@settings(
+    max_examples=10, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_any_nesting_of_metadata_past_its_limit_names_the_depth(
+    server: BackgroundServer, http: httpx2.Client, token: str, era: str, depth: int, leaf: str
+) -> None:
+    body = _message(
+        era, "tools/call", {"name": "memory_write", "arguments": {"content": "x", "metadata": {}}}
+    )
+    inner = _nested(depth, json.dumps(leaf)[1:-1])
+    raw = json.dumps(body).replace('"metadata": {}', f'"metadata": {{"a": {inner}}}').encode()
+    error = _tool_error(_post(http, server, token, era, raw))
+    (detail,) = error["errors"]
+    assert (detail["field"], detail["limit"]) == ("metadata", {"max_depth": 5}), error
+    assert detail["message"].startswith(f"metadata nests {depth + 1} levels deep"), error
+
+
+def test_a_refused_value_stays_with_its_own_call(stack: LocalStack, http: httpx2.Client) -> None:
+    # A fresh server: a draft carried the refusal in a context variable set around the call; after a
+    # 2026-07-28 refusal of a deep value the SDK ran every later call, in either era, in a context that
+    # still held it, and refused it with the old error.
+    server = BackgroundServer(stack.require_settings()).start()
+    try:
+        token = stack.mint_token(f"t-wire-{uuid.uuid4().hex[:8]}")
+        for era in ERAS:
+            body = _message(era, "tools/call", {"name": "memory_write", "arguments": {"content": "@D@"}})
+            _tool_error(
+                _post(http, server, token, era, json.dumps(body).replace('"@D@"', _nested(50_000)).encode())
+            )
+        for era in ERAS:
+            body = _message(era, "tools/call", {"name": "memory_write", "arguments": {"content": "kept"}})
+            response = _post(http, server, token, era, body)
+            assert response.json()["result"].get("isError") is False, response.text[:300]
+    finally:
+        server.stop()

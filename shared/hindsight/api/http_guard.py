@@ -35,7 +35,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hindsight.api.errors import UNAVAILABLE
-from hindsight.api.request_body import UNREADABLE_ARGUMENTS, Refusal, check_body
+from hindsight.api.request_body import Refusal, check_body
 from hindsight.domain.errors import Unavailable
 
 RETRY_AFTER_S = 5
@@ -153,13 +153,7 @@ class RequestGuard:
             if verdict is not None:
                 headers = [(k, v) for k, v in scope["headers"] if k != b"content-length"]
                 headers.append((b"content-length", str(len(verdict.body)).encode()))
-                token = UNREADABLE_ARGUMENTS.set(verdict.errors)
-                try:
-                    await self._forward(
-                        {**scope, "headers": headers}, _replaying(verdict.body, receive), send
-                    )
-                finally:
-                    UNREADABLE_ARGUMENTS.reset(token)
+                await self._forward({**scope, "headers": headers}, _replaying(verdict.body, receive), send)
                 return
             receive = replay
         await self._forward(scope, receive, send)

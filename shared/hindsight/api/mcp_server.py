@@ -148,7 +148,9 @@ class HindsightMCP(MCPServer[Container]):
                 f"Invalid arguments: name: unknown tool '{name[:100]}' (tools/list names the tools)",
                 {"errors": [{"field": "name", "message": "no tool of this name", "type": "unknown_tool"}]},
             )
-        unreadable = unreadable_arguments()  # replaced by stand-ins in ``http_guard``
+        unreadable = unreadable_arguments(
+            arguments, tool.parameters
+        )  # replaced by stand-ins in ``http_guard``
         if unreadable is not None:
             log.info(
                 "tool %r refused unreadable values in %r", name, [e["field"] for e in unreadable["errors"]]

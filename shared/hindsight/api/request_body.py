@@ -10,11 +10,11 @@ an object whose ``jsonrpc``, ``method``, ``id`` or         400 -32600 naming the
 ``params`` is malformed                                    must be ("method must be a string")
 ``tools/call`` whose ``params.name`` is not a string or    400 -32602 naming ``params.name`` /
 ``params.arguments`` not an object                         ``params.arguments``
-a value JSON can carry but we cannot read, in a              the call goes on with the value replaced
-``tools/call``'s ``params.arguments``: a number of more    (0 or ""), and ``call_tool`` answers it
-than ``sys.get_int_max_str_digits()`` digits (4300), a     with an ``isError`` result naming the
-string with an unpaired UTF-16 surrogate (``"\\ud800"``)   argument and what is wrong
-                                                           (``unreadable_arguments``)
+a value JSON can carry but we cannot read, in a            the call goes on with the value replaced
+``tools/call``'s ``params.arguments``: a number of more    (0, "" or null), and ``call_tool`` answers
+than ``sys.get_int_max_str_digits()`` digits (4300), a     it with an ``isError`` result naming the
+string with an unpaired UTF-16 surrogate (``"\\ud800"``),  argument and what is wrong
+a value nested past ``json_depth.READ_DEPTH`` (64)         (``unreadable_arguments``)
 such a value anywhere else                                 400 -32600 naming where it is
 =========================================================  ===========================================
 
@@ -24,7 +24,9 @@ of an integer, a DoS guard that stays on; "unexpected end of hex escape" for a s
 2026-07-28 path instead reports as a bad ``arguments``). A lone surrogate is valid JSON (RFC 8259 §8.2
 leaves it to the reader) but not Unicode: no text can be stored or embedded from it. Such values are
 read as markers (``json.loads`` hooks and a walk of its result), only for a body the SDK's parser
-refuses. Messages name members, never their values (docs/tools.md). A response (no ``method``;
+refuses or one nested past ``READ_DEPTH`` (read cut to that depth: ``api.json_depth``; past ~200 levels
+the SDK answered -32700 "recursion limit exceeded" or, 2026-07-28, an ``isError`` naming
+``arguments``). Messages name members, never their values (docs/tools.md). A response (no ``method``;
 ``result`` or ``error``), invalid JSON and anything else pass untouched to the SDK.
 """
 
@@ -32,19 +34,22 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import sys
-from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from functools import cache
 from typing import Any
 
 import pydantic_core
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 from hindsight.api.errors import invalid_arguments
+from hindsight.api.json_depth import READ_DEPTH, Cut, cut, deeper_than, schema_field
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 """A UTF-16 surrogate in a decoded string: ``json.loads`` joins a valid pair into one character, so any
 left is unpaired."""
+_TOO_DEEP = "too_deep"
 
 
 def max_digits() -> int:
@@ -57,12 +62,30 @@ def max_digits() -> int:
 class Unreadable:
     """What is wrong with one value of a body that JSON carries but we cannot read: ``field`` (its path
     under ``params.arguments``, e.g. ``top_k``, ``items.0.content``), ``message`` (without the field),
-    ``type`` (stable: ``number_too_long``, ``unpaired_surrogate``) and ``limit`` (or None)."""
+    ``type`` (stable: ``number_too_long``, ``unpaired_surrogate``, ``too_deep``) and ``limit`` (or
+    None). A ``too_deep`` value is named by ``named``: it knows its ``path`` and the argument's ``depth``,
+    not yet which argument the tool's schema makes of it."""
 
     field: str
     message: str
     type: str
     limit: dict[str, int] | None = None
+    path: tuple[str, ...] = ()
+    depth: int = 0
+
+    def named(self, schema: dict[str, Any]) -> Unreadable:
+        """A ``too_deep`` value named after the argument it belongs to in the tool's input ``schema``,
+        with that argument's depth and limit (itself for any other type)."""
+        if self.type != _TOO_DEEP:
+            return self
+        named, allowed = schema_field(schema, self.path)
+        field, depth = ".".join(named), self.depth - (len(named) - 1)
+        message = (
+            f"{field} nests {depth} levels deep; the limit is {allowed}"
+            if allowed
+            else f"{field} nests {depth} levels deep; it takes no object or array (limit 0)"
+        )
+        return Unreadable(field, message, _TOO_DEEP, {"max_depth": allowed}, named, depth)
 
     def detail(self) -> dict[str, Any]:
         """The entry of an ``invalid_arguments`` error's ``errors`` list."""
@@ -80,6 +103,7 @@ class _Marker:
     type: str
     limit: dict[str, int] | None
     stand_in: Any  # what the rewritten body carries instead (the tool never sees it: ``call_tool``)
+    depth: int = 0  # ``too_deep``: how many levels the replaced container nested
 
 
 def _too_long() -> _Marker:
@@ -124,28 +148,43 @@ class Refusal:
 
 @dataclass(frozen=True)
 class Rewrite:
-    """A ``tools/call`` to forward as ``body`` (its over-long numbers replaced by 0), answered by
-    ``call_tool`` with an ``isError`` naming ``fields`` (argument paths, e.g. ``top_k``, ``items.0.x``)."""
+    """A ``tools/call`` to forward as ``body``: its unreadable values replaced by stand-ins, and
+    ``errors`` (argument paths, e.g. ``top_k``, ``items.0.x``, and what is wrong) carried among its
+    arguments under ``unreadable_key()``, for ``call_tool`` to answer with an ``isError``."""
 
     body: bytes
     errors: tuple[Unreadable, ...]
 
 
-UNREADABLE_ARGUMENTS: ContextVar[tuple[Unreadable, ...]] = ContextVar(
-    "hindsight_unreadable_arguments", default=()
-)
-"""What the current request's arguments held that we cannot read (set by ``http_guard``)."""
+@cache
+def unreadable_key() -> str:
+    """The member a rewritten ``tools/call`` carries its ``Unreadable`` values in, among its arguments:
+    they travel with the request they belong to (a context variable set around the call leaked into
+    later requests: the SDK runs some calls in a context copied from an earlier one). Not an argument
+    name any tool takes, and secret to the process, so a caller cannot forge it (sent, it is an argument
+    the tool does not take)."""
+    return f"hindsight/unreadable/{secrets.token_hex(16)}"
 
 
-def unreadable_arguments() -> dict[str, Any] | None:
-    """The ``invalid_arguments`` error object for the current ``tools/call``'s unreadable values, or
-    None when it had none."""
-    found = UNREADABLE_ARGUMENTS.get()
+def unreadable_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The ``invalid_arguments`` error object for the unreadable values ``check_body`` found in a
+    ``tools/call``'s ``arguments`` (each too-deep one named after its argument in the tool's input
+    ``schema``, once), or None when it found none. Removes what ``check_body`` added to ``arguments``."""
+    carried = arguments.pop(unreadable_key(), None)
+    if not isinstance(carried, list):
+        return None
+    found: dict[tuple[str, str], Unreadable] = {}
+    for item in carried:
+        unreadable = Unreadable(**{**item, "path": tuple(item["path"])})
+        named = unreadable.named(schema)
+        seen = found.get((named.field, named.type))
+        if seen is None or named.depth > seen.depth:  # one entry per argument: its deepest part
+            found[(named.field, named.type)] = named
     if not found:
         return None
     return invalid_arguments(
-        [u.detail() for u in found],
-        "Invalid arguments: " + "; ".join(f"{u.field}: {u.message}" for u in found),
+        [u.detail() for u in found.values()],
+        "Invalid arguments: " + "; ".join(f"{u.field}: {u.message}" for u in found.values()),
     )
 
 
@@ -159,13 +198,21 @@ def _key(key: str, path: tuple[str, ...], found: list[tuple[tuple[str, ...], _Ma
     return escaped
 
 
-def _standing_in(value: Any, path: tuple[str, ...], found: list[tuple[tuple[str, ...], _Marker]]) -> Any:
-    """``value`` with every marker and every string holding an unpaired surrogate replaced by its stand-in;
-    each replaced value's place and marker appended to ``found``."""
+def _standing_in(
+    value: Any, path: tuple[str, ...], found: list[tuple[tuple[str, ...], _Marker]], cut_at: Cut
+) -> Any:
+    """``value`` with every marker, every stand-in of ``cut_at`` and every string holding an unpaired
+    surrogate replaced by its stand-in; each replaced value's place and marker appended to ``found``."""
     if isinstance(value, _Marker):
         found.append((path, value))
         return value.stand_in
     if isinstance(value, str):
+        depth = cut_at.depth_of(value)
+        if depth is not None:
+            found.append(
+                (path, _Marker(f"nests more than {READ_DEPTH} levels", _TOO_DEEP, None, None, depth))
+            )
+            return None
         marker = _unpaired_surrogate(value)
         if marker is None:
             return value
@@ -175,27 +222,31 @@ def _standing_in(value: Any, path: tuple[str, ...], found: list[tuple[tuple[str,
         out = {}
         for k, v in value.items():
             key = _key(k, path, found)
-            out[key] = _standing_in(v, (*path, key), found)
+            out[key] = _standing_in(v, (*path, key), found, cut_at)
         return out
     if isinstance(value, list):
-        return [_standing_in(v, (*path, str(i)), found) for i, v in enumerate(value)]
+        return [_standing_in(v, (*path, str(i)), found, cut_at) for i, v in enumerate(value)]
     return value
 
 
 def _decode(body: bytes) -> tuple[bool, Any, list[tuple[tuple[str, ...], _Marker]]]:
     """(decoded?, the body as JSON with stand-ins, where the unreadable values were). Read as the SDK
-    reads it (``pydantic_core.from_json``, ~30x faster than ``json.loads``); only a body it refuses is
-    read again by ``json.loads``, with the hooks that mark over-long numbers, then walked for unpaired
-    surrogates."""
+    reads it (``pydantic_core.from_json``, ~30x faster than ``json.loads``); only a body it refuses, or
+    one nested deeper than ``READ_DEPTH``, is read again: cut to that depth (``json_depth.cut``), by
+    ``json.loads`` with the hooks that mark over-long numbers, then walked for unpaired surrogates and
+    the cut's stand-ins."""
     try:
-        return True, pydantic_core.from_json(body), []
+        message = pydantic_core.from_json(body)
+        if not deeper_than(body, READ_DEPTH):
+            return True, message, []
     except ValueError:
         pass
     found: list[tuple[tuple[str, ...], _Marker]] = []
+    cut_at = cut(body)
     try:
-        message = json.loads(body, parse_int=_int, parse_float=_float)
-        return True, _standing_in(message, (), found), found
-    except (ValueError, RecursionError):  # invalid JSON or UTF-8, deep nesting: the SDK's parse error
+        message = json.loads(cut_at.body, parse_int=_int, parse_float=_float)
+        return True, _standing_in(message, (), found, cut_at), found
+    except (ValueError, RecursionError):  # invalid JSON or UTF-8: the SDK's parse error
         return False, None, []
 
 
@@ -256,9 +307,16 @@ def check_body(body: bytes) -> Refusal | Rewrite | None:
     outside = [(p, m) for p, m in found if p[:2] != ("params", "arguments") or len(p) <= 2]
     if message["method"] != "tools/call" or "id" not in message or outside:
         path, marker = (outside or found)[0]
-        where = ".".join(path)
-        return Refusal(
-            INVALID_REQUEST, f"Invalid Request: {where}: {marker.message}", where, _valid_id(message)
+        where = ".".join(path[:6]) + (".…" if len(path) > 6 else "")
+        what = (
+            f"the body nests {len(path) + marker.depth} levels deep at {where}; the limit is {READ_DEPTH}"
+            if marker.type == _TOO_DEEP
+            else f"{where}: {marker.message}"
         )
-    errors = tuple(Unreadable(".".join(p[2:]), m.message, m.type, m.limit) for p, m in found[:20])
+        return Refusal(INVALID_REQUEST, f"Invalid Request: {what}", where, _valid_id(message))
+    errors = tuple(
+        Unreadable(".".join(p[2:]), m.message, m.type, m.limit, p[2:], len(p) - 3 + m.depth)
+        for p, m in found[:20]
+    )
+    message["params"]["arguments"][unreadable_key()] = [asdict(u) for u in errors]
     return Rewrite(json.dumps(message).encode(), errors)
