@@ -56,9 +56,17 @@ def _message(era: str, method: Any, params: Any, rpc_id: Any = 1) -> dict[str, A
 
 
 def _post(
-    http: httpx2.Client, server: BackgroundServer, token: str, era: str, body: Any, number: str = LONG
+    http: httpx2.Client,
+    server: BackgroundServer,
+    token: str,
+    era: str,
+    body: Any,
+    number: str = LONG,
+    extra_headers: dict[str, str] | None = None,
+    drop_version: bool = False,
 ) -> httpx2.Response:
-    """POST ``body`` (JSON; its string ``"@N@"`` becomes ``number``, unquoted) with ``era``'s headers."""
+    """POST ``body`` (JSON; its string ``"@N@"`` becomes ``number``, unquoted) with ``era``'s headers
+    (then ``extra_headers``; without MCP-Protocol-Version when ``drop_version``)."""
     raw = body if isinstance(body, bytes) else json.dumps(body).replace('"@N@"', number).encode()
     headers = {
         "content-type": "application/json",
@@ -79,6 +87,9 @@ def _post(
         params = message.get("params")
         if isinstance(params, dict) and isinstance(params.get("name"), str):
             headers["mcp-name"] = params["name"]
+    headers.update(extra_headers or {})
+    if drop_version:
+        del headers["mcp-protocol-version"]
     return http.post(server.url, content=raw, headers=headers)
 
 
@@ -469,3 +480,74 @@ def test_a_refused_value_stays_with_its_own_call(stack: LocalStack, http: httpx2
             assert response.json()["result"].get("isError") is False, response.text[:300]
     finally:
         server.stop()
+
+
+INITIALIZE = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "wire-test", "version": "0"},
+}
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "header"),
+    [
+        ("initialize", INITIALIZE, "2099-01-01"),
+        ("tools/list", {}, "2099-01-01"),
+        ("tools/call", {"name": "memory_search", "arguments": {"query": "tea"}}, "not a version"),
+        ("tools/list", {}, "x" * 500),
+    ],
+    ids=["initialize", "tools_list", "tools_call", "long_value"],
+)
+def test_a_2025_era_request_with_an_unsupported_version_header_is_told_about_the_header(
+    server: BackgroundServer,
+    http: httpx2.Client,
+    token: str,
+    method: str,
+    params: dict[str, Any],
+    header: str,
+) -> None:
+    # The SDK took any unknown header for a 2026-07-28 request and answered about that era's _meta
+    # envelope ("params._meta must be an object carrying …"), which a 2025-era client never sends.
+    body = {"jsonrpc": "2.0", "id": 3, "method": method, "params": params}
+    response = _post(http, server, token, "2025-11-25", body, extra_headers={"mcp-protocol-version": header})
+    error = _rpc_error(response, -32600)
+    shown = header if len(header) <= 64 else header[:64] + "…"
+    assert error["message"].startswith(f"Bad Request: unsupported MCP-Protocol-Version header {shown!r}; "), (
+        error
+    )
+    for version in ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"):
+        assert version in error["message"], error
+    assert error["data"] == {
+        "field": "mcp-protocol-version",
+        "requested": shown,
+        "supported": ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"],
+    }, error
+    assert response.json()["id"] == 3
+    assert "must be an object carrying" not in error["message"]
+
+
+def test_a_2026_era_request_with_a_mismatched_version_header_keeps_that_era_s_answer(
+    server: BackgroundServer, http: httpx2.Client, token: str
+) -> None:
+    body = _message("2026-07-28", "tools/list", {})
+    response = _post(
+        http, server, token, "2026-07-28", body, extra_headers={"mcp-protocol-version": "2099-01-01"}
+    )
+    assert response.status_code == 400, response.text[:300]
+    error = response.json()["error"]
+    assert error["code"] == -32020, error  # the SDK's HEADER_MISMATCH: names the header and the envelope
+    assert "mcp-protocol-version header" in error["message"], error
+
+
+@pytest.mark.parametrize("header", [None, "2025-06-18", "2025-11-25"])
+def test_a_2025_era_request_with_a_served_or_no_version_header_is_answered(
+    server: BackgroundServer, http: httpx2.Client, token: str, header: str | None
+) -> None:
+    body = {"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {}}
+    extra = {} if header is None else {"mcp-protocol-version": header}
+    response = _post(
+        http, server, token, "2025-11-25", body, extra_headers=extra, drop_version=header is None
+    )
+    assert response.status_code == 200, response.text[:300]
+    assert response.json()["result"]["tools"], response.text[:300]

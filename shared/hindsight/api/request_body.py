@@ -37,6 +37,7 @@ import re
 import secrets
 import sys
 from dataclasses import asdict, dataclass
+from dataclasses import field as dataclass_field
 from functools import cache
 from typing import Any
 
@@ -138,12 +139,14 @@ def _unpaired_surrogate(text: str) -> _Marker | None:
 @dataclass(frozen=True)
 class Refusal:
     """A JSON-RPC error to answer with (HTTP 400): ``code``, ``message``, ``data.field`` names the
-    member, ``request_id`` echoes the request's id when it is a valid one (else null)."""
+    member (``details``: more members of ``data``), ``request_id`` echoes the request's id when it is a
+    valid one (else null)."""
 
     code: int
     message: str
     field: str
     request_id: str | int | None = None
+    details: dict[str, Any] = dataclass_field(default_factory=dict)  # more of ``data``
 
 
 @dataclass(frozen=True)

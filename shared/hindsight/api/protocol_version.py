@@ -1,0 +1,70 @@
+"""The ``MCP-Protocol-Version`` header of a request in the 2025-11-25 era, checked before the SDK reads it.
+
+The SDK routes a request whose header names no handshake version (2024-11-05 … 2025-11-25) to its
+2026-07-28 path, whose first check is that era's per-request ``_meta`` envelope: a 2025-era client that
+sends ``MCP-Protocol-Version: 2099-01-01`` was told "params._meta must be an object carrying the required
+'io.modelcontextprotocol/protocolVersion' …", naming neither the header nor its value. The 2025-11-25
+transport spec says: "If the server receives a request with an invalid or unsupported
+MCP-Protocol-Version, it MUST respond with 400 Bad Request"; so such a request (one without the 2026
+envelope) gets 400 -32600 naming the header, the value and the versions served, the answer the SDK's
+2025-era transport gives. A request carrying the 2026 envelope is left to the SDK, whose answers there
+(-32020 header mismatch, "Unsupported protocol version" with ``supported``) are that era's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic_core
+from mcp_types import INVALID_REQUEST
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+from hindsight.api.request_body import Refusal
+
+HEADER = "mcp-protocol-version"
+_ENVELOPE_KEY = "io.modelcontextprotocol/protocolVersion"
+_SHOWN_CHARS = 64
+
+
+def _modern(body: bytes | None) -> bool:
+    """Whether ``body`` is a 2026-07-28 request: its ``params._meta`` names a protocol version."""
+    try:
+        message = pydantic_core.from_json(body) if body else None
+    except ValueError:
+        return False
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and _ENVELOPE_KEY in meta
+
+
+def _request_id(body: bytes | None) -> str | int | None:
+    try:
+        message: Any = pydantic_core.from_json(body) if body else None
+    except ValueError:
+        return None
+    rpc_id = message.get("id") if isinstance(message, dict) else None
+    return rpc_id if isinstance(rpc_id, str) or type(rpc_id) is int else None
+
+
+def version_refusal(version: str | None, body: bytes | None) -> Refusal | None:
+    """The 400 for a 2025-era request (no 2026 envelope in ``body``) whose ``MCP-Protocol-Version``
+    header value ``version`` is no version served, or None (absent, served, or a 2026-era request)."""
+    if version is None or version in HANDSHAKE_PROTOCOL_VERSIONS or version in MODERN_PROTOCOL_VERSIONS:
+        return None
+    if _modern(body):
+        return None
+    shown = version[:_SHOWN_CHARS] + ("…" if len(version) > _SHOWN_CHARS else "")
+    return Refusal(
+        INVALID_REQUEST,
+        f"Bad Request: unsupported MCP-Protocol-Version header {shown!r}; this server supports "
+        f"{', '.join(HANDSHAKE_PROTOCOL_VERSIONS)} (negotiated by initialize, then sent on every request) "
+        f"and {', '.join(MODERN_PROTOCOL_VERSIONS)} (stateless: every request carries it in params._meta)",
+        HEADER,
+        _request_id(body),
+        {"requested": shown, "supported": supported_versions()},
+    )
+
+
+def supported_versions() -> list[str]:
+    """Every protocol version served, oldest first."""
+    return [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS]
