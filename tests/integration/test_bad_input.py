@@ -325,3 +325,48 @@ def test_nothing_of_the_bad_input_tenant_was_queued_or_stored_anywhere(
         "memory_relations": 0,
         "redis keys": 0,
     }
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize(
+    ("headers", "status", "field", "says"),
+    [
+        ({"host": "evil.example"}, 421, "host", "Misdirected Request: the Host header 'evil.example' is not"),
+        (
+            {"origin": "http://evil.example"},
+            403,
+            "origin",
+            "Forbidden: the Origin header 'http://evil.example'",
+        ),
+    ],
+    ids=["host", "origin"],
+)
+def test_a_refused_host_or_origin_is_a_json_rpc_error_naming_the_header(
+    server: BackgroundServer,
+    http: httpx2.Client,
+    victim: tuple[str, str],
+    era: str,
+    headers: dict[str, str],
+    status: int,
+    field: str,
+    says: str,
+) -> None:
+    # The SDK's DNS-rebinding check answered "Invalid Host header" / "Invalid Origin header" as text/plain.
+    body = _call("memory_search", {"query": "tea"})
+    response = _post(http, server.url, victim[1], body, **{"mcp-protocol-version": era, **headers})
+    error = _rpc_error(response, status, -32600)
+    assert response.json()["id"] is None
+    assert error["message"].startswith(says), error
+    assert "DNS-rebinding protection" in error["message"], error
+    assert error["data"]["field"] == field, error
+    assert "127.0.0.1:*" in " ".join(error["data"]["allowed"]), error
+
+
+def test_an_allowed_origin_is_answered(
+    server: BackgroundServer, http: httpx2.Client, victim: tuple[str, str]
+) -> None:
+    origin = f"http://127.0.0.1:{server.port}"
+    response = _post(
+        http, server.url, victim[1], {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, origin=origin
+    )
+    assert response.status_code == 200, response.text[:300]

@@ -6,6 +6,10 @@ On the MCP path only (``/healthz`` and the OAuth metadata routes pass untouched)
 ===========================================  ======  =======  ==============================================
 request                                      status  code     why
 ===========================================  ======  =======  ==============================================
+a Host header not allowed (or none)          421     -32600   DNS-rebinding protection, the SDK's check
+                                                              (``allowed_hosts``); it answered in plain text
+an Origin header present and not allowed     403     -32600   the same; ``data.field`` names the header,
+                                                              ``data.allowed`` what is allowed
 POST whose Content-Type is not JSON          415     -32600   the transport carries JSON-RPC as JSON
 POST with Content-Length over the limit      413     -32600   ``data.limit.max_bytes`` names the limit (4 MiB)
 a 2025-era POST (no 2026 ``_meta`` envelope)  400     -32600   ``api.protocol_version``: the SDK took it for
@@ -21,6 +25,13 @@ a dependency down (``Unavailable`` raised    503     -32001   e.g. the token che
 below the tools, before a response)                           ``data.retryable`` and ``Retry-After``
 ===========================================  ======  =======  ==============================================
 
+The 421 and 403 bodies are JSON-RPC errors with a null id, as every other answer here: the streamable
+HTTP transport (2025-11-25, Security Warning) says of a refused Origin "the HTTP response body MAY
+comprise a JSON-RPC error response that has no id", and the SDK's own HTTP-level errors (400, 404, 406)
+are that shape; a client reading JSON finds why instead of a parse error on "Invalid Host header". The
+check runs here, before the token is read, with the SDK's ``TransportSecurityMiddleware`` (the one
+definition of what is allowed); the SDK's own run of it after auth then always passes.
+
 A body sent without Content-Length (chunked) and over the limit is still refused by the SDK's own limit
 (413): it streams on to the app after the first ``max_body_bytes`` read here. A body within the limit is
 read whole (the SDK reads it whole too) and checked by ``api.request_body`` before it is replayed.
@@ -31,9 +42,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    TransportSecurityMiddleware,
+    TransportSecuritySettings,
+)
 from mcp_types import INVALID_REQUEST
 from starlette.datastructures import Headers
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hindsight.api.errors import UNAVAILABLE
@@ -63,6 +79,11 @@ async def _error(
     raw_headers += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": raw_headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def _shown(value: str, limit: int = 100) -> str:
+    """A header value for a message: quoted, at most ``limit`` characters."""
+    return repr(value[:limit] + ("…" if len(value) > limit else ""))
 
 
 async def _read(receive: Receive, max_bytes: int) -> tuple[Receive, bytes | None]:
@@ -109,15 +130,23 @@ class RequestGuard:
     """ASGI middleware; see the module doc for what it refuses and how."""
 
     def __init__(
-        self, app: ASGIApp, path: str = "/mcp", max_body_bytes: int = DEFAULT_MAX_REQUEST_BODY_SIZE
+        self,
+        app: ASGIApp,
+        path: str = "/mcp",
+        max_body_bytes: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
+        security: TransportSecuritySettings | None = None,
     ) -> None:
+        """``security``: the Host/Origin allow-lists the SDK's transport is given (None: no check)."""
         self._app = app
         self._path = path.rstrip("/")
         self._max = max_body_bytes
+        self._security = security
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].rstrip("/") != self._path:
             await self._app(scope, receive, send)
+            return
+        if await self._refuse_host_or_origin(scope, send):
             return
         method = scope["method"]
         if method == "GET":
@@ -162,6 +191,33 @@ class RequestGuard:
                 return
             receive = replay
         await self._forward(scope, receive, send)
+
+    async def _refuse_host_or_origin(self, scope: Scope, send: Send) -> bool:
+        """Answer a request whose Host or Origin the SDK's DNS-rebinding check refuses; True if answered."""
+        if self._security is None:
+            return False
+        refused = await TransportSecurityMiddleware(self._security).validate_request(Request(scope))
+        if refused is None:
+            return False
+        headers = Headers(scope=scope)
+        if refused.status_code == 421:
+            host = headers.get("host")
+            got = (
+                f"the Host header {_shown(host)} is not" if host else "a request without a Host header is not"
+            )
+            message = (
+                f"Misdirected Request: {got} one this server answers (DNS-rebinding protection); "
+                "the server's allowed_hosts (HINDSIGHT_ALLOWED_HOSTS) lists the hosts it answers"
+            )
+            data = {"field": "host", "allowed": self._security.allowed_hosts}
+        else:
+            message = (
+                f"Forbidden: the Origin header {_shown(headers.get('origin', ''))} is not allowed "
+                "(DNS-rebinding protection: a web page may call this server only from an allowed origin)"
+            )
+            data = {"field": "origin", "allowed": self._security.allowed_origins}
+        await _error(send, refused.status_code, INVALID_REQUEST, message, data)
+        return True
 
     async def _check_post(self, scope: Scope, send: Send) -> bool:
         """Answer a POST with the wrong content type or a declared size over the limit; True if answered."""

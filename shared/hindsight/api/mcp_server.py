@@ -302,7 +302,8 @@ def create_http_app(settings: Settings, factory: ContainerFactory) -> Starlette:
     )
     app = mcp.streamable_http_app(stateless_http=True, json_response=True, transport_security=security)
     _advertise_scopes(app, settings)
-    app.add_middleware(RequestGuard, path="/mcp")  # clear 4xx for batches, wrong types, GET; 503 when down
+    # Clear 4xx with a JSON-RPC body for a refused Host/Origin, batches, wrong types, GET; 503 when down.
+    app.add_middleware(RequestGuard, path="/mcp", security=security)
     # Outermost: correlation id and JSON-RPC id on every log line of the request, metrics flushed after it.
     app.add_middleware(
         RequestContext, metrics=lambda: holder.container.metrics if holder.container is not None else None
