@@ -224,6 +224,46 @@ async def test_writes_have_a_smaller_budget(limited_server: BackgroundServer, st
         await call(client, "working_memory_get", {"session_id": "s"})  # reading is still allowed
 
 
+async def test_calls_refused_for_their_arguments_do_not_spend_the_call_or_write_budgets(
+    limited_server: BackgroundServer, stack: LocalStack
+) -> None:
+    # A model retrying a malformed call until it gets it right used to lock itself out: every refusal
+    # counted against the 4 calls and 2 writes a minute, so its correct calls were then rate limited.
+    token = await mint(stack, f"t-{uuid.uuid4().hex[:12]}")
+    async with mcp_client(limited_server.url, token) as client:
+        for bad in ({"query": "x", "top_k": 1000}, {"query": "x", "top-k": 5}, {"query": 5}):
+            with pytest.raises(ToolCallError) as caught:
+                await call(client, "memory_search", bad)
+            assert caught.value.error["kind"] == "invalid_arguments"
+        with pytest.raises(ToolCallError) as caught:
+            await call(client, "working_memory_set", {"session_id": "s", "key": "k", "content": ""})
+        assert caught.value.error["kind"] == "invalid_arguments"
+        for i in range(2):  # the whole writes budget is still there
+            await call(client, "working_memory_set", {"session_id": "s", "key": f"k{i}", "content": "x"})
+        for _ in range(2):  # and the rest of the calls budget (4 = 2 writes + 2 reads)
+            await call(client, "memory_search", {"query": "anything"})
+        with pytest.raises(ToolCallError) as caught:
+            await call(client, "memory_search", {"query": "anything"})
+        assert (caught.value.error["kind"], caught.value.error["budget"]) == ("rate_limited", "requests")
+
+
+async def test_a_flood_of_malformed_calls_is_bounded_by_its_own_budget(
+    limited_server: BackgroundServer, stack: LocalStack
+) -> None:
+    token = await mint(stack, f"t-{uuid.uuid4().hex[:12]}")
+    async with mcp_client(limited_server.url, token) as client:
+        for _ in range(4):  # the refused budget is as large as the calls budget: 4 a minute here
+            with pytest.raises(ToolCallError) as caught:
+                await call(client, "memory_search", {"query": "x", "top_k": 0})
+            assert caught.value.error["kind"] == "invalid_arguments"
+        with pytest.raises(ToolCallError) as caught:
+            await call(client, "memory_search", {"query": "x", "top_k": 0})
+        error = caught.value.error
+        assert (error["kind"], error["budget"], error["limit"]) == ("rate_limited", "refused", 4), error
+        assert "calls refused for their arguments" in error["message"], error
+        await call(client, "memory_search", {"query": "anything"})  # a correct call still goes through
+
+
 async def test_two_stores_sharing_one_redis_keep_separate_budgets(stack: LocalStack) -> None:
     from hindsight.adapters.redis_client import redis_client
     from hindsight.adapters.redis_rate_limiter import RedisRateLimiter

@@ -20,6 +20,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, Icon, ToolAnnotations
 from mcp_types import Tool as MCPTool
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -30,6 +31,7 @@ from hindsight.api.errors import (
     error_object,
     error_result,
     invalid_arguments,
+    validation_error,
 )
 from hindsight.api.http_guard import RequestGuard
 from hindsight.api.mcp_context import ApiKeyVerifier, ContainerHolder, current_principal
@@ -65,9 +67,10 @@ class HindsightMCP(MCPServer[Container]):
     with ``isError`` through one mapping, ``api.errors``. An unknown tool stays a JSON-RPC error
     (-32602): the request names nothing to call.
 
-    Every call first counts against the caller's rate limits (``usecases.rate_limits``), invalid calls
-    included; a tool whose ``_meta`` says ``RATE_BUDGET_META: "writes"`` also counts against the budget
-    of calls that change memory.
+    Every call first counts against the caller's rate limits (``usecases.rate_limits``): a call whose
+    arguments are refused before the tool runs (``_argument_errors``) against the ``refused`` budget
+    only, any other against the calls budget and, for a tool whose ``_meta`` says ``RATE_BUDGET_META:
+    "writes"``, the budget of calls that change memory.
     """
 
     holder: ContainerHolder | None = None
@@ -127,17 +130,21 @@ class HindsightMCP(MCPServer[Container]):
             self._queued_tools = []
         self._queued_tools.append(build)
 
-    async def _count_call(self, tool: Tool | None) -> None:
+    async def _count_call(self, tool: Tool | None, *, refused: bool) -> None:
         container = self.holder.container if self.holder is not None else None
         if container is None or container.rate_limit is None:
+            return
+        if refused:
+            await container.rate_limit.refused(current_principal())
             return
         write = tool is not None and (tool.meta or {}).get(RATE_BUDGET_META) == "writes"
         await container.rate_limit(current_principal(), write=write)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = self._tool_manager.get_tool(name)
+        refusal = None if tool is None else _argument_errors(tool, arguments)
         try:
-            await self._count_call(tool)
+            await self._count_call(tool, refused=tool is None or refusal is not None)
         except HindsightError as exc:
             if tool is not None:
                 return _error_result(name, exc)
@@ -148,18 +155,9 @@ class HindsightMCP(MCPServer[Container]):
                 f"Invalid arguments: name: unknown tool '{name[:100]}' (tools/list names the tools)",
                 {"errors": [{"field": "name", "message": "no tool of this name", "type": "unknown_tool"}]},
             )
-        unreadable = unreadable_arguments(
-            arguments, tool.parameters
-        )  # replaced by stand-ins in ``http_guard``
-        if unreadable is not None:
-            log.info(
-                "tool %r refused unreadable values in %r", name, [e["field"] for e in unreadable["errors"]]
-            )
-            return error_result(unreadable)
-        unknown = _unknown_arguments(tool, arguments)
-        if unknown is not None:
-            log.info("tool %r refused arguments %r", name, [e["field"] for e in unknown["errors"]])
-            return error_result(unknown)
+        if refusal is not None:
+            log.info("tool %r refused arguments %r", name, [e["field"] for e in refusal["errors"]])
+            return error_result(refusal)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -176,6 +174,24 @@ class HindsightMCP(MCPServer[Container]):
             else tool
             for tool in await super().list_tools()
         ]
+
+
+def _argument_errors(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    """The ``invalid_arguments`` error object of a call refused before its tool runs, or None: values
+    that could not be read (``http_guard`` replaced them by stand-ins, which this removes from
+    ``arguments``), arguments the tool does not take, or the tool's argument model refusing them (the
+    SDK validates them again when it calls the tool)."""
+    unreadable = unreadable_arguments(arguments, tool.parameters)
+    if unreadable is not None:
+        return unreadable
+    unknown = _unknown_arguments(tool, arguments)
+    if unknown is not None:
+        return unknown
+    try:
+        tool.fn_metadata.validate_arguments(arguments)
+    except ValidationError as exc:
+        return validation_error(exc)
+    return None
 
 
 def _unknown_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:

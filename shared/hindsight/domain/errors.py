@@ -106,7 +106,8 @@ class Forbidden(HindsightError):
 
 
 class RateLimited(HindsightError):
-    """The caller used up a budget (``budget``: "requests" or "writes", ``limit`` per ``window_s``);
+    """The caller used up a budget (``budget``: "requests", "writes", "write_items" or "refused",
+    ``limit`` per ``window_s``);
     ``retry_after_s`` says when the next call is allowed."""
 
     def __init__(self, budget: str, limit: int, window_s: int, retry_after_s: float) -> None:
@@ -114,9 +115,11 @@ class RateLimited(HindsightError):
         self.limit = limit
         self.window_s = window_s
         self.retry_after_s = retry_after_s
-        what = {"requests": "tool calls", "write_items": "batch items"}.get(
-            budget, "calls that change memory"
-        )
+        what = {
+            "requests": "tool calls",
+            "write_items": "batch items",
+            "refused": "calls refused for their arguments",
+        }.get(budget, "calls that change memory")
         super().__init__(
             f"rate limit exceeded: {limit} {what} per {window_s} s for this key; "
             f"retry in {retry_after_s:.0f} s"

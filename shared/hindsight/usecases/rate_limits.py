@@ -10,6 +10,13 @@ way around it — while the longer window is the burst allowance: a conversation
 turns (LoCoMo's conversations have 369–689) goes in at once, twelve full batches, instead of being paced
 at two writes a second; after that the importer is held to the average.
 
+A call refused for its arguments before the tool runs (the SDK's schema, an argument the tool does not
+take, a value that cannot be read) counts against neither: a model that retries a malformed call until
+it gets it right must not be locked out of its correct calls, nor of writing, by its own mistakes, and
+a refusal costs the server no work past the check. It counts against ``refused`` instead, a budget of
+its own as large as the calls budget (``per_minute``), so a flood of malformed calls stays bounded: at
+most twice ``per_minute`` calls a minute reach the argument check, half of them refused there.
+
 Fail open: when the counter store (Redis) is down, calls go through — an outage of the limiter must
 not lock every agent out — and the limiter is skipped for ``fail_open_s`` seconds, so no call waits
 on a dead Redis's timeout meanwhile; the outage is logged once per pause.
@@ -72,6 +79,11 @@ class CheckRateLimit:
         for outcome in outcomes:  # the calls budget's refusal first, as before
             if isinstance(outcome, BaseException):
                 raise outcome
+
+    async def refused(self, principal: Principal) -> None:
+        """Count one call refused for its arguments against ``refused`` (``per_minute`` a minute).
+        Raises RateLimited."""
+        await self._hit(principal, "refused", self.policy.per_minute, WINDOW_S, 1)
 
     async def items(self, principal: Principal, count: int) -> None:
         """Count ``count`` items of a batch against ``write_items`` (all or none). Raises RateLimited,
