@@ -85,6 +85,31 @@ async def test_each_search_logs_a_trace_without_content_under_the_request_correl
     assert "contents" not in trace
 
 
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_every_search_of_a_session_logs_under_its_own_request(
+    server: BackgroundServer, token: str, poller: SqsPoller, captured: Any, mode: str
+) -> None:
+    """Context variables must not leak from one request of a session (or a stateless era's long-lived
+    task) to the next: the n-th search's trace carries the n-th request's correlation id."""
+    async with connect(server.url, token, mode=mode) as client:
+        await call(client, "memory_write", {"content": "The standup moved to 9:30", "importance": 0.6})
+        await drain(poller)
+        for query in ("when is standup?", "what moved?", "standup time"):
+            await call(client, "memory_search", {"query": query})
+    # the request line is written when the response has been sent: the client may read the result first
+    for _ in range(100):
+        lines = captured()
+        if sum(r.get("message") == "mcp request" and r.get("tool") == "memory_search" for r in lines) >= 3:
+            break
+        await asyncio.sleep(0.05)
+    traces = [line for line in lines if line.get("message") == "retrieval trace"]
+    searches = [r for r in lines if r.get("message") == "mcp request" and r.get("tool") == "memory_search"]
+    assert len(traces) == len(searches) == 3
+    ids = [r["correlation_id"] for r in searches]
+    assert len(set(ids)) == 3
+    assert [t["correlation_id"] for t in traces] == ids
+
+
 def test_the_trace_line_carries_content_only_at_debug(stack: LocalStack, tenant: str) -> None:
     import io
 
