@@ -1,7 +1,7 @@
 """The worker's database part against the vector index it maintains: A/B of index definitions.
 
     HINDSIGHT_EMBED_THREADS=1 .venv/bin/python bench/ab_hnsw_insert.py \\
-        --variant 'efc128=hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 128)' \\
+        --variant 'efc64=hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)' \\
         [--rounds 4] [--jobs 500]
 
 One throw-away stack per variant, side by side: ``migrated`` (the index as the migrations leave it),

@@ -1,7 +1,7 @@
 """HNSW recall@10 and probe cost against the index's settings, on one loaded store (issue 15).
 
     HINDSIGHT_EMBED_THREADS=1 nice -n 15 .venv/bin/python bench/hnsw_sweep.py --size 100000 \\
-        [--ef 100,200,400,800] [--modes relaxed_order,strict_order,off] [--max-scan-tuples 20000] \\
+        [--ef 100,200,400,800,rule] [--modes relaxed_order,strict_order,off] [--max-scan-tuples 20000] \\
         [--builds 16:64,24:128] [--halfvec] [--structure] [--record]
 
 Loads bench/latency.py's tier of ``size`` memories once (the same rows, COPY and index builds as
@@ -43,6 +43,7 @@ import synthetic
 from common import bench_tmpdir, load_results, log, merge_results, percentiles
 from pgvector.psycopg import register_vector
 
+from hindsight.adapters.postgres.hnsw import BUILD_OPTIONS, HNSW_EF_CONSTRUCTION, HNSW_M, ef_search_for
 from hindsight.config import Settings
 from hindsight.local.stack import LocalStack
 
@@ -213,7 +214,7 @@ def _build(url: str, size: int, statement: str) -> dict[str, Any]:
 
 
 def structure(url: str, data: latency.Dataset, size: int, efs: list[int]) -> dict[str, Any]:
-    """The clustering question: the same index (m 16, ef_construction 64) on bare tables of ``size``
+    """The clustering question: the same index (``hnsw.BUILD_OPTIONS``) on bare tables of ``size``
     vectors whose clusters are denser/looser than the benchmark's, recall@10 over ef_search."""
     real = data.vectors[: latency.REAL_SAMPLE]
     fill = size - latency.REAL_SAMPLE
@@ -247,7 +248,7 @@ def structure(url: str, data: latency.Dataset, size: int, efs: list[int]) -> dic
             url,
             size,
             "CREATE INDEX hnsw_probe_vecs_hnsw ON hnsw_probe_vecs "
-            "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)",
+            f"USING hnsw (embedding vector_cosine_ops) WITH ({BUILD_OPTIONS})",
         )
         rows, dist = exact_top(data.query_vectors, vectors)
         sql = (
@@ -267,6 +268,7 @@ def structure(url: str, data: latency.Dataset, size: int, efs: list[int]) -> dic
         )
         out[name] = {
             "build": build,
+            "index": BUILD_OPTIONS,
             "gaps": gaps(dist),
             "neighbours": synthetic.neighbour_stats(vectors, data.query_vectors),
             "by_ef_search": {
@@ -281,7 +283,8 @@ def structure(url: str, data: latency.Dataset, size: int, efs: list[int]) -> dic
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     size = args.size
-    efs = [int(x) for x in args.ef.split(",")]
+    # "rule": the breadth a search gets at this size (the target rows + the other tenants' rows)
+    efs = [ef_search_for(size + latency.OTHER_ROWS) if x == "rule" else int(x) for x in args.ef.split(",")]
     modes = args.modes.split(",")
     tuples = [int(x) for x in args.max_scan_tuples.split(",")]
     data = latency.build_dataset(args.searches, args.warmup, size)
@@ -321,7 +324,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 r["load_1m"] = [load, round(os.getloadavg()[0], 2)]
             return out
 
-        result["sweep"] = {"m16_efc64": one(_configs(modes, efs, tuples))}
+        # the index as migrated: hindsight.adapters.postgres.hnsw's build options
+        result["sweep"] = {f"m{HNSW_M}_efc{HNSW_EF_CONSTRUCTION}": one(_configs(modes, efs, tuples))}
         for spec in [b for b in args.builds.split(",") if b]:
             m, efc = (int(x) for x in spec.split(":"))
             with psycopg.connect(url, autocommit=True) as conn:
@@ -343,7 +347,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 url,
                 size,
                 f"CREATE INDEX memories_embedding_half_hnsw ON memories USING hnsw "
-                f"((embedding::halfvec({dim})) halfvec_cosine_ops) WITH (m = 16, ef_construction = 64)",
+                f"((embedding::halfvec({dim})) halfvec_cosine_ops) WITH ({BUILD_OPTIONS})",
             )
             log(f"hnsw_sweep: halfvec index: {build}")
             half_sql = PROBE.format(order=f"embedding::halfvec({dim}) <=> %(e)s::halfvec({dim})")
@@ -363,7 +367,7 @@ def main() -> None:
     p.add_argument("--size", type=int, default=100_000)
     p.add_argument("--searches", type=int, default=200)
     p.add_argument("--warmup", type=int, default=20)
-    p.add_argument("--ef", default="100,200,400,800")
+    p.add_argument("--ef", default="100,200,400,800", help="ef_search values; 'rule': the size's own")
     p.add_argument("--modes", default="relaxed_order,strict_order,off")
     p.add_argument("--max-scan-tuples", default="20000")
     p.add_argument(

@@ -285,22 +285,32 @@ def load_tier(url: str, data: Dataset, size: int) -> dict[str, Any]:
 
 def ann_check(settings: Settings, data: Dataset, size: int) -> dict[str, Any]:
     """HNSW recall@10 against exact top-10 for the benchmark queries, and whether the plan used HNSW."""
+    # here, not at the top: bench/ab_search.py runs this module against checkouts older than the module
+    from hindsight.adapters.postgres.hnsw import EF_SEARCH_SQL
+
     rows = target_rows(size)
     sims = data.query_vectors @ data.vectors[rows].T
     top = np.argpartition(-sims, 10, axis=1)[:, :10]  # the top 10 as a set is all recall@10 needs
     del sims
     options = " ".join(f"-c {k}={v}" for k, v in session_settings(settings).items())
+    # the breadth a search gets at this size (set with the tenant in every read: rows._SET_TENANT)
+    set_breadth = f"SELECT set_config('hnsw.ef_search', {EF_SEARCH_SQL}, false)"
     sql = """SELECT id FROM memories WHERE tenant_id = %s AND agent_id = %s AND status = ANY(%s)
              ORDER BY embedding <=> %s LIMIT 100"""
     recalls = []
     with psycopg.connect(settings.require_database_url(), autocommit=True, options=options) as conn:
         register_vector(conn)
+        breadth = conn.execute(set_breadth).fetchone()
         params = (TENANT, AGENT, ["active"], data.query_vectors[0])
         plan = "\n".join(str(r[0]) for r in conn.execute("EXPLAIN " + sql, params).fetchall())
         for qv, truth in zip(data.query_vectors, top, strict=True):
             got = [r[0] for r in conn.execute(sql, (TENANT, AGENT, ["active"], qv)).fetchall()[:10]]
             recalls.append(len({row_id(int(rows[j])) for j in truth} & set(got)) / 10)
-    return {"hnsw_recall_at_10": round(statistics.fmean(recalls), 4), "plan_uses_hnsw": "hnsw" in plan}
+    return {
+        "hnsw_recall_at_10": round(statistics.fmean(recalls), 4),
+        "hnsw_ef_search": int(breadth[0]) if breadth else None,
+        "plan_uses_hnsw": "hnsw" in plan,
+    }
 
 
 # ---- measuring ----------------------------------------------------------------------------------
@@ -655,7 +665,8 @@ def run(
                 log(
                     f"latency: {size}: in-process p50 {tier['search_p50_ms']} / p99 {tier['search_p99_ms']} "
                     f"ms; SQL + ranking p50 {tier['sql_rank_p50_ms']} (RRF {tier['rrf_sql_rank_p50_ms']}); "
-                    f"floor p50 {tier['floor_p50_ms']}; HNSW recall@10 {tier['hnsw_recall_at_10']}"
+                    f"floor p50 {tier['floor_p50_ms']}; HNSW recall@10 {tier['hnsw_recall_at_10']} "
+                    f"(ef_search {tier['hnsw_ef_search']})"
                 )
                 continue
             server = BackgroundServer(settings.replace(**NO_RATE_LIMIT)).start()

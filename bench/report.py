@@ -707,7 +707,10 @@ def _latency(data: dict[str, Any], out: list[str]) -> None:
         "of which HNSW index, MiB",
         lambda t: _f(next((v for k, v in t["db_size_mib"]["per_index"].items() if "hnsw" in k), None), 1),
     )
-    row("HNSW recall@10 vs exact (the configured ef_search)", lambda t: _f(t["hnsw_recall_at_10"]))
+    row(
+        "HNSW recall@10 vs exact (at ef_search)",
+        lambda t: f"{_f(t['hnsw_recall_at_10'])} ({t.get('hnsw_ef_search', 400)})",
+    )
     row("planner uses the HNSW index", lambda t: "yes" if t["plan_uses_hnsw"] else "no (exact scan)")
     row(
         "**in-process, new query: p50 / p95 / p99 ms**",
@@ -921,8 +924,13 @@ def _one_million(t: dict[str, Any]) -> str:
             if t.get("dataset")
             else ""
         )
-        + " HNSW recall@10 is measured at the configured ef_search (400) with the reader's session "
-        "settings, against exact top 10 over the tenant's rows.\n"
+        + (
+            f" HNSW recall@10 is measured at the ef_search a search gets at this size, "
+            f"{t['hnsw_ef_search']} (adapters/postgres/hnsw.py),"
+            if t.get("hnsw_ef_search")
+            else " HNSW recall@10 is measured at the configured ef_search (400)"
+        )
+        + " with the reader's session settings, against exact top 10 over the tenant's rows.\n"
     )
 
 
@@ -1088,12 +1096,11 @@ def _hnsw_sweep(data: dict[str, Any], out: list[str]) -> None:
     runs = sorted(sweeps.values(), key=lambda r: r["size"])
     for r in runs:
         size = r["size"]
-        builds = {
-            "m16_efc64": {"sweep": r["sweep"]["m16_efc64"]},
-            **{k: v for k, v in r["sweep"].items() if k != "m16_efc64"},
-        }
+        # the first sweep is of the index as migrated (m16_efc64 before migration 015, m16_efc128 since)
+        migrated, *rebuilt = r["sweep"]
+        builds = {migrated: {"sweep": r["sweep"][migrated]}, **{k: r["sweep"][k] for k in rebuilt}}
         if r.get("halfvec"):
-            builds["halfvec m16_efc64"] = r["halfvec"]
+            builds[f"halfvec {migrated}"] = r["halfvec"]
         for name, b in builds.items():
             built = f" (built {b['build']['build_s']} s)" if b.get("build") else ""
             for row in b["sweep"]:
@@ -1120,7 +1127,8 @@ def _hnsw_sweep(data: dict[str, Any], out: list[str]) -> None:
         )
         for name, v in (r.get("structure") or {}).items():
             curve = ", ".join(f"ef {ef} {_f(x['recall_at_10'])}" for ef, x in v["by_ef_search"].items())
-            out.append(f"  * structure, {name} (bare table, m 16, ef_construction 64): {curve}")
+            index = v.get("index", "m = 16, ef_construction = 64")  # runs before migration 015
+            out.append(f"  * structure, {name} (bare table, {index}): {curve}")
     out.append(
         "\nTie-aware recall equal to the plain figure within 0.002 means the exact top 10 is well defined "
         "(the 10th and 11th rows are not within float noise; pgvector and numpy disagree by < 1e-6). The "

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
 from hindsight.adapters.postgres.access_log import DeferredAccessLog
 from hindsight.adapters.postgres.api_keys import PostgresApiKeyStore
+from hindsight.adapters.postgres.hnsw import PINNED_EF_SEARCH
 from hindsight.adapters.postgres.memory_edits import PostgresMemoryEditor
 from hindsight.adapters.postgres.memory_reads import PostgresMemoryReader
 from hindsight.adapters.postgres.memory_writes import PostgresMemoryWriter
@@ -114,9 +115,15 @@ def resolve_secrets(settings: Settings) -> Settings:
 
 
 def session_settings(settings: Settings) -> dict[str, str]:
-    """Per-connection GUCs: HNSW search breadth, and iterative scans so filtered ANN queries still
-    fill their LIMIT (pgvector ≥ 0.8)."""
-    return {"hnsw.ef_search": str(settings.hnsw_ef_search), "hnsw.iterative_scan": "relaxed_order"}
+    """Per-connection GUCs: iterative scans so filtered ANN queries still fill their LIMIT (pgvector ≥
+    0.8), and, when ``hnsw_ef_search`` is set, that breadth pinned (``hindsight.hnsw_ef_search``, which
+    the tenant setting of every statement then keeps; unset, it follows the store's size:
+    adapters/postgres/hnsw.py)."""
+    out = {"hnsw.iterative_scan": "relaxed_order"}
+    if settings.hnsw_ef_search is not None:
+        pinned = str(settings.hnsw_ef_search)
+        out |= {"hnsw.ef_search": pinned, PINNED_EF_SEARCH: pinned}
+    return out
 
 
 async def run_migrations(settings: Settings) -> list[int]:

@@ -165,15 +165,16 @@ class Settings(BaseSettings):
         default=30, ge=1, le=100, description="Only the best N first-stage hits are reranked."
     )
     rerank_timeout_s: float = Field(default=5.0, gt=0, le=60)
-    hnsw_ef_search: int = Field(
-        default=400,
+    hnsw_ef_search: int | None = Field(
+        default=None,
         ge=10,
         le=1000,
-        description="HNSW search breadth. recall@10 against exact search (bench/hnsw_sweep.py on "
-        "bench/latency.py's data: one tenant's agent beside 10k rows of others; m 16, ef_construction 64, "
-        "iterative scan relaxed_order): 100k memories 0.956 at 100, 0.959 at 200, 0.983 at 400 (issue "
-        "15's 0.97), 0.997 at 800; 1M 0.59 / 0.71 / 0.83 / 0.92, and 0.936 at 1000 (pgvector's maximum). "
-        "At 1M the probe reads 1.6 / 2.6 / 3.1x the buffers of ef 200 at 400 / 800 / 1000.",
+        description="HNSW search breadth. Unset (the default): every tenant-scoped statement gets one "
+        "unit per 800 memories in the store, at least 150 and at most 1000 (pgvector's maximum), set with "
+        "the tenant in the same round trip (adapters/postgres/hnsw.py). recall@10 against exact search "
+        "(bench/hnsw_sweep.py on bench/latency.py's data: one tenant's agent beside 10k rows of others; "
+        "m 16, ef_construction 128, iterative scan relaxed_order): 100k memories 0.981 at 150; 300k 0.965 "
+        "at 300, 0.988 at 400; 1M 0.961 at 800, 0.975 at 1000. A number pins the breadth for every probe.",
     )
     dedup_cosine: float = Field(default=0.95, gt=0, le=1)
     conflict_cosine: float = Field(

@@ -85,3 +85,28 @@ def test_report_lists_every_setting_of_a_sweep() -> None:
     assert "m16_efc128 (built 142.4 s)" in lines[1]
     assert "**0.983**" in lines[0]
     assert "2906" in lines[0]
+
+
+def test_report_takes_the_first_sweep_as_the_migrated_index() -> None:
+    row = {
+        "hnsw.iterative_scan": "relaxed_order",
+        "hnsw.ef_search": "110",
+        "hnsw.max_scan_tuples": "20000",
+        "recall_at_10": 0.985,
+        "recall_tie_aware": 0.985,
+        "probe_ms": {"p50": 5.5},
+        "index_blocks_p50": 2028,
+        "load_1m": [1.0, 1.2],
+    }
+    run = {
+        "size": 100_000,
+        "searches": 200,
+        "gaps": {"gap_10_11": {"5": 3e-5, "50": 4e-4}, "d10_p50": 0.119, "queries_with_a_tie_at_10th": 8},
+        # since migration 015 the index as migrated is ef_construction 128; 64 is the rebuilt one
+        "sweep": {"m16_efc128": [row], "m16_efc64": {"build": {"build_s": 90.0}, "sweep": [row]}},
+    }
+    out: list[str] = []
+    report._hnsw_sweep({"hnsw_sweep": {"100000": run}}, out)
+    lines = [line for line in out if line.startswith("| 100,000 |")]
+    assert lines[0].startswith("| 100,000 | m16_efc128 | relaxed_order | 110 |")
+    assert "m16_efc64 (built 90.0 s)" in lines[1]

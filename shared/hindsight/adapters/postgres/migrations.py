@@ -3,7 +3,7 @@
 Each migration runs in its own transaction under an advisory lock, is recorded in
 ``schema_migrations`` with a checksum, and is skipped when already applied, so ``migrate`` is
 idempotent and safe to run from several processes at once. ``{{embedding_dim}}`` in a file is
-replaced by the configured dimension.
+replaced by the configured dimension, ``{{hnsw_ef_construction}}`` by ``hnsw.HNSW_EF_CONSTRUCTION``.
 """
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ from pathlib import Path
 
 from psycopg import AsyncConnection, sql
 
+from hindsight.adapters.postgres.hnsw import HNSW_EF_CONSTRUCTION
 from hindsight.domain.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 _FILE = re.compile(r"^(?P<version>\d{3})_(?P<name>[a-z0-9_]+)\.sql$")
 _LOCK_KEY = 0x68696E64  # "hind": one advisory lock id for every migrator
 DIM_PLACEHOLDER = "{{embedding_dim}}"
+EF_CONSTRUCTION_PLACEHOLDER = "{{hnsw_ef_construction}}"
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,9 @@ class Migration:
         return hashlib.sha256(self.template.encode()).hexdigest()
 
     def render(self, embedding_dim: int) -> str:
-        return self.template.replace(DIM_PLACEHOLDER, str(int(embedding_dim)))
+        return self.template.replace(DIM_PLACEHOLDER, str(int(embedding_dim))).replace(
+            EF_CONSTRUCTION_PLACEHOLDER, str(HNSW_EF_CONSTRUCTION)
+        )
 
 
 def default_migrations_dir(configured: Path | None) -> Path:

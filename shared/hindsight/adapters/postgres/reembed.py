@@ -27,6 +27,7 @@ from psycopg import AsyncConnection, errors
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.archive import exact_vector
+from hindsight.adapters.postgres.hnsw import BUILD_OPTIONS
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one
 from hindsight.domain.errors import InvalidInput, Unavailable
 from hindsight.ports import EmbeddingState, PendingEmbedding, Vector
@@ -247,7 +248,7 @@ class PostgresEmbeddingMigration:
                     await conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
                 await conn.execute(
                     f"""CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON {table}
-                        USING hnsw (embedding_next vector_cosine_ops) WITH (m = 16, ef_construction = 64)"""
+                        USING hnsw (embedding_next vector_cosine_ops) WITH ({BUILD_OPTIONS})"""
                 )
 
     @asynccontextmanager

@@ -10,6 +10,7 @@ from psycopg import AsyncConnection, sql
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
+from hindsight.adapters.postgres.hnsw import EF_SEARCH_SQL
 from hindsight.domain.memory import HistoryEntry, Relation, StoredMemory
 from hindsight.ports import Vector
 
@@ -44,13 +45,17 @@ def vector_literal(embedding: Vector) -> str:
     return "[" + ",".join(["%.7g"] * len(embedding)) % tuple(embedding) + "]"
 
 
-_SET_TENANT = "SELECT set_config('hindsight.tenant_id', %s, true)"
+_SET_TENANT = f"""SELECT set_config('hindsight.tenant_id', %s, true),
+                          set_config('hnsw.ef_search', {EF_SEARCH_SQL}, true)"""
+"""The first statement of every tenant-scoped transaction: the tenant, and the HNSW search breadth for
+the store's size (``hnsw.EF_SEARCH_SQL``); both end with the transaction."""
 
 
 @asynccontextmanager
 async def tenant_transaction(pool: AsyncConnectionPool, tenant_id: str) -> AsyncIterator[AsyncConnection]:
     """A transaction whose ``hindsight.tenant_id`` setting names the tenant (the row-level-security
-    policies key on it, a second wall behind the WHERE clauses every statement carries)."""
+    policies key on it, a second wall behind the WHERE clauses every statement carries), with the HNSW
+    breadth of ``hnsw.EF_SEARCH_SQL``."""
     async with pool.connection() as conn, conn.transaction():
         await conn.execute(_SET_TENANT, (tenant_id,))
         yield conn
