@@ -70,8 +70,10 @@ def _mcp_gap(loc: dict[str, Any]) -> tuple[str, float] | None:
     return text, round(max(abs(g) for g in gaps.values()), 4)
 
 
-def _server_parts(parts: dict[str, float] | None) -> str:
-    """The sentence on where a write's time goes inside the server (write_ack's medians), or ""."""
+def _server_parts(parts: dict[str, float] | None, log_beside_send: bool = False) -> str:
+    """The sentence on where a write's time goes inside the server (write_ack's medians), or "".
+    ``log_beside_send``: measured since the operation log is written while SQS takes the job (results
+    with a ``raw_http`` row)."""
     if not parts or "call_tool" not in parts or "sqs_send" not in parts:
         return ""
     rest = parts["call_tool"] - parts["sqs_send"]
@@ -82,10 +84,26 @@ def _server_parts(parts: dict[str, float] | None) -> str:
     )
     return (
         f" Inside the server (medians): the tool call {_ms(parts['call_tool'])} ms, of which the SQS send "
-        f"{_ms(parts['sqs_send'])} and the rest {_ms(rest)} ({named}); the HTTP request, token check, "
+        f"{_ms(parts['sqs_send'])} and the rest {_ms(rest)} ({named}"
+        + (
+            "; the operation log is written beside the send: it is in the rest only where it outlasts it"
+            if log_beside_send
+            else ""
+        )
+        + "); the HTTP request, token check, "
         "JSON-RPC dispatch and the client's own share make up the difference to the acknowledgement. A "
         "write is one MCP round trip plus one SendMessage, so 1.2× SendMessage leaves the MCP round trip "
         "a fifth of an emulator call."
+    )
+
+
+def _raw_http(raw: dict[str, Any] | None) -> str:
+    """The sentence on the same write posted as bare JSON-RPC (write_ack's ``raw_http`` row), or ""."""
+    if not raw:
+        return ""
+    return (
+        f" Posted as a bare JSON-RPC `tools/call` (no MCP client library, as some agents do): p50 "
+        f"{_ms(raw['p50'])} ms (p99 {_ms(raw['p99'])}), {raw['ratio_p50']}× SendMessage."
     )
 
 
@@ -1351,7 +1369,9 @@ def _observations(data: dict[str, Any], out: list[str]) -> None:
         items.append(
             f"**Write acknowledgement** = one SQS SendMessage plus the MCP round trip: SendMessage alone to "
             f"the emulator took p50 {_ms(raw['p50'])} ms (p99 {_ms(raw['p99'])}), the whole `memory_write` "
-            f"p50 {_ms(ack['p50'])} ms." + _server_parts(ack.get("server_parts_p50_ms"))
+            f"p50 {_ms(ack['p50'])} ms."
+            + _raw_http(ack.get("raw_http"))
+            + _server_parts(ack.get("server_parts_p50_ms"), "raw_http" in ack)
         )
     loc = data.get("locomo")
     if loc:

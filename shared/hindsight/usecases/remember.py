@@ -117,12 +117,23 @@ class Remember:
         down)."""
         principal.require_write()
         job, ack = await self.admit(principal, principal.scope(agent_id), draft, filter)
+        # The operation log's entry is written while the queue takes the job: its Redis round trip is
+        # off the acknowledgement's path (bench/write_ack.py), which still waits for the queue. Its
+        # readers allow an entry ahead of the queue: the sweep re-enqueues entries an hour old, and
+        # memory_status may say "queued" for an id not yet given to its caller. If the queue refuses
+        # the job, the entry is removed again (``_unnote``). (The local stack re-enqueues every entry
+        # when it restarts a dead emulator: a write refused while that happens may still be stored,
+        # once, as a write whose answer was lost could before.)
+        noted = asyncio.ensure_future(self._note([job]))
         try:
             await self._queue.enqueue(job)  # a replay too: the first may be lost; the worker stores once
         except Exception:
+            await noted
+            await self._unnote(job, ack)
             await self.release(job, ack)
             raise
-        await self.record([job])
+        await noted
+        self._count_queued(1)
         return ack
 
     async def admit(
@@ -187,12 +198,31 @@ class Remember:
     async def record(self, jobs: Sequence[WriteJob]) -> None:
         """Note queued jobs in the operation log (RECORD_CONCURRENCY at a time; never raises) and count
         them."""
+        await self._note(jobs)
+        self._count_queued(len(jobs))
+
+    async def _note(self, jobs: Sequence[WriteJob]) -> None:
+        """The operation log's entries for ``jobs``, RECORD_CONCURRENCY at a time. Never raises."""
         if self._operations is not None:
             for start in range(0, len(jobs), RECORD_CONCURRENCY):
                 chunk = jobs[start : start + RECORD_CONCURRENCY]
                 await asyncio.gather(*(self._operations.record_queued(job) for job in chunk))
-        if self._metrics is not None and jobs:
-            self._metrics.count("WritesQueued", len(jobs))
+
+    async def _unnote(self, job: WriteJob, ack: WriteAck) -> None:
+        """Remove the entry ``_note`` wrote for a job the queue refused, so no sweep enqueues a write its
+        caller was told failed. Not a replay's: that entry is the first call's, whose job is queued.
+        Never raises (logged: left behind, the entry is swept into the queue in an hour, and the worker
+        stores a job id once)."""
+        if self._operations is None or ack.replayed:
+            return
+        try:
+            await self._operations.done(job.tenant_id, [job.id])
+        except Exception as exc:
+            log.warning("could not remove the operation-log entry of refused job %s: %s", job.id, exc)
+
+    def _count_queued(self, count: int) -> None:
+        if self._metrics is not None and count:
+            self._metrics.count("WritesQueued", count)
 
     @property
     def queue(self) -> JobQueue:
