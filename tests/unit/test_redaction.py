@@ -56,6 +56,21 @@ def test_each_default_rule_redacts(text: str, rule: str) -> None:
         "run it with --password-file and --token-limit 5",
         "--password --verbose",
         '{"tokens": "many", "key": "order-42"}',
+        # plausible sentences near the rules a new-user trial asked for (a false redaction corrupts a memory)
+        "the password is now longer",
+        "the password is 12 characters long",
+        "my PIN is four digits",
+        "pin the tab",
+        "PIN code changed last week",
+        "pin 13 of the board is ground",
+        "the password for the vault is on the sticky note",
+        "pw 2 and pw 3 are the pressure washers",
+        "change the password 2FA settings",
+        "reset the password 2023-11-02",
+        "the secret to good bread is 2 hours of rest",
+        "the password for my laptop was changed yesterday",
+        "my password's length is fine",
+        "Pinned 2024 photos to the board",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
@@ -94,6 +109,15 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
         ('{"password": "hunter2x9"}', '{"password": ', "hunter2x9"),
         ("mysql -u root --password hunter2x9 mydb", " mydb", "hunter2x9"),
         ("deploy --api-key=k3y-v4lue --verbose", " --verbose", "k3y-v4lue"),
+        # found stored in clear by a new-user trial
+        ("my password is now hunter23", "my password is now ", "hunter23"),
+        ("Log in with password hunter22", "Log in with password ", "hunter22"),
+        ("pw: hunter22", "pw: ", "hunter22"),
+        ("the password for the vault is hunter22", "the password for the vault is ", "hunter22"),
+        ("is the password hunter2?", "?", "hunter2"),
+        ("password was changed to Tr0ub4dor, then I left", ", then I left", "Tr0ub4dor"),
+        ("the password's hunter22.", "the password's ", "hunter22"),
+        ("log in with password 20481632 today", " today", "20481632"),
     ],
 )
 def test_a_labelled_secret_is_hidden_and_what_follows_it_kept(text: str, kept: str, hidden: str) -> None:
@@ -101,6 +125,39 @@ def test_a_labelled_secret_is_hidden_and_what_follows_it_kept(text: str, kept: s
     assert "[REDACTED:password]" in clean
     assert kept in clean
     assert hidden not in clean
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My PIN is 4921", "My PIN is [REDACTED:pin]"),
+        ("pin: 4921, door code too", "pin: [REDACTED:pin], door code too"),
+        ("PIN 4921", "PIN [REDACTED:pin]"),
+        ("the pin for my card is now 4921.", "the pin for my card is now [REDACTED:pin]."),
+        ("PIN code 004921 works", "PIN code [REDACTED:pin] works"),
+    ],
+)
+def test_a_pin_is_hidden(text: str, expected: str) -> None:
+    found: set[str] = set()
+    assert Redactor().text(text, found) == expected
+    assert found == {"pin"}
+
+
+_ADVERSARIAL_UNITS = (
+    "a.", "eyJ", "word ", "password ", "1 ", "-", "a_", "secret: a ", "-----BEGIN RSA PRIVATE KEY-----", "a://",
+    "pin ", "password is ", "password for a a a a ", "pin for the is now ", "pw: ", "1111 ", "a@", "+1 ", '"',
+    "DE89 ", "--password ", "https://a:", "1.",
+)  # fmt: skip
+"""Repeated, each once made the scan of some rule restart at every position; a rule that backtracks
+without bound (an unbounded ``.*?`` e-mail local part took 13 s over "a." * 16384) would not finish."""
+
+
+@pytest.mark.parametrize("unit", _ADVERSARIAL_UNITS)
+def test_a_long_text_of_near_misses_is_redacted_and_the_scan_finishes(unit: str) -> None:
+    text = unit * (32_768 // len(unit)) + " password: hunter2x9"
+    clean = Redactor().text(text)
+    assert clean.endswith("[REDACTED:password]")
+    assert "hunter2x9" not in clean
 
 
 def test_rules_can_be_disabled_and_added() -> None:
@@ -146,6 +203,24 @@ def test_a_string_under_a_key_naming_a_secret_is_hidden_whole() -> None:
     )
     assert found == {"password"}
     assert Redactor(disabled=["password"]).value(metadata) == metadata
+
+
+def test_a_secret_under_a_secret_key_is_named_by_the_rule_that_matches_it_whole() -> None:
+    found: set[str] = set()
+    clean = Redactor().value(
+        {
+            "api_key": "sk_live_51H8xYzAbCdEfGhIjKlMnOpQr",
+            "entities": {"aws_access_key": " AKIAIOSFODNN7EXAMPLE "},
+            "password": "hunter2 AKIAIOSFODNN7EXAMPLE",  # not the whole value: a password
+        },
+        found,
+    )
+    assert clean == {
+        "api_key": "[REDACTED:api_token]",
+        "entities": {"aws_access_key": "[REDACTED:aws_access_key]"},
+        "password": "[REDACTED:password]",
+    }
+    assert found == {"api_token", "aws_access_key", "password"}
 
 
 @pytest.mark.parametrize(

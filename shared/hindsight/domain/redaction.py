@@ -2,9 +2,11 @@
 
 Rules are named regular expressions; each match is replaced by ``[REDACTED:<name>]``. The defaults
 cover credentials (cloud keys, API tokens, JWTs, private keys, and values labelled as a password, secret,
-key or token: ``key=value``, ``label: value``, ``label - value``, ``label is value``) and
-personal data (e-mail addresses, payment card numbers checked with the Luhn algorithm, phone numbers,
-IBANs). Deployments switch rules off by name or add their own (``HINDSIGHT_REDACTION_*``).
+key or token: ``key=value``, ``label: value``, ``label - value``, ``label is value``, ``password for the
+vault is now hunter22``, ``password hunter22``), PINs of four to eight digits, and personal data (e-mail
+addresses, payment card numbers checked with the Luhn algorithm, phone numbers, IBANs). Deployments
+switch rules off by name or add their own (``HINDSIGHT_REDACTION_*``). Every quantifier is bounded, so
+that a scan stays linear in the text's length.
 """
 
 from __future__ import annotations
@@ -47,6 +49,21 @@ def _card(match: re.Match[str]) -> bool:
 _PHRASE_LABEL = r"(?:passphrase|secret)"
 """Labels whose value is often several words ("passphrase: correct horse battery staple")."""
 _SECRET_LABEL = r"(?:password|passwd|passcode|pwd|api[_-]?key|access[_-]?token|auth[_-]?token|token)"  # noqa: S105
+_PASSWORD_LABEL = r"(?:password|passwd|passcode|pwd|pw)"  # noqa: S105
+"""Labels that name a password and nothing else ("pw" too: "pw: hunter22")."""
+_VERB = (
+    r"(?:(?:\s+(?:is|was|has\s+been|had\s+been|will\s+be)|['\u2019]s)"
+    r"(?:\s+(?:now|still|currently|actually|just|always|again))?(?:\s+(?:changed|set|reset|updated)\s+to)?"
+    r"|\s+(?:changed|set|reset|updated)\s+to)\s+"
+)
+"""How a sentence links a label to its value: "is", "'s", "is now", "was changed to", "set to"."""
+_OWNER = r"(?:\s+(?:for|to|of|on|at)(?:\s+[^\s,;.!?]{1,30}){1,4}?)?"
+"""What a password is for, between the label and its verb ("the password for the vault is …"): at most
+four words, so that the rule cannot run on through a paragraph."""
+_DIGIT_TOKEN = r"(?!\d{1,3}(?:[.!?]*(?:[\s,;]|$)))(?=[^\s,;]*\d)[^\s,;]{1,200}(?<![.?])"  # noqa: S105
+"""A token with a digit, but not a number of one to three digits ("is 12 characters long", "is 2 weeks
+old"): in prose a secret is told apart from a description by its digit. A final "." or "?" ends the
+sentence, not the secret."""
 _SEPARATOR = r"(?:\s*[:=]\s*(?:-{1,2}\s*)?|\s+-{1,2}\s+|\s*[\u2013\u2014]\s*|\s+(?:is|was)\s*:\s*)"
 """Between a label and its value: ":", "=", ": -", " - ", " -- ", a dash, "is:" (not "-" alone, so that
 "password-reset" is a word)."""
@@ -63,8 +80,11 @@ _PROSE_START = (
 """Words a value that is a sentence starts with (a password rarely does)."""
 
 DEFAULT_RULES: tuple[RedactionRule, ...] = (
+    # The body (base64 and "Proc-Type:"/"DEK-Info:" headers) has no "--", so a scan stops at the next
+    # marker: linear even over many BEGIN lines without an END; 16 KiB holds an 8192-bit RSA key.
     RedactionRule("private_key", re.compile(
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S)),
+        r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----(?:[^-]|-(?!-)){0,16384}"
+        r"-----END [A-Z ]{0,40}PRIVATE KEY-----")),
     RedactionRule("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
     RedactionRule("api_token", re.compile(
         r"\b(?:sk-(?:proj-)?[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{36,}|xox[abpr]-[A-Za-z0-9-]{10,}"
@@ -95,18 +115,34 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
     RedactionRule("password", re.compile(
         r"(?i)\b((?:" + _PHRASE_LABEL + "|" + _SECRET_LABEL + r"|key)\s+)(?=[^\s,;]*\d)(?=[^\s,;]*[a-z])"
         r"[^\s,;]{16,200}"), keep_group=1),
-    # "my password is hunter2": after "is"/"was" only a quoted value or a token with a digit, so that
-    # "the password is too short" and "the secret was Anna's birthday" stay as written.
+    # "my password is hunter2", "is now hunter23", "the password for the vault is hunter22": after the
+    # verb only a quoted value or a token with a digit, so that "the password is too short", "the password
+    # for the vault is on the sticky note" and "the secret was Anna's birthday" stay as written.
     RedactionRule("password", re.compile(
-        r"(?i)\b((?:" + _PHRASE_LABEL + "|" + _SECRET_LABEL + r")\s+(?:is|was)\s+)(?:" + _QUOTED
-        + r"|(?=[^\s,;]*\d)[^\s,;]{1,200})"), keep_group=1),
+        r"(?i)\b((?:" + _PASSWORD_LABEL + _OWNER + "|" + _PHRASE_LABEL + "|" + _SECRET_LABEL + ")" + _VERB
+        + r")(?:" + _QUOTED + "|" + _DIGIT_TOKEN + ")"), keep_group=1),
+    # "Log in with password hunter22", "pw hunter22", "is the password hunter2?": a password label followed
+    # directly by a token of six or more characters with a letter and a digit, or of six or more digits
+    # ("pw 2", "password 2FA", "password 2023-11-02" stay).
+    RedactionRule("password", re.compile(
+        r"(?i)\b(" + _PASSWORD_LABEL + r"\s+)(?!\[REDACTED:)(?:(?=[^\s,;]*\d)(?=[^\s,;]*[a-z])[^\s,;]{6,200}"
+        r"(?<![.?])|\d{6,64}(?![^\s,;]))"), keep_group=1),
+    # "pw: hunter22": the short label takes one token after ":" or "=", as "password:" does.
+    RedactionRule("password", re.compile(
+        r"(?i)\b(pw\s*[:=]\s*)(?!\[REDACTED:)(?:" + _QUOTED + r"|[^\s,;]{1,200})"), keep_group=1),
+    # A PIN is four to eight digits: "My PIN is 4921", "pin: 4921", "PIN code 4921" (upper case only when no
+    # verb or ":" links them), so that "pin the tab", "pin 13 of the board" and "my PIN is four digits" stay.
+    RedactionRule("pin", re.compile(
+        r"\b((?i:pin(?:\s+(?:code|number))?" + _OWNER + r"(?:\s*[:=]\s*|" + _VERB + r"))"
+        r"|PIN(?:\s+(?:code|number))?\s+)\d{4,8}(?!\w|[.,-]\d)"), keep_group=1),
     # Credentials in a URL ("postgres://app:s3cret@db.internal:5432/x", RFC 3986 userinfo): the password
     # only; the scheme, user and host stay readable (before the e-mail rule, which would take
     # "s3cret@db.internal" whole).
     RedactionRule("password", re.compile(
         r"(?i)\b([a-z][a-z0-9+.-]{0,30}://[^\s:/?#@\[\]]{0,200}:)(?!\[REDACTED:)[^\s/?#@]{1,200}(?=@)"),
         keep_group=1),
-    RedactionRule("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")),
+    # Lengths bounded as in RFC 5321 (local part 64, domain 255): unbounded, "a.a.a.…" took quadratic time.
+    RedactionRule("email", re.compile(r"\b[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,63}\b")),
     RedactionRule("card_number", re.compile(r"\b(?:\d[ -]?){12,18}\d\b"), accept=_card),
     RedactionRule("iban", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")),
     RedactionRule("phone", re.compile(
@@ -144,10 +180,20 @@ class Redactor:
 
     def _item(self, key: Any, value: Any, found: set[str] | None) -> Any:
         if self._by_key and isinstance(value, str) and value.strip() and _SECRET_KEY.fullmatch(str(key)):
+            kind = self._whole_kind(value.strip())
             if found is not None:
-                found.add("password")
-            return "[REDACTED:password]"
+                found.add(kind)
+            return f"[REDACTED:{kind}]"
         return self.value(value, found)
+
+    def _whole_kind(self, value: str) -> str:
+        """The name of the first rule that matches all of ``value`` (``{"api_key": "sk_live_…"}`` is an
+        ``api_token``), else ``password``; a rule that keeps a label (``keep_group``) names no bare value."""
+        for rule in self.rules:
+            match = rule.pattern.fullmatch(value) if rule.keep_group is None else None
+            if match is not None and (rule.accept is None or rule.accept(match)):
+                return rule.name
+        return "password"
 
 
 _SECRET_KEY = re.compile(r"(?i)[\w.-]*?(?:" + _IDENTIFIER_SECRET + ")")
