@@ -124,19 +124,13 @@ def _rpc_error(response: httpx2.Response, code: int) -> dict[str, Any]:
         ("memory_search", {"query": "x", "top_k": "@N@"}, "top_k", LONG + ".5"),
         ("memory_write", {"content": "x", "turn_index": "@N@"}, "turn_index", LONG),
         (
-            "memory_write_batch",
-            {"items": [{"content": "x", "turn_index": "@N@"}]},
-            "items.0.turn_index",
-            LONG,
-        ),
-        (
             "memory_update",
-            {"id": "x", "action": "update", "expected_version": "@N@"},
+            {"id": str(uuid.UUID(int=1)), "action": "update", "expected_version": "@N@"},
             "expected_version",
             LONG,
         ),
     ],
-    ids=["top_k", "negative", "float", "turn_index", "nested", "expected_version"],
+    ids=["top_k", "negative", "float", "turn_index", "expected_version"],
 )
 def test_an_over_long_number_in_the_arguments_is_an_is_error_result_naming_the_argument(
     server: BackgroundServer,
@@ -307,10 +301,9 @@ def _with_raw_string(body: dict[str, Any], raw: str) -> bytes:
     [
         ("memory_write", {"content": "@S@"}, "content"),
         ("memory_write", {"content": "ok", "metadata": {"note": "@S@"}}, "metadata.note"),
-        ("memory_write_batch", {"items": [{"content": "@S@"}]}, "items.0.content"),
         ("memory_search", {"query": "@S@"}, "query"),
     ],
-    ids=["content", "metadata_value", "batch_item", "query"],
+    ids=["content", "metadata_value", "query"],
 )
 def test_a_lone_surrogate_in_an_argument_is_an_is_error_result_naming_the_field_and_position(
     server: BackgroundServer,
@@ -408,15 +401,14 @@ def test_a_deep_value_is_named_after_the_argument_the_schema_gives_it(
     server: BackgroundServer, http: httpx2.Client, token: str, era: str
 ) -> None:
     for arguments, field, message in [
-        (
-            {"items": [{"content": "x", "metadata": "@D@"}]},
-            "items.0.metadata",
-            "nests 3000 levels deep; the limit is 5",
-        ),
-        ({"items": ["@D@"]}, "items.0", "nests 3000 levels deep; the limit is 6"),
         ({"content": "@D@"}, "content", "nests 3000 levels deep; it takes no object or array (limit 0)"),
+        (
+            {"query": "x", "tags": ["@D@"]},
+            "tags.0",
+            "nests 3000 levels deep; it takes no object or array (limit 0)",
+        ),
     ]:
-        tool = "memory_write" if "content" in arguments else "memory_write_batch"
+        tool = "memory_write" if "content" in arguments else "memory_search"
         body = _message(era, "tools/call", {"name": tool, "arguments": arguments})
         error = _tool_error(
             _post(
@@ -551,3 +543,87 @@ def test_a_2025_era_request_with_a_served_or_no_version_header_is_answered(
     )
     assert response.status_code == 200, response.text[:300]
     assert response.json()["result"]["tools"], response.text[:300]
+
+
+def _batch(response: httpx2.Response) -> dict[str, Any]:
+    assert response.status_code == 200, response.text[:300]
+    result = response.json()["result"]
+    assert not result.get("isError"), response.text[:500]
+    return dict(result["structuredContent"])
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_value_unreadable_inside_one_batch_item_is_that_item_s_error_and_the_others_are_queued(
+    server: BackgroundServer, stack: LocalStack, http: httpx2.Client, era: str
+) -> None:
+    # Before, the first such value refused the whole batch ("Invalid arguments: items.1.content: …"),
+    # nothing queued, though docs/tools.md says an invalid item does not stop the others.
+    tenant = f"t-wire-{uuid.uuid4().hex[:8]}"
+    items = [
+        {"content": "fine"},
+        {"content": "@S1@"},
+        {"content": "long", "turn_index": "@N@", "conversation_id": "c"},
+        {"content": "named", "metadata": {"@K@": 1}},
+        {"content": "deep", "metadata": "@D@"},
+        "@D@",
+        {"content": "twice @S1@", "metadata": {"a": "@S1@"}},
+        {"content": "also fine"},
+    ]
+    raw = (
+        json.dumps(_message(era, "tools/call", {"name": "memory_write_batch", "arguments": {"items": items}}))
+        .replace('"@S1@"', '"bad \\ud800"')
+        .replace('"@N@"', LONG)
+        .replace('"@K@"', '"k\\udc00"')
+        .replace('"@D@"', _nested(100))
+        .encode()
+    )
+    raw = raw.replace(b'"twice @S1@"', b'"twice \\ud800"')
+    result = _batch(_post(http, server, stack.mint_token(tenant), era, raw))
+    assert (result["queued"], result["errors"]) == (2, 6), result
+    statuses = [r["status"] for r in result["results"]]
+    assert statuses == ["queued", "error", "error", "error", "error", "error", "error", "queued"], result
+    errors = {r["index"]: r["error"] for r in result["results"] if r["status"] == "error"}
+    for error in errors.values():
+        assert error["kind"] == "invalid_arguments", error
+        assert error["retryable"] is False, error
+        assert error["message"].startswith("Invalid arguments: items."), error
+    fields = {i: [(e["field"], e["type"]) for e in error["errors"]] for i, error in errors.items()}
+    assert fields == {
+        1: [("items.1.content", "unpaired_surrogate")],
+        2: [("items.2.turn_index", "number_too_long")],
+        3: [("items.3.metadata.k\\udc00", "unpaired_surrogate")],
+        4: [("items.4.metadata", "too_deep")],
+        5: [("items.5", "too_deep")],
+        6: [("items.6.content", "unpaired_surrogate"), ("items.6.metadata.a", "unpaired_surrogate")],
+    }, fields
+    assert errors[1]["message"] == (
+        "Invalid arguments: items.1.content: invalid Unicode: unpaired surrogate \\ud800 at position 4 "
+        "(characters, from 0)"
+    ), errors[1]
+    assert errors[4]["errors"][0]["limit"] == {"max_depth": 5}, errors[4]
+    assert all(r["id"] for r in result["results"] if r["status"] == "queued"), result
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_problems_outside_the_items_refuse_the_call_naming_every_one(
+    server: BackgroundServer, stack: LocalStack, http: httpx2.Client, era: str
+) -> None:
+    tenant = f"t-wire-{uuid.uuid4().hex[:8]}"
+    arguments = {"items": [{"content": "fine"}], "agent_id": "@S@", "colour": "red"}
+    body = _message(era, "tools/call", {"name": "memory_write_batch", "arguments": arguments})
+    error = _tool_error(
+        _post(http, server, stack.mint_token(tenant), era, _with_raw_string(body, '"a\\ud800"'))
+    )
+    assert [(e["field"], e["type"]) for e in error["errors"]] == [
+        ("agent_id", "unpaired_surrogate"),
+        ("colour", "unexpected_argument"),
+    ], error
+    assert _queued_writes(stack, tenant) == 0
+    # an unreadable value and a value the tool's model refuses: both named, the stand-in's error not
+    search = {"query": "@S@", "top_k": 0, "layer": "nope"}
+    body = _message(era, "tools/call", {"name": "memory_search", "arguments": search})
+    error = _tool_error(
+        _post(http, server, stack.mint_token(tenant), era, _with_raw_string(body, '"\\ud800"'))
+    )
+    assert [e["field"] for e in error["errors"]] == ["query", "top_k", "layer"], error
+    assert error["message"].count(";") == 2, error

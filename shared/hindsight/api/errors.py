@@ -171,11 +171,30 @@ def error_object(exc: BaseException | None) -> dict[str, Any] | None:
     return error
 
 
+class ArgumentErrors(InvalidInput):
+    """Argument errors found before validation (``errors``: the entries of an ``invalid_arguments``
+    object, ``field`` relative to the arguments, "" for the whole), e.g. one batch item's unreadable
+    values."""
+
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        self.errors = errors
+        super().__init__(errors[0]["field"], errors[0]["message"])
+
+    def details(self) -> dict[str, object]:
+        """The errors."""
+        return {"errors": self.errors}
+
+
 def item_error(exc: BaseException, prefix: str) -> dict[str, Any]:
     """The error object of one item of a batch (``prefix``: "items.3"): what the single call would have
     answered, its fields named under ``prefix``. Raises RuntimeError for an unexpected exception."""
     if isinstance(exc, ValidationError):
         return validation_error(exc, prefix)
+    if isinstance(exc, ArgumentErrors):
+        errors = [{**e, "field": f"{prefix}.{e['field']}" if e["field"] else prefix} for e in exc.errors]
+        return invalid_arguments(
+            errors, "Invalid arguments: " + "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+        )
     error = error_object(exc)
     if error is None:
         raise RuntimeError(f"no error object for {type(exc).__name__}") from exc

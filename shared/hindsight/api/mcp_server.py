@@ -36,9 +36,9 @@ from hindsight.api.errors import (
 from hindsight.api.http_guard import RequestGuard
 from hindsight.api.mcp_context import ApiKeyVerifier, ContainerHolder, current_principal
 from hindsight.api.observe import RequestContext
-from hindsight.api.request_body import unreadable_arguments
+from hindsight.api.request_body import set_aside_in_items, unreadable_values
 from hindsight.api.strict_args import StrictArguments
-from hindsight.api.tool_hints import RATE_BUDGET_META
+from hindsight.api.tool_hints import ITEMWISE_META, RATE_BUDGET_META
 from hindsight.api.tools_memory import register_memory_tools
 from hindsight.api.tools_memory_admin import register_memory_admin_tools
 from hindsight.api.tools_reflection import register_reflection_tools
@@ -179,37 +179,40 @@ class HindsightMCP(MCPServer[Container]):
 def _argument_errors(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
     """The ``invalid_arguments`` error object of a call refused before its tool runs, or None: values
     that could not be read (``http_guard`` replaced them by stand-ins, which this removes from
-    ``arguments``), arguments the tool does not take, or the tool's argument model refusing them (the
-    SDK validates them again when it calls the tool)."""
-    unreadable = unreadable_arguments(arguments, tool.parameters)
-    if unreadable is not None:
-        return unreadable
-    unknown = _unknown_arguments(tool, arguments)
-    if unknown is not None:
-        return unknown
+    ``arguments``), arguments the tool does not take, and the tool's argument model refusing them (the
+    SDK validates them again when it calls the tool), every problem named once. For a tool whose
+    ``_meta`` names a list argument under ``ITEMWISE_META`` (memory_write_batch's ``items``), a value
+    unreadable inside one of its objects is that item's error, answered by the tool
+    (``request_body.set_aside_in_items``), not the call's."""
+    unreadable = unreadable_values(arguments, tool.parameters)
+    itemwise = (tool.meta or {}).get(ITEMWISE_META)
+    if unreadable and isinstance(itemwise, str):
+        unreadable = set_aside_in_items(arguments, itemwise, unreadable)
+    errors = [u.detail() for u in unreadable]
+    parts = [f"{e['field']}: {e['message']}" for e in errors]
+    allowed = tool.parameters.get("properties", {})
+    unknown = sorted(str(k) for k in arguments if k not in allowed)[:20]
+    for name in unknown:
+        errors.append(
+            {"field": name[:100], "message": "not an argument of this tool", "type": "unexpected_argument"}
+        )
+        parts.append(f"{name[:100]}: not an argument of {tool.name}")
+    if unknown:
+        parts[-1] += f" (it takes: {', '.join(sorted(allowed))})"
     try:
         tool.fn_metadata.validate_arguments(arguments)
     except ValidationError as exc:
-        return validation_error(exc)
-    return None
+        named = [e["field"] for e in errors]
+        for error in validation_error(exc)["errors"]:
+            if not any(_overlap(error["field"], field) for field in named):  # a stand-in's or an unknown's
+                errors.append(error)
+                parts.append(f"{error['field']}: {error['message']}")
+    return invalid_arguments(errors, "Invalid arguments: " + "; ".join(parts)) if errors else None
 
 
-def _unknown_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
-    """The error object for arguments the tool does not take, or None."""
-    allowed = tool.parameters.get("properties", {})
-    unknown = sorted(str(k) for k in arguments if k not in allowed)
-    if not unknown:
-        return None
-    errors = [
-        {"field": k[:100], "message": "not an argument of this tool", "type": "unexpected_argument"}
-        for k in unknown[:20]
-    ]
-    return invalid_arguments(
-        errors,
-        "Invalid arguments: "
-        + "; ".join(f"{e['field']}: not an argument of {tool.name}" for e in errors)
-        + f" (it takes: {', '.join(sorted(allowed))})",
-    )
+def _overlap(field: str, other: str) -> bool:
+    """Whether one dotted field is the other or inside it."""
+    return field == other or field.startswith(f"{other}.") or other.startswith(f"{field}.")
 
 
 def _error_result(tool: str, exc: BaseException | None) -> Any:

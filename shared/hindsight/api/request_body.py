@@ -44,7 +44,6 @@ from typing import Any
 import pydantic_core
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
-from hindsight.api.errors import invalid_arguments
 from hindsight.api.json_depth import READ_DEPTH, Cut, cut, deeper_than, schema_field
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -169,13 +168,13 @@ def unreadable_key() -> str:
     return f"hindsight/unreadable/{secrets.token_hex(16)}"
 
 
-def unreadable_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any] | None:
-    """The ``invalid_arguments`` error object for the unreadable values ``check_body`` found in a
-    ``tools/call``'s ``arguments`` (each too-deep one named after its argument in the tool's input
-    ``schema``, once), or None when it found none. Removes what ``check_body`` added to ``arguments``."""
+def unreadable_values(arguments: dict[str, Any], schema: dict[str, Any]) -> list[Unreadable]:
+    """The unreadable values ``check_body`` found in a ``tools/call``'s ``arguments`` (each too-deep one
+    named after its argument in the tool's input ``schema``, once), in the order found; empty when it
+    found none. Removes what ``check_body`` added to ``arguments``."""
     carried = arguments.pop(unreadable_key(), None)
     if not isinstance(carried, list):
-        return None
+        return []
     found: dict[tuple[str, str], Unreadable] = {}
     for item in carried:
         unreadable = Unreadable(**{**item, "path": tuple(item["path"])})
@@ -183,12 +182,35 @@ def unreadable_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> d
         seen = found.get((named.field, named.type))
         if seen is None or named.depth > seen.depth:  # one entry per argument: its deepest part
             found[(named.field, named.type)] = named
-    if not found:
-        return None
-    return invalid_arguments(
-        [u.detail() for u in found.values()],
-        "Invalid arguments: " + "; ".join(f"{u.field}: {u.message}" for u in found.values()),
-    )
+    return list(found.values())
+
+
+def set_aside_in_items(arguments: dict[str, Any], name: str, found: list[Unreadable]) -> list[Unreadable]:
+    """Of ``found``, those not inside one item of the list argument ``name`` (``items.3.content`` and
+    ``items.3`` are item 3's): each such item is replaced by an object carrying its errors (fields
+    relative to it, "" for the item itself) under ``unreadable_key()``, for the tool to answer that item
+    alone (``item_unreadable``)."""
+    items = arguments.get(name)
+    per_item: dict[int, list[dict[str, Any]]] = {}
+    rest = []
+    for unreadable in found:
+        path = unreadable.path
+        index = int(path[1]) if len(path) > 1 and path[0] == name and path[1].isdigit() else -1
+        if not isinstance(items, list) or not 0 <= index < len(items):
+            rest.append(unreadable)
+            continue
+        per_item.setdefault(index, []).append({**unreadable.detail(), "field": ".".join(path[2:])})
+    for index, errors in per_item.items():
+        items[index] = {unreadable_key(): errors}  # type: ignore[index]
+    return rest
+
+
+def item_unreadable(item: Any) -> list[dict[str, Any]] | None:
+    """The errors ``set_aside_in_items`` put in place of one item (fields relative to it), or None."""
+    if isinstance(item, dict) and unreadable_key() in item:
+        errors: list[dict[str, Any]] = item[unreadable_key()]
+        return errors
+    return None
 
 
 def _key(key: str, path: tuple[str, ...], found: list[tuple[tuple[str, ...], _Marker]]) -> str:

@@ -15,6 +15,9 @@ from mcp_types import ToolAnnotations
 
 RATE_BUDGET_META = "dev.hindsight/rate_budget"
 """Tool ``_meta`` key: "writes" (counts against the budget of calls that change memory) or "requests"."""
+ITEMWISE_META = "dev.hindsight/itemwise"
+"""Tool ``_meta`` key: the list argument whose objects are answered one by one (memory_write_batch's
+"items"): a value unreadable inside one of them is that item's error, not the call's."""
 
 
 def _hints(title: str, annotations: ToolAnnotations, budget: str) -> dict[str, Any]:
@@ -36,9 +39,12 @@ def recall(title: str) -> dict[str, Any]:
     return _hints(title, annotations, "requests")
 
 
-def change(title: str, *, destructive: bool = False, idempotent: bool = False) -> dict[str, Any]:
+def change(
+    title: str, *, destructive: bool = False, idempotent: bool = False, itemwise: str | None = None
+) -> dict[str, Any]:
     """For a tool that changes memory: ``destructive`` when it removes or overwrites what was there,
-    ``idempotent`` when the same call again changes nothing more."""
+    ``idempotent`` when the same call again changes nothing more, ``itemwise`` the list argument whose
+    objects it answers one by one (``ITEMWISE_META``)."""
     annotations = ToolAnnotations(
         title=title,
         readOnlyHint=False,
@@ -46,4 +52,7 @@ def change(title: str, *, destructive: bool = False, idempotent: bool = False) -
         idempotentHint=idempotent,
         openWorldHint=False,
     )
-    return _hints(title, annotations, "writes")
+    hints = _hints(title, annotations, "writes")
+    if itemwise is not None:
+        hints["meta"][ITEMWISE_META] = itemwise
+    return hints

@@ -22,9 +22,10 @@ from pydantic import (
     model_serializer,
 )
 
-from hindsight.api.errors import item_error
+from hindsight.api.errors import ArgumentErrors, item_error
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import HitOut
+from hindsight.api.request_body import item_unreadable
 from hindsight.api.strict_args import validate_strict
 from hindsight.api.tool_hints import change, read_only, recall
 from hindsight.api.write_args import WriteItem, draft_of, write_signature
@@ -191,7 +192,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "succeed — with its idempotency_key the retry keeps the same id). Items count one by one "
             "against your write budget."
         ),
-        **change("Remember many things"),
+        **change("Remember many things", itemwise="items"),
     )
     async def memory_write_batch(
         items: Annotated[
@@ -206,6 +207,10 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
     ) -> BatchResult:
         parsed: list[BatchItem | ItemOutcome] = []
         for raw in items:
+            unreadable = item_unreadable(raw)
+            if unreadable is not None:  # a value of the item that could not be read (``_argument_errors``)
+                parsed.append(ItemOutcome(error=ArgumentErrors(unreadable)))
+                continue
             try:
                 draft, filter = draft_of(dict(validate_strict(WriteItem, raw)))
             except ValidationError as exc:
