@@ -452,14 +452,16 @@ def test_a_bad_file_lists_every_bad_line_names_the_file_and_the_format_and_inges
         '{"content": "x", "layer": "weird"}\n'
         '{"content": "unterminated"\n'
         '{"content": "Unique marker orchid-8 is fine too"}\n'
+        '{"content": "only bad \\ud800"}\n'
     )
     failed = cli("ingest", str(bad), "--tenant", tenant, "--direct")
     assert failed.exit_code == 1, failed.output
     assert failed.exception is None or isinstance(failed.exception, SystemExit)  # no traceback
     assert str(bad) in failed.output
-    assert "2 bad line(s)" in failed.output
+    assert "3 bad line(s)" in failed.output
     assert "line 2: layer" in failed.output
     assert "line 3: not JSON at column" in failed.output
+    assert "line 5: content" in failed.output  # an unpaired surrogate: before, a UnicodeEncodeError
     assert "nothing was ingested" in failed.output
     assert "expected: JSON Lines" in failed.output
     assert _search(cli, tenant, "orchid-7 orchid-8") == []  # the good lines were not stored either
