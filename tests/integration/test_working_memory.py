@@ -233,8 +233,12 @@ async def test_promoted_item_is_found_by_memory_search(
         {"session_id": "trip", "key": "priya.seat", "content": content, "importance": 0.8},
     )
     promoted = await _call(
-        url, token, "working_memory_promote", {"session_id": "trip", "key": "priya.seat", "keep": False}
+        url,
+        token,
+        "working_memory_promote",
+        {"session_id": "trip", "key": "priya.seat", "keep": False, "memory_key": "user.priya.seat"},
     )
+    assert promoted["key"] == "user.priya.seat"
     assert promoted["status"] == "queued"
     assert promoted["kept"] is False
     assert (await _call(url, token, "working_memory_get", {"session_id": "trip"}))["items"] == []
@@ -246,7 +250,7 @@ async def test_promoted_item_is_found_by_memory_search(
     assert top["layer"] == "semantic"
     assert top["importance"] == pytest.approx(0.8)
     assert top["metadata"] == {"promoted_from": "working_memory", "session_id": "trip"}
-    assert top["key"] == "priya.seat"
+    assert top["key"] == "user.priya.seat"
     missing = await _error(url, token, "working_memory_promote", {"session_id": "trip", "key": "priya.seat"})
     assert missing["code"] == -32002
 

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import MemoryDraft
-from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, custom_rules, redact_model
+from hindsight.domain.redaction import (
+    DRAFT_TEXT_FIELDS,
+    Redactor,
+    custom_rules,
+    ensure_key_unredacted,
+    key_redaction_kinds,
+    redact_model,
+)
 
 
 @pytest.mark.parametrize(
@@ -236,3 +244,27 @@ def test_a_urls_password_is_hidden_and_its_user_and_host_kept(text: str, expecte
     found: set[str] = set()
     assert Redactor().text(text, found) == expected
     assert found == ({"password"} if expected != text else set())
+
+
+@pytest.mark.parametrize(
+    ("key", "kinds"),
+    [
+        ("contact.alice", []),
+        ("order:A-1042", []),
+        ("[REDACTED:email]", []),  # a key stored before keys were refused is still reachable
+        ("alice@example.com", ["email"]),
+        ("deploy.AKIAIOSFODNN7EXAMPLE", ["aws_access_key"]),
+        (None, []),
+    ],
+)
+def test_keys_redaction_would_change_are_named_by_kind(key: str | None, kinds: list[str]) -> None:
+    assert key_redaction_kinds(Redactor(), key) == kinds
+
+
+def test_a_key_redaction_would_change_is_refused_without_echoing_it() -> None:
+    ensure_key_unredacted(Redactor(), "contact.alice", "key")
+    with pytest.raises(InvalidInput) as caught:
+        ensure_key_unredacted(Redactor(), "bob@example.com", "memory_key")
+    assert caught.value.field == "memory_key"
+    assert "email" in str(caught.value)
+    assert "bob@example.com" not in str(caught.value)

@@ -352,8 +352,8 @@ async def test_promote_queues_a_semantic_memory_and_keeps_or_drops_the_item() ->
     queue = ListQueue()
     wm, _ = working_memory(queue=queue)
     await wm.set(ALICE, "planner", "s1", "user.diet", "Alex is vegan", 0.8)
-    kept = await wm.promote(ALICE, "planner", "s1", "user.diet", keep=True)
-    assert kept.kept is True
+    kept = await wm.promote(ALICE, "planner", "s1", "user.diet", keep=True, memory_key="user.diet")
+    assert (kept.kept, kept.key) == (True, "user.diet")
     (job,) = queue.jobs
     assert job.id == kept.id
     assert (job.tenant_id, job.agent_id) == ("acme", "planner")
@@ -366,7 +366,7 @@ async def test_promote_queues_a_semantic_memory_and_keeps_or_drops_the_item() ->
     )
     assert draft.metadata == {"promoted_from": "working_memory", "session_id": "s1"}
     dropped = await wm.promote(ALICE, "planner", "s1", "user.diet", keep=False)
-    assert dropped.kept is False
+    assert (dropped.kept, dropped.key, queue.jobs[-1].draft.key) == (False, None, None)  # no key by default
     assert (await wm.get(ALICE, "planner", "s1")).items == []
     with pytest.raises(NotFound):
         await wm.promote(ALICE, "planner", "s1", "user.diet")

@@ -63,6 +63,11 @@ class UpdateOut(BaseModel):
         description="The version this change replaced (memory.version is the new one; equal when nothing "
         "changed). For a supersede, the superseded memory's version.",
     )
+    redacted: list[str] | None = Field(
+        default=None,
+        description="What redaction replaced in the changes or the reason before anything was stored "
+        "(e.g. ['email']), as memory_write answers: the stored text reads [REDACTED:<kind>] there.",
+    )
 
 
 class ForgetOut(BaseModel):
@@ -186,6 +191,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             memory=MemoryOut.of(result.memory) if result.memory else None,
             queued=result.queued,
             replaced_version=result.replaced_version,
+            redacted=result.redacted,
         )
 
     @mcp.tool(

@@ -15,7 +15,7 @@ from pydantic import Field, Strict, StrictBool
 
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.tool_hints import change, recall
-from hindsight.domain.limits import DEFAULT_IMPORTANCE, AgentId, Importance
+from hindsight.domain.limits import DEFAULT_IMPORTANCE, AgentId, Importance, MemoryKey
 from hindsight.domain.working_memory import SessionId, WorkingMemoryContent, WorkingMemoryKey
 from hindsight.usecases.working_memory import (
     ClearResult,
@@ -133,9 +133,10 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
             "Move a working-memory item into long-term memory so it is remembered in later conversations. "
             "Call it when something noted for this session turns out to matter beyond it: a preference "
             "the user confirmed, a fact about a person, project or order, the outcome of the task. The "
-            "item becomes a semantic memory (same content, key and importance; as with memory_write, it "
-            "supersedes an older fact on the same key) found by memory_search within seconds; keep=false "
-            "also removes it from the session."
+            "item becomes a semantic memory (same content and importance) found by memory_search within "
+            "seconds; keep=false also removes it from the session. The memory has no key unless you give "
+            "memory_key (the item's key names it within this session only): with one, as with "
+            "memory_write, it supersedes an older fact on the same key."
         ),
         **change("Promote to long-term memory"),
     )
@@ -145,6 +146,15 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
         keep: Annotated[
             StrictBool, Field(description="Keep the item in working memory too (default) or remove it.")
         ] = True,
+        memory_key: Annotated[
+            MemoryKey | None,
+            Field(
+                description="The long-term memory's key, as memory_write's key (a stable topic such as "
+                "'user.diet'; a newer fact on it supersedes this one); none by default."
+            ),
+        ] = None,
         agent_id: AgentId | None = None,
     ) -> PromoteResult:
-        return await _working_memory(holder).promote(current_principal(), agent_id, session_id, key, keep)
+        return await _working_memory(holder).promote(
+            current_principal(), agent_id, session_id, key, keep, memory_key
+        )

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from hindsight.domain.errors import InvalidInput
+
 
 def _luhn_ok(digits: str) -> bool:
     """Luhn (mod 10) checksum, ISO/IEC 7812-1: true for real card numbers, rare for random digits."""
@@ -239,3 +241,30 @@ DRAFT_TEXT_FIELDS = (
     "task_id",
 )
 """MemoryDraft fields that can carry free text (tags are restricted to [\\w.:/-] and left alone)."""
+
+
+def key_redaction_kinds(redactor: Redactor, key: str | None) -> list[str]:
+    """The kinds (rule names, sorted) of what redaction would replace in ``key``; empty when it would
+    leave the key as written (also for None)."""
+    if key is None:
+        return []
+    found: set[str] = set()
+    return sorted(found) if redactor.text(key, found) != key else []
+
+
+def ensure_key_unredacted(redactor: Redactor, key: str | None, field: str) -> None:
+    """Refuse a key that redaction would change. A key is an identifier: two keys redacted to the same
+    ``[REDACTED:email]`` would become one (a write on one would supersede the other's fact, a
+    working-memory item overwrite the other's), so such a key is refused rather than rewritten.
+
+    Raises:
+        InvalidInput: on ``field``, naming the kinds found (never the text that matched).
+    """
+    kinds = key_redaction_kinds(redactor, key)
+    if kinds:
+        raise InvalidInput(
+            field,
+            f"this key contains what redaction hides ({', '.join(kinds)}); a key is an identifier, and "
+            "redacting it would merge it with every other key redacted alike, so it is refused: choose a "
+            "key without personal data or secrets, e.g. 'contact.alice'",
+        )

@@ -23,10 +23,11 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.auth import Principal
+from hindsight.domain.errors import InvalidInput
 from hindsight.domain.interchange import IngestItem
 from hindsight.domain.limits import MAX_BATCH_ITEMS
 from hindsight.domain.memory import WriteJob
-from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, redact_model
+from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, ensure_key_unredacted, redact_model
 from hindsight.ports import Clock
 from hindsight.usecases.remember import BatchItem, ItemOutcome, RememberBatch, job_id
 from hindsight.usecases.store_memories import StoreMemories
@@ -88,14 +89,22 @@ class Ingest:
                 raise RuntimeError("no write queue configured: set HINDSIGHT_WRITE_QUEUE_URL or use --direct")
             return await self._queue(principal, list(items), default_agent, advance)
         batch: list[WriteJob] = []
-        for item in items:
-            batch.append(self._job(tenant_id, item.agent_id or default_agent, item))
+        failures: list[str] = []
+        for number, item in enumerate(items, start=1):
+            try:
+                batch.append(self._job(tenant_id, item.agent_id or default_agent, item))
+            except InvalidInput as exc:  # a key redaction would change: that line only, as when queued
+                failures.append(f"{number}: {exc}")
+                advance(1)
+                continue
             if len(batch) >= batch_size:
                 await self._store_batch(batch, ids, outcomes, advance)
                 batch = []
         if batch:
             await self._store_batch(batch, ids, outcomes, advance)
-        return IngestReport(mode=mode, items=len(ids), outcomes=outcomes, ids=ids)
+        return IngestReport(
+            mode=mode, items=len(ids), outcomes=outcomes, ids=ids, failed=len(failures), failures=failures
+        )
 
     async def _queue(
         self,
@@ -135,6 +144,7 @@ class Ingest:
         )
 
     def _job(self, tenant_id: str, agent_id: str, item: IngestItem) -> WriteJob:
+        ensure_key_unredacted(self._redactor, item.draft.key, "key")
         draft = redact_model(self._redactor, item.draft, DRAFT_TEXT_FIELDS)
         return WriteJob(
             id=job_id(tenant_id, agent_id, draft.idempotency_key),

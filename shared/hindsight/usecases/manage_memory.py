@@ -35,7 +35,7 @@ from hindsight.domain.memory import (
     Scope,
     StoredMemory,
 )
-from hindsight.domain.redaction import Redactor, redact_model
+from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.text import passage_text
 from hindsight.domain.timetravel import NOW, PointInTime, valid_start
 from hindsight.domain.trust import importance_cap
@@ -71,6 +71,8 @@ class UpdateResult(BaseModel):
     memory: StoredMemory | None = None
     queued: WriteAck | None = None
     replaced_version: int | None = None
+    redacted: list[str] | None = None
+    """What redaction replaced in the changes or the reason (rule names, sorted), as ``WriteAck``."""
 
 
 class ForgetResult(BaseModel):
@@ -138,9 +140,10 @@ class ManageMemory:
         self._embedder = embedder
         self._remember = remember
 
-    def _reason(self, reason: str | None) -> str | None:
-        """A caller's reason, redacted: it is stored (history, relations) like any other text."""
-        return self._redactor.text(reason) if reason is not None else None
+    def _reason(self, reason: str | None, found: set[str] | None = None) -> str | None:
+        """A caller's reason, redacted: it is stored (history, relations) like any other text. ``found``
+        collects what was redacted, as ``Redactor.text``."""
+        return self._redactor.text(reason, found) if reason is not None else None
 
     async def _existing(self, scope: Scope, memory_id: UUID) -> StoredMemory:
         """A memory the scope may read (own or shared with it). Raises NotFound."""
@@ -204,12 +207,28 @@ class ManageMemory:
         reason: str | None,
         expected_version: int | None = None,
     ) -> UpdateResult:
-        """Raises NotFound, InvalidInput (nothing to change; supersede without new content), Forbidden,
-        VersionConflict (``expected_version`` given and the memory is at another)."""
+        """Raises NotFound, InvalidInput (nothing to change; supersede without new content; a key
+        redaction would change, field ``key``), Forbidden, VersionConflict (``expected_version`` given and
+        the memory is at another). The result's ``redacted`` names what redaction replaced."""
         principal.require_write()
         scope = principal.scope(agent_id)
-        changes = redact_model(self._redactor, changes, CHANGE_TEXT_FIELDS)
-        reason = self._reason(reason)
+        ensure_key_unredacted(self._redactor, changes.key, "key")
+        redacted: set[str] = set()
+        changes = redact_model(self._redactor, changes, CHANGE_TEXT_FIELDS, redacted)
+        reason = self._reason(reason, redacted)
+        result = await self._update(principal, scope, memory_id, action, changes, reason, expected_version)
+        return result.model_copy(update={"redacted": sorted(redacted) or None})
+
+    async def _update(
+        self,
+        principal: Principal,
+        scope: Scope,
+        memory_id: UUID,
+        action: UpdateAction,
+        changes: MemoryChanges,
+        reason: str | None,
+        expected_version: int | None,
+    ) -> UpdateResult:
         if action in ("archive", "restore"):
             status: MemoryStatus = "archived" if action == "archive" else "active"
             edited = await self._editor.set_status(

@@ -23,7 +23,7 @@ from hindsight.domain.errors import HindsightError, IdempotencyKeyReused, Invali
 from hindsight.domain.ids import uuid7
 from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits
 from hindsight.domain.memory import Lane, MemoryDraft, Scope, WriteJob, write_fingerprint
-from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, redact_model
+from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.trust import admit_draft
 from hindsight.ports import (
     Clock,
@@ -142,9 +142,11 @@ class Remember:
         """The job for one write and its answer, not queued yet: redacted, importance capped, id assigned,
         idempotency key claimed (``release`` it if the job is not queued after all), size checked.
         Raises IdempotencyKeyReused, ValidationError or InvalidInput (also: a causal_parent that names
-        nothing the agent wrote, ``usecases.causal_parents``)."""
+        nothing the agent wrote, ``usecases.causal_parents``; a key redaction would change, field
+        ``key``: ``ensure_key_unredacted``)."""
         if draft.causal_parent is not None and self._parents is not None:
             await self._parents(scope, draft.causal_parent)
+        ensure_key_unredacted(self._redactor, draft.key, "key")  # an identifier: never rewritten
         fingerprint = write_fingerprint(draft, filter)  # the caller's arguments, before we change them
         redacted: set[str] = set()
         draft = redact_model(self._redactor, draft, DRAFT_TEXT_FIELDS, redacted)  # before the text leaves us

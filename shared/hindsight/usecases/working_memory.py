@@ -21,7 +21,7 @@ from hindsight.domain.auth import Principal
 from hindsight.domain.errors import InvalidInput, NotFound, Unavailable, VersionConflict
 from hindsight.domain.limits import DEFAULT_IMPORTANCE
 from hindsight.domain.memory import MemoryDraft
-from hindsight.domain.redaction import Redactor
+from hindsight.domain.redaction import Redactor, ensure_key_unredacted
 from hindsight.domain.working_memory import (
     DEFAULT_TTL_S,
     MAX_ITEMS_PER_SESSION,
@@ -97,7 +97,10 @@ class PromoteResult(BaseModel):
     id: UUID
     status: Literal["queued"] = "queued"
     submitted_at: datetime
-    key: str
+    key: str | None = Field(
+        description="The long-term memory's key: memory_key when given, else None (the item's key names "
+        "it within its session only)."
+    )
     kept: bool
 
 
@@ -133,9 +136,11 @@ class WorkingMemory:
         scope = principal.scope(agent_id)
         return SessionScope(tenant_id=scope.tenant_id, agent_id=scope.agent_id, session_id=session_id)
 
-    def _lookup(self, key: str | None) -> str | None:
-        """A key as ``set`` stored it: redacted by the same rules, so the caller's own key finds it."""
-        return self._redactor.text(key) if key is not None else None
+    def _key(self, key: str | None, field: str = "key") -> str | None:
+        """``key`` as given. Raises InvalidInput when redaction would change it: a key is an identifier,
+        and two keys redacted alike would name one item (``ensure_key_unredacted``)."""
+        ensure_key_unredacted(self._redactor, key, field)
+        return key
 
     async def count_tokens(self, key: str, content: str) -> int:
         """Tokens the item takes in a prompt, rendered as ``key: content``."""
@@ -166,7 +171,8 @@ class WorkingMemory:
             Forbidden: read-only key, or agent not allowed.
             InvalidInput: the item does not fit even after evicting every non-core item (field
                 ``content``, limit ``{"budget_tokens": …}``), or the session holds ``max_items`` core
-                items (field ``key``); nothing is changed.
+                items (field ``key``), or redaction would change the key (field ``key``); nothing is
+                changed.
             ValidationError: a field breaks its limit (session id, key, content, importance).
             VersionConflict: ``expected_version`` given and the item is at another version (0: not set);
                 nothing is changed.
@@ -175,9 +181,10 @@ class WorkingMemory:
         principal.require_write()
         scope = self._scope(principal, agent_id, session_id)
         now = self._clock.now()
+        self._key(key)
         redacted: set[str] = set()
         draft = WorkingMemoryItem(
-            key=self._redactor.text(key, redacted),
+            key=key,
             content=self._redactor.text(content, redacted),
             importance=DEFAULT_IMPORTANCE if importance is None else importance,
             core=bool(core),
@@ -243,11 +250,12 @@ class WorkingMemory:
 
         Raises:
             Forbidden: agent not allowed (read-only keys may read).
+            InvalidInput: redaction would change ``key`` (no item can have such a key).
             Unavailable: Redis is down.
         """
         scope = self._scope(principal, agent_id, session_id)
         now = self._clock.now()
-        key = self._lookup(key)
+        key = self._key(key)
 
         def decide(items: Mapping[str, WorkingMemoryItem]) -> SessionChange:
             chosen = list(items.values()) if key is None else [items[key]] if key in items else []
@@ -272,11 +280,12 @@ class WorkingMemory:
 
         Raises:
             Forbidden: read-only key, or agent not allowed.
+            InvalidInput: redaction would change ``key`` (no item can have such a key).
             Unavailable: Redis is down.
         """
         principal.require_write()
         scope = self._scope(principal, agent_id, session_id)
-        key = self._lookup(key)
+        key = self._key(key)
 
         def decide(items: Mapping[str, WorkingMemoryItem]) -> SessionChange:
             if key is None:
@@ -287,23 +296,33 @@ class WorkingMemory:
         return ClearResult(session_id=session_id, cleared=len(update.change.delete))
 
     async def promote(
-        self, principal: Principal, agent_id: str | None, session_id: str, key: str, keep: bool = True
+        self,
+        principal: Principal,
+        agent_id: str | None,
+        session_id: str,
+        key: str,
+        keep: bool = True,
+        memory_key: str | None = None,
     ) -> PromoteResult:
-        """Turn an item into a long-term semantic memory through ``Remember`` (same content, key and
+        """Turn an item into a long-term semantic memory through ``Remember`` (same content and
         importance; metadata ``{"promoted_from": "working_memory", "session_id": …}``), queued like any
-        ``memory_write``. Unless ``keep``, the item is then removed — only if it is unchanged, so a
-        newer value written meanwhile survives.
+        ``memory_write``. The memory's key is ``memory_key``, none by default: an item's key names it
+        within its session only, and as a long-term key 'goal' promoted from one session would
+        supersede 'goal' promoted from another. Unless ``keep``, the item is then removed — only if it
+        is unchanged, so a newer value written meanwhile survives.
 
         Raises:
             Forbidden: read-only key, or agent not allowed.
+            InvalidInput: redaction would change ``key`` or ``memory_key`` (that field).
             NotFound: no such item in the session (expired, evicted or never set).
             Unavailable: Redis or the write queue is down, or no queue is configured here.
         """
         principal.require_write()
+        self._key(key)
+        self._key(memory_key, "memory_key")
         if self._remember is None:
             raise Unavailable("long-term memory writes are not configured in this process")
         scope = self._scope(principal, agent_id, session_id)
-        key = self._redactor.text(key)
         state = await self._store.read(scope)
         item = state.items.get(key)
         if item is None:
@@ -313,7 +332,7 @@ class WorkingMemory:
         draft = MemoryDraft(
             content=item.content,
             layer="semantic",
-            key=item.key,
+            key=memory_key,
             importance=item.importance,
             metadata={"promoted_from": "working_memory", "session_id": session_id},
         )
@@ -328,7 +347,7 @@ class WorkingMemory:
 
             update = await self._store.apply(scope, decide, self.policy.ttl_s)
             kept = not update.change.delete
-        return PromoteResult(id=ack.id, submitted_at=ack.submitted_at, key=item.key, kept=kept)
+        return PromoteResult(id=ack.id, submitted_at=ack.submitted_at, key=memory_key, kept=kept)
 
     async def aclose(self) -> None:
         """Release the store's connections."""

@@ -26,7 +26,8 @@ class WriteStatus(BaseModel):
     """One job's state. ``queued``: accepted, not processed yet. ``merged``: a near-duplicate that
         updated ``memory_id``. ``skipped``: the write filter judged it not worth remembering. ``deleted``: it
     was stored (or merged into ``memory_id``) and that memory was deleted since (a hard forget). ``unknown``:
-        not seen (never written by this tenant, expired, or the status log was unavailable)."""
+        not seen (never written by this agent of this tenant, expired, or the status log was unavailable);
+        ``reason`` then says so, and to pass the agent_id the write was made with."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -78,8 +79,21 @@ class GetWriteStatus:
                     )
                 )
             else:
-                out.append(WriteStatus(id=job_id, status="queued" if job_id in queued else "unknown"))
+                status: StatusName = "queued" if job_id in queued else "unknown"
+                reason = _unknown_reason(only) if status == "unknown" else None
+                out.append(WriteStatus(id=job_id, status=status, reason=reason))
         return out
+
+
+def _unknown_reason(agent_id: str | None) -> str:
+    """Why an id is "unknown", and what to try: the same words whether it was never written or written
+    by another agent or tenant (which must not be revealed). ``agent_id`` None: every agent was asked."""
+    if agent_id is None:
+        return "no write with this id is known in this tenant (never written, or no longer recorded)"
+    return (
+        f"no write with this id is known for agent '{agent_id}' of this key (never written by it, or no "
+        "longer recorded); if it was written with agent_id, pass the same agent_id"
+    )
 
 
 _JOB = TypeAdapter(WriteJob | ReflectJob)
