@@ -17,6 +17,7 @@ from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
+from tests.schema_cases import non_null, resolve, tool_schemas, valid_arguments
 from tests.support import PROTOCOL_ERAS, count_memories, drain, mcp_client, mint, tool_error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -299,3 +300,55 @@ async def test_a_causal_parent_that_names_nothing_of_this_agent_is_refused(
         assert got["memory"]["causal_parent"] == queued
         verified = next(r["id"] for r in batch["results"] if r["status"] == "queued")
         assert (await call(client, "memory_get", {"id": verified}))["memory"]["causal_parent"] == mine
+
+
+_SCHEMAS = tool_schemas()
+TEXT_FIELDS = [
+    (tool, field)
+    for tool, schema in _SCHEMAS.items()
+    for field, field_schema in schema.get("properties", {}).items()
+    if resolve(non_null(field_schema), schema.get("$defs")).get("minLength", 0) >= 1
+]
+
+
+def test_a_whitespace_only_text_is_refused_as_blank_not_as_too_short(
+    unlimited_server: BackgroundServer, stack: LocalStack
+) -> None:
+    # Before, "   " read "String should have at least 1 character": the field strips whitespace first.
+    token = stack.mint_token("t-blank-input")
+    http = httpx2.Client(timeout=30)  # closed at the end; a failed assertion leaves it to the GC
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "authorization": f"Bearer {token}",
+    }
+
+    def answer(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments},
+        }
+        result: dict[str, Any] = http.post(unlimited_server.url, json=body, headers=headers).json()["result"]
+        return result
+
+    blank: list[str] = []
+    for tool, field in TEXT_FIELDS:
+        arguments = {**valid_arguments(_SCHEMAS[tool]), field: "   "}
+        result = answer(tool, arguments)
+        if not result.get("isError"):
+            continue  # a field that keeps whitespace (an opaque id) may take it
+        errors = [e for e in result["structuredContent"]["error"]["errors"] if e["field"] == field]
+        assert all("at least 1 character" not in e["message"] for e in errors), (tool, errors)
+        blank += [f"{tool}.{field}" for e in errors if e["type"] == "blank"]
+    assert {"memory_write.content", "memory_write.key", "memory_search.query"} <= set(blank), blank
+    item = {"items": [{"content": "   "}, {"content": "fine, and not blank"}]}
+    result = answer("memory_write_batch", item)
+    http.close()
+    (error,) = result["structuredContent"]["results"][0]["error"]["errors"]
+    assert error == {
+        "field": "items.0.content",
+        "message": "must not be blank (it is whitespace only)",
+        "type": "blank",
+    }, error

@@ -80,6 +80,19 @@ def _clean_text(value: str) -> str:
     return value
 
 
+def _refuse_blank(value: Any) -> Any:
+    """A non-empty string of whitespace only, refused as blank before stripping makes it "" (pydantic
+    would say "String should have at least 1 character" of a 3-character string)."""
+    if isinstance(value, str) and value and not value.strip():
+        raise PydanticCustomError("blank", "must not be blank (it is whitespace only)")
+    return value
+
+
+NOT_BLANK = BeforeValidator(_refuse_blank)
+"""In the ``Annotated`` of a stripped text field with ``min_length=1``: a whitespace-only value is
+refused as blank, not as too short."""
+
+
 def _check_json_values(value: Any, what: str) -> None:
     """Every key and string free of control characters, every number finite (Postgres' jsonb refuses
     NUL and NaN/Infinity, so a write carrying them would be acknowledged and then never stored)."""
@@ -186,12 +199,14 @@ def _check_metadata(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
 Content = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_CONTENT_CHARS),
+    NOT_BLANK,
     AfterValidator(_clean_text),
     Field(description=f"The memory itself, in plain language (1–{MAX_CONTENT_CHARS} characters)."),
 ]
 MemoryKey = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_KEY_CHARS),
+    NOT_BLANK,
     AfterValidator(_clean_text),
     Field(
         description="What the memory is about: a stable topic such as 'user.display_preference' or "
@@ -201,12 +216,14 @@ MemoryKey = Annotated[
 RecallHint = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_RECALL_HINT_CHARS),
+    NOT_BLANK,
     AfterValidator(_clean_text),
     Field(description="When this memory should be recalled: a question it answers."),
 ]
 SearchText = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SEARCH_QUERY_CHARS),
+    NOT_BLANK,
     AfterValidator(_clean_text),
     Field(
         description=f"What you want to remember, as a question or phrase (≤ {MAX_SEARCH_QUERY_CHARS} chars)."
@@ -341,6 +358,7 @@ Tag = Annotated[
     StringConstraints(
         strip_whitespace=True, to_lower=True, min_length=1, max_length=MAX_TAG_CHARS, pattern=r"^[\w.:/-]+$"
     ),
+    NOT_BLANK,
 ]
 Tags = Annotated[
     list[Tag],
@@ -359,6 +377,7 @@ Entities = Annotated[
 ContextText = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SHORT_TEXT_CHARS),
+    NOT_BLANK,
     AfterValidator(_clean_text),
     Field(
         description="Surrounding text that helps find this memory — e.g. the message it answered — without "
@@ -368,11 +387,13 @@ ContextText = Annotated[
 ShortText = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SHORT_TEXT_CHARS),
+    NOT_BLANK,
     AfterValidator(_clean_text),
 ]
 Reason = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_REASON_CHARS),
+    NOT_BLANK,
     AfterValidator(_clean_text),
     Field(description=f"Why (kept in the memory's history; ≤ {MAX_REASON_CHARS} characters)."),
 ]

@@ -22,7 +22,7 @@ from uuid import UUID
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from hindsight.domain.isotime import StartTime, Timestamp
-from hindsight.domain.limits import MAX_KEY_DECISIONS, MAX_SHORT_TEXT_CHARS, AgentId, Entities
+from hindsight.domain.limits import MAX_KEY_DECISIONS, MAX_SHORT_TEXT_CHARS, NOT_BLANK, AgentId, Entities
 from hindsight.domain.limits import _clean_text as _refuse_control_characters
 from hindsight.domain.memory import FAILED_OUTCOMES, Outcome, TaskType
 
@@ -62,41 +62,48 @@ TaskId = Annotated[
     StringConstraints(
         strip_whitespace=True, min_length=1, max_length=MAX_TASK_ID_CHARS, pattern=r"^[\x21-\x7e]+$"
     ),
+    NOT_BLANK,
     Field(description=f"The agent's id for the task (printable ASCII, ≤ {MAX_TASK_ID_CHARS} characters)."),
 ]
 Goal = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_GOAL_CHARS),
+    NOT_BLANK,
     AfterValidator(_refuse_control_characters),
     Field(description=f"What the task set out to do (≤ {MAX_GOAL_CHARS} characters)."),
 ]
 Step = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_STEP_CHARS),
+    NOT_BLANK,
     AfterValidator(_refuse_control_characters),
     Field(description=f"One thing the agent did or observed (≤ {MAX_STEP_CHARS} characters)."),
 ]
 ErrorText = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ERROR_CHARS),
+    NOT_BLANK,
     AfterValidator(_refuse_control_characters),
     Field(description=f"The error or exception that ended the task (≤ {MAX_ERROR_CHARS} characters)."),
 ]
 Summary = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SUMMARY_CHARS),
+    NOT_BLANK,
     AfterValidator(_refuse_control_characters),
     Field(description=f"What happened, in one or two sentences (≤ {MAX_SUMMARY_CHARS} characters)."),
 ]
 Decision = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_DECISION_CHARS),
+    NOT_BLANK,
     AfterValidator(_refuse_control_characters),
     Field(description=f"A choice that shaped the result, one short sentence (≤ {MAX_DECISION_CHARS} chars)."),
 ]
 Lesson = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_LESSON_CHARS),
+    NOT_BLANK,
     AfterValidator(_refuse_control_characters),
     Field(description=f"One actionable sentence for next time (≤ {MAX_LESSON_CHARS} characters)."),
 ]
