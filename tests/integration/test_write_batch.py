@@ -94,6 +94,35 @@ async def test_more_than_the_limit_of_items_is_an_argument_error_naming_items(
     assert count_memories(stack, tenant) == 0
 
 
+async def test_an_item_with_agent_id_or_another_unknown_field_is_told_it_is_not_an_item_argument(
+    server: BackgroundServer, token: str
+) -> None:
+    # Before: pydantic's "Extra inputs are not permitted"; memory_write says "not an argument of …".
+    items = [
+        {"content": "Mina prefers tea", "agent_id": "importer"},
+        {"content": "Mina prefers green tea", "tpos": 1, "importance": 2},
+        {"content": "Mina drinks it at 4pm"},
+    ]
+    async with mcp_client(server.url, token) as client:
+        result = await call(client, "memory_write_batch", {"items": items, "agent_id": "importer"})
+    assert [r["status"] for r in result["results"]] == ["error", "error", "queued"], result
+    first, second = (r["error"] for r in result["results"][:2])
+    assert first["errors"] == [
+        {
+            "field": "items.0.agent_id",
+            "message": "not an argument of a memory_write_batch item: agent_id is the batch call's own "
+            "argument (every item is written for that agent)",
+            "type": "unexpected_argument",
+        }
+    ], first
+    assert first["message"].startswith("Invalid arguments: items.0.agent_id: not an argument of"), first
+    assert {(e["field"], e["type"]) for e in second["errors"]} == {
+        ("items.1.tpos", "unexpected_argument"),
+        ("items.1.importance", "less_than_equal"),
+    }, second
+    assert "Extra inputs" not in str(result)
+
+
 class RefusingClient:
     """The emulator's own boto3 client; entries carrying REFUSE get DelaySeconds 901 (over SQS's 900),
     which the emulator answers with a Failed entry in an otherwise successful SendMessageBatch."""

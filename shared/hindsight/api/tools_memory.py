@@ -28,7 +28,7 @@ from hindsight.api.presenters import HitOut
 from hindsight.api.request_body import item_unreadable
 from hindsight.api.strict_args import validate_strict
 from hindsight.api.tool_hints import change, read_only, recall
-from hindsight.api.write_args import WriteItem, draft_of, write_signature
+from hindsight.api.write_args import WriteItem, draft_of, item_refusal, write_signature
 from hindsight.domain.context_budget import (
     MAX_SEARCH_TOKENS,
     MIN_SEARCH_TOKENS,
@@ -214,7 +214,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             try:
                 draft, filter = draft_of(dict(validate_strict(WriteItem, raw)))
             except ValidationError as exc:
-                parsed.append(ItemOutcome(error=exc))
+                parsed.append(ItemOutcome(error=item_refusal(exc)))
                 continue
             parsed.append(BatchItem(draft=draft, filter=filter))
         batch = holder.get().remember_batch

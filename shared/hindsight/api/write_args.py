@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, create_model
 
+from hindsight.api.errors import ArgumentErrors, validation_error
 from hindsight.domain.isotime import TimeInput, Timestamp
 from hindsight.domain.limits import (
     DEFAULT_IMPORTANCE,
@@ -140,6 +141,26 @@ WriteItem: type[BaseModel] = create_model(
     __doc__="One write of memory_write_batch: the arguments of memory_write but agent_id.",
     **_FIELDS,
 )
+
+
+def item_refusal(exc: ValidationError) -> ValidationError | ArgumentErrors:
+    """What to answer for a ``WriteItem`` that ``exc`` refuses: ``exc`` itself, unless it refuses a field
+    the item does not take; then its errors, each such field told so as ``memory_write`` tells an
+    argument it does not take (``agent_id`` is the batch call's own argument: one agent per batch)."""
+    errors = validation_error(exc)["errors"]
+    if not any(e["type"] == "extra_forbidden" for e in errors):
+        return exc
+    for error in errors:
+        if error["type"] == "extra_forbidden":
+            error["type"] = "unexpected_argument"
+            error["message"] = (
+                "not an argument of a memory_write_batch item: agent_id is the batch call's own argument "
+                "(every item is written for that agent)"
+                if error["field"] == "agent_id"
+                else "not an argument of a memory_write_batch item (it takes memory_write's arguments but "
+                "agent_id)"
+            )
+    return ArgumentErrors(errors)
 
 
 def draft_of(arguments: Mapping[str, Any]) -> tuple[MemoryDraft, bool]:
