@@ -362,6 +362,22 @@ def test_a_refused_host_or_origin_is_a_json_rpc_error_naming_the_header(
     assert "127.0.0.1:*" in " ".join(error["data"]["allowed"]), error
 
 
+def test_the_host_check_ignores_case_and_names_a_missing_port(
+    server: BackgroundServer, http: httpx2.Client, victim: tuple[str, str]
+) -> None:
+    # DNS names are case-insensitive (RFC 4343): before, "LOCALHOST:<port>" was 421 like a foreign host.
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    for host in (f"LOCALHOST:{server.port}", f"LocalHost:{server.port}"):
+        response = _post(http, server.url, victim[1], listing, host=host)
+        assert response.status_code == 200, (host, response.text[:300])
+    # No port means port 80 (RFC 9110 §7.2): not this server, so still refused, saying why.
+    error = _rpc_error(_post(http, server.url, victim[1], listing, host="localhost"), 421, -32600)
+    assert f"(without a port: port 80; this server listens on {server.port})" in error["message"], error
+    for host in ("EVIL.example", f"evil.example:{server.port}", f"LOCALHOST.evil.example:{server.port}"):
+        response = _post(http, server.url, victim[1], listing, host=host)
+        assert response.status_code == 421, (host, response.text[:300])
+
+
 def test_an_allowed_origin_is_answered(
     server: BackgroundServer, http: httpx2.Client, victim: tuple[str, str]
 ) -> None:

@@ -146,6 +146,8 @@ class RequestGuard:
         if scope["type"] != "http" or scope["path"].rstrip("/") != self._path:
             await self._app(scope, receive, send)
             return
+        if self._security is not None:
+            scope = _with_canonical_host(scope)
         if await self._refuse_host_or_origin(scope, send):
             return
         method = scope["method"]
@@ -202,9 +204,18 @@ class RequestGuard:
         headers = Headers(scope=scope)
         if refused.status_code == 421:
             host = headers.get("host")
-            got = (
-                f"the Host header {_shown(host)} is not" if host else "a request without a Host header is not"
-            )
+            port = _server_port(scope)
+            if not host:
+                got = "a request without a Host header is not"
+            elif not _has_port(host) and port is not None and _listed(host, self._security.allowed_hosts):
+                # an allowed name, at the scheme's default port: say why that is not this server
+                default = _DEFAULT_PORTS.get(scope.get("scheme", "http"), "?")
+                got = (
+                    f"the Host header {_shown(host)} (without a port: port {default}; this server listens "
+                    f"on {port}) is not"
+                )
+            else:
+                got = f"the Host header {_shown(host)} is not"
             message = (
                 f"Misdirected Request: {got} one this server answers (DNS-rebinding protection); "
                 "the server's allowed_hosts (HINDSIGHT_ALLOWED_HOSTS) lists the hosts it answers"
@@ -268,3 +279,45 @@ class RequestGuard:
                 {"retryable": True},
                 headers={"retry-after": str(RETRY_AFTER_S)},
             )
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _has_port(host: str) -> bool:
+    return ":" in host[host.rfind("]") + 1 :]  # after an IPv6 literal's brackets
+
+
+def _listed(host: str, allowed: list[str]) -> bool:
+    """Whether ``host`` (no port) is the name of an allow-list entry (``localhost`` of ``localhost:*``)."""
+    return any(entry.rsplit(":", 1)[0] == host for entry in allowed)
+
+
+def _server_port(scope: Scope) -> int | None:
+    server = scope.get("server")
+    return int(server[1]) if server and server[1] is not None else None
+
+
+def canonical_host(host: str, scheme: str, server_port: int | None) -> str:
+    """A Host header as the allow-list compares it: lower-cased (DNS names are case-insensitive, RFC 4343;
+    so are IPv6 hex digits), and without a port given the scheme's default one (RFC 9110 §7.2: no port
+    means port 80 for http, 443 for https) when the server listens on that port. A host without a port
+    at a server on another port stays as it is and is refused (``localhost:*`` wants a port): it names
+    another server. Never makes an unlisted host allowed: DNS-rebinding protection is unchanged."""
+    host = host.lower()
+    default = _DEFAULT_PORTS.get(scheme)
+    if host and not _has_port(host) and default is not None and server_port == default:
+        return f"{host}:{default}"
+    return host
+
+
+def _with_canonical_host(scope: Scope) -> Scope:
+    """``scope`` with its Host header canonical (``canonical_host``): the SDK's transport checks it too."""
+    headers = scope["headers"]
+    for i, (name, value) in enumerate(headers):
+        if name == b"host":
+            host = canonical_host(value.decode("latin-1"), scope.get("scheme", "http"), _server_port(scope))
+            if host.encode("latin-1") == value:
+                return scope
+            return {**scope, "headers": [*headers[:i], (name, host.encode("latin-1")), *headers[i + 1 :]]}
+    return scope

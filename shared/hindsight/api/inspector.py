@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from hindsight.api.http_guard import canonical_host
 from hindsight.api.inspector_graph import graph_layout
 from hindsight.api.mcp_context import ContainerHolder
 from hindsight.config import Settings
@@ -70,8 +71,9 @@ def _templates() -> Any:
 def _host_allowed(request: Request, allowed: list[str]) -> bool:
     if allowed == ["*"]:
         return True
-    host = request.headers.get("host", "")
-    return any(fnmatch.fnmatchcase(host, pattern) for pattern in allowed)
+    server = request.scope.get("server")
+    host = canonical_host(request.headers.get("host", ""), request.url.scheme, server[1] if server else None)
+    return any(fnmatch.fnmatchcase(host, pattern.lower()) for pattern in allowed)
 
 
 def _token(request: Request) -> str | None:

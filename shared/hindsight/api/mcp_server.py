@@ -316,7 +316,7 @@ def create_http_app(settings: Settings, factory: ContainerFactory) -> Starlette:
         # Behind a Lambda Function URL or API Gateway the Host header is AWS's own domain, set by AWS:
         # DNS rebinding (a browser tricked into calling a local server) does not apply there.
         enable_dns_rebinding_protection=not open_hosts,
-        allowed_hosts=settings.allowed_hosts,
+        allowed_hosts=[h.lower() for h in settings.allowed_hosts],  # http_guard lower-cases the Host
         allowed_origins=[f"http://{h}" for h in settings.allowed_hosts],
     )
     app = mcp.streamable_http_app(stateless_http=True, json_response=True, transport_security=security)
