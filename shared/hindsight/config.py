@@ -170,10 +170,11 @@ class Settings(BaseSettings):
         ge=10,
         le=1000,
         description="HNSW search breadth. Unset (the default): every tenant-scoped statement gets one "
-        "unit per 800 memories in the store, at least 150 and at most 1000 (pgvector's maximum), set with "
+        "unit per 800 memories in the store, at least 200 and at most 1000 (pgvector's maximum), set with "
         "the tenant in the same round trip (adapters/postgres/hnsw.py). recall@10 against exact search "
         "(bench/hnsw_sweep.py on bench/latency.py's data: one tenant's agent beside 10k rows of others; "
-        "m 16, ef_construction 128, iterative scan relaxed_order): 100k memories 0.981 at 150; 300k 0.965 "
+        "m 16, ef_construction 128, iterative scan relaxed_order): 100k memories 0.969-0.981 at 150, 0.988 "
+        "at 200; 300k 0.965 "
         "at 300, 0.988 at 400; 1M 0.961 at 800, 0.975 at 1000. A number pins the breadth for every probe.",
     )
     dedup_cosine: float = Field(default=0.95, gt=0, le=1)
