@@ -144,3 +144,24 @@ def test_a_memory_row_keeps_its_embedding_and_tsvector_in_the_page(stack: LocalS
     size, embedding_chunk, text_chunk = row
     assert size > 2032  # over the default toast threshold: without 014 the embedding went out of line
     assert (embedding_chunk, text_chunk) == (None, None)
+
+
+def test_the_gin_indexes_search_reads_have_no_pending_list(stack: LocalStack) -> None:
+    """Migration 016: a write puts its entries of the full-text and entity-term indexes straight into the
+    index, so a search never reads a pending list that grew with every write since the last VACUUM; the
+    GIN indexes search does not read (tags here) keep fast update."""
+    url = _fresh_database(stack)
+    _migrate(url, load_migrations(default_migrations_dir(None)))
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION pgstattuple")
+        conn.execute(
+            """INSERT INTO memories (id, tenant_id, agent_id, layer, content, content_hash, embedding,
+                                     entity_terms, tags)
+               VALUES (gen_random_uuid(), 't', 'a', 'episodic', 'Grafana dashboards moved to Alice', 'h',
+                       array_fill(0.1, ARRAY[384])::vector, '{alice}', '{ops}')"""
+        )
+        pending = {
+            name: conn.execute("SELECT pending_tuples FROM pgstatginindex(%s::regclass)", (name,)).fetchone()
+            for name in ("memories_search_text", "memories_entity_terms", "memories_tags")
+        }
+    assert pending == {"memories_search_text": (0,), "memories_entity_terms": (0,), "memories_tags": (1,)}
