@@ -627,3 +627,17 @@ def test_problems_outside_the_items_refuse_the_call_naming_every_one(
     )
     assert [e["field"] for e in error["errors"]] == ["query", "top_k", "layer"], error
     assert error["message"].count(";") == 2, error
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_invalid_json_is_a_parse_error_saying_where_in_both_eras(
+    server: BackgroundServer, http: httpx2.Client, token: str, era: str
+) -> None:
+    # Before, the 2026-07-28 era answered a bare "Parse error"; the 2025 one said where the parser stopped.
+    truncated = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_search"'
+    error = _rpc_error(_post(http, server, token, era, truncated), -32700)
+    assert error["message"] == "Parse error: EOF while parsing an object at line 1 column 86", error
+    error = _rpc_error(
+        _post(http, server, token, era, b'{"jsonrpc": "2.0", "id": 1, "method": tools}'), -32700
+    )
+    assert error["message"] == "Parse error: expected ident at line 1 column 40", error

@@ -26,8 +26,10 @@ leaves it to the reader) but not Unicode: no text can be stored or embedded from
 read as markers (``json.loads`` hooks and a walk of its result), only for a body the SDK's parser
 refuses or one nested past ``READ_DEPTH`` (read cut to that depth: ``api.json_depth``; past ~200 levels
 the SDK answered -32700 "recursion limit exceeded" or, 2026-07-28, an ``isError`` naming
-``arguments``). Messages name members, never their values (docs/tools.md). A response (no ``method``;
-``result`` or ``error``), invalid JSON and anything else pass untouched to the SDK.
+``arguments``). Messages name members, never their values (docs/tools.md). Invalid JSON (or UTF-8) is
+400 -32700 "Parse error: <where the parser stopped>" in both eras (the SDK's 2026-07-28 path said only
+"Parse error"). A response (no ``method``; ``result`` or ``error``) and anything else pass untouched to
+the SDK.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from functools import cache
 from typing import Any
 
 import pydantic_core
-from mcp_types import INVALID_PARAMS, INVALID_REQUEST
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 
 from hindsight.api.json_depth import READ_DEPTH, Cut, cut, deeper_than, schema_field
 
@@ -255,24 +257,26 @@ def _standing_in(
 
 
 def _decode(body: bytes) -> tuple[bool, Any, list[tuple[tuple[str, ...], _Marker]]]:
-    """(decoded?, the body as JSON with stand-ins, where the unreadable values were). Read as the SDK
+    """(decoded?, the body as JSON with stand-ins — or, not decoded, the parser's message saying where —,
+    where the unreadable values were). Read as the SDK
     reads it (``pydantic_core.from_json``, ~30x faster than ``json.loads``); only a body it refuses, or
     one nested deeper than ``READ_DEPTH``, is read again: cut to that depth (``json_depth.cut``), by
     ``json.loads`` with the hooks that mark over-long numbers, then walked for unpaired surrogates and
     the cut's stand-ins."""
+    refused = ""
     try:
         message = pydantic_core.from_json(body)
         if not deeper_than(body, READ_DEPTH):
             return True, message, []
-    except ValueError:
-        pass
+    except ValueError as exc:
+        refused = str(exc)  # "EOF while parsing a value at line 1 column 46"
     found: list[tuple[tuple[str, ...], _Marker]] = []
     cut_at = cut(body)
     try:
         message = json.loads(cut_at.body, parse_int=_int, parse_float=_float)
         return True, _standing_in(message, (), found, cut_at), found
-    except (ValueError, RecursionError):  # invalid JSON or UTF-8: the SDK's parse error
-        return False, None, []
+    except (ValueError, RecursionError):  # invalid JSON or UTF-8
+        return False, refused, []
 
 
 def _valid_id(message: dict[str, Any]) -> str | int | None:
@@ -317,7 +321,9 @@ def _envelope_defect(message: dict[str, Any]) -> Refusal | None:
 def check_body(body: bytes) -> Refusal | Rewrite | None:
     """How to answer a POSTed body: refuse it, forward a rewrite, or (None) forward it untouched."""
     decoded, message, found = _decode(body)
-    if not decoded or isinstance(message, list):  # a batch is ``http_guard``'s own answer
+    if not decoded:  # the 2026-07-28 path of the SDK said only "Parse error"; the 2025 one said where
+        return Refusal(PARSE_ERROR, f"Parse error: {message or 'the body is not JSON'}"[:300], "body")
+    if isinstance(message, list):  # a batch is ``http_guard``'s own answer
         return None
     if not isinstance(message, dict):
         return Refusal(INVALID_REQUEST, "Invalid Request: the body must be a JSON-RPC request object", "body")
