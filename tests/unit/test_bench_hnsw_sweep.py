@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -60,24 +61,38 @@ def test_perturbed_bases_draw_from_the_first_rows_only() -> None:
     )
 
 
-def test_report_lists_every_setting_of_a_sweep() -> None:
+def _sweep_run(
+    ef_search: str, recall: float, blocks: int, sweep: Any, tie_aware: float | None = None
+) -> dict[str, Any]:
+    """A 100k ``hnsw_sweep`` result as bench/hnsw_sweep.py records it; ``sweep(row)`` lays out its
+    index definitions around the one measured row."""
     row = {
         "hnsw.iterative_scan": "relaxed_order",
-        "hnsw.ef_search": "400",
+        "hnsw.ef_search": ef_search,
         "hnsw.max_scan_tuples": "20000",
-        "recall_at_10": 0.983,
-        "recall_tie_aware": 0.9835,
+        "recall_at_10": recall,
+        "recall_tie_aware": recall if tie_aware is None else tie_aware,
         "probe_ms": {"p50": 5.5},
-        "index_blocks_p50": 2906,
+        "index_blocks_p50": blocks,
         "load_1m": [1.0, 1.2],
     }
-    run = {
+    return {
         "size": 100_000,
         "searches": 200,
         "command": "python bench/hnsw_sweep.py --size 100000",
         "gaps": {"gap_10_11": {"5": 3e-5, "50": 4e-4}, "d10_p50": 0.119, "queries_with_a_tie_at_10th": 8},
-        "sweep": {"m16_efc64": [row], "m16_efc128": {"build": {"build_s": 142.4}, "sweep": [row]}},
+        "sweep": sweep(row),
     }
+
+
+def test_report_lists_every_setting_of_a_sweep() -> None:
+    run = _sweep_run(
+        "400",
+        0.983,
+        2906,
+        lambda row: {"m16_efc64": [row], "m16_efc128": {"build": {"build_s": 142.4}, "sweep": [row]}},
+        tie_aware=0.9835,
+    )
     out: list[str] = []
     report._hnsw_sweep({"hnsw_sweep": {"100000": run}}, out)
     lines = [line for line in out if line.startswith("| 100,000 |")]
@@ -88,23 +103,13 @@ def test_report_lists_every_setting_of_a_sweep() -> None:
 
 
 def test_report_takes_the_first_sweep_as_the_migrated_index() -> None:
-    row = {
-        "hnsw.iterative_scan": "relaxed_order",
-        "hnsw.ef_search": "110",
-        "hnsw.max_scan_tuples": "20000",
-        "recall_at_10": 0.985,
-        "recall_tie_aware": 0.985,
-        "probe_ms": {"p50": 5.5},
-        "index_blocks_p50": 2028,
-        "load_1m": [1.0, 1.2],
-    }
-    run = {
-        "size": 100_000,
-        "searches": 200,
-        "gaps": {"gap_10_11": {"5": 3e-5, "50": 4e-4}, "d10_p50": 0.119, "queries_with_a_tie_at_10th": 8},
-        # since migration 015 the index as migrated is ef_construction 128; 64 is the rebuilt one
-        "sweep": {"m16_efc128": [row], "m16_efc64": {"build": {"build_s": 90.0}, "sweep": [row]}},
-    }
+    # since migration 015 the index as migrated is ef_construction 128; 64 is the rebuilt one
+    run = _sweep_run(
+        "110",
+        0.985,
+        2028,
+        lambda row: {"m16_efc128": [row], "m16_efc64": {"build": {"build_s": 90.0}, "sweep": [row]}},
+    )
     out: list[str] = []
     report._hnsw_sweep({"hnsw_sweep": {"100000": run}}, out)
     lines = [line for line in out if line.startswith("| 100,000 |")]
