@@ -178,3 +178,24 @@ async def test_an_unknown_status_says_to_pass_the_agent_id_the_write_was_made_wi
         mine = await call(client, "memory_status", {"ids": [ack["id"]], "agent_id": "planner"})
         assert mine["writes"][0]["status"] == "stored"
         assert mine["writes"][0].get("reason") is None
+
+
+async def test_a_slot_key_and_a_prose_value_after_a_label_are_stored_as_written(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    # A new-user trial: 'token:5' was refused as a key redaction would change, and "Access token: expires
+    # after 1 hour" was stored as "Access token: [REDACTED:password] after 1 hour".
+    async with mcp_client(server.url, token) as client:
+        prose = await call(
+            client, "memory_write", {"content": "Access token: expires after 1 hour", "key": "token:5"}
+        )
+        assert prose.get("redacted") is None
+        secret = await call(client, "memory_write", {"content": "Access token: tk_9fQ2xL7 for the build"})
+        assert secret["redacted"] == ["password"]
+        await drain(poller)
+        memory = (await call(client, "memory_get", {"id": prose["id"]}))["memory"]
+        assert (memory["content"], memory["key"]) == ("Access token: expires after 1 hour", "token:5")
+        hidden = (await call(client, "memory_get", {"id": secret["id"]}))["memory"]
+        assert hidden["content"] == "Access token: [REDACTED:password] for the build"
+        error = await tool_error(client, "memory_write", {"content": "x", "key": "pw:hunter22"})
+        _assert_key_refused(error, "key", "password", "hunter22")

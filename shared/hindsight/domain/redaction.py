@@ -80,6 +80,17 @@ _PROSE_START = (
     r"|he|she)\b"
 )
 """Words a value that is a sentence starts with (a password rarely does)."""
+_PLAIN_WORD = r"(?:[A-Za-z][a-z]{0,30}(?:['\u2019-][a-z]{1,30}){0,3}|[A-Z]{2,5}|\d{1,3})"
+"""A word of prose: letters, lower case after the first ("Expires", "don't", "read-only"), an acronym
+("IT"), or a number of one to three digits ("1 hour")."""
+_NOT_A_SECRET = (
+    r"(?!(?-i:(?:" + _PLAIN_WORD + r"[ \t]{1,10}){1,40}" + _PLAIN_WORD + r"(?=[.!?]*(?:[\n,;]|$)|[.!?]+\s)"
+    r"|\d{1,3}(?=[.!?]*(?:[\s,;]|$))))"
+)
+"""What a label's value is not, though it follows "label:": a clause of two or more plain words ("Access
+token: expires after 1 hour", "Password: see the team vault"), which describes the secret, or a number of
+one to three digits ("token:5", "pw: 2"), which counts or names a slot. A value with a digit or a symbol in
+a word, a quoted value, or a single word ("passcode: swordfish") is still taken as the secret."""
 
 DEFAULT_RULES: tuple[RedactionRule, ...] = (
     # The body (base64 and "Proc-Type:"/"DEK-Info:" headers) has no "--", so a scan stops at the next
@@ -95,12 +106,13 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
     RedactionRule("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     # A labelled value: quoted; for a passphrase or secret, or a value that starts like prose ("secret:
     # the code is blue-42"), the rest of its clause (its first word alone would keep the secret); else
-    # one token ("password: letmein99 and he lives in Bergen" keeps the city).
+    # one token ("password: letmein99 and he lives in Bergen" keeps the city). Other labels' values that
+    # read as prose, or are small numbers, are not secrets (_NOT_A_SECRET).
     RedactionRule("password", re.compile(
         r"(?i)\b(" + _PHRASE_LABEL + _SEPARATOR + r")(?:" + _QUOTED + "|" + _CLAUSE + ")"), keep_group=1),
     RedactionRule("password", re.compile(
-        r"(?i)\b(" + _SECRET_LABEL + _SEPARATOR + r")(?:" + _QUOTED + r"|(?=" + _PROSE_START + ")"
-        + _CLAUSE + r"|[^\s,;]{1,200})"), keep_group=1),
+        r"(?i)\b(" + _SECRET_LABEL + _SEPARATOR + r")" + _NOT_A_SECRET + r"(?:" + _QUOTED + r"|(?="
+        + _PROSE_START + ")" + _CLAUSE + r"|[^\s,;]{1,200})"), keep_group=1),
     # An identifier naming a secret, as in configuration and environment files ("STRIPE_SECRET_KEY=…",
     # "aws_secret_access_key = …", "client_secret: …"): the label ends with the secret's name, so
     # "max_tokens=100" and "token_count: 3" stay as written. Unquoted, only compound names (with "_", "-"
@@ -131,7 +143,8 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
         r"(?<![.?])|\d{6,64}(?![^\s,;]))"), keep_group=1),
     # "pw: hunter22": the short label takes one token after ":" or "=", as "password:" does.
     RedactionRule("password", re.compile(
-        r"(?i)\b(pw\s*[:=]\s*)(?!\[REDACTED:)(?:" + _QUOTED + r"|[^\s,;]{1,200})"), keep_group=1),
+        r"(?i)\b(pw\s*[:=]\s*)(?!\[REDACTED:)" + _NOT_A_SECRET + r"(?:" + _QUOTED + r"|[^\s,;]{1,200})"),
+        keep_group=1),
     # A PIN is four to eight digits: "My PIN is 4921", "pin: 4921", "PIN code 4921" (upper case only when no
     # verb or ":" links them), so that "pin the tab", "pin 13 of the board" and "my PIN is four digits" stay.
     RedactionRule("pin", re.compile(
