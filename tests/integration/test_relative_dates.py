@@ -1,16 +1,21 @@
 """Relative dates inside content (issue 12, item 2) through the official MCP client, the SQS emulator, the
 worker and Postgres: "Yesterday I renewed my passport" happened the day before the write was
-acknowledged, and a search over that day finds it."""
+acknowledged, and a search over that day finds it. Copied into a consolidation summary, each member's
+"yesterday" says which day it was."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from hindsight.client import call
+from hindsight.domain.ids import uuid7
+from hindsight.domain.memory import MemoryDraft, WriteJob
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
+from tests.integration.test_maintenance import _container, _rows, _step
 from tests.support import drain, mcp_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -46,3 +51,48 @@ async def test_yesterday_in_the_content_is_the_day_before_the_acknowledgement(
         assert ack["id"] in await found(since=yesterday.isoformat(), until=yesterday.isoformat())
         assert ack["id"] in await found(time_range=yesterday.isoformat())
         assert ack["id"] not in await found(time_range=acked.date().isoformat())
+
+
+async def test_a_summary_of_members_written_on_different_days_says_which_day_each_was(
+    stack: LocalStack, tenant: str
+) -> None:
+    """A new-user trial: "Yesterday I deployed …" written on three days became one summary quoting
+    "Yesterday I deployed …" once — read weeks later, about none of those days. The members go through
+    the worker (acknowledged 4, 3 and 2 days ago, so each gets its own occurred_at), then one maintenance
+    run consolidates them."""
+    now = datetime.now(UTC)
+    english = "Yesterday I deployed the billing service to production"
+    chinese = "我昨天把账单服务部署到了生产环境"
+    async with _container(stack) as c:
+        jobs = [
+            WriteJob(
+                id=uuid7(),
+                tenant_id=tenant,
+                agent_id="default",
+                submitted_at=now - days * timedelta(days=1),
+                draft=MemoryDraft(content=text, layer="episodic"),
+            )
+            for text in (english, chinese)
+            for days in (4, 3, 2)
+        ]
+        assert [r.outcome for r in await c.store_memories(jobs)] == ["stored"] * 6
+        assert c.maintain is not None
+        report = await c.maintain.run(tenant_id=tenant)
+        assert _step(report, "consolidate")["summaries"] == 2
+        assert _step(report, "consolidate")["archived"] == 6
+        summaries = [
+            row[0]
+            for row in _rows(
+                stack,
+                "SELECT content FROM memories WHERE tenant_id = %s AND metadata ? 'consolidation' "
+                "AND status = 'active' ORDER BY content",
+                tenant,
+            )
+        ]
+    days = [(now - (d + 1) * timedelta(days=1)).date().isoformat() for d in (4, 3, 2)]
+    (summary_en,) = [s for s in summaries if "billing" in s]
+    (summary_zh,) = [s for s in summaries if "账单" in s]
+    for day in days:
+        assert f"Yesterday ({day}) I deployed the billing service to production" in summary_en
+        assert f"{chinese}（昨天 = {day}）" in summary_zh
+    assert "Yesterday I" not in summary_en

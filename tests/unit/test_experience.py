@@ -318,3 +318,37 @@ async def test_a_summary_needs_a_selector_and_a_non_empty_window() -> None:
     with pytest.raises(InvalidInput, match="empty") as exc:
         await summarize(PRINCIPAL, None, SummaryRequest(since=T0, until=T0))
     assert exc.value.field == "until"
+
+
+def _written(content: str, at: datetime, **fields: object) -> StoredMemory:
+    """A memory as the write path stores ``content`` acknowledged at ``at`` (``relative_time``)."""
+    from hindsight.domain.memory import MemoryDraft
+    from hindsight.domain.relative_time import with_inferred_time
+
+    draft = with_inferred_time(MemoryDraft(content=content, layer="episodic"), at)
+    return _memory(
+        content,
+        layer="episodic",
+        created_at=at,
+        occurred_at=draft.occurred_at,
+        occurred_precision=draft.occurred_precision,
+        metadata=draft.metadata,
+        **fields,
+    )
+
+
+def test_a_hint_dates_relative_words_so_two_yesterdays_are_two_lines() -> None:
+    """Read later than written, "yesterday" in a hint would name the wrong day; and two memories saying
+    the same words about different days were one line citing both."""
+    first = _written("Yesterday I deployed the billing service.", T0 + timedelta(days=1, hours=9))
+    second = _written("Yesterday I deployed the billing service.", T0 + timedelta(days=3, hours=9))
+    given_at = _memory(  # a caller-given occurred_at: the words' anchor is unknown, quoted as written
+        "Yesterday I rotated the keys.", layer="episodic", occurred_at=T0, created_at=T0 + timedelta(days=4)
+    )
+    hint = extract_hint([first, second, given_at])
+    assert [line.text for line in hint.lines] == [
+        "Yesterday (2026-11-01) I deployed the billing service.",
+        "Yesterday (2026-11-03) I deployed the billing service.",
+        "Yesterday I rotated the keys.",
+    ]
+    assert [line.ids for line in hint.lines] == [[first.id], [second.id], [given_at.id]]

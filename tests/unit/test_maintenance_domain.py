@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import replace
@@ -235,6 +236,59 @@ def test_the_summary_is_deterministic_and_carries_the_cluster() -> None:
     assert set(plan.member_ids) == {m.id for m in members}
 
 
+def _written(content: str, days_ago: int, embedding: Sequence[float]) -> Episode:
+    """An episode as the write path stores it: "yesterday" in its words, written ``days_ago`` days before
+    NOW, so it happened the day before that (``Episode.anchor``: its words' own write time)."""
+    at = NOW - timedelta(days=days_ago)
+    return _episode(content, embedding, days_ago + 1, anchor=at)
+
+
+@pytest.mark.parametrize(
+    ("content", "note"),
+    [
+        ("Yesterday I deployed the billing service to production", "Yesterday ({}) I deployed"),
+        ("我昨天把账单服务部署到了生产环境", "我昨天把账单服务部署到了生产环境（昨天 = {}）"),
+    ],
+)
+def test_a_summary_of_members_written_on_different_days_says_which_day_each_was(
+    content: str, note: str
+) -> None:
+    base = _direction(8)
+    members = [_written(content, days_ago, _near(base, days_ago)) for days_ago in (3, 2, 1)]
+    (cluster,) = cluster_episodes(members, ConsolidationPolicy())
+    plan = plan_consolidation(SCOPE, cluster)
+    assert plan is not None  # every word of every member is still in the summary
+    for member in members:
+        assert note.format(member.event_time.date().isoformat()) in plan.content
+    # each quote carries its own date: three quotes, three dates (before, the one quote said "yesterday")
+    assert len(re.findall(r"\d{4}-\d\d-\d\d(?=\)|）)", plan.content)) == 3
+
+
+def test_a_summary_dates_the_representatives_hint_and_context_and_leaves_unanchored_words() -> None:
+    base = _direction(9)
+    members = [
+        replace(
+            _written("Restarted the API gateway after the outage", d, _near(base, d)),
+            context="the outage last night",
+            query="after an outage like yesterday's",
+        )
+        for d in (3, 2, 1)
+    ]
+    plan = plan_consolidation(SCOPE, members)
+    assert plan is not None
+    representative = next(m for m in members if m.id == plan.representative_id)
+    day = (representative.anchor - timedelta(days=1)).date().isoformat()  # type: ignore[operator]
+    assert plan.context == f"the outage last night ({day})"
+    assert plan.query == f"after an outage like yesterday's ({day})"
+    # without a certain anchor (a caller-given occurred_at) the words are quoted as written
+    unanchored = [
+        _episode("Yesterday I deployed the billing service", _near(base, 10 + d), d) for d in (3, 2, 1)
+    ]
+    plan = plan_consolidation(SCOPE, unanchored)
+    assert plan is not None
+    assert plan.content.endswith(": Yesterday I deployed the billing service")
+
+
 # --- episodic → semantic -------------------------------------------------------------------------------
 
 
@@ -465,3 +519,25 @@ def test_the_local_schedule_sends_the_canonical_event_on_an_interval_and_stops()
     fired.clear()
     assert not fired.wait(0.2)
     assert len(events) == count  # stopped: no more ticks
+
+
+def test_an_inferred_pattern_dates_the_words_it_quotes_from_their_own_episode() -> None:
+    lesson = "Renew the TLS certificate that expired yesterday before deploying"
+    episodes = [_failure(lesson, days_ago=d, anchor=NOW - timedelta(days=d)) for d in (5, 3, 1)]
+    (plan,) = find_patterns(SCOPE, episodes, PatternPolicy())
+    expected = (NOW - timedelta(days=2)).date().isoformat()  # the latest episode's yesterday
+    assert plan.content.endswith(f"expired yesterday ({expected}) before deploying")
+    preferences = [
+        _episode(
+            "Booked LIS-JFK. I prefer aisle seats since last week.",
+            days_ago=d,
+            anchor=NOW - timedelta(days=d),
+        )
+        for d in (9, 8, 7)
+    ]
+    (plan,) = find_patterns(SCOPE, preferences, PatternPolicy())
+    year, week, _ = ((NOW - timedelta(days=7)).date() - timedelta(weeks=1)).isocalendar()
+    assert (
+        plan.content
+        == f"Preference stated in 3 episodes: I prefer aisle seats since last week ({year}-W{week:02d})"
+    )

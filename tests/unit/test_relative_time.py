@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
@@ -11,7 +12,15 @@ from hypothesis import strategies as st
 
 from hindsight.domain.isotime import TimeSpan
 from hindsight.domain.memory import MemoryDraft
-from hindsight.domain.relative_time import INFERRED_KEY, infer_event_time, with_inferred_time
+from hindsight.domain.relative_time import (
+    INFERRED_KEY,
+    annotate_relative_time,
+    infer_event_time,
+    relative_mentions,
+    with_inferred_time,
+    words_anchor,
+)
+from hindsight.domain.text import information_words
 
 # Wednesday 2 December 2026, 09:30 UTC
 ANCHOR = datetime(2026, 12, 2, 9, 30, tzinfo=UTC)
@@ -175,3 +184,97 @@ async def test_the_worker_anchors_at_the_acknowledgement_not_when_it_runs() -> N
     (prepared,) = await StoreMemories(ScriptedStore(), HashEmbedder(16), 0.95).prepare([job])
     assert prepared.job.draft.event_span == day(date(2026, 12, 1))
     assert prepared.job.draft.content == "Yesterday I renewed my passport"
+
+
+# --- copied text: each resolved expression dated from its own anchor ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "annotated"),
+    [
+        ("Yesterday I renewed my passport", "Yesterday (2026-12-01) I renewed my passport"),
+        ("Renewed my passport yesterday.", "Renewed my passport yesterday (2026-12-01)."),
+        ("Sold the car last week", "Sold the car last week (2026-W48)"),
+        ("Paid the invoice last month", "Paid the invoice last month (2026-11)"),
+        ("Visited Kyoto last year", "Visited Kyoto last year (2025)"),
+        ("The server crashed 3 days ago", "The server crashed 3 days ago (2026-11-29)"),
+        ("TODAY the office opened", "TODAY (2026-12-02) the office opened"),
+        ("Fixed yesterday's outage", "Fixed yesterday's (2026-12-01) outage"),
+        # two times (no event time is inferred) are still each dated: the anchor is known
+        (
+            "Last week was busy but today is calm",
+            "Last week (2026-W48) was busy but today (2026-12-02) is calm",
+        ),
+        # an expression not resolved stays as written, never guessed
+        (
+            "Yesterday I booked the flight for tomorrow",
+            "Yesterday (2026-12-01) I booked the flight for tomorrow",
+        ),
+        ("The meeting is on Tuesday, recently moved", "The meeting is on Tuesday, recently moved"),
+        # Chinese runs without spaces: the note follows the run and names the expression
+        ("我昨天更新了护照", "我昨天更新了护照（昨天 = 2026-12-01）"),
+        ("上周二开了预算会，很顺利", "上周二开了预算会（上周二 = 2026-11-24），很顺利"),
+        ("昨天", "昨天（2026-12-01）"),
+        ("去年去了日本。上个月加薪了", "去年去了日本（去年 = 2025）。上个月加薪了（上个月 = 2026-11）"),
+        ("前天和大前天都下雨", "前天和大前天都下雨（前天 = 2026-11-30; 大前天 = 2026-11-29）"),
+        ("ｙｅｓｔｅｒｄａｙ I ran", "ｙｅｓｔｅｒｄａｙ（2026-12-01） I ran"),  # full-width, NFKC-matched
+    ],
+)
+def test_copied_text_dates_each_resolved_expression(text: str, annotated: str) -> None:
+    assert annotate_relative_time(text, ANCHOR) == annotated
+    assert information_words(text) <= information_words(annotated)
+
+
+def test_without_an_anchor_nothing_is_annotated() -> None:
+    assert (
+        annotate_relative_time("Yesterday I renewed my passport", None) == "Yesterday I renewed my passport"
+    )
+    assert relative_mentions("Alex is allergic to peanuts", ANCHOR) == []
+
+
+def test_mentions_are_the_inference_rules_spans_placed_in_the_text_as_given() -> None:
+    text = "ΟΔΟΣ: ﬁled it yesterday, 大前天 too"  # final sigma and a ligature change the normal form
+    mentions = relative_mentions(text, ANCHOR)
+    assert [text[m.start : m.end] for m in mentions] == ["yesterday", "大前天"]
+    assert [m.span for m in mentions] == [day(date(2026, 12, 1)), day(date(2026, 11, 29))]
+    assert infer_event_time("Yesterday I renewed my passport", ANCHOR) == infer_event_time(
+        "yesterday", ANCHOR
+    )
+
+
+_PIECES = st.sampled_from(
+    [
+        "yesterday", "Yesterday", "last week", "3 days ago", "last Monday", "tomorrow", "on Tuesday",
+        "I", "deployed", "RQ-51", "v2", "_", "-", ".", ", ", " ", "\n", "昨天", "上周二", "两周前", "去年",
+        "我", "部署了", "服务", "，", "。", "ﬁ", "Σ", "ｙｅｓｔｅｒｄａｙ", "(", ")", "e\u0301", "'s",
+    ]
+)  # fmt: skip
+
+
+@given(pieces=st.lists(_PIECES, max_size=14))
+def test_annotation_only_adds_notes_and_never_splits_a_word(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    annotated = annotate_relative_time(text, ANCHOR)
+    assert information_words(text) <= information_words(annotated)
+    # every character of the text is kept, in order: removing the notes gives it back (the pieces hold
+    # no four-digit number, so every one in the result is a note's)
+    stripped = re.sub(r" \([^()]*\d{4}[^()]*\)|（[^（）]*\d{4}[^（）]*）", "", annotated)
+    assert stripped == text
+    assert len(re.findall(r"\d{4}", annotated)) - len(re.findall(r"\d{4}", text)) == len(
+        relative_mentions(text, ANCHOR)
+    )
+
+
+def test_the_anchor_is_the_write_paths_own_when_it_can_be_checked() -> None:
+    written = with_inferred_time(MemoryDraft(content="Yesterday I renewed my passport"), ANCHOR)
+    record = written.metadata[INFERRED_KEY]
+    assert words_anchor(written.content, record, written.occurred_at, None) == ANCHOR
+    # edited since (memory_update), or a superseding copy of the metadata: the record is not this text's
+    assert words_anchor("Last week I renewed my passport", record, written.occurred_at, None) is None
+    assert words_anchor(written.content, record, datetime(2026, 11, 1, tzinfo=UTC), None) is None
+    # a caller-given occurred_at may be the event's time or the words': unknown
+    assert words_anchor(written.content, None, datetime(2026, 11, 1, tzinfo=UTC), None) is None
+    assert words_anchor(written.content, {"anchor": "soon"}, written.occurred_at, None) is None
+    # a conversation turn's words were said at its session's start
+    session = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert words_anchor(written.content, None, session, session) == session

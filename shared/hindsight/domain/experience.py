@@ -4,13 +4,17 @@ before, what worked, the current value of each fact — each citing the memories
 The seeds compress recalled memories into a short "experience hint" to save context. The default writer
 here is extractive and deterministic: every sentence of a hint is copied from a memory it cites (its
 summary or content, its lesson), cut only at sentence boundaries; labels ("Failed before", "Lesson") are
-the only words it adds. A chat model may write the lines instead (``ports.ExperienceWriter``); its lines
-must cite only the memories it was given (``check_citations``), or the extractive hint is used.
+the only words it adds, besides the date after each relative expression the memory's own anchor resolves
+("Yesterday (2026-11-04) I deployed …", ``relative_time.annotate_relative_time``): a hint is read later
+than its memories were written, and two memories saying "yesterday" about different days are two lines.
+A chat model may write the lines instead (``ports.ExperienceWriter``); its lines must cite only the
+memories it was given (``check_citations``), or the extractive hint is used.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Literal
 from uuid import UUID
 
@@ -18,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.context_budget import leading_sentences
 from hindsight.domain.memory import FAILED_OUTCOMES, SearchHit, StoredMemory
+from hindsight.domain.relative_time import annotate_relative_time, memory_anchor
 from hindsight.domain.text import keyword_terms
 
 HintKind = Literal["failed", "worked", "partial", "fact", "event"]
@@ -87,11 +92,12 @@ class ExperienceHint(BaseModel):
     )
 
 
-def _part(text: str | None) -> str | None:
-    """The leading whole sentences of ``text`` within ``SENTENCE_CHARS``, or None when empty."""
+def _part(text: str | None, anchor: datetime | None) -> str | None:
+    """The leading whole sentences of ``text`` (relative expressions dated from ``anchor``) within
+    ``SENTENCE_CHARS``, or None when empty."""
     if not text or not text.strip():
         return None
-    kept, _ = leading_sentences(text.strip(), SENTENCE_CHARS)
+    kept, _ = leading_sentences(annotate_relative_time(text.strip(), anchor), SENTENCE_CHARS)
     return kept or None
 
 
@@ -109,11 +115,12 @@ def _kind(memory: StoredMemory) -> HintKind:
 
 def _line(memory: StoredMemory) -> HintLine | None:
     kind = _kind(memory)
-    text = _part(memory.summary) if kind != "fact" else None
-    text = text or _part(memory.content)
+    anchor = memory_anchor(memory)
+    text = _part(memory.summary, anchor) if kind != "fact" else None
+    text = text or _part(memory.content, anchor)
     if text is None:
         return None
-    lesson = _part(memory.lessons) if kind != "fact" else None
+    lesson = _part(memory.lessons, anchor) if kind != "fact" else None
     if lesson is not None and lesson in text:
         lesson = None  # the content already says it (an episode's content repeats its lesson)
     return HintLine(

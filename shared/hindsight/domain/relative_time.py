@@ -33,6 +33,21 @@ expression pointing elsewhere in time that is not resolved (tomorrow, next …, 
 Not resolved at all: a weekday alone ("on Tuesday" — this week's or last?), vague phrases ("recently",
 "the other day", "a few days ago", 最近, 前几天), month names ("last March"), and the *mood* of a sentence:
 "if yesterday…" or reported speech ("she said yesterday…") are read like plain statements.
+
+Copied text (``annotate_relative_time``)
+    The content keeps the relative words: right while the memory carries its own time and anchor, wrong
+    once the words are copied into text read at another time — a consolidation summary quoting members
+    written on different days, an inferred pattern, a ``memory_summarize`` hint. There each expression
+    the table resolves is followed by its span from the words' own anchor: "Yesterday (2026-11-04) I
+    deployed"; a week is written "2026-W45", a month "2026-11", a year "2026". The note follows the
+    expression when the expression ends a word; else (Chinese runs without spaces) it follows the word
+    run holding the expression and names it — "我昨天部署了服务（昨天 = 2026-11-04）" — because a note
+    inside a run would split the words search and ``text.information_words`` see. Expressions the table
+    does not resolve stay as they are. The anchor is used only when it is certain (``words_anchor``):
+    the inference recorded at the write still reproduces the stored occurred_at, or the words are a
+    conversation turn (said at ``session_at``). Otherwise — a caller-given occurred_at may be the
+    event's time or the words', an edited content is not the one the inference read — nothing is
+    annotated.
 """
 
 from __future__ import annotations
@@ -46,7 +61,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from pydantic import ValidationError
 
 from hindsight.domain.isotime import TimeRefused, TimeSpan
-from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.memory import MemoryDraft, StoredMemory
 
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
@@ -152,6 +167,25 @@ _ELSEWHERE = re.compile(
 """Expressions naming another time that are not resolved: with one of them the text has two times."""
 
 
+def _scan(lowered: str, day: date) -> list[tuple[int, int, str, TimeSpan | None]]:
+    """Every expression of the table in ``lowered`` (NFKC, lower case): (start, end, expression, span
+    from ``day``, None when it falls outside the supported range), in order of position. A match inside
+    a longer one already found ("前天" in "大前天") is not counted."""
+    found: list[tuple[int, int, str, TimeSpan | None]] = []
+    for pattern, resolve in _RULES:
+        for match in pattern.finditer(lowered):
+            if any(start < match.end() and match.start() < end for start, end, _, _ in found):
+                continue
+            span: TimeSpan | None
+            try:
+                span = resolve(match, day)
+                TimeSpan.of(span.start, span.precision)  # inside the supported range
+            except (TimeRefused, ValueError, KeyError):
+                span = None
+            found.append((match.start(), match.end(), match.group(0), span))
+    return sorted(found, key=lambda f: f[0])
+
+
 def infer_event_time(text: str, anchor: datetime) -> InferredTime | None:
     """The span of the one explicit relative expression in ``text`` (module table), measured from
     ``anchor``'s UTC day; None when there is none, when there are several naming different times, when
@@ -159,22 +193,99 @@ def infer_event_time(text: str, anchor: datetime) -> InferredTime | None:
     lowered = unicodedata.normalize("NFKC", text).lower()
     if _ELSEWHERE.search(lowered):
         return None
-    day = anchor.astimezone(UTC).date()
-    found: list[tuple[int, int, InferredTime]] = []
-    for pattern, resolve in _RULES:
-        for match in pattern.finditer(lowered):
-            if any(start < match.end() and match.start() < end for start, end, _ in found):
-                continue  # inside a longer expression already found ("前天" in "大前天")
-            try:
-                span = resolve(match, day)
-                TimeSpan.of(span.start, span.precision)  # inside the supported range
-            except (TimeRefused, ValueError, KeyError):
-                return None
-            found.append((match.start(), match.end(), InferredTime(span, match.group(0))))
-    spans = {inferred.span for _, _, inferred in found}
-    if len(spans) != 1:
-        return None
-    return min(found, key=lambda f: f[0])[2]
+    found = _scan(lowered, anchor.astimezone(UTC).date())
+    spans = {span for _, _, _, span in found}
+    _, _, expression, span = found[0] if len(spans) == 1 else (0, 0, "", None)
+    return None if span is None else InferredTime(span, expression)
+
+
+@dataclass(frozen=True)
+class RelativeMention:
+    """One expression of the module table in a text: where it stands in the text as given
+    (``text[start:end]``), and the span it names from the anchor."""
+
+    start: int
+    end: int
+    span: TimeSpan
+
+
+def _normal_form(text: str) -> tuple[str, list[int]]:
+    """``text`` with each character NFKC-normalised and lower-cased on its own, and for each offset of
+    that form that falls between two of ``text``'s characters, the offset in ``text`` (-1 inside the
+    form of one character, e.g. "ﬁ" → "fi"). Character by character, unlike ``infer_event_time``'s
+    whole-text form, so that every match has a place in ``text``; the two differ only where a combining
+    mark composes with the letter before it or a Greek final sigma is lowered."""
+    pieces = [unicodedata.normalize("NFKC", char).lower() or char for char in text]
+    offsets = [0]
+    for index, piece in enumerate(pieces):
+        offsets += [-1] * (len(piece) - 1) + [index + 1]
+    return "".join(pieces), offsets
+
+
+def relative_mentions(text: str, anchor: datetime) -> list[RelativeMention]:
+    """Each expression of the module table in ``text`` with the span it names from ``anchor``'s UTC day,
+    in text order, each on its own (unlike ``infer_event_time``, which wants the one event time: a text
+    naming two times still has two mentions, and one pointing elsewhere keeps its resolved ones). Left
+    out: a span outside the supported range, and a match that starts or ends inside one character's
+    normal form."""
+    normal, offsets = _normal_form(text)
+    mentions = []
+    for start, end, _, span in _scan(normal, anchor.astimezone(UTC).date()):
+        if span is not None and offsets[start] >= 0 and offsets[end] >= 0:
+            mentions.append(RelativeMention(offsets[start], offsets[end], span))
+    return mentions
+
+
+def span_label(span: TimeSpan) -> str:
+    """A day, week, month or year span as ISO 8601 writes it: ``2026-11-04``, ``2026-W45`` (the ISO week),
+    ``2026-11``, ``2026``; any other span as its start's date."""
+    start = span.start.date()
+    if span.precision == "week":
+        year, week, _ = start.isocalendar()
+        return f"{year}-W{week:02d}"
+    if span.precision == "month":
+        return f"{start.year:04d}-{start.month:02d}"
+    if span.precision == "year":
+        return f"{start.year:04d}"
+    return start.isoformat()
+
+
+_WORD_TAIL = re.compile(r"(?:['’]?[^\W_])*")
+"""The rest of the word an expression ends in: letters and digits as ``text.information_words`` splits
+words (CJK included), and an apostrophe's suffix ("yesterday's")."""
+
+
+def _wide(char: str) -> bool:
+    return unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def annotate_relative_time(text: str, anchor: datetime | None) -> str:
+    """``text`` with each relative expression resolved from ``anchor`` followed by its span (module
+    docstring, "Copied text"): "Yesterday (2026-11-04) I deployed", "我昨天部署了服务（昨天 = 2026-11-04）".
+    Every character of ``text`` is kept, in order, and no word run is split. Unchanged when ``anchor``
+    is None or nothing resolves."""
+    if anchor is None:
+        return text
+    notes: dict[int, list[tuple[RelativeMention, str]]] = {}
+    for mention in relative_mentions(text, anchor):
+        tail = _WORD_TAIL.match(text, mention.end)
+        at = tail.end() if tail else mention.end
+        notes.setdefault(at, []).append((mention, span_label(mention.span)))
+    if not notes:
+        return text
+    parts: list[str] = []
+    done = 0
+    for at in sorted(notes):
+        here = notes[at]
+        gap = text[here[0][0].end : at]
+        if len(here) == 1 and (not gap or gap[0] in "'’"):  # the expression is the word ("yesterday's")
+            note = here[0][1]
+        else:
+            note = "; ".join(f"{text[m.start : m.end]} = {label}" for m, label in here)
+        wide = at > 0 and _wide(text[at - 1])
+        parts.append(text[done:at] + (f"（{note}）" if wide else f" ({note})"))
+        done = at
+    return "".join(parts) + text[done:]
 
 
 INFERRED_KEY = "occurred_at_inferred"
@@ -203,3 +314,30 @@ def with_inferred_time(draft: MemoryDraft, submitted_at: datetime) -> MemoryDraf
         return MemoryDraft.model_validate(data)
     except ValidationError:
         return draft
+
+
+def words_anchor(
+    content: str, inferred: object, occurred_at: datetime | None, session_at: datetime | None
+) -> datetime | None:
+    """When a stored memory's words were written, as far as that is certain: the anchor recorded under
+    ``INFERRED_KEY`` (``inferred``: that metadata value) when resolving ``content`` from it again gives
+    the recorded expression and the stored ``occurred_at`` (an edited content, a superseding copy of the
+    metadata or a malformed record fail that check); else ``session_at`` (a conversation turn: its words
+    were said then); else None (a caller-given occurred_at may be the event's time or the words')."""
+    if isinstance(inferred, dict) and isinstance(inferred.get("anchor"), str) and occurred_at is not None:
+        try:
+            anchor = datetime.fromisoformat(inferred["anchor"])
+        except ValueError:
+            anchor = None
+        if anchor is not None and anchor.tzinfo is not None:
+            again = infer_event_time(content, anchor)
+            if again and again.expression == inferred.get("expression") and again.span.start == occurred_at:
+                return anchor
+    return session_at
+
+
+def memory_anchor(memory: StoredMemory) -> datetime | None:
+    """``words_anchor`` of a stored memory: when its words were written, when that is certain."""
+    return words_anchor(
+        memory.content, memory.metadata.get(INFERRED_KEY), memory.occurred_at, memory.session_at
+    )

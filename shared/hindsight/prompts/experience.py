@@ -17,10 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.experience import KIND_ORDER, MAX_HINT_LINES, MAX_LINE_CHARS, HintKind, HintLine
 from hindsight.domain.memory import StoredMemory
+from hindsight.domain.relative_time import annotate_relative_time, memory_anchor
 
 SCHEMA_NAME = "experience_hint"
 MAX_MEMORY_CHARS = 1_000
-"""Each memory's content is cut to this before it is sent: enough for a hint, and the call stays cheap."""
+"""Each memory's content is cut to this before it is sent: enough for a hint, and the call stays cheap.
+Its relative expressions are sent dated ("Yesterday (2026-11-04) …", ``relative_time``): the model
+writes the hint later than the memory was written, and must not copy a bare "yesterday"."""
 
 SYSTEM_PROMPT = f"""\
 You write a short experience hint for an AI agent about to start a task, from memories it stored \
@@ -117,7 +120,7 @@ def _memory(memory: StoredMemory) -> dict[str, Any]:
         "layer": memory.layer,
         "key": memory.key,
         "source": memory.source,
-        "content": memory.content[:MAX_MEMORY_CHARS],
+        "content": annotate_relative_time(memory.content, memory_anchor(memory))[:MAX_MEMORY_CHARS],
         "task_type": memory.task_type,
         "outcome": memory.outcome,
         "summary": memory.summary,

@@ -22,6 +22,11 @@ Consolidation (``ConsolidationPolicy``, ``cluster_episodes``, ``plan_consolidati
     members' (no model call); the members are archived and linked to it by ``part_of``. A summary must
     keep every word of every member it archives (``summary_keeps_members``): when it cannot (a member
     too long to quote), nothing is archived.
+    A summary is read long after its members were written, and quotes members of different days: a
+    relative expression a member's text resolves from its own anchor ("Yesterday I deployed …") is
+    quoted with its date ("Yesterday (2026-11-04) I deployed …", ``relative_time.annotate_relative_time``
+    — it only adds words, so every member word stays), and members whose words are the same but whose
+    dates differ are quoted apart. An expression without a certain anchor is quoted as written.
 
 Summaries written before this rule (``CONSOLIDATION_RULE`` absent from their metadata) are checked once
 (``summary_hides_members``); one that hides a word of a member is undone — its members become active
@@ -89,6 +94,8 @@ class ConsolidationPlan:
     occurred_at: datetime
     source: Source
     key: str | None
+    query: str | None
+    context: str | None
     task_type: TaskType | None
     outcome: Outcome | None
     lessons: str | None
@@ -159,18 +166,21 @@ def _clip(text: str, limit: int) -> str:
 def summary_text(cluster: Sequence[Episode], representative: Episode) -> str:
     """``"3 similar events from 2026-11-20 to 2026-11-27: <most typical>"``, then ``"Variants: a | b"``
     for up to ``SUMMARY_MAX_VARIANTS`` other distinct texts, and the outcomes when they are known; at
-    most ``SUMMARY_MAX_CHARS`` characters."""
+    most ``SUMMARY_MAX_CHARS`` characters. Texts are quoted with their relative expressions dated
+    (``Episode.dated``), and compared so."""
     first, last = cluster[0].event_time, cluster[-1].event_time
     span = f"on {_day(first)}" if _day(first) == _day(last) else f"from {_day(first)} to {_day(last)}"
     head = f"{len(cluster)} similar events {span}: "
-    body = _clip(representative.content, SUMMARY_MAX_CHARS // 2)
-    seen = {" ".join(representative.content.split()).casefold()}
+    quoted = representative.dated(representative.content) or ""
+    body = _clip(quoted, SUMMARY_MAX_CHARS // 2)
+    seen = {" ".join(quoted.split()).casefold()}
     variants: list[str] = []
     for ep in reversed(cluster):  # most recent first
-        norm = " ".join(ep.content.split()).casefold()
+        text = ep.dated(ep.content) or ""
+        norm = " ".join(text.split()).casefold()
         if norm not in seen and len(variants) < SUMMARY_MAX_VARIANTS:
             seen.add(norm)
-            variants.append(_clip(ep.content, 300))
+            variants.append(_clip(text, 300))
     text = head + body
     if variants:
         text += "\nVariants: " + " | ".join(variants)
@@ -198,10 +208,9 @@ def summary_hides_members(summary_text: str, members: Sequence[str]) -> bool:
 
 def summary_keeps_members(plan: ConsolidationPlan, cluster: Sequence[Episode]) -> bool:
     """The rule every plan must pass before anything is archived: the summary's searchable text (its
-    content plus the recall hint and context it takes from the representative) holds every word of every
-    member's searchable text."""
-    representative = next(ep for ep in cluster if ep.id == plan.representative_id)
-    text = "\n".join(p for p in (plan.content, representative.query, representative.context) if p)
+    content plus the recall hint and context it takes from the representative, dated) holds every word
+    of every member's searchable text."""
+    text = "\n".join(p for p in (plan.content, plan.query, plan.context) if p)
     return not summary_hides_members(text, [ep.searchable_text for ep in cluster])
 
 
@@ -210,10 +219,12 @@ def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> Consolidatio
     when the summary could not keep every word of its members (``summary_keeps_members``: a member too
     long to quote in full) — then the members stay as they are.
 
-    Fields: importance = the members' highest; occurred_at = the latest member's event time; key,
-    task_type, outcome and lessons = the members' common value, else None; source = ``user_stated`` only
-    when every member is; tags = the members' union (≤ ``MAX_TAGS``); embedding = the normalised mean of
-    the members'. The id is derived from the scope and the member ids, so a retried plan is one row.
+    Fields: importance = the members' highest; occurred_at = the latest member's event time; query and
+    context = the representative's, dated as its content is (``Episode.dated``); key, task_type,
+    outcome and lessons = the members' common value (lessons dated as the representative's), else None;
+    source = ``user_stated`` only when every member is; tags = the members' union (≤ ``MAX_TAGS``);
+    embedding = the normalised mean of the members'. The id is derived from the scope and the member
+    ids, so a retried plan is one row.
 
     Raises:
         ValueError: fewer than two members, or a member without an embedding.
@@ -231,7 +242,7 @@ def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> Consolidatio
     mean /= np.linalg.norm(mean) or 1.0
     ids = tuple(ep.id for ep in cluster)
     tags = sorted({t for ep in cluster for t in ep.tags})[:MAX_TAGS]
-    lessons = _uniform([ep.lessons for ep in cluster])
+    lessons = representative.dated(_uniform([ep.lessons for ep in cluster]))
     plan = ConsolidationPlan(
         summary_id=derived_id("consolidation", scope.tenant_id, scope.agent_id, *sorted(map(str, ids))),
         member_ids=ids,
@@ -242,6 +253,8 @@ def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> Consolidatio
         occurred_at=cluster[-1].event_time,
         source="user_stated" if all(ep.source == "user_stated" for ep in cluster) else "agent_inferred",
         key=_uniform([ep.key for ep in cluster]),
+        query=representative.dated(representative.query),
+        context=representative.dated(representative.context),
         task_type=_uniform([ep.task_type for ep in cluster]),  # type: ignore[arg-type]
         outcome=_uniform([ep.outcome for ep in cluster]),  # type: ignore[arg-type]
         lessons=lessons,

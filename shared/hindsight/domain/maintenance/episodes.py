@@ -9,6 +9,7 @@ from datetime import datetime
 from uuid import UUID, uuid5
 
 from hindsight.domain.memory import MemoryStatus, Outcome, Source, TaskType
+from hindsight.domain.relative_time import annotate_relative_time
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,14 @@ class Episode:
     embedding: Sequence[float] = ()
     query: str | None = None
     context: str | None = None
+    anchor: datetime | None = None
+    """When its words were written, when that is certain (``relative_time.words_anchor``): the relative
+    expressions of its text ("yesterday") are measured from it. None: unknown."""
+
+    def dated(self, text: str | None) -> str | None:
+        """``text`` (one of its fields) as it reads when copied elsewhere: each relative expression
+        followed by its date from ``anchor`` (``relative_time.annotate_relative_time``)."""
+        return None if text is None else annotate_relative_time(text, self.anchor)
 
     @property
     def searchable_text(self) -> str:

@@ -11,7 +11,9 @@ Episodic → semantic (``PatternPolicy``, ``find_patterns``)
     linked to each piece of evidence by ``related`` — not ``caused_by``, which causal-chain recall walks:
     an inference is not a step of the decision path. Its id is derived from the scope and the pattern,
     so the same pattern is never created twice, and one the user forgot or replaced is never re-created
-    (a hard-deleted one comes back while its evidence stays in the window).
+    (a hard-deleted one comes back while its evidence stays in the window). The text quotes the latest
+    episode's lesson or statement, its relative expressions dated from that episode's own anchor
+    ("since last week (2026-W45)", ``Episode.dated``): an inferred memory has no anchor of its own.
 """
 
 from __future__ import annotations
@@ -150,7 +152,7 @@ def find_patterns(scope: Scope, episodes: Sequence[Episode], policy: PatternPoli
         if len(evidence) < policy.min_episodes:
             continue
         digest = _short_hash(f"{task_type}\x1f{lesson}")
-        latest_text = " ".join((evidence[0].lessons or lesson).split())
+        latest_text = " ".join((evidence[0].dated(evidence[0].lessons) or lesson).split())
         outcomes = Counter(ep.outcome or "unknown" for ep in evidence)
         outcome_text = ", ".join(f"{o} ×{n}" for o, n in sorted(outcomes.items()))
         plans.append(
@@ -170,7 +172,7 @@ def find_patterns(scope: Scope, episodes: Sequence[Episode], policy: PatternPoli
         if len(evidence) < policy.min_episodes:
             continue
         digest = _short_hash(norm)
-        statement = preference_statement(evidence[0].content) or norm
+        statement = evidence[0].dated(preference_statement(evidence[0].content)) or norm
         plans.append(
             PatternPlan(
                 kind="preference",

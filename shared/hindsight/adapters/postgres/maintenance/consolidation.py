@@ -64,13 +64,13 @@ class PostgresConsolidation:
             )
             if len(locked) != len(members):
                 return False
-            # The recall hint and context come from the representative: summary_keeps_members counted them.
+            # Recall hint and context: the representative's, dated (the plan's); entities: its own.
             cur = await conn.execute(
                 """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, context, content,
                                          content_hash, importance, created_at, updated_at, occurred_at,
                                          metadata, embedding, source, tags, entities, entity_terms,
                                          task_type, outcome, lessons, decayed_at)
-                   SELECT %(id)s, %(t)s, %(a)s, 'episodic', %(key)s, r.query, r.context, %(content)s,
+                   SELECT %(id)s, %(t)s, %(a)s, 'episodic', %(key)s, %(query)s, %(context)s, %(content)s,
                           %(hash)s, %(importance)s,
                           %(now)s, %(now)s, %(occurred_at)s, %(metadata)s, %(e)s::vector, %(source)s,
                           %(tags)s::text[], r.entities,
@@ -84,6 +84,8 @@ class PostgresConsolidation:
                     "t": scope.tenant_id,
                     "a": scope.agent_id,
                     "key": plan.key,
+                    "query": plan.query,
+                    "context": plan.context,
                     "content": plan.content,
                     "hash": content_hash(plan.content),
                     "importance": plan.importance,

@@ -6,9 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from hindsight.domain.maintenance import Episode
+from hindsight.domain.relative_time import INFERRED_KEY, words_anchor
 
-EPISODE_COLUMNS = """id, key, task_id, task_type, outcome, lessons, tags, importance, source, status,
-                      query, context, coalesce(occurred_at, created_at) AS event_time"""
+EPISODE_COLUMNS = f"""id, key, task_id, task_type, outcome, lessons, tags, importance, source, status,
+                      query, context, coalesce(occurred_at, created_at) AS event_time, occurred_at,
+                      session_at, metadata -> '{INFERRED_KEY}' AS inferred"""
+"""Columns of an ``Episode`` row (its text comes with ``content``, selected whole or cut)."""
 
 
 def _floats(value: Any) -> list[float]:
@@ -21,6 +24,7 @@ def _floats(value: Any) -> list[float]:
 
 
 def episode_from_row(row: dict[str, Any], with_embedding: bool) -> Episode:
+    """The ``Episode`` of a row selected with ``EPISODE_COLUMNS`` and ``content`` (and ``embedding``)."""
     embedding = row.get("embedding") if with_embedding else None
     return Episode(
         id=row["id"],
@@ -38,4 +42,7 @@ def episode_from_row(row: dict[str, Any], with_embedding: bool) -> Episode:
         embedding=_floats(embedding) if embedding is not None else (),
         query=row.get("query"),
         context=row.get("context"),
+        anchor=words_anchor(
+            row["content"], row.get("inferred"), row.get("occurred_at"), row.get("session_at")
+        ),
     )
