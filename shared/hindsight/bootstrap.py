@@ -265,6 +265,7 @@ async def build_container(
             sweeper=sweeper,
             redis=redis,
             metrics=metrics,
+            redactor=redactor,
             store_id=store_id,
         )
         container.working_memory = make_working_memory(

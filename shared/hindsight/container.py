@@ -70,6 +70,9 @@ class Container:
     """Per-caller budgets of tool calls (None: off)."""
     reranker: Any = None
     """The second-stage Reranker of recall (None: off)."""
+    redactor: Any = None
+    """The Redactor (``domain.redaction``) writes use: the MCP argument check refuses an identifier
+    argument it would change (``domain.limits.Identifier``)."""
     store_id: str = ""
     """The database's identity (``hindsight_meta.store_id``): namespaces what is kept for it in Redis."""
     _maintain: Maintain | None = field(default=None, repr=False)

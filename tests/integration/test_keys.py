@@ -199,3 +199,43 @@ async def test_a_slot_key_and_a_prose_value_after_a_label_are_stored_as_written(
         assert hidden["content"] == "Access token: [REDACTED:password] for the build"
         error = await tool_error(client, "memory_write", {"content": "x", "key": "pw:hunter22"})
         _assert_key_refused(error, "key", "password", "hunter22")
+
+
+async def test_a_session_id_redaction_would_change_is_refused_and_promotion_keeps_the_session_id(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    # A new-user trial: an e-mail as session_id was accepted, and the promoted memory's metadata read
+    # {"session_id": "[REDACTED:email]"}, a provenance two sessions would share. It is an identifier, so
+    # it is refused as a key is, on every working-memory tool, before anything is kept.
+    async with mcp_client(server.url, token) as client:
+        for tool, extra in (
+            ("working_memory_set", {"key": "goal", "content": "Ship the export"}),
+            ("working_memory_get", {}),
+            ("working_memory_clear", {}),
+            ("working_memory_promote", {"key": "goal"}),
+        ):
+            error = await tool_error(client, tool, {"session_id": ALICE, **extra})
+            assert [e["field"] for e in error["errors"]] == ["session_id"], error
+            assert "session id" in error["message"]
+            assert "identifier" in error["message"]
+            assert ALICE not in str(error)
+        ack = await _promote(client, "chat.alice-42", "Ship the invoice export by Friday")
+        await drain(poller)
+        memory = (await call(client, "memory_get", {"id": ack["id"]}))["memory"]
+        assert memory["metadata"]["session_id"] == "chat.alice-42"
+
+
+async def test_a_key_filter_no_memory_can_have_is_refused_naming_the_field(
+    server: BackgroundServer, token: str
+) -> None:
+    # Such keys are refused on write, so a search or summary filtered by one answered "nothing found",
+    # which reads as "you never stored it" rather than "that key cannot be used".
+    async with mcp_client(server.url, token) as client:
+        for tool, arguments in (
+            ("memory_search", {"query": "contact preference", "key": ALICE}),
+            ("memory_summarize", {"key": ALICE}),
+        ):
+            error = await tool_error(client, tool, arguments)
+            _assert_key_refused(error, "key", "email", ALICE)
+        found = await call(client, "memory_search", {"query": "contact preference", "key": "contact.nobody"})
+        assert found["results"] == []

@@ -19,7 +19,7 @@ from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from tests.jwt_issuer import AUDIENCE, ISSUER, LoopbackIssuer
-from tests.support import drain, mcp_client, mint
+from tests.support import drain, mcp_client, mint, tool_error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 TENANT_TABLES = [
@@ -245,6 +245,30 @@ async def test_calls_refused_for_their_arguments_do_not_spend_the_call_or_write_
         with pytest.raises(ToolCallError) as caught:
             await call(client, "memory_search", {"query": "anything"})
         assert (caught.value.error["kind"], caught.value.error["budget"]) == ("rate_limited", "requests")
+
+
+async def test_a_key_redaction_would_change_is_refused_with_the_argument_errors(
+    limited_server: BackgroundServer, stack: LocalStack
+) -> None:
+    # A new-user trial: a refused key was found by the tool, after the argument check, so it spent the
+    # calls and writes budgets and was answered alone, not beside the schema's other errors.
+    token = await mint(stack, f"t-{uuid.uuid4().hex[:12]}")
+    async with mcp_client(limited_server.url, token) as client:
+        for key in ("bob@example.com", "deploy.AKIAIOSFODNN7EXAMPLE"):
+            error = await tool_error(
+                client, "working_memory_set", {"session_id": "s", "key": key, "content": "x"}
+            )
+            assert (error["kind"], error["errors"][0]["field"]) == ("invalid_arguments", "key")
+            assert error["errors"][0]["type"] == "redacted_identifier"
+            assert key not in str(error)
+        error = await tool_error(
+            client, "working_memory_set", {"session_id": "s", "key": "bob@example.com", "content": ""}
+        )
+        assert sorted(e["field"] for e in error["errors"]) == ["content", "key"]  # answered together
+        for i in range(2):  # the whole writes budget is still there
+            await call(client, "working_memory_set", {"session_id": "s", "key": f"k{i}", "content": "x"})
+        for _ in range(2):  # and the rest of the calls budget (4 = 2 writes + 2 reads)
+            await call(client, "memory_search", {"query": "anything"})
 
 
 async def test_a_flood_of_malformed_calls_is_bounded_by_its_own_budget(

@@ -7,10 +7,11 @@ result. Domain and argument errors become ``isError`` results a model can read (
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, get_args
 
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
@@ -20,7 +21,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, Icon, ToolAnnotations
 from mcp_types import Tool as MCPTool
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -47,6 +48,8 @@ from hindsight.api.tools_working_memory import register_working_memory_tools
 from hindsight.config import Settings
 from hindsight.container import Container
 from hindsight.domain.errors import HindsightError
+from hindsight.domain.limits import Identifier
+from hindsight.domain.redaction import Redactor, identifier_refusal
 
 ContainerFactory = Callable[[], Awaitable[Container]]
 log = logging.getLogger(__name__)
@@ -142,7 +145,9 @@ class HindsightMCP(MCPServer[Container]):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = self._tool_manager.get_tool(name)
-        refusal = None if tool is None else _argument_errors(tool, arguments)
+        container = self.holder.container if self.holder is not None else None
+        redactor = container.redactor if container is not None else None
+        refusal = None if tool is None else _argument_errors(tool, arguments, redactor)
         try:
             await self._count_call(tool, refused=tool is None or refusal is not None)
         except HindsightError as exc:
@@ -176,11 +181,15 @@ class HindsightMCP(MCPServer[Container]):
         ]
 
 
-def _argument_errors(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
+def _argument_errors(
+    tool: Tool, arguments: dict[str, Any], redactor: Redactor | None = None
+) -> dict[str, Any] | None:
     """The ``invalid_arguments`` error object of a call refused before its tool runs, or None: values
     that could not be read (``http_guard`` replaced them by stand-ins, which this removes from
-    ``arguments``), arguments the tool does not take, and the tool's argument model refusing them (the
-    SDK validates them again when it calls the tool), every problem named once. For a tool whose
+    ``arguments``), arguments the tool does not take, the tool's argument model refusing them (the
+    SDK validates them again when it calls the tool), and an identifier argument (a key, a session id:
+    ``domain.limits.Identifier``) that ``redactor`` would change (``redacted_identifier``; no memory
+    or item can have it), every problem named once. For a tool whose
     ``_meta`` names a list argument under ``ITEMWISE_META`` (memory_write_batch's ``items``), a value
     unreadable inside one of its objects is that item's error, answered by the tool
     (``request_body.set_aside_in_items``), not the call's."""
@@ -207,7 +216,39 @@ def _argument_errors(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | 
             if not any(_overlap(error["field"], field) for field in named):  # a stand-in's or an unknown's
                 errors.append(error)
                 parts.append(f"{error['field']}: {error['message']}")
+    if redactor is not None:
+        named = [e["field"] for e in errors]
+        for name, mark in _identifier_arguments(tool.fn_metadata.arg_model).items():
+            value = arguments.get(name)
+            if not isinstance(value, str) or any(_overlap(name, field) for field in named):
+                continue
+            message = identifier_refusal(redactor, value.strip(), mark.what, mark.example)
+            if message is not None:
+                errors.append({"field": name, "message": message, "type": "redacted_identifier"})
+                parts.append(f"{name}: {message}")
     return invalid_arguments(errors, "Invalid arguments: " + "; ".join(parts)) if errors else None
+
+
+@functools.cache
+def _identifier_arguments(model: type[BaseModel]) -> dict[str, Identifier]:
+    """A tool's arguments whose type is marked ``Identifier`` (also inside ``… | None``), by name."""
+    return {
+        name: mark
+        for name, field in model.model_fields.items()
+        if (mark := _identifier_mark([*field.metadata, field.annotation])) is not None
+    }
+
+
+def _identifier_mark(items: Iterable[Any]) -> Identifier | None:
+    """The ``Identifier`` among annotation metadata, searched through ``Annotated`` and unions."""
+    for item in items:
+        if isinstance(item, Identifier):
+            return item
+        args = get_args(item)
+        found = _identifier_mark([*args, *getattr(item, "__metadata__", ())]) if args else None
+        if found is not None:
+            return found
+    return None
 
 
 def _overlap(field: str, other: str) -> bool:

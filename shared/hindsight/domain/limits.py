@@ -11,6 +11,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -203,8 +204,23 @@ Content = Annotated[
     AfterValidator(_clean_text),
     Field(description=f"The memory itself, in plain language (1–{MAX_CONTENT_CHARS} characters)."),
 ]
+
+
+@dataclass(frozen=True)
+class Identifier:
+    """Marks an annotated string type as an identifier that redaction must leave as written (a key, a
+    working-memory session id): a tool argument of such a type that redaction would change is refused by
+    the MCP argument check (``api.mcp_server``), before the tool runs, with the schema's other errors;
+    ``what`` names it in the message and ``example`` is what to choose instead
+    (``domain.redaction.identifier_refusal``)."""
+
+    what: str
+    example: str
+
+
 MemoryKey = Annotated[
     str,
+    Identifier("key", "contact.alice"),
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_KEY_CHARS),
     NOT_BLANK,
     AfterValidator(_clean_text),

@@ -265,19 +265,33 @@ def key_redaction_kinds(redactor: Redactor, key: str | None) -> list[str]:
     return sorted(found) if redactor.text(key, found) != key else []
 
 
-def ensure_key_unredacted(redactor: Redactor, key: str | None, field: str) -> None:
-    """Refuse a key that redaction would change. A key is an identifier: two keys redacted to the same
+def identifier_refusal(
+    redactor: Redactor, value: str | None, what: str = "key", example: str = "contact.alice"
+) -> str | None:
+    """Why ``value``, an identifier (``what``: "key", "session id"), is refused, or None when redaction
+    would leave it as written. An identifier is never rewritten: two keys redacted to the same
     ``[REDACTED:email]`` would become one (a write on one would supersede the other's fact, a
-    working-memory item overwrite the other's), so such a key is refused rather than rewritten.
+    working-memory item overwrite the other's). The reason names the kinds found, never the text that
+    matched, and ``example`` as what to choose instead."""
+    kinds = key_redaction_kinds(redactor, value)
+    if not kinds:
+        return None
+    return (
+        f"this {what} contains what redaction hides ({', '.join(kinds)}); a {what} is an identifier, and "
+        f"redacting it would merge it with every other {what} redacted alike, so it is refused: choose a "
+        f"{what} without personal data or secrets, e.g. '{example}'"
+    )
+
+
+def ensure_key_unredacted(
+    redactor: Redactor, key: str | None, field: str, what: str = "key", example: str = "contact.alice"
+) -> None:
+    """Refuse a key (or another identifier: ``what``) that redaction would change
+    (``identifier_refusal``).
 
     Raises:
         InvalidInput: on ``field``, naming the kinds found (never the text that matched).
     """
-    kinds = key_redaction_kinds(redactor, key)
-    if kinds:
-        raise InvalidInput(
-            field,
-            f"this key contains what redaction hides ({', '.join(kinds)}); a key is an identifier, and "
-            "redacting it would merge it with every other key redacted alike, so it is refused: choose a "
-            "key without personal data or secrets, e.g. 'contact.alice'",
-        )
+    message = identifier_refusal(redactor, key, what, example)
+    if message is not None:
+        raise InvalidInput(field, message)

@@ -25,6 +25,7 @@ from hindsight.domain.limits import (
     MAX_CONTENT_CHARS,
     MAX_KEY_CHARS,
     Content,
+    Identifier,
     Importance,
     MemoryKey,
 )
@@ -48,8 +49,12 @@ DEFAULT_CONTEXT_WINDOW_TOKENS = 128_000
 DEFAULT_BUDGET_FRACTION = 0.3
 """Share of the context window working memory may fill: the spec's "about 30 %"."""
 
+SESSION_ID = Identifier("session id", "support-chat-42")
+"""A session id is an identifier: promoted memories carry it in their metadata, where redaction would
+make two sessions' memories claim one source, so one that redaction would change is refused."""
 SessionId = Annotated[
     str,
+    SESSION_ID,
     StringConstraints(min_length=1, max_length=MAX_SESSION_ID_CHARS, pattern=r"^[A-Za-z0-9_.:@-]+$"),
     Field(
         description="The conversation or task this scratchpad belongs to: any stable id you choose for the "

@@ -25,6 +25,7 @@ from hindsight.domain.redaction import Redactor, ensure_key_unredacted
 from hindsight.domain.working_memory import (
     DEFAULT_TTL_S,
     MAX_ITEMS_PER_SESSION,
+    SESSION_ID,
     SessionChange,
     SessionScope,
     SessionState,
@@ -131,8 +132,10 @@ class WorkingMemory:
         self.policy = policy
         self._remember = remember
 
-    @staticmethod
-    def _scope(principal: Principal, agent_id: str | None, session_id: str) -> SessionScope:
+    def _scope(self, principal: Principal, agent_id: str | None, session_id: str) -> SessionScope:
+        """The session's scope. Raises InvalidInput when redaction would change ``session_id``: an
+        identifier, carried into promoted memories' metadata (``SESSION_ID``)."""
+        ensure_key_unredacted(self._redactor, session_id, "session_id", SESSION_ID.what, SESSION_ID.example)
         scope = principal.scope(agent_id)
         return SessionScope(tenant_id=scope.tenant_id, agent_id=scope.agent_id, session_id=session_id)
 
@@ -171,8 +174,8 @@ class WorkingMemory:
             Forbidden: read-only key, or agent not allowed.
             InvalidInput: the item does not fit even after evicting every non-core item (field
                 ``content``, limit ``{"budget_tokens": …}``), or the session holds ``max_items`` core
-                items (field ``key``), or redaction would change the key (field ``key``); nothing is
-                changed.
+                items (field ``key``), or redaction would change the key or session id (that field);
+                nothing is changed.
             ValidationError: a field breaks its limit (session id, key, content, importance).
             VersionConflict: ``expected_version`` given and the item is at another version (0: not set);
                 nothing is changed.
@@ -250,7 +253,8 @@ class WorkingMemory:
 
         Raises:
             Forbidden: agent not allowed (read-only keys may read).
-            InvalidInput: redaction would change ``key`` (no item can have such a key).
+            InvalidInput: redaction would change ``key`` or ``session_id`` (no item can have such a
+                key, no session such an id).
             Unavailable: Redis is down.
         """
         scope = self._scope(principal, agent_id, session_id)
@@ -280,7 +284,8 @@ class WorkingMemory:
 
         Raises:
             Forbidden: read-only key, or agent not allowed.
-            InvalidInput: redaction would change ``key`` (no item can have such a key).
+            InvalidInput: redaction would change ``key`` or ``session_id`` (no item can have such a
+                key, no session such an id).
             Unavailable: Redis is down.
         """
         principal.require_write()
@@ -313,7 +318,7 @@ class WorkingMemory:
 
         Raises:
             Forbidden: read-only key, or agent not allowed.
-            InvalidInput: redaction would change ``key`` or ``memory_key`` (that field).
+            InvalidInput: redaction would change ``key``, ``memory_key`` or ``session_id`` (that field).
             NotFound: no such item in the session (expired, evicted or never set).
             Unavailable: Redis or the write queue is down, or no queue is configured here.
         """
