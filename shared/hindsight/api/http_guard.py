@@ -14,6 +14,8 @@ POST whose Content-Type is not JSON          415     -32600   the transport carr
 POST with Content-Length over the limit      413     -32600   ``data.limit.max_bytes`` names the limit (4 MiB)
 a 2025-era POST (no 2026 ``_meta`` envelope)  400     -32600   ``api.protocol_version``: the SDK took it for
 whose MCP-Protocol-Version is not served                      a 2026 request and named the envelope instead
+a 2026-era POST without MCP-Protocol-Version, 400     -32020   the same module: the SDK said the absent header
+Mcp-Method or (tools/call) Mcp-Name                           "does not match" the body
 POST whose body is a JSON array (a batch)    400     -32600   streamable HTTP carries one message per POST;
                                                               the SDK would answer with pydantic's union noise
 a malformed envelope, an unreadable value   400     -32600   ``api.request_body``: the member named, never
@@ -54,7 +56,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hindsight.api.errors import UNAVAILABLE
 from hindsight.api.protocol_version import HEADER as VERSION_HEADER
-from hindsight.api.protocol_version import version_refusal
+from hindsight.api.protocol_version import missing_header_refusal, version_refusal
 from hindsight.api.request_body import Refusal, check_body
 from hindsight.domain.errors import Unavailable
 
@@ -174,8 +176,12 @@ class RequestGuard:
                     "Batch requests are not supported: send one JSON-RPC request per HTTP POST",
                 )
                 return
-            version = Headers(scope=scope).get(VERSION_HEADER)
-            verdict = version_refusal(version, body) or (check_body(body) if body is not None else None)
+            sent = Headers(scope=scope)
+            verdict = (
+                version_refusal(sent.get(VERSION_HEADER), body)
+                or missing_header_refusal(sent, body)
+                or (check_body(body) if body is not None else None)
+            )
             if isinstance(verdict, Refusal):
                 await _error(
                     send,

@@ -8,15 +8,19 @@ transport spec says: "If the server receives a request with an invalid or unsupp
 MCP-Protocol-Version, it MUST respond with 400 Bad Request"; so such a request (one without the 2026
 envelope) gets 400 -32600 naming the header, the value and the versions served, the answer the SDK's
 2025-era transport gives. A request carrying the 2026 envelope is left to the SDK, whose answers there
-(-32020 header mismatch, "Unsupported protocol version" with ``supported``) are that era's.
+(-32020 header mismatch, "Unsupported protocol version" with ``supported``) are that era's, but for a
+routing header that is absent: the SDK says "mcp-method header does not match the request body's method",
+which reads as a wrong value, so ``missing_header_refusal`` says it is missing (same code and status).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pydantic_core
-from mcp_types import INVALID_REQUEST
+from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_NAME_HEADER, NAME_BEARING_METHODS
+from mcp_types import HEADER_MISMATCH, INVALID_REQUEST
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from hindsight.api.request_body import Refusal
@@ -26,15 +30,56 @@ _ENVELOPE_KEY = "io.modelcontextprotocol/protocolVersion"
 _SHOWN_CHARS = 64
 
 
-def _modern(body: bytes | None) -> bool:
-    """Whether ``body`` is a 2026-07-28 request: its ``params._meta`` names a protocol version."""
+def _modern_message(body: bytes | None) -> dict[str, Any] | None:
+    """``body`` parsed when it is a 2026-07-28 request (its ``params._meta`` names a protocol version),
+    else None."""
     try:
         message = pydantic_core.from_json(body) if body else None
     except ValueError:
-        return False
+        return None
     params = message.get("params") if isinstance(message, dict) else None
     meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and _ENVELOPE_KEY in meta
+    return message if isinstance(meta, dict) and _ENVELOPE_KEY in meta else None
+
+
+def _modern(body: bytes | None) -> bool:
+    """Whether ``body`` is a 2026-07-28 request: its ``params._meta`` names a protocol version."""
+    return _modern_message(body) is not None
+
+
+def _shown(value: Any) -> str:
+    text = str(value)
+    return repr(text[:_SHOWN_CHARS] + ("…" if len(text) > _SHOWN_CHARS else ""))
+
+
+def missing_header_refusal(headers: Mapping[str, str], body: bytes | None) -> Refusal | None:
+    """The 400 -32020 (the SDK's ``HEADER_MISMATCH``) for a 2026-07-28 request without a header that era
+    requires (``MCP-Protocol-Version``, ``Mcp-Method``, and ``Mcp-Name`` for a call naming a tool, prompt
+    or resource), saying it is missing and what it must carry; None when each is present (whether it
+    matches is the SDK's check), when what it would carry is no string (``request_body`` names that), or
+    for a 2025-era request (``headers``: lower-case names)."""
+    message = _modern_message(body)
+    if message is None:
+        return None
+    params = message["params"]
+    method = message.get("method")
+    required = [
+        (HEADER, "params._meta's protocol version", params["_meta"][_ENVELOPE_KEY]),
+        (MCP_METHOD_HEADER, "the request's method", method),
+    ]
+    name_key = NAME_BEARING_METHODS.get(method) if isinstance(method, str) else None
+    if name_key is not None:
+        required.append((MCP_NAME_HEADER, f"the request's params.{name_key}", params.get(name_key)))
+    for header, what, value in required:
+        if header not in headers and isinstance(value, str):  # a value of another type: a malformed body
+            return Refusal(
+                HEADER_MISMATCH,
+                f"Bad Request: the {header} header is missing; a 2026-07-28 request sends it with "
+                f"{what} ({_shown(value)})",
+                header,
+                _request_id(body),
+            )
+    return None
 
 
 def _request_id(body: bytes | None) -> str | int | None:

@@ -83,9 +83,9 @@ class Unreadable:
         named, allowed = schema_field(schema, self.path)
         field, depth = ".".join(named), self.depth - (len(named) - 1)
         message = (
-            f"{field} nests {depth} levels deep; the limit is {allowed}"
+            f"nests {depth} levels deep; the limit is {allowed}"
             if allowed
-            else f"{field} nests {depth} levels deep; it takes no object or array (limit 0)"
+            else f"nests {depth} levels deep; it takes no object or array (limit 0)"
         )
         return Unreadable(field, message, _TOO_DEEP, {"max_depth": allowed}, named, depth)
 

@@ -172,7 +172,7 @@ def _check_entities(value: dict[str, Any]) -> dict[str, Any]:
     if size > MAX_ENTITIES_BYTES:
         raise PydanticCustomError(
             "entities_too_large",
-            "entities are {size} bytes as JSON; the limit is {max_bytes}",
+            "{size} bytes as JSON; the limit is {max_bytes}",
             {"size": size, "max_bytes": MAX_ENTITIES_BYTES},
         )
     return value
@@ -182,8 +182,8 @@ def _check_metadata(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
     depth = _metadata_depth(value)
     if depth > MAX_METADATA_DEPTH:
         raise PydanticCustomError(
-            "metadata_too_deep",
-            "metadata nests {depth} levels deep; the limit is {max_depth}",
+            "too_deep",  # the type api.request_body gives a value nested past what the body reader reads
+            "nests {depth} levels deep; the limit is {max_depth}",
             {"depth": depth, "max_depth": MAX_METADATA_DEPTH},
         )
     _check_json_values(value, "metadata")
@@ -191,7 +191,7 @@ def _check_metadata(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
     if size > MAX_METADATA_BYTES:
         raise PydanticCustomError(
             "metadata_too_large",
-            "metadata is {size} bytes as JSON; the limit is {max_bytes}",
+            "{size} bytes as JSON; the limit is {max_bytes}",
             {"size": size, "max_bytes": MAX_METADATA_BYTES},
         )
     return value

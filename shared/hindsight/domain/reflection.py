@@ -48,7 +48,7 @@ MAX_REFLECTION_TEMPERATURE = 0.1
 def _fits_entity_budget(value: dict[str, Any]) -> dict[str, Any]:
     size = entities_size(value)
     if size > MAX_EPISODE_ENTITIES_BYTES:
-        raise ValueError(f"entities are {size} bytes as JSON; the limit is {MAX_EPISODE_ENTITIES_BYTES}")
+        raise ValueError(f"{size} bytes as JSON; the limit is {MAX_EPISODE_ENTITIES_BYTES}")
     return value
 
 
