@@ -58,6 +58,10 @@ def missing_header_refusal(headers: Mapping[str, str], body: bytes | None) -> Re
     or resource), saying it is missing and what it must carry; None when each is present (whether it
     matches is the SDK's check), when what it would carry is no string (``request_body`` names that), or
     for a 2025-era request (``headers``: lower-case names)."""
+    if all(h in headers for h in (HEADER, MCP_METHOD_HEADER, MCP_NAME_HEADER)):
+        return None
+    if not body or _ENVELOPE_KEY.encode() not in body:  # no 2026 request: no second parse of the body
+        return None
     message = _modern_message(body)
     if message is None:
         return None
