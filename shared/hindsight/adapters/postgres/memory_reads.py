@@ -17,6 +17,7 @@ from hindsight.adapters.postgres.rows import (
     MEMORY_COLUMNS,
     history_from_row,
     memory_from_row,
+    quoted_columns,
     relation_from_row,
     tenant_rows,
     tenant_rows_of,
@@ -148,7 +149,7 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
 
 
 _CANDIDATE_FIELDS = tuple(CandidateMemory.model_fields)
-CANDIDATE_COLUMNS = sql.SQL(", ").join(sql.Identifier("m", f) for f in _CANDIDATE_FIELDS)
+CANDIDATE_COLUMNS = quoted_columns("m", _CANDIDATE_FIELDS)
 """The columns of ``CandidateMemory``: what a search reads for every candidate of its pool."""
 
 _EMPTY = "SELECT NULL::uuid AS id, NULL::real AS {a}, NULL::real AS {b} WHERE false"

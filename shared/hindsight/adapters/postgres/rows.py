@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -21,7 +22,24 @@ _FIELDS = [
     "last_verified_at", "valid_from", "valid_to", "context", "shared_with", "conversation_id", "turn_index",
     "session_index", "session_at", "version", "occurred_precision",
 ]  # fmt: skip
-MEMORY_COLUMNS = sql.SQL(", ").join(sql.Identifier("m", f) for f in _FIELDS)
+_PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def quoted_columns(alias: str, fields: Sequence[str]) -> sql.SQL:
+    """``alias.field, …`` quoted as ``sql.Identifier`` quotes them ("m"."id"), as one SQL fragment: a
+    statement composed with it escapes nothing per call (the 36 identifiers of MEMORY_COLUMNS cost
+    ~85 µs of every statement reading a memory row). Names must be plain lower-case identifiers.
+
+    Raises:
+        ValueError: a name that would need escaping.
+    """
+    for name in (alias, *fields):
+        if not _PLAIN_NAME.fullmatch(name):
+            raise ValueError(f"column {name!r} is not a plain lower-case identifier")
+    return sql.SQL(", ".join(f'"{alias}"."{f}"' for f in fields))
+
+
+MEMORY_COLUMNS = quoted_columns("m", _FIELDS)
 _MEMORY_FIELDS = set(StoredMemory.model_fields)
 
 
