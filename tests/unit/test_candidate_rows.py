@@ -150,3 +150,6 @@ def test_statement_rows_become_the_reference_candidates(
     built = _ranked(_merged(vector_rows, text_rows))
     assert built == expected
     assert [c.model_dump() for c in built] == [c.model_dump() for c in expected]
+    # the row turned into the memory's values keeps the fields' order (dumps and reprs read it)
+    assert [repr(c) for c in built] == [repr(c) for c in expected]
+    assert [c.model_dump_json() for c in built] == [c.model_dump_json() for c in expected]

@@ -520,9 +520,13 @@ def _ranked(rows: list[dict[str, Any]]) -> list[Candidate]:
     memory_fields, candidate_fields = set(_CANDIDATE_FIELDS), set(Candidate.model_fields)
     out = []
     for i, r in enumerate(rows):
-        similarity, keyword, matches = r["similarity"], r["keyword_score"], r["entity_matches"]
-        memory = _trusted(CandidateMemory, {k: r[k] for k in _CANDIDATE_FIELDS}, memory_fields)
-        values = {
+        similarity, keyword, matches = r.pop("similarity"), r.pop("keyword_score"), r.pop("entity_matches")
+        del r["entity_distance"]
+        # the signals taken out, the row holds the candidate's columns in the statements' order (the
+        # fields'): it becomes the memory's values itself, without a copy of 12 columns per row
+        values = r if r.keys() == memory_fields else {k: r[k] for k in _CANDIDATE_FIELDS}
+        memory = _trusted(CandidateMemory, values, memory_fields)
+        signals = {
             "memory": memory,
             "vector_rank": vector_rank[i],
             "vector_similarity": float(similarity) if similarity is not None else None,
@@ -531,5 +535,5 @@ def _ranked(rows: list[dict[str, Any]]) -> list[Candidate]:
             "entity_rank": entity_rank[i],
             "entity_matches": int(matches) if matches is not None else None,
         }
-        out.append(_trusted(Candidate, values, candidate_fields))
+        out.append(_trusted(Candidate, signals, candidate_fields))
     return out
