@@ -352,6 +352,21 @@ def test_the_same_preference_in_three_episodes_is_a_pattern() -> None:
     assert plan.key.startswith("preference:")
 
 
+def test_a_preference_an_agent_wrote_down_in_the_third_person_is_a_pattern() -> None:
+    """Agents record what a user prefers in the third person; the first-person rules alone never fired."""
+    episodes = [
+        _episode("The user prefers invoices by e-mail.", days_ago=3),
+        _episode("Sent the March invoice. The user prefers invoices by e-mail.", days_ago=2),
+        _episode("the user prefers invoices by e-mail", days_ago=1),
+    ]
+    (plan,) = find_patterns(SCOPE, episodes, PatternPolicy())
+    assert plan.kind == "preference"
+    assert plan.content == "Preference stated in 3 episodes: the user prefers invoices by e-mail"
+    assert preference_statement("Yesterday the user said they prefer tea.") == "they prefer tea"
+    assert preference_statement("Dana would rather fly early.") == "Dana would rather fly early"
+    assert preference_statement("The team prefers Fridays off. Which do you prefer?") is None
+
+
 # --- the Maintain use case on an in-memory store ---------------------------------------------------------
 
 

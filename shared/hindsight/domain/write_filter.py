@@ -74,6 +74,14 @@ _TABLE: tuple[tuple[Trigger, float, str], ...] = (
     ("preference", 0.85, r"\bI(?:\s+really|\s+much|\s+would|'d)?\s+(?:prefer|rather)\b"),
     # "my favourite tea is sencha", "my usual order"
     ("preference", 0.8, r"\bmy\s+(?:favou?rite|preferred|usual|go-to)\b"),
+    # An agent writes down someone else's preference in the third person: "The user prefers invoices by
+    # e-mail", "Dana would rather fly early", "they said they prefer tea", "the customer's usual order"
+    # (memories are mostly written this way, and maintenance's episodic -> semantic patterns read these
+    # rules: with the first person alone, a preference an agent recorded three times never became one)
+    ("preference", 0.8,
+     r"\b(?:the\s+(?:user|customer|client)s?|they|he|she|(?-i:[A-Z][a-z]+))\s+(?:really\s+|much\s+)?"
+     r"(?:prefers|would\s+rather|'d\s+rather)\b|\b(?:they|the\s+(?:user|customer|client)s)\s+(?:really\s+)?"
+     r"prefer\b|\b(?:their|his|her|(?:the\s+)?(?:user|customer|client)'s)\s+(?:favou?rite|preferred|usual)\b"),
     # "call me Sam"
     ("preference", 0.8, r"\b(?:please\s+)?(?:call me|address me as)\b"),
     # "I love it" is often a reaction, not a lasting preference: alone it leaves the rules unsure
