@@ -34,6 +34,9 @@ from hindsight.domain.redaction import (
         ("DATABASE_URL is postgres://app:s3cr3t@db.internal:5432/x", "password"),
         ("card 4111 1111 1111 1111 expires", "card_number"),
         ("call +44 20 7946 0958 now", "phone"),
+        ("Call me at (415) 555-0199 tomorrow", "phone"),
+        ("her cell is 415-555-0199", "phone"),
+        ("office: 415.555.0199.", "phone"),
         ("IBAN DE89 3704 0044 0532 0130 00", "iban"),
         ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "private_key"),
     ],
@@ -79,6 +82,10 @@ def test_each_default_rule_redacts(text: str, rule: str) -> None:
         "the password for my laptop was changed yesterday",
         "my password's length is fine",
         "Pinned 2024 photos to the board",
+        # not a North American phone number: a date, a mixed separator, a version, an id without separators,
+        # an area code starting with 1, a longer run of digits
+        "released 2023-11-02 as v4.222.333.4444",
+        "ref 415-555.0199, id 4155550199, order 123-456-7890, batch 415-555-01999",
         # a label's value that reads as prose describes the secret, it is not one (a new-user trial's
         # memories lost their meaning: "Access token: [REDACTED:password] after 1 hour")
         "Access token: expires after 1 hour",

@@ -162,6 +162,12 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
     RedactionRule("iban", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")),
     RedactionRule("phone", re.compile(
         r"(?<![\w-])\+\d{1,3}[ .-]?\(?\d{1,4}\)?(?:[ .-]?\d{2,4}){2,4}(?![\w-])")),
+    # A North American number written without the country code (NANP, ITU-T E.164 +1): "(415) 555-0199",
+    # "415-555-0199", "415.555.0199" — area code, exchange and line with one separator throughout, so
+    # dates (2023-11-02), times and versions (1.2.3) do not match. Area code and exchange start with 2-9.
+    RedactionRule("phone", re.compile(
+        r"(?<![\w(.-])(?:\([2-9]\d{2}\)[ .-]?[2-9]\d{2}[ .-]\d{4}|[2-9]\d{2}([.-])[2-9]\d{2}\1\d{4})"
+        r"(?![\w-]|\.\d)")),
 )  # fmt: skip
 
 
