@@ -541,6 +541,23 @@ def test_a_2026_era_request_with_a_mismatched_version_header_keeps_that_era_s_an
     assert "mcp-protocol-version header" in error["message"], error
 
 
+@pytest.mark.parametrize("header", ["2025-11-25", "2025-06-18"])
+def test_a_2026_envelope_under_a_2025_era_version_header_is_a_mismatch(
+    server: BackgroundServer, http: httpx2.Client, token: str, header: str
+) -> None:
+    # A new-user trial: the SDK routes by the header, so this was answered 200 as a 2025-era request and
+    # the envelope was ignored; the header and the envelope disagree, which the 2026 era refuses.
+    body = _message("2026-07-28", "tools/list", {})
+    response = _post(http, server, token, "2026-07-28", body, extra_headers={"mcp-protocol-version": header})
+    error = _rpc_error(response, -32020)
+    assert error["message"].startswith(
+        f"Bad Request: the mcp-protocol-version header '{header}' does not match params._meta's protocol "
+        "version ('2026-07-28')"
+    ), error
+    assert error["data"] == {"field": "mcp-protocol-version"}, error
+    assert response.json()["id"] == body["id"], response.text[:300]
+
+
 _SEARCH_CALL = {"name": "memory_search", "arguments": {"query": "x"}}
 
 

@@ -56,7 +56,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hindsight.api.errors import UNAVAILABLE
 from hindsight.api.protocol_version import HEADER as VERSION_HEADER
-from hindsight.api.protocol_version import missing_header_refusal, version_refusal
+from hindsight.api.protocol_version import envelope_mismatch_refusal, missing_header_refusal, version_refusal
 from hindsight.api.request_body import Refusal, check_body
 from hindsight.domain.errors import Unavailable
 
@@ -179,6 +179,7 @@ class RequestGuard:
             sent = Headers(scope=scope)
             verdict = (
                 version_refusal(sent.get(VERSION_HEADER), body)
+                or envelope_mismatch_refusal(sent.get(VERSION_HEADER), body)
                 or missing_header_refusal(sent, body)
                 or (check_body(body) if body is not None else None)
             )

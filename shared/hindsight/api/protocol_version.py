@@ -86,6 +86,31 @@ def missing_header_refusal(headers: Mapping[str, str], body: bytes | None) -> Re
     return None
 
 
+def envelope_mismatch_refusal(version: str | None, body: bytes | None) -> Refusal | None:
+    """The 400 -32020 for a request whose ``MCP-Protocol-Version`` header names a 2025-era (handshake)
+    version while its body carries the 2026-07-28 envelope naming another: the SDK routes by the header,
+    so it answered such a request as a 2025-era one (200) and ignored the envelope, where the 2026-07-28
+    transport refuses a header that disagrees with ``params._meta`` (the SDK's own check, -32020, runs
+    only on its 2026 path). None otherwise; the body is parsed only when the header is a handshake version
+    and the envelope's key is in the body."""
+    if version not in HANDSHAKE_PROTOCOL_VERSIONS or not body or _ENVELOPE_KEY.encode() not in body:
+        return None
+    message = _modern_message(body)
+    if message is None:
+        return None
+    envelope = message["params"]["_meta"][_ENVELOPE_KEY]
+    if not isinstance(envelope, str) or envelope == version:
+        return None
+    return Refusal(
+        HEADER_MISMATCH,
+        f"Bad Request: the {HEADER} header {_shown(version)} does not match params._meta's protocol version "
+        f"({_shown(envelope)}); send one era's request: a 2026-07-28 request carries the same version in "
+        "both, a 2025-era request has no params._meta protocol version",
+        HEADER,
+        _request_id(body),
+    )
+
+
 def _request_id(body: bytes | None) -> str | int | None:
     try:
         message: Any = pydantic_core.from_json(body) if body else None
