@@ -61,14 +61,20 @@ def test_maintenance_counts_lexemes_and_search_skips_the_common_ones(stack: Loca
     assert [content for content, keyword in hits if keyword is not None] == [rare]
 
 
-def _keyword_queries(settings: Settings, tenant: str, text: str, max_ranked: int) -> tuple[str, str]:
+def _keyword_row(settings: Settings, tenant: str, text: str, max_ranked: int) -> tuple[Any, ...]:
+    """score_query, probe_query, pair_query (as text) and ranked, with a binding bound of 7."""
     with psycopg.connect(settings.require_database_url()) as conn:
         row = conn.execute(
-            """SELECT score_query::text, probe_query::text
-               FROM hindsight_keyword_queries(%s, %s, 'default', %s, %s, %s, %s)""",
+            """SELECT score_query::text, probe_query::text, pair_query::text, ranked
+               FROM hindsight_keyword_queries(%s, %s, 'default', %s, %s, %s, %s, 7)""",
             (text, tenant, MAX_LEXEME_SHARE, MIN_DOCS_FOR_CUT, KEEP_AT_LEAST, max_ranked),
         ).fetchone()
     assert row is not None
+    return tuple(row)
+
+
+def _keyword_queries(settings: Settings, tenant: str, text: str, max_ranked: int) -> tuple[str, str]:
+    row = _keyword_row(settings, tenant, text, max_ranked)
     return row[0], row[1]
 
 
@@ -103,6 +109,18 @@ def test_the_keyword_query_keeps_informative_words_and_probes_with_the_rarest(
     assert _keyword_queries(settings, tenant, "Caroline went", 1000) == ("'went' | 'carolin'",) * 2
     assert _keyword_queries(settings, tenant, "Caroline went", 10) == ("'went' | 'carolin'", "'went'")
     assert _keyword_queries(settings, tenant, "the of", 1000) == (None, None)  # stop words only
+    # the limit binds only when the rarest counted word alone is in more than max_ranked rows: then the
+    # rows holding it and a second kept word are ranked first, and fewer rows (the bound, 7 here)
+    assert _keyword_row(settings, tenant, text, 1000)[2:] == (None, 1000)
+    assert _keyword_row(settings, tenant, text, 10)[2:] == (None, 10)  # 'lgbtq' (3) fits
+    assert _keyword_row(settings, tenant, text, 2)[2:] == ("'lgbtq' & 'support'", 2)  # 3 > 2: binds
+    assert _keyword_row(settings, tenant, "Caroline went", 100)[2:] == ("'went' & 'carolin'", 7)
+    assert _keyword_row(settings, tenant, "went", 100)[2:] == (None, 7)  # binds, no second word
+    assert _keyword_row(settings, tenant, "zebracorn went", 100)[1:] == (
+        "'zebracorn' | 'went'",
+        "'zebracorn' & 'went'",
+        7,
+    )
 
 
 def test_the_lexeme_counts_are_read_by_key_even_before_the_table_is_analyzed(stack: LocalStack) -> None:
@@ -121,7 +139,7 @@ def test_the_lexeme_counts_are_read_by_key_even_before_the_table_is_analyzed(sta
         )
         plan = conn.execute(
             """EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM hindsight_keyword_queries(
-                   'word7 word9 zebracorn', %s, 'default', %s, %s, %s, 1000)""",
+                   'word7 word9 zebracorn', %s, 'default', %s, %s, %s, 1000, 500)""",
             (scope, MAX_LEXEME_SHARE, MIN_DOCS_FOR_CUT, KEEP_AT_LEAST),
         ).fetchone()
     assert plan is not None
@@ -176,3 +194,35 @@ def test_beyond_max_ranked_only_rows_with_the_rarest_words_are_ranked(stack: Loc
     assert exact == set(texts)  # 31 memories: within the default bound, every match is ranked
     # "weekend" is in all 31 (> 5): only rows with the rarer "zebracorn" are read and ranked
     assert bounded == {texts[-1]}
+
+
+def test_when_the_rarest_word_alone_exceeds_max_ranked_rows_with_two_query_words_come_first(
+    stack: LocalStack, tenant: str
+) -> None:
+    settings = stack.require_settings()
+    weekend = [f"Weekend plans number {i}" for i in range(12)]
+    hiking = [f"Hiking boots size {i}" for i in range(12)]
+    both = ["Hiking trip this weekend with Sam", "Weekend of hiking in the hills"]
+    texts = weekend + hiking + both  # written in this order: the rows with both words are stored last
+
+    async def scenario() -> list[str]:
+        container = await build_container(settings, with_queue=False, embedder=None)
+        try:
+            await container.store_memories(keyed_jobs(tenant, texts, "semantic"))
+            assert container.maintain is not None
+            await container.maintain.run(tenant_id=tenant)
+            scope = Scope(tenant_id=tenant, agent_id="default")
+            request = resolve(RecallQuery(text="weekend hiking", top_k=10), datetime.now(UTC))
+            embedding = await container.embedder.embed_query(request.text)
+            reader = PostgresMemoryReader(container.pool, max_ranked=5, ranked_when_binding=3)
+            candidates = await reader.search_candidates(scope, request, embedding, 100)
+            keyword = [c for c in candidates if c.keyword_score is not None]
+            return [c.memory.content for c in sorted(keyword, key=lambda c: -(c.keyword_score or 0))]
+        finally:
+            await container.aclose()
+
+    ranked = asyncio.run(scenario())
+    # each word is in 14 rows (> 5): 3 rows are ranked, the two holding both words first (before, the
+    # first 5 rows the scan gave, which held only "weekend")
+    assert len(ranked) == 3
+    assert set(ranked[:2]) == set(both)

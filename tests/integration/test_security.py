@@ -372,12 +372,12 @@ async def test_with_no_where_clause_the_app_role_sees_only_the_tenant_in_the_set
             contents = [r[0] for r in conn.execute("SELECT content FROM memories").fetchall()]
             assert not any(c.startswith(("zebracorn b", "b follow-up")) for c in contents)
             # the GIN helpers enforce the same wall
-            matches = conn.execute(
-                """SELECT count(*) FROM hindsight_text_matches(to_tsquery('english', 'zebracorn'),
-                       to_tsquery('english', 'zebracorn'), ARRAY['default', '*'], ARRAY['active'],
-                       ARRAY['episodic', 'semantic'], NULL, 1000)"""
-            ).fetchone()
-            assert matches == (1,)  # A's only, though B has the word too
+            text = """SELECT count(*) FROM hindsight_text_matches(to_tsquery('english', 'zebracorn'),
+                          to_tsquery('english', 'zebracorn'), %s::tsquery, ARRAY['default', '*'],
+                          ARRAY['active'], ARRAY['episodic', 'semantic'], NULL, 1000)"""
+            assert conn.execute(text, (None,)).fetchone() == (1,)  # A's only, though B has the word too
+            # and through the rows holding two query words (migration 017)
+            assert conn.execute(text, ("'zebracorn' & 'zebracorn'",)).fetchone() == (1,)
             entity = """SELECT count(*) FROM hindsight_entity_matches(%s, NULL::vector,
                             ARRAY['default', '*'], ARRAY['active'], ARRAY['episodic'], NULL, 1000)"""
             assert conn.execute(entity, (["a-1"],)).fetchone() == (1,)

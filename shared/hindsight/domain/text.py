@@ -111,3 +111,7 @@ match probes with the query's rarest words whose document counts sum to at most 
 rows with every kept word. A scope of at most this many memories is searched exactly as before (LoCoMo's
 conversations have 369-680). The rule itself (which words are kept, which probe) is SQL:
 ``hindsight_keyword_queries`` in infra/migrations/013_keyword_probe.sql."""
+MAX_KEYWORD_RANKED_BINDING = 500
+"""Rows the full-text signal reads and ranks when the rarest query word alone is in more than
+MAX_KEYWORD_RANKED of a scope's memories (migration 017): those holding it and a second query word first,
+then its other rows. Below that bound nothing changes, so LoCoMo's scopes are searched as before."""

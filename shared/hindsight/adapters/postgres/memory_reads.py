@@ -33,7 +33,13 @@ from hindsight.domain.memory import (
     SearchRequest,
     StoredMemory,
 )
-from hindsight.domain.text import KEEP_AT_LEAST, MAX_KEYWORD_RANKED, MAX_LEXEME_SHARE, MIN_DOCS_FOR_CUT
+from hindsight.domain.text import (
+    KEEP_AT_LEAST,
+    MAX_KEYWORD_RANKED,
+    MAX_KEYWORD_RANKED_BINDING,
+    MAX_LEXEME_SHARE,
+    MIN_DOCS_FOR_CUT,
+)
 from hindsight.ports import ChainDirection, ChainLink, Vector
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -189,10 +195,19 @@ class PostgresMemoryReader:
     """The MemoryReader port. Every statement carries the tenant in its WHERE clause, and the agent:
     a scope reads its agent's own memories and those shared with it (``shared_with``)."""
 
-    def __init__(self, pool: AsyncConnectionPool, *, max_ranked: int = MAX_KEYWORD_RANKED) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool,
+        *,
+        max_ranked: int = MAX_KEYWORD_RANKED,
+        ranked_when_binding: int = MAX_KEYWORD_RANKED_BINDING,
+    ) -> None:
         self._pool = pool
         self._max_ranked = max_ranked
         """Rows each keyword/entity helper reads and ranks at most (domain.text.MAX_KEYWORD_RANKED)."""
+        self._ranked_when_binding = ranked_when_binding
+        """Rows the keyword helper ranks when its probe's rarest word alone exceeds ``max_ranked``
+        (domain.text.MAX_KEYWORD_RANKED_BINDING)."""
 
     async def search_candidates(
         self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
@@ -206,6 +221,7 @@ class PostgresMemoryReader:
             "all_layers": list(request.layers),
             "helper_limit": None if _narrowed(request) else pool,
             "max_ranked": self._max_ranked,
+            "ranked_when_binding": self._ranked_when_binding,
             "max_share": MAX_LEXEME_SHARE,
             "min_docs": MIN_DOCS_FOR_CUT,
             "keep_at_least": KEEP_AT_LEAST,
@@ -213,14 +229,17 @@ class PostgresMemoryReader:
         # Keyword and entity matches come from the SECURITY DEFINER helpers of migrations 004/013: under
         # row-level security the planner may not use the GIN indexes for @@ and && (not leakproof), the
         # helpers may; they return only the current tenant's rows the agent may see, ranking at most
-        # max_ranked of them. The keyword queries (which lexemes, from the scope's counts) are built in
-        # the statement itself (migration 013), so the text signals take one statement.
+        # max_ranked of them. The keyword queries (which lexemes, from the scope's counts; how many rows
+        # to rank: fewer, two query words first, when the rarest word alone is in more than max_ranked)
+        # are built in the statement itself (migrations 013, 017), so the text signals take one statement.
         keyword = sql.SQL("""SELECT k.id, k.score, NULL::real AS unused
                    FROM hindsight_keyword_queries(%(text)s, %(tenant)s, %(agent)s, %(max_share)s,
-                                                  %(min_docs)s, %(keep_at_least)s, %(max_ranked)s) AS kq
-                   CROSS JOIN hindsight_text_matches(kq.score_query, kq.probe_query, %(readers)s::text[],
-                                                     %(helper_statuses)s::text[], %(all_layers)s::text[],
-                                                     %(helper_limit)s, %(max_ranked)s) AS k
+                                                  %(min_docs)s, %(keep_at_least)s, %(max_ranked)s,
+                                                  %(ranked_when_binding)s) AS kq
+                   CROSS JOIN hindsight_text_matches(kq.score_query, kq.probe_query, kq.pair_query,
+                                                     %(readers)s::text[], %(helper_statuses)s::text[],
+                                                     %(all_layers)s::text[], %(helper_limit)s,
+                                                     kq.ranked) AS k
                    JOIN memories ON memories.id = k.id
                    WHERE {where}
                    ORDER BY k.score DESC LIMIT %(pool)s""").format(where=where)
