@@ -225,6 +225,53 @@ def test_copied_text_dates_each_resolved_expression(text: str, annotated: str) -
     assert information_words(text) <= information_words(annotated)
 
 
+# --- only standalone temporal phrases: names, identifiers, quotations and "the last … of" are not times ---
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The USA Today reporter called about the outage",  # a name: capitalised inside a sentence
+        "We watched the Today show",
+        "Deployed The Fix Yesterday",  # title case: a heading or a name, not certainly a time
+        "The yesterday-report job failed again",  # part of an identifier
+        "Rotated today.log and the pre-yesterday snapshot",
+        "We played the Beatles song 'Yesterday' at the party",  # a quoted title
+        'The ticket "Fix what broke yesterday" is still open',
+        "他唱了《昨天》",
+        "In the last month of the project we cut scope",  # the final month of something
+        "The last week of the sprint was hectic",
+        "Over the last year we doubled revenue",  # a stretch up to now, not the previous calendar year
+        "On the last night of the trip it rained",
+        "Our last year in Lisbon was the best",
+    ],
+)
+def test_a_relative_word_inside_a_name_identifier_quotation_or_series_is_not_a_time(text: str) -> None:
+    assert infer_event_time(text, ANCHOR) is None
+    assert relative_mentions(text, ANCHOR) == []
+    assert annotate_relative_time(text, ANCHOR) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expression"),
+    [
+        ("Fixed yesterday's outage", "yesterday"),  # an apostrophe's suffix is no quotation
+        ("She said 'ship it' yesterday", "yesterday"),  # the quotation is elsewhere
+        ("Notes:\n- Yesterday the boys' team won", "yesterday"),  # a list item starts a sentence
+        ("Done. Yesterday we shipped", "yesterday"),
+        ("(Yesterday we shipped)", "yesterday"),
+        ("I called her last week", "last week"),  # "her" is an object here, not a possessive
+        ("She said that last month the rent went up", "last month"),
+        ("Last year's conference was in Lisbon", "last year"),
+        ("Paid the invoice last month - finally", "last month"),
+    ],
+)
+def test_standalone_phrases_next_to_such_signs_still_resolve(text: str, expression: str) -> None:
+    inferred = infer_event_time(text, ANCHOR)
+    assert inferred is not None
+    assert inferred.expression == expression
+
+
 def test_without_an_anchor_nothing_is_annotated() -> None:
     assert (
         annotate_relative_time("Yesterday I renewed my passport", None) == "Yesterday I renewed my passport"

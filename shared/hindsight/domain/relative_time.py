@@ -34,6 +34,23 @@ Not resolved at all: a weekday alone ("on Tuesday" — this week's or last?), va
 "the other day", "a few days ago", 最近, 前几天), month names ("last March"), and the *mood* of a sentence:
 "if yesterday…" or reported speech ("she said yesterday…") are read like plain statements.
 
+Not matched (only a standalone phrase is a time; when in doubt, no match)
+    - part of a name or identifier: joined to a letter or digit by "-", "_", "/", "." or "@"
+      ("the yesterday-report job", "today.log");
+    - inside quotation marks: "…", “…”, «…», 「…」, 『…』, 《…》, or a pair of single quotes (an
+      apostrophe opens nothing: "yesterday's" still matches) — a title ("the song 'Yesterday'") or
+      someone's words, said at a time the text does not give;
+    - capitalised inside a sentence (its first letter upper case and not after a sentence's end, a
+      line break or a spaced list mark): "USA Today", "the Today show", a title-case heading;
+    - "last week/month/year/night/<weekday>" followed by "of" ("the last week of the sprint": the
+      final one of something) or after "the", "this", "its", "his", "their", "our", "my", "your",
+      "every", "each" ("over the last year": a stretch up to now, not the previous calendar year; "our
+      last year in Lisbon"). "her" and "that" do not count: "I called her last week", "she said that
+      last month …" are the previous week and month.
+One scan (``_scan``) serves the write path's inference and the annotation of copied text, so neither
+reads these as times. Expressions pointing elsewhere (tomorrow, next …) are looked for without these
+exceptions: any of them still stops the inference.
+
 Copied text (``annotate_relative_time``)
     The content keeps the relative words: right while the memory carries its own time and anchor, wrong
     once the words are copied into text read at another time — a consolidation summary quoting members
@@ -167,14 +184,80 @@ _ELSEWHERE = re.compile(
 """Expressions naming another time that are not resolved: with one of them the text has two times."""
 
 
-def _scan(lowered: str, day: date) -> list[tuple[int, int, str, TimeSpan | None]]:
-    """Every expression of the table in ``lowered`` (NFKC, lower case): (start, end, expression, span
-    from ``day``, None when it falls outside the supported range), in order of position. A match inside
-    a longer one already found ("前天" in "大前天") is not counted."""
+_JOINERS = "-‐‑_/.@"
+"""Characters that join words into one name or identifier ("yesterday-report", "today.log")."""
+_QUOTED = re.compile(
+    r'"[^"\n]*"|“[^”]*”|„[^“”]*[“”]|«[^»]*»|‹[^›]*›|「[^」]*」|『[^』]*』|《[^》]*》|〈[^〉]*〉'
+    r"|(?<![^\W_])['‘](?=\S)[^'‘’\n]*?(?<=\S)['’](?![^\W_])"
+)
+"""A quoted passage: double quotes, guillemets, CJK corner and title brackets; single quotes only as a
+pair that opens after a non-word character and closes before one (an apostrophe — "don't",
+"yesterday's", "the boys' game" — opens nothing)."""
+_SENTENCE_ENDS = ".!?…:;。！？：；"
+_OPENERS = "\"'“‘«([{「『《"
+_LIST_MARKS = "-–—•*>#"
+_DETERMINERS = re.compile(r"\b(?:the|this|its|his|their|our|my|your|every|each)\s+$")
+"""Words that make "last …" a position in a series ("the last week", "our last year") rather than the
+previous week; possessives only ("her" and "that" are also a pronoun and a conjunction: "I called her
+last week", "she said that last week …")."""
+_OF_AFTER = re.compile(r"\s+of\b")
+
+
+def _joined(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is part of a longer name or identifier: a joiner ("-", "_", "/", ".",
+    "@") between it and a letter or digit."""
+    before = start >= 2 and text[start - 1] in _JOINERS and text[start - 2].isalnum()
+    after = end + 1 < len(text) and text[end] in _JOINERS and text[end + 1].isalnum()
+    return before or after
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    """Whether ``start`` begins a sentence, a line or a list item: only spaces and opening quotes or
+    brackets stand between it and the text's start, a line break, a sentence's end (". ", ": "), or a
+    spaced list mark ("- ")."""
+    at = start
+    spaced = False
+    while at > 0 and (text[at - 1].isspace() or text[at - 1] in _OPENERS):
+        if text[at - 1] == "\n":
+            return True
+        spaced = spaced or text[at - 1].isspace()
+        at -= 1
+    return at == 0 or text[at - 1] in _SENTENCE_ENDS or (spaced and text[at - 1] in _LIST_MARKS)
+
+
+def _standalone(cased: str, lowered: str, start: int, end: int, quoted: list[tuple[int, int]]) -> bool:
+    """Whether the match ``[start, end)`` is a temporal phrase on its own (module docstring, "Not
+    matched"): not joined into an identifier, not quoted, not capitalised inside a sentence (a name:
+    "USA Today"), and a "last …" not the last one *of* something nor after a determiner ("the last
+    month" is a stretch up to now or the final month of something, not the previous calendar month)."""
+    if _joined(cased, start, end) or any(q < start and end < q_end for q, q_end in quoted):
+        return False
+    if cased[start].isupper() and not _sentence_start(cased, start):
+        return False
+    if not lowered.startswith("last", start):
+        return True
+    return not (_DETERMINERS.search(lowered, 0, start) or _OF_AFTER.match(lowered, end))
+
+
+def _lowered(cased: str) -> str:
+    """``cased`` lower-cased character by character, keeping its length (a character whose lower case
+    is longer — "İ" — is kept as it is), so that offsets into one are offsets into the other."""
+    return "".join(low if len(low := char.lower()) == 1 else char for char in cased)
+
+
+def _scan(cased: str, day: date) -> list[tuple[int, int, str, TimeSpan | None]]:
+    """Every standalone expression of the table in ``cased`` (NFKC): (start, end, expression lower-cased,
+    span from ``day``, None when it falls outside the supported range), in order of position. A match
+    inside a longer one already found ("前天" in "大前天") is not counted, nor one ``_standalone``
+    refuses."""
+    lowered = _lowered(cased)
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(cased)]
     found: list[tuple[int, int, str, TimeSpan | None]] = []
     for pattern, resolve in _RULES:
         for match in pattern.finditer(lowered):
             if any(start < match.end() and match.start() < end for start, end, _, _ in found):
+                continue
+            if not _standalone(cased, lowered, match.start(), match.end(), quoted):
                 continue
             span: TimeSpan | None
             try:
@@ -190,10 +273,10 @@ def infer_event_time(text: str, anchor: datetime) -> InferredTime | None:
     """The span of the one explicit relative expression in ``text`` (module table), measured from
     ``anchor``'s UTC day; None when there is none, when there are several naming different times, when
     the text also points elsewhere in time, or when the span would fall outside the supported range."""
-    lowered = unicodedata.normalize("NFKC", text).lower()
-    if _ELSEWHERE.search(lowered):
+    cased = unicodedata.normalize("NFKC", text)
+    if _ELSEWHERE.search(_lowered(cased)):
         return None
-    found = _scan(lowered, anchor.astimezone(UTC).date())
+    found = _scan(cased, anchor.astimezone(UTC).date())
     spans = {span for _, _, _, span in found}
     _, _, expression, span = found[0] if len(spans) == 1 else (0, 0, "", None)
     return None if span is None else InferredTime(span, expression)
@@ -210,12 +293,12 @@ class RelativeMention:
 
 
 def _normal_form(text: str) -> tuple[str, list[int]]:
-    """``text`` with each character NFKC-normalised and lower-cased on its own, and for each offset of
+    """``text`` with each character NFKC-normalised on its own, and for each offset of
     that form that falls between two of ``text``'s characters, the offset in ``text`` (-1 inside the
     form of one character, e.g. "ﬁ" → "fi"). Character by character, unlike ``infer_event_time``'s
     whole-text form, so that every match has a place in ``text``; the two differ only where a combining
-    mark composes with the letter before it or a Greek final sigma is lowered."""
-    pieces = [unicodedata.normalize("NFKC", char).lower() or char for char in text]
+    mark composes with the letter before it."""
+    pieces = [unicodedata.normalize("NFKC", char) or char for char in text]
     offsets = [0]
     for index, piece in enumerate(pieces):
         offsets += [-1] * (len(piece) - 1) + [index + 1]
