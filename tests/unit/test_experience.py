@@ -111,7 +111,7 @@ def test_every_sentence_of_the_extractive_hint_is_drawn_from_a_memory_it_cites(
     for number in re.findall(r"\[(\d+(?:, \d+)*)\]$", hint.hint, flags=re.MULTILINE):
         assert all(1 <= int(n) <= len(hint.ids) for n in number.split(", "))
     kinds = [line.kind for line in hint.lines]
-    order = ["failed", "worked", "partial", "fact", "event"]
+    order = ["failed", "worked", "partial", "fact", "event", "upcoming"]
     assert kinds == sorted(kinds, key=order.index)  # failures first
 
 
@@ -352,3 +352,25 @@ def test_a_hint_dates_relative_words_so_two_yesterdays_are_two_lines() -> None:
         "Yesterday I rotated the keys.",
     ]
     assert [line.ids for line in hint.lines] == [[first.id], [second.id], [given_at.id]]
+
+
+async def test_an_event_after_the_summarys_time_is_upcoming_not_happened() -> None:
+    """A planned meeting stored with its own (future) occurred_at has not happened when summarized."""
+    now = datetime(2026, 12, 6, 10, 0, tzinfo=UTC)
+    planned = _memory(
+        "The quarterly planning meeting is on January 12, 2027 in Berlin.",
+        layer="episodic",
+        occurred_at=datetime(2027, 1, 12, tzinfo=UTC),
+    )
+    past = _memory(
+        "The offsite was in Lisbon.", layer="episodic", occurred_at=datetime(2026, 11, 20, tzinfo=UTC)
+    )
+    failed_later = FAILED.model_copy(update={"occurred_at": datetime(2027, 1, 12, tzinfo=UTC)})
+    reader = _Reader([planned, past, failed_later])
+    summarize = Summarize(None, reader, FixedClock(now), None)  # type: ignore[arg-type]
+    hint = await summarize(PRINCIPAL, None, SummaryRequest(since=datetime(2026, 12, 1, tzinfo=UTC)))
+    assert hint.hint.splitlines() == [
+        f"- Failed before: {FAILED.summary} Lesson: {FAILED.lessons} [1]",  # an outcome: it did happen
+        "- Happened: The offsite was in Lisbon. [2]",
+        "- Upcoming: The quarterly planning meeting is on January 12, 2027 in Berlin. [3]",
+    ]

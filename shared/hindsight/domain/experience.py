@@ -25,11 +25,12 @@ from hindsight.domain.memory import FAILED_OUTCOMES, SearchHit, StoredMemory
 from hindsight.domain.relative_time import annotate_relative_time, memory_anchor
 from hindsight.domain.text import keyword_terms
 
-HintKind = Literal["failed", "worked", "partial", "fact", "event"]
+HintKind = Literal["failed", "worked", "partial", "fact", "event", "upcoming"]
 """failed: an episode that ended in failure or was aborted ("this approach failed before"); worked: one
 that succeeded; partial: one that partly did; fact: the current value of a semantic memory (one per key);
-event: an episode with no outcome."""
-KIND_ORDER: tuple[HintKind, ...] = ("failed", "worked", "partial", "fact", "event")
+event: an episode with no outcome; upcoming: one with no outcome whose occurred_at is after the summary's
+time (a planned meeting: it has not happened yet)."""
+KIND_ORDER: tuple[HintKind, ...] = ("failed", "worked", "partial", "fact", "event", "upcoming")
 """Lines are listed in this order: what to avoid first."""
 LABELS: dict[HintKind, str] = {
     "failed": "Failed before",
@@ -37,6 +38,7 @@ LABELS: dict[HintKind, str] = {
     "partial": "Partly worked",
     "fact": "Fact",
     "event": "Happened",
+    "upcoming": "Upcoming",
 }
 DEFAULT_MAX_MEMORIES = 20
 MAX_MEMORIES = 50
@@ -101,7 +103,7 @@ def _part(text: str | None, anchor: datetime | None) -> str | None:
     return kept or None
 
 
-def _kind(memory: StoredMemory) -> HintKind:
+def _kind(memory: StoredMemory, now: datetime | None) -> HintKind:
     if memory.layer == "semantic":
         return "fact"
     if memory.outcome in FAILED_OUTCOMES:
@@ -110,11 +112,13 @@ def _kind(memory: StoredMemory) -> HintKind:
         return "worked"
     if memory.outcome == "partial":
         return "partial"
+    if now is not None and memory.occurred_at is not None and memory.occurred_at > now:
+        return "upcoming"
     return "event"
 
 
-def _line(memory: StoredMemory) -> HintLine | None:
-    kind = _kind(memory)
+def _line(memory: StoredMemory, now: datetime | None) -> HintLine | None:
+    kind = _kind(memory, now)
     anchor = memory_anchor(memory)
     text = _part(memory.summary, anchor) if kind != "fact" else None
     text = text or _part(memory.content, anchor)
@@ -179,11 +183,14 @@ def off_query_note(left_out: int, kept: int) -> str | None:
     return f"{left_out} recalled memories were left out: they {why} the query"
 
 
-def extract_hint(memories: Sequence[StoredMemory], max_lines: int = MAX_HINT_LINES) -> ExperienceHint:
+def extract_hint(
+    memories: Sequence[StoredMemory], max_lines: int = MAX_HINT_LINES, now: datetime | None = None
+) -> ExperienceHint:
     """The extractive hint over ``memories`` (most relevant first): one line per episode and per current
     fact, identical lines merged (their ids joined). The first ``max_lines`` lines in the order given
     (relevance) are kept, then listed by kind, failures first (``KIND_ORDER``), relevance order within
-    a kind.
+    a kind. An episode without outcome whose occurred_at is after ``now`` (the summary's time) is
+    "Upcoming", not "Happened"; without ``now`` none is.
 
     Every sentence of every line is copied from the memories the line cites. Deterministic; no I/O.
     """
@@ -192,7 +199,7 @@ def extract_hint(memories: Sequence[StoredMemory], max_lines: int = MAX_HINT_LIN
     for memory in memories:
         if memory.status != "active" or (memory.layer == "semantic" and memory.id not in facts):
             continue
-        line = _line(memory)
+        line = _line(memory, now)
         if line is None:
             continue
         identity = (line.kind, line.key, line.text, line.lesson, line.inferred)

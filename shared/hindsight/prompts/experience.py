@@ -36,7 +36,8 @@ memory states. Prefer the memories' own words.
 - Every line cites, in "ids", the ids of the memories it is drawn from, copied exactly; cite no other id.
 - kind: "failed" for an approach that failed or was aborted, "worked" for one that succeeded, \
 "partial" for one that partly did, "fact" for what is true now (one line per key: the newest value), \
-"event" for something that happened with no outcome.
+"event" for something that happened with no outcome, "upcoming" for a planned one that has not \
+happened yet.
 - text: what happened or what is true, one or two sentences. lesson: what to do next time, only when a \
 memory states one, else null. key: the fact's key, else null. inferred: true only for a fact whose \
 memory has source "agent_inferred".

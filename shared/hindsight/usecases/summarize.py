@@ -82,8 +82,9 @@ class Summarize:
             raise InvalidInput("query", "give at least one of query, key, task_type, since or until")
         if request.since is not None and request.until is not None and request.since >= request.until:
             raise InvalidInput("until", "the time window is empty (since must be before until)")
-        memories, note = await self._matching(principal.scope(agent_id), request)
-        extractive = extract_hint(memories).model_copy(update={"note": note})
+        now = self._clock.now()
+        memories, note = await self._matching(principal.scope(agent_id), request, now)
+        extractive = extract_hint(memories, now=now).model_copy(update={"note": note})
         if self._writer is None or not memories:
             return extractive
         try:
@@ -98,9 +99,10 @@ class Summarize:
             return extractive.model_copy(update={"note": _notes(note, refused)})
         return assemble(lines, considered=len(memories), method="model", note=note)
 
-    async def _matching(self, scope: Scope, request: SummaryRequest) -> tuple[list[StoredMemory], str | None]:
+    async def _matching(
+        self, scope: Scope, request: SummaryRequest, now: datetime
+    ) -> tuple[list[StoredMemory], str | None]:
         """The memories the hint is built from, most relevant first, and the note on those left out."""
-        now = self._clock.now()
         text = request.query or ""
         search = SearchRequest(
             text=text,
