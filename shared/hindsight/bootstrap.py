@@ -216,7 +216,7 @@ async def build_container(
                 sessions=RedisSessionSequence(redis, store_id),
                 parents=CheckCausalParent(reader, writer, operations),
             )
-            submit_reflection = SubmitReflection(queue, clock, redactor, operations)
+            submit_reflection = SubmitReflection(queue, clock, redactor, operations, idempotency=operations)
             sweeper = SweepStuckWork(operations, writer, queue)
         reranker = make_reranker(settings)
         tokens = TiktokenCounter()  # one tokenizer for working memory's budget and search's max_tokens

@@ -363,7 +363,9 @@ async def test_writes_by_intruders_never_touch_the_victims_ids(
         retry = await call(
             client, "memory_write", {"content": "An intruder's retry", "idempotency_key": IDEMPOTENCY_KEY}
         )
-        reflection = await call(client, "task_reflect", {"task_id": TASK, "goal": "g", "outcome": "success"})
+        # and the task_reflect probe's: a task_id is bound to its first report the same way
+        probe = {"task_id": TASK, "goal": "An intruder's goal", "outcome": "failure", "error": "boom"}
+        reflection = await call(client, "task_reflect", probe)
     assert retry["id"] != world.ids["idem"]  # idempotency keys are per tenant and agent
     assert reflection["id"] != world.ids["reflection"]  # so are task ids
 

@@ -225,6 +225,34 @@ async def test_a_session_id_redaction_would_change_is_refused_and_promotion_keep
         assert memory["metadata"]["session_id"] == "chat.alice-42"
 
 
+async def test_a_task_id_or_conversation_id_redaction_would_change_is_refused(
+    server: BackgroundServer, token: str
+) -> None:
+    # A new-user trial: an e-mail as task_id was stored as {"task_id": "[REDACTED:email]"} (two tasks one
+    # episode's provenance), and one as conversation_id was stored verbatim, unredacted. Both are identifiers.
+    async with mcp_client(server.url, token) as client:
+        error = await tool_error(
+            client, "task_reflect", {"task_id": ALICE, "goal": "Pay", "outcome": "success"}
+        )
+        assert [e["field"] for e in error["errors"]] == ["task_id"], error
+        assert "task id" in error["message"]
+        assert "identifier" in error["message"]
+        assert ALICE not in str(error)
+        turn = {"content": "Alice: see you at noon", "layer": "episodic", "turn_index": 0}
+        error = await tool_error(client, "memory_write", {**turn, "conversation_id": ALICE})
+        assert [e["field"] for e in error["errors"]] == ["conversation_id"], error
+        assert "conversation id" in error["message"]
+        assert ALICE not in str(error)
+        batch = await call(
+            client,
+            "memory_write_batch",
+            {"items": [{**turn, "conversation_id": "chat-42"}, {**turn, "conversation_id": ALICE}]},
+        )
+        assert [r["status"] for r in batch["results"]] == ["queued", "error"]
+        assert [e["field"] for e in batch["results"][1]["error"]["errors"]] == ["items.1.conversation_id"]
+        assert ALICE not in str(batch)
+
+
 async def test_a_key_filter_no_memory_can_have_is_refused_naming_the_field(
     server: BackgroundServer, token: str
 ) -> None:

@@ -28,6 +28,7 @@ from hindsight.correlation import bound
 from hindsight.domain.errors import HindsightError
 from hindsight.domain.memory import PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.reflection import ReflectJob
+from hindsight.domain.trust import admit_draft
 
 log = logging.getLogger(__name__)
 J = TypeVar("J", bound=BaseModel)
@@ -190,7 +191,8 @@ class WriteJobWorker(_Worker[WriteJob]):
 
 class ReflectJobWorker(_Worker[ReflectJob]):
     """The reflection worker: each task report becomes one episodic record, stored like a write whose
-    memory id is the reflection job's id (so ``memory_status`` answers for it)."""
+    memory id is the reflection job's id (so ``memory_status`` answers for it), its importance capped
+    unless the job's key was trusted, as memory_write's is (``domain.trust.admit_draft``)."""
 
     job_model = ReflectJob
 
@@ -199,13 +201,14 @@ class ReflectJobWorker(_Worker[ReflectJob]):
         for job in jobs:
             try:
                 reflection = await container.reflect(job.report)
+                draft, _ = admit_draft(reflection.draft, job.trusted)  # memory_write's cap (domain.trust)
                 writes.append(
                     WriteJob(
                         id=job.id,
                         tenant_id=job.tenant_id,
                         agent_id=job.agent_id,
                         submitted_at=job.submitted_at,
-                        draft=reflection.draft,
+                        draft=draft,
                     )
                 )
             except Exception as exc:  # one report the reflector cannot handle fails alone

@@ -35,7 +35,8 @@ def register_reflection_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> N
             "turns it into one episodic memory (task type, outcome, up to three key decisions, one "
             "lesson, entities) that memory_search will surface next time a similar task comes up, "
             "flagged if it failed. Returns at once with the memory id (status 'queued'); reporting the "
-            "same task_id again changes nothing."
+            "same task_id again with the same report is a replay (replayed: true), with another report it "
+            "is refused: a new attempt needs its own task_id."
         ),
         **change("Record how a task ended", idempotent=True),
     )

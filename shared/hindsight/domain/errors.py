@@ -30,15 +30,22 @@ class InvalidInput(HindsightError):
 
 class IdempotencyKeyReused(InvalidInput):
     """An ``idempotency_key`` already names a write with different arguments (payment APIs answer the
-    same). ``id`` is the write the key is bound to; a retry must repeat that write's arguments exactly."""
+    same), or a ``task_id`` a task report with different content (``field="task_id"``: task_reflect).
+    ``id`` is the write the key is bound to; a retry must repeat that write's arguments exactly."""
 
-    def __init__(self, write_id: str) -> None:
+    def __init__(self, write_id: str, field: str = "idempotency_key") -> None:
         self.write_id = write_id
-        super().__init__(
-            "idempotency_key",
-            "this key was already used for a write with different arguments; a retry must repeat the "
-            "same arguments, a new write needs a new key",
-        )
+        if field == "task_id":  # task_reflect: the task id is the reflection's idempotency key
+            message = (
+                "this task_id was already reported with different arguments; a retry must repeat the same "
+                "report, another task needs its own task_id"
+            )
+        else:
+            message = (
+                "this key was already used for a write with different arguments; a retry must repeat the "
+                "same arguments, a new write needs a new key"
+            )
+        super().__init__(field, message)
 
     def details(self) -> dict[str, object]:
         """``id``: the write the key is bound to."""

@@ -264,6 +264,7 @@ ChainSessionId = Annotated[
 ]
 ConversationId = Annotated[
     str,
+    Identifier("conversation id", "chat-42"),  # stored verbatim: redaction would merge two conversations
     StringConstraints(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$"),
     Field(
         description="The conversation (thread) this memory comes from, your own id for it (printable ASCII, "

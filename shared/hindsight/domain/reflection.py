@@ -22,7 +22,14 @@ from uuid import UUID
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from hindsight.domain.isotime import StartTime, Timestamp
-from hindsight.domain.limits import MAX_KEY_DECISIONS, MAX_SHORT_TEXT_CHARS, NOT_BLANK, AgentId, Entities
+from hindsight.domain.limits import (
+    MAX_KEY_DECISIONS,
+    MAX_SHORT_TEXT_CHARS,
+    NOT_BLANK,
+    AgentId,
+    Entities,
+    Identifier,
+)
 from hindsight.domain.limits import _clean_text as _refuse_control_characters
 from hindsight.domain.memory import FAILED_OUTCOMES, Outcome, TaskType
 
@@ -59,6 +66,7 @@ def entities_size(entities: dict[str, Any]) -> int:
 
 TaskId = Annotated[
     str,
+    Identifier("task id", "deploy-9"),  # the reflection's idempotency key: never rewritten by redaction
     StringConstraints(
         strip_whitespace=True, min_length=1, max_length=MAX_TASK_ID_CHARS, pattern=r"^[\x21-\x7e]+$"
     ),
@@ -180,3 +188,7 @@ class ReflectJob(BaseModel):
     agent_id: AgentId
     submitted_at: Timestamp
     report: TaskReport
+    trusted: bool = False
+    """The submitting key was trusted (``Principal.trusted``): the episode may keep the importance its
+    outcome gives it; else it is capped as any untrusted inference is (``domain.trust.admit_draft``).
+    Absent (a job queued before this field existed) reads as untrusted: the safe side."""

@@ -9,21 +9,32 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from datetime import datetime
 from typing import Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from hindsight.domain.auth import Principal
-from hindsight.domain.errors import JudgeFailed
+from hindsight.domain.errors import IdempotencyKeyReused, JudgeFailed, Unavailable
 from hindsight.domain.limits import MAX_RECALL_HINT_CHARS, ensure_job_fits
 from hindsight.domain.memory import MemoryDraft, Outcome
-from hindsight.domain.redaction import Redactor, redact_model
+from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.reflection import EpisodeRecord, ReflectJob, TaskReport
+from hindsight.domain.trust import importance_cap
 from hindsight.domain.write_filter import Role, WriteDecision, decide
-from hindsight.ports import Clock, JobQueue, OperationLog, Reflector, WriteJudge
+from hindsight.ports import (
+    Clock,
+    IdempotencyRecord,
+    IdempotencyRecords,
+    JobQueue,
+    OperationLog,
+    Reflector,
+    WriteJudge,
+)
 from hindsight.usecases.remember import job_id
 
 log = logging.getLogger(__name__)
@@ -165,39 +176,84 @@ class ShouldRemember:
 
 
 class ReflectionAck(BaseModel):
-    """The answer to task_reflect: the id the episodic memory will have, and that it is queued."""
+    """The answer to task_reflect: the id the episodic memory will have, and that it is queued. The
+    optional fields mean what ``remember.WriteAck``'s do (memory_write's answer)."""
 
     model_config = ConfigDict(frozen=True)
 
     id: UUID
     status: Literal["queued"] = "queued"
     submitted_at: datetime
+    importance_capped_from: float | None = Field(
+        default=None,
+        description="The importance the outcome gives an episode, when it is lowered to 0.5: a reflection is "
+        "an agent_inferred memory, and the key is not trusted.",
+    )
+    redacted: list[str] | None = Field(
+        default=None,
+        description="What redaction replaced in the report before anything was queued (e.g. ['email']): the "
+        "stored episode reads [REDACTED:<kind>] there.",
+    )
+    replayed: bool | None = Field(
+        default=None,
+        description="True when this task_id was already reported with the same report: this is the first "
+        "call's answer, and the episode is stored once.",
+    )
 
 
-REPORT_TEXT_FIELDS = ("task_id", "goal", "steps", "error", "entities")
+REPORT_TEXT_FIELDS = ("goal", "steps", "error", "entities")
+"""TaskReport fields redacted before the report is queued; ``task_id`` is an identifier, refused rather
+than rewritten (``ensure_key_unredacted``)."""
+
+
+def report_fingerprint(report: TaskReport) -> str:
+    """SHA-256 hex of a task report as canonical JSON (sorted keys, defaults filled in): two reports with
+    the same fingerprint are the same report. Bound to the task id at its first report."""
+    canonical = json.dumps(
+        report.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 class SubmitReflection:
     """``task_reflect``: redact the report and queue it for the reflection worker; answer at once.
 
     The memory id is derived from the task id (``remember.job_id``), so reporting the same task twice
-    (a retried ``finally``) yields one episode.
+    (a retried ``finally``) yields one episode. The task id is the report's idempotency key: bound to the
+    report's fingerprint at its first use (``IdempotencyRecords``, as memory_write binds its
+    idempotency_key), a repeat of the same report is answered as the first (``replayed``), a different
+    report under the same task id is refused (``IdempotencyKeyReused`` on ``task_id``): the first
+    report's episode is the one stored, so a second one would otherwise be dropped unsaid.
+
+    A reflection is an ``agent_inferred`` memory, so from an untrusted key its importance is capped as
+    any untrusted inference's (``domain.trust``; the worker applies ``admit_draft`` to the draft, the
+    answer says ``importance_capped_from``).
     """
 
     def __init__(
-        self, queue: JobQueue, clock: Clock, redactor: Redactor, operations: OperationLog | None = None
+        self,
+        queue: JobQueue,
+        clock: Clock,
+        redactor: Redactor,
+        operations: OperationLog | None = None,
+        idempotency: IdempotencyRecords | None = None,
     ) -> None:
         self._operations = operations
         self._queue = queue
         self._clock = clock
         self._redactor = redactor
+        self._idempotency = idempotency
 
     async def __call__(self, principal: Principal, agent_id: str | None, report: TaskReport) -> ReflectionAck:
-        """Raises Forbidden (read-only key, agent not allowed), InvalidInput (the job would be over
-        MAX_JOB_BYTES) or Unavailable (queue down)."""
+        """Raises Forbidden (read-only key, agent not allowed), InvalidInput (a task_id redaction would
+        change; the job would be over MAX_JOB_BYTES), IdempotencyKeyReused (the task_id was reported with
+        a different report) or Unavailable (queue down)."""
         principal.require_write()
         scope = principal.scope(agent_id)
-        report = redact_model(self._redactor, report, REPORT_TEXT_FIELDS)
+        ensure_key_unredacted(self._redactor, report.task_id, "task_id", "task id", "deploy-9")
+        fingerprint = report_fingerprint(report)  # the caller's report, before we change it
+        redacted: set[str] = set()
+        report = redact_model(self._redactor, report, REPORT_TEXT_FIELDS, redacted)
         now = self._clock.now()
         job = ReflectJob(
             id=job_id(scope.tenant_id, scope.agent_id, f"task:{report.task_id}"),
@@ -205,9 +261,45 @@ class SubmitReflection:
             agent_id=scope.agent_id,
             submitted_at=now,
             report=report,
+            trusted=principal.trusted,
         )
         ensure_job_fits(job.model_dump_json(), report.model_dump(mode="json", exclude_none=True))
-        await self._queue.enqueue(job)
+        first = await self._claim(job, fingerprint)
+        if first is not None:
+            job = job.model_copy(update={"submitted_at": first.submitted_at})
+        try:
+            await self._queue.enqueue(job)  # a replay too: the first may be lost; the worker stores once
+        except Exception:
+            if first is None and self._idempotency is not None:
+                await self._idempotency.release(job.tenant_id, job.id)
+            raise
         if self._operations is not None:
             await self._operations.record_queued(job)
-        return ReflectionAck(id=job.id, submitted_at=now)
+        asked = OUTCOME_IMPORTANCE[report.outcome]
+        cap = importance_cap(
+            "agent_inferred", (), principal.trusted
+        )  # an inference: capped whatever the text
+        return ReflectionAck(
+            id=job.id,
+            submitted_at=job.submitted_at,
+            importance_capped_from=asked if cap is not None and asked > cap else None,
+            redacted=sorted(redacted) or None,
+            replayed=True if first else None,
+        )
+
+    async def _claim(self, job: ReflectJob, fingerprint: str) -> IdempotencyRecord | None:
+        """The record the task id was bound to first, or None (first report, no records). Raises
+        IdempotencyKeyReused (field ``task_id``) when it was bound to another report. Records that cannot
+        be read do not stop the report: the worker still stores a task's episode once."""
+        if self._idempotency is None:
+            return None
+        try:
+            first = await self._idempotency.claim(
+                job.tenant_id, job.id, IdempotencyRecord(fingerprint, job.submitted_at)
+            )
+        except Unavailable as exc:
+            log.warning("%s; reflection %s accepted without its idempotency check", exc, job.id)
+            return None
+        if first is not None and first.fingerprint != fingerprint:
+            raise IdempotencyKeyReused(str(job.id), field="task_id")
+        return first

@@ -142,11 +142,15 @@ class Remember:
         """The job for one write and its answer, not queued yet: redacted, importance capped, id assigned,
         idempotency key claimed (``release`` it if the job is not queued after all), size checked.
         Raises IdempotencyKeyReused, ValidationError or InvalidInput (also: a causal_parent that names
-        nothing the agent wrote, ``usecases.causal_parents``; a key redaction would change, field
-        ``key``: ``ensure_key_unredacted``)."""
+        nothing the agent wrote, ``usecases.causal_parents``; a key or conversation_id redaction would
+        change, field ``key`` / ``conversation_id``: ``ensure_key_unredacted``)."""
         if draft.causal_parent is not None and self._parents is not None:
             await self._parents(scope, draft.causal_parent)
         ensure_key_unredacted(self._redactor, draft.key, "key")  # an identifier: never rewritten
+        # stored verbatim (not a text field): an e-mail there would be personal data kept unredacted
+        ensure_key_unredacted(
+            self._redactor, draft.conversation_id, "conversation_id", "conversation id", "chat-42"
+        )
         fingerprint = write_fingerprint(draft, filter)  # the caller's arguments, before we change them
         redacted: set[str] = set()
         draft = redact_model(self._redactor, draft, DRAFT_TEXT_FIELDS, redacted)  # before the text leaves us
