@@ -70,10 +70,13 @@ def capture(size: int) -> None:
     current: dict[str, Any] = {}
     merged, from_row = reads._merged, reads.memory_from_row
 
-    def recording_merged(vector_rows: list[dict[str, Any]], text_rows: list[dict[str, Any]]) -> Any:
+    def recording_merged(vector_rows: list[dict[str, Any]], *text: list[dict[str, Any]]) -> Any:
+        # the text signals' rows as one row per memory with all three text columns, as the single
+        # text statement of older checkouts returned them (every checkout's _merged reads that shape)
         current["vector_rows"] = [dict(r) for r in vector_rows]
-        current["text_rows"] = [dict(r) for r in text_rows]
-        return merged(vector_rows, text_rows)
+        copies = merged(*([dict(r) for r in rows] for rows in text))
+        current["text_rows"] = [{k: v for k, v in r.items() if k != "similarity"} for r in copies]
+        return merged(vector_rows, *text)
 
     def recording_from_row(row: dict[str, Any]) -> Any:
         current.setdefault("rows", []).append(dict(row))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 import psycopg
@@ -177,10 +178,10 @@ def test_beyond_max_ranked_only_rows_with_the_rarest_words_are_ranked(stack: Loc
             await container.maintain.run(tenant_id=tenant)
             scope = Scope(tenant_id=tenant, agent_id="default")
             request = resolve(RecallQuery(text="weekend zebracorn", top_k=10), datetime.now(UTC))
-            embedding = await container.embedder.embed_query(request.text)
+            embed = partial(container.embedder.embed_query, request.text)
 
             async def keyword_hits(reader: PostgresMemoryReader) -> set[str]:
-                candidates = await reader.search_candidates(scope, request, embedding, 100)
+                candidates = await reader.search_candidates(scope, request, embed, 100)
                 return {c.memory.content for c in candidates if c.keyword_score is not None}
 
             return (
@@ -213,9 +214,9 @@ def test_when_the_rarest_word_alone_exceeds_max_ranked_rows_with_two_query_words
             await container.maintain.run(tenant_id=tenant)
             scope = Scope(tenant_id=tenant, agent_id="default")
             request = resolve(RecallQuery(text="weekend hiking", top_k=10), datetime.now(UTC))
-            embedding = await container.embedder.embed_query(request.text)
+            embed = partial(container.embedder.embed_query, request.text)
             reader = PostgresMemoryReader(container.pool, max_ranked=5, ranked_when_binding=3)
-            candidates = await reader.search_candidates(scope, request, embedding, 100)
+            candidates = await reader.search_candidates(scope, request, embed, 100)
             keyword = [c for c in candidates if c.keyword_score is not None]
             return [c.memory.content for c in sorted(keyword, key=lambda c: -(c.keyword_score or 0))]
         finally:

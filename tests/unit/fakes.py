@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from uuid import UUID
 
@@ -70,14 +70,17 @@ class ScriptedStore:
     def __init__(self, candidates: list[Candidate] | None = None) -> None:
         self.candidates = candidates or []
         self.asked: list[tuple[Scope, SearchRequest, int]] = []
+        self.embeddings: list[Vector] = []
+        """The query embedding each search asked for."""
         self.stored: list[WriteJob] = []
         self.turns: dict[tuple[str, str, tuple[str, int, int]], str] = {}
         """(tenant, agent, (conversation, session, turn)) → content, for turn_contents."""
 
     async def search_candidates(
-        self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
+        self, scope: Scope, request: SearchRequest, embed: Callable[[], Awaitable[Vector]], pool: int
     ) -> list[Candidate]:
         self.asked.append((scope, request, pool))
+        self.embeddings.append(await embed())  # as the port says: asked once, its errors raised
         return self.candidates
 
     async def store(self, prepared: Sequence[PreparedWrite], dedup_cosine: float) -> list[StoreResult]:

@@ -153,3 +153,38 @@ def test_statement_rows_become_the_reference_candidates(
     # the row turned into the memory's values keeps the fields' order (dumps and reprs read it)
     assert [repr(c) for c in built] == [repr(c) for c in expected]
     assert [c.model_dump_json() for c in built] == [c.model_dump_json() for c in expected]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    vector=st.lists(st.tuples(st.integers(0, 30), _score), max_size=20, unique_by=lambda t: t[0]),
+    text=st.lists(
+        st.tuples(st.integers(0, 30), st.none() | _score, st.none() | st.integers(1, 3), _score),
+        max_size=20,
+        unique_by=lambda t: t[0],
+    ),
+)
+def test_keyword_and_entity_statements_apart_give_the_candidates_of_one_text_statement(
+    vector: list[tuple[int, float]], text: list[tuple[int, float | None, int | None, float]]
+) -> None:
+    """The search runs the keyword statement apart from the vector + entity ones (it needs no
+    embedding): the same memories with the same signals and ranks as the one text statement gave."""
+    text = [t for t in text if t[1] is not None or t[2] is not None]
+    vector_rows = [_row(i, s, None, None) for i, s in vector]
+    for r in vector_rows:
+        del r["keyword_score"], r["entity_matches"], r["entity_distance"]
+    keyword_rows = [_row(i, None, k, None) for i, k, _, _ in text if k is not None]
+    for r in keyword_rows:
+        del r["similarity"], r["entity_matches"], r["entity_distance"]
+    entity_rows = [_row(i, None, None, m) | {"entity_distance": d} for i, _, m, d in text if m is not None]
+    for r in entity_rows:
+        del r["similarity"], r["keyword_score"]
+    text_rows = [
+        _row(i, None, k, m) | {"entity_distance": d if m is not None else None} for i, k, m, d in text
+    ]
+    for r in text_rows:
+        del r["similarity"]
+    expected = {c.memory.id: c for c in _reference(vector_rows, text_rows)}
+    built = _ranked(_merged(vector_rows, keyword_rows, entity_rows))
+    assert len(built) == len(expected)
+    assert {c.memory.id: c.model_dump() for c in built} == {i: c.model_dump() for i, c in expected.items()}

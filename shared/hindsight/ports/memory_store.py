@@ -3,7 +3,7 @@ the edits an agent asks for by id."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
@@ -48,9 +48,14 @@ class MemoryReader(Protocol):
     """The read side of long-term memory. Every method is scoped to one tenant and agent."""
 
     async def search_candidates(
-        self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
+        self, scope: Scope, request: SearchRequest, embed: Callable[[], Awaitable[Vector]], pool: int
     ) -> list[Candidate]:
-        """Up to ``pool`` candidates per signal (vector, keyword, entity), each with its ranks."""
+        """Up to ``pool`` candidates per signal (vector, keyword, entity), each with its ranks.
+
+        ``embed`` computes the query's embedding (``Embedder.embed_query`` of ``request.text``): the
+        store calls it once, when it needs the vector, and may run what needs only the text (the
+        full-text signal) meanwhile, so the model's time and the store's overlap. Its errors, and the
+        store's, are raised as they are; none leaves work running behind."""
         ...
 
     async def latest(self, scope: Scope, request: SearchRequest, limit: int) -> list[StoredMemory]:

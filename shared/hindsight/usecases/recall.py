@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
@@ -190,9 +191,8 @@ class Recall:
         """The retrieval itself, for callers that built a SearchRequest (benchmarks, the CLI).
         ``record_access=False``: an operator's look, not counted as a recall."""
         started = time.perf_counter()
-        embedding = await self._embedder.embed_query(request.text)
         candidates = await self._reader.search_candidates(
-            scope, request, embedding, max(self._pool, request.top_k)
+            scope, request, partial(self._embedder.embed_query, request.text), max(self._pool, request.top_k)
         )
         point = point_of(request)
         if not point.is_now:
@@ -224,9 +224,10 @@ class Recall:
         """Every candidate with its per-signal ranks and scores and its fused rank, ranked by the same
         code as ``search`` (so the top ``top_k`` rows are exactly what search returns). Records no access."""
         started = time.perf_counter()
-        embedding = await self._embedder.embed_query(request.text)
         pool = max(self._pool, request.top_k)
-        candidates = await self._reader.search_candidates(scope, request, embedding, pool)
+        candidates = await self._reader.search_candidates(
+            scope, request, partial(self._embedder.embed_query, request.text), pool
+        )
         point = point_of(request)
         if not point.is_now:
             candidates = await self._candidates_at(scope, await self._full(scope, candidates), point)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 from uuid import UUID
@@ -158,7 +158,25 @@ _CANDIDATE_FIELDS = tuple(CandidateMemory.model_fields)
 CANDIDATE_COLUMNS = quoted_columns("m", _CANDIDATE_FIELDS)
 """The columns of ``CandidateMemory``: what a search reads for every candidate of its pool."""
 
-_EMPTY = "SELECT NULL::uuid AS id, NULL::real AS {a}, NULL::real AS {b} WHERE false"
+_First = TypeVar("_First")
+_Second = TypeVar("_Second")
+
+
+async def all_or_none(first: Awaitable[_First], second: Awaitable[_Second]) -> tuple[_First, _Second]:
+    """Both results, the two run at once. An error of either cancels the other and is raised (as it
+    was) once that one has ended: nothing is left running and every pool connection is back, where
+    ``asyncio.gather`` would leave the other running. A cancelled caller cancels both the same way."""
+    tasks = (asyncio.ensure_future(first), asyncio.ensure_future(second))
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    finally:
+        for task in tasks:
+            task.cancel()  # no-op for a task that has ended
+        await asyncio.wait(tasks)
+    for task in tasks:
+        if not task.cancelled() and (error := task.exception()) is not None:
+            raise error
+    return tasks[0].result(), tasks[1].result()
 
 
 def _get_many(scope: Scope, ids: Sequence[UUID]) -> tuple[sql.Composed, dict[str, Any]]:
@@ -210,11 +228,12 @@ class PostgresMemoryReader:
         (domain.text.MAX_KEYWORD_RANKED_BINDING)."""
 
     async def search_candidates(
-        self, scope: Scope, request: SearchRequest, embedding: Vector, pool: int
+        self, scope: Scope, request: SearchRequest, embed: Callable[[], Awaitable[Vector]], pool: int
     ) -> list[Candidate]:
+        """The port's ``search_candidates``: three statements on two pool connections, the keyword one
+        started before ``embed`` is called, the vector and entity ones once it has answered."""
         where, params = _filters(scope, request)
         params |= {
-            "embedding": vector_literal(embedding),
             "pool": pool,
             "text": request.text,
             "terms": list(request.query_terms),
@@ -231,30 +250,33 @@ class PostgresMemoryReader:
         # helpers may; they return only the current tenant's rows the agent may see, ranking at most
         # max_ranked of them. The keyword queries (which lexemes, from the scope's counts; how many rows
         # to rank: fewer, two query words first, when the rarest word alone is in more than max_ranked)
-        # are built in the statement itself (migrations 013, 017), so the text signals take one statement.
-        keyword = sql.SQL("""SELECT k.id, k.score, NULL::real AS unused
-                   FROM hindsight_keyword_queries(%(text)s, %(tenant)s, %(agent)s, %(max_share)s,
-                                                  %(min_docs)s, %(keep_at_least)s, %(max_ranked)s,
-                                                  %(ranked_when_binding)s) AS kq
-                   CROSS JOIN hindsight_text_matches(kq.score_query, kq.probe_query, kq.pair_query,
-                                                     %(readers)s::text[], %(helper_statuses)s::text[],
-                                                     %(all_layers)s::text[], %(helper_limit)s,
-                                                     kq.ranked) AS k
-                   JOIN memories ON memories.id = k.id
-                   WHERE {where}
-                   ORDER BY k.score DESC LIMIT %(pool)s""").format(where=where)
-        entity = (
-            sql.SQL("""SELECT e.id, e.matches::real AS matches, e.distance
-                       FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
-                                                     %(readers)s::text[], %(helper_statuses)s::text[],
-                                                     %(all_layers)s::text[], %(helper_limit)s,
-                                                     %(max_ranked)s) AS e
-                       JOIN memories ON memories.id = e.id
-                       WHERE {where}
-                       ORDER BY e.matches DESC, e.distance LIMIT %(pool)s""").format(where=where)
-            if request.query_terms
-            else sql.SQL(_EMPTY.format(a="matches", b="distance"))
-        )
+        # are built in the statement itself (migrations 013, 017), so the keyword signal takes one
+        # statement.
+        keyword = sql.SQL("""SELECT {columns}, kw.score AS keyword_score
+               FROM (SELECT k.id, k.score
+                     FROM hindsight_keyword_queries(%(text)s, %(tenant)s, %(agent)s, %(max_share)s,
+                                                    %(min_docs)s, %(keep_at_least)s, %(max_ranked)s,
+                                                    %(ranked_when_binding)s) AS kq
+                     CROSS JOIN hindsight_text_matches(kq.score_query, kq.probe_query, kq.pair_query,
+                                                       %(readers)s::text[], %(helper_statuses)s::text[],
+                                                       %(all_layers)s::text[], %(helper_limit)s,
+                                                       kq.ranked) AS k
+                     JOIN memories ON memories.id = k.id
+                     WHERE {where}
+                     ORDER BY k.score DESC LIMIT %(pool)s) AS kw
+               JOIN memories m ON m.id = kw.id""").format(where=where, columns=CANDIDATE_COLUMNS)
+        # the entity helper reads the embedding for its tie-break (distance), so it runs beside the
+        # vector statement, pipelined on its connection
+        entity = sql.SQL("""SELECT {columns}, ent.matches AS entity_matches, ent.distance AS entity_distance
+               FROM (SELECT e.id, e.matches::real AS matches, e.distance
+                     FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
+                                                   %(readers)s::text[], %(helper_statuses)s::text[],
+                                                   %(all_layers)s::text[], %(helper_limit)s,
+                                                   %(max_ranked)s) AS e
+                     JOIN memories ON memories.id = e.id
+                     WHERE {where}
+                     ORDER BY e.matches DESC, e.distance LIMIT %(pool)s) AS ent
+               JOIN memories m ON m.id = ent.id""").format(where=where, columns=CANDIDATE_COLUMNS)
         vector = sql.SQL(
             """WITH whole AS (
                    SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity
@@ -275,26 +297,26 @@ class PostgresMemoryReader:
                -- only what ranking reads: the rows of the hits returned are fetched after ranking
                FROM vec JOIN memories m ON m.id = vec.id"""
         ).format(where=where, columns=CANDIDATE_COLUMNS)
-        text = sql.SQL(
-            """WITH kw AS ({keyword}),
-               ent AS ({entity})
-               SELECT {columns}, kw.score AS keyword_score,
-                      ent.matches AS entity_matches, ent.distance AS entity_distance
-               FROM (SELECT id FROM kw UNION SELECT id FROM ent) AS ids
-               JOIN memories m ON m.id = ids.id
-               LEFT JOIN kw ON kw.id = m.id
-               LEFT JOIN ent ON ent.id = m.id"""
-        ).format(keyword=keyword, entity=entity, columns=CANDIDATE_COLUMNS)
 
-        async def rows_of(statement: sql.Composed) -> list[dict[str, Any]]:
-            return await tenant_rows(self._pool, scope.tenant_id, statement, params)
+        async def keyword_rows() -> list[dict[str, Any]]:
+            return await tenant_rows(self._pool, scope.tenant_id, keyword, params)
 
-        # Two statements on two connections at once: Postgres runs a statement's CTEs one after the
-        # other on one core, the vector probe and the full-text ranking each take about half of the
-        # time at 100k memories (issue 15), and on two backends they overlap. Each holds a pool
-        # connection for the search's SQL (two per search, where one statement held one).
-        vector_rows, text_rows = await asyncio.gather(rows_of(vector), rows_of(text))
-        return _ranked(_merged(vector_rows, text_rows))
+        async def vector_and_entity_rows() -> list[list[dict[str, Any]]]:
+            with_embedding = params | {"embedding": vector_literal(await embed())}
+            statements = [(vector, with_embedding)]
+            if request.query_terms:
+                statements.append((entity, with_embedding))
+            return await tenant_rows_of(self._pool, scope.tenant_id, statements)
+
+        # The query's embedding (~20 ms of model time at 100k memories, issue 15) and the full-text
+        # ranking (~12 ms on the server) need not wait for each other: the keyword statement runs on
+        # its connection while the model runs (in a thread, the GIL released), then the vector probe
+        # and the entity helper run on a second connection, as one pipelined round trip. Two pool
+        # connections per search, as before.
+        keyword_result, (vector_result, *entity_result) = await all_or_none(
+            keyword_rows(), vector_and_entity_rows()
+        )
+        return _ranked(_merged(vector_result, keyword_result, *entity_result))
 
     async def latest(self, scope: Scope, request: SearchRequest, limit: int) -> list[StoredMemory]:
         """Up to ``limit`` memories passing the request's filters, latest first (when they happened,
@@ -464,26 +486,35 @@ class PostgresMemoryReader:
         return [memory_from_row(r) for r in rows]
 
 
-def _merged(vector_rows: list[dict[str, Any]], text_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per candidate: the vector statement's rows (with ``similarity``), then the text
-    statement's (``keyword_score``, ``entity_matches``, ``entity_distance``) joined to them by id; a
-    signal that did not return a memory leaves its columns None. The rows are the statements' own, fresh
-    from the driver: they are completed in place rather than copied."""
+_SIGNAL_COLUMNS = ("similarity", "keyword_score", "entity_matches", "entity_distance")
+"""The per-signal columns of a candidate row: each statement of a search returns some of them."""
+
+
+def _merged(*statements: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per candidate: each statement's rows (the vector one's with ``similarity``, the keyword
+    one's with ``keyword_score``, the entity one's with ``entity_matches`` and ``entity_distance``)
+    joined by id, a memory's first row completed with the signal columns of the later ones; a signal
+    that did not return a memory leaves its columns None. The rows are the statements' own, fresh from
+    the driver: they are completed in place rather than copied. Their order is the statements': the
+    vector rows first, in their order, as before (ranks are by value and the final order breaks ties
+    by id, but the learned ranker's matrix product may round a row's score differently in the last
+    bit at another position of the pool)."""
     by_id: dict[int, dict[str, Any]] = {}  # UUID.int: hashing a UUID itself is a Python-level call
-    for r in vector_rows:
-        r["keyword_score"] = r["entity_matches"] = r["entity_distance"] = None
-        by_id[r["id"].int] = r
-    for r in text_rows:
-        key = r["id"].int
-        seen = by_id.get(key)
-        if seen is None:
-            r["similarity"] = None
-            by_id[key] = r
-        else:
-            seen["keyword_score"] = r["keyword_score"]
-            seen["entity_matches"] = r["entity_matches"]
-            seen["entity_distance"] = r["entity_distance"]
-    return list(by_id.values())
+    for rows in statements:
+        names = [name for name in _SIGNAL_COLUMNS if rows and name in rows[0]]
+        for r in rows:
+            key = r["id"].int
+            seen = by_id.get(key)
+            if seen is None:
+                by_id[key] = r
+            else:
+                for name in names:
+                    seen[name] = r[name]
+    out = list(by_id.values())
+    for r in out:
+        for name in _SIGNAL_COLUMNS:
+            r.setdefault(name, None)
+    return out
 
 
 _set_dict = BaseModel.__dict__["__dict__"].__set__
