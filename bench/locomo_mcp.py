@@ -158,21 +158,20 @@ class AccessEraser:
         answering, in one UPDATE), then clear every recorded access of the agent's memories. Raises
         TimeoutError if the update never lands."""
         deadline = time.monotonic() + timeout_s
-        where = "tenant_id = %s AND agent_id = %s AND last_accessed_at IS NOT NULL"
+        # the agent's recorded accesses (migration 018: rows of memory_access; before it, columns of
+        # memories: last_accessed_at IS NOT NULL)
+        where = """tenant_id = %s AND memory_id IN (
+                       SELECT id FROM memories WHERE tenant_id = %s AND agent_id = %s)"""
+        params = (self._tenant, self._tenant, agent_id)
         while True:
-            cur = await self._conn.execute(
-                f"SELECT count(*) FROM memories WHERE {where}", (self._tenant, agent_id)
-            )
+            cur = await self._conn.execute(f"SELECT count(*) FROM memory_access WHERE {where}", params)
             row = await cur.fetchone()
             if row and row[0] > 0:
                 break
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no access recorded for {agent_id} after {timeout_s:.0f}s")
             await asyncio.sleep(0.02)
-        await self._conn.execute(
-            f"UPDATE memories SET access_count = 0, last_accessed_at = NULL WHERE {where}",
-            (self._tenant, agent_id),
-        )
+        await self._conn.execute(f"DELETE FROM memory_access WHERE {where}", params)
 
 
 async def refresh_keyword_stats(database_url: str, tenant: str, agents: list[str]) -> None:

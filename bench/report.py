@@ -1348,7 +1348,8 @@ def _observations(data: dict[str, Any], out: list[str]) -> None:
                 "included — "
                 f"and left {upd['dead_tuples']:,} dead tuples. `memories` has fillfactor 85 (schema 005) "
                 "and a memory's access is counted at most once an hour, which keeps most of these updates "
-                "HOT; keeping access counts in a separate narrow table would make them cheaper still."
+                "HOT. (A run before schema 018: since then the counters are a narrow table of their own, "
+                "`memory_access`, and a search writes no row of `memories`.)"
             )
         t0 = lat[min(lat, key=int)]
         if "mcp_overhead_p50_ms" in t0 and "mcp_overhead_p50_ms" in big:  # not in --search-only tiers

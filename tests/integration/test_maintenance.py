@@ -76,6 +76,7 @@ async def _insert(
         "updated_at": created_at,
         **fields,
     }
+    last_accessed_at = row.pop("last_accessed_at", None)  # memory_access's (migration 018)
     columns = ", ".join([*row, "embedding"])
     values = ", ".join([*(f"%({k})s" for k in row), "%(embedding)s::vector"])
     # the tenant's transaction: row-level security refuses rows of any other tenant (migration 004)
@@ -89,6 +90,12 @@ async def _insert(
                VALUES (%s, %s, 'created', 't', %s)""",
             (memory_id, tenant, created_at),
         )
+        if last_accessed_at is not None:
+            await conn.execute(
+                """INSERT INTO memory_access (memory_id, tenant_id, access_count, last_accessed_at)
+                   VALUES (%s, %s, 1, %s)""",
+                (memory_id, tenant, last_accessed_at),
+            )
     return memory_id
 
 

@@ -29,6 +29,7 @@ TENANT_TABLES = [
     "memory_chunks",
     "write_results",
     "pending_causal_links",
+    "memory_access",
 ]
 JSON_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 

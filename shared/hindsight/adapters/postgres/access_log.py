@@ -15,7 +15,12 @@ log = logging.getLogger(__name__)
 
 
 class DeferredAccessLog:
-    """The AccessLog port: one background UPDATE per search, off the response path.
+    """The AccessLog port: one background write per search, off the response path.
+
+    The write (``MemoryEditor.record_access``) upserts the hits' rows of ``memory_access``, a narrow
+    table of their own (migration 018), and no row of ``memories``: a search adds no index entries to
+    ``memories`` (its HNSW graph included) and leaves no dead copy of a memory's row. Reads join the
+    counters back (``rows.ACCESS_FIELDS``), so they show as before once the write is done.
 
     In Lambda a task still pending when the response is sent finishes during the next invocation
     of the same instance; counts may lag by one invocation, and an instance that is never invoked

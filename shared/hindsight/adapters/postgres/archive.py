@@ -32,6 +32,17 @@ TABLES = {
 _SKIP = {"memory_history": {"id"}}
 """Columns not carried over: history's serial id is the target's own."""
 _VECTOR = {"memories", "memory_chunks"}
+_ACCESS = ("access_count", "last_accessed_at")
+"""A memory record's access counters: fields of its row in the file (as before migration 018), a row of
+``memory_access`` in the database."""
+
+
+def _split_access(row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A memory record's row without its access counters, and the counters when it has any recorded."""
+    access = {k: row[k] for k in _ACCESS if k in row}
+    rest = {k: v for k, v in row.items() if k not in _ACCESS}
+    recorded = bool(access.get("access_count")) or access.get("last_accessed_at") is not None
+    return rest, access if recorded else {}
 
 
 def exact_vector(values: Sequence[float]) -> str:
@@ -58,7 +69,10 @@ class PostgresArchive:
             (
                 "memory",
                 sql.SQL(
-                    """SELECT to_jsonb(m) - 'embedding' - 'search_text' AS row {vector} FROM memories m
+                    """SELECT to_jsonb(m) - 'embedding' - 'search_text'
+                              || jsonb_build_object('access_count', coalesce(a.access_count, 0),
+                                                    'last_accessed_at', a.last_accessed_at) AS row {vector}
+                       FROM memories m LEFT JOIN memory_access a ON a.memory_id = m.id
                        WHERE m.tenant_id = %(t)s {agent} ORDER BY m.created_at, m.id"""
                 ).format(vector=vector, agent=agent),
             ),
@@ -173,9 +187,15 @@ class PostgresArchive:
                 if record["row"].get("tenant_id") != tenant_id:
                     raise ValueError(f"{kind} record of tenant {record['row'].get('tenant_id')!r}")
                 if kind == "memory":
-                    inserted = await self._insert(conn, table, record, "ON CONFLICT (id) DO NOTHING", True)
+                    row, access = _split_access(record["row"])
+                    inserted = await self._insert(
+                        conn, table, {**record, "row": row}, "ON CONFLICT (id) DO NOTHING", True
+                    )
                     if inserted:
-                        new_memories.add(str(record["row"]["id"]))
+                        new_memories.add(str(row["id"]))
+                        if access:
+                            access_row = {"memory_id": row["id"], "tenant_id": tenant_id, **access}
+                            await self._insert(conn, "memory_access", {"row": access_row}, "", False)
                     else:
                         await self._explain_conflict(conn, tenant_id, record["row"]["id"])
                 elif kind == "relation":

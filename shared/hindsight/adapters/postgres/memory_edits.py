@@ -254,16 +254,23 @@ class PostgresMemoryEditor:
 
     async def record_access(self, scope: Scope, ids: Sequence[UUID], at: datetime) -> None:
         """Bump last_accessed_at always, access_count once per ``ACCESS_DEBOUNCE`` — the count is of
-        sessions that needed the memory, not of hits, so a burst of searches cannot snowball it."""
+        sessions that needed the memory, not of hits, so a burst of searches cannot snowball it.
+
+        Writes ``memory_access`` only (migration 018: a narrow row whose update is HOT), never a row of
+        ``memories``; ids not of the scope's tenant, or deleted meanwhile, are skipped. Rows are taken in
+        id order, so two bookkeepings of overlapping hits cannot deadlock."""
         if not ids:
             return
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             await conn.execute(
-                """UPDATE memories
-                   SET access_count = access_count + CASE WHEN last_accessed_at IS NULL
-                                                          OR last_accessed_at < %(at)s - %(debounce)s
-                                                     THEN 1 ELSE 0 END,
-                       last_accessed_at = greatest(last_accessed_at, %(at)s)
-                   WHERE id = ANY(%(ids)s) AND tenant_id = %(t)s""",
+                """INSERT INTO memory_access AS a (memory_id, tenant_id, access_count, last_accessed_at)
+                   SELECT m.id, m.tenant_id, 1, %(at)s FROM memories m
+                   WHERE m.id = ANY(%(ids)s) AND m.tenant_id = %(t)s
+                   ORDER BY m.id
+                   ON CONFLICT (memory_id) DO UPDATE
+                   SET access_count = a.access_count + CASE WHEN a.last_accessed_at IS NULL
+                                                              OR a.last_accessed_at < %(at)s - %(debounce)s
+                                                         THEN 1 ELSE 0 END,
+                       last_accessed_at = greatest(a.last_accessed_at, %(at)s)""",
                 {"at": at, "debounce": ACCESS_DEBOUNCE, "ids": list(ids), "t": scope.tenant_id},
             )

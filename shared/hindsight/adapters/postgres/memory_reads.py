@@ -16,8 +16,8 @@ from pydantic import BaseModel
 from hindsight.adapters.postgres.rows import (
     MEMORY_COLUMNS,
     history_from_row,
+    memory_columns,
     memory_from_row,
-    quoted_columns,
     relation_from_row,
     tenant_rows,
     tenant_rows_of,
@@ -155,7 +155,7 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
 
 
 _CANDIDATE_FIELDS = tuple(CandidateMemory.model_fields)
-CANDIDATE_COLUMNS = quoted_columns("m", _CANDIDATE_FIELDS)
+CANDIDATE_COLUMNS = memory_columns(_CANDIDATE_FIELDS)
 """The columns of ``CandidateMemory``: what a search reads for every candidate of its pool."""
 
 _First = TypeVar("_First")

@@ -39,7 +39,26 @@ def quoted_columns(alias: str, fields: Sequence[str]) -> sql.SQL:
     return sql.SQL(", ".join(f'"{alias}"."{f}"' for f in fields))
 
 
-MEMORY_COLUMNS = quoted_columns("m", _FIELDS)
+ACCESS_FIELDS = {
+    "access_count": "coalesce((SELECT a.access_count FROM memory_access a WHERE a.memory_id = m.id), 0)",
+    "last_accessed_at": "(SELECT a.last_accessed_at FROM memory_access a WHERE a.memory_id = m.id)",
+}
+"""The access counters of the memory ``m`` (migration 018: their own table, so a search's bookkeeping
+writes no row of ``memories``), as expressions: a primary-key lookup each, no row → never recalled."""
+
+
+def memory_columns(fields: Sequence[str]) -> sql.SQL:
+    """The select list of ``fields`` of the memory aliased ``m``, pre-quoted like ``quoted_columns``: a
+    column of ``memories``, or an access counter's ``ACCESS_FIELDS`` lookup named as the field."""
+    return sql.SQL(
+        ", ".join(
+            f'{ACCESS_FIELDS[f]} AS "{f}"' if f in ACCESS_FIELDS else quoted_columns("m", [f]).as_string(None)
+            for f in fields
+        )
+    )
+
+
+MEMORY_COLUMNS = memory_columns(_FIELDS)
 _MEMORY_FIELDS = set(StoredMemory.model_fields)
 
 

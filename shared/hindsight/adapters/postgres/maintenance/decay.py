@@ -13,7 +13,7 @@ from hindsight.domain.memory import Scope
 # The decay rule of hindsight.domain.maintenance.decay_step, in SQL: one statement per batch selects the
 # due rows (locking them, skipping rows another transaction holds), applies the step, archives what went
 # under the cold threshold and writes both history rows. The anchor is the latest of created_at,
-# last_accessed_at, updated_at and decayed_at (greatest() ignores NULLs).
+# last_accessed_at (its own table, migration 018), updated_at and decayed_at (greatest() ignores NULLs).
 _DECAY = """
 WITH due AS (
     SELECT m.id, m.importance AS before, d.after
@@ -22,7 +22,8 @@ WITH due AS (
         SELECT m.importance * power(
             0.5::float8,
             greatest(0, extract(epoch FROM %(now)s::timestamptz - greatest(
-                m.created_at, m.last_accessed_at, m.updated_at, m.decayed_at)))
+                m.created_at, (SELECT a.last_accessed_at FROM memory_access a WHERE a.memory_id = m.id),
+                m.updated_at, m.decayed_at)))
             / CASE m.layer WHEN 'episodic' THEN %(h_episodic)s::float8 ELSE %(h_semantic)s::float8 END
         ) AS after
     ) d
