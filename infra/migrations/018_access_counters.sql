@@ -34,4 +34,9 @@ INSERT INTO memory_access (memory_id, tenant_id, access_count, last_accessed_at)
 SELECT id, tenant_id, access_count, last_accessed_at FROM memories
 WHERE access_count > 0 OR last_accessed_at IS NOT NULL;
 
-ALTER TABLE memories DROP COLUMN access_count, DROP COLUMN last_accessed_at;
+-- memories.access_count / last_accessed_at stay, unused from here on (expand, then contract): function code
+-- from before 018 still serving while a deploy switches the functions over reads and bumps them without an
+-- error (its bumps in that window are not counted here). A later release drops them, once no deployed code
+-- reads them.
+COMMENT ON COLUMN memories.access_count IS 'unused since migration 018 (memory_access); dropped by a later release';
+COMMENT ON COLUMN memories.last_accessed_at IS 'unused since migration 018 (memory_access); dropped by a later release';
