@@ -334,6 +334,74 @@ async def test_update_archive_restore_feedback_and_forget(
     assert count_memories(stack, tenant) == 1
 
 
+async def _active_on(client: Client, key: str, ids: list[str]) -> set[str]:
+    """Those of ``ids`` that are active on ``key`` (by id: a search ranks and may cut)."""
+    memories = [(await call(client, "memory_get", {"id": mid}))["memory"] for mid in ids]
+    return {m["id"] for m in memories if m["status"] == "active" and m["key"] == key}
+
+
+async def test_an_update_that_moves_a_memory_onto_a_key_supersedes_the_fact_there(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        plant = await _write(client, content="The office plant is a ficus", key="office.plant")
+        printer = await _write(client, content="The office printer is an HP LaserJet", key="office.printer")
+        await drain(poller)
+        moved = await call(
+            client, "memory_update", {"id": printer, "action": "update", "key": "office.plant"}
+        )
+        assert moved["memory"]["key"] == "office.plant"
+        assert moved["superseded"] == [plant]
+        # one active fact per key, as after a memory_write with that key
+        assert await _active_on(client, "office.plant", [plant, printer]) == {printer}
+        hits = await _search(client, "office", key="office.plant", top_k=20)
+        assert [h["memory"]["id"] for h in hits] == [printer]
+        old = await call(client, "memory_get", {"id": plant})
+        assert old["memory"]["status"] == "superseded"
+        assert old["memory"]["superseded_by"] == printer
+        assert old["memory"]["valid_to"] is not None
+        assert [h["action"] for h in old["history"]] == ["created", "superseded"]
+        summary = await call(client, "memory_summarize", {"key": "office.plant"})
+        assert plant not in str(summary)
+
+        # a later write on the key replaces the one fact there: nothing stays behind without an end
+        later = await _write(client, content="The office plant is now a monstera", key="office.plant")
+        await drain(poller)
+        status = await call(client, "memory_status", {"ids": [later]})
+        assert status["writes"][0]["reason"] == f"supersedes {printer}"
+        assert await _active_on(client, "office.plant", [plant, printer, later]) == {later}
+        # moving a memory back onto a key nobody holds, or within the same key, supersedes nothing
+        again = await call(
+            client, "memory_update", {"id": later, "action": "update", "key": "office.plant", "reason": "x"}
+        )
+        assert again["superseded"] is None
+
+
+async def test_concurrent_moves_onto_one_key_leave_one_active_fact(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        ids = [
+            await _write(client, content=text, key=key)
+            for text, key in (
+                ("The office plant is a ficus", "office.plant"),
+                ("The office printer is an HP LaserJet", "office.printer"),
+                ("The office kettle is a Bosch", "office.kettle"),
+            )
+        ]
+        await drain(poller)
+        ids.append(await _write(client, content="The office plant is a cactus", key="office.plant"))
+
+        async def move(mid: str) -> None:
+            await call(client, "memory_update", {"id": mid, "action": "update", "key": "office.plant"})
+
+        async with anyio.create_task_group() as tg:  # two moves and the worker storing a write on the key
+            tg.start_soon(move, ids[1])
+            tg.start_soon(move, ids[2])
+            tg.start_soon(drain, poller)
+        assert len(await _active_on(client, "office.plant", ids)) == 1
+
+
 async def test_idempotency_key_makes_a_retried_write_one_memory(
     server: BackgroundServer, poller: SqsPoller, stack: LocalStack, token: str, tenant: str
 ) -> None:

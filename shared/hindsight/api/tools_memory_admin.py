@@ -68,6 +68,11 @@ class UpdateOut(BaseModel):
         description="What redaction replaced in the changes or the reason before anything was stored "
         "(e.g. ['email']), as memory_write answers: the stored text reads [REDACTED:<kind>] there.",
     )
+    superseded: list[UUID] | None = Field(
+        default=None,
+        description="The facts this update superseded: a new key on an active semantic memory makes it "
+        "the one fact on that key, as memory_write with that key would (they keep their history).",
+    )
 
 
 class ForgetOut(BaseModel):
@@ -192,6 +197,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             queued=result.queued,
             replaced_version=result.replaced_version,
             redacted=result.redacted,
+            superseded=result.superseded,
         )
 
     @mcp.tool(

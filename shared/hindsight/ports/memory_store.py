@@ -38,10 +38,12 @@ class ChainLink:
 @dataclass(frozen=True)
 class EditedMemory:
     """A memory after a change by id, and the version the change replaced (equal to ``memory.version``
-    when nothing changed)."""
+    when nothing changed); ``superseded``: the memories the change superseded (an update that moved the
+    memory onto a key other active facts held)."""
 
     memory: StoredMemory
     replaced_version: int
+    superseded: tuple[UUID, ...] = ()
 
 
 class MemoryReader(Protocol):

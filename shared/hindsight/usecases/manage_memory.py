@@ -73,6 +73,8 @@ class UpdateResult(BaseModel):
     replaced_version: int | None = None
     redacted: list[str] | None = None
     """What redaction replaced in the changes or the reason (rule names, sorted), as ``WriteAck``."""
+    superseded: list[UUID] | None = None
+    """The facts an ``update`` superseded by moving the memory onto their key (None: none)."""
 
 
 class ForgetResult(BaseModel):
@@ -209,7 +211,9 @@ class ManageMemory:
     ) -> UpdateResult:
         """Raises NotFound, InvalidInput (nothing to change; supersede without new content; a key
         redaction would change, field ``key``), Forbidden, VersionConflict (``expected_version`` given and
-        the memory is at another). The result's ``redacted`` names what redaction replaced."""
+        the memory is at another). The result's ``redacted`` names what redaction replaced. A new ``key``
+        on an active semantic memory makes it the fact on that key: the agent's active facts already on
+        it are superseded (``superseded``), as a ``memory_write`` with that key would do."""
         principal.require_write()
         scope = principal.scope(agent_id)
         ensure_key_unredacted(self._redactor, changes.key, "key")
@@ -256,7 +260,12 @@ class ManageMemory:
         )
         if edited is None:
             raise await self._refusal(scope, memory_id)
-        return UpdateResult(action=action, memory=edited.memory, replaced_version=edited.replaced_version)
+        return UpdateResult(
+            action=action,
+            memory=edited.memory,
+            replaced_version=edited.replaced_version,
+            superseded=list(edited.superseded) or None,
+        )
 
     async def _supersede(
         self,

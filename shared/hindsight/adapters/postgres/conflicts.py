@@ -100,11 +100,18 @@ def unsure(verdict: PairVerdict) -> str:
 
 
 async def supersede(
-    conn: AsyncConnection, tenant_id: str, new_id: UUID, old_id: UUID, until: datetime, why: str
+    conn: AsyncConnection,
+    tenant_id: str,
+    new_id: UUID,
+    old_id: UUID,
+    until: datetime,
+    why: str,
+    actor: str = WORKER,
 ) -> None:
     """Mark ``old_id`` superseded by ``new_id`` (valid until ``until``, unless it already had an end),
-    with its ``supersedes`` link and history row. The history records the end it gets when it had none,
-    so a read at an earlier ``known_at`` sees the open end it had then."""
+    with its ``supersedes`` link and history row (by ``actor``: the worker, or the API key of a
+    ``memory_update``). The history records the end it gets when it had none, so a read at an earlier
+    ``known_at`` sees the open end it had then."""
     row = await fetch_one(
         conn,
         """UPDATE memories m SET status = 'superseded', updated_at = now(),
@@ -119,7 +126,7 @@ async def supersede(
         changes["valid_to"] = {"from": None, "to": row["after"].isoformat()}
     await _relate(conn, tenant_id, new_id, old_id, "supersedes", why)
     await record_history(
-        conn, tenant_id, WORKER, HistoryRow(old_id, "superseded", f"superseded by {new_id}", changes)
+        conn, tenant_id, actor, HistoryRow(old_id, "superseded", f"superseded by {new_id}", changes)
     )
 
 

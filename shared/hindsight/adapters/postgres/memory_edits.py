@@ -7,6 +7,11 @@ Optimistic concurrency: a change that names ``expected_version`` locks the row (
 compares its version and refuses with ``VersionConflict`` when it moved on — the check and the change
 are one transaction under the row lock, so of N concurrent changes expecting version v exactly one
 wins. The version itself is bumped by the ``memories_version`` trigger (migration ``memory_versions``).
+
+A key names one fact (per tenant, agent and the semantic layer, as the worker's write path keeps it): an
+update that moves an active semantic memory onto a key supersedes the active facts already on it, as a
+``memory_write`` with that key would, under the same advisory key lock the worker takes (taken before the
+row lock, as the worker does), so a concurrent write or update on the key cannot leave two active facts.
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ from psycopg import AsyncConnection, sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from hindsight.adapters.postgres.conflicts import supersede
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
+from hindsight.adapters.postgres.memory_writes import KEY_LOCK, KEY_LOCKS, key_lock
 from hindsight.adapters.postgres.rows import (
     MEMORY_COLUMNS,
+    fetch_all,
     fetch_one,
     memory_from_row,
     tenant_transaction,
@@ -43,6 +51,15 @@ from hindsight.ports import EditedMemory, Vector
 
 ACCESS_DEBOUNCE = timedelta(hours=1)
 """Recalls of one memory within this window count as one access (frequency is per session, not per hit)."""
+
+
+MOVED_ONTO_KEY = "moved onto the same key by memory_update"
+"""The ``supersedes`` relation's reason when an update moves a memory onto a key another fact held."""
+
+_KEY_HOLDERS = """SELECT id FROM memories
+   WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'active'
+     AND id <> %s
+   ORDER BY created_at, id FOR UPDATE"""
 
 
 def _json(value: Any) -> Any:
@@ -68,6 +85,39 @@ async def _reload(conn: AsyncConnection, memory_id: UUID) -> StoredMemory:
     return memory_from_row(row)
 
 
+async def _lock_keys(conn: AsyncConnection, scope: Scope, memory_id: UUID, key: str | None) -> str | None:
+    """For an update to ``key``: the worker's advisory locks of the memory's current key and of ``key``,
+    taken before its row lock as the worker does (no deadlock with a write), both at once in hash order
+    (two updates swapping keys cannot deadlock): a write on either key waits for the move, and a move
+    waits for the writes. The key read (unlocked) before locking; None when ``key`` is None (no lock)."""
+    if key is None:
+        return None
+    row = await fetch_one(
+        conn,
+        "SELECT key FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s",
+        (memory_id, scope.tenant_id, scope.agent_id),
+    )
+    old = row["key"] if row is not None else None
+    names = [key_lock(scope.tenant_id, scope.agent_id, k) for k in {key, old} if k is not None]
+    await conn.execute(KEY_LOCKS, (names,))
+    return old
+
+
+async def _take_key(conn: AsyncConnection, scope: Scope, memory_id: UUID, key: str, actor: str) -> list[UUID]:
+    """``memory_id`` (just moved onto ``key``) becomes the fact on it: every other active semantic memory
+    of the agent on the key is superseded by it, ending now — the write path's ``supersede`` (status,
+    ``valid_to``, ``supersedes`` relation, history). Every holder, not only the newest: after the move
+    the key names this fact alone. The caller holds the key's advisory lock. The ids superseded."""
+    holders = await fetch_all(conn, _KEY_HOLDERS, (scope.tenant_id, scope.agent_id, key, memory_id))
+    if not holders:
+        return []
+    clock = await fetch_one(conn, "SELECT now() AS now")
+    assert clock is not None
+    for holder in holders:
+        await supersede(conn, scope.tenant_id, memory_id, holder["id"], clock["now"], MOVED_ONTO_KEY, actor)
+    return [h["id"] for h in holders]
+
+
 class PostgresMemoryEditor:
     """The MemoryEditor port."""
 
@@ -88,11 +138,17 @@ class PostgresMemoryEditor:
         to the stored ones are no change: when nothing differs, nothing is written (no history entry,
         ``updated_at`` and the version kept) and the memory comes back as it is. Only the
         owner's memories (``scope.agent_id``) are changed: a memory shared with the agent is None here.
-        Raises VersionConflict when ``expected_version`` is given and the memory is at another."""
+        A new ``key`` on an active semantic memory supersedes the active facts of the agent already on
+        that key (their ids in ``superseded``; module doc). Raises VersionConflict when
+        ``expected_version`` is given and the memory is at another."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            moved_from = await _lock_keys(conn, scope, memory_id, changes.key)
             current = await _locked(conn, scope, memory_id)
             if current is None:
                 return None
+            if changes.key is not None and current.key not in (moved_from, changes.key):
+                # another update moved it between the read and the lock (rare): its key's lock too
+                await conn.execute(KEY_LOCK, (key_lock(scope.tenant_id, scope.agent_id, current.key),))
             check_memory_version(current, expected_version)
             check_validity_period(changes, current.valid_from, current.valid_to)
             sets: list[sql.Composable] = [sql.SQL("updated_at = now()")]
@@ -140,7 +196,10 @@ class PostgresMemoryEditor:
                 params,
             )
             await record_history(conn, scope.tenant_id, actor, HistoryRow(memory_id, "updated", reason, diff))
-            return EditedMemory(await _reload(conn, memory_id), current.version)
+            superseded: list[UUID] = []
+            if "key" in diff and current.layer == "semantic" and current.status == "active":
+                superseded = await _take_key(conn, scope, memory_id, str(changes.key), actor)
+            return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
 
     async def set_status(
         self,

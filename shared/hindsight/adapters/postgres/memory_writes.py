@@ -241,9 +241,24 @@ RECORD_RESULT = """INSERT INTO write_results (job_id, tenant_id, agent_id, outco
    VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (job_id) DO NOTHING"""
 
 
+def key_lock(tenant_id: str, agent_id: str, key: str | None) -> str:
+    """The advisory lock name that serialises the writers of one (tenant, agent, key): the worker's writes
+    and ``memory_update`` moving a memory onto the key (``memory_edits``), taken with ``KEY_LOCK``."""
+    return f"{tenant_id}\x1f{agent_id}\x1f{key or ''}"
+
+
 def lock_key(job: WriteJob) -> str:
     """The advisory lock that serialises the writers of one (tenant, agent, key)."""
-    return f"{job.tenant_id}\x1f{job.agent_id}\x1f{job.draft.key or ''}"
+    return key_lock(job.tenant_id, job.agent_id, job.draft.key)
+
+
+KEY_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
+"""Take a ``key_lock`` until the transaction ends."""
+
+KEY_LOCKS = """SELECT count(pg_advisory_xact_lock(h))
+   FROM (SELECT DISTINCT hashtextextended(k, 0) AS h FROM unnest(%s::text[]) AS k ORDER BY 1) AS s"""
+"""Take many ``key_lock``s (one text[] parameter) in one order — by hash, whoever asks — so two
+transactions that each need several keys cannot deadlock on them."""
 
 
 def merge_params(job: WriteJob, target: UUID) -> dict[str, Any]:
@@ -338,7 +353,7 @@ async def _store_one(
         )
     if item.skip is not None:
         return await _record(conn, job, "skipped", job.id, item.skip)
-    await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (lock_key(job),))
+    await conn.execute(KEY_LOCK, (lock_key(job),))
     if draft.supersedes is not None and draft.supersedes_version is not None:
         # memory_update supersede with expected_version: checked when queued, and again here under the
         # row lock, so a change that landed in between is not silently replaced (domain.versions). The

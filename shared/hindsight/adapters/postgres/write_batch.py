@@ -32,6 +32,7 @@ from hindsight.adapters.postgres.memory_writes import (
     DEDUP_CANDIDATES,
     INSERT_CHUNK,
     INSERT_MEMORIES,
+    KEY_LOCKS,
     MERGE_INTO,
     RELATE,
     WORKER,
@@ -49,8 +50,6 @@ StoreOne = Callable[[AsyncConnection, PreparedWrite], Awaitable[StoreResult]]
 
 _DONE = """SELECT job_id, outcome, memory_id, reason FROM write_results
    WHERE tenant_id = %s AND job_id = ANY(%s)"""
-_LOCK_ALL = """SELECT count(pg_advisory_xact_lock(h))
-   FROM (SELECT DISTINCT hashtextextended(k, 0) AS h FROM unnest(%s::text[]) AS k ORDER BY 1) AS s"""
 _CLOSE = """WITH q AS MATERIALIZED (
        SELECT q.*, coalesce(q.key, '') AS k, q.key IS NULL AS keyless,
               CASE WHEN q.layer = 'semantic' THEN '-infinity' ELSE q.occ END AS ev,
@@ -147,7 +146,7 @@ async def store_batch(
     done = {r["job_id"]: (r["outcome"], r["memory_id"], r["reason"]) for r in rows}
     keys = sorted({lock_key(i.job) for i in items if i.job.id not in done and i.skip is None})
     if keys:
-        await conn.execute(_LOCK_ALL, (keys,))
+        await conn.execute(KEY_LOCKS, (keys,))
     results: list[StoreResult | None] = [None] * len(items)
     start = 0
     while start < len(items):
