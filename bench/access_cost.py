@@ -30,11 +30,10 @@ from typing import Any
 import latency
 from common import bench_tmpdir, log, percentiles
 
-from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
-from hindsight.bootstrap import build_container, ranking_policy
+from hindsight.bootstrap import build_container
 from hindsight.domain.memory import Scope
 from hindsight.local.stack import LocalStack
-from hindsight.usecases.recall import Recall, RecallQuery, resolve
+from hindsight.usecases.recall import RecallQuery, resolve
 
 WARMUP = 20
 
@@ -91,14 +90,7 @@ async def measure(settings: Any, data: Any, chunk: int, rounds: int) -> dict[str
     container = await build_container(settings, with_queue=False)
     out: dict[str, Any] = {}
     try:
-        recall = Recall(
-            container.reader,
-            CachedQueryEmbedder(container.embedder),
-            container.clock,
-            container.access_log,
-            ranking_policy(settings),
-            settings.candidate_pool,
-        )
+        recall = latency.cached_recall(container, settings)
         scope = Scope(tenant_id=latency.TENANT, agent_id=latency.AGENT)
         editor = container.editor
 

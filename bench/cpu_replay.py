@@ -61,11 +61,10 @@ def capture(size: int) -> None:
     from common import bench_tmpdir, log
 
     import hindsight.adapters.postgres.memory_reads as reads
-    from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
-    from hindsight.bootstrap import build_container, ranking_policy
+    from hindsight.bootstrap import build_container
     from hindsight.domain.memory import Scope
     from hindsight.local.stack import LocalStack
-    from hindsight.usecases.recall import Recall, RecallQuery, resolve
+    from hindsight.usecases.recall import RecallQuery, resolve
 
     current: dict[str, Any] = {}
     merged, from_row = reads._merged, reads.memory_from_row
@@ -112,14 +111,7 @@ def capture(size: int) -> None:
     async def run(settings: Any, data: Any) -> list[dict[str, Any]]:
         container = await build_container(settings, with_queue=False)
         try:
-            recall = Recall(
-                Recorder(container.reader),  # type: ignore[arg-type]
-                CachedQueryEmbedder(container.embedder),
-                container.clock,
-                container.access_log,
-                ranking_policy(settings),
-                settings.candidate_pool,
-            )
+            recall = latency.cached_recall(container, settings, Recorder(container.reader))
             scope = Scope(tenant_id=latency.TENANT, agent_id=latency.AGENT)
             for text in data.warmups:
                 await recall.search(scope, resolve(RecallQuery(text=text, top_k=10), latency.NOW))

@@ -329,19 +329,26 @@ async def keyword_stats(settings: Settings) -> dict[str, Any]:
         await container.aclose()
 
 
+def cached_recall(container: Any, settings: Settings, reader: Any = None, embedder: Any = None) -> Recall:
+    """``Recall`` as the MCP tool builds it (the container's clock, access log and candidate pool, the
+    settings' ranker), over ``reader`` (default: the container's) and ``embedder`` (default: the
+    container's) behind the in-process query cache: the search every latency harness times."""
+    return Recall(
+        reader if reader is not None else container.reader,
+        CachedQueryEmbedder(embedder if embedder is not None else container.embedder),
+        container.clock,
+        container.access_log,
+        ranking_policy(settings),
+        settings.candidate_pool,
+    )
+
+
 async def in_process(settings: Settings, data: Dataset) -> dict[str, Any]:
     container = await build_container(settings, with_queue=False)
     try:
         embedder, reader = TimedEmbedder(container.embedder), TimedReader(container.reader)
         policy = ranking_policy(settings)
-        recall = Recall(
-            reader,
-            CachedQueryEmbedder(embedder),
-            container.clock,
-            container.access_log,
-            policy,
-            settings.candidate_pool,
-        )
+        recall = cached_recall(container, settings, reader, embedder)
         # the hand-set fusion (HINDSIGHT_RANKER=rrf) on the same reader and query cache, for issue 13's
         # "learned search p50 within 1.5x of the RRF one" in the same run
         rrf = Recall(

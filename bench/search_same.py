@@ -61,10 +61,9 @@ def child(checkout: Path, size: int, queries: int, out: Path, data_dir: Path, lo
 async def _searches(settings: Any, data: Any, out: Path) -> None:
     import latency
 
-    from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
-    from hindsight.bootstrap import build_container, ranking_policy
+    from hindsight.bootstrap import build_container
     from hindsight.domain.memory import Scope
-    from hindsight.usecases.recall import Recall, RecallQuery, resolve
+    from hindsight.usecases.recall import RecallQuery, resolve
 
     container = await build_container(settings, with_queue=False)
     forms: dict[str, dict[str, Any]] = {
@@ -91,14 +90,7 @@ async def _searches(settings: Any, data: Any, out: Path) -> None:
 
     reader = Recorder(container.reader)
     try:
-        recall = Recall(
-            reader,  # type: ignore[arg-type]
-            CachedQueryEmbedder(container.embedder),
-            container.clock,
-            container.access_log,
-            ranking_policy(settings),
-            settings.candidate_pool,
-        )
+        recall = latency.cached_recall(container, settings, reader)
         scope = Scope(tenant_id=latency.TENANT, agent_id=latency.AGENT)
         with out.open("w") as f:
             for n, text in enumerate(data.queries):
