@@ -37,6 +37,11 @@ from hindsight.domain.redaction import (
         ("Call me at (415) 555-0199 tomorrow", "phone"),
         ("her cell is 415-555-0199", "phone"),
         ("office: 415.555.0199.", "phone"),
+        ("Dana's mobile is 415 555 0199", "phone"),
+        ("Dana's mobile is 1-415-555-0199", "phone"),
+        ("tel 415 555-0199", "phone"),
+        ("Call me on 415-555-0199x12", "phone"),
+        ("phone: 4155550199", "phone"),
         ("IBAN DE89 3704 0044 0532 0130 00", "iban"),
         ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "private_key"),
     ],
@@ -82,10 +87,14 @@ def test_each_default_rule_redacts(text: str, rule: str) -> None:
         "the password for my laptop was changed yesterday",
         "my password's length is fine",
         "Pinned 2024 photos to the board",
-        # not a North American phone number: a date, a mixed separator, a version, an id without separators,
+        # not a North American phone number: a date, a version, an id without separators or a phone label,
         # an area code starting with 1, a longer run of digits
         "released 2023-11-02 as v4.222.333.4444",
-        "ref 415-555.0199, id 4155550199, order 123-456-7890, batch 415-555-01999",
+        "id 4155550199, order 123-456-7890, batch 415-555-01999",
+        # prose after a label, up to an aside (a re-trial: "(rotate it)" made "expires" the secret)
+        "Access token: expires after 1 hour (rotate it)",
+        "Access token: expires after 1 hour - refresh it",
+        "Access token: see the wiki for details",
         # a label's value that reads as prose describes the secret, it is not one (a new-user trial's
         # memories lost their meaning: "Access token: [REDACTED:password] after 1 hour")
         "Access token: expires after 1 hour",

@@ -84,12 +84,14 @@ _PLAIN_WORD = r"(?:[A-Za-z][a-z]{0,30}(?:['\u2019-][a-z]{1,30}){0,3}|[A-Z]{2,5}|
 """A word of prose: letters, lower case after the first ("Expires", "don't", "read-only"), an acronym
 ("IT"), or a number of one to three digits ("1 hour")."""
 _NOT_A_SECRET = (
-    r"(?!(?-i:(?:" + _PLAIN_WORD + r"[ \t]{1,10}){1,40}" + _PLAIN_WORD + r"(?=[.!?]*(?:[\n,;]|$)|[.!?]+\s)"
+    r"(?!(?-i:(?:" + _PLAIN_WORD + r"[ \t]{1,10}){1,40}" + _PLAIN_WORD
+    + r"(?=[.!?]*(?:[\n,;]|$)|[.!?]+\s|[ \t]+(?:\(|[-\u2013\u2014][ \t]))"
     r"|\d{1,3}(?=[.!?]*(?:[\s,;]|$))))"
 )
-"""What a label's value is not, though it follows "label:": a clause of two or more plain words ("Access
-token: expires after 1 hour", "Password: see the team vault"), which describes the secret, or a number of
-one to three digits ("token:5", "pw: 2"), which counts or names a slot. A value with a digit or a symbol in
+"""What a label's value is not, though it follows "label:": a clause of two or more plain words, up to its
+end or an aside ("Access token: expires after 1 hour", "… after 1 hour (rotate it)", "… - refresh it",
+"Password: see the team vault"), which describes the secret — not "the vault code is blue-42", whose last
+word is one — or a number of one to three digits ("token:5", "pw: 2"), which counts or names a slot. A value with a digit or a symbol in
 a word, a quoted value, or a single word ("passcode: swordfish") is still taken as the secret."""
 
 DEFAULT_RULES: tuple[RedactionRule, ...] = (
@@ -162,12 +164,17 @@ DEFAULT_RULES: tuple[RedactionRule, ...] = (
     RedactionRule("iban", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")),
     RedactionRule("phone", re.compile(
         r"(?<![\w-])\+\d{1,3}[ .-]?\(?\d{1,4}\)?(?:[ .-]?\d{2,4}){2,4}(?![\w-])")),
-    # A North American number written without the country code (NANP, ITU-T E.164 +1): "(415) 555-0199",
-    # "415-555-0199", "415.555.0199" — area code, exchange and line with one separator throughout, so
-    # dates (2023-11-02), times and versions (1.2.3) do not match. Area code and exchange start with 2-9.
+    # A North American number (NANP, ITU-T E.164 +1) written in its local forms: "(415) 555-0199",
+    # "415-555-0199", "415.555.0199", "415 555-0199", "1-415-555-0199", with an extension "x12": area code,
+    # exchange (both starting with 2-9) and line, each separated, so dates (2023-11-02) and versions
+    # (1.2.3) do not match, nor a run inside a longer token.
     RedactionRule("phone", re.compile(
-        r"(?<![\w(.-])(?:\([2-9]\d{2}\)[ .-]?[2-9]\d{2}[ .-]\d{4}|[2-9]\d{2}([.-])[2-9]\d{2}\1\d{4})"
-        r"(?![\w-]|\.\d)")),
+        r"(?<![\w(.+-])(?:1[ .-])?(?:\([2-9]\d{2}\)[ .-]?|[2-9]\d{2}[ .-])[2-9]\d{2}[ .-]\d{4}"
+        r"(?:[ \t]?(?:x|ext\.?)[ \t]?\d{1,5})?(?![\w-]|\.\d)")),
+    # Ten digits written together after a word naming a phone ("phone: 4155550199", "tel +14155550199").
+    RedactionRule("phone", re.compile(
+        r"(?i)\b((?:phone|tel|telephone|mobile|cell|fax)(?:\s+(?:number|no\.?|#))?\s*[:=.-]?\s*)"
+        r"(?:\+?1[ .-]?)?[2-9]\d{9}(?!\w)"), keep_group=1),
 )  # fmt: skip
 
 
