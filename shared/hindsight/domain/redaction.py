@@ -84,15 +84,19 @@ _PLAIN_WORD = r"(?:[A-Za-z][a-z]{0,30}(?:['\u2019-][a-z]{1,30}){0,3}|[A-Z]{2,5}|
 """A word of prose: letters, lower case after the first ("Expires", "don't", "read-only"), an acronym
 ("IT"), or a number of one to three digits ("1 hour")."""
 _NOT_A_SECRET = (
-    r"(?!(?-i:(?:" + _PLAIN_WORD + r"[ \t]{1,10}){1,40}" + _PLAIN_WORD
+    r"(?!(?-i:(?:"
+    + _PLAIN_WORD
+    + r"[ \t]{1,10}){1,40}"
+    + _PLAIN_WORD
     + r"(?=[.!?]*(?:[\n,;]|$)|[.!?]+\s|[ \t]+(?:\(|[-\u2013\u2014][ \t]))"
     r"|\d{1,3}(?=[.!?]*(?:[\s,;]|$))))"
 )
 """What a label's value is not, though it follows "label:": a clause of two or more plain words, up to its
 end or an aside ("Access token: expires after 1 hour", "… after 1 hour (rotate it)", "… - refresh it",
 "Password: see the team vault"), which describes the secret — not "the vault code is blue-42", whose last
-word is one — or a number of one to three digits ("token:5", "pw: 2"), which counts or names a slot. A value with a digit or a symbol in
-a word, a quoted value, or a single word ("passcode: swordfish") is still taken as the secret."""
+word is one — or a number of one to three digits ("token:5", "pw: 2"), which counts or names a slot. A value
+with a digit or a symbol in a word, a quoted value, or a single word ("passcode: swordfish") is still taken
+as the secret."""
 
 DEFAULT_RULES: tuple[RedactionRule, ...] = (
     # The body (base64 and "Proc-Type:"/"DEK-Info:" headers) has no "--", so a scan stops at the next
