@@ -27,6 +27,7 @@ from hindsight.domain.experience import (
     extract_hint,
     off_query_note,
     on_query,
+    with_injection_labels,
 )
 from hindsight.domain.memory import Scope, SearchRequest, StoredMemory, TaskType
 from hindsight.domain.text import query_terms
@@ -97,7 +98,8 @@ class Summarize:
             log.warning("experience hint by the chat model refused (%s), extractive hint used", problem)
             refused = f"the chat model's hint was refused: {problem}"
             return extractive.model_copy(update={"note": _notes(note, refused)})
-        return assemble(lines, considered=len(memories), method="model", note=note)
+        labelled = with_injection_labels(lines, memories)
+        return assemble(labelled, considered=len(memories), method="model", note=note)
 
     async def _matching(
         self, scope: Scope, request: SummaryRequest, now: datetime
