@@ -244,6 +244,10 @@ def test_copied_text_dates_each_resolved_expression(text: str, annotated: str) -
         "Over the last year we doubled revenue",  # a stretch up to now, not the previous calendar year
         "On the last night of the trip it rained",
         "Our last year in Lisbon was the best",
+        # a possessive noun: a re-trial's "Bob's last week at the company" was dated the previous ISO week
+        "Bob's last week at the company was in March",
+        "Anna\u2019s last year in Lisbon was the best",
+        "The twins' last month at school went well",
     ],
 )
 def test_a_relative_word_inside_a_name_identifier_quotation_or_series_is_not_a_time(text: str) -> None:
@@ -261,6 +265,7 @@ def test_a_relative_word_inside_a_name_identifier_quotation_or_series_is_not_a_t
         ("Done. Yesterday we shipped", "yesterday"),
         ("(Yesterday we shipped)", "yesterday"),
         ("I called her last week", "last week"),  # "her" is an object here, not a possessive
+        ("It's been busy since last week", "last week"),  # "it's" is "it is", not a possessive
         ("She said that last month the rent went up", "last month"),
         ("Last year's conference was in Lisbon", "last year"),
         ("Paid the invoice last month - finally", "last month"),

@@ -44,8 +44,9 @@ Not matched (only a standalone phrase is a time; when in doubt, no match)
       line break or a spaced list mark): "USA Today", "the Today show", a title-case heading;
     - "last week/month/year/night/<weekday>" followed by "of" ("the last week of the sprint": the
       final one of something) or after "the", "this", "its", "his", "their", "our", "my", "your",
-      "every", "each" ("over the last year": a stretch up to now, not the previous calendar year; "our
-      last year in Lisbon"). "her" and "that" do not count: "I called her last week", "she said that
+      "every", "each" or a possessive noun ("over the last year": a stretch up to now, not the previous
+      calendar year; "our last year in Lisbon", "Bob's last week at the company"; "it's last week" is "it
+      is"). "her" and "that" do not count: "I called her last week", "she said that
       last month …" are the previous week and month.
 One scan (``_scan``) serves the write path's inference and the annotation of copied text, so neither
 reads these as times. Expressions pointing elsewhere (tomorrow, next …) are looked for without these
@@ -196,7 +197,11 @@ pair that opens after a non-word character and closes before one (an apostrophe 
 _SENTENCE_ENDS = ".!?…:;。！？：；"
 _OPENERS = "\"'“‘«([{「『《"
 _LIST_MARKS = "-–—•*>#"
-_DETERMINERS = re.compile(r"\b(?:the|this|its|his|their|our|my|your|every|each)\s+$")
+_DETERMINERS = re.compile(
+    r"(?:\b(?:the|this|its|his|their|our|my|your|every|each)"
+    # a possessive noun ("Bob's last week", "the twins' last year"), not a contraction of "is" ("it's")
+    r"|\b(?!(?:it|that|what|there|here|he|she|who|where|when|how)['\u2019]s\b)\w+['\u2019]s|\b\w+s['\u2019])\s+$"
+)
 """Words that make "last …" a position in a series ("the last week", "our last year") rather than the
 previous week; possessives only ("her" and "that" are also a pronoun and a conjunction: "I called her
 last week", "she said that last week …")."""
