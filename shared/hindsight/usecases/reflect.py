@@ -19,7 +19,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from hindsight.domain.auth import Principal
-from hindsight.domain.errors import IdempotencyKeyReused, JudgeFailed, Unavailable
+from hindsight.domain.errors import JudgeFailed
 from hindsight.domain.limits import MAX_RECALL_HINT_CHARS, ensure_job_fits
 from hindsight.domain.memory import MemoryDraft, Outcome
 from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
@@ -28,14 +28,13 @@ from hindsight.domain.trust import importance_cap
 from hindsight.domain.write_filter import Role, WriteDecision, decide
 from hindsight.ports import (
     Clock,
-    IdempotencyRecord,
     IdempotencyRecords,
     JobQueue,
     OperationLog,
     Reflector,
     WriteJudge,
 )
-from hindsight.usecases.remember import job_id
+from hindsight.usecases.remember import claim_first, job_id
 
 log = logging.getLogger(__name__)
 
@@ -264,7 +263,7 @@ class SubmitReflection:
             trusted=principal.trusted,
         )
         ensure_job_fits(job.model_dump_json(), report.model_dump(mode="json", exclude_none=True))
-        first = await self._claim(job, fingerprint)
+        first = await claim_first(self._idempotency, job.tenant_id, job.id, fingerprint, now, "task_id")
         if first is not None:
             job = job.model_copy(update={"submitted_at": first.submitted_at})
         try:
@@ -286,20 +285,3 @@ class SubmitReflection:
             redacted=sorted(redacted) or None,
             replayed=True if first else None,
         )
-
-    async def _claim(self, job: ReflectJob, fingerprint: str) -> IdempotencyRecord | None:
-        """The record the task id was bound to first, or None (first report, no records). Raises
-        IdempotencyKeyReused (field ``task_id``) when it was bound to another report. Records that cannot
-        be read do not stop the report: the worker still stores a task's episode once."""
-        if self._idempotency is None:
-            return None
-        try:
-            first = await self._idempotency.claim(
-                job.tenant_id, job.id, IdempotencyRecord(fingerprint, job.submitted_at)
-            )
-        except Unavailable as exc:
-            log.warning("%s; reflection %s accepted without its idempotency check", exc, job.id)
-            return None
-        if first is not None and first.fingerprint != fingerprint:
-            raise IdempotencyKeyReused(str(job.id), field="task_id")
-        return first

@@ -238,19 +238,34 @@ class Remember:
     async def _claim(
         self, tenant_id: str, write_id: UUID, draft: MemoryDraft, fingerprint: str, now: datetime
     ) -> IdempotencyRecord | None:
-        """The record an idempotency key was bound to first, or None (no key, first use, no records).
-        Raises IdempotencyKeyReused when it was bound to other arguments. Records that cannot be read
-        do not stop the write: the worker still stores a key's write once (the first stored wins)."""
-        if draft.idempotency_key is None or self._idempotency is None:
+        """``claim_first`` for a write with an idempotency key; None when it has none."""
+        if draft.idempotency_key is None:
             return None
-        try:
-            first = await self._idempotency.claim(tenant_id, write_id, IdempotencyRecord(fingerprint, now))
-        except Unavailable as exc:
-            log.warning("%s; write %s accepted without its idempotency check", exc, write_id)
-            return None
-        if first is not None and first.fingerprint != fingerprint:
-            raise IdempotencyKeyReused(str(write_id))
-        return first
+        return await claim_first(self._idempotency, tenant_id, write_id, fingerprint, now, "idempotency_key")
+
+
+async def claim_first(
+    records: IdempotencyRecords | None,
+    tenant_id: str,
+    record_id: UUID,
+    fingerprint: str,
+    now: datetime,
+    field: str,
+) -> IdempotencyRecord | None:
+    """Bind ``record_id`` (derived from an idempotency key: memory_write's ``idempotency_key``,
+    task_reflect's ``task_id``) to ``fingerprint``: the record it was bound to first, or None (first use,
+    no records). Raises IdempotencyKeyReused naming ``field`` when it was bound to other arguments.
+    Records that cannot be read do not stop the call: the worker still stores a job's memory once."""
+    if records is None:
+        return None
+    try:
+        first = await records.claim(tenant_id, record_id, IdempotencyRecord(fingerprint, now))
+    except Unavailable as exc:
+        log.warning("%s; job %s accepted without its idempotency check", exc, record_id)
+        return None
+    if first is not None and first.fingerprint != fingerprint:
+        raise IdempotencyKeyReused(str(record_id), field=field)
+    return first
 
 
 @dataclass(frozen=True)
