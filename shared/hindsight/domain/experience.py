@@ -205,7 +205,7 @@ def extract_hint(
     """The extractive hint over ``memories`` (most relevant first): one line per episode and per current
     fact, identical lines merged (their ids joined). The first ``max_lines`` lines in the order given
     (relevance) are kept, then listed by kind, failures first (``KIND_ORDER``), relevance order within
-    a kind. An episode without outcome whose occurred_at is after ``now`` (the summary's time) is
+    a kind; ``note`` says how many were left out (``cut_note``). An episode without outcome whose occurred_at is after ``now`` (the summary's time) is
     "Upcoming", not "Happened"; without ``now`` none is.
 
     Every sentence of every line is copied from the memories the line cites. Deterministic; no I/O.
@@ -221,9 +221,23 @@ def extract_hint(
         identity = (line.kind, line.key, line.text, line.lesson, line.inferred, line.possible_injection)
         held = merged.get(identity)
         merged[identity] = line if held is None else held.model_copy(update={"ids": [*held.ids, *line.ids]})
-    chosen = list(merged.values())[:max_lines]  # by relevance: the first memory of each line decides
+    lines = list(merged.values())
+    chosen = lines[:max_lines]  # by relevance: the first memory of each line decides
     ordered = sorted(chosen, key=lambda line: KIND_ORDER.index(line.kind))  # stable: relevance within
-    return assemble(ordered, considered=len(memories), method="extractive")
+    return assemble(
+        ordered, considered=len(memories), method="extractive", note=cut_note(len(lines), max_lines)
+    )
+
+
+def cut_note(lines: int, max_lines: int) -> str | None:
+    """What the hint's ``note`` says when ``lines`` distinct lines were drawn but only ``max_lines`` kept
+    (the most relevant); None when none was cut. A reader must not take a cut hint for the whole story."""
+    if lines <= max_lines:
+        return None
+    return (
+        f"{lines - max_lines} less relevant lines were left out (a hint keeps at most {max_lines}); "
+        "narrow it with query, key, task_type or since/until"
+    )
 
 
 def assemble(

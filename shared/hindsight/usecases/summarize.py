@@ -85,7 +85,8 @@ class Summarize:
             raise InvalidInput("until", "the time window is empty (since must be before until)")
         now = self._clock.now()
         memories, note = await self._matching(principal.scope(agent_id), request, now)
-        extractive = extract_hint(memories, now=now).model_copy(update={"note": note})
+        drawn = extract_hint(memories, now=now)
+        extractive = drawn.model_copy(update={"note": _notes(note, drawn.note)})
         if self._writer is None or not memories:
             return extractive
         try:
