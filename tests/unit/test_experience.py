@@ -191,7 +191,8 @@ def test_the_lines_that_make_the_cut_are_the_most_relevant_then_grouped_by_kind(
     assert hint.lines[:8] == [extract_hint([m]).lines[0] for m in kept[4:]]  # listed by kind: facts…
     assert [line.ids for line in hint.lines[8:]] == [[m.id] for m in turns]  # …then events, by relevance
     assert failed.id not in hint.ids
-    assert hint.note is not None and hint.note.startswith("4 less relevant lines were left out")  # 16 drawn
+    assert hint.note is not None
+    assert hint.note.startswith("4 less relevant lines were left out")  # 16 lines drawn, 12 kept
     assert extract_hint(kept).note is None  # nothing cut, nothing said
     first = extract_hint([failed, *turns, *facts])
     assert first.lines[0].ids == [failed.id]  # a relevant failure still comes first

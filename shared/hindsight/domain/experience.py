@@ -205,8 +205,9 @@ def extract_hint(
     """The extractive hint over ``memories`` (most relevant first): one line per episode and per current
     fact, identical lines merged (their ids joined). The first ``max_lines`` lines in the order given
     (relevance) are kept, then listed by kind, failures first (``KIND_ORDER``), relevance order within
-    a kind; ``note`` says how many were left out (``cut_note``). An episode without outcome whose occurred_at is after ``now`` (the summary's time) is
-    "Upcoming", not "Happened"; without ``now`` none is.
+    a kind; ``note`` says how many were left out (``cut_note``). An episode without outcome whose
+    occurred_at is after ``now`` (the summary's time) is "Upcoming", not "Happened"; without ``now``
+    none is.
 
     Every sentence of every line is copied from the memories the line cites. Deterministic; no I/O.
     """
