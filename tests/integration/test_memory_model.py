@@ -402,6 +402,54 @@ async def test_concurrent_moves_onto_one_key_leave_one_active_fact(
         assert len(await _active_on(client, "office.plant", ids)) == 1
 
 
+async def test_restoring_a_superseded_fact_makes_it_the_fact_on_its_key_again(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        ficus = await _write(client, content="The office plant is a ficus", key="office.plant")
+        await drain(poller)
+        cactus = await _write(client, content="The office plant is a cactus", key="office.plant")
+        await drain(poller)
+        before = await call(client, "memory_get", {"id": ficus})
+        assert before["memory"]["status"] == "superseded"
+        ended = before["memory"]["valid_to"]
+        assert ended is not None
+        restored = await call(
+            client, "memory_update", {"id": ficus, "action": "restore", "reason": "the cactus was a mistake"}
+        )
+        # the restored fact holds the key again: its successor is superseded by it, as a write would be
+        assert restored["memory"]["status"] == "active"
+        assert restored["superseded"] == [cactus]
+        assert await _active_on(client, "office.plant", [ficus, cactus]) == {ficus}
+        # valid again: the end its supersede gave it is removed (and kept in its history)
+        assert restored["memory"]["valid_to"] is None
+        detail = await call(client, "memory_get", {"id": ficus})
+        assert [h["action"] for h in detail["history"]] == ["created", "superseded", "restored"]
+        assert detail["history"][-1]["changes"]["valid_to"]["to"] is None
+        successor = (await call(client, "memory_get", {"id": cactus}))["memory"]
+        assert (successor["status"], successor["superseded_by"]) == ("superseded", ficus)
+        assert successor["valid_to"] is not None
+        hits = await _search(client, "office plant", key="office.plant", top_k=20)
+        assert [h["memory"]["id"] for h in hits] == [ficus]
+        # what the store held before the restore is still read as it was
+        known_at = before["history"][-1]["at"]  # when it was superseded
+        then = await call(client, "memory_get", {"id": ficus, "known_at": known_at})
+        assert (then["memory"]["status"], then["memory"]["valid_to"]) == ("superseded", ended)
+
+        # an archived fact whose key was taken meanwhile takes it back too
+        kettle = await _write(client, content="The office kettle is a Bosch", key="office.kettle")
+        await drain(poller)
+        await call(client, "memory_update", {"id": kettle, "action": "archive"})
+        smeg = await _write(client, content="The office kettle is a Smeg", key="office.kettle")
+        await drain(poller)
+        back = await call(client, "memory_update", {"id": kettle, "action": "restore"})
+        assert back["superseded"] == [smeg]
+        assert await _active_on(client, "office.kettle", [kettle, smeg]) == {kettle}
+        # restoring what is active already changes nothing
+        again = await call(client, "memory_update", {"id": kettle, "action": "restore"})
+        assert (again["superseded"], again["replaced_version"]) == (None, again["memory"]["version"])
+
+
 async def test_idempotency_key_makes_a_retried_write_one_memory(
     server: BackgroundServer, poller: SqsPoller, stack: LocalStack, token: str, tenant: str
 ) -> None:

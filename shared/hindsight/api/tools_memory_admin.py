@@ -71,7 +71,8 @@ class UpdateOut(BaseModel):
     superseded: list[UUID] | None = Field(
         default=None,
         description="The facts this update superseded: a new key on an active semantic memory makes it "
-        "the one fact on that key, as memory_write with that key would (they keep their history).",
+        "the one fact on that key, as memory_write with that key would, and so does restoring a fact "
+        "with a key (they keep their history).",
     )
 
 
@@ -129,7 +130,9 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             "Change a memory when the user corrects it or it is out of date. action='update' edits it in "
             "place (history kept; verified=true confirms it is still true); 'supersede' records a new fact "
             "that replaces it (the old one stays as history, status superseded); 'archive' moves it out of "
-            "default search; 'restore' brings an archived or forgotten memory back. Give a reason. With "
+            "default search; 'restore' brings an archived, forgotten or superseded memory back (a fact "
+            "with a key becomes the fact on its key again: the one there now is superseded). Give a "
+            "reason. With "
             "action='update', shared_with=[agent ids] or ['*'] lets other agents of your tenant read it "
             "([] makes it private again). Only the agent that wrote a memory can change it. When other "
             "agents may change it too, pass expected_version (the version you read): a change made "

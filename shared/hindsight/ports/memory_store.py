@@ -39,7 +39,7 @@ class ChainLink:
 class EditedMemory:
     """A memory after a change by id, and the version the change replaced (equal to ``memory.version``
     when nothing changed); ``superseded``: the memories the change superseded (an update that moved the
-    memory onto a key other active facts held)."""
+    memory onto a key other active facts held, or a restore of a fact on such a key)."""
 
     memory: StoredMemory
     replaced_version: int
@@ -168,7 +168,11 @@ class MemoryEditor(Protocol):
         reason: str | None,
         actor: str,
         expected_version: int | None = None,
-    ) -> EditedMemory | None: ...
+    ) -> EditedMemory | None:
+        """Set the status; a restore (``active``) of a semantic memory with a key supersedes the agent's
+        other active facts on that key (``superseded``) and removes the end of validity its own supersede
+        gave it. None when it is not the scope's own."""
+        ...
 
     async def delete(self, scope: Scope, memory_id: UUID, expected_version: int | None = None) -> int | None:
         """Hard delete: the row, its relations and its history go. The version deleted; None when it is

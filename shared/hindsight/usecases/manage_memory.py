@@ -74,7 +74,8 @@ class UpdateResult(BaseModel):
     redacted: list[str] | None = None
     """What redaction replaced in the changes or the reason (rule names, sorted), as ``WriteAck``."""
     superseded: list[UUID] | None = None
-    """The facts an ``update`` superseded by moving the memory onto their key (None: none)."""
+    """The facts an ``update`` (moving the memory onto their key) or a ``restore`` (of a fact on their key)
+    superseded (None: none)."""
 
 
 class ForgetResult(BaseModel):
@@ -213,7 +214,9 @@ class ManageMemory:
         redaction would change, field ``key``), Forbidden, VersionConflict (``expected_version`` given and
         the memory is at another). The result's ``redacted`` names what redaction replaced. A new ``key``
         on an active semantic memory makes it the fact on that key: the agent's active facts already on
-        it are superseded (``superseded``), as a ``memory_write`` with that key would do."""
+        it are superseded (``superseded``), as a ``memory_write`` with that key would do; so does a
+        ``restore`` of a semantic memory with a key (it is valid again: the end its supersede gave it is
+        removed)."""
         principal.require_write()
         scope = principal.scope(agent_id)
         ensure_key_unredacted(self._redactor, changes.key, "key")
@@ -240,7 +243,12 @@ class ManageMemory:
             )
             if edited is None:
                 raise await self._refusal(scope, memory_id)
-            return UpdateResult(action=action, memory=edited.memory, replaced_version=edited.replaced_version)
+            return UpdateResult(
+                action=action,
+                memory=edited.memory,
+                replaced_version=edited.replaced_version,
+                superseded=list(edited.superseded) or None,
+            )
         if action == "supersede":
             return await self._supersede(principal, scope, memory_id, changes, reason, expected_version)
         if changes.is_empty():

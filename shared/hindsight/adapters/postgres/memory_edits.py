@@ -12,6 +12,9 @@ A key names one fact (per tenant, agent and the semantic layer, as the worker's 
 update that moves an active semantic memory onto a key supersedes the active facts already on it, as a
 ``memory_write`` with that key would, under the same advisory key lock the worker takes (taken before the
 row lock, as the worker does), so a concurrent write or update on the key cannot leave two active facts.
+A restore (status back to ``active``) of a semantic memory with a key does the same: the restored fact is
+the one on its key again, and whatever holds the key now is superseded by it, under that key's lock; the
+end of validity its own supersede gave it is removed (it holds again; the history keeps the end).
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ ACCESS_DEBOUNCE = timedelta(hours=1)
 
 MOVED_ONTO_KEY = "moved onto the same key by memory_update"
 """The ``supersedes`` relation's reason when an update moves a memory onto a key another fact held."""
+RESTORED_ONTO_KEY = "restored onto its key by memory_update"
+"""The ``supersedes`` relation's reason when a restored memory takes back a key another fact held."""
 
 _KEY_HOLDERS = """SELECT id FROM memories
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'active'
@@ -103,18 +108,51 @@ async def _lock_keys(conn: AsyncConnection, scope: Scope, memory_id: UUID, key: 
     return old
 
 
-async def _take_key(conn: AsyncConnection, scope: Scope, memory_id: UUID, key: str, actor: str) -> list[UUID]:
-    """``memory_id`` (just moved onto ``key``) becomes the fact on it: every other active semantic memory
-    of the agent on the key is superseded by it, ending now — the write path's ``supersede`` (status,
-    ``valid_to``, ``supersedes`` relation, history). Every holder, not only the newest: after the move
-    the key names this fact alone. The caller holds the key's advisory lock. The ids superseded."""
+async def _lock_own_key(conn: AsyncConnection, scope: Scope, memory_id: UUID) -> str | None:
+    """For a restore: the worker's advisory lock of the memory's key, taken before its row lock as the
+    worker does. The key read (unlocked) before locking; None (no lock) when it has none."""
+    row = await fetch_one(
+        conn,
+        "SELECT key FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s",
+        (memory_id, scope.tenant_id, scope.agent_id),
+    )
+    key: str | None = row["key"] if row is not None else None
+    if key is not None:
+        await conn.execute(KEY_LOCK, (key_lock(scope.tenant_id, scope.agent_id, key),))
+    return key
+
+
+async def _supersede_end(conn: AsyncConnection, tenant_id: str, memory: StoredMemory) -> bool:
+    """Whether ``memory``'s ``valid_to`` is the end its last supersede gave it (it had none before, and
+    has not been given another since): the end a restore removes. An end given by the caller stays."""
+    if memory.valid_to is None:
+        return False
+    row = await fetch_one(
+        conn,
+        """SELECT changes->'valid_to'->>'to' AS until FROM memory_history
+           WHERE memory_id = %s AND tenant_id = %s AND action = 'superseded'
+             AND changes->'valid_to'->'from' = 'null'::jsonb
+           ORDER BY at DESC, id DESC LIMIT 1""",
+        (memory.id, tenant_id),
+    )
+    return row is not None and datetime.fromisoformat(row["until"]) == memory.valid_to
+
+
+async def _take_key(
+    conn: AsyncConnection, scope: Scope, memory_id: UUID, key: str, actor: str, why: str = MOVED_ONTO_KEY
+) -> list[UUID]:
+    """``memory_id`` (just moved onto ``key``, or restored on it) becomes the fact on it: every other
+    active semantic memory of the agent on the key is superseded by it, ending now — the write path's
+    ``supersede`` (status, ``valid_to``, ``supersedes`` relation with reason ``why``, history). Every
+    holder, not only the newest: after it the key names this fact alone. The caller holds the key's
+    advisory lock. The ids superseded."""
     holders = await fetch_all(conn, _KEY_HOLDERS, (scope.tenant_id, scope.agent_id, key, memory_id))
     if not holders:
         return []
     clock = await fetch_one(conn, "SELECT now() AS now")
     assert clock is not None
     for holder in holders:
-        await supersede(conn, scope.tenant_id, memory_id, holder["id"], clock["now"], MOVED_ONTO_KEY, actor)
+        await supersede(conn, scope.tenant_id, memory_id, holder["id"], clock["now"], why, actor)
     return [h["id"] for h in holders]
 
 
@@ -210,7 +248,10 @@ class PostgresMemoryEditor:
         actor: str,
         expected_version: int | None = None,
     ) -> EditedMemory | None:
-        """Set the status (a no-op when it is already that). Raises VersionConflict as ``update``."""
+        """Set the status (a no-op when it is already that). A restore (``active``) of a semantic memory
+        with a key makes it the fact on that key: the agent's other active facts on it are superseded
+        (``superseded``), and the end of validity its own supersede gave it is removed (module doc).
+        Raises VersionConflict as ``update``."""
         action = {
             "active": "restored",
             "archived": "archived",
@@ -218,22 +259,35 @@ class PostgresMemoryEditor:
             "forgotten": "forgotten",
         }[status]
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            key = await _lock_own_key(conn, scope, memory_id) if status == "active" else None
             current = await _locked(conn, scope, memory_id)
             if current is None:
                 return None
+            if status == "active" and current.key not in (None, key):
+                # an update moved it between the read and the lock (rare): its new key's lock too
+                await conn.execute(KEY_LOCK, (key_lock(scope.tenant_id, scope.agent_id, current.key),))
             check_memory_version(current, expected_version)
+            superseded: list[UUID] = []
             if current.status != status:
+                changes = status_change(current.status, status)
+                reopen = status == "active" and await _supersede_end(conn, scope.tenant_id, current)
+                if reopen:
+                    assert current.valid_to is not None
+                    changes["valid_to"] = {"from": current.valid_to.isoformat(), "to": None}
                 await conn.execute(
-                    "UPDATE memories SET status = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
-                    (status, memory_id, scope.tenant_id),
+                    """UPDATE memories SET status = %s, updated_at = now(),
+                              valid_to = CASE WHEN %s THEN NULL ELSE valid_to END
+                       WHERE id = %s AND tenant_id = %s""",
+                    (status, reopen, memory_id, scope.tenant_id),
                 )
                 await record_history(
-                    conn,
-                    scope.tenant_id,
-                    actor,
-                    HistoryRow(memory_id, action, reason, status_change(current.status, status)),
+                    conn, scope.tenant_id, actor, HistoryRow(memory_id, action, reason, changes)
                 )
-            return EditedMemory(await _reload(conn, memory_id), current.version)
+                if status == "active" and current.layer == "semantic" and current.key is not None:
+                    superseded = await _take_key(
+                        conn, scope, memory_id, current.key, actor, RESTORED_ONTO_KEY
+                    )
+            return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
 
     async def delete(self, scope: Scope, memory_id: UUID, expected_version: int | None = None) -> int | None:
         """Hard delete of an own memory: the version deleted, None when there is none. Raises
