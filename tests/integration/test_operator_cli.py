@@ -151,6 +151,18 @@ def test_write_without_a_worker_says_it_is_still_queued(cli: Any, tenant: str, p
     poller.drain(timeout_s=30)
 
 
+def test_write_says_what_redaction_replaced(cli: Any, tenant: str, poller: SqsPoller) -> None:
+    args = ("write", "Reach Dana at dana@example.com", "--tenant", tenant, "--no-wait")
+    ack = json.loads(cli(*args, "--json").stdout)
+    assert ack["redacted"] == ["email"]
+    told = cli(*args)
+    assert told.exit_code == 0, told.output
+    assert "redacted before storing: email" in told.output
+    plain = json.loads(cli("write", "Dana likes tea", "--tenant", tenant, "--no-wait", "--json").stdout)
+    assert "redacted" not in plain
+    poller.drain(timeout_s=30)
+
+
 def test_write_refuses_bad_input_naming_the_field(cli: Any, tenant: str) -> None:
     result = cli("write", "x", "--tenant", tenant, "--layer", "nonsense")
     assert result.exit_code == 1

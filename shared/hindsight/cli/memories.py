@@ -108,17 +108,22 @@ def write(
 
     ack, status = run_or_exit(lambda: with_container(data_dir, body))
     state = status.status if status is not None else "queued"
+    # what redaction replaced, as memory_write says it (an operator's write is never importance-capped)
+    changed = ack.model_dump(mode="json", include={"redacted"}, exclude_none=True)
     if as_json:
         print_json(
             {
                 "id": str(ack.id),
                 "status": state,
+                **changed,
                 **({"status_detail": status.model_dump(mode="json")} if status else {}),
             }
         )
     else:
         detail = f" ({status.reason})" if status is not None and status.reason else ""
         console.print(f"{ack.id}  {state}{detail}")
+        if "redacted" in changed:
+            err_console.print(f"[yellow]redacted before storing:[/] {', '.join(changed['redacted'])}")
     if wait and state == "queued":
         err_console.print(
             f"[yellow]still queued after {timeout_s:g} s:[/] is a worker running? (`hindsight run` runs one)"
