@@ -450,6 +450,42 @@ async def test_restoring_a_superseded_fact_makes_it_the_fact_on_its_key_again(
         assert (again["superseded"], again["replaced_version"]) == (None, again["memory"]["version"])
 
 
+async def test_a_supersedes_link_supersedes_its_target_and_answers_when_it_was_made(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        old = await _write(client, content="The wifi password rotates every month")
+        new = await _write(client, content="The wifi password rotates every quarter since March")
+        retro = await _write(client, content="Retro is on Fridays")
+        await drain(poller)
+        linked = await call(
+            client, "memory_link", {"from_id": new, "to_id": old, "kind": "supersedes", "reason": "policy"}
+        )
+        assert linked["created_at"] is not None
+        assert linked["superseded"] == [old]
+        # the target is superseded as by a write: out of default search, an end, history, superseded_by
+        target = await call(client, "memory_get", {"id": old})
+        assert target["memory"]["status"] == "superseded"
+        assert target["memory"]["superseded_by"] == new
+        assert target["memory"]["valid_to"] is not None
+        assert [h["action"] for h in target["history"]] == ["created", "superseded"]
+        assert old not in [h["memory"]["id"] for h in await _search(client, "wifi password rotates")]
+        flagged = await _search(client, "wifi password rotates", status=["active", "superseded"])
+        assert next(h for h in flagged if h["memory"]["id"] == old)["flags"] == ["superseded"]
+        # the same link again changes nothing and still says when it was made
+        again = await call(client, "memory_link", {"from_id": new, "to_id": old, "kind": "supersedes"})
+        assert (again["created_at"], again["superseded"]) == (linked["created_at"], None)
+        other = await call(client, "memory_link", {"from_id": retro, "to_id": new, "kind": "related"})
+        assert other["created_at"] is not None
+        assert other["superseded"] is None
+        # a memory that is no longer current cannot retire one that is
+        with pytest.raises(ToolCallError) as caught:
+            await call(client, "memory_link", {"from_id": old, "to_id": retro, "kind": "supersedes"})
+        assert caught.value.code == -32602
+        assert f"memory {old} is superseded" in str(caught.value)
+        assert (await call(client, "memory_get", {"id": retro}))["memory"]["status"] == "active"
+
+
 async def test_idempotency_key_makes_a_retried_write_one_memory(
     server: BackgroundServer, poller: SqsPoller, stack: LocalStack, token: str, tenant: str
 ) -> None:

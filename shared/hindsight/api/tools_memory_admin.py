@@ -87,6 +87,11 @@ class ForgetOut(BaseModel):
 class LinkOut(Relation):
     version: int = Field(description="The from memory's version after the link (a new link bumps it).")
     replaced_version: int = Field(description="The from memory's version before the link.")
+    superseded: list[UUID] | None = Field(
+        default=None,
+        description="[to_id] when a 'supersedes' link retired it: it is now superseded (out of default "
+        "search, its end of validity set), as a newer fact on its key would make it.",
+    )
 
 
 class ChainStep(BaseModel):
@@ -235,8 +240,9 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         name="memory_link",
         description=(
             "Connect two memories: 'caused_by' (this happened because of that), 'part_of', 'related', "
-            "'contradicts', 'supersedes'. Link an outcome to the decision that led to it so the whole "
-            "path can be recalled later with memory_recall_chain."
+            "'contradicts', 'supersedes' (to_id is replaced by from_id: an active to_id becomes superseded). "
+            "Link an outcome to the decision that led to it so the whole path can be recalled later with "
+            "memory_recall_chain."
         ),
         **change("Link two memories", idempotent=True),
     )
@@ -256,7 +262,10 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             current_principal(), agent_id, from_id, to_id, kind, strength, reason, expected_version
         )
         return LinkOut(
-            **result.relation.model_dump(), version=result.version, replaced_version=result.replaced_version
+            **result.relation.model_dump(),
+            version=result.version,
+            replaced_version=result.replaced_version,
+            superseded=result.superseded,
         )
 
     @mcp.tool(

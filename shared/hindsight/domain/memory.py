@@ -514,6 +514,23 @@ class Relation(BaseModel):
     created_at: datetime | None = None
 
 
+def check_supersedes_link(source: StoredMemory, target: StoredMemory) -> bool:
+    """Whether a ``supersedes`` link from ``source`` to ``target`` retires ``target``: it does when
+    ``target`` is active (it becomes superseded, as a newer fact on its key would make it); a link to a
+    memory that is no longer current only records the relation. Raises InvalidInput (field ``from_id``)
+    when ``target`` is active and ``source`` is not: a fact that is not current cannot retire one that is
+    (the key or the topic would be left with no current fact)."""
+    if target.status != "active":
+        return False
+    if source.status != "active":
+        raise InvalidInput(
+            "from_id",
+            f"memory {source.id} is {source.status}; only an active memory can supersede the active memory "
+            f"{target.id} (restore it first, or link the other way)",
+        )
+    return True
+
+
 class RelatedMemory(BaseModel):
     """A memory reached through a relation of a hit (``include_related``)."""
 

@@ -39,11 +39,13 @@ class ChainLink:
 class EditedMemory:
     """A memory after a change by id, and the version the change replaced (equal to ``memory.version``
     when nothing changed); ``superseded``: the memories the change superseded (an update that moved the
-    memory onto a key other active facts held, or a restore of a fact on such a key)."""
+    memory onto a key other active facts held, or a restore of a fact on such a key, or a ``supersedes``
+    link); ``relation``: the relation a link made, as stored (with its ``created_at``)."""
 
     memory: StoredMemory
     replaced_version: int
     superseded: tuple[UUID, ...] = ()
+    relation: Relation | None = None
 
 
 class MemoryReader(Protocol):
@@ -180,9 +182,12 @@ class MemoryEditor(Protocol):
         ...
 
     async def link(
-        self, scope: Scope, relation: Relation, expected_version: int | None = None
+        self, scope: Scope, relation: Relation, expected_version: int | None = None, actor: str = "api"
     ) -> EditedMemory | None:
-        """The from memory after the link; None when either end is not a memory of the scope."""
+        """The from memory after the link, with the relation as stored; None when either end is not a
+        memory of the scope. A ``supersedes`` link to an active memory supersedes it (``superseded``;
+        ``domain.memory.check_supersedes_link``, which raises InvalidInput when the from memory is not
+        active). Raises VersionConflict."""
         ...
 
     async def adjust_importance(

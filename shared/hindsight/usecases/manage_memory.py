@@ -89,13 +89,15 @@ class ForgetResult(BaseModel):
 
 
 class LinkResult(BaseModel):
-    """The relation made, with its from memory's version after it and the version it replaced."""
+    """The relation made, as stored (``created_at`` set), with its from memory's version after it and the
+    version it replaced; ``superseded``: the memory a ``supersedes`` link retired (None: none)."""
 
     model_config = ConfigDict(frozen=True)
 
     relation: Relation
     version: int
     replaced_version: int
+    superseded: list[UUID] | None = None
 
 
 def _not_found(memory_id: UUID) -> NotFound:
@@ -358,7 +360,9 @@ class ManageMemory:
         expected_version: int | None = None,
     ) -> LinkResult:
         """Both ends must be the scope's own memories. A new or changed relation bumps the from memory's
-        version (``expected_version`` is checked against it). Raises InvalidInput (a self-link),
+        version (``expected_version`` is checked against it). A ``supersedes`` link to an active memory
+        supersedes it (status, end of validity, history), as a newer fact would. Raises InvalidInput (a
+        self-link; an inactive memory superseding an active one, field ``from_id``),
         Forbidden (an end is only shared with the agent, the other its own), NotFound (an end it cannot
         see), VersionConflict."""
         principal.require_write()
@@ -368,7 +372,7 @@ class ManageMemory:
             from_id=from_id, to_id=to_id, kind=kind, strength=strength, reason=self._reason(reason)
         )
         scope = principal.scope(agent_id)
-        edited = await self._editor.link(scope, relation, expected_version)
+        edited = await self._editor.link(scope, relation, expected_version, principal.key_id)
         if edited is None:
             ends = [await self._reader.get(scope, end) for end in (from_id, to_id)]
             foreign = [m for m in ends if m is not None and m.agent_id != scope.agent_id]
@@ -376,7 +380,10 @@ class ManageMemory:
                 raise _not_owner(foreign[0])
             raise NotFound(f"memory {from_id} or {to_id} not found")
         return LinkResult(
-            relation=relation, version=edited.memory.version, replaced_version=edited.replaced_version
+            relation=edited.relation or relation,
+            version=edited.memory.version,
+            replaced_version=edited.replaced_version,
+            superseded=list(edited.superseded) or None,
         )
 
     async def feedback(

@@ -36,6 +36,7 @@ from hindsight.adapters.postgres.rows import (
     fetch_all,
     fetch_one,
     memory_from_row,
+    relation_from_row,
     tenant_transaction,
     vector_literal,
 )
@@ -45,6 +46,7 @@ from hindsight.domain.memory import (
     Relation,
     Scope,
     StoredMemory,
+    check_supersedes_link,
     check_validity_period,
     content_hash,
 )
@@ -60,6 +62,9 @@ MOVED_ONTO_KEY = "moved onto the same key by memory_update"
 """The ``supersedes`` relation's reason when an update moves a memory onto a key another fact held."""
 RESTORED_ONTO_KEY = "restored onto its key by memory_update"
 """The ``supersedes`` relation's reason when a restored memory takes back a key another fact held."""
+LINKED_SUPERSEDES = "superseded by memory_link"
+"""The reason ``conflicts.supersede`` is given when a ``supersedes`` link retires its target (the relation
+then keeps the caller's reason, or none)."""
 
 _KEY_HOLDERS = """SELECT id FROM memories
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'active'
@@ -303,22 +308,39 @@ class PostgresMemoryEditor:
             return current.version
 
     async def link(
-        self, scope: Scope, relation: Relation, expected_version: int | None = None
+        self, scope: Scope, relation: Relation, expected_version: int | None = None, actor: str = "api"
     ) -> EditedMemory | None:
-        """Add (or re-weigh) a relation between two own memories; the from memory after it, or None when
-        either end is not the scope's own. A new or changed relation is a change of its from memory
-        (bumps its version); the same relation again changes nothing. Raises VersionConflict when
-        ``expected_version`` is given and the from memory is at another version."""
+        """Add (or re-weigh) a relation between two own memories; the from memory after it with the
+        relation as stored, or None when either end is not the scope's own. A new or changed relation is a
+        change of its from memory (bumps its version); the same relation again changes nothing. A
+        ``supersedes`` link to an active memory supersedes it (``conflicts.supersede``: status, valid_to
+        now, history by ``actor``; ``domain.memory.check_supersedes_link``). Both rows are locked, in id
+        order (two links between the same memories in opposite directions cannot deadlock). Raises
+        VersionConflict when ``expected_version`` is given and the from memory is at another version,
+        InvalidInput (field ``from_id``) when an inactive memory would supersede an active one."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
-            source = await _locked(conn, scope, relation.from_id)
-            row = await fetch_one(
+            rows = await fetch_all(
                 conn,
-                "SELECT count(*) AS n FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s",
-                (relation.to_id, scope.tenant_id, scope.agent_id),
+                sql.SQL(
+                    """SELECT {c} FROM memories m
+                       WHERE m.id = ANY(%s) AND m.tenant_id = %s AND m.agent_id = %s
+                       ORDER BY m.id FOR UPDATE"""
+                ).format(c=MEMORY_COLUMNS),
+                ([relation.from_id, relation.to_id], scope.tenant_id, scope.agent_id),
             )
-            if source is None or row is None or row["n"] != 1:
+            ends = {m.id: m for m in map(memory_from_row, rows)}
+            source, target = ends.get(relation.from_id), ends.get(relation.to_id)
+            if source is None or target is None:
                 return None
             check_memory_version(source, expected_version)
+            retire = relation.kind == "supersedes" and check_supersedes_link(source, target)
+            if retire:  # before the relation is written: supersede writes it too, and the caller's wins
+                clock = await fetch_one(conn, "SELECT now() AS now")
+                assert clock is not None
+                why = relation.reason or LINKED_SUPERSEDES
+                await supersede(
+                    conn, scope.tenant_id, relation.from_id, relation.to_id, clock["now"], why, actor
+                )
             cur = await conn.execute(
                 """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, strength, reason)
                    VALUES (%s, %s, %s, %s, %s, %s)
@@ -335,13 +357,26 @@ class PostgresMemoryEditor:
                     relation.reason,
                 ),
             )
-            if cur.rowcount:
+            changed = retire or bool(cur.rowcount)
+            if changed:
                 await conn.execute(
                     """UPDATE memories SET version = version + 1, updated_at = now()
                        WHERE id = %s AND tenant_id = %s""",
                     (relation.from_id, scope.tenant_id),
                 )
-            return EditedMemory(await _reload(conn, relation.from_id), source.version)
+            stored = await fetch_one(
+                conn,
+                """SELECT from_id, to_id, kind, strength, reason, created_at FROM memory_relations
+                   WHERE from_id = %s AND to_id = %s AND kind = %s AND tenant_id = %s""",
+                (relation.from_id, relation.to_id, relation.kind, scope.tenant_id),
+            )
+            assert stored is not None
+            return EditedMemory(
+                await _reload(conn, relation.from_id),
+                source.version,
+                (relation.to_id,) if retire else (),
+                relation_from_row(stored),
+            )
 
     async def adjust_importance(
         self, scope: Scope, memory_id: UUID, delta: float, reason: str, actor: str
