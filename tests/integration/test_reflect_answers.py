@@ -98,3 +98,50 @@ async def test_the_answer_says_what_redaction_replaced_in_the_report(
     assert ack["redacted"] == ["email", "password"]
     assert "maya@example.com" not in str(memory)
     assert "hunter2234" not in str(memory)
+
+
+async def test_a_replay_from_another_key_answers_what_the_first_report_was_given(
+    stack: LocalStack, server: BackgroundServer, reflect_poller: SqsPoller, tenant: str, token: str
+) -> None:
+    # A replay is the first call's answer: the cap the first (untrusted) report got, not the replaying
+    # key's, and the episode stored as the first call was told.
+    trusted = await mint(stack, tenant, name="pipeline", trusted=True)
+    report = {"task_id": "sync-3", "goal": "Sync the ledger", "outcome": "failure", "error": "timeout"}
+    async with mcp_client(server.url, token) as client:
+        first = await call(client, "task_reflect", report)
+    async with mcp_client(server.url, trusted) as client:
+        again = await call(client, "task_reflect", report)
+        kept = await call(client, "task_reflect", {**report, "task_id": "sync-4"})
+    async with mcp_client(server.url, token) as client:
+        kept_again = await call(client, "task_reflect", {**report, "task_id": "sync-4"})
+    assert first["importance_capped_from"] == 0.9
+    assert (again["id"], again["replayed"], again["importance_capped_from"]) == (first["id"], True, 0.9)
+    assert kept["importance_capped_from"] is None
+    assert (kept_again["replayed"], kept_again["importance_capped_from"]) == (True, None)
+    await drain(reflect_poller)
+    async with mcp_client(server.url, token) as client:
+        assert (await call(client, "memory_get", {"id": first["id"]}))["memory"]["importance"] == 0.5
+        assert (await call(client, "memory_get", {"id": kept["id"]}))["memory"]["importance"] == 0.9
+
+
+async def test_a_task_id_and_a_write_idempotency_key_never_name_the_same_memory(
+    server: BackgroundServer, poller: SqsPoller, reflect_poller: SqsPoller, token: str
+) -> None:
+    # task_id X was the idempotency key "task:X": a write under that key and the report of task X were
+    # one id, so whichever came second was refused (or, with the records down, dropped by the worker).
+    async with mcp_client(server.url, token) as client:
+        written = await call(
+            client,
+            "memory_write",
+            {"content": "Deploy 9 needs a database migration", "idempotency_key": "task:deploy-9"},
+        )
+        reflected = await call(
+            client, "task_reflect", {"task_id": "deploy-9", "goal": "Deploy release 9", "outcome": "success"}
+        )
+        assert written["id"] != reflected["id"]
+        await drain(poller)
+        await drain(reflect_poller)
+        fact = (await call(client, "memory_get", {"id": written["id"]}))["memory"]
+        episode = (await call(client, "memory_get", {"id": reflected["id"]}))["memory"]
+    assert (fact["layer"], episode["layer"]) == ("semantic", "episodic")
+    assert episode["metadata"]["task_id"] == "deploy-9"

@@ -92,6 +92,21 @@ async def test_a_replay_gets_the_first_answer_and_different_arguments_are_refuse
     assert other.replayed is None
 
 
+async def test_a_replay_from_another_key_is_admitted_as_the_first_write_was() -> None:
+    queue, records = ListQueue(), DictRecords()
+    remember = Remember(queue, StepClock(), idempotency=records)
+    trusted = ALICE.model_copy(update={"key_id": "k2", "trusted": True})
+    draft = MemoryDraft(content="Invoice 881 was paid", importance=0.9, source="agent_inferred")
+    capped = draft.model_copy(update={"idempotency_key": "inv-881"})
+    first = await remember(ALICE, None, capped)
+    again = await remember(trusted, None, capped)  # the first was capped: so is its replay
+    kept = await remember(trusted, None, draft.model_copy(update={"idempotency_key": "inv-882"}))
+    kept_again = await remember(ALICE, None, draft.model_copy(update={"idempotency_key": "inv-882"}))
+    assert (first.importance_capped_from, again.importance_capped_from) == (0.9, 0.9)
+    assert (kept.importance_capped_from, kept_again.importance_capped_from) == (None, None)
+    assert [j.draft.importance for j in queue.jobs] == [0.5, 0.5, 0.9, 0.9]
+
+
 async def test_a_key_whose_first_write_was_not_queued_is_free_again() -> None:
     records = DictRecords()
     draft = MemoryDraft(content="Invoice 881 was paid", idempotency_key="inv-881")

@@ -136,7 +136,11 @@ class RedisOperationLog:
     ) -> IdempotencyRecord | None:
         """The IdempotencyRecords port: SET NX, else the record set first. Raises Unavailable."""
         value = json.dumps(
-            {"fingerprint": record.fingerprint, "submitted_at": record.submitted_at.isoformat()}
+            {
+                "fingerprint": record.fingerprint,
+                "submitted_at": record.submitted_at.isoformat(),
+                "trusted": record.trusted,
+            }
         )
         key = self._idem_key(tenant_id, job_id)
         try:
@@ -147,7 +151,7 @@ class RedisOperationLog:
                 if first is not None:
                     data = json.loads(first)
                     return IdempotencyRecord(
-                        data["fingerprint"], datetime.fromisoformat(data["submitted_at"])
+                        data["fingerprint"], datetime.fromisoformat(data["submitted_at"]), data.get("trusted")
                     )
         except Exception as exc:
             raise Unavailable(f"idempotency records are unavailable: {type(exc).__name__}") from exc

@@ -52,10 +52,14 @@ class OperationLog(Protocol):
 @dataclass(frozen=True)
 class IdempotencyRecord:
     """What an idempotency key is bound to: the fingerprint of the first write's arguments
-    (``domain.memory.write_fingerprint``) and when that write was acknowledged."""
+    (``domain.memory.write_fingerprint``), when that write was acknowledged, and whether the API key that
+    made it was trusted (``Principal.trusted``: what its importance cap was decided by, so a replay from
+    another key answers, and queues, what the first call was given; None in a record made before it was
+    kept)."""
 
     fingerprint: str
     submitted_at: datetime
+    trusted: bool | None = None
 
 
 class IdempotencyRecords(Protocol):

@@ -34,7 +34,7 @@ from hindsight.ports import (
     Reflector,
     WriteJudge,
 )
-from hindsight.usecases.remember import claim_first, job_id
+from hindsight.usecases.remember import claim_first, reflection_id, trusted_as_first
 
 log = logging.getLogger(__name__)
 
@@ -217,8 +217,9 @@ def report_fingerprint(report: TaskReport) -> str:
 class SubmitReflection:
     """``task_reflect``: redact the report and queue it for the reflection worker; answer at once.
 
-    The memory id is derived from the task id (``remember.job_id``), so reporting the same task twice
-    (a retried ``finally``) yields one episode. The task id is the report's idempotency key: bound to the
+    The memory id is derived from the task id (``remember.reflection_id``, a namespace of its own: no
+    memory_write ``idempotency_key`` names it), so reporting the same task twice (a retried ``finally``)
+    yields one episode. The task id is the report's idempotency key: bound to the
     report's fingerprint at its first use (``IdempotencyRecords``, as memory_write binds its
     idempotency_key), a repeat of the same report is answered as the first (``replayed``), a different
     report under the same task id is refused (``IdempotencyKeyReused`` on ``task_id``): the first
@@ -226,7 +227,9 @@ class SubmitReflection:
 
     A reflection is an ``agent_inferred`` memory, so from an untrusted key its importance is capped as
     any untrusted inference's (``domain.trust``; the worker applies ``admit_draft`` to the draft, the
-    answer says ``importance_capped_from``).
+    answer says ``importance_capped_from``). A replay, from whichever key, is admitted with the first
+    report's trust: it answers the first call's cap, and its job, should the first be lost, is stored
+    as the first would have been.
     """
 
     def __init__(
@@ -255,7 +258,7 @@ class SubmitReflection:
         report = redact_model(self._redactor, report, REPORT_TEXT_FIELDS, redacted)
         now = self._clock.now()
         job = ReflectJob(
-            id=job_id(scope.tenant_id, scope.agent_id, f"task:{report.task_id}"),
+            id=reflection_id(scope.tenant_id, scope.agent_id, report.task_id),
             tenant_id=scope.tenant_id,
             agent_id=scope.agent_id,
             submitted_at=now,
@@ -263,9 +266,12 @@ class SubmitReflection:
             trusted=principal.trusted,
         )
         ensure_job_fits(job.model_dump_json(), report.model_dump(mode="json", exclude_none=True))
-        first = await claim_first(self._idempotency, job.tenant_id, job.id, fingerprint, now, "task_id")
+        first = await claim_first(
+            self._idempotency, job.tenant_id, job.id, fingerprint, now, "task_id", principal.trusted
+        )
+        trusted = trusted_as_first(first, principal.trusted)  # a replay repeats the first call's cap
         if first is not None:
-            job = job.model_copy(update={"submitted_at": first.submitted_at})
+            job = job.model_copy(update={"submitted_at": first.submitted_at, "trusted": trusted})
         try:
             await self._queue.enqueue(job)  # a replay too: the first may be lost; the worker stores once
         except Exception:
@@ -275,9 +281,7 @@ class SubmitReflection:
         if self._operations is not None:
             await self._operations.record_queued(job)
         asked = OUTCOME_IMPORTANCE[report.outcome]
-        cap = importance_cap(
-            "agent_inferred", (), principal.trusted
-        )  # an inference: capped whatever the text
+        cap = importance_cap("agent_inferred", (), trusted)  # an inference: capped whatever the text
         return ReflectionAck(
             id=job.id,
             submitted_at=job.submitted_at,

@@ -82,6 +82,17 @@ def job_id(tenant_id: str, agent_id: str, idempotency_key: str | None) -> UUID:
     return uuid5(IDEMPOTENCY_NAMESPACE, f"{tenant_id}\x1f{agent_id}\x1f{idempotency_key}")
 
 
+REFLECTION_NAMESPACE = UUID("8d3e6f1a-2c4b-5e7d-9f10-7461736b2d69")
+"""task_reflect's ids: a namespace of their own, so no ``idempotency_key`` (``task:X`` included) can name
+the same id as a ``task_id``."""
+
+
+def reflection_id(tenant_id: str, agent_id: str, task_id: str) -> UUID:
+    """The episode id of a task report: the same for every report of ``task_id`` (UUIDv5 of tenant,
+    agent and task id in ``REFLECTION_NAMESPACE``), never a memory_write's ``job_id``."""
+    return uuid5(REFLECTION_NAMESPACE, f"{tenant_id}\x1f{agent_id}\x1f{task_id}")
+
+
 class Remember:
     """``memory_write``: validate (already done by the draft model), assign an id, enqueue."""
 
@@ -154,10 +165,10 @@ class Remember:
         fingerprint = write_fingerprint(draft, filter)  # the caller's arguments, before we change them
         redacted: set[str] = set()
         draft = redact_model(self._redactor, draft, DRAFT_TEXT_FIELDS, redacted)  # before the text leaves us
-        draft, asked = admit_draft(draft, principal.trusted)
         now = self._clock.now()
         write_id = job_id(scope.tenant_id, scope.agent_id, draft.idempotency_key)
-        first = await self._claim(scope.tenant_id, write_id, draft, fingerprint, now)
+        first = await self._claim(scope.tenant_id, write_id, draft, fingerprint, now, principal.trusted)
+        draft, asked = admit_draft(draft, trusted_as_first(first, principal.trusted))
         job = WriteJob(
             id=write_id,
             tenant_id=scope.tenant_id,
@@ -236,12 +247,20 @@ class Remember:
         return self._queue
 
     async def _claim(
-        self, tenant_id: str, write_id: UUID, draft: MemoryDraft, fingerprint: str, now: datetime
+        self,
+        tenant_id: str,
+        write_id: UUID,
+        draft: MemoryDraft,
+        fingerprint: str,
+        now: datetime,
+        trusted: bool,
     ) -> IdempotencyRecord | None:
         """``claim_first`` for a write with an idempotency key; None when it has none."""
         if draft.idempotency_key is None:
             return None
-        return await claim_first(self._idempotency, tenant_id, write_id, fingerprint, now, "idempotency_key")
+        return await claim_first(
+            self._idempotency, tenant_id, write_id, fingerprint, now, "idempotency_key", trusted
+        )
 
 
 async def claim_first(
@@ -251,21 +270,29 @@ async def claim_first(
     fingerprint: str,
     now: datetime,
     field: str,
+    trusted: bool,
 ) -> IdempotencyRecord | None:
     """Bind ``record_id`` (derived from an idempotency key: memory_write's ``idempotency_key``,
-    task_reflect's ``task_id``) to ``fingerprint``: the record it was bound to first, or None (first use,
-    no records). Raises IdempotencyKeyReused naming ``field`` when it was bound to other arguments.
-    Records that cannot be read do not stop the call: the worker still stores a job's memory once."""
+    task_reflect's ``task_id``) to ``fingerprint`` and the caller's ``trusted``: the record it was bound
+    to first, or None (first use, no records). Raises IdempotencyKeyReused naming ``field`` when it was
+    bound to other arguments. Records that cannot be read do not stop the call: the worker still stores a
+    job's memory once."""
     if records is None:
         return None
     try:
-        first = await records.claim(tenant_id, record_id, IdempotencyRecord(fingerprint, now))
+        first = await records.claim(tenant_id, record_id, IdempotencyRecord(fingerprint, now, trusted))
     except Unavailable as exc:
         log.warning("%s; job %s accepted without its idempotency check", exc, record_id)
         return None
     if first is not None and first.fingerprint != fingerprint:
         raise IdempotencyKeyReused(str(record_id), field=field)
     return first
+
+
+def trusted_as_first(first: IdempotencyRecord | None, trusted: bool) -> bool:
+    """The trust a call is admitted with: a replay's is its first call's (the answer and the job repeat
+    the first's importance cap, whichever key replays it); else the caller's own (``trusted``)."""
+    return first.trusted if first is not None and first.trusted is not None else trusted
 
 
 @dataclass(frozen=True)
