@@ -81,6 +81,9 @@ def test_each_accepted_form_names_its_span(text: str, start: datetime, precision
         ("2026-11-24T24:00", "not a valid date"),
         ("2026-W54", "not a valid date"),
         ("2026-11-24T10:30+24:00", "offset"),
+        ("\uff12\uff10\uff12\uff16-12-01", "not an ISO 8601"),  # fullwidth digits are not ISO 8601's
+        ("2026-12-\u0660\u0661", "not an ISO 8601"),  # nor Arabic-Indic ones
+        ("\uff11\uff17\uff10\uff10\uff10\uff10\uff10\uff10\uff10\uff10", "not an ISO 8601"),
     ],
 )
 def test_what_is_not_a_time_is_refused_saying_why(value: object, why: str) -> None:

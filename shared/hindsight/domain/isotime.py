@@ -56,7 +56,7 @@ _ISO = re.compile(
     r"|-(?P<month>\d{2})(?:-(?P<day>\d{2})"
     r"(?:[T ](?P<hour>\d{2})(?::(?P<minute>\d{2})(?::(?P<second>\d{2})(?:[.,](?P<fraction>\d{1,9}))?)?)?"
     r"(?P<offset>Z|[+-]\d{2}(?::?\d{2})?)?)?)?)?",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,  # \d is 0-9 only: "２０２６-12-01" (fullwidth digits) is refused, not read
 )
 _FIXED_UNITS = {
     "week": timedelta(weeks=1),
@@ -64,7 +64,7 @@ _FIXED_UNITS = {
     "hour": timedelta(hours=1),
     "minute": timedelta(minutes=1),
 }
-_NUMERIC = re.compile(r"[+-]?\d+(?:[.,]\d*)?(?:e[+-]?\d+)?", re.IGNORECASE)
+_NUMERIC = re.compile(r"[+-]?\d+(?:[.,]\d*)?(?:e[+-]?\d+)?", re.IGNORECASE | re.ASCII)
 
 
 class TimeRefused(ValueError):
