@@ -338,6 +338,36 @@ def test_a_lone_surrogate_in_an_argument_is_an_is_error_result_naming_the_field_
 
 
 @pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("repeat", ['"hard": true', '"h\\u0061rd": true'], ids=["plain", "escaped"])
+def test_an_argument_given_twice_is_refused_naming_it_and_nothing_is_deleted(
+    server: BackgroundServer, stack: LocalStack, http: httpx2.Client, era: str, repeat: str
+) -> None:
+    # pydantic_core (the SDK's parser) keeps the last of a repeated member: '"hard": false, "hard": true'
+    # hard-deleted without a word, a destructive flag read from a value the caller may not have meant
+    tenant = f"t-wire-{uuid.uuid4().hex[:8]}"
+    arguments = {"id": str(uuid.uuid4()), "hard": False, "reason": "@S@"}
+    body = _message(era, "tools/call", {"name": "memory_forget", "arguments": arguments}, rpc_id=9)
+    raw = _with_raw_string(body, f'"tidy up", {repeat}')
+    error = _tool_error(_post(http, server, stack.mint_token(tenant), era, raw))
+    assert error["kind"] == "invalid_arguments", error
+    assert [(e["field"], e["type"]) for e in error["errors"]] == [("hard", "duplicate_member")], error
+    assert error["message"].startswith("Invalid arguments: hard: given more than once"), error
+    # the same member name in two different objects is no repeat: the call reaches the tool
+    write = {"content": "Alice reports to Bob", "metadata": {"content": "a note"}}
+    answer = _post(
+        http,
+        server,
+        stack.mint_token(tenant),
+        era,
+        _message(era, "tools/call", {"name": "memory_write", "arguments": write}),
+    )
+    assert answer.json()["result"].get("isError") is not True, answer.text[:300]
+    listing = _with_raw_string(_message(era, "tools/list", {"cursor": "@S@"}), '"a", "cursor": "b"')
+    error = _rpc_error(_post(http, server, stack.mint_token(tenant), era, listing), -32600)
+    assert error["data"] == {"field": "params.cursor"}, error
+
+
+@pytest.mark.parametrize("era", ERAS)
 def test_a_lone_surrogate_in_a_member_name_or_outside_the_arguments_is_named(
     server: BackgroundServer, stack: LocalStack, http: httpx2.Client, token: str, era: str
 ) -> None:

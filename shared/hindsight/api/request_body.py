@@ -14,7 +14,8 @@ a value JSON can carry but we cannot read, in a            the call goes on with
 ``tools/call``'s ``params.arguments``: a number of more    (0, "" or null), and ``call_tool`` answers
 than ``sys.get_int_max_str_digits()`` digits (4300), a     it with an ``isError`` result naming the
 string with an unpaired UTF-16 surrogate (``"\\ud800"``),  argument and what is wrong
-a value nested past ``json_depth.READ_DEPTH`` (64)         (``unreadable_arguments``)
+a value nested past ``json_depth.READ_DEPTH`` (64), a      (``unreadable_arguments``)
+member name given twice in one object (``"hard"``)
 such a value anywhere else                                 400 -32600 naming where it is
 =========================================================  ===========================================
 
@@ -38,6 +39,7 @@ import json
 import re
 import secrets
 import sys
+from collections import Counter
 from dataclasses import asdict, dataclass
 from dataclasses import field as dataclass_field
 from functools import cache
@@ -215,6 +217,51 @@ def item_unreadable(item: Any) -> list[dict[str, Any]] | None:
     return None
 
 
+class _Members(dict[str, Any]):
+    """A decoded JSON object that remembers which member names it was given more than once (the last
+    value stands, as every parser here would keep it)."""
+
+    repeated: tuple[str, ...] = ()
+
+
+def _members(pairs: list[tuple[str, Any]]) -> _Members:
+    """``json.loads``'s ``object_pairs_hook``: the object, with its repeated member names noted."""
+    members = _Members(pairs)
+    if len(members) != len(pairs):
+        members.repeated = tuple(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
+    return members
+
+
+_REPEATED = _Marker(
+    "given more than once: each member of a JSON object must be unique (the last one would silently win)",
+    "duplicate_member",
+    None,
+    None,
+)
+
+
+class _RepeatedMember(Exception):
+    """Raised by ``_unique_members`` at the first object that repeats a member name."""
+
+
+def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        raise _RepeatedMember
+    return members
+
+
+def _repeats_a_member(body: bytes) -> bool:
+    """Whether some object of ``body`` (valid JSON, nested within ``READ_DEPTH``) gives a member name
+    twice. ~16 µs for a 400-byte call, ~0.1 ms for a 12 KB batch (``json.loads`` with a hook): the
+    SDK's parser keeps the last of a repeated member without a word."""
+    try:
+        json.loads(body, object_pairs_hook=_unique_members)
+    except _RepeatedMember:
+        return True
+    return False
+
+
 def _key(key: str, path: tuple[str, ...], found: list[tuple[tuple[str, ...], _Marker]]) -> str:
     """A member name, escaped to ASCII when it holds an unpaired surrogate (then also reported)."""
     marker = _unpaired_surrogate(key)
@@ -247,9 +294,12 @@ def _standing_in(
         return marker.stand_in
     if isinstance(value, dict):
         out = {}
+        repeated = getattr(value, "repeated", ())
         for k, v in value.items():
             key = _key(k, path, found)
             out[key] = _standing_in(v, (*path, key), found, cut_at)
+            if k in repeated:
+                found.append(((*path, key), _REPEATED))
         return out
     if isinstance(value, list):
         return [_standing_in(v, (*path, str(i)), found, cut_at) for i, v in enumerate(value)]
@@ -261,19 +311,20 @@ def _decode(body: bytes) -> tuple[bool, Any, list[tuple[tuple[str, ...], _Marker
     where the unreadable values were). Read as the SDK
     reads it (``pydantic_core.from_json``, ~30x faster than ``json.loads``); only a body it refuses, or
     one nested deeper than ``READ_DEPTH``, is read again: cut to that depth (``json_depth.cut``), by
-    ``json.loads`` with the hooks that mark over-long numbers, then walked for unpaired surrogates and
-    the cut's stand-ins."""
+    ``json.loads`` with the hooks that mark over-long numbers and repeated member names, then walked for
+    unpaired surrogates and the cut's stand-ins. A body in which some member name occurs twice is read
+    again too (``_repeats_a_member``): pydantic_core keeps the last of a repeated member silently."""
     refused = ""
     try:
         message = pydantic_core.from_json(body)
-        if not deeper_than(body, READ_DEPTH):
+        if not deeper_than(body, READ_DEPTH) and not _repeats_a_member(body):
             return True, message, []
     except ValueError as exc:
         refused = str(exc)  # "EOF while parsing a value at line 1 column 46"
     found: list[tuple[tuple[str, ...], _Marker]] = []
     cut_at = cut(body)
     try:
-        message = json.loads(cut_at.body, parse_int=_int, parse_float=_float)
+        message = json.loads(cut_at.body, parse_int=_int, parse_float=_float, object_pairs_hook=_members)
         return True, _standing_in(message, (), found, cut_at), found
     except (ValueError, RecursionError):  # invalid JSON or UTF-8
         return False, refused, []
