@@ -56,6 +56,16 @@ def test_draft_keeps_text_tabs_newlines_and_unicode() -> None:
     assert draft.importance == 0.5
 
 
+@pytest.mark.parametrize("text", ["\u200b\u200b", "\ufeff", "\u0301", "\u2060 \u200d", "\u00a0\u3000"])
+def test_text_without_a_visible_character_is_refused_as_blank(text: str) -> None:
+    for field in ("content", "key"):
+        with pytest.raises(ValidationError) as caught:
+            MemoryDraft(**{"content": "fine", field: text})
+        (error,) = caught.value.errors()
+        assert (error["loc"], error["type"]) == ((field,), "blank")
+    assert MemoryDraft(content="\ufeffcaf\u00e9\u200b").content  # invisible beside visible: kept
+
+
 def test_occurred_at_is_normalised_to_utc() -> None:
     naive = MemoryDraft(content="x", occurred_at=datetime(2026, 1, 2, 3, 4))
     assert naive.occurred_at == datetime(2026, 1, 2, 3, 4, tzinfo=UTC)

@@ -81,11 +81,24 @@ def _clean_text(value: str) -> str:
     return value
 
 
+_INVISIBLE = ("Z", "Cf", "Cc", "Mn", "Me", "Mc")
+"""Unicode general categories (or their first letter) that show nothing by themselves: separators,
+format characters (zero-width space U+200B, byte order mark U+FEFF), controls, combining marks."""
+
+
 def _refuse_blank(value: Any) -> Any:
     """A non-empty string of whitespace only, refused as blank before stripping makes it "" (pydantic
-    would say "String should have at least 1 character" of a 3-character string)."""
-    if isinstance(value, str) and value and not value.strip():
+    would say "String should have at least 1 character" of a 3-character string); so is one with no
+    visible character at all ("\u200b\u200b", "\ufeff", a lone combining accent): nothing to read,
+    embed or search."""
+    if not isinstance(value, str) or not value:
+        return value
+    if not value.strip():
         raise PydanticCustomError("blank", "must not be blank (it is whitespace only)")
+    if all(ch in _ALLOWED_CONTROLS or unicodedata.category(ch).startswith(_INVISIBLE) for ch in value):
+        raise PydanticCustomError(
+            "blank", "must not be blank (it holds only invisible characters: format, space or combining)"
+        )
     return value
 
 
