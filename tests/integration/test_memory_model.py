@@ -598,3 +598,33 @@ async def test_bad_input_to_every_tool_names_the_field(
             await call(client, tool, args)
     assert caught.value.code == -32602
     assert field in caught.value.error["message"]
+
+
+async def test_the_same_words_in_another_order_are_another_fact_not_a_repeat(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    # New-user trial: the embedder puts each pair at cosine ≈ 0.995, and the lexical check compared word
+    # sets, so the second statement merged into the first and was stored nowhere.
+    pairs = [
+        ("Alice reports to Bob", "Bob reports to Alice"),
+        ("The flight leaves Berlin for Paris", "The flight leaves Paris for Berlin"),
+        (
+            "Charged the customer 50 EUR and refunded 20 EUR",
+            "Charged the customer 20 EUR and refunded 50 EUR",
+        ),
+    ]
+    async with mcp_client(server.url, token) as client:
+        for first, second in pairs:
+            first_id = await _write(client, content=first)
+            await drain(poller)
+            second_id = await _write(client, content=second)
+            repeat_id = await _write(client, content=f"{second.lower()}.")
+            await drain(poller)
+            second_status, repeat_status = (
+                await call(client, "memory_status", {"ids": [second_id, repeat_id]})
+            )["writes"]
+            assert (second_status["status"], second_status["memory_id"]) == ("stored", second_id)
+            # a true repeat (case, punctuation) still merges
+            assert (repeat_status["status"], repeat_status["memory_id"]) == ("merged", second_id)
+            assert (await call(client, "memory_get", {"id": second_id}))["memory"]["content"] == second
+            assert (await call(client, "memory_get", {"id": first_id}))["memory"]["status"] == "active"

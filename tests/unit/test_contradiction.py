@@ -37,8 +37,10 @@ from hindsight.domain.contradiction import compare_facts, is_additive, resolve
         ("The user speaks French.", "The user speaks German.", "possible_conflict"),
         ("The office has a cafeteria.", "The office now has a gym.", "possible_conflict"),
         ("The invoice portal is billing.example.org", "Invoice portal login page moved", "possible_conflict"),
-        # paraphrases
-        ("The user's manager is Dana Wu.", "Dana Wu is the user's manager.", "same"),
+        # repeats, paraphrases and the same words in another order (domain.text.same_information)
+        ("The user's manager is Dana Wu.", "the user's manager is Dana Wu", "same"),
+        ("The user's manager is Dana Wu.", "Dana Wu is the user's manager.", "unrelated"),
+        ("The user prefers coffee, not tea.", "The user prefers tea, not coffee.", "contradiction"),
         ("The user is vegetarian.", "The user doesn't eat meat.", "unrelated"),
     ],
 )

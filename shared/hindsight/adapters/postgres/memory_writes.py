@@ -3,14 +3,15 @@
 Per job, in one transaction: (1) a job already recorded in ``write_results`` is a no-op (redelivery);
 (2) writers of one (tenant, agent, key) are serialised by an advisory lock; (3) an active memory of
 the same agent, layer and key (for episodic events, also the same occurred_at) with cosine ≥ the
-dedup threshold and the same words (``domain.text.same_information``) absorbs the job (importance kept at
-the higher value, metadata keys already present win); (4) otherwise a semantic memory with a key
-replaces the active fact on that key — unless it is additive ("also", "as well": both stay, linked
-``related``) or an ``agent_inferred`` job would replace a ``user_stated`` fact, which is never done
-silently: both stay, linked by ``contradicts``; (5) the row, its history entry, its relations and its
-outcome are written; (6) a semantic memory is compared with the most similar active facts of its agent,
-whatever their keys (``adapters.postgres.conflicts``, rules in ``domain.contradiction``): a contradiction
-supersedes by the same source rules, a possible conflict is linked and left to the conflict judge.
+dedup threshold and the same words in the same order (``domain.text.same_information``) absorbs the
+job (importance kept at the higher value, metadata keys already present win); (4) otherwise a semantic
+memory with a key replaces the active fact on that key — unless it is additive ("also", "as well": both
+stay, linked ``related``) or an ``agent_inferred`` job would replace a ``user_stated`` fact, which is
+never done silently: both stay, linked by ``contradicts``; (5) the row, its history entry, its relations
+and its outcome are written; (6) a semantic memory is compared with the most similar active facts of its
+agent, whatever their keys (``adapters.postgres.conflicts``, rules in ``domain.contradiction``): a
+contradiction supersedes by the same source rules, a possible conflict is linked and left to the conflict
+judge.
 """
 
 from __future__ import annotations
@@ -385,7 +386,8 @@ async def _store_one(
     }
     # Episodic memories are events: only the same event reported twice (same occurred_at) is a duplicate;
     # the same words at another or an unknown time are another event (maintenance consolidates repeats).
-    # A repeat is close in embedding space *and* says the same words (domain.text.same_information):
+    # A repeat is close in embedding space *and* says the same words in the same order
+    # (domain.text.same_information; "Bob reports to Alice" is no repeat of "Alice reports to Bob"):
     # similar sentences with another value ("Tuesday 10:00" / "Thursday 15:00") are a new fact, which on
     # a key supersedes the old one below instead of vanishing into it.
     close = await fetch_all(
