@@ -330,6 +330,36 @@ def test_a_truncated_export_is_reported(cli: Any, stack: LocalStack, tenant: str
     assert "truncated" in result.output
 
 
+@pytest.mark.parametrize(
+    ("column", "value", "says"),
+    [
+        ("content_hash", None, "not-null"),
+        ("importance", 7, "check constraint"),
+        ("layer", "nonsense", "layer"),
+    ],
+)
+def test_an_export_line_with_a_value_the_schema_refuses_is_named_and_nothing_is_imported(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path, column: str, value: object, says: str
+) -> None:
+    _store(
+        stack, tenant, [("default", MemoryDraft(content="first")), ("default", MemoryDraft(content="second"))]
+    )
+    dump = tmp_path / "export.jsonl"
+    assert cli("export", "--tenant", tenant, "-o", str(dump)).exit_code == 0
+    lines = [json.loads(line) for line in dump.read_text().splitlines()]
+    bad = next(r for r in lines if r["kind"] == "memory")
+    bad["row"][column] = value
+    dump.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    target = f"{tenant}-{column.replace('_', '-')}"
+    result = cli("import", str(dump), "--tenant", target, "--remap-ids")
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert "memory record " in result.output  # the remapped id: it names the row of the target
+    assert column in result.output  # "column content_hash: …", "… check constraint memories_layer_check"
+    assert says in result.output, result.output
+    assert json.loads(cli("inspect", "default", "--tenant", target, "--json").stdout)["counts"] == {}
+
+
 LOCOMO = [
     {
         "sample_id": "conv-x",

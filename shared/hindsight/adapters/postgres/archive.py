@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 from uuid import UUID
 
-from psycopg import AsyncConnection, sql
+from psycopg import AsyncConnection, errors, sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
@@ -184,29 +184,46 @@ class PostgresArchive:
             for record in records:
                 kind = record["kind"]
                 table = TABLES[kind]
-                if record["row"].get("tenant_id") != tenant_id:
-                    raise ValueError(f"{kind} record of tenant {record['row'].get('tenant_id')!r}")
-                if kind == "memory":
-                    row, access = _split_access(record["row"])
-                    inserted = await self._insert(
-                        conn, table, {**record, "row": row}, "ON CONFLICT (id) DO NOTHING", True
-                    )
-                    if inserted:
-                        new_memories.add(str(row["id"]))
-                        if access:
-                            access_row = {"memory_id": row["id"], "tenant_id": tenant_id, **access}
-                            await self._insert(conn, "memory_access", {"row": access_row}, "", False)
-                    else:
-                        await self._explain_conflict(conn, tenant_id, record["row"]["id"])
-                elif kind == "relation":
-                    inserted = await self._insert_if_both_ends(conn, tenant_id, record)
-                elif kind == "history":
-                    inserted = await self._insert(conn, table, record, "", False)
-                else:
-                    inserted = await self._insert(conn, table, record, "ON CONFLICT DO NOTHING", False)
+                try:
+                    inserted = await self._import_one(conn, tenant_id, record, new_memories)
+                except (errors.NotNullViolation, errors.CheckViolation, errors.DataError) as exc:
+                    # the whole batch rolls back: a file with a bad value imports nothing of it
+                    column = f" column {exc.diag.column_name}:" if exc.diag.column_name else ""
+                    what = exc.diag.message_primary or type(exc).__name__
+                    ident = record["row"].get("id") or record["row"].get("memory_id") or "?"
+                    raise InvalidInput("file", f"{kind} record {ident} ({table}):{column} {what}") from None
                 counts[kind] = counts.get(kind, 0) + int(inserted)
                 counts["skipped"] += int(not inserted)
         return counts, new_memories
+
+    async def _import_one(
+        self, conn: AsyncConnection, tenant_id: str, record: dict[str, Any], new_memories: set[str]
+    ) -> bool:
+        """Insert one record; True when it was inserted, False when it was skipped (already there, or a
+        relation whose ends are not both in the tenant)."""
+        kind = record["kind"]
+        table = TABLES[kind]
+        if record["row"].get("tenant_id") != tenant_id:
+            raise ValueError(f"{kind} record of tenant {record['row'].get('tenant_id')!r}")
+        if kind == "memory":
+            row, access = _split_access(record["row"])
+            inserted = await self._insert(
+                conn, table, {**record, "row": row}, "ON CONFLICT (id) DO NOTHING", True
+            )
+            if inserted:
+                new_memories.add(str(row["id"]))
+                if access:
+                    access_row = {"memory_id": row["id"], "tenant_id": tenant_id, **access}
+                    await self._insert(conn, "memory_access", {"row": access_row}, "", False)
+            else:
+                await self._explain_conflict(conn, tenant_id, record["row"]["id"])
+        elif kind == "relation":
+            inserted = await self._insert_if_both_ends(conn, tenant_id, record)
+        elif kind == "history":
+            inserted = await self._insert(conn, table, record, "", False)
+        else:
+            inserted = await self._insert(conn, table, record, "ON CONFLICT DO NOTHING", False)
+        return inserted
 
     async def _insert_if_both_ends(
         self, conn: AsyncConnection, tenant_id: str, record: dict[str, Any]
