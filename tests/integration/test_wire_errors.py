@@ -620,6 +620,21 @@ def test_a_2026_era_request_without_a_routing_header_is_told_it_is_missing(
     assert error["data"] == {"field": header}, error
 
 
+def test_a_2026_era_request_whose_method_header_names_another_method_is_told_it_does_not_match(
+    server: BackgroundServer, http: httpx2.Client, token: str
+) -> None:
+    # A new-user trial: Mcp-Method tools/list over a tools/call body (no Mcp-Name, as for a listing) was
+    # told "the mcp-name header is missing": the method is what is wrong.
+    body = _message("2026-07-28", "tools/call", _SEARCH_CALL)
+    headers = {"mcp-method": "tools/list"}
+    response = _post(
+        http, server, token, "2026-07-28", body, extra_headers=headers, drop_headers=("mcp-name",)
+    )
+    error = _rpc_error(response, -32020)
+    assert "mcp-method header does not match the request body's method" in error["message"], error
+    assert "missing" not in error["message"], error
+
+
 @pytest.mark.parametrize("header", [None, "2025-06-18", "2025-11-25"])
 def test_a_2025_era_request_with_a_served_or_no_version_header_is_answered(
     server: BackgroundServer, http: httpx2.Client, token: str, header: str | None

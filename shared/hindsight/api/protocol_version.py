@@ -56,7 +56,9 @@ def missing_header_refusal(headers: Mapping[str, str], body: bytes | None) -> Re
     """The 400 -32020 (the SDK's ``HEADER_MISMATCH``) for a 2026-07-28 request without a header that era
     requires (``MCP-Protocol-Version``, ``Mcp-Method``, and ``Mcp-Name`` for a call naming a tool, prompt
     or resource), saying it is missing and what it must carry; None when each is present (whether it
-    matches is the SDK's check), when what it would carry is no string (``request_body`` names that), or
+    matches is the SDK's check), when the ``Mcp-Method`` header names another method than the body's (the
+    SDK says so: a ``tools/call`` body under ``Mcp-Method: tools/list`` has no ``Mcp-Name`` because the
+    method is wrong, not missing), when what it would carry is no string (``request_body`` names that), or
     for a 2025-era request (``headers``: lower-case names)."""
     if all(h in headers for h in (HEADER, MCP_METHOD_HEADER, MCP_NAME_HEADER)):
         return None
@@ -67,6 +69,8 @@ def missing_header_refusal(headers: Mapping[str, str], body: bytes | None) -> Re
         return None
     params = message["params"]
     method = message.get("method")
+    if headers.get(MCP_METHOD_HEADER, method) != method:  # a wrong method first: the SDK says it differs
+        return None
     required = [
         (HEADER, "params._meta's protocol version", params["_meta"][_ENVELOPE_KEY]),
         (MCP_METHOD_HEADER, "the request's method", method),
