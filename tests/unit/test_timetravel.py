@@ -9,7 +9,16 @@ import pytest
 
 from hindsight.domain.errors import InvalidInput, VersionConflict
 from hindsight.domain.memory import HistoryEntry, MemoryChanges, StoredMemory, check_validity_period
-from hindsight.domain.timetravel import NOW, PointInTime, at_point, rewound, search_statuses, valid_at
+from hindsight.domain.timetravel import (
+    NOW,
+    PointInTime,
+    at_point,
+    is_upcoming,
+    rewound,
+    search_statuses,
+    takes_key,
+    valid_at,
+)
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 T1 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -134,3 +143,19 @@ def test_expected_version_0_on_an_existing_object_and_1_on_a_missing_one_say_wha
     assert "retry with expected_version=0" in missing
     assert "merge" not in missing
     assert "changed since you read it" not in missing
+
+
+def test_a_key_is_taken_by_the_later_start_and_a_tie_goes_to_the_new_write() -> None:
+    june, january = datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 1, 1, tzinfo=UTC)
+    assert takes_key(june, january)
+    assert not takes_key(january, june)  # a past value of the holder
+    assert takes_key(june, june)  # a correction of the same moment
+
+
+def test_only_an_active_fact_starting_after_now_is_upcoming() -> None:
+    now = datetime(2026, 12, 6, tzinfo=UTC)
+    later = now + timedelta(days=1)
+    assert is_upcoming(_memory(layer="semantic", valid_from=later), now)
+    assert not is_upcoming(_memory(layer="semantic", valid_from=now), now)
+    assert not is_upcoming(_memory(layer="semantic", valid_from=later, status="superseded"), now)
+    assert not is_upcoming(_memory(layer="episodic", valid_from=later), now)

@@ -22,7 +22,7 @@ from hindsight.domain.memory import (
     StoredMemory,
     TaskType,
 )
-from hindsight.domain.ranking import FLAG_FAILED, FLAG_INFERENCE, FLAG_STALE
+from hindsight.domain.ranking import FLAG_FAILED, FLAG_INFERENCE, FLAG_STALE, FLAG_UPCOMING
 
 _NOTES = {
     FLAG_FAILED: "This approach failed before — read the lesson before repeating it.",
@@ -30,6 +30,8 @@ _NOTES = {
     FLAG_STALE: "Possibly stale: not verified for a long time; confirm before relying on it.",
     FLAG_CONFLICT: "Possible conflict: another active memory (under related, relation 'contradicts') says "
     "otherwise. Do not rely on either alone; ask the user which is true, then update or supersede.",
+    FLAG_UPCOMING: "Not valid yet: this value holds its key only from its valid_from. Until then the fact "
+    "it replaced holds — memory_search with valid_at (e.g. today) answers what is true now.",
     "superseded": "Superseded by a newer fact (kept as history).",
     "archived": "Archived (cold): no longer in default search.",
     "forgotten": "Forgotten on request.",
@@ -171,7 +173,7 @@ class HitOut(BaseModel):
     )
     flags: list[str] = Field(
         description="failed_before, inference, possibly_stale, possible_injection, possible_conflict, "
-        "superseded, archived"
+        "upcoming (a fact not valid yet), superseded, archived"
     )
     notes: list[str] = Field(description="The flags in words, for the model reading them.")
     related: list[RelatedOut] = Field(default_factory=list)

@@ -74,6 +74,11 @@ class UpdateOut(BaseModel):
         "the one fact on that key, as memory_write with that key would, and so does restoring a fact "
         "with a key (they keep their history).",
     )
+    note: str | None = Field(
+        default=None,
+        description="Said when the memory after the change is a fact not valid yet (valid_from later "
+        "than now): search flags it upcoming until then.",
+    )
 
 
 class ForgetOut(BaseModel):
@@ -206,6 +211,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             replaced_version=result.replaced_version,
             redacted=result.redacted,
             superseded=result.superseded,
+            note=result.note,
         )
 
     @mcp.tool(

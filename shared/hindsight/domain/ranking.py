@@ -48,11 +48,14 @@ from hindsight.domain.memory import (
 )
 from hindsight.domain.ranking_features import candidate_features
 from hindsight.domain.timeparse import TimeIntent
+from hindsight.domain.timetravel import is_upcoming
 
 Flag = str
 FLAG_FAILED = "failed_before"
 FLAG_INFERENCE = "inference"
 FLAG_STALE = "possibly_stale"
+FLAG_UPCOMING = "upcoming"
+"""A fact not valid yet (``timetravel.is_upcoming``): it holds its key from a later valid_from."""
 
 
 @dataclass(frozen=True)
@@ -167,7 +170,7 @@ def frequency(access_count: int, saturation: float) -> float:
 
 def flags_for(memory: StoredMemory, now: datetime, policy: RankingPolicy) -> list[Flag]:
     """Labels a caller must see: failed episode, inference, possibly stale, possible prompt injection,
-    non-active status."""
+    a fact not valid yet at ``now`` (upcoming), non-active status."""
     flags: list[Flag] = []
     if memory.outcome in FAILED_OUTCOMES or memory.metadata.get("failed") is True:
         flags.append(FLAG_FAILED)
@@ -179,6 +182,8 @@ def flags_for(memory: StoredMemory, now: datetime, policy: RankingPolicy) -> lis
             flags.append(FLAG_STALE)
     if memory_injection_signals(memory):
         flags.append(FLAG_INJECTION)
+    if is_upcoming(memory, now):
+        flags.append(FLAG_UPCOMING)
     if memory.status != "active":
         flags.append(memory.status)
     return flags

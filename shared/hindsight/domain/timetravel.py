@@ -90,6 +90,26 @@ def valid_start(memory: StoredMemory) -> datetime:
     return memory.valid_from or memory.occurred_at or memory.created_at
 
 
+def takes_key(start: datetime, holder_start: datetime) -> bool:
+    """Whether a new value on a key, true from ``start``, takes the key from the fact that holds it, true
+    from ``holder_start`` (both UTC instants, ``valid_start``). Valid time orders a key's values, not
+    arrival: a value that began to hold before the holder did is a *past* value — stored superseded by
+    the holder, ending where it begins — so older information never becomes the current fact. A tie
+    goes to the new write (a correction of the same moment: the old one's interval becomes empty)."""
+    return start >= holder_start
+
+
+def is_upcoming(memory: StoredMemory, now: datetime) -> bool:
+    """Whether a fact is not yet true at ``now``: an active semantic memory whose ``valid_from`` is after
+    it (a future-dated value holds its key from then; reads flag it ``upcoming``)."""
+    return (
+        memory.layer == "semantic"
+        and memory.status == "active"
+        and memory.valid_from is not None
+        and memory.valid_from > now
+    )
+
+
 def valid_at(memory: StoredMemory, moment: datetime) -> bool:
     """Whether ``moment`` is in the memory's valid interval ``[start, valid_to)`` (half-open)."""
     return valid_start(memory) <= moment and (memory.valid_to is None or moment < memory.valid_to)

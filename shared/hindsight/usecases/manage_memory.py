@@ -37,7 +37,7 @@ from hindsight.domain.memory import (
 )
 from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.text import passage_text
-from hindsight.domain.timetravel import NOW, PointInTime, valid_start
+from hindsight.domain.timetravel import NOW, PointInTime, is_upcoming, valid_start
 from hindsight.domain.trust import importance_cap
 from hindsight.domain.versions import check_memory_version
 from hindsight.ports import ChainDirection, ChainLink, Embedder, MemoryEditor, MemoryReader
@@ -76,6 +76,20 @@ class UpdateResult(BaseModel):
     superseded: list[UUID] | None = None
     """The facts an ``update`` (moving the memory onto their key) or a ``restore`` (of a fact on their key)
     superseded (None: none)."""
+    note: str | None = None
+    """What the caller may not expect: the memory is not valid yet (``upcoming_note``)."""
+
+
+def upcoming_note(memory: StoredMemory) -> str | None:
+    """Said when a changed memory is a fact not valid yet (``timetravel.is_upcoming`` at the change's
+    time, ``updated_at``): search flags it ``upcoming`` and no ``valid_at`` before its start returns it."""
+    if memory.updated_at is None or not is_upcoming(memory, memory.updated_at):
+        return None
+    assert memory.valid_from is not None
+    return (
+        f"memory {memory.id} is not valid yet: it holds from {memory.valid_from.isoformat()} (search flags "
+        "it upcoming; memory_search with valid_at before then does not return it)"
+    )
 
 
 class ForgetResult(BaseModel):
@@ -250,6 +264,7 @@ class ManageMemory:
                 memory=edited.memory,
                 replaced_version=edited.replaced_version,
                 superseded=list(edited.superseded) or None,
+                note=upcoming_note(edited.memory),
             )
         if action == "supersede":
             return await self._supersede(principal, scope, memory_id, changes, reason, expected_version)
@@ -275,6 +290,7 @@ class ManageMemory:
             memory=edited.memory,
             replaced_version=edited.replaced_version,
             superseded=list(edited.superseded) or None,
+            note=upcoming_note(edited.memory),
         )
 
     async def _supersede(

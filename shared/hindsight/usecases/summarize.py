@@ -28,6 +28,7 @@ from hindsight.domain.experience import (
     off_query_note,
     on_query,
     with_injection_labels,
+    with_upcoming_labels,
 )
 from hindsight.domain.memory import Scope, SearchRequest, StoredMemory, TaskType
 from hindsight.domain.text import query_terms
@@ -99,7 +100,7 @@ class Summarize:
             log.warning("experience hint by the chat model refused (%s), extractive hint used", problem)
             refused = f"the chat model's hint was refused: {problem}"
             return extractive.model_copy(update={"note": _notes(note, refused)})
-        labelled = with_injection_labels(lines, memories)
+        labelled = with_upcoming_labels(with_injection_labels(lines, memories), memories, now)
         return assemble(labelled, considered=len(memories), method="model", note=note)
 
     async def _matching(

@@ -108,14 +108,16 @@ async def supersede(
     why: str,
     actor: str = WORKER,
 ) -> None:
-    """Mark ``old_id`` superseded by ``new_id`` (valid until ``until``, unless it already had an end),
+    """Mark ``old_id`` superseded by ``new_id`` (valid until ``until``, or its ``valid_from`` when that is
+    later — a period never ends before it begins, migration 019 —, unless it already had an end),
     with its ``supersedes`` link and history row (by ``actor``: the worker, or the API key of a
     ``memory_update``). The history records the end it gets when it had none, so a read at an earlier
     ``known_at`` sees the open end it had then."""
     row = await fetch_one(
         conn,
         """UPDATE memories m SET status = 'superseded', updated_at = now(),
-                  valid_to = coalesce(m.valid_to, %(until)s)
+                  -- never before its start (a future value retracted, a newer fact named): empty
+                  valid_to = coalesce(m.valid_to, greatest(%(until)s, m.valid_from))
            FROM (SELECT id, valid_to FROM memories WHERE id = %(id)s AND tenant_id = %(t)s) before
            WHERE m.id = before.id
            RETURNING before.valid_to AS before, m.valid_to AS after""",

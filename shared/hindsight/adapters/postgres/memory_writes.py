@@ -6,12 +6,13 @@ the same agent, layer and key (for episodic events, also the same occurred_at) w
 dedup threshold and the same words in the same order (``domain.text.same_information``) absorbs the
 job (importance kept at the higher value, metadata keys already present win); (4) otherwise a semantic
 memory with a key replaces the active fact on that key — unless it is additive ("also", "as well": both
-stay, linked ``related``) or an ``agent_inferred`` job would replace a ``user_stated`` fact, which is
-never done silently: both stay, linked by ``contradicts``; (5) the row, its history entry, its relations
-and its outcome are written; (6) a semantic memory is compared with the most similar active facts of its
-agent, whatever their keys (``adapters.postgres.conflicts``, rules in ``domain.contradiction``): a
-contradiction supersedes by the same source rules, a possible conflict is linked and left to the conflict
-judge.
+stay, linked ``related``), an ``agent_inferred`` job would replace a ``user_stated`` fact, which is never
+done silently (both stay, linked by ``contradicts``), or it began to hold before that fact did
+(valid-time order, ``domain.timetravel.takes_key``): then it is a past value, stored superseded by the
+fact, which stays; (5) the row, its history entry, its relations and its outcome are written; (6) a
+semantic memory is compared with the most similar active facts of its agent, whatever their keys
+(``adapters.postgres.conflicts``, rules in ``domain.contradiction``): a contradiction supersedes by the
+same source rules, a possible conflict is linked and left to the conflict judge.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive
 from hindsight.domain.errors import Unavailable
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import entity_terms, same_information
+from hindsight.domain.timetravel import takes_key
 
 log = logging.getLogger(__name__)
 WORKER = "worker"
@@ -154,6 +156,29 @@ class PostgresMemoryWriter:
                 },
             )
         return {(r["conversation_id"], r["session"], r["turn_index"]): r["content"] for r in rows}
+
+
+PAST_VALUE = "a newer value on the same key: the older one is a past value of it"
+"""The reason of the ``supersedes`` link from a key's holder to a past value written after it."""
+
+
+def past_value_reason(holder: UUID, since: datetime) -> str:
+    """The write outcome's reason for a past value (``domain.timetravel.takes_key``): it began to hold
+    before ``holder`` (true from ``since``), so it was stored superseded by it, valid until then."""
+    return (
+        f"past value: {holder} holds the key from {since.isoformat()}; stored superseded by it "
+        "(valid until then)"
+    )
+
+
+def supersedes_reason(old_id: UUID, job: WriteJob) -> str:
+    """The write outcome's reason when ``job`` took its key from ``old_id``; a future-dated value (true
+    from after the write was acknowledged) says that it is upcoming and that the old fact holds until
+    then (search flags it ``upcoming``; ``valid_at`` now answers the old one)."""
+    if job.valid_since <= job.submitted_at:
+        return f"supersedes {old_id}"
+    since = job.valid_since.isoformat()
+    return f"supersedes {old_id} from {since} (upcoming: not valid yet; {old_id} holds until then)"
 
 
 def _summary(exc: BaseException) -> str:
@@ -441,11 +466,16 @@ async def _store_one(
             (job.id, number, tenant, job.agent_id, text, vector_literal(chunk_embedding)),
         )
     reason = None
+    holder = None  # the fact on the key, when this write is a past value of it
     if replaced is not None and draft.supersedes is None and is_additive(draft.content):
         # "Rowan also runs payroll" adds to the fact on its key; it never retires it
         await _relate(conn, tenant, job.id, replaced["id"], "related", "adds to the fact on the same key")
         reason = f"adds to {replaced['id']} (same key, both active)"
         replaced = None
+    past = replaced is not None and not takes_key(job.valid_since, replaced["since"])
+    if replaced is not None and draft.supersedes is None and past:
+        holder, replaced = replaced, None
+        reason = past_value_reason(holder["id"], holder["since"])
     if replaced is not None:
         old_id, old_source = replaced["id"], replaced["source"]
         if draft.source == "agent_inferred" and old_source == "user_stated" and draft.supersedes is None:
@@ -460,9 +490,9 @@ async def _store_one(
             reason = f"contradicts {old_id} (user_stated, kept active)"
         else:
             await supersede(conn, tenant, job.id, old_id, job.valid_since, "newer fact on the same key")
-            reason = f"supersedes {old_id}"
+            reason = supersedes_reason(old_id, job)
     conflicts = None
-    if draft.layer == "semantic" and draft.supersedes is None:
+    if draft.layer == "semantic" and draft.supersedes is None and holder is None:  # a past value: not current
         conflicts = await check_conflicts(
             conn, job, vector, conflict_cosine, exclude=replaced["id"] if replaced is not None else None
         )
@@ -473,6 +503,8 @@ async def _store_one(
     # A child stored before this memory arrived now gets its parent.
     await _adopt_pending_children(conn, tenant, job.id, job.id)
     await record_history(conn, tenant, WORKER, HistoryRow(job.id, "created"))
+    if holder is not None:
+        await supersede(conn, tenant, holder["id"], job.id, holder["since"], PAST_VALUE)
     result = await _record(conn, job, "stored", job.id, reason)
     if conflicts is not None and conflicts.open:
         return result.model_copy(update={"open_conflicts": list(conflicts.open)})
@@ -494,7 +526,7 @@ async def _fact_to_replace(conn: AsyncConnection, job: WriteJob) -> dict[str, An
         return None
     return await fetch_one(
         conn,
-        """SELECT id, source FROM memories
+        """SELECT id, source, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
            WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'active'
            ORDER BY created_at DESC LIMIT 1""",
         (job.tenant_id, job.agent_id, draft.key),

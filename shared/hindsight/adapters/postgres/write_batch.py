@@ -34,17 +34,21 @@ from hindsight.adapters.postgres.memory_writes import (
     INSERT_MEMORIES,
     KEY_LOCKS,
     MERGE_INTO,
+    PAST_VALUE,
     RELATE,
     WORKER,
     insert_params,
     lock_key,
     memories_json,
     merge_params,
+    past_value_reason,
+    supersedes_reason,
 )
 from hindsight.adapters.postgres.rows import fetch_all, vector_literal
 from hindsight.domain.contradiction import CONFLICT_CANDIDATES, compare_facts, is_additive, resolve
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import same_information
+from hindsight.domain.timetravel import takes_key
 
 StoreOne = Callable[[AsyncConnection, PreparedWrite], Awaitable[StoreResult]]
 
@@ -88,7 +92,7 @@ materialised so the plan cannot fall back to a scan of the scope per job."""
 _ON_KEY = """SELECT q.n, r.id, r.source
    FROM unnest(%(n)s::int[], %(a)s::text[], %(key)s::text[]) AS q(n, a, key)
    CROSS JOIN LATERAL (
-       SELECT id, source FROM memories
+       SELECT id, source, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
        WHERE tenant_id = %(t)s AND agent_id = q.a AND layer = 'semantic' AND key = q.key AND status = 'active'
        ORDER BY created_at DESC LIMIT 1) AS r"""
 """``_fact_to_replace`` (without ``supersedes``) for every keyed semantic job at once."""
@@ -114,7 +118,7 @@ _ADOPT = """WITH w AS (
      AND m.agent_id = (SELECT x.agent_id FROM memories x WHERE x.id = l.memory_id AND x.tenant_id = %(t)s)"""
 """``_adopt_pending_children`` for every write of the batch at once."""
 _SUPERSEDE = """UPDATE memories m SET status = 'superseded', updated_at = now(),
-          valid_to = coalesce(m.valid_to, u.until)
+          valid_to = coalesce(m.valid_to, greatest(u.until, m.valid_from))
    FROM unnest(%(ids)s::uuid[], %(until)s::timestamptz[]) AS u(id, until)
    JOIN memories before ON before.id = u.id AND before.tenant_id = %(t)s
    WHERE m.id = u.id AND m.tenant_id = %(t)s
@@ -343,7 +347,15 @@ class _Segment:
             return self._record(job, "merged", target)
 
         replaced = self._fact_to_replace(index, job)
-        conflicts = self._conflict_candidates(index, job, replaced) if draft.layer == "semantic" else []
+        holder = None  # the fact on the key, when this write is a past value of it (``_store_one``)
+        if (
+            replaced is not None
+            and not is_additive(draft.content)
+            and not takes_key(job.valid_since, replaced["since"])
+        ):
+            holder, replaced = replaced, None
+        semantic = draft.layer == "semantic" and holder is None  # a past value is not compared: not current
+        conflicts = self._conflict_candidates(index, job, replaced) if semantic else []
         # Every check has passed: from here on the job's writes are decided.
         self._writes.inserts.append(insert_params(job, self._vectors[index]))
         for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
@@ -351,7 +363,7 @@ class _Segment:
                 (job.id, number, self._tenant, job.agent_id, text, vector_literal(chunk_embedding))
             )
         self._stored.append(_Stored(job.id, index, job))
-        reason = None
+        reason = past_value_reason(holder["id"], holder["since"]) if holder is not None else None
         if replaced is not None and is_additive(draft.content):
             self._writes.relations.append(
                 (self._tenant, job.id, replaced["id"], "related", "adds to the fact on the same key")
@@ -365,10 +377,10 @@ class _Segment:
                 self._writes.relations.append((self._tenant, job.id, old_id, "contradicts", why))
                 reason = f"contradicts {old_id} (user_stated, kept active)"
             else:
-                self._supersede(job, old_id, "newer fact on the same key")
-                reason = f"supersedes {old_id}"
+                self._supersede(job.id, old_id, job.valid_since, "newer fact on the same key")
+                reason = supersedes_reason(old_id, job)
         open_: list[OpenConflict] = []
-        if draft.layer == "semantic":
+        if semantic:
             superseded, kept = [], []
             for row in conflicts:
                 if row["similarity"] < self._conflict:
@@ -379,7 +391,8 @@ class _Segment:
                         (self._tenant, job.id, row["id"], "contradicts", verdict.reason)
                     )
                     if resolve(draft.source, row["source"]) == "supersede":
-                        self._supersede(job, row["id"], f"newer fact that contradicts it: {verdict.reason}")
+                        why = f"newer fact that contradicts it: {verdict.reason}"
+                        self._supersede(job.id, row["id"], job.valid_since, why)
                         superseded.append(row["id"])
                     else:
                         kept.append(row["id"])
@@ -403,16 +416,18 @@ class _Segment:
             reason = "; ".join(r for r in (reason, "; ".join(parts) or None) if r) or None
         self._writes.adopt.append((job.id, job.id))
         self._writes.history.append(HistoryRow(job.id, "created"))
+        if holder is not None:
+            self._supersede(holder["id"], job.id, holder["since"], PAST_VALUE)
         result = self._record(job, "stored", job.id, reason)
         return result.model_copy(update={"open_conflicts": open_}) if open_ else result
 
-    def _supersede(self, job: WriteJob, old_id: UUID, why: str) -> None:
+    def _supersede(self, new_id: UUID, old_id: UUID, until: datetime, why: str) -> None:
         """``conflicts.supersede``: the update, its link and its history row (completed at the flush
         with the end of validity the update gave it)."""
-        self._writes.supersedes.append((old_id, job.valid_since, len(self._writes.history)))
-        self._writes.reasoned_relations.append((self._tenant, job.id, old_id, "supersedes", why))
+        self._writes.supersedes.append((old_id, until, len(self._writes.history)))
+        self._writes.reasoned_relations.append((self._tenant, new_id, old_id, "supersedes", why))
         self._writes.history.append(
-            HistoryRow(old_id, "superseded", f"superseded by {job.id}", status_change("active", "superseded"))
+            HistoryRow(old_id, "superseded", f"superseded by {new_id}", status_change("active", "superseded"))
         )
         self._retire(old_id)
 

@@ -1,0 +1,129 @@
+"""Valid time orders a key's values (new-user trial, H3), end to end through the MCP client, the SQS
+emulator and the worker: a value that began to hold before the fact on its key is stored as a past value
+of it (the fact stays current), a future-dated value takes the key but is flagged ``upcoming`` by search
+and memory_summarize, a restore that retires it never ends it before it began, and no memory's validity
+period ever ends before it starts (migration 019 refuses one)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from mcp import Client
+
+from hindsight.client import call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
+from tests.support import drain, mcp_client
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+KEY = "team.location"
+
+
+async def _stored(client: Client, poller: SqsPoller, **args: Any) -> str:
+    ack = await call(client, "memory_write", {"key": KEY, **args})
+    await drain(poller)
+    return str(ack["id"])
+
+
+async def _reason(client: Client, memory_id: str) -> str:
+    return str((await call(client, "memory_status", {"ids": [memory_id]}))["writes"][0]["reason"])
+
+
+async def _memory(client: Client, memory_id: str) -> dict[str, Any]:
+    return dict((await call(client, "memory_get", {"id": memory_id}))["memory"])
+
+
+async def _hits(client: Client, **args: Any) -> dict[str, dict[str, Any]]:
+    result = await call(client, "memory_search", {"query": "where does the team work, which office", **args})
+    return {h["memory"]["id"]: h for h in result["results"]}
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+@pytest.mark.parametrize("path", ["batch", "own"])
+async def test_an_older_value_on_a_key_is_stored_as_a_past_value_and_the_holder_stays_current(
+    server: BackgroundServer, poller: SqsPoller, token: str, path: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        lisbon = await _stored(
+            client, poller, content="The team works from the Lisbon office", occurred_at="2026-06-01"
+        )
+        # a causal parent sends the write down the worker's one-job path (write_batch.needs_own_path)
+        own = {"causal_parent": lisbon} if path == "own" else {}
+        porto = await _stored(
+            client, poller, content="The team works from the Porto office", occurred_at="2026-01-01", **own
+        )
+        assert (await _reason(client, porto)).startswith(
+            f"past value: {lisbon} holds the key from 2026-06-01T00:00:00+00:00; stored superseded by it"
+        )
+        held, past = await _memory(client, lisbon), await _memory(client, porto)
+        assert (held["status"], held["valid_to"]) == ("active", None)
+        assert (past["status"], past["valid_from"], past["valid_to"], past["superseded_by"]) == (
+            "superseded",
+            "2026-01-01T00:00:00Z",
+            "2026-06-01T00:00:00Z",
+            lisbon,
+        )
+        # what holds after 2026-06 is Lisbon; Porto only before
+        assert set(await _hits(client, valid_at="2026-07-01")) & {lisbon, porto} == {lisbon}
+        assert set(await _hits(client, valid_at="2026-03-01")) & {lisbon, porto} == {porto}
+        assert set(await _hits(client)) & {lisbon, porto} == {lisbon}
+
+
+async def test_a_future_value_is_flagged_upcoming_and_a_restore_never_inverts_its_period(
+    server: BackgroundServer, poller: SqsPoller, token: str, stack: LocalStack, tenant: str
+) -> None:
+    now = datetime.now(UTC)
+    start = (now + timedelta(days=400)).replace(hour=0, minute=0, second=0, microsecond=0)
+    async with mcp_client(server.url, token) as client:
+        porto = await _stored(
+            client, poller, content="The team works from the Porto office", occurred_at="2026-01-01"
+        )
+        madrid = await _stored(
+            client, poller, content="The team works from the Madrid office", occurred_at=_iso(start)
+        )
+        assert await _reason(client, madrid) == (
+            f"supersedes {porto} from {start.isoformat()} (upcoming: not valid yet; {porto} holds until then)"
+        )
+        # the default search does not present Madrid as today's truth without a word
+        hit = (await _hits(client))[madrid]
+        assert "upcoming" in hit["flags"]
+        assert any(note.startswith("Not valid yet") for note in hit["notes"])
+        # what holds now is Porto, until Madrid starts
+        assert set(await _hits(client, valid_at=_iso(now))) & {porto, madrid} == {porto}
+        assert (await _memory(client, porto))["valid_to"] == _iso(start)
+        hint = await call(client, "memory_summarize", {"key": KEY})
+        assert f"Fact {KEY} (not valid yet: holds from {start.isoformat()})" in hint["hint"]
+
+        # restoring Porto retires Madrid before it began: an empty period at its start, never inverted
+        restored = await call(client, "memory_update", {"id": porto, "action": "restore", "reason": "stays"})
+        assert restored["superseded"] == [madrid]
+        retired = await _memory(client, madrid)
+        assert (retired["status"], retired["valid_from"], retired["valid_to"]) == (
+            "superseded",
+            _iso(start),
+            _iso(start),
+        )
+        # moving a current fact's start into the future is said, not silently accepted
+        moved = await call(
+            client, "memory_update", {"id": porto, "action": "update", "valid_from": _iso(start)}
+        )
+        assert moved["note"] is not None
+        assert moved["note"].startswith(f"memory {porto} is not valid yet: it holds from {start.isoformat()}")
+
+    # no period of the tenant ends before it starts, and the store refuses one (migration 019)
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        inverted = conn.execute(
+            "SELECT count(*) FROM memories WHERE tenant_id = %s AND valid_to < valid_from", (tenant,)
+        ).fetchone()
+        assert inverted == (0,)
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(
+                "UPDATE memories SET valid_to = valid_from - interval '1 day' WHERE id = %s", (madrid,)
+            )
