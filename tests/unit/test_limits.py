@@ -66,6 +66,25 @@ def test_text_without_a_visible_character_is_refused_as_blank(text: str) -> None
     assert MemoryDraft(content="\ufeffcaf\u00e9\u200b").content  # invisible beside visible: kept
 
 
+@pytest.mark.parametrize(
+    ("value", "got"),
+    [({"b": 1}, "an object"), (None, "null"), ([1, {"x": 1}], "a list holding an object, null or a list")],
+)
+def test_an_entity_value_of_the_wrong_shape_is_one_error_saying_what_it_takes(
+    value: object, got: str
+) -> None:
+    with pytest.raises(ValidationError) as caught:
+        MemoryDraft(content="fine", entities={"a": value})
+    (error,) = caught.value.errors()  # not one per member of the union (str, int, float, bool, list)
+    assert error["loc"] == ("entities", "a")
+    assert error["msg"] == f"must be a string, number or boolean, or a list of them (got {got})"
+    assert MemoryDraft(content="fine", entities={"a": [1, "x", True], "b": 2.5}).entities["a"] == [
+        1,
+        "x",
+        True,
+    ]
+
+
 def test_occurred_at_is_normalised_to_utc() -> None:
     naive = MemoryDraft(content="x", occurred_at=datetime(2026, 1, 2, 3, 4))
     assert naive.occurred_at == datetime(2026, 1, 2, 3, 4, tzinfo=UTC)

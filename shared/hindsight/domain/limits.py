@@ -396,8 +396,31 @@ Tags = Annotated[
 ]
 EntityName = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z][\w.-]*$")]
 EntityValue = str | int | float | bool
+_SCALARS = (str, int, float, bool)
+
+
+def _entity_value_shape(value: Any) -> Any:
+    """One error for an entity value of the wrong shape (an object, null, a nested list), where the
+    union below would give one per member ("entities.a.str: …; entities.a.int: …; …")."""
+    if isinstance(value, _SCALARS) or (
+        isinstance(value, list) and all(isinstance(v, _SCALARS) for v in value)
+    ):
+        return value
+    got = (
+        "an object"
+        if isinstance(value, dict)
+        else "null"
+        if value is None
+        else "a list holding "
+        + ("an object, null or a list" if isinstance(value, list) else type(value).__name__)
+    )
+    raise PydanticCustomError(
+        "entity_value", "must be a string, number or boolean, or a list of them (got {got})", {"got": got}
+    )
+
+
 Entities = Annotated[
-    dict[EntityName, EntityValue | list[EntityValue]],
+    dict[EntityName, Annotated[EntityValue | list[EntityValue], BeforeValidator(_entity_value_shape)]],
     AfterValidator(_check_entities),
     Field(
         description='Named things this memory is about, e.g. {"order_id": "A-1042", "user": "maya"} '
