@@ -76,6 +76,9 @@ def test_a_failure_gives_a_lesson_on_handling_its_error() -> None:
     ("error", "advice"),
     [
         ("TimeoutError: gave up after 300 s", "longer timeout"),
+        ("lock timeout: invoices table locked 9 minutes during ALTER TABLE", "hold locks briefly"),
+        ("ERROR: deadlock detected", "hold locks briefly"),
+        ("canceling statement due to lock timeout", "hold locks briefly"),
         ("HTTP 401 Unauthorized", "credentials"),
         ("404 Not Found: /users/42", "exists"),
         ("503 Service Unavailable", "backoff"),

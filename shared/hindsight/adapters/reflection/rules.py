@@ -89,6 +89,12 @@ ERROR_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
         ("rate_limit", r"\b429\b|rate[- ]?limit\w*|too many requests|throttl\w*|quota exceeded"),
+        # before timeout: waiting longer for a lock is the wrong lesson ("lock timeout", "lock wait timeout")
+        (
+            "lock",
+            r"\block(?:s|ed|ing)?\b[^.\n]{0,40}\b(?:time[- ]?out|timed out|wait\w*)\b|\bdeadlock\w*|"
+            r"could not (?:obtain|acquire) (?:a )?lock|\b423\b",
+        ),
         ("timeout", r"\btime[- ]?out|\btimed out\b|deadline exceeded|\b408\b|\b504\b"),
         (
             "auth",
@@ -109,6 +115,8 @@ ERROR_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 _HANDLING: dict[str, str] = {
     "rate_limit": "wait for Retry-After (or back off) and retry instead of giving up",
+    "lock": "find what holds the lock and make the work hold locks briefly (smaller transactions, a quiet "
+    "window, a short lock timeout with retries) instead of waiting longer",
     "timeout": "allow a longer timeout or split the work into smaller steps",
     "auth": "check credentials and permissions before starting",
     "not_found": "verify that the target exists (id, name, path) before acting on it",
@@ -123,6 +131,7 @@ _KIND_STATUS: dict[str, re.Pattern[str]] = {
     kind: re.compile(rf"\b({codes})\b")
     for kind, codes in (
         ("rate_limit", "429"),
+        ("lock", "423"),
         ("timeout", "408|504"),
         ("auth", "401|403"),
         ("not_found", "404"),
@@ -137,6 +146,7 @@ _DURATION = re.compile(
 )
 _KIND_NAMES = {
     "rate_limit": "rate limit",
+    "lock": "lock contention",
     "timeout": "timeout",
     "auth": "refused credentials",
     "not_found": "not found",
