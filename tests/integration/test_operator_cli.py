@@ -120,6 +120,13 @@ def test_write_waits_for_the_worker_and_search_shows_every_score(
     for column in ("vector", "keyword", "entity", "rrf", "relev", "final"):
         assert column in table.stdout
     assert "Alex is allergic to peanuts" in table.stdout
+    with pytest.MonkeyPatch.context() as narrow:  # 80 columns: the content stays readable, wrapped
+        narrow.setenv("COLUMNS", "80")
+        table = cli("search", "what can't Alex eat?", "--tenant", tenant)
+    assert table.exit_code == 0
+    assert "Alex is allergic to peanuts" in " ".join(table.stdout.split()), table.stdout
+    assert "keyword" not in table.stdout
+    assert "every score with --json or COLUMNS>=130" in " ".join(table.stdout.split())
 
     # point in time: before it was written the store held nothing; a number is not a time
     before = cli("search", "what can't Alex eat?", "--tenant", tenant, "--json", "--known-at", "2000-01-01")

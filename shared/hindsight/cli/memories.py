@@ -201,12 +201,19 @@ def search(
             ]
         )
         return
+    # every score takes ~50 columns: a narrower terminal shows relevance and final only, so the content
+    # stays readable (it wraps there), and says how to see the rest
+    narrow = console.width < WIDE_TABLE_COLUMNS
     table = Table(
         title=f"{len(hits)} hit(s) for {query!r}",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         padding=(0, 1, 0, 0),
+        caption=f"relevance and final only: every score with --json or COLUMNS>={WIDE_TABLE_COLUMNS}"
+        if narrow
+        else None,
+        caption_justify="left",
     )
     table.add_column("rank id", no_wrap=True, min_width=12)
     table.add_column("layer", no_wrap=True, min_width=8)
@@ -217,31 +224,47 @@ def search(
     )
     if show_status:
         table.add_column("status (now)", no_wrap=True, min_width=12)
-    table.add_column("content", no_wrap=True, overflow="ellipsis", max_width=30)
-    for name in ("vector", "keyword", "entity", "rrf", "relev", "time", "freq", "imp", "final"):
+    if narrow:
+        table.add_column("content", min_width=24, ratio=1, overflow="fold")
+    else:
+        table.add_column("content", no_wrap=True, overflow="ellipsis", max_width=30)
+    names = ("relev", "final") if narrow else SCORE_COLUMNS
+    for name in names:
         table.add_column(
             name, no_wrap=True, justify="right", min_width=6 if name == "rrf" else max(len(name), 4)
         )
     table.add_column("flags")
     for rank, h in enumerate(hits, start=1):
-        s = h.scores
+        scores = _score_cells(h.scores)
         table.add_row(
             f"{rank:>2} {_sid(h.memory.id)}",
             h.memory.layer,
             *([_status(h.memory)] if show_status else []),
             " ".join(h.memory.content.split()),
-            _fmt(s.vector, 2),
-            _fmt(s.keyword, 2),
-            "" if s.entity is None else str(s.entity),
-            _fmt(s.rrf, 4),
-            _fmt(s.relevance, 2),
-            _fmt(s.time, 2),
-            _fmt(s.frequency, 2),
-            _fmt(s.importance, 2),
-            f"[bold]{s.final:.3f}[/]",
+            *(scores[name] for name in names),
             ",".join(h.flags),
         )
     console.print(table)
+
+
+WIDE_TABLE_COLUMNS = 130
+"""Terminal width from which ``search`` shows every score column."""
+SCORE_COLUMNS = ("vector", "keyword", "entity", "rrf", "relev", "time", "freq", "imp", "final")
+
+
+def _score_cells(s: Any) -> dict[str, str]:
+    """A hit's scores as the table's cells, by column name."""
+    return {
+        "vector": _fmt(s.vector, 2),
+        "keyword": _fmt(s.keyword, 2),
+        "entity": "" if s.entity is None else str(s.entity),
+        "rrf": _fmt(s.rrf, 4),
+        "relev": _fmt(s.relevance, 2),
+        "time": _fmt(s.time, 2),
+        "freq": _fmt(s.frequency, 2),
+        "imp": _fmt(s.importance, 2),
+        "final": f"[bold]{s.final:.3f}[/]",
+    }
 
 
 def inspect(
