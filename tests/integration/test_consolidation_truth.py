@@ -18,6 +18,7 @@ from hindsight.adapters.postgres.rows import tenant_transaction
 from hindsight.bootstrap import Container
 from hindsight.client import call
 from hindsight.domain.auth import Principal
+from hindsight.domain.maintenance import CONSOLIDATION_RULE
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
@@ -90,6 +91,88 @@ async def test_twelve_service_requests_of_one_day_keep_every_id_findable(
         ) == [(12,)]
 
 
+_PERMUTED = [
+    ("Charged the customer 50 EUR and refunded 20 EUR", "Charged the customer 20 EUR and refunded 50 EUR"),
+    ("The build passed, not failed", "The build failed, not passed"),
+    ("Alice paid Bob 50 EUR", "Bob paid Alice 50 EUR"),
+]
+
+
+@pytest.mark.anyio
+async def test_events_with_the_same_words_in_another_order_are_never_consolidated(
+    stack: LocalStack, server: BackgroundServer, poller: SqsPoller, tenant: str, token: str
+) -> None:
+    """New-user trial: first / second / first again on three days became "3 similar events …: first
+    Variants: second", the originals archived, though docs/maintenance.md promised events that differ in
+    an amount, a name or a status are never consolidated."""
+    day = (datetime.now(UTC) - 4 * DAY).replace(hour=9, minute=0, second=0, microsecond=0)
+    async with mcp_client(server.url, token) as client:
+        for first, second in _PERMUTED:
+            for n, text in enumerate((first, second, first)):
+                await call(
+                    client,
+                    "memory_write",
+                    {"content": text, "layer": "episodic", "occurred_at": (day + n * DAY).isoformat()},
+                )
+        for n in range(3):  # a true repeat on three days: still consolidated
+            await call(
+                client,
+                "memory_write",
+                {
+                    "content": "Rotated the VPN gateway certificates."
+                    if n
+                    else "rotated the VPN gateway certificates",
+                    "layer": "episodic",
+                    "occurred_at": (day + n * DAY).isoformat(),
+                },
+            )
+        await drain(poller)
+        async with _container(stack) as c:
+            assert c.maintain is not None
+            consolidated = _step(await c.maintain.run(tenant_id=tenant), "consolidate")
+        assert (consolidated.get("summaries"), consolidated.get("archived")) == (1, 3)
+        active = _rows(
+            stack,
+            "SELECT content FROM memories WHERE tenant_id = %s AND status = 'active' AND NOT metadata ? %s",
+            tenant,
+            "consolidation",
+        )
+        assert sorted(r[0] for r in active) == sorted(t for f, s in _PERMUTED for t in (f, s, f))
+
+
+@pytest.mark.anyio
+async def test_a_rule_2_summary_of_permuted_events_is_undone(stack: LocalStack, tenant: str) -> None:
+    """Stores consolidated under rule 2 (the same set of words) get their permuted events back."""
+    old = datetime.now(UTC) - 30 * DAY
+    async with _container(stack) as c:
+        first, second = _PERMUTED[0]
+        members = [
+            await _insert(c, tenant, text, created_at=old + n * DAY, occurred_at=old + n * DAY)
+            for n, text in enumerate((first, second, first))
+        ]
+        bad = await _old_rule_summary(
+            c, tenant, f"3 similar events from …: {first}\nVariants: {second}", members, rule=2
+        )
+        repeats = [
+            await _insert(c, tenant, "Rotated the Porto VPN certificates", created_at=old, occurred_at=old)
+            for _ in range(3)
+        ]
+        good = await _old_rule_summary(
+            c, tenant, "3 similar events on …: Rotated the Porto VPN certificates", repeats, rule=2
+        )
+        assert c.maintain is not None
+        counts = _step(await c.maintain.run(tenant_id=tenant), "consolidate")
+        assert (counts["summaries_undone"], counts["restored"], counts["summaries_checked"]) == (1, 3, 1)
+        statuses = dict(_rows(stack, "SELECT id, status FROM memories WHERE tenant_id = %s", tenant))
+        assert statuses[bad] == "archived"
+        assert all(statuses[m] == "active" for m in members)
+        assert statuses[good] == "active"
+        (meta,) = _rows(stack, "SELECT metadata FROM memories WHERE id = %s", good)
+        assert meta[0]["consolidation"]["rule"] == CONSOLIDATION_RULE
+        again = _step(await c.maintain.run(tenant_id=tenant), "consolidate")
+        assert "summaries_checked" not in again
+
+
 # ---- the property: every identifier of every consolidated original stays findable ----------------------
 
 _NAMES = ("Maya", "Ivo", "Priya", "Tomas")
@@ -155,16 +238,20 @@ async def test_every_identifier_of_every_consolidated_original_stays_findable(
 # ---- summaries written under the old rule ---------------------------------------------------------------
 
 
-async def _old_rule_summary(c: Container, tenant: str, content: str, members: list[uuid.UUID]) -> uuid.UUID:
-    """A summary as the first rule wrote it (no ``rule`` in its metadata), its members archived behind it."""
+async def _old_rule_summary(
+    c: Container, tenant: str, content: str, members: list[uuid.UUID], rule: int | None = None
+) -> uuid.UUID:
+    """A summary as an earlier rule wrote it (the first: no ``rule`` in its metadata), its members archived
+    behind it."""
     now = datetime.now(UTC)
+    marks: dict[str, object] = {"members": len(members)} | ({"rule": rule} if rule else {})
     summary = await _insert(
         c,
         tenant,
         content,
         created_at=now,
         occurred_at=now - DAY,
-        metadata=Jsonb({"consolidation": {"members": len(members)}}),
+        metadata=Jsonb({"consolidation": marks}),
     )
     async with tenant_transaction(c.pool, tenant) as conn:
         for member in members:
@@ -221,7 +308,7 @@ async def test_an_old_summary_that_hides_ids_is_undone_and_a_faithful_one_is_kep
         assert statuses[good] == "active"
         assert all(statuses[m] == "archived" for m in repeats)
         (meta,) = _rows(stack, "SELECT metadata FROM memories WHERE id = %s", good)
-        assert meta[0]["consolidation"]["rule"] == 2
+        assert meta[0]["consolidation"]["rule"] == CONSOLIDATION_RULE
         (history,) = _rows(
             stack,
             "SELECT action, actor FROM memory_history WHERE memory_id = %s ORDER BY id DESC LIMIT 1",

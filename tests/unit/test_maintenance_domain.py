@@ -33,6 +33,7 @@ from hindsight.domain.maintenance import (
     plan_consolidation,
     preference_statement,
     summary_hides_members,
+    summary_misrepresents_members,
 )
 from hindsight.domain.memory import MemoryStatus, Scope
 from hindsight.usecases.maintain import Maintain, MaintenancePolicy
@@ -169,14 +170,39 @@ def test_events_that_differ_in_an_id_a_number_a_status_or_a_name_are_never_merge
     durations = [_episode(f"Backup finished in {m} minutes", _near(base, 20 + m), 1) for m in (11, 12, 14)]
     people = [_episode(f"{name} approved the refund", _near(base, 40 + i), 1) for i, name in enumerate("ABC")]
     assert cluster_episodes([*requests, *durations, *people], ConsolidationPolicy(cosine=0.5)) == []
-    # … but the same words in another case, order or punctuation are one event repeated
+    # … but the same words in another case or punctuation are one event repeated
     same = [
         requests[0],
-        _episode("status: OPEN. Service request RQ-5101 from Lisbon, VPN drops", _near(base, 60), 1),
+        _episode("service request rq-5101 from Lisbon, VPN drops. STATUS: OPEN", _near(base, 60), 1),
         _episode("Service request RQ-5101 from Lisbon - VPN drops - status open", _near(base, 61), 1),
     ]
-    (cluster,) = cluster_episodes([*same, *requests[1:]], ConsolidationPolicy(cosine=0.5))
+    moved = _episode("status: OPEN. Service request RQ-5101 from Lisbon, VPN drops", _near(base, 62), 1)
+    (cluster,) = cluster_episodes([*same, moved, *requests[1:]], ConsolidationPolicy(cosine=0.5))
     assert {e.id for e in cluster} == {e.id for e in same}
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (
+            "Charged the customer 50 EUR and refunded 20 EUR",
+            "Charged the customer 20 EUR and refunded 50 EUR",
+        ),
+        ("The build passed, not failed", "The build failed, not passed"),
+        ("Alice paid Bob 50 EUR", "Bob paid Alice 50 EUR"),
+    ],
+)
+def test_the_same_words_in_another_order_are_another_event(first: str, second: str) -> None:
+    # New-user trial: first, second, first on three days became "3 similar events …: first / Variants:
+    # second", the originals archived.
+    base = _direction(9)
+    texts = [first, second, first, second]
+    episodes = [_episode(t, _near(base, i), 4 - i) for i, t in enumerate(texts)]
+    assert cluster_episodes(episodes, ConsolidationPolicy(cosine=0.5)) == []
+    (cluster,) = cluster_episodes([*episodes, _episode(first, _near(base, 9), 0.5)], ConsolidationPolicy(0.5))
+    assert [e.content for e in cluster] == [first] * 3
+    assert summary_misrepresents_members(f"3 similar events: {first}\nVariants: {second}", [first, second])
+    assert not summary_misrepresents_members(f"3 similar events: {first}", [first, first.upper() + "."])
 
 
 def test_a_summary_that_cannot_quote_every_member_archives_nothing() -> None:
@@ -226,7 +252,7 @@ def test_the_summary_is_deterministic_and_carries_the_cluster() -> None:
     assert plan.summary_id != other.summary_id
     assert plan.content.startswith(f"3 similar events from {members[0].event_time.date()} to ")
     assert "backup: finished in 12 minutes!" in plan.content
-    assert plan.metadata["consolidation"]["rule"] == 2  # type: ignore[index]
+    assert plan.metadata["consolidation"]["rule"] == 3  # type: ignore[index]
     assert plan.importance == 0.7
     assert plan.source == "agent_inferred"
     assert plan.tags == ["db", "ops"]

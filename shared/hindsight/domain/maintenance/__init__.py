@@ -26,6 +26,7 @@ from hindsight.domain.maintenance.consolidation import (
     plan_consolidation,
     summary_hides_members,
     summary_keeps_members,
+    summary_misrepresents_members,
     summary_text,
 )
 from hindsight.domain.maintenance.cycle import (
@@ -112,5 +113,6 @@ __all__ = [
     "preference_statement",
     "summary_hides_members",
     "summary_keeps_members",
+    "summary_misrepresents_members",
     "summary_text",
 ]

