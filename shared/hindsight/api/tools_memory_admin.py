@@ -81,12 +81,27 @@ class UpdateOut(BaseModel):
     )
 
 
+class ForgottenAlongOut(BaseModel):
+    id: UUID
+    reason: str = Field(description="Why it went with the memory forgotten (which memory it derives from).")
+
+
 class ForgetOut(BaseModel):
     id: UUID
     hard: bool
     status: str = Field(description="'forgotten' (soft, reversible with memory_update restore) or 'deleted'.")
     version: int | None = Field(default=None, description="The memory's version after a soft forget.")
     replaced_version: int = Field(description="The version the forget replaced (or deleted).")
+    also_forgotten: list[ForgottenAlongOut] | None = Field(
+        default=None,
+        description="What maintenance derived from this memory and went with it, the same way (soft: "
+        "forgotten, hard: deleted): a summary's archived originals, a summary or an inferred memory that "
+        "quotes it. None: nothing.",
+    )
+    restored: list[UUID] | None = Field(
+        default=None,
+        description="Originals made active again: a summary that stood for them went along. None: none.",
+    )
 
 
 class LinkOut(Relation):
@@ -219,7 +234,8 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         description=(
             "Forget a memory when the user asks you to, or it is wrong and must not be recalled again. Soft "
             "by default (out of search, reversible); hard=true deletes it with its links and history for "
-            "good — only when the user explicitly asks for deletion."
+            "good — only when the user explicitly asks for deletion. What maintenance derived from it (a "
+            "summary's originals, a summary or inference quoting it) goes with it, listed in also_forgotten."
         ),
         **change("Forget a memory", destructive=True, idempotent=True),
     )
@@ -240,6 +256,8 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             status="deleted" if memory is None else memory.status,
             version=None if memory is None else memory.version,
             replaced_version=result.replaced_version,
+            also_forgotten=[ForgottenAlongOut(id=a.id, reason=a.reason) for a in result.along] or None,
+            restored=result.restored or None,
         )
 
     @mcp.tool(

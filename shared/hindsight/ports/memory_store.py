@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Literal, Protocol
 from uuid import UUID
 
+from hindsight.domain.forgetting import ForgottenAlong
 from hindsight.domain.memory import (
     Candidate,
     HistoryEntry,
@@ -46,6 +47,18 @@ class EditedMemory:
     replaced_version: int
     superseded: tuple[UUID, ...] = ()
     relation: Relation | None = None
+
+
+@dataclass(frozen=True)
+class ForgetOutcome:
+    """A forget by id: the memory after a soft forget (None after a hard delete), the version it replaced,
+    the derived memories it took along (``domain.forgetting``, in the order found) and the members made
+    active again because the summary that stood for them went along (ids)."""
+
+    memory: StoredMemory | None
+    replaced_version: int
+    along: tuple[ForgottenAlong, ...] = ()
+    restored: tuple[UUID, ...] = ()
 
 
 class MemoryReader(Protocol):
@@ -176,9 +189,18 @@ class MemoryEditor(Protocol):
         gave it. None when it is not the scope's own."""
         ...
 
-    async def delete(self, scope: Scope, memory_id: UUID, expected_version: int | None = None) -> int | None:
-        """Hard delete: the row, its relations and its history go. The version deleted; None when it is
-        not the scope's."""
+    async def forget(
+        self,
+        scope: Scope,
+        memory_id: UUID,
+        hard: bool,
+        reason: str | None,
+        actor: str,
+        expected_version: int | None = None,
+    ) -> ForgetOutcome | None:
+        """Forget a memory and what was derived from it (``domain.forgetting``), in one transaction. Soft:
+        status ``forgotten``, a history row each. Hard: the rows, their relations and their history go.
+        None when it is not the scope's own."""
         ...
 
     async def link(

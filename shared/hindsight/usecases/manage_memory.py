@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, InvalidInput, NotFound
+from hindsight.domain.forgetting import ForgottenAlong
 from hindsight.domain.limits import MAX_CHAIN_DEPTH
 from hindsight.domain.memory import (
     HistoryEntry,
@@ -94,12 +95,16 @@ def upcoming_note(memory: StoredMemory) -> str | None:
 
 class ForgetResult(BaseModel):
     """``memory``: the memory after a soft forget (None after a hard delete); ``replaced_version``: the
-    version the forget replaced."""
+    version the forget replaced; ``along``: the derived memories forgotten (or deleted) with it, each with
+    why (``domain.forgetting``); ``restored``: the originals made active again because the summary that
+    stood for them went along."""
 
     model_config = ConfigDict(frozen=True)
 
     memory: StoredMemory | None
     replaced_version: int
+    along: list[ForgottenAlong] = []
+    restored: list[UUID] = []
 
 
 class LinkResult(BaseModel):
@@ -347,22 +352,25 @@ class ManageMemory:
         expected_version: int | None = None,
     ) -> ForgetResult:
         """Soft: status ``forgotten`` (out of search and chains, history kept, reversible with restore).
-        Hard: the row, its relations and its history are deleted (``memory`` None). Raises NotFound,
-        Forbidden, VersionConflict."""
+        Hard: the row, its relations and its history are deleted (``memory`` None). Either way, in the
+        same transaction, what maintenance derived from it goes the same way and is listed in ``along``
+        (``domain.forgetting``: a summary's archived originals, a summary or an inference that quotes it);
+        the other originals of a summary that went along are made active again (``restored``). Raises
+        NotFound, Forbidden, VersionConflict."""
         principal.require_write()
         scope = principal.scope(agent_id)
         reason = self._reason(reason)
-        if hard:
-            deleted = await self._editor.delete(scope, memory_id, expected_version)
-            if deleted is None:
-                raise await self._refusal(scope, memory_id)
-            return ForgetResult(memory=None, replaced_version=deleted)
-        edited = await self._editor.set_status(
-            scope, memory_id, "forgotten", reason, principal.key_id, expected_version
+        outcome = await self._editor.forget(
+            scope, memory_id, hard, reason, principal.key_id, expected_version
         )
-        if edited is None:
+        if outcome is None:
             raise await self._refusal(scope, memory_id)
-        return ForgetResult(memory=edited.memory, replaced_version=edited.replaced_version)
+        return ForgetResult(
+            memory=outcome.memory,
+            replaced_version=outcome.replaced_version,
+            along=list(outcome.along),
+            restored=list(outcome.restored),
+        )
 
     async def link(
         self,

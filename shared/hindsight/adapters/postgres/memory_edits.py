@@ -29,6 +29,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.conflicts import supersede
+from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.memory_writes import KEY_LOCK, KEY_LOCKS, key_lock
 from hindsight.adapters.postgres.rows import (
@@ -52,7 +53,7 @@ from hindsight.domain.memory import (
 )
 from hindsight.domain.text import entity_terms
 from hindsight.domain.versions import check_memory_version
-from hindsight.ports import EditedMemory, Vector
+from hindsight.ports import EditedMemory, ForgetOutcome, Vector
 
 ACCESS_DEBOUNCE = timedelta(hours=1)
 """Recalls of one memory within this window count as one access (frequency is per session, not per hit)."""
@@ -294,18 +295,26 @@ class PostgresMemoryEditor:
                     )
             return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
 
-    async def delete(self, scope: Scope, memory_id: UUID, expected_version: int | None = None) -> int | None:
-        """Hard delete of an own memory: the version deleted, None when there is none. Raises
-        VersionConflict as ``update``."""
+    async def forget(
+        self,
+        scope: Scope,
+        memory_id: UUID,
+        hard: bool,
+        reason: str | None,
+        actor: str,
+        expected_version: int | None = None,
+    ) -> ForgetOutcome | None:
+        """Forget an own memory and what was derived from it (``forgetting.forget_with_derived``): soft,
+        status ``forgotten`` (a no-op for the memory when it is already); hard, deleted. None when there
+        is none. Raises VersionConflict as ``update``."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             current = await _locked(conn, scope, memory_id)
             if current is None:
                 return None
             check_memory_version(current, expected_version)
-            await conn.execute(
-                "DELETE FROM memories WHERE id = %s AND tenant_id = %s", (memory_id, scope.tenant_id)
-            )
-            return current.version
+            along, restored = await forget_with_derived(conn, scope, current, hard, reason, actor)
+            memory = None if hard else await _reload(conn, memory_id)
+            return ForgetOutcome(memory, current.version, tuple(along), tuple(restored))
 
     async def link(
         self, scope: Scope, relation: Relation, expected_version: int | None = None, actor: str = "api"

@@ -1,0 +1,61 @@
+"""What a forget takes with it (``memory_forget``). Pure: no I/O.
+
+A user who asks to forget (or erase, GDPR art. 17) something must not find it again in what maintenance
+derived from it. Maintenance derives two kinds of memory (spec, "Forgetting and maintenance"):
+
+- a **consolidation summary** (metadata ``consolidation``) stands for the near-identical repeats it
+  archived, linked to it by ``part_of``; it keeps every identifier, number and name of each, so its text
+  states what each of them says;
+- an **inferred memory** (metadata ``inferred_from``, source ``agent_inferred``) quotes the preference
+  statement or lesson that each piece of its evidence (linked from it by ``related``) shares.
+
+So a derived memory quotes each of its sources, and a forget of a memory takes along, in the same
+transaction and in the same way (soft: status ``forgotten`` with a history row; hard: deleted with its
+relations and history):
+
+1. forgetting a summary: its members that are not active (the archived originals it stood for; a member
+   restored to active is a memory of its own again and stays);
+2. forgetting a memory that is a source of a derived memory (a member of a summary, evidence of an
+   inference), or that went along by rule 1: the derived memory — whether other sources remain or not,
+   since its text is the forgotten text. What remains is derived again by maintenance from what remains
+   (a hard-deleted inference comes back while ≥ 3 episodes still state it; a soft-forgotten one never
+   does, ``maintenance.patterns``);
+3. a summary that goes by rule 2 no longer stands for its other members: those still archived are made
+   active again (history ``restored``), so they are found by a default search, as before they were
+   consolidated.
+
+Memories the user wrote are never taken along, whatever they are linked to: only derived ones are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from uuid import UUID
+
+
+@dataclass(frozen=True)
+class ForgottenAlong:
+    """A memory a forget took along: its id and why (a sentence naming the memory it went with)."""
+
+    id: UUID
+    reason: str
+
+
+def summarised_member(summary_id: UUID) -> str:
+    """Rule 1's reason, for a member of the forgotten summary ``summary_id``."""
+    return f"an original that summary {summary_id} stood for"
+
+
+def summary_of(source_id: UUID) -> str:
+    """Rule 2's reason, for a summary of the forgotten memory ``source_id``."""
+    return f"a consolidation summary that states forgotten memory {source_id}"
+
+
+def inferred_from(source_id: UUID) -> str:
+    """Rule 2's reason, for an inferred memory with the forgotten memory ``source_id`` as evidence."""
+    return f"inferred from forgotten memory {source_id}, whose statement it quotes"
+
+
+def restored_member(summary_id: UUID) -> str:
+    """Rule 3's history reason, for a member made active again."""
+    return f"its summary {summary_id} was forgotten with a memory it stated"
