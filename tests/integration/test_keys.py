@@ -267,3 +267,27 @@ async def test_a_key_filter_no_memory_can_have_is_refused_naming_the_field(
             _assert_key_refused(error, "key", "email", ALICE)
         found = await call(client, "memory_search", {"query": "contact preference", "key": "contact.nobody"})
         assert found["results"] == []
+
+
+async def test_a_key_in_another_unicode_form_is_the_same_key(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    composed, decomposed = "menu.caf\u00e9", "menu.cafe\u0301"  # "menu.café" both, as a user sees it
+    async with mcp_client(server.url, token) as client:
+        # Given a fact on the composed key, then a new value on the decomposed one
+        first = await call(client, "memory_write", {"content": "The café opens at 8", "key": composed})
+        await drain(poller)
+        later = {"content": "The café opens at 9", "key": decomposed}
+        second = (await call(client, "memory_write", later))["id"]
+        await drain(poller)
+        # Then it is one key: the new value supersedes the old, and it is stored composed (NFC)
+        status = (await call(client, "memory_status", {"ids": [second]}))["writes"][0]
+        assert status["reason"] == f"supersedes {first['id']}"
+        stored = (await call(client, "memory_get", {"id": second}))["memory"]
+        assert stored["key"] == composed
+        # And a key filter in either form finds it, in search and in memory_summarize
+        for key in (composed, decomposed):
+            hits = await call(client, "memory_search", {"query": "when does the café open", "key": key})
+            assert [h["memory"]["id"] for h in hits["results"]] == [second]
+            hint = await call(client, "memory_summarize", {"key": key})
+            assert hint["ids"] == [second]

@@ -19,7 +19,7 @@ from hindsight.domain.limits import (
     TIMESTAMP_LIMIT,
     ensure_job_fits,
 )
-from hindsight.domain.memory import MemoryDraft, content_hash
+from hindsight.domain.memory import MemoryChanges, MemoryDraft, SearchRequest, content_hash
 
 
 def _fields(exc: pytest.ExceptionInfo[ValidationError]) -> set[str]:
@@ -162,3 +162,13 @@ def test_a_job_over_the_queue_limit_is_refused_naming_its_largest_part() -> None
         ensure_job_fits("€" * MAX_JOB_BYTES, {"content": "short", "steps": ["€" * 90_000]})
     assert caught.value.field == "steps"
     assert caught.value.limit == {"max_bytes": MAX_JOB_BYTES}
+
+
+def test_keys_are_stored_and_filtered_in_one_unicode_form_nfc() -> None:
+    composed, decomposed = "menu.caf\u00e9", "menu.cafe\u0301"
+    assert MemoryDraft(content="x", key=decomposed).key == composed
+    assert MemoryChanges(key=decomposed).key == composed
+    now = datetime(2026, 12, 6, tzinfo=UTC)
+    assert SearchRequest(text="x", top_k=5, now=now, key=decomposed).key == composed
+    # NFC, not NFKC: compatibility characters stay distinct keys
+    assert MemoryDraft(content="x", key="\ufb01le").key == "\ufb01le"

@@ -231,12 +231,27 @@ class Identifier:
     example: str
 
 
+def nfc(value: str) -> str:
+    """``value`` in Unicode normalisation form C (composed). Keys are compared as stored strings, and the
+    same visible key arrives in different forms — "café" with U+00E9 or with "e" + U+0301 (a macOS file
+    name, a copy from a PDF): without one form they are two keys, two current facts. NFC, not NFKC: it
+    only joins canonically equivalent sequences, so "ﬁ" and "fi", "①" and "1" stay distinct keys."""
+    return unicodedata.normalize("NFC", value)
+
+
+KEY_FORM = AfterValidator(nfc)
+"""In the ``Annotated`` of every key a caller gives (written, moved onto, filtered by): its NFC form."""
+KeyFilter = Annotated[str, KEY_FORM]
+"""A key a read filters by (``SearchRequest.key``, a summary's key), in the form keys are stored in."""
+
+
 MemoryKey = Annotated[
     str,
     Identifier("key", "contact.alice"),
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_KEY_CHARS),
     NOT_BLANK,
     AfterValidator(_clean_text),
+    KEY_FORM,
     Field(
         description="What the memory is about: a stable topic such as 'user.display_preference' or "
         f"'order:A-1042' (≤ {MAX_KEY_CHARS} characters). Memories with the same key are deduplicated."

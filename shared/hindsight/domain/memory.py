@@ -35,6 +35,7 @@ from hindsight.domain.limits import (
     Entities,
     IdempotencyKey,
     Importance,
+    KeyFilter,
     MemoryKey,
     Metadata,
     RecallHint,
@@ -421,7 +422,7 @@ class SearchRequest(BaseModel):
     """The query time: recency, staleness and relative phrases are measured from it."""
     layers: tuple[Layer, ...] = ("episodic", "semantic")
     statuses: tuple[MemoryStatus, ...] = ("active",)
-    key: str | None = None
+    key: KeyFilter | None = None
     tags: tuple[str, ...] = ()
     entities: dict[str, JsonValue] = Field(default_factory=dict)
     since: datetime | None = None

@@ -30,6 +30,7 @@ from hindsight.domain.experience import (
     with_injection_labels,
     with_upcoming_labels,
 )
+from hindsight.domain.limits import KeyFilter
 from hindsight.domain.memory import Scope, SearchRequest, StoredMemory, TaskType
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent
@@ -47,7 +48,7 @@ class SummaryRequest(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     query: str | None = None
-    key: str | None = None
+    key: KeyFilter | None = None
     task_type: TaskType | None = None
     since: datetime | None = None
     until: datetime | None = None
