@@ -2,20 +2,24 @@
 
     HINDSIGHT_EMBED_THREADS=1 nice -n 15 .venv/bin/python bench/hnsw_sweep.py --size 100000 \\
         [--ef 100,200,400,800,rule] [--modes relaxed_order,strict_order,off] [--max-scan-tuples 20000] \\
-        [--builds 16:64,24:128] [--halfvec] [--structure] [--record]
+        [--limits 100,400] [--builds 16:64,24:128] [--halfvec] [--structure] [--keep-stack] [--record]
 
 Loads bench/latency.py's tier of ``size`` memories once (the same rows, COPY and index builds as
 ``bench/run.py latency``), then, without reloading:
 
-* ``sweep``: one connection per setting (iterative scan x ef_search x max_scan_tuples); the benchmark's
-  200 query embeddings go round-robin over the connections (interleaved, so every setting sees the same
-  machine load), each running the search's vector probe: ``ORDER BY embedding <=> q LIMIT
-  candidate_pool`` in the tenant's agent (adapters/postgres/memory_reads.py, ``whole``). Probe = wall
+* ``sweep``: one connection per setting (iterative scan x ef_search x max_scan_tuples x LIMIT); the
+  benchmark's 200 query embeddings go round-robin over the connections (interleaved, so every setting sees
+  the same machine load), each running the search's vector probe: ``ORDER BY embedding <=> q LIMIT
+  candidate_pool`` in the tenant's agent (adapters/postgres/memory_reads.py, ``whole``; ``--limits``: other
+  LIMITs, the rows returned then sorted by exact distance as the search's ``vec`` does). Probe = wall
   time of the statement from this client. recall@10 = the 10 closest rows returned (the search orders its
   vector candidates by similarity) against the exact top 10 (numpy over the tier's target rows);
   ``recall_first10``: the first 10 rows in returned order, as bench/latency.py's ``ann_check`` counts;
   ``recall_tie_aware``: a returned row also counts when its exact distance is within ``TIE_EPS`` of the
   exact 10th (rows the exact order cannot tell apart);
+  ``--keep-stack``: the loaded stack is kept (``bench/latency.py``'s ``load_or_reuse``, the folder
+  ``bench/run.py latency --keep-stack`` uses) and reused when it holds the same tier; ``--builds``
+  rebuilds its index, so the next run loads it again;
 * ``builds``: the index rebuilt with other (m, ef_construction), build timed, swept again;
 * ``halfvec``: an expression index on ``embedding::halfvec`` beside the vector one, its build timed,
   probed with the halfvec expression, recall against the exact float32 top 10;
@@ -111,10 +115,12 @@ def sweep(
     params: dict[str, Any],
     warmup: int = 20,
 ) -> list[dict[str, Any]]:
-    """Each config (GUCs) on its own connection; queries round-robin over them; recall and probe ms."""
+    """Each config on its own connection; queries round-robin over them; recall and probe ms. A config's
+    dotted keys are GUCs (``hnsw.ef_search``), its others the statement's parameters (``pool``: its LIMIT)
+    over ``params``."""
     conns = []
     for config in configs:
-        options = " ".join(f"-c {k}={v}" for k, v in config.items())
+        options = " ".join(f"-c {k}={v}" for k, v in config.items() if "." in k)
         conn = psycopg.connect(url, autocommit=True, options=options)
         register_vector(conn)
         conns.append(conn)
@@ -124,12 +130,13 @@ def sweep(
     noise = 0.0
     plans = []
     blocks: list[list[int]] = [[] for _ in configs]
+    own = [params | {k: int(v) for k, v in config.items() if "." not in k} for config in configs]
     try:
-        for conn in conns:
-            plan = conn.execute("EXPLAIN " + sql, {**params, "e": queries[0]}).fetchall()
+        for conn, mine in zip(conns, own, strict=True):
+            plan = conn.execute("EXPLAIN " + sql, {**mine, "e": queries[0]}).fetchall()
             plans.append("hnsw" in "\n".join(str(r[0]) for r in plan))
             for qv in queries[:warmup]:
-                conn.execute(sql, {**params, "e": qv}).fetchall()
+                conn.execute(sql, {**mine, "e": qv}).fetchall()
         for j, qv in enumerate(queries):
             truth = {key_of_row(int(r)) for r in truth_rows[j, :10]}
             qn = qv.astype(np.float64) / np.linalg.norm(qv)
@@ -141,12 +148,12 @@ def sweep(
             for step in range(len(conns)):
                 c = (j + step) % len(conns)
                 started = time.perf_counter()
-                got = conns[c].execute(sql, {**params, "e": qv}).fetchall()
+                got = conns[c].execute(sql, {**own[c], "e": qv}).fetchall()
                 times[c].append((time.perf_counter() - started) * 1000)
                 counts[c].append(len(got))
                 recalls[c].append(_recall(got, truth, float(truth_dist[j, 9]), dist_of))
                 if j < BUFFER_QUERIES:
-                    blocks[c].append(_buffers(conns[c], sql, {**params, "e": qv}))
+                    blocks[c].append(_buffers(conns[c], sql, {**own[c], "e": qv}))
                 if got:
                     noise = max(noise, abs(dist_of(got[0][0]) - float(got[0][1])))
     finally:
@@ -182,12 +189,17 @@ def _buffers(conn: psycopg.Connection[Any], sql: str, params: dict[str, Any]) ->
     return int(top["Shared Hit Blocks"] + top["Shared Read Blocks"])
 
 
-def _configs(modes: list[str], efs: list[int], tuples: list[int]) -> list[dict[str, str]]:
+def _configs(
+    modes: list[str], efs: list[int], tuples: list[int], limits: list[int] | None = None
+) -> list[dict[str, str]]:
+    """Every setting to sweep; ``limits`` (the probe's LIMIT, ``pool``) only when given."""
     return [
         {"hnsw.iterative_scan": m, "hnsw.ef_search": str(ef), "hnsw.max_scan_tuples": str(t)}
+        | ({"pool": str(limit)} if limit is not None else {})
         for m in modes
         for ef in efs
         for t in (tuples if m != "off" else tuples[:1])
+        for limit in (limits or [None])
     ]
 
 
@@ -295,10 +307,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {"size": size, "gaps": gaps(truth_dist), "searches": args.searches}
     log(f"hnsw_sweep: exact neighbours ready; gaps {result['gaps']}")
     settings = Settings.load()
-    with LocalStack(bench_tmpdir("hnsw-sweep"), ephemeral=True) as stack:
+    kept = latency.KEPT_STACKS / "latency" if args.keep_stack else None
+    limits = [int(x) for x in args.limits.split(",")] if args.limits else None
+    with LocalStack(kept or bench_tmpdir("hnsw-sweep"), ephemeral=kept is None) as stack:
         url = stack.require_settings().require_database_url()
         log(f"hnsw_sweep: loading {size} memories …")
-        result["load"] = latency.load_tier(url, data, size)
+        result["load"] = latency.load_or_reuse(url, data, size, kept)
         log(f"hnsw_sweep: loaded; HNSW build {result['load']['hnsw_build_s']}s")
         params = {"t": latency.TENANT, "a": latency.AGENT, "pool": settings.candidate_pool}
         vec_sql = PROBE.format(order="embedding <=> %(e)s")
@@ -325,9 +339,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             return out
 
         # the index as migrated: hindsight.adapters.postgres.hnsw's build options
-        result["sweep"] = {f"m{HNSW_M}_efc{HNSW_EF_CONSTRUCTION}": one(_configs(modes, efs, tuples))}
+        result["sweep"] = {f"m{HNSW_M}_efc{HNSW_EF_CONSTRUCTION}": one(_configs(modes, efs, tuples, limits))}
         for spec in [b for b in args.builds.split(",") if b]:
             m, efc = (int(x) for x in spec.split(":"))
+            latency.forget_kept_tier(kept)
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute(f"DROP INDEX {INDEX}")
             build = _build(
@@ -370,6 +385,12 @@ def main() -> None:
     p.add_argument("--ef", default="100,200,400,800", help="ef_search values; 'rule': the size's own")
     p.add_argument("--modes", default="relaxed_order,strict_order,off")
     p.add_argument("--max-scan-tuples", default="20000")
+    p.add_argument("--limits", default="", help="the probe's LIMITs (default: the candidate pool)")
+    p.add_argument(
+        "--keep-stack",
+        action="store_true",
+        help="keep the loaded stack in var/bench-stack/latency and reuse it (as run.py latency --keep-stack)",
+    )
     p.add_argument(
         "--builds", default="", help="m:ef_construction,… rebuilt and swept after the migrated one"
     )

@@ -1451,6 +1451,9 @@ def write() -> None:
     out.append(
         "HINDSIGHT_EMBED_THREADS=1 python bench/run.py latency --sizes 1000000 --search-only   # 1M, once"
     )
+    out.append(
+        "  # add --keep-stack: the loaded tier is kept in var/bench-stack/latency and reused by the next run"
+    )
     out.append("make bench-cjk          # Chinese/mixed retrieval (bench/data/cjk_retrieval.json)")
     out.append("make bench-throughput   # worker throughput at batch 1, 10, 100")
     out.append("make bench-neighbours   # an agent's writes while another tenant imports, with/without lane")

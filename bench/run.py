@@ -7,6 +7,7 @@ Each piece starts its own throw-away local stack, writes its section into bench/
     python bench/run.py cjk             # Chinese/mixed memories (bench/data/cjk_retrieval.json)
     python bench/run.py latency [--sizes 1000,10000,100000] [--searches 200] [--warmup 20] [--search-only]
     python bench/run.py latency --sizes 1000000 --search-only   # 1M, once (~1 h here; see docs/benchmarks.md)
+    python bench/run.py latency --sizes 1000000 --search-only --keep-stack   # load once, reuse after
     python bench/run.py throughput [--db-only]   # --db-only: the model alone and the worker's DB part
     python bench/run.py neighbours [--import-size 1000] [--writes 40]   # the bulk lane, A/B in one run
     python bench/run.py report          # only regenerate docs/benchmarks.md and the plot
@@ -55,6 +56,13 @@ def run_cjk(_: argparse.Namespace) -> None:
     merge_results("cjk", cjk.run(), _command())
 
 
+def _kept_stack(given: str | None, default: Path) -> Path | None:
+    """``--keep-stack``'s folder: None without the flag, ``default`` for the bare flag, else the DIR given."""
+    if given is None:
+        return None
+    return Path(given) if given else default
+
+
 def run_latency(args: argparse.Namespace) -> None:
     import latency
 
@@ -65,6 +73,7 @@ def run_latency(args: argparse.Namespace) -> None:
         warmup=args.warmup,
         cold_runs=args.cold_runs,
         search_only=args.search_only,
+        keep_stack=_kept_stack(args.keep_stack, latency.KEPT_STACKS / "latency"),
     )
     # each tier carries its own command and time: a --search-only run merges tiers of different runs
     stamp = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "command": _command()}
@@ -173,6 +182,15 @@ def _latency_args(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="in-process search, floor, HNSW recall and SQL plan only (no MCP, write acks, cold starts); "
         "merges the sizes measured into the latency section",
+    )
+    p.add_argument(
+        "--keep-stack",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="DIR",
+        help="keep the loaded stack in DIR (default var/bench-stack/latency) and reuse it when it holds the "
+        "same tier: the 1M tier is loaded and indexed once (stop it with the run; delete DIR to free ~6 GB)",
     )
 
 

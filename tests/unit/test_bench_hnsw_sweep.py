@@ -115,3 +115,12 @@ def test_report_takes_the_first_sweep_as_the_migrated_index() -> None:
     lines = [line for line in out if line.startswith("| 100,000 |")]
     assert lines[0].startswith("| 100,000 | m16_efc128 | relaxed_order | 110 |")
     assert "m16_efc64 (built 90.0 s)" in lines[1]
+
+
+def test_limits_are_statement_parameters_not_settings() -> None:
+    """``--limits``: each LIMIT a config of its own, passed to the probe as ``pool``, never as a GUC."""
+    configs = hnsw_sweep._configs(["relaxed_order", "off"], [1000], [20_000], [100, 1000])
+    assert [c.get("pool") for c in configs] == ["100", "1000", "100", "1000"]
+    assert hnsw_sweep._configs(["relaxed_order"], [1000], [20_000]) == [
+        {"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "1000", "hnsw.max_scan_tuples": "20000"}
+    ]
