@@ -6,6 +6,7 @@ possible conflict the conflict judge answered after the write.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
@@ -38,10 +39,10 @@ class ConflictOutcome:
 
 
 async def check_conflicts(
-    conn: AsyncConnection, job: WriteJob, vector: str, cosine: float, exclude: UUID | None
+    conn: AsyncConnection, job: WriteJob, vector: str, cosine: float, exclude: Sequence[UUID] = ()
 ) -> ConflictOutcome:
     """Compare the new semantic memory (already inserted) with the most similar active ones of its agent
-    (cosine ≥ ``cosine``, at most ``CONFLICT_CANDIDATES``; ``exclude``: the fact its key replaced) and act:
+    (cosine ≥ ``cosine``, at most ``CONFLICT_CANDIDATES``; ``exclude``: the facts its key replaced) and act:
     two memories whose keys are both set and differ are never compared — the agent said they are about
     different things (``order:1`` and ``order:2`` may well differ only in a value);
     a contradiction is linked ``contradicts`` and, by the source rules, supersedes the old fact or keeps
@@ -51,7 +52,7 @@ async def check_conflicts(
         conn,
         """SELECT id, content, source, 1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
            WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'semantic' AND status = 'active'
-             AND id <> %(id)s AND (%(exclude)s::uuid IS NULL OR id <> %(exclude)s::uuid)
+             AND id <> %(id)s AND NOT (id = ANY(%(exclude)s::uuid[]))
              AND (%(key)s::text IS NULL OR key IS NULL OR key = %(key)s)
            ORDER BY embedding <=> %(e)s::vector LIMIT %(n)s""",
         {
@@ -59,7 +60,7 @@ async def check_conflicts(
             "t": job.tenant_id,
             "a": job.agent_id,
             "id": job.id,
-            "exclude": exclude,
+            "exclude": list(exclude),
             "key": draft.key,
             "n": CONFLICT_CANDIDATES,
         },

@@ -5,12 +5,14 @@ Per job, in one transaction: (1) a job already recorded in ``write_results`` is 
 the same agent, layer and key (for episodic events, also the same occurred_at) with cosine ≥ the
 dedup threshold and the same words in the same order (``domain.text.same_information``) absorbs the
 job (importance kept at the higher value, metadata keys already present win); (4) otherwise a semantic
-memory with a key replaces the active fact on that key — unless it is additive ("also", "as well": both
-stay, linked ``related``), an ``agent_inferred`` job would replace a ``user_stated`` fact, which is never
-done silently (both stay, linked by ``contradicts``), or it began to hold before that fact did
-(valid-time order, ``domain.timetravel.takes_key``): then it is a past value, stored superseded by the
-fact, which stays; (5) the row, its history entry, its relations and its outcome are written; (6) a
-semantic memory is compared with the most similar active facts of its agent, whatever their keys
+memory with a key replaces every active fact on that key (after an additive pair, both; a supersede also
+takes its key when it is another one or the memory it names was replaced meanwhile:
+``_facts_to_replace``) — unless it is additive ("also", "as well": both stay, linked ``related``), an
+``agent_inferred`` job would replace a ``user_stated`` fact, which is never done silently (both stay,
+linked by ``contradicts``), or it began to hold before the key's newest fact did (valid-time order,
+``domain.timetravel.takes_key``): then it is a past value, stored superseded by that fact, which stays;
+(5) the row, its history entry, its relations and its outcome are written; (6) a semantic memory is
+compared with the most similar active facts of its agent, whatever their keys
 (``adapters.postgres.conflicts``, rules in ``domain.contradiction``): a contradiction supersedes by the
 same source rules, a possible conflict is linked and left to the conflict judge.
 """
@@ -458,7 +460,7 @@ async def _store_one(
         await _adopt_pending_children(conn, tenant, job.id, target)
         return await _record(conn, job, "merged", target)
 
-    replaced = await _fact_to_replace(conn, job)
+    replaced = await _facts_to_replace(conn, job)
     await _insert(conn, job, vector)
     for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
         await conn.execute(
@@ -467,17 +469,18 @@ async def _store_one(
         )
     reason = None
     holder = None  # the fact on the key, when this write is a past value of it
-    if replaced is not None and draft.supersedes is None and is_additive(draft.content):
+    if replaced and draft.supersedes is None and is_additive(draft.content):
         # "Rowan also runs payroll" adds to the fact on its key; it never retires it
-        await _relate(conn, tenant, job.id, replaced["id"], "related", "adds to the fact on the same key")
-        reason = f"adds to {replaced['id']} (same key, both active)"
-        replaced = None
-    past = replaced is not None and not takes_key(job.valid_since, replaced["since"])
-    if replaced is not None and draft.supersedes is None and past:
-        holder, replaced = replaced, None
+        newest = replaced[0]["id"]
+        await _relate(conn, tenant, job.id, newest, "related", "adds to the fact on the same key")
+        reason = f"adds to {newest} (same key, both active)"
+        replaced = []
+    if replaced and draft.supersedes is None and not takes_key(job.valid_since, replaced[0]["since"]):
+        holder, replaced = replaced[0], []
         reason = past_value_reason(holder["id"], holder["since"])
-    if replaced is not None:
-        old_id, old_source = replaced["id"], replaced["source"]
+    parts = []
+    for old in replaced:
+        old_id, old_source = old["id"], old["source"]
         if draft.source == "agent_inferred" and old_source == "user_stated" and draft.supersedes is None:
             await _relate(
                 conn,
@@ -487,14 +490,15 @@ async def _store_one(
                 "contradicts",
                 "an inference disagrees with what the user stated; both kept",
             )
-            reason = f"contradicts {old_id} (user_stated, kept active)"
+            parts.append(f"contradicts {old_id} (user_stated, kept active)")
         else:
             await supersede(conn, tenant, job.id, old_id, job.valid_since, "newer fact on the same key")
-            reason = supersedes_reason(old_id, job)
+            parts.append(supersedes_reason(old_id, job))
+    reason = "; ".join(parts) or reason
     conflicts = None
     if draft.layer == "semantic" and draft.supersedes is None and holder is None:  # a past value: not current
         conflicts = await check_conflicts(
-            conn, job, vector, conflict_cosine, exclude=replaced["id"] if replaced is not None else None
+            conn, job, vector, conflict_cosine, exclude=[r["id"] for r in replaced]
         )
         reason = "; ".join(r for r in (reason, conflicts.reason) if r) or None
     await _resolve_causal_parent(conn, job)
@@ -511,26 +515,37 @@ async def _store_one(
     return result
 
 
-async def _fact_to_replace(conn: AsyncConnection, job: WriteJob) -> dict[str, Any] | None:
-    """The active memory this job replaces: the one named by ``supersedes``, else the current semantic
-    fact on the same key (a key names one fact: a new value replaces the old)."""
+KEY_HOLDERS = """SELECT id, source, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
+   WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'active'
+   ORDER BY created_at DESC, id DESC"""
+"""Every active semantic fact of an agent on a key (id, source, since: when it began to hold), newest
+first (``_facts_to_replace``)."""
+
+
+async def _facts_to_replace(conn: AsyncConnection, job: WriteJob) -> list[dict[str, Any]]:
+    """The active memories this job replaces (``KEY_HOLDERS``' columns), newest first. A semantic memory
+    with a key replaces every active fact on it — not only the newest: after an additive pair ("also")
+    both are the key's fact, and a new value replaces both (one active fact per key). A supersede
+    (``memory_update``) replaces the memory it names, and takes its key as a write would when the key is
+    another one or the named memory is no longer active (replaced meanwhile): the key's facts are replaced
+    too. The caller holds the job's key lock."""
     draft = job.draft
+    named: list[dict[str, Any]] = []
     if draft.supersedes is not None:
-        return await fetch_one(
+        row = await fetch_one(
             conn,
-            """SELECT id, source FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s
-               AND status = 'active'""",
+            """SELECT id, source, key, status, coalesce(valid_from, occurred_at, created_at) AS since
+               FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s""",
             (draft.supersedes, job.tenant_id, job.agent_id),
         )
+        if row is not None and row["status"] == "active":
+            named = [{"id": row["id"], "source": row["source"], "since": row["since"]}]
+            if row["key"] == draft.key:
+                return named  # an addition kept beside it on its key stays: the supersede names one fact
     if draft.layer != "semantic" or draft.key is None:
-        return None
-    return await fetch_one(
-        conn,
-        """SELECT id, source, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
-           WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'active'
-           ORDER BY created_at DESC LIMIT 1""",
-        (job.tenant_id, job.agent_id, draft.key),
-    )
+        return named
+    holders = await fetch_all(conn, KEY_HOLDERS, (job.tenant_id, job.agent_id, draft.key))
+    return named + [h for h in holders if all(h["id"] != n["id"] for n in named)]
 
 
 async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:

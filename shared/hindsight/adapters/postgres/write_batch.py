@@ -89,13 +89,15 @@ candidates at or above the dedup similarity (``min``) are ranked: a job merges o
 and the nearest ones at or above it are the same rows as the nearest ones, cut at it (the comparison is
 the one ``_decide`` makes, on the same float8). Ties in distance are broken by id. Both CTEs are
 materialised so the plan cannot fall back to a scan of the scope per job."""
-_ON_KEY = """SELECT q.n, r.id, r.source
+_ON_KEY = """SELECT q.n, r.id, r.source, r.since
    FROM unnest(%(n)s::int[], %(a)s::text[], %(key)s::text[]) AS q(n, a, key)
    CROSS JOIN LATERAL (
-       SELECT id, source, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
+       SELECT id, source, created_at, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
        WHERE tenant_id = %(t)s AND agent_id = q.a AND layer = 'semantic' AND key = q.key AND status = 'active'
-       ORDER BY created_at DESC LIMIT 1) AS r"""
-"""``_fact_to_replace`` (without ``supersedes``) for every keyed semantic job at once."""
+       ) AS r
+   ORDER BY q.n, r.created_at DESC, r.id DESC"""
+"""``_facts_to_replace`` (without ``supersedes``) for every keyed semantic job at once: every active fact
+on the job's key, newest first."""
 _CONFLICTING = """SELECT q.n, c.id, c.content, c.source, c.similarity
    FROM unnest(%(n)s::int[], %(id)s::uuid[], %(a)s::text[], %(key)s::text[], %(e)s::text[]::vector[])
         AS q(n, id, a, key, e)
@@ -104,8 +106,8 @@ _CONFLICTING = """SELECT q.n, c.id, c.content, c.source, c.similarity
        WHERE m.tenant_id = %(t)s AND m.agent_id = q.a AND m.layer = 'semantic' AND m.status = 'active'
          AND m.id <> q.id AND (q.key IS NULL OR m.key IS NULL OR m.key = q.key)
        ORDER BY m.embedding <=> q.e LIMIT %(limit)s) AS c"""
-"""``conflicts.check_conflicts``' candidates for every semantic job at once (one more than it keeps:
-the fact a job's key replaces is left out afterwards). Still one top-k per job, unlike ``_CLOSE``: on a
+"""``conflicts.check_conflicts``' candidates for every semantic job at once (more than it keeps: the
+facts a job's key replaces are left out afterwards). Still one top-k per job, unlike ``_CLOSE``: on a
 large scope the planner serves each one from the HNSW index, as it does ``check_conflicts`` itself (at
 20,000 memories: 37-53 ms for 50 jobs, against 190-220 ms for one exact scan of the scope)."""
 _ADOPT = """WITH w AS (
@@ -223,7 +225,7 @@ class _Segment:
         self._stored: list[_Stored] = []
         self._touched: set[UUID] = set()  # memories whose status this segment changed
         self._close: dict[int, list[dict[str, Any]]] = {}
-        self._on_key: dict[int, dict[str, Any]] = {}
+        self._on_key: dict[int, list[dict[str, Any]]] = {}
         self._conflicting: dict[int, list[dict[str, Any]]] = {}
         self._unit: dict[int, Any] = {}
         self._vectors: dict[int, str] = {}  # each job's embedding as a vector literal, formatted once
@@ -294,7 +296,8 @@ class _Segment:
                     "key": [jobs[i].draft.key for i in keyed],
                 },
             )
-            self._on_key = {r["n"]: r for r in rows}
+            for r in rows:
+                self._on_key.setdefault(r["n"], []).append(r)
         semantic = [i for i in todo if jobs[i].draft.layer == "semantic"]
         if semantic:
             rows = await fetch_all(
@@ -302,7 +305,8 @@ class _Segment:
                 _CONFLICTING,
                 {
                     "t": self._tenant,
-                    "limit": CONFLICT_CANDIDATES + 1,
+                    # the facts a job's key replaces are left out afterwards: as many more as the most held
+                    "limit": CONFLICT_CANDIDATES + max((len(h) for h in self._on_key.values()), default=1),
                     "n": semantic,
                     "id": [jobs[i].id for i in semantic],
                     "a": [jobs[i].agent_id for i in semantic],
@@ -346,14 +350,14 @@ class _Segment:
             self._writes.adopt.append((job.id, target))
             return self._record(job, "merged", target)
 
-        replaced = self._fact_to_replace(index, job)
+        replaced = self._facts_to_replace(index, job)
         holder = None  # the fact on the key, when this write is a past value of it (``_store_one``)
         if (
-            replaced is not None
+            replaced
             and not is_additive(draft.content)
-            and not takes_key(job.valid_since, replaced["since"])
+            and not takes_key(job.valid_since, replaced[0]["since"])
         ):
-            holder, replaced = replaced, None
+            holder, replaced = replaced[0], []
         semantic = draft.layer == "semantic" and holder is None  # a past value is not compared: not current
         conflicts = self._conflict_candidates(index, job, replaced) if semantic else []
         # Every check has passed: from here on the job's writes are decided.
@@ -364,21 +368,24 @@ class _Segment:
             )
         self._stored.append(_Stored(job.id, index, job))
         reason = past_value_reason(holder["id"], holder["since"]) if holder is not None else None
-        if replaced is not None and is_additive(draft.content):
+        if replaced and is_additive(draft.content):
+            newest = replaced[0]["id"]
             self._writes.relations.append(
-                (self._tenant, job.id, replaced["id"], "related", "adds to the fact on the same key")
+                (self._tenant, job.id, newest, "related", "adds to the fact on the same key")
             )
-            reason = f"adds to {replaced['id']} (same key, both active)"
-            replaced = None
-        if replaced is not None:
-            old_id = replaced["id"]
-            if draft.source == "agent_inferred" and replaced["source"] == "user_stated":
+            reason = f"adds to {newest} (same key, both active)"
+            replaced = []
+        on_key = []
+        for old in replaced:
+            old_id = old["id"]
+            if draft.source == "agent_inferred" and old["source"] == "user_stated":
                 why = "an inference disagrees with what the user stated; both kept"
                 self._writes.relations.append((self._tenant, job.id, old_id, "contradicts", why))
-                reason = f"contradicts {old_id} (user_stated, kept active)"
+                on_key.append(f"contradicts {old_id} (user_stated, kept active)")
             else:
                 self._supersede(job.id, old_id, job.valid_since, "newer fact on the same key")
-                reason = supersedes_reason(old_id, job)
+                on_key.append(supersedes_reason(old_id, job))
+        reason = "; ".join(on_key) or reason
         open_: list[OpenConflict] = []
         if semantic:
             superseded, kept = [], []
@@ -462,36 +469,38 @@ class _Segment:
             extra.append({"id": s.id, "content": d.content, "similarity": self._similarity(index, s.index)})
         return _nearest(rows + extra, DEDUP_CANDIDATES)
 
-    def _fact_to_replace(self, index: int, job: WriteJob) -> dict[str, Any] | None:
+    def _facts_to_replace(self, index: int, job: WriteJob) -> list[dict[str, Any]]:
+        """``memory_writes._facts_to_replace`` (every active fact on the key, newest first) for a job
+        without ``supersedes``."""
         draft = job.draft
         if draft.layer != "semantic" or draft.key is None:
-            return None
+            return []
         if any(
             s.job.agent_id == job.agent_id and (s.job.draft.layer, s.job.draft.key) == ("semantic", draft.key)
             for s in self._stored
         ):
-            raise _Restart  # the newest fact on the key may be one of the batch's: ask the store
-        row = self._on_key.get(index)
-        if row is not None and row["id"] in self._touched:
+            raise _Restart  # a fact on the key may be one of the batch's: ask the store
+        rows = self._on_key.get(index, [])
+        if any(r["id"] in self._touched for r in rows):
             raise _Restart
-        return row
+        return rows
 
     def _conflict_candidates(
-        self, index: int, job: WriteJob, replaced: dict[str, Any] | None
+        self, index: int, job: WriteJob, replaced: list[dict[str, Any]]
     ) -> list[dict[str, Any]]:
         rows = self._conflicting.get(index, [])
         if any(r["id"] in self._touched for r in rows):
             raise _Restart
-        # an additive write keeps the fact on its key active, and compares with it like any other
-        exclude = replaced["id"] if replaced is not None and not is_additive(job.draft.content) else None
-        rows = [r for r in rows if r["id"] != exclude][:CONFLICT_CANDIDATES]
+        # an additive write keeps the facts on its key active, and compares with them like any other
+        exclude = {r["id"] for r in replaced} if not is_additive(job.draft.content) else set()
+        rows = [r for r in rows if r["id"] not in exclude][:CONFLICT_CANDIDATES]
         key = job.draft.key
         extra = []
         for s in self._stored:
             d = s.job.draft
             if not (s.active and s.job.agent_id == job.agent_id and d.layer == "semantic" and s.id != job.id):
                 continue
-            if s.id == exclude or (key is not None and d.key is not None and d.key != key):
+            if s.id in exclude or (key is not None and d.key is not None and d.key != key):
                 continue
             extra.append(
                 {

@@ -1,0 +1,215 @@
+"""A key names one fact (per tenant, agent, semantic layer): every path that stores or revives a fact keeps
+at most one active memory on its key — a write after an additive pair, a supersede onto another key, a
+supersede whose fact was replaced meanwhile — end to end through the MCP client, the SQS emulator and the
+worker; and a property test over random sequences of writes, moves, restores, archives, supersedes and
+supersedes links on a few keys, against real Postgres (the use cases and the worker's store, no queue)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from mcp import Client
+
+from hindsight.client import call
+from hindsight.domain.auth import Principal
+from hindsight.domain.errors import HindsightError
+from hindsight.domain.memory import MemoryChanges, MemoryDraft
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
+from hindsight.usecases.manage_memory import ManageMemory
+from hindsight.usecases.remember import Remember
+from tests.integration.test_maintenance import _container, _rows
+from tests.support import drain, mcp_client
+from tests.unit.fakes import ListQueue
+
+pytestmark = [pytest.mark.integration]
+
+
+async def _write(client: Client, content: str, key: str) -> str:
+    return str((await call(client, "memory_write", {"content": content, "key": key}))["id"])
+
+
+async def _active_on(client: Client, key: str, ids: list[str]) -> set[str]:
+    memories = [(await call(client, "memory_get", {"id": mid}))["memory"] for mid in ids]
+    return {m["id"] for m in memories if m["status"] == "active" and m["key"] == key}
+
+
+@pytest.mark.anyio
+async def test_a_new_value_after_an_additive_pair_supersedes_both(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        hr = await _write(client, "Rowan runs HR", "rowan.role")
+        await drain(poller)
+        payroll = await _write(client, "Rowan also runs payroll", "rowan.role")
+        await drain(poller)
+        assert await _active_on(client, "rowan.role", [hr, payroll]) == {hr, payroll}  # additive: both
+        finance = await _write(client, "Rowan now runs finance, nothing else", "rowan.role")
+        await drain(poller)
+        # the worker superseded only the newest (payroll): "Rowan runs HR" stayed active beside finance
+        assert await _active_on(client, "rowan.role", [hr, payroll, finance]) == {finance}
+        status = (await call(client, "memory_status", {"ids": [finance]}))["writes"][0]
+        assert status["reason"] == f"supersedes {payroll}; supersedes {hr}"
+        for old in (hr, payroll):
+            assert (await call(client, "memory_get", {"id": old}))["memory"]["superseded_by"] == finance
+
+
+@pytest.mark.anyio
+async def test_a_supersede_onto_another_key_supersedes_the_fact_there(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        draft = await _write(client, "The launch date is not decided yet", "launch.draft")
+        date = await _write(client, "The launch is on 3 March", "launch.date")
+        await drain(poller)
+        queued = await call(
+            client,
+            "memory_update",
+            {
+                "id": draft,
+                "action": "supersede",
+                "content": "The launch is on 10 March",
+                "key": "launch.date",
+            },
+        )
+        await drain(poller)
+        new = queued["queued"]["id"]
+        assert await _active_on(client, "launch.date", [draft, date, new]) == {new}
+        assert (await call(client, "memory_get", {"id": date}))["memory"]["superseded_by"] == new
+        assert (await call(client, "memory_get", {"id": draft}))["memory"]["superseded_by"] == new
+
+
+@pytest.mark.anyio
+async def test_a_supersede_of_a_fact_replaced_meanwhile_takes_its_key(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        old = await _write(client, "The standup is at 9:00", "standup.time")
+        await drain(poller)
+        # a write on the key and a supersede of the old fact, both queued before the worker runs: the
+        # write replaces the old fact first, so the supersede finds it no longer active
+        newer = await _write(client, "The standup is at 9:30", "standup.time")
+        queued = await call(
+            client, "memory_update", {"id": old, "action": "supersede", "content": "The standup is at 10:00"}
+        )
+        await drain(poller)
+        latest = queued["queued"]["id"]
+        active = await _active_on(client, "standup.time", [old, newer, latest])
+        assert len(active) == 1, active
+
+
+# ---- the property: no sequence of changes leaves two active facts on one key ----------------------------
+
+KEYS = ("office.plant", "office.kettle", "office.printer")
+KINDS = ("write", "write", "move", "restore", "archive", "forget", "supersede", "supersede", "link")
+OPS = st.tuples(
+    st.sampled_from(KINDS),
+    st.integers(min_value=0, max_value=30),  # the memory acted on: one stored so far, modulo their number
+    st.integers(min_value=0, max_value=30),  # a link's target, likewise
+    st.sampled_from((None, *KEYS)),  # the key written, moved onto or superseded onto (None: a write's
+    # first key, a move's first key, a supersede's own key)
+    st.booleans(),  # a write through the worker's own path (a causal parent not stored yet)
+    st.booleans(),  # leave the queued job for later: stored together with the next ones, in order
+)
+"""One step: (kind, pick, target, key, own_path, defer)."""
+
+
+def _keys_with_two_active(stack: LocalStack, tenant: str) -> list[tuple[str, int]]:
+    return _rows(
+        stack,
+        """SELECT key, count(*) FROM memories
+           WHERE tenant_id = %s AND layer = 'semantic' AND status = 'active' AND key IS NOT NULL
+           GROUP BY key HAVING count(*) > 1""",
+        tenant,
+    )
+
+
+@pytest.mark.anyio
+@settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@example(  # a supersede onto another key (the worker replaced only the memory it named)
+    ops=[
+        ("write", 0, 0, "office.plant", False, False),
+        ("write", 0, 0, "office.kettle", True, False),
+        ("supersede", 0, 0, "office.kettle", False, False),
+    ]
+)
+@example(  # a supersede stored after a write replaced the memory it names
+    ops=[
+        ("write", 0, 0, "office.plant", False, False),
+        ("write", 0, 0, "office.plant", False, True),
+        ("supersede", 0, 0, None, False, False),
+    ]
+)
+@example(  # a restore of a fact whose key was taken since
+    ops=[
+        ("write", 0, 0, "office.plant", False, False),
+        ("write", 0, 0, "office.plant", True, False),
+        ("restore", 0, 0, None, False, False),
+    ]
+)
+@given(ops=st.lists(OPS, min_size=4, max_size=14))
+async def test_no_sequence_of_changes_leaves_two_active_facts_on_a_key(
+    stack: LocalStack, ops: list[tuple[Any, ...]]
+) -> None:
+    """Writes (batched together or one by one, some through the worker's own path), moves onto a key,
+    restores, archives, forgets, supersedes (onto the same or another key, stored at once or after later
+    writes) and supersedes links, in any order on three keys: after each step at most one active semantic
+    memory per key. (Additive "also" writes keep two on purpose and are tested on their own above.)"""
+    tenant = f"t-{uuid.uuid4().hex[:12]}"
+    principal = Principal(tenant_id=tenant, key_id="property")
+    queue = ListQueue()
+    async with _container(stack) as c:
+        manage = ManageMemory(c.reader, c.editor, c.embedder, Remember(queue, c.clock), c.redactor)
+        ids: list[uuid.UUID] = []
+
+        async def store() -> None:
+            jobs, queue.jobs[:] = list(queue.jobs), []
+            for result in await c.store_memories(jobs):
+                assert result.outcome in ("stored", "merged"), result
+                if result.memory_id is not None and result.memory_id not in ids:
+                    ids.append(result.memory_id)
+
+        for n, op in enumerate(ops):
+            kind, pick_at, target_at, key, own_path, defer = op
+            pick = ids[pick_at % len(ids)] if ids else None
+            try:
+                if kind == "write":
+                    # a causal parent not stored yet sends the job down the worker's own path
+                    parent = uuid.uuid4() if own_path else None
+                    content = f"The {key or KEYS[0]} setting is {n}"
+                    draft = MemoryDraft(content=content, key=key or KEYS[0], causal_parent=parent)
+                    await Remember(queue, c.clock)(principal, None, draft)
+                elif pick is None:
+                    defer = True
+                elif kind == "move":
+                    await manage.update(
+                        principal, None, pick, "update", MemoryChanges(key=key or KEYS[0]), None
+                    )
+                elif kind in ("restore", "archive"):
+                    await manage.update(principal, None, pick, kind, MemoryChanges(), None)
+                elif kind == "forget":
+                    await manage.forget(principal, None, pick, hard=False, reason=None)
+                elif kind == "supersede":
+                    changes = MemoryChanges(content=f"The setting became {n}", key=key)
+                    await manage.update(principal, None, pick, "supersede", changes, None)
+                elif ids[target_at % len(ids)] != pick:
+                    await manage.link(
+                        principal, None, pick, ids[target_at % len(ids)], "supersedes", 1.0, None
+                    )
+            except HindsightError:
+                pass  # refused (a supersede of what is not active, …): nothing changed
+            if not defer:
+                await store()
+            assert _keys_with_two_active(stack, tenant) == [], (n, op)
+        await store()
+        assert _keys_with_two_active(stack, tenant) == []
