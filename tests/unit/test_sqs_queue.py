@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import json
+import threading
 import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from hindsight.adapters.sqs_queue import SqsJobQueue
+import anyio
+
+from hindsight.adapters.sqs_queue import SEND_THREADS, SqsJobQueue
 from hindsight.domain.memory import MemoryDraft, WriteJob
 
 
@@ -147,3 +152,83 @@ def test_each_job_goes_to_its_lanes_queue() -> None:
     plain = SqsJobQueue(LaneClient(), "http://sqs/writes")
     plain.enqueue_sync(jobs[1])
     assert plain.client().sent[-1]["QueueUrl"] == "http://sqs/writes"
+
+
+class ThreadRecordingClient(LaneClient):
+    """Records the thread each send runs in, and a context variable as that thread sees it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[threading.Thread] = []
+        self.seen: list[str | None] = []
+
+    def send_message(self, **kwargs: Any) -> None:
+        self.threads.append(threading.current_thread())
+        self.seen.append(REQUEST.get())
+        super().send_message(**kwargs)
+
+    def send_message_batch(self, **kwargs: Any) -> dict[str, Any]:
+        self.threads.append(threading.current_thread())
+        self.seen.append(REQUEST.get())
+        return super().send_message_batch(**kwargs)
+
+
+REQUEST: contextvars.ContextVar[str | None] = contextvars.ContextVar("request", default=None)
+
+
+def test_sends_of_successive_lambda_invocations_reuse_the_queues_thread() -> None:
+    # Given one event loop kept across invocations, each running as a task of its own (as Mangum runs
+    # a Lambda instance's requests; anyio's worker thread stopped with each such task)
+    client = ThreadRecordingClient()
+    queue = SqsJobQueue(client, "http://sqs/writes")
+    loop = asyncio.new_event_loop()
+
+    async def invocation(name: str) -> None:
+        REQUEST.set(name)
+        await queue.enqueue(_job())
+        await queue.enqueue_many([_job()])
+
+    names = [f"invocation-{i}" for i in range(3 * SEND_THREADS)]
+    try:
+        # When each of many invocations sends a job and a batch
+        for name in names:
+            loop.run_until_complete(invocation(name))
+    finally:
+        loop.close()
+    # Then the sends ran in the queue's few threads, none started per invocation, none the loop's
+    assert len(client.sent) == 2 * len(names)
+    assert len(set(client.threads)) <= SEND_THREADS
+    assert threading.main_thread() not in client.threads
+    # And each saw its caller's context (the correlation id of its log lines)
+    assert client.seen == [name for name in names for _ in range(2)]
+
+
+class HeldClient(RecordingClient):
+    """A send that stays in flight until ``release`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.release = threading.Event(), threading.Event()
+        self.finished = False
+
+    def send_message(self, **kwargs: Any) -> None:
+        self.started.set()
+        self.release.wait(10)
+        super().send_message(**kwargs)
+        self.finished = True
+
+
+def test_a_cancelled_caller_still_waits_for_its_send_in_flight() -> None:
+    client = HeldClient()
+    queue = SqsJobQueue(client, "http://sqs/writes")
+
+    async def cancel_during_the_send() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(queue.enqueue, _job())
+            await anyio.to_thread.run_sync(client.started.wait)
+            group.cancel_scope.cancel()  # e.g. the client went away mid-write
+            threading.Timer(0.05, client.release.set).start()
+        # the group ends only once the send it was waiting on is over: nothing is abandoned mid-flight
+        assert client.finished
+
+    asyncio.run(cancel_during_the_send())

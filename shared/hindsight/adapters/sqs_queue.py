@@ -1,11 +1,15 @@
-"""JobQueue over SQS (AWS, LocalStack or the moto emulator), via boto3 in a worker thread."""
+"""JobQueue over SQS (AWS, LocalStack or the moto emulator), via boto3 in threads the queue keeps."""
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import functools
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import anyio
 
@@ -20,6 +24,10 @@ BATCH_ENTRIES = 10
 BATCH_BYTES = MAX_JOB_BYTES
 """Bodies per ``SendMessageBatch`` together (SQS's classic batch payload limit, 256 KiB, which every queue
 and emulator accepts): a request of ten large jobs is split."""
+SEND_THREADS = 10
+"""Threads sending at once: botocore's default connection pool per client (``max_pool_connections``),
+so a further thread would only wait for a connection."""
+T = TypeVar("T")
 
 
 def sqs_client(region: str, endpoint_url: str | None) -> Any:
@@ -53,6 +61,23 @@ class SqsJobQueue:
         self._lock = threading.Lock()
         self._urls = {"memory.write": write_queue_url, "task.reflect": reflect_queue_url}
         self._bulk_url = bulk_queue_url or write_queue_url
+        self._threads: ThreadPoolExecutor | None = None
+
+    async def _in_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in one of the queue's own threads, with the caller's context variables (the
+        correlation id of its log lines), as ``anyio.to_thread.run_sync`` would: the caller waits for it
+        even when cancelled (a send in flight is never abandoned).
+
+        The threads outlive the calls. anyio's worker threads stop when the event loop's root task ends,
+        and on Lambda every invocation is a root task of its own (Mangum runs each on the instance's
+        loop), so each write started a thread and stopped it again on the acknowledgement's path
+        (bench/ab_write_ack.py)."""
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(SEND_THREADS, thread_name_prefix="sqs-send")
+        call = functools.partial(contextvars.copy_context().run, fn, *args)
+        with anyio.CancelScope(shield=True):
+            result: T = await asyncio.wrap_future(self._threads.submit(call))
+        return result
 
     def _url(self, job: WriteJob | ReflectJob) -> str | None:
         """The queue ``job`` goes to: its lane's for a write job, its kind's otherwise."""
@@ -114,7 +139,7 @@ class SqsJobQueue:
         return errors
 
     async def enqueue_many(self, jobs: Sequence[WriteJob]) -> list[Unavailable | None]:
-        return await anyio.to_thread.run_sync(self.enqueue_many_sync, jobs)
+        return await self._in_thread(self.enqueue_many_sync, jobs)
 
     def enqueue_sync(self, job: WriteJob | ReflectJob) -> None:
         from botocore.exceptions import BotoCoreError, ClientError
@@ -135,7 +160,7 @@ class SqsJobQueue:
             raise Unavailable(f"the write queue did not accept the job: {exc}") from exc
 
     async def enqueue(self, job: WriteJob | ReflectJob) -> None:
-        await anyio.to_thread.run_sync(self.enqueue_sync, job)
+        await self._in_thread(self.enqueue_sync, job)
 
 
 def _requests(bodies: Sequence[str], urls: Sequence[str]) -> Iterator[tuple[str, list[int]]]:
