@@ -284,3 +284,50 @@ async def test_a_query_summary_draws_only_on_the_memories_about_the_query(
     assert physics["note"].startswith("no memory matched the query: the ")
     assert nonsense["ids"] == []
     assert nonsense["note"] == "no memory matched the query: the 3 recalled share no word or entity with it"
+
+
+async def test_facts_kept_as_a_conflict_are_both_shown_and_labelled(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """The new-user trial: the user stated "Dana's manager is Priya", an agent inferred "… Oscar" (kept
+    beside it, both flagged possible_conflict in search); the key's hint showed only the inference."""
+    async with mcp_client(server.url, token) as client:
+        stated = (
+            await call(client, "memory_write", {"content": "Dana's manager is Priya", "key": "dana.manager"})
+        )["id"]
+        await drain(poller)
+        inferred = (
+            await call(
+                client,
+                "memory_write",
+                {"content": "Dana's manager is Oscar", "key": "dana.manager", "source": "agent_inferred"},
+            )
+        )["id"]
+        await drain(poller)
+        blue = (await call(client, "memory_write", {"content": "The user's favourite colour is blue."}))["id"]
+        await drain(poller)
+        green = (
+            await call(
+                client,
+                "memory_write",
+                {"content": "The user's favourite colour is green.", "source": "agent_inferred"},
+            )
+        )["id"]
+        await drain(poller)
+        search = await call(client, "memory_search", {"query": "Dana's manager", "key": "dana.manager"})
+        assert all("possible_conflict" in h["flags"] for h in search["results"])
+        keyed = await call(client, "memory_summarize", {"key": "dana.manager"})
+        keyless = await call(client, "memory_summarize", {"query": "favourite colour"})
+    lines = keyed["lines"]
+    assert [line["ids"] for line in lines] == [[stated], [inferred]]  # the user's own statement first
+    assert all(line["possible_conflict"] for line in lines)
+    assert (
+        keyed["hint"]
+        .splitlines()[0]
+        .startswith("- Fact dana.manager (possible conflict: another active fact says otherwise")
+    )
+    assert "Dana's manager is Priya" in keyed["hint"].splitlines()[0]
+    colour = {line["ids"][0]: line for line in keyless["lines"] if line["kind"] == "fact"}
+    assert set(colour) == {blue, green}
+    assert all(line["possible_conflict"] for line in colour.values())
+    assert keyless["hint"].count("(possible conflict:") == 2

@@ -8,6 +8,7 @@ import re
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from uuid import UUID
 
 import pytest
 from hypothesis import given, settings
@@ -25,7 +26,7 @@ from hindsight.domain.experience import (
     on_query,
     render_line,
 )
-from hindsight.domain.memory import Scope, Scores, SearchHit, SearchRequest, StoredMemory
+from hindsight.domain.memory import Relation, Scope, Scores, SearchHit, SearchRequest, StoredMemory
 from hindsight.usecases.summarize import Summarize, SummaryRequest
 from tests.unit.fakes import FixedClock
 
@@ -167,6 +168,29 @@ def test_the_hint_says_what_failed_what_worked_and_each_facts_current_value() ->
     assert hint.ids == [FAILED.id, WORKED.id, NEW_WINDOW.id]  # the older value of the key is not cited
 
 
+STATED_MANAGER = _memory("Dana's manager is Priya.", key="dana.manager", created_at=T0)
+INFERRED_MANAGER = _memory(
+    "Dana's manager is Oscar.", key="dana.manager", created_at=T0 + timedelta(days=1), source="agent_inferred"
+)
+
+
+def test_a_fact_the_user_stated_never_loses_its_key_to_an_inference() -> None:
+    hint = extract_hint([INFERRED_MANAGER, STATED_MANAGER])  # the inference is newer and first
+    assert hint.ids == [STATED_MANAGER.id]
+
+
+def test_facts_in_conflict_are_both_shown_labelled_the_users_first() -> None:
+    conflicts = {STATED_MANAGER.id, INFERRED_MANAGER.id}
+    hint = extract_hint([INFERRED_MANAGER, STATED_MANAGER], conflicts=conflicts)
+    assert [line.ids for line in hint.lines] == [[STATED_MANAGER.id], [INFERRED_MANAGER.id]]
+    assert all(line.possible_conflict for line in hint.lines)
+    label = " (possible conflict: another active fact says otherwise; ask the user which holds)"
+    assert hint.hint.splitlines() == [
+        f"- Fact dana.manager{label}: Dana's manager is Priya. [1]",
+        f"- Fact dana.manager (inferred){label}: Dana's manager is Oscar. [2]",
+    ]
+
+
 def test_repeated_lines_merge_and_cite_every_memory() -> None:
     again = _memory(
         FAILED.content, **{k: getattr(FAILED, k) for k in ("layer", "outcome", "summary", "lessons")}
@@ -232,6 +256,12 @@ class _Reader:
     async def latest(self, scope: Scope, request: SearchRequest, limit: int) -> list[StoredMemory]:
         self.asked.append((request, limit))
         return self.memories[:limit]
+
+    async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]:
+        return []  # no contradictions among these memories
+
+    async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]:
+        return [m for m in self.memories if m.id in ids]
 
 
 class _Writer:

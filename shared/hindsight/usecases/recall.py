@@ -381,38 +381,23 @@ class Recall:
         prefetched: tuple[set[UUID], list[Relation]] | None = None,
     ) -> list[SearchHit]:
         """Label every active semantic hit linked ``contradicts`` to another active memory
-        ``possible_conflict`` and put that memory beside it in ``related``, so both are always shown.
-        One relations query when a hit is semantic (none for episodic-only results), unless ``prefetched``
-        (ids, the relations touching any of them) covers every such hit: those touching the hits are
-        then exactly what the query would return, in its order."""
+        ``possible_conflict`` and put that memory beside it in ``related``, so both are always shown
+        (``conflict_partners``). One relations query when a hit is semantic (none for episodic-only
+        results), unless ``prefetched`` (ids, the relations touching any of them) covers every such hit:
+        those touching the hits are then exactly what the query would return, in its order."""
         ids = {h.memory.id for h in hits if h.memory.layer == "semantic" and h.memory.status == "active"}
         if not ids:
             return hits
-        if prefetched is not None and ids <= prefetched[0]:
-            found = [r for r in prefetched[1] if r.from_id in ids or r.to_id in ids]
-        else:
-            found = await self._reader.relations(scope, list(ids))
-        relations = [r for r in found if r.kind == "contradicts"]
-        if not relations:
-            return hits
-        known = {h.memory.id: h.memory for h in hits}
-        missing = {i for r in relations for i in (r.from_id, r.to_id)} - set(known)
-        known |= {m.id: m for m in await self._reader.get_many(scope, list(missing))}
+        covered = prefetched[1] if prefetched is not None and ids <= prefetched[0] else None
+        partners = await conflict_partners(self._reader, scope, [h.memory for h in hits], covered)
         out = []
         for hit in hits:
-            mine = hit.memory.id
-            partners = [
-                RelatedMemory(relation=r, memory=known[other])
-                for r in relations
-                if mine in (r.from_id, r.to_id)
-                and (other := r.to_id if r.from_id == mine else r.from_id) in known
-                and known[other].status == "active"
-            ]
-            if mine not in ids or not partners:
+            mine = partners.get(hit.memory.id)
+            if not mine:
                 out.append(hit)
                 continue
             shown = {(r.relation.kind, r.memory.id) for r in hit.related}
-            extra = [p for p in partners if (p.relation.kind, p.memory.id) not in shown]
+            extra = [p for p in mine if (p.relation.kind, p.memory.id) not in shown]
             flags = [*hit.flags, FLAG_CONFLICT] if FLAG_CONFLICT not in hit.flags else hit.flags
             out.append(hit.model_copy(update={"flags": flags, "related": [*hit.related, *extra]}))
         return out
@@ -492,6 +477,44 @@ class Recall:
                 related.append(RelatedMemory(relation=edge, memory=link.memory))
             out.append(hit.model_copy(update={"related": related}))
         return out
+
+
+async def conflict_partners(
+    reader: MemoryReader,
+    scope: Scope,
+    memories: Sequence[StoredMemory],
+    relations: Sequence[Relation] | None = None,
+) -> dict[UUID, list[RelatedMemory]]:
+    """The one definition of ``possible_conflict`` (search's flag, summarize's label): for each active
+    semantic memory of ``memories`` linked ``contradicts`` to another active memory (the write path keeps
+    both when an ``agent_inferred`` fact contradicts a ``user_stated`` one, or the rules are unsure), those
+    other memories with the relation, in relation order; memories without any are left out. ``relations``:
+    relations already read that include every one touching these memories (else one query)."""
+    ids = {m.id for m in memories if m.layer == "semantic" and m.status == "active"}
+    if not ids:
+        return {}
+    found = relations if relations is not None else await reader.relations(scope, list(ids))
+    contradicts = [r for r in found if r.kind == "contradicts" and (r.from_id in ids or r.to_id in ids)]
+    if not contradicts:
+        return {}
+    known = {m.id: m for m in memories}
+    missing = {i for r in contradicts for i in (r.from_id, r.to_id)} - set(known)
+    known |= {m.id: m for m in await reader.get_many(scope, list(missing))}
+    out: dict[UUID, list[RelatedMemory]] = {}
+    for memory in memories:
+        if memory.id not in ids:
+            continue
+        mine = memory.id
+        partners = [
+            RelatedMemory(relation=r, memory=known[other])
+            for r in contradicts
+            if mine in (r.from_id, r.to_id)
+            and (other := r.to_id if r.from_id == mine else r.from_id) in known
+            and known[other].status == "active"
+        ]
+        if partners:
+            out[mine] = partners
+    return out
 
 
 async def superseders(reader: MemoryReader, scope: Scope, ids: Sequence[UUID]) -> dict[UUID, UUID]:

@@ -1,19 +1,22 @@
-"""``memory_summarize``: an experience hint over the memories that match a query, a key, a task type or
-a time window (``domain.experience``).
+"""``memory_summarize``: an experience hint over the memories that match a query, a key, a task type or a
+time window (``domain.experience``).
 
 With a query the memories are recalled as ``memory_search`` ranks them, and those that share no word or
-entity with the query are left out (``domain.experience.on_query``; the note says how many); without one,
-the latest that pass the filters are read. Only active memories count (a superseded fact is not a
+entity with the query are left out (``domain.experience.on_query``; the note says how many); without
+one, the latest that pass the filters are read. Only active memories count (a superseded fact is not a
 current value), and nothing is recorded as an access: a summary is a digest, not a recall of each
-memory. The hint is extractive (offline, deterministic) unless a chat model is configured; the model is
-given only the memories kept, and its lines are used only when every line cites memories it was given,
-else the extractive hint is returned with a note saying why.
+memory. Facts that contradict each other and were both kept (search's ``possible_conflict``) are both
+shown, labelled, the other side added when only one matched. The hint is extractive (offline,
+deterministic) unless a chat model is configured; the model is given only the memories kept, and its
+lines are used only when every line cites memories it was given, else the extractive hint is returned
+with a note saying why.
 """
 
 from __future__ import annotations
 
 import logging
 from datetime import datetime
+from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
@@ -35,7 +38,7 @@ from hindsight.domain.memory import Scope, SearchRequest, StoredMemory, TaskType
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent
 from hindsight.ports import Clock, ExperienceWriter, MemoryReader
-from hindsight.usecases.recall import Recall
+from hindsight.usecases.recall import Recall, conflict_partners
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +89,10 @@ class Summarize:
         if request.since is not None and request.until is not None and request.since >= request.until:
             raise InvalidInput("until", "the time window is empty (since must be before until)")
         now = self._clock.now()
-        memories, note = await self._matching(principal.scope(agent_id), request, now)
-        drawn = extract_hint(memories, now=now)
+        scope = principal.scope(agent_id)
+        memories, note = await self._matching(scope, request, now)
+        memories, conflicts = await self._with_conflicts(scope, memories)
+        drawn = extract_hint(memories, now=now, conflicts=conflicts)
         extractive = drawn.model_copy(update={"note": _notes(note, drawn.note)})
         if self._writer is None or not memories:
             return extractive
@@ -101,8 +106,29 @@ class Summarize:
             log.warning("experience hint by the chat model refused (%s), extractive hint used", problem)
             refused = f"the chat model's hint was refused: {problem}"
             return extractive.model_copy(update={"note": _notes(note, refused)})
-        labelled = with_upcoming_labels(with_injection_labels(lines, memories), memories, now)
+        labelled = with_upcoming_labels(with_injection_labels(lines, memories, conflicts), memories, now)
         return assemble(labelled, considered=len(memories), method="model", note=note)
+
+    async def _with_conflicts(
+        self, scope: Scope, memories: list[StoredMemory]
+    ) -> tuple[list[StoredMemory], set[UUID]]:
+        """``memories`` with, after each fact that contradicts another active fact (both kept:
+        ``recall.conflict_partners``, as search flags ``possible_conflict``), the facts it contradicts
+        that were not among them; and the ids of every fact in such a conflict. A hint must not show one
+        side only — least of all drop what the user stated for what an agent inferred."""
+        partners = await conflict_partners(self._reader, scope, memories)
+        if not partners:
+            return memories, set()
+        out: list[StoredMemory] = []
+        seen = {m.id for m in memories}
+        for memory in memories:
+            out.append(memory)
+            for other in partners.get(memory.id, []):
+                if other.memory.id not in seen and other.memory.layer == "semantic":
+                    seen.add(other.memory.id)
+                    out.append(other.memory)
+        conflicts = set(partners) | {p.memory.id for found in partners.values() for p in found}
+        return out, conflicts
 
     async def _matching(
         self, scope: Scope, request: SummaryRequest, now: datetime
