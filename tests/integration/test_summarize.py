@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from hindsight.domain.reflection import MAX_REFLECTION_TEMPERATURE
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
+from tests.integration.test_maintenance import _container, _insert, _step
 from tests.support import (
     PROTOCOL_ERAS,
     ChatServer,
@@ -331,3 +333,31 @@ async def test_facts_kept_as_a_conflict_are_both_shown_and_labelled(
     assert set(colour) == {blue, green}
     assert all(line["possible_conflict"] for line in colour.values())
     assert keyless["hint"].count("(possible conflict:") == 2
+
+
+async def test_a_key_whose_fact_was_archived_says_so_in_the_note(
+    stack: LocalStack, server: BackgroundServer, tenant: str, token: str
+) -> None:
+    """The new-user trial: a user's keyed fact archived by decay gave hint "" and note null, as if nothing
+    were known about the key."""
+    long_ago = datetime.now(UTC) - timedelta(days=400)
+    async with _container(stack) as c:
+        fact = await _insert(
+            c,
+            tenant,
+            "Alex is allergic to peanuts",
+            created_at=long_ago,
+            layer="semantic",
+            key="alex.allergies",
+        )
+        assert c.maintain is not None
+        assert _step(await c.maintain.run(tenant_id=tenant), "decay")["archived"] == 1
+    async with mcp_client(server.url, token) as client:
+        summary = await call(client, "memory_summarize", {"key": "alex.allergies"})
+        nothing = await call(client, "memory_summarize", {"key": "alex.birthday"})
+    assert summary["hint"] == ""
+    assert summary["note"] is not None
+    assert "alex.allergies" in summary["note"]
+    assert f"1 archived one does ({fact})" in summary["note"]
+    assert 'memory_search status ["archived"] or memory_get' in summary["note"]
+    assert nothing["note"] is None  # a key nothing ever held: nothing to say

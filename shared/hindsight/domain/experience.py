@@ -106,8 +106,9 @@ class ExperienceHint(BaseModel):
     )
     note: str | None = Field(
         default=None,
-        description="How many recalled memories were left out as off the query, and why the model's hint "
-        "was not used when the extractive one replaced it.",
+        description="How many recalled memories were left out as off the query, how many lines were cut, "
+        "that a key asked for has no active value but archived or superseded ones (their ids), and why "
+        "the model's hint was not used when the extractive one replaced it.",
     )
 
 

@@ -6,7 +6,8 @@ entity with the query are left out (``domain.experience.on_query``; the note say
 one, the latest that pass the filters are read. Only active memories count (a superseded fact is not a
 current value), and nothing is recorded as an access: a summary is a digest, not a recall of each
 memory. Facts that contradict each other and were both kept (search's ``possible_conflict``) are both
-shown, labelled, the other side added when only one matched. The hint is extractive (offline,
+shown, labelled, the other side added when only one matched. A key no active memory holds gets a note
+naming its archived or superseded memories, if any. The hint is extractive (offline,
 deterministic) unless a chat model is configured; the model is given only the memories kept, and its
 lines are used only when every line cites memories it was given, else the extractive hint is returned
 with a note saying why.
@@ -15,6 +16,8 @@ with a note saying why.
 from __future__ import annotations
 
 import logging
+from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime
 from uuid import UUID
 
@@ -43,6 +46,8 @@ from hindsight.usecases.recall import Recall, conflict_partners
 log = logging.getLogger(__name__)
 
 SELECTORS = ("query", "key", "task_type", "since", "until")
+MAX_INACTIVE_SHOWN = 3
+"""A key's archived or superseded memories a note names at most (latest first)."""
 
 
 class SummaryRequest(BaseModel):
@@ -93,6 +98,7 @@ class Summarize:
         memories, note = await self._matching(scope, request, now)
         memories, conflicts = await self._with_conflicts(scope, memories)
         drawn = extract_hint(memories, now=now, conflicts=conflicts)
+        note = _notes(note, await self._inactive_key_note(scope, request, now))
         extractive = drawn.model_copy(update={"note": _notes(note, drawn.note)})
         if self._writer is None or not memories:
             return extractive
@@ -108,6 +114,24 @@ class Summarize:
             return extractive.model_copy(update={"note": _notes(note, refused)})
         labelled = with_upcoming_labels(with_injection_labels(lines, memories, conflicts), memories, now)
         return assemble(labelled, considered=len(memories), method="model", note=note)
+
+    async def _inactive_key_note(self, scope: Scope, request: SummaryRequest, now: datetime) -> str | None:
+        """When a ``key`` is asked and no active memory holds it but archived (decayed unused, or by
+        request) or superseded ones do: that they exist, which, and how to see them — an empty hint
+        must not read as "nothing is known". None otherwise (forgotten ones are never mentioned)."""
+        if request.key is None:
+            return None
+        lookup = SearchRequest(
+            text="",
+            top_k=MAX_INACTIVE_SHOWN,
+            now=now,
+            key=request.key,
+            statuses=("active", "archived", "superseded"),
+        )
+        held = await self._reader.latest(scope, lookup, MAX_INACTIVE_SHOWN)
+        if not held or any(m.status == "active" for m in held):
+            return None
+        return inactive_key_note(request.key, held)
 
     async def _with_conflicts(
         self, scope: Scope, memories: list[StoredMemory]
@@ -151,6 +175,21 @@ class Summarize:
         hits = await self._recall.search(scope, search, record_access=False)
         kept = on_query(hits, request.query)
         return kept, off_query_note(len(hits) - len(kept), len(kept))
+
+
+def inactive_key_note(key: str, held: Sequence[StoredMemory]) -> str:
+    """The note for a key that no active memory holds, ``held`` (latest first, not empty) being the
+    archived and superseded ones that do."""
+    counts = Counter(m.status for m in held)
+    which = " and ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    one = len(held) == 1
+    ids = ", ".join(str(m.id) for m in held) + ("" if one else ", latest first")
+    status = '["archived"]' if set(counts) == {"archived"} else '["archived", "superseded"]'
+    return (
+        f"no active memory holds key '{key}', but {which} {'one does' if one else 'ones do'} ({ids}): "
+        f"see {'it' if one else 'them'} with memory_search status {status} or memory_get; memory_update "
+        f"action 'restore' makes {'it' if one else 'one'} current again"
+    )
 
 
 def _notes(*notes: str | None) -> str | None:
