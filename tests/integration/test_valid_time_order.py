@@ -24,7 +24,7 @@ KEY = "team.location"
 
 
 async def _stored(client: Client, poller: SqsPoller, **args: Any) -> str:
-    ack = await call(client, "memory_write", {"key": KEY, **args})
+    ack = await call(client, "memory_write", {k: v for k, v in {"key": KEY, **args}.items() if v is not None})
     await drain(poller)
     return str(ack["id"])
 
@@ -74,6 +74,35 @@ async def test_an_older_value_on_a_key_is_stored_as_a_past_value_and_the_holder_
         assert set(await _hits(client, valid_at="2026-07-01")) & {lisbon, porto} == {lisbon}
         assert set(await _hits(client, valid_at="2026-03-01")) & {lisbon, porto} == {porto}
         assert set(await _hits(client)) & {lisbon, porto} == {lisbon}
+
+
+@pytest.mark.parametrize("path", ["batch", "own"])
+async def test_a_contradicting_fact_that_began_earlier_is_a_past_value_of_the_later_one(
+    server: BackgroundServer, poller: SqsPoller, token: str, path: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        later = await _stored(
+            client, poller, key=None, content="I really enjoy Thai green curry", occurred_at="2026-06-01"
+        )
+        own = {"causal_parent": later} if path == "own" else {}
+        earlier = await _stored(
+            client,
+            poller,
+            key=None,
+            content="I can't stand Thai green curry any more",
+            occurred_at="2026-01-01",
+            **own,
+        )
+        assert (await _reason(client, earlier)).startswith(
+            f"past value: contradicted by {later}, which holds from 2026-06-01T00:00:00+00:00; stored"
+        )
+        kept, past = await _memory(client, later), await _memory(client, earlier)
+        assert (kept["status"], kept["valid_to"]) == ("active", None)
+        assert (past["status"], past["valid_to"], past["superseded_by"]) == (
+            "superseded",
+            "2026-06-01T00:00:00Z",
+            later,
+        )
 
 
 async def test_a_future_value_is_flagged_upcoming_and_a_restore_never_inverts_its_period(

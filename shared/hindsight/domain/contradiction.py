@@ -42,11 +42,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from difflib import SequenceMatcher
 from typing import Literal
 
 from hindsight.domain.memory import Source
 from hindsight.domain.text import same_information
+from hindsight.domain.timetravel import takes_key
 
 CONFLICT_COSINE = 0.85
 """Active semantic memories at least this similar to a new one are compared with it. Measured on the
@@ -474,6 +476,23 @@ def resolve(new_source: Source, old_source: Source) -> Resolution:
     if new_source == "agent_inferred" and old_source == "user_stated":
         return "keep_both"
     return "supersede"
+
+
+Ordering = Literal["supersede", "superseded", "keep_both"]
+"""How a contradicting pair is settled in valid time: the new fact supersedes the old, the old one
+supersedes the new (a past value), or both stay (the source rules forbid the replacement)."""
+
+
+def order_contradiction(
+    new_source: Source, new_start: datetime, old_source: Source, old_start: datetime
+) -> Ordering:
+    """Who retires whom when a new fact (true from ``new_start``) contradicts an active one (true from
+    ``old_start``; UTC instants, ``timetravel.valid_start``): the fact that began to hold later is the
+    current one (``timetravel.takes_key``, as on a key), by the source rules (``resolve``, the later
+    fact in the role of the newer). "superseded": the new one is a past value of the old one."""
+    if takes_key(new_start, old_start):
+        return "supersede" if resolve(new_source, old_source) == "supersede" else "keep_both"
+    return "superseded" if resolve(old_source, new_source) == "supersede" else "keep_both"
 
 
 def is_additive(text: str) -> bool:

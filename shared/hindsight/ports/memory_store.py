@@ -146,8 +146,10 @@ class MemoryWriter(Protocol):
         self, tenant_id: str, agent_id: str, conflict: OpenConflict, contradiction: bool
     ) -> str:
         """Settle a possible conflict the judge has answered: ``contradiction`` True applies the
-        source rules (supersede, or keep both flagged); False removes the ``contradicts`` link. Returns
-        what was done ("superseded", "kept_both", "unlinked", or "gone" when either memory changed)."""
+        source rules in valid-time order (the fact that began to hold later supersedes the other, or
+        both are kept flagged; ``domain.contradiction.order_contradiction``); False removes the
+        ``contradicts`` link. Returns what was done ("superseded", "kept_both", "unlinked", or "gone"
+        when either memory changed)."""
         ...
 
     async def turn_contents(

@@ -15,7 +15,12 @@ from psycopg import AsyncConnection
 
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one
-from hindsight.domain.contradiction import CONFLICT_CANDIDATES, PairVerdict, compare_facts, resolve
+from hindsight.domain.contradiction import (
+    CONFLICT_CANDIDATES,
+    PairVerdict,
+    compare_facts,
+    order_contradiction,
+)
 from hindsight.domain.memory import OpenConflict, Source, WriteJob
 
 WORKER = "worker"
@@ -29,10 +34,15 @@ class ConflictOutcome:
     superseded: tuple[UUID, ...] = ()
     kept: tuple[UUID, ...] = ()
     open: tuple[OpenConflict, ...] = ()
+    past_of: tuple[UUID, datetime, str] | None = None
+    """The contradicting fact that began to hold later and so supersedes the new one: its id, its start
+    and the link's reason (the caller supersedes the new one after recording its creation)."""
 
     @property
     def reason(self) -> str | None:
         parts = [f"supersedes {i} (contradiction)" for i in self.superseded]
+        if self.past_of is not None:
+            parts.append(contradicted_past_reason(*self.past_of[:2]))
         parts += [f"contradicts {i} (user_stated, kept active)" for i in self.kept]
         parts += [f"possible conflict with {c.old_id}" for c in self.open]
         return "; ".join(parts) or None
@@ -45,12 +55,15 @@ async def check_conflicts(
     (cosine ≥ ``cosine``, at most ``CONFLICT_CANDIDATES``; ``exclude``: the facts its key replaced) and act:
     two memories whose keys are both set and differ are never compared — the agent said they are about
     different things (``order:1`` and ``order:2`` may well differ only in a value);
-    a contradiction is linked ``contradicts`` and, by the source rules, supersedes the old fact or keeps
-    both; a possible conflict is linked ``contradicts`` and returned open for the judge."""
+    a contradiction is linked ``contradicts`` and, by the source rules in valid-time order
+    (``domain.contradiction.order_contradiction``), supersedes the old fact, keeps both, or — the old one
+    began to hold later — is returned as ``past_of`` (the first such); a possible conflict is linked
+    ``contradicts`` and returned open for the judge."""
     draft = job.draft
     rows = await fetch_all(
         conn,
-        """SELECT id, content, source, 1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
+        """SELECT id, content, source, 1 - (embedding <=> %(e)s::vector) AS similarity,
+                  coalesce(valid_from, occurred_at, created_at) AS since FROM memories
            WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'semantic' AND status = 'active'
              AND id <> %(id)s AND NOT (id = ANY(%(exclude)s::uuid[]))
              AND (%(key)s::text IS NULL OR key IS NULL OR key = %(key)s)
@@ -68,17 +81,21 @@ async def check_conflicts(
     superseded: list[UUID] = []
     kept: list[UUID] = []
     open_: list[OpenConflict] = []
+    past_of: tuple[UUID, datetime, str] | None = None
     for row in rows:
         if row["similarity"] < cosine:
             continue
         verdict = compare_facts(draft.content, row["content"])
         if verdict.relation == "contradiction":
             await _relate(conn, job.tenant_id, job.id, row["id"], "contradicts", verdict.reason)
-            if resolve(draft.source, row["source"]) == "supersede":
+            order = order_contradiction(draft.source, job.valid_since, row["source"], row["since"])
+            if order == "supersede":
                 until = job.valid_since
                 why = f"newer fact that contradicts it: {verdict.reason}"
                 await supersede(conn, job.tenant_id, job.id, row["id"], until, why)
                 superseded.append(row["id"])
+            elif order == "superseded" and past_of is None:  # once past, the first later fact ends it
+                past_of = (row["id"], row["since"], f"{LATER_FACT}: {verdict.reason}")
             else:
                 kept.append(row["id"])
         elif verdict.relation == "possible_conflict":
@@ -93,7 +110,19 @@ async def check_conflicts(
                     old_source=row["source"],
                 )
             )
-    return ConflictOutcome(tuple(superseded), tuple(kept), tuple(open_))
+    return ConflictOutcome(tuple(superseded), tuple(kept), tuple(open_), past_of)
+
+
+LATER_FACT = "a fact that began to hold later contradicts it"
+"""The reason of the ``supersedes`` link from a contradicting fact to a new one that began before it."""
+
+
+def contradicted_past_reason(later: UUID, since: datetime) -> str:
+    """The write outcome's reason when a later fact (true from ``since``) contradicts the new one and
+    supersedes it (``domain.contradiction.order_contradiction``)."""
+    return (
+        f"past value: contradicted by {later}, which holds from {since.isoformat()}; stored superseded by it"
+    )
 
 
 def unsure(verdict: PairVerdict) -> str:
@@ -150,7 +179,7 @@ async def settle(
     """The judge's answer applied in the caller's transaction (see ``MemoryWriter.settle_conflict``)."""
     rows = await fetch_all(
         conn,
-        """SELECT id, status, source, coalesce(valid_from, created_at) AS since FROM memories
+        """SELECT id, status, source, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
            WHERE id = ANY(%s) AND tenant_id = %s AND agent_id = %s FOR UPDATE""",
         ([conflict.new_id, conflict.old_id], tenant_id, agent_id),
     )
@@ -173,9 +202,15 @@ async def settle(
         )
         return "unlinked"
     await _relate(conn, tenant_id, conflict.new_id, conflict.old_id, "contradicts", "contradiction (judge)")
-    new_source: Source = status[conflict.new_id]["source"]
-    if resolve(new_source, status[conflict.old_id]["source"]) == "keep_both":
+    new, old = status[conflict.new_id], status[conflict.old_id]
+    new_source: Source = new["source"]
+    order = order_contradiction(new_source, new["since"], old["source"], old["since"])
+    if order == "keep_both":
         return "kept_both"
+    if order == "superseded":  # the new fact began to hold before the old one: a past value of it
+        why = f"{LATER_FACT}: contradiction (judge)"
+        await supersede(conn, tenant_id, conflict.old_id, conflict.new_id, old["since"], why)
+        return "superseded"
     why = "newer fact that contradicts it: contradiction (judge)"
-    await supersede(conn, tenant_id, conflict.new_id, conflict.old_id, status[conflict.new_id]["since"], why)
+    await supersede(conn, tenant_id, conflict.new_id, conflict.old_id, new["since"], why)
     return "superseded"

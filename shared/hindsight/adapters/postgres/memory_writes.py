@@ -509,6 +509,9 @@ async def _store_one(
     await record_history(conn, tenant, WORKER, HistoryRow(job.id, "created"))
     if holder is not None:
         await supersede(conn, tenant, holder["id"], job.id, holder["since"], PAST_VALUE)
+    elif conflicts is not None and conflicts.past_of is not None:
+        later, since, why = conflicts.past_of
+        await supersede(conn, tenant, later, job.id, since, why)
     result = await _record(conn, job, "stored", job.id, reason)
     if conflicts is not None and conflicts.open:
         return result.model_copy(update={"open_conflicts": list(conflicts.open)})

@@ -26,7 +26,12 @@ from uuid import UUID
 import numpy as np
 from psycopg import AsyncConnection
 
-from hindsight.adapters.postgres.conflicts import RELATE_WITH_REASON, unsure
+from hindsight.adapters.postgres.conflicts import (
+    LATER_FACT,
+    RELATE_WITH_REASON,
+    contradicted_past_reason,
+    unsure,
+)
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.memory_writes import (
     DEDUP_CANDIDATES,
@@ -45,7 +50,12 @@ from hindsight.adapters.postgres.memory_writes import (
     supersedes_reason,
 )
 from hindsight.adapters.postgres.rows import fetch_all, vector_literal
-from hindsight.domain.contradiction import CONFLICT_CANDIDATES, compare_facts, is_additive, resolve
+from hindsight.domain.contradiction import (
+    CONFLICT_CANDIDATES,
+    compare_facts,
+    is_additive,
+    order_contradiction,
+)
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import same_information
 from hindsight.domain.timetravel import takes_key
@@ -98,11 +108,12 @@ _ON_KEY = """SELECT q.n, r.id, r.source, r.since
    ORDER BY q.n, r.created_at DESC, r.id DESC"""
 """``_facts_to_replace`` (without ``supersedes``) for every keyed semantic job at once: every active fact
 on the job's key, newest first."""
-_CONFLICTING = """SELECT q.n, c.id, c.content, c.source, c.similarity
+_CONFLICTING = """SELECT q.n, c.id, c.content, c.source, c.similarity, c.since
    FROM unnest(%(n)s::int[], %(id)s::uuid[], %(a)s::text[], %(key)s::text[], %(e)s::text[]::vector[])
         AS q(n, id, a, key, e)
    CROSS JOIN LATERAL (
-       SELECT m.id, m.content, m.source, 1 - (m.embedding <=> q.e) AS similarity FROM memories m
+       SELECT m.id, m.content, m.source, 1 - (m.embedding <=> q.e) AS similarity,
+              coalesce(m.valid_from, m.occurred_at, m.created_at) AS since FROM memories m
        WHERE m.tenant_id = %(t)s AND m.agent_id = q.a AND m.layer = 'semantic' AND m.status = 'active'
          AND m.id <> q.id AND (q.key IS NULL OR m.key IS NULL OR m.key = q.key)
        ORDER BY m.embedding <=> q.e LIMIT %(limit)s) AS c"""
@@ -351,7 +362,8 @@ class _Segment:
             return self._record(job, "merged", target)
 
         replaced = self._facts_to_replace(index, job)
-        holder = None  # the fact on the key, when this write is a past value of it (``_store_one``)
+        # the fact this write is a past value of: the one on its key, or a later contradicting fact
+        holder: dict[str, Any] | None = None
         if (
             replaced
             and not is_additive(draft.content)
@@ -389,6 +401,7 @@ class _Segment:
         open_: list[OpenConflict] = []
         if semantic:
             superseded, kept = [], []
+            past_of: tuple[UUID, datetime, str] | None = None
             for row in conflicts:
                 if row["similarity"] < self._conflict:
                     continue
@@ -397,10 +410,13 @@ class _Segment:
                     self._writes.reasoned_relations.append(
                         (self._tenant, job.id, row["id"], "contradicts", verdict.reason)
                     )
-                    if resolve(draft.source, row["source"]) == "supersede":
+                    order = order_contradiction(draft.source, job.valid_since, row["source"], row["since"])
+                    if order == "supersede":
                         why = f"newer fact that contradicts it: {verdict.reason}"
                         self._supersede(job.id, row["id"], job.valid_since, why)
                         superseded.append(row["id"])
+                    elif order == "superseded" and past_of is None:  # ``conflicts.check_conflicts``
+                        past_of = (row["id"], row["since"], f"{LATER_FACT}: {verdict.reason}")
                     else:
                         kept.append(row["id"])
                 elif verdict.relation == "possible_conflict":
@@ -420,11 +436,14 @@ class _Segment:
             parts = [f"supersedes {i} (contradiction)" for i in superseded]
             parts += [f"contradicts {i} (user_stated, kept active)" for i in kept]
             parts += [f"possible conflict with {c.old_id}" for c in open_]
+            if past_of is not None:
+                parts.append(contradicted_past_reason(past_of[0], past_of[1]))
+                holder = {"id": past_of[0], "since": past_of[1], "why": past_of[2]}
             reason = "; ".join(r for r in (reason, "; ".join(parts) or None) if r) or None
         self._writes.adopt.append((job.id, job.id))
         self._writes.history.append(HistoryRow(job.id, "created"))
         if holder is not None:
-            self._supersede(holder["id"], job.id, holder["since"], PAST_VALUE)
+            self._supersede(holder["id"], job.id, holder["since"], holder.get("why", PAST_VALUE))
         result = self._record(job, "stored", job.id, reason)
         return result.model_copy(update={"open_conflicts": open_}) if open_ else result
 
@@ -508,6 +527,7 @@ class _Segment:
                     "content": d.content,
                     "source": d.source,
                     "similarity": self._similarity(index, s.index),
+                    "since": s.job.valid_since,
                 }
             )
         return _nearest(rows + extra, CONFLICT_CANDIDATES)
