@@ -695,7 +695,9 @@ def _latency(data: dict[str, Any], out: list[str]) -> None:
         f"{syn.get('warmup', 20)} warm-ups, top 10, as `memory_search` runs them by default. "
         '"New query" = the '
         'query embedding is computed (the in-process LRU of query embeddings is cold for it); "repeated '
-        'query" = the same 200 again, embedding served by that cache.\n'
+        'query" = the same 200 again, embedding served by that cache: the default, hand-set RRF, valid_at '
+        "and known_at searches of each query in turn, each path first for a quarter of the queries (the "
+        "first search of a query reads its pages into the buffer pool when the tier does not fit it).\n"
     )
     out.append("![memory_search latency against store size](bench/latency.png)\n")
     head = "| | " + " | ".join(f"{int(s):,}" for s in sizes) + " |"
