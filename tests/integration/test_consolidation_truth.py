@@ -141,6 +141,44 @@ async def test_events_with_the_same_words_in_another_order_are_never_consolidate
 
 
 @pytest.mark.anyio
+async def test_a_time_filter_that_found_a_member_finds_its_summary(
+    stack: LocalStack, server: BackgroundServer, poller: SqsPoller, tenant: str, token: str
+) -> None:
+    """New-user trial: the summary got occurred_at = the last member's time and no end, so memory_search
+    since/until the first member's day found nothing once the members were archived."""
+    day = (datetime.now(UTC) - 4 * DAY).replace(hour=9, minute=0, second=0, microsecond=0)
+    text = "Rotated the VPN gateway certificates for the Lisbon office."
+    async with mcp_client(server.url, token) as client:
+        for n in range(3):
+            await call(
+                client,
+                "memory_write",
+                {"content": text, "layer": "episodic", "occurred_at": (day + n * DAY).isoformat()},
+            )
+        await drain(poller)
+        async with _container(stack) as c:
+            assert c.maintain is not None
+            assert _step(await c.maintain.run(tenant_id=tenant), "consolidate").get("summaries") == 1
+        for n in range(3):
+            window = {
+                "since": (day + n * DAY).date().isoformat(),
+                "until": (day + (n + 1) * DAY).date().isoformat(),
+            }
+            hits = await call(client, "memory_search", {"query": "VPN certificates", **window})
+            found = [h["memory"] for h in hits["results"]]
+            assert [m["content"].split(":")[0] for m in found] == [
+                f"3 similar events from {day.date()} to {(day + 2 * DAY).date()}"
+            ], window
+            (summary,) = found
+        for exact in ({"since": (day + 2 * DAY).isoformat()}, {"until": (day + 1e-3 * DAY).isoformat()}):
+            assert (await call(client, "memory_search", {"query": "VPN certificates", **exact}))["results"]
+        outside = {"since": (day + 3 * DAY).date().isoformat()}
+        assert not (await call(client, "memory_search", {"query": "VPN certificates", **outside}))["results"]
+        assert datetime.fromisoformat(summary["occurred_at"]) == day
+        assert datetime.fromisoformat(summary["occurred_end"]) == day + 2 * DAY + timedelta(microseconds=1)
+
+
+@pytest.mark.anyio
 async def test_a_rule_2_summary_of_permuted_events_is_undone(stack: LocalStack, tenant: str) -> None:
     """Stores consolidated under rule 2 (the same set of words) get their permuted events back."""
     old = datetime.now(UTC) - 30 * DAY

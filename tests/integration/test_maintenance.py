@@ -302,7 +302,12 @@ async def test_near_identical_events_become_one_summary_once(stack: LocalStack, 
         # the members' highest importance (after this run's decay step, which comes first)
         assert summary["importance"] == pytest.approx(max(_memory(stack, m)["importance"] for m in repeats))
         assert summary["outcome"] == "success"
-        assert summary["occurred_at"] == _memory(stack, repeats[-1])["occurred_at"]
+        # the members' span, first start to last end (an instant's end: just after it)
+        assert summary["occurred_at"] == _memory(stack, repeats[0])["occurred_at"]
+        assert summary["occurred_end"] == _memory(stack, repeats[-1])["occurred_at"] + timedelta(
+            microseconds=1
+        )
+        assert summary["occurred_precision"] is None
         links = _rows(
             stack,
             "SELECT from_id FROM memory_relations WHERE to_id = %s AND kind = 'part_of' AND tenant_id = %s",

@@ -27,6 +27,7 @@ def _row(i: int, similarity: float | None, keyword: float | None, matches: int |
         "created_at": WHEN,
         "occurred_at": WHEN if i % 2 else None,
         "occurred_precision": None,
+        "occurred_end": None,
         "conversation_id": "c" if i % 3 else None,
         "turn_index": i if i % 3 else None,
         "session_index": 1 if i % 3 else None,

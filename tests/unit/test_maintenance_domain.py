@@ -34,6 +34,7 @@ from hindsight.domain.maintenance import (
     preference_statement,
     summary_hides_members,
     summary_misrepresents_members,
+    summary_span,
 )
 from hindsight.domain.memory import MemoryStatus, Scope
 from hindsight.usecases.maintain import Maintain, MaintenancePolicy
@@ -205,6 +206,17 @@ def test_the_same_words_in_another_order_are_another_event(first: str, second: s
     assert not summary_misrepresents_members(f"3 similar events: {first}", [first, first.upper() + "."])
 
 
+def test_a_summary_spans_its_members_from_the_first_start_to_the_last_end() -> None:
+    day = timedelta(days=1)
+    at = [_episode("x", days_ago=d) for d in (3, 2, 1)]
+    assert summary_span(at) == (at[0].event_time, at[2].event_time + timedelta(microseconds=1))
+    # a partial member (occurred_at "2026-11-29", precision day) ends with its span
+    partial = replace(at[1], event_end=at[2].event_time + day)
+    assert summary_span([at[0], partial, at[2]]) == (at[0].event_time, at[2].event_time + day)
+    same = [replace(at[0], id=uuid.uuid4()) for _ in range(3)]
+    assert summary_span(same) == (at[0].event_time, None)  # one instant: no span
+
+
 def test_a_summary_that_cannot_quote_every_member_archives_nothing() -> None:
     base = _direction(7)
     long_text = " ".join(f"step{i}" for i in range(600))  # ~4 800 characters: clipped in the summary
@@ -256,7 +268,9 @@ def test_the_summary_is_deterministic_and_carries_the_cluster() -> None:
     assert plan.importance == 0.7
     assert plan.source == "agent_inferred"
     assert plan.tags == ["db", "ops"]
-    assert plan.occurred_at == members[-1].event_time
+    # the span of the members: a time filter that finds one finds the summary (new-user trial M2)
+    assert plan.occurred_at == members[0].event_time
+    assert plan.occurred_end == members[-1].event_time + timedelta(microseconds=1)
     assert np.linalg.norm(plan.embedding) == pytest.approx(1.0)
     assert plan.metadata["consolidation"]["members"] == 3  # type: ignore[index]
     assert set(plan.member_ids) == {m.id for m in members}

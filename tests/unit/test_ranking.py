@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hindsight.domain.memory import Candidate, StoredMemory
-from hindsight.domain.ranking import RankingPolicy, rank_candidates, reciprocal_rank_fusion
+from hindsight.domain.ranking import RankingPolicy, rank_candidates, reciprocal_rank_fusion, time_fit
 from hindsight.domain.timeparse import TimeIntent
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
@@ -222,3 +222,20 @@ def test_an_injection_more_relevant_than_the_statement_it_imitates_still_ranks_b
     hits = rank_candidates(candidates, policy=POLICY, now=NOW, top_k=2)
     assert [h.memory.id for h in hits] == [stated.id, override.id]
     assert hits[1].scores.final < hits[0].scores.final
+
+
+def test_a_summary_spanning_days_fits_a_window_on_any_of_them() -> None:
+    # a consolidation summary: occurred_at its first member's start, occurred_end its last member's end
+    first = NOW - timedelta(days=5)
+    summary = _memory().model_copy(
+        update={
+            "layer": "episodic",
+            "occurred_at": first,
+            "occurred_end": first + timedelta(days=2, seconds=1),
+        }
+    )
+    last_day = TimeIntent("window", first + timedelta(days=2), first + timedelta(days=3))
+    assert time_fit(summary, last_day, NOW, timedelta(days=30)) == 1.0
+    after = TimeIntent("window", first + timedelta(days=3), first + timedelta(days=4))
+    assert time_fit(summary, after, NOW, timedelta(days=30)) < 1.0
+    assert summary.event_span.middle == first + timedelta(days=1, microseconds=500_000)

@@ -87,6 +87,12 @@ class MemoryOut(BaseModel):
         description="How precisely occurred_at is known: 'year' means somewhere in that year, occurred_at "
         "being its start ('day', 'month', …; 'instant' or null: that moment).",
     )
+    occurred_end: datetime | None = Field(
+        default=None,
+        description="The exclusive end of the event's span: a partial occurred_at's, or a consolidation "
+        "summary's (its first member's start to its last member's end; occurred_precision null). "
+        "Null: an instant.",
+    )
     created_at: datetime
     tags: list[str] = Field(default_factory=list)
     entities: dict[str, Any] = Field(default_factory=dict)
@@ -125,6 +131,7 @@ class MemoryOut(BaseModel):
             importance=round(m.importance, 4),
             occurred_at=m.occurred_at,
             occurred_precision=m.occurred_precision,
+            occurred_end=m.occurred_end,
             created_at=m.created_at,
             tags=m.tags,
             entities=m.entities,

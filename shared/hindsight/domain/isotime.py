@@ -93,10 +93,16 @@ class TimeSpan:
 
     start: datetime
     precision: Precision = "instant"
+    stop: datetime | None = None
+    """An exclusive end no precision names (a consolidation summary covers its first member's start to its
+    last member's end, ``domain.maintenance.consolidation``): then ``end`` is it, whatever ``precision``
+    says. None: the precision's end."""
 
     @property
     def end(self) -> datetime:
         """The exclusive end of the span (the instant itself for ``instant``)."""
+        if self.stop is not None:
+            return self.stop
         start, unit = self.start, self.precision
         if unit == "year":
             return start.replace(year=start.year + 1)
@@ -108,7 +114,9 @@ class TimeSpan:
     @property
     def last(self) -> datetime:
         """The last instant inside the span (one microsecond before ``end``; the instant itself)."""
-        return self.start if self.precision == "instant" else self.end - timedelta(microseconds=1)
+        if self.precision == "instant" and self.stop is None:
+            return self.start
+        return self.end - timedelta(microseconds=1)
 
     @property
     def middle(self) -> datetime:

@@ -302,6 +302,7 @@ class EventPlace:
         created_at: datetime
         occurred_at: datetime | None
         occurred_precision: Precision | None
+        occurred_end: datetime | None
         conversation_id: str | None
         turn_index: int | None
         session_index: int | None
@@ -314,9 +315,12 @@ class EventPlace:
 
     @property
     def event_span(self) -> TimeSpan:
-        """``event_time`` as the span it names: "2026" is the whole year (an instant otherwise)."""
+        """``event_time`` as the span it names: "2026" is the whole year, a consolidation summary
+        ``occurred_at`` to ``occurred_end`` (no precision names its span), an instant otherwise."""
         if self.occurred_at is None:
             return TimeSpan(self.created_at)
+        if self.occurred_precision is None and self.occurred_end is not None:
+            return TimeSpan(self.occurred_at, stop=self.occurred_end)
         return TimeSpan(self.occurred_at, self.occurred_precision or "instant")
 
     @property
@@ -347,7 +351,11 @@ class StoredMemory(EventPlace, BaseModel):
     metadata: dict[str, JsonValue]
     status: MemoryStatus
     occurred_precision: Precision | None = None
-    """How precisely occurred_at was given (None: an instant, or written before precisions were kept)."""
+    """How precisely occurred_at was given (None: an instant, or written before precisions were kept, or a
+    span no precision names: ``occurred_end``)."""
+    occurred_end: datetime | None = None
+    """The exclusive end of the event's span: a partial occurred_at's (the precision's end), a
+    consolidation summary's (its last member's end; precision None); None for an instant."""
     source: Source = "user_stated"
     tags: list[str] = Field(default_factory=list)
     entities: dict[str, JsonValue] = Field(default_factory=dict)
@@ -460,6 +468,7 @@ class CandidateMemory(EventPlace, BaseModel):
     created_at: datetime
     occurred_at: datetime | None = None
     occurred_precision: Precision | None = None
+    occurred_end: datetime | None = None
     conversation_id: str | None = None
     turn_index: int | None = None
     session_index: int | None = None

@@ -27,6 +27,7 @@ from hindsight.domain.maintenance.consolidation import (
     summary_hides_members,
     summary_keeps_members,
     summary_misrepresents_members,
+    summary_span,
     summary_text,
 )
 from hindsight.domain.maintenance.cycle import (
@@ -114,5 +115,6 @@ __all__ = [
     "summary_hides_members",
     "summary_keeps_members",
     "summary_misrepresents_members",
+    "summary_span",
     "summary_text",
 ]

@@ -99,6 +99,7 @@ class ConsolidationPlan:
     embedding: list[float]
     importance: float
     occurred_at: datetime
+    occurred_end: datetime | None
     source: Source
     key: str | None
     query: str | None
@@ -228,12 +229,34 @@ def summary_keeps_members(plan: ConsolidationPlan, cluster: Sequence[Episode]) -
     return not summary_hides_members(text, [ep.searchable_text for ep in cluster])
 
 
+_INSTANT = timedelta(microseconds=1)
+"""An instant's span as an exclusive end: the instant is its last moment (``isotime.TimeSpan.last``)."""
+
+
+def summary_span(members: Sequence[Episode]) -> tuple[datetime, datetime | None]:
+    """(occurred_at, occurred_end) of a summary: the earliest member's start and the exclusive end of the
+    latest-ending member (its ``event_end``, or one microsecond after its instant), so the search's
+    since/until/time_range overlap test (``adapters.postgres.memory_reads``) finds the summary wherever
+    it finds a member; occurred_end None when every member is the same instant.
+
+    Raises:
+        ValueError: no members.
+    """
+    if not members:
+        raise ValueError("a summary has members")
+    start = min(ep.event_time for ep in members)
+    end = max(ep.event_end or ep.event_time + _INSTANT for ep in members)
+    return start, (None if end == start + _INSTANT else end)
+
+
 def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> ConsolidationPlan | None:
     """The summary memory of one cluster (as ``cluster_episodes`` returns it: event-time order), or None
     when the summary could not keep every word of its members (``summary_keeps_members``: a member too
     long to quote in full) — then the members stay as they are.
 
-    Fields: importance = the members' highest; occurred_at = the latest member's event time; query and
+    Fields: importance = the members' highest; occurred_at and occurred_end = the span from the first
+    member's start to the last member's end (``summary_span``: a time filter that finds a member finds
+    its summary, as the members are archived); query and
     context = the representative's, dated as its content is (``Episode.dated``); key, task_type,
     outcome and lessons = the members' common value (lessons dated as the representative's), else None;
     source = ``user_stated`` only when every member is; tags = the members' union (≤ ``MAX_TAGS``);
@@ -255,6 +278,7 @@ def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> Consolidatio
     mean = unit.mean(axis=0)
     mean /= np.linalg.norm(mean) or 1.0
     ids = tuple(ep.id for ep in cluster)
+    occurred_at, occurred_end = summary_span(cluster)
     tags = sorted({t for ep in cluster for t in ep.tags})[:MAX_TAGS]
     lessons = representative.dated(_uniform([ep.lessons for ep in cluster]))
     plan = ConsolidationPlan(
@@ -264,7 +288,8 @@ def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> Consolidatio
         content=summary_text(cluster, representative),
         embedding=[float(x) for x in mean],
         importance=max(ep.importance for ep in cluster),
-        occurred_at=cluster[-1].event_time,
+        occurred_at=occurred_at,
+        occurred_end=occurred_end,
         source="user_stated" if all(ep.source == "user_stated" for ep in cluster) else "agent_inferred",
         key=_uniform([ep.key for ep in cluster]),
         query=representative.dated(representative.query),

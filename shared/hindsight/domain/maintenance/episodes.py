@@ -22,6 +22,9 @@ class Episode:
     content: str
     event_time: datetime
     importance: float
+    event_end: datetime | None = None
+    """The exclusive end of its event's span (``occurred_end``: a partial occurred_at's, a summary's);
+    None: an instant at ``event_time``."""
     source: Source = "user_stated"
     status: MemoryStatus = "active"
     key: str | None = None

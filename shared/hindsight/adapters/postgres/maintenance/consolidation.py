@@ -74,11 +74,11 @@ class PostgresConsolidation:
             cur = await conn.execute(
                 """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, context, content,
                                          content_hash, importance, created_at, updated_at, occurred_at,
-                                         metadata, embedding, source, tags, entities, entity_terms,
-                                         task_type, outcome, lessons, decayed_at)
+                                         occurred_end, metadata, embedding, source, tags, entities,
+                                         entity_terms, task_type, outcome, lessons, decayed_at)
                    SELECT %(id)s, %(t)s, %(a)s, 'episodic', %(key)s, %(query)s, %(context)s, %(content)s,
-                          %(hash)s, %(importance)s,
-                          %(now)s, %(now)s, %(occurred_at)s, %(metadata)s, %(e)s::vector, %(source)s,
+                          %(hash)s, %(importance)s, %(now)s, %(now)s, %(occurred_at)s, %(occurred_end)s,
+                          %(metadata)s, %(e)s::vector, %(source)s,
                           %(tags)s::text[], r.entities,
                           ARRAY(SELECT DISTINCT term FROM memories x, unnest(x.entity_terms) AS term
                                 WHERE x.id = ANY(%(members)s) AND x.tenant_id = %(t)s ORDER BY term),
@@ -97,6 +97,7 @@ class PostgresConsolidation:
                     "importance": plan.importance,
                     "now": now,
                     "occurred_at": plan.occurred_at,
+                    "occurred_end": plan.occurred_end,
                     "metadata": Jsonb(plan.metadata),
                     "e": vector_literal(plan.embedding),
                     "source": plan.source,

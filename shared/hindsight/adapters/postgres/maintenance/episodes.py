@@ -10,6 +10,7 @@ from hindsight.domain.relative_time import INFERRED_KEY, words_anchor
 
 EPISODE_COLUMNS = f"""id, key, task_id, task_type, outcome, lessons, tags, importance, source, status,
                       query, context, coalesce(occurred_at, created_at) AS event_time, occurred_at,
+                      occurred_end,
                       session_at, metadata -> '{INFERRED_KEY}' AS inferred"""
 """Columns of an ``Episode`` row (its text comes with ``content``, selected whole or cut)."""
 
@@ -30,6 +31,7 @@ def episode_from_row(row: dict[str, Any], with_embedding: bool) -> Episode:
         id=row["id"],
         content=row["content"],
         event_time=row["event_time"],
+        event_end=row.get("occurred_end"),
         importance=float(row["importance"]),
         source=row["source"],
         status=row["status"],
