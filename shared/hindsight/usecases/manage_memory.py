@@ -41,7 +41,7 @@ from hindsight.domain.text import passage_text
 from hindsight.domain.timetravel import NOW, PointInTime, is_upcoming, valid_start
 from hindsight.domain.trust import importance_cap
 from hindsight.domain.versions import check_memory_version
-from hindsight.ports import ChainDirection, ChainLink, Embedder, MemoryEditor, MemoryReader
+from hindsight.ports import ChainDirection, ChainLink, EditedMemory, Embedder, MemoryEditor, MemoryReader
 from hindsight.usecases.recall import links_at, memories_at
 from hindsight.usecases.remember import Remember, WriteAck
 
@@ -79,6 +79,17 @@ class UpdateResult(BaseModel):
     superseded (None: none)."""
     note: str | None = None
     """What the caller may not expect: the memory is not valid yet (``upcoming_note``)."""
+
+    @classmethod
+    def edited(cls, action: UpdateAction, edited: EditedMemory) -> UpdateResult:
+        """The answer to an in-place change (``update``, ``archive``, ``restore``) the editor made."""
+        return cls(
+            action=action,
+            memory=edited.memory,
+            replaced_version=edited.replaced_version,
+            superseded=list(edited.superseded) or None,
+            note=upcoming_note(edited.memory),
+        )
 
 
 def upcoming_note(memory: StoredMemory) -> str | None:
@@ -264,13 +275,7 @@ class ManageMemory:
             )
             if edited is None:
                 raise await self._refusal(scope, memory_id)
-            return UpdateResult(
-                action=action,
-                memory=edited.memory,
-                replaced_version=edited.replaced_version,
-                superseded=list(edited.superseded) or None,
-                note=upcoming_note(edited.memory),
-            )
+            return UpdateResult.edited(action, edited)
         if action == "supersede":
             return await self._supersede(principal, scope, memory_id, changes, reason, expected_version)
         if changes.is_empty():
@@ -290,13 +295,7 @@ class ManageMemory:
         )
         if edited is None:
             raise await self._refusal(scope, memory_id)
-        return UpdateResult(
-            action=action,
-            memory=edited.memory,
-            replaced_version=edited.replaced_version,
-            superseded=list(edited.superseded) or None,
-            note=upcoming_note(edited.memory),
-        )
+        return UpdateResult.edited(action, edited)
 
     async def _supersede(
         self,
