@@ -56,7 +56,10 @@ def test_draft_keeps_text_tabs_newlines_and_unicode() -> None:
     assert draft.importance == 0.5
 
 
-@pytest.mark.parametrize("text", ["\u200b\u200b", "\ufeff", "\u0301", "\u2060 \u200d", "\u00a0\u3000"])
+@pytest.mark.parametrize(
+    "text",
+    ["\u200b\u200b", "\ufeff", "\u0301", "\u2060 \u200d", "\u00a0\u3000", "\u3164", "\u115f\u1160", "\u2800"],
+)
 def test_text_without_a_visible_character_is_refused_as_blank(text: str) -> None:
     for field in ("content", "key"):
         with pytest.raises(ValidationError) as caught:

@@ -86,6 +86,11 @@ _INVISIBLE = ("Z", "Cf", "Cc", "Mn", "Me", "Mc")
 format characters (zero-width space U+200B, byte order mark U+FEFF), controls, combining marks."""
 
 
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Characters Unicode files as letters or symbols that render as nothing: the Hangul fillers (choseong,
+jungseong, compatibility, halfwidth) and the Braille blank — the usual "invisible name" characters."""
+
+
 def _refuse_blank(value: Any) -> Any:
     """A non-empty string of whitespace only, refused as blank before stripping makes it "" (pydantic
     would say "String should have at least 1 character" of a 3-character string); so is one with no
@@ -95,7 +100,10 @@ def _refuse_blank(value: Any) -> Any:
         return value
     if not value.strip():
         raise PydanticCustomError("blank", "must not be blank (it is whitespace only)")
-    if all(ch in _ALLOWED_CONTROLS or unicodedata.category(ch).startswith(_INVISIBLE) for ch in value):
+    if all(
+        ch in _ALLOWED_CONTROLS or ch in _BLANK_LETTERS or unicodedata.category(ch).startswith(_INVISIBLE)
+        for ch in value
+    ):
         raise PydanticCustomError(
             "blank", "must not be blank (it holds only invisible characters: format, space or combining)"
         )
