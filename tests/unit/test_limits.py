@@ -88,6 +88,13 @@ def test_an_entity_value_of_the_wrong_shape_is_one_error_saying_what_it_takes(
     ]
 
 
+def test_a_tag_or_entity_name_with_a_combining_accent_is_its_composed_form() -> None:
+    composed, decomposed = "caf\u00e9", "cafe\u0301"
+    draft = MemoryDraft(content="fine", tags=[decomposed], entities={decomposed: "x"})
+    assert draft.tags == [composed]
+    assert list(draft.entities) == [composed]
+
+
 def test_occurred_at_is_normalised_to_utc() -> None:
     naive = MemoryDraft(content="x", occurred_at=datetime(2026, 1, 2, 3, 4))
     assert naive.occurred_at == datetime(2026, 1, 2, 3, 4, tzinfo=UTC)
