@@ -191,6 +191,17 @@ def test_facts_in_conflict_are_both_shown_labelled_the_users_first() -> None:
     ]
 
 
+def test_a_cut_never_keeps_one_side_of_a_conflict_alone() -> None:
+    conflicts = {STATED_MANAGER.id, INFERRED_MANAGER.id}
+    facts = [_memory(f"The build server number {n} runs Debian.") for n in range(MAX_HINT_LINES)]
+    # the inference is the least relevant of 14 lines: a cut by relevance alone would drop it
+    hint = extract_hint([STATED_MANAGER, *facts, INFERRED_MANAGER], conflicts=conflicts)
+    assert len(hint.lines) == MAX_HINT_LINES
+    assert {STATED_MANAGER.id, INFERRED_MANAGER.id} <= set(hint.ids)
+    assert hint.note is not None
+    assert hint.note.startswith("2 less relevant lines were left out")
+
+
 def test_repeated_lines_merge_and_cite_every_memory() -> None:
     again = _memory(
         FAILED.content, **{k: getattr(FAILED, k) for k in ("layer", "outcome", "summary", "lessons")}

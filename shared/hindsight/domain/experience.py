@@ -248,12 +248,13 @@ def extract_hint(
 ) -> ExperienceHint:
     """The extractive hint over ``memories`` (most relevant first): one line per episode and per current
     fact, identical lines merged (their ids joined). The first ``max_lines`` lines in the order given
-    (relevance) are kept, then listed by kind, failures first (``KIND_ORDER``), relevance order within
-    a kind (facts the user stated before inferred ones); ``note`` says how many were left out
-    (``cut_note``). An episode without outcome whose
-    occurred_at is after ``now`` (the summary's time) is "Upcoming", not "Happened"; without ``now``
-    none is. Facts of ``conflicts`` (each contradicts another active fact, both kept) are all shown, each
-    labelled ``possible_conflict``; otherwise a key shows one value (``current_facts``).
+    (relevance) are kept — every line of a conflict first, so no cut keeps one side alone — then listed
+    by kind, failures first (``KIND_ORDER``), relevance order within a kind (facts the user stated
+    before inferred ones); ``note`` says how many were left out (``cut_note``). An episode without
+    outcome whose occurred_at is after ``now`` (the summary's time) is "Upcoming", not "Happened";
+    without ``now`` none is. Facts of ``conflicts`` (each contradicts another active fact, both kept)
+    are all shown, each labelled ``possible_conflict``; otherwise a key shows one value
+    (``current_facts``).
 
     Every sentence of every line is copied from the memories the line cites. Deterministic; no I/O.
     """
@@ -278,7 +279,15 @@ def extract_hint(
         held = merged.get(identity)
         merged[identity] = line if held is None else held.model_copy(update={"ids": [*held.ids, *line.ids]})
     lines = list(merged.values())
-    chosen = lines[:max_lines]  # by relevance: the first memory of each line decides
+    # by relevance (the first memory of each line decides), but both sides of a conflict before the rest:
+    # a cut that kept one side would present it as the uncontested answer
+    room = max_lines - sum(line.possible_conflict for line in lines)
+    chosen: list[HintLine] = []
+    for line in lines:
+        if line.possible_conflict or room > 0:
+            chosen.append(line)
+            room -= not line.possible_conflict
+    chosen = chosen[:max_lines]
     # stable: relevance within a kind, what the user stated before what an agent inferred
     ordered = sorted(chosen, key=lambda line: (KIND_ORDER.index(line.kind), line.inferred))
     return assemble(
