@@ -71,7 +71,13 @@ def test_text_without_a_visible_character_is_refused_as_blank(text: str) -> None
 
 @pytest.mark.parametrize(
     ("value", "got"),
-    [({"b": 1}, "an object"), (None, "null"), ([1, {"x": 1}], "a list holding an object, null or a list")],
+    [
+        ({"b": 1}, "an object"),
+        (None, "null"),
+        ([1, {"x": 1}], "a list holding an object"),
+        ([[1]], "a list holding a list"),
+        (["a", None], "a list holding null"),
+    ],
 )
 def test_an_entity_value_of_the_wrong_shape_is_one_error_saying_what_it_takes(
     value: object, got: str

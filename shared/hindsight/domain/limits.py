@@ -428,21 +428,27 @@ EntityValue = str | int | float | bool
 _SCALARS = (str, int, float, bool)
 
 
+def _shape(value: Any) -> str:
+    """What a JSON value is, in words: "an object", "null", "a list", …"""
+    if isinstance(value, dict):
+        return "an object"
+    if value is None:
+        return "null"
+    return "a list" if isinstance(value, list) else f"a {type(value).__name__}"
+
+
 def _entity_value_shape(value: Any) -> Any:
     """One error for an entity value of the wrong shape (an object, null, a nested list), where the
     union below would give one per member ("entities.a.str: …; entities.a.int: …; …")."""
-    if isinstance(value, _SCALARS) or (
-        isinstance(value, list) and all(isinstance(v, _SCALARS) for v in value)
-    ):
+    if isinstance(value, _SCALARS):
         return value
-    got = (
-        "an object"
-        if isinstance(value, dict)
-        else "null"
-        if value is None
-        else "a list holding "
-        + ("an object, null or a list" if isinstance(value, list) else type(value).__name__)
-    )
+    if isinstance(value, list):
+        wrong = next((v for v in value if not isinstance(v, _SCALARS)), None)
+        if wrong is None and None not in value:
+            return value
+        got = f"a list holding {_shape(wrong)}"
+    else:
+        got = _shape(value)
     raise PydanticCustomError(
         "entity_value", "must be a string, number or boolean, or a list of them (got {got})", {"got": got}
     )
