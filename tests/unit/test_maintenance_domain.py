@@ -15,6 +15,7 @@ import pytest
 
 from hindsight.domain.maintenance import (
     STEPS,
+    SUMMARY_MAX_VARIANTS,
     ConsolidationPlan,
     ConsolidationPolicy,
     DecayCounts,
@@ -34,6 +35,7 @@ from hindsight.domain.maintenance import (
     preference_statement,
     summary_hides_members,
     summary_misrepresents_members,
+    summary_quotes_members,
     summary_span,
 )
 from hindsight.domain.memory import MemoryStatus, Scope
@@ -264,7 +266,7 @@ def test_the_summary_is_deterministic_and_carries_the_cluster() -> None:
     assert plan.summary_id != other.summary_id
     assert plan.content.startswith(f"3 similar events from {members[0].event_time.date()} to ")
     assert "backup: finished in 12 minutes!" in plan.content
-    assert plan.metadata["consolidation"]["rule"] == 3  # type: ignore[index]
+    assert plan.metadata["consolidation"]["rule"] == 4  # type: ignore[index]
     assert plan.importance == 0.7
     assert plan.source == "agent_inferred"
     assert plan.tags == ["db", "ops"]
@@ -596,3 +598,39 @@ def test_an_inferred_pattern_dates_the_words_it_quotes_from_their_own_episode() 
         plan.content
         == f"Preference stated in 3 episodes: I prefer aisle seats since last week ({year}-W{week:02d})"
     )
+
+
+def test_events_that_differ_in_a_sign_or_an_identifiers_case_are_never_merged() -> None:
+    # New-user re-trial: seven readings became one summary quoting five of them, all seven archived.
+    base = _direction(11)
+    readings = [
+        _episode(f"Cold room sensor reading was {v} C", _near(base, i), 7 - i)
+        for i, v in enumerate(["-5", "+5", "5", "−5", "~5", "±5", "5."])
+    ]
+    assert cluster_episodes(readings, ConsolidationPolicy(cosine=0.5)) == []
+    tags = [
+        _episode(f"Build tag {t}", _near(base, 20 + i), 3 - i) for i, t in enumerate(["aB3xK9", "AB3XK9"] * 2)
+    ]
+    assert cluster_episodes(tags, ConsolidationPolicy(cosine=0.5)) == []
+    # a rule-3 summary of such readings is undone
+    assert summary_misrepresents_members(
+        "3 similar events: Cold room sensor reading was -5 C\nVariants: Cold room sensor reading was 5 C",
+        ["Cold room sensor reading was -5 C", "Cold room sensor reading was 5 C"],
+    )
+
+
+def test_a_summary_archives_only_members_whose_wording_it_quotes() -> None:
+    base = _direction(12)
+    endings = [".", "!", "?", ";", " …", "!!", ""]  # the same words: one event, seven wordings
+    members = [
+        _episode(f"Backup finished in 12 minutes{e}", _near(base, i), 7 - i) for i, e in enumerate(endings)
+    ]
+    (cluster,) = cluster_episodes(members, ConsolidationPolicy(cosine=0.5))
+    assert len(cluster) == 7
+    assert len(endings) > SUMMARY_MAX_VARIANTS + 1  # the cap leaves one wording out …
+    assert plan_consolidation(SCOPE, cluster) is None  # … so nothing is archived
+    assert not summary_quotes_members("3 similar events: Backup finished in 12 minutes.", cluster)
+    six = cluster[: SUMMARY_MAX_VARIANTS + 1]
+    plan = plan_consolidation(SCOPE, six)
+    assert plan is not None
+    assert summary_quotes_members(plan.content, six)

@@ -35,6 +35,7 @@ from hindsight.domain.maintenance import (
     find_patterns,
     plan_consolidation,
     summary_misrepresents_members,
+    summary_quotes_members,
 )
 from hindsight.domain.memory import MemoryDraft, MemoryStatus, Scope
 from hindsight.domain.text import passage_text
@@ -330,7 +331,8 @@ class Maintain:
     async def _recheck_summaries(self, run: _Run, scope: Scope, counts: Counter[str]) -> bool:
         """Check the scope's summaries of an earlier merge rule (``domain.maintenance.consolidation``): undo
         those that hide a word of a member or stand for members that say different things
-        (``summary_misrepresents_members``), mark the others checked. Runs whether or not the scope
+        (``summary_misrepresents_members``) or leave a member's wording unquoted (``summary_quotes_members``),
+        mark the others checked. Runs whether or not the scope
         changed, since these summaries predate the rule; False when the budget ran out first."""
         while True:
             batch = await self._store.unchecked_summaries(scope, self._policy.batch_size)
@@ -339,8 +341,11 @@ class Maintain:
                 return True
             kept = []
             for summary, members in batch:
-                if members and summary_misrepresents_members(
-                    summary.searchable_text, [m.searchable_text for m in members]
+                if members and (
+                    summary_misrepresents_members(
+                        summary.searchable_text, [m.searchable_text for m in members]
+                    )
+                    or not summary_quotes_members(summary.content, members)
                 ):
                     counts["summaries_undone"] += 1
                     counts["restored"] += await self._store.undo_consolidation(

@@ -27,6 +27,7 @@ from hindsight.domain.maintenance.consolidation import (
     summary_hides_members,
     summary_keeps_members,
     summary_misrepresents_members,
+    summary_quotes_members,
     summary_span,
     summary_text,
 )
@@ -115,6 +116,7 @@ __all__ = [
     "summary_hides_members",
     "summary_keeps_members",
     "summary_misrepresents_members",
+    "summary_quotes_members",
     "summary_span",
     "summary_text",
 ]

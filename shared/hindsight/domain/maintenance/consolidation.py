@@ -24,8 +24,9 @@ Consolidation (``ConsolidationPolicy``, ``cluster_episodes``, ``plan_consolidati
     A cluster becomes one episodic summary memory (deterministic text: count, time span, the most
     typical member, then the other distinct wordings), its embedding the normalised mean of the
     members' (no model call); the members are archived and linked to it by ``part_of``. A summary must
-    keep every word of every member it archives (``summary_keeps_members``): when it cannot (a member
-    too long to quote), nothing is archived.
+    keep every word of every member it archives and quote every member's distinct text
+    (``summary_keeps_members``): when it cannot (a member too long to quote, more distinct wordings than
+    ``SUMMARY_MAX_VARIANTS``), nothing is archived.
     A summary is read long after its members were written, and quotes members of different days: a
     relative expression a member's text resolves from its own anchor ("Yesterday I deployed …") is
     quoted with its date ("Yesterday (2026-11-04) I deployed …", ``relative_time.annotate_relative_time``
@@ -56,11 +57,14 @@ from hindsight.domain.text import information_sequence, information_words
 CONSOLIDATION_COSINE = 0.92
 CONSOLIDATION_MIN_SIZE = 3
 CONSOLIDATION_WINDOW = timedelta(days=7)
-CONSOLIDATION_RULE = 3
+CONSOLIDATION_RULE = 4
 """Version of the merge rule, kept in a summary's metadata (``"rule"``): 1 (absent) merged by cosine alone
 and could hide members' identifiers; 2 merged only events with the same set of words, in any order; 3
-merges only events with the same words in the same order. infra/migrations/020_summary_recheck_order.sql
-indexes the summaries of a lower rule: a change of this value needs a migration of that index."""
+merged only events with the same words in the same order, but compared letters and digits alone ("-5 C"
+= "±5 C" = "5 C") and case-folded identifiers ("aB3xK9" = "AB3XK9"); 4 compares signs and identifiers'
+case too (``domain.text.information_sequence``) and archives only members whose text the summary quotes.
+infra/migrations/021_summary_recheck_signs.sql indexes the summaries of a lower rule: a change of this
+value needs a migration of that index."""
 SUMMARY_MAX_VARIANTS = 5
 """Distinct member texts quoted in a summary besides the most typical one."""
 SUMMARY_MAX_CHARS = 4000
@@ -224,9 +228,25 @@ def summary_misrepresents_members(summary_text: str, members: Sequence[str]) -> 
 def summary_keeps_members(plan: ConsolidationPlan, cluster: Sequence[Episode]) -> bool:
     """The rule every plan must pass before anything is archived: the summary's searchable text (its
     content plus the recall hint and context it takes from the representative, dated) holds every word
-    of every member's searchable text."""
+    of every member's searchable text, and its content quotes every member's distinct content
+    (``summary_quotes_members``)."""
     text = "\n".join(p for p in (plan.content, plan.query, plan.context) if p)
-    return not summary_hides_members(text, [ep.searchable_text for ep in cluster])
+    return not summary_hides_members(text, [ep.searchable_text for ep in cluster]) and summary_quotes_members(
+        plan.content, cluster
+    )
+
+
+def _quotable(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def summary_quotes_members(content: str, cluster: Sequence[Episode]) -> bool:
+    """Whether ``content`` quotes each member's content (dated, ``Episode.dated``) in full, up to case and
+    whitespace — as ``summary_text`` compares distinct texts. False when the ``SUMMARY_MAX_VARIANTS`` cap
+    or a clip left one out: then archiving it would drop the only copy of its wording (new-user re-trial:
+    7 sensor readings, 5 quoted, 7 archived)."""
+    quoted = _quotable(content)
+    return all(_quotable(ep.dated(ep.content) or "") in quoted for ep in cluster)
 
 
 _INSTANT = timedelta(microseconds=1)
