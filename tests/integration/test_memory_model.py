@@ -255,6 +255,41 @@ async def test_an_inference_never_silently_overrides_what_the_user_stated(
         assert [(r["kind"], r["to_id"]) for r in detail["relations"]] == [("contradicts", stated)]
 
 
+async def test_the_user_stating_what_the_agent_inferred_makes_it_the_users_word(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    # New-user re-trial: the user's repeat merged into the inference, which stayed agent_inferred
+    # (importance 0.5, flagged "inference"), so a later inference superseded what the user had said.
+    async with mcp_client(server.url, token) as client:
+        guess = await _write(
+            client,
+            content="The user's favourite colour is green",
+            key="user.colour",
+            source="agent_inferred",
+            importance=0.3,
+        )
+        await drain(poller)
+        said = await _write(
+            client, content="the user's favourite colour is green.", key="user.colour", importance=0.8
+        )
+        await drain(poller)
+        (status,) = (await call(client, "memory_status", {"ids": [said]}))["writes"]
+        assert (status["status"], status["memory_id"]) == ("merged", guess)
+        detail = await call(client, "memory_get", {"id": guess})
+        assert (detail["memory"]["source"], detail["memory"]["importance"]) == ("user_stated", 0.8)
+        merged = detail["history"][-1]
+        assert merged["action"] == "merged"
+        assert merged["changes"]["source"] == {"from": "agent_inferred", "to": "user_stated"}
+        hits = await _search(client, "favourite colour")
+        assert "inference" not in next(h for h in hits if h["memory"]["id"] == guess)["flags"]
+        # a later inference no longer replaces what the user said
+        await _write(
+            client, content="The user's favourite colour is blue", key="user.colour", source="agent_inferred"
+        )
+        await drain(poller)
+        assert (await call(client, "memory_get", {"id": guess}))["memory"]["status"] == "active"
+
+
 async def test_time_filters_resolve_relative_phrases_against_the_query_time(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:

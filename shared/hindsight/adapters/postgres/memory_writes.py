@@ -212,6 +212,8 @@ async def _record(
 
 
 MERGE_INTO = """UPDATE memories SET importance = GREATEST(importance, %(importance)s),
+          -- the user stating what the agent had inferred makes it the user's word (new-user re-trial)
+          source = CASE WHEN %(source)s = 'user_stated' THEN 'user_stated' ELSE source END,
           metadata = %(metadata)s || metadata,   -- keys already there win
           -- the owner shared the repeat: the memory it merges into is shared as widely
           shared_with = ARRAY(SELECT DISTINCT unnest(shared_with || %(shared_with)s::text[])),
@@ -294,11 +296,22 @@ def merge_params(job: WriteJob, target: UUID) -> dict[str, Any]:
     draft = job.draft
     return {
         "importance": draft.importance,
+        "source": draft.source,
         "metadata": Jsonb(draft.metadata),
         "shared_with": list(draft.shared_with),
         "id": target,
         "t": job.tenant_id,
     }
+
+
+def merge_history(job: WriteJob, target: dict[str, Any]) -> HistoryRow:
+    """The ``merged`` history row of ``job`` merged into the candidate row ``target`` (``id``,
+    ``similarity``, ``source``): a ``user_stated`` write into an ``agent_inferred`` memory records the
+    source's change (``MERGE_INTO`` makes it), so the memory is no longer shown as an inference."""
+    changes: dict[str, Any] = {"similarity": round(float(target["similarity"]), 4)}
+    if job.draft.source == "user_stated" and target["source"] != "user_stated":
+        changes["source"] = {"from": target["source"], "to": "user_stated"}
+    return HistoryRow(target["id"], "merged", f"near-duplicate write {job.id}", changes)
 
 
 def insert_params(job: WriteJob, vector: str) -> dict[str, Any]:
@@ -419,7 +432,7 @@ async def _store_one(
     # a key supersedes the old one below instead of vanishing into it.
     close = await fetch_all(
         conn,
-        """SELECT id, content, 1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
+        """SELECT id, content, source, 1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
            WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = %(layer)s
              AND key IS NOT DISTINCT FROM %(key)s AND status = 'active'
              AND (layer = 'semantic' OR (occurred_at = %(occurred_at)s
@@ -445,17 +458,7 @@ async def _store_one(
     if nearest is not None and draft.supersedes is None:
         target = nearest["id"]
         await conn.execute(MERGE_INTO, merge_params(job, target))
-        await record_history(
-            conn,
-            tenant,
-            WORKER,
-            HistoryRow(
-                target,
-                "merged",
-                f"near-duplicate write {job.id}",
-                {"similarity": round(float(nearest["similarity"]), 4)},
-            ),
-        )
+        await record_history(conn, tenant, WORKER, merge_history(job, nearest))
         # Children that named this write as their cause belong to the memory it merged into.
         await _adopt_pending_children(conn, tenant, job.id, target)
         return await _record(conn, job, "merged", target)

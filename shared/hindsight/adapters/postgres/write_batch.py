@@ -45,6 +45,7 @@ from hindsight.adapters.postgres.memory_writes import (
     insert_params,
     lock_key,
     memories_json,
+    merge_history,
     merge_params,
     past_value_reason,
     supersedes_reason,
@@ -88,7 +89,7 @@ _CLOSE = """WITH q AS MATERIALIZED (
        FROM q JOIN s ON s.agent_id = q.a AND s.layer = q.layer AND s.k = q.k AND s.keyless = q.keyless
                     AND s.ev = q.ev AND s.evp = q.evp
        WHERE (NOT q.ctx OR s.content_hash = q.hash) AND 1 - (s.embedding <=> q.e) >= %(min)s)
-   SELECT r.n, r.id, m.content, 1 - r.d AS similarity
+   SELECT r.n, r.id, m.content, m.source, 1 - r.d AS similarity
    FROM ranked r JOIN memories m ON m.id = r.id AND m.tenant_id = %(t)s
    WHERE r.r <= %(limit)s"""
 """``_store_one``'s near-duplicate query for every job at once, reading the scope once: the active memories
@@ -350,14 +351,7 @@ class _Segment:
         if nearest is not None:
             target = nearest["id"]
             self._writes.merges.append(merge_params(job, target))
-            self._writes.history.append(
-                HistoryRow(
-                    target,
-                    "merged",
-                    f"near-duplicate write {job.id}",
-                    {"similarity": round(float(nearest["similarity"]), 4)},
-                )
-            )
+            self._writes.history.append(merge_history(job, nearest))
             self._writes.adopt.append((job.id, target))
             return self._record(job, "merged", target)
 
@@ -485,7 +479,14 @@ class _Segment:
                     continue
             if draft.context is not None and s.job.content_hash != job.content_hash:
                 continue
-            extra.append({"id": s.id, "content": d.content, "similarity": self._similarity(index, s.index)})
+            extra.append(
+                {
+                    "id": s.id,
+                    "content": d.content,
+                    "source": d.source,
+                    "similarity": self._similarity(index, s.index),
+                }
+            )
         return _nearest(rows + extra, DEDUP_CANDIDATES)
 
     def _facts_to_replace(self, index: int, job: WriteJob) -> list[dict[str, Any]]:
