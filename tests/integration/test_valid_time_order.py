@@ -2,7 +2,9 @@
 emulator and the worker: a value that began to hold before the fact on its key is stored as a past value
 of it (the fact stays current), a future-dated value takes the key but is flagged ``upcoming`` by search
 and memory_summarize, a restore that retires it never ends it before it began, and no memory's validity
-period ever ends before it starts (migration 019 refuses one)."""
+period ever ends before it starts (migration 019 refuses one). A new value is settled with every active
+fact on its key, not only the newest (re-trial H5), and an inference never makes the user's statement a
+past value (re-trial H4/H6)."""
 
 from __future__ import annotations
 
@@ -156,3 +158,131 @@ async def test_a_future_value_is_flagged_upcoming_and_a_restore_never_inverts_it
             conn.execute(
                 "UPDATE memories SET valid_to = valid_from - interval '1 day' WHERE id = %s", (madrid,)
             )
+
+
+# ---- every holder of a key counts, and an inference never decides the user's statement (re-trial H5, H4/H6)
+
+
+async def _state(client: Client, memory_id: str) -> tuple[str, str | None, str | None]:
+    memory = await _memory(client, memory_id)
+    return memory["status"], memory["valid_to"], memory["superseded_by"]
+
+
+@pytest.mark.parametrize("path", ["batch", "own"])
+async def test_a_value_between_an_additive_pair_ends_the_earlier_holder_and_is_a_past_value_of_the_later(
+    server: BackgroundServer, poller: SqsPoller, token: str, path: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        payroll = await _stored(
+            client, poller, key="rowan.role", content="Rowan runs payroll", occurred_at="2026-06-01"
+        )
+        hiring = await _stored(
+            client, poller, key="rowan.role", content="Rowan also runs hiring", occurred_at="2026-01-01"
+        )
+        own = {"causal_parent": payroll} if path == "own" else {}
+        finance = await _stored(
+            client,
+            poller,
+            key="rowan.role",
+            content="Rowan runs the finance team",
+            occurred_at="2026-03-01",
+            **own,
+        )
+        # the newest holder (hiring, created last) began before March, payroll after it: payroll stays the
+        # fact, hiring held until March, finance from March until June
+        assert await _state(client, payroll) == ("active", None, None)
+        assert await _state(client, hiring) == ("superseded", "2026-03-01T00:00:00Z", finance)
+        assert await _state(client, finance) == ("superseded", "2026-06-01T00:00:00Z", payroll)
+        reason = await _reason(client, finance)
+        assert reason.startswith(f"supersedes {hiring}")
+        assert f"past value: {payroll} holds" in reason
+
+
+@pytest.mark.parametrize("path", ["batch", "own"])
+async def test_a_value_now_replaces_the_holder_of_now_before_a_later_dated_addition(
+    server: BackgroundServer, poller: SqsPoller, token: str, path: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        payroll = await _stored(client, poller, key="rowan.role", content="Rowan runs payroll")
+        hiring = await _stored(
+            client, poller, key="rowan.role", content="Rowan also runs hiring", occurred_at="2027-02-01"
+        )
+        own = {"causal_parent": payroll} if path == "own" else {}
+        finance = await _stored(
+            client, poller, key="rowan.role", content="Rowan runs the finance team", **own
+        )
+        status, _, by = await _state(client, payroll)
+        assert (status, by) == ("superseded", finance)
+        assert await _state(client, finance) == ("superseded", "2027-02-01T00:00:00Z", hiring)
+        assert await _state(client, hiring) == ("active", None, None)
+        # what holds now is finance (until February 2027)
+        hits = await call(
+            client, "memory_search", {"query": "what does Rowan run", "valid_at": _iso(datetime.now(UTC))}
+        )
+        assert {h["memory"]["id"] for h in hits["results"]} & {payroll, hiring, finance} == {finance}
+
+
+@pytest.mark.parametrize("path", ["batch", "own"])
+async def test_a_far_future_inference_never_makes_the_users_new_statement_a_past_value(
+    server: BackgroundServer, poller: SqsPoller, token: str, path: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        acme = await _stored(client, poller, key="finn.employer", content="Finn works at Acme")
+        globex = await _stored(
+            client,
+            poller,
+            key="finn.employer",
+            content="Finn works at Globex",
+            source="agent_inferred",
+            occurred_at="2099-01-01",
+        )
+        assert await _state(client, globex) == ("active", None, None)  # beside the user's fact, flagged
+        own = {"causal_parent": acme} if path == "own" else {}
+        initech = await _stored(client, poller, key="finn.employer", content="Finn works at Initech", **own)
+        status, _, by = await _state(client, acme)
+        assert (status, by) == ("superseded", initech)  # the user's newest value replaces the user's older
+        assert await _state(client, initech) == ("active", None, None)
+        assert await _state(client, globex) == ("active", None, None)  # the inference stays, flagged
+        assert f"contradicts {globex} (agent_inferred from 2099-01-01" in await _reason(client, initech)
+
+
+@pytest.mark.parametrize("path", ["batch", "own"])
+async def test_a_later_dated_inference_leaves_the_users_statements_to_the_user(
+    server: BackgroundServer, poller: SqsPoller, token: str, path: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        meat = await _stored(
+            client,
+            poller,
+            key="cy.diet",
+            content="Cy eats meat",
+            source="agent_inferred",
+            occurred_at="2026-11-01",
+        )
+        own = {"causal_parent": meat} if path == "own" else {}
+        vegan = await _stored(
+            client, poller, key="cy.diet", content="Cy is vegan", occurred_at="2026-10-01", **own
+        )
+        assert await _state(client, vegan) == ("active", None, None)  # not a past value of the inference
+        assert await _state(client, meat) == ("active", None, None)
+        summary = await call(client, "memory_summarize", {"key": "cy.diet"})
+        assert "Cy is vegan" in str(summary)
+        assert "Cy eats meat" in str(summary)
+
+        lisbon = await _stored(
+            client, poller, key="sam.city", content="Sam lives in Lisbon", occurred_at="2026-01-01"
+        )
+        madrid = await _stored(
+            client,
+            poller,
+            key="sam.city",
+            content="Sam lives in Madrid",
+            source="agent_inferred",
+            occurred_at="2026-06-01",
+        )
+        porto = await _stored(
+            client, poller, key="sam.city", content="Sam lives in Porto", occurred_at="2026-03-01", **own
+        )
+        assert await _state(client, lisbon) == ("superseded", "2026-03-01T00:00:00Z", porto)
+        assert await _state(client, porto) == ("active", None, None)
+        assert await _state(client, madrid) == ("active", None, None)

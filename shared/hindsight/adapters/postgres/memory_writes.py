@@ -9,8 +9,10 @@ memory with a key replaces every active fact on that key (after an additive pair
 takes its key when it is another one or the memory it names was replaced meanwhile:
 ``_facts_to_replace``) — unless it is additive ("also", "as well": both stay, linked ``related``), an
 ``agent_inferred`` job would replace a ``user_stated`` fact, which is never done silently (both stay,
-linked by ``contradicts``), or it began to hold before the key's newest fact did (valid-time order,
-``domain.timetravel.takes_key``): then it is a past value, stored superseded by that fact, which stays;
+linked by ``contradicts``), or a fact on the key began to hold after it (valid-time order, each holder
+settled by ``domain.contradiction.order_contradiction``: ``order_on_key``): then it is a past value,
+stored superseded by the earliest such fact, which stays (an inference never makes the user's statement a
+past value: both stay);
 (5) the row, its history entry, its relations and its outcome are written; (6) a semantic memory is
 compared with the most similar active facts of its agent, whatever their keys
 (``adapters.postgres.conflicts``, rules in ``domain.contradiction``): a contradiction supersedes by the
@@ -34,11 +36,10 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.postgres.conflicts import check_conflicts, settle, supersede
 from hindsight.adapters.postgres.history import HistoryRow, record_history
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
-from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive
+from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import entity_terms, same_information
-from hindsight.domain.timetravel import takes_key
 
 log = logging.getLogger(__name__)
 WORKER = "worker"
@@ -170,6 +171,39 @@ def past_value_reason(holder: UUID, since: datetime) -> str:
     return (
         f"past value: {holder} holds the key from {since.isoformat()}; stored superseded by it "
         "(valid until then)"
+    )
+
+
+def order_on_key(
+    job: WriteJob, holders: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
+    """How a non-additive write settles with every active fact on its key (rows with ``source`` and
+    ``since``, ``KEY_HOLDERS``), each by ``domain.contradiction.order_contradiction`` — one rule for both
+    worker paths: (superseded, kept, holder). It supersedes each fact that began to hold before it (or
+    with it) unless an inference would replace what the user stated; it is a past value of the earliest
+    fact that began after it (``holder``, None if none: its period ends where that one begins), unless
+    that fact is an inference and the write is the user's — an inference never makes a user_stated write
+    a past value; such pairs stay both active (``kept``, linked ``contradicts``). Raises nothing."""
+    superseded: list[dict[str, Any]] = []
+    kept: list[dict[str, Any]] = []
+    later: list[dict[str, Any]] = []
+    for row in holders:
+        order = order_contradiction(job.draft.source, job.valid_since, row["source"], row["since"])
+        (superseded if order == "supersede" else later if order == "superseded" else kept).append(row)
+    holder = min(later, key=lambda r: r["since"]) if later else None
+    return superseded, kept, holder
+
+
+def kept_reason(old: dict[str, Any]) -> tuple[str, str]:
+    """The ``contradicts`` link's reason and the outcome's part for a fact ``order_on_key`` keeps beside
+    the write (the source rules: an inference never replaces what the user stated, nor does it make the
+    user's statement a past value)."""
+    if old["source"] == "user_stated":
+        return "an inference disagrees with what the user stated; both kept", (
+            f"contradicts {old['id']} (user_stated, kept active)"
+        )
+    return "the user's statement disagrees with a later inference; both kept", (
+        f"contradicts {old['id']} (agent_inferred from {old['since'].isoformat()}, kept active)"
     )
 
 
@@ -472,36 +506,30 @@ async def _store_one(
         )
     reason = None
     holder = None  # the fact on the key, when this write is a past value of it
+    kept: list[dict[str, Any]] = []
     if replaced and draft.supersedes is None and is_additive(draft.content):
         # "Rowan also runs payroll" adds to the fact on its key; it never retires it
         newest = replaced[0]["id"]
         await _relate(conn, tenant, job.id, newest, "related", "adds to the fact on the same key")
         reason = f"adds to {newest} (same key, both active)"
         replaced = []
-    if replaced and draft.supersedes is None and not takes_key(job.valid_since, replaced[0]["since"]):
-        holder, replaced = replaced[0], []
-        reason = past_value_reason(holder["id"], holder["since"])
+    if replaced and draft.supersedes is None:
+        replaced, kept, holder = order_on_key(job, replaced)
     parts = []
     for old in replaced:
-        old_id, old_source = old["id"], old["source"]
-        if draft.source == "agent_inferred" and old_source == "user_stated" and draft.supersedes is None:
-            await _relate(
-                conn,
-                tenant,
-                job.id,
-                old_id,
-                "contradicts",
-                "an inference disagrees with what the user stated; both kept",
-            )
-            parts.append(f"contradicts {old_id} (user_stated, kept active)")
-        else:
-            await supersede(conn, tenant, job.id, old_id, job.valid_since, "newer fact on the same key")
-            parts.append(supersedes_reason(old_id, job))
+        await supersede(conn, tenant, job.id, old["id"], job.valid_since, "newer fact on the same key")
+        parts.append(supersedes_reason(old["id"], job))
+    for old in kept if holder is None else []:  # a past value is not current: it contradicts nothing now
+        why, part = kept_reason(old)
+        await _relate(conn, tenant, job.id, old["id"], "contradicts", why)
+        parts.append(part)
+    if holder is not None:
+        parts.append(past_value_reason(holder["id"], holder["since"]))
     reason = "; ".join(parts) or reason
     conflicts = None
     if draft.layer == "semantic" and draft.supersedes is None and holder is None:  # a past value: not current
         conflicts = await check_conflicts(
-            conn, job, vector, conflict_cosine, exclude=[r["id"] for r in replaced]
+            conn, job, vector, conflict_cosine, exclude=[r["id"] for r in replaced + kept]
         )
         reason = "; ".join(r for r in (reason, conflicts.reason) if r) or None
     await _resolve_causal_parent(conn, job)

@@ -43,10 +43,12 @@ from hindsight.adapters.postgres.memory_writes import (
     RELATE,
     WORKER,
     insert_params,
+    kept_reason,
     lock_key,
     memories_json,
     merge_history,
     merge_params,
+    order_on_key,
     past_value_reason,
     supersedes_reason,
 )
@@ -59,7 +61,6 @@ from hindsight.domain.contradiction import (
 )
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import same_information
-from hindsight.domain.timetravel import takes_key
 
 StoreOne = Callable[[AsyncConnection, PreparedWrite], Awaitable[StoreResult]]
 
@@ -358,14 +359,11 @@ class _Segment:
         replaced = self._facts_to_replace(index, job)
         # the fact this write is a past value of: the one on its key, or a later contradicting fact
         holder: dict[str, Any] | None = None
-        if (
-            replaced
-            and not is_additive(draft.content)
-            and not takes_key(job.valid_since, replaced[0]["since"])
-        ):
-            holder, replaced = replaced[0], []
+        kept: list[dict[str, Any]] = []
+        if replaced and not is_additive(draft.content):
+            replaced, kept, holder = order_on_key(job, replaced)
         semantic = draft.layer == "semantic" and holder is None  # a past value is not compared: not current
-        conflicts = self._conflict_candidates(index, job, replaced) if semantic else []
+        conflicts = self._conflict_candidates(index, job, replaced + kept) if semantic else []
         # Every check has passed: from here on the job's writes are decided.
         self._writes.inserts.append(insert_params(job, self._vectors[index]))
         for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
@@ -373,7 +371,7 @@ class _Segment:
                 (job.id, number, self._tenant, job.agent_id, text, vector_literal(chunk_embedding))
             )
         self._stored.append(_Stored(job.id, index, job))
-        reason = past_value_reason(holder["id"], holder["since"]) if holder is not None else None
+        reason = None
         if replaced and is_additive(draft.content):
             newest = replaced[0]["id"]
             self._writes.relations.append(
@@ -383,14 +381,14 @@ class _Segment:
             replaced = []
         on_key = []
         for old in replaced:
-            old_id = old["id"]
-            if draft.source == "agent_inferred" and old["source"] == "user_stated":
-                why = "an inference disagrees with what the user stated; both kept"
-                self._writes.relations.append((self._tenant, job.id, old_id, "contradicts", why))
-                on_key.append(f"contradicts {old_id} (user_stated, kept active)")
-            else:
-                self._supersede(job.id, old_id, job.valid_since, "newer fact on the same key")
-                on_key.append(supersedes_reason(old_id, job))
+            self._supersede(job.id, old["id"], job.valid_since, "newer fact on the same key")
+            on_key.append(supersedes_reason(old["id"], job))
+        for old in kept if holder is None else []:  # a past value is not current: it contradicts nothing now
+            why, part = kept_reason(old)
+            self._writes.relations.append((self._tenant, job.id, old["id"], "contradicts", why))
+            on_key.append(part)
+        if holder is not None:
+            on_key.append(past_value_reason(holder["id"], holder["since"]))
         reason = "; ".join(on_key) or reason
         open_: list[OpenConflict] = []
         if semantic:
