@@ -181,15 +181,6 @@ def _machine() -> str:
     return f"{info['cpu_model']}, {info['cores']} cores, {info['os']}"
 
 
-def _sha(checkout: Path) -> str:
-    return (
-        subprocess.run(
-            ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-        ).stdout.strip()
-        or checkout.name
-    )
-
-
 def _dirty(checkout: Path) -> bool:
     return bool(
         subprocess.run(
@@ -201,6 +192,8 @@ def _dirty(checkout: Path) -> bool:
 
 
 def main() -> None:
+    from common import checkout_sha
+
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -284,7 +277,7 @@ def main() -> None:
     result = {
         **{
             key: {
-                "sha": _sha(path),
+                "sha": checkout_sha(path),
                 "dirty": _dirty(path),
                 "checkout": str(path),
                 "secrets_extension": extension[key],

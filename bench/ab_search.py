@@ -168,12 +168,9 @@ class Side:
             stderr=self.log_path.open("w"),
             text=True,
         )
-        self.sha = subprocess.run(
-            ["git", "-C", str(self.checkout), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        from common import checkout_sha
+
+        self.sha = checkout_sha(self.checkout)
         self.samples: dict[str, list[list[float]]] = {}  # kind -> per round
         self.hello: dict[str, Any] = {}
         self.mean_hits = 0.0

@@ -116,12 +116,9 @@ class Side:
             **env,
             "PYTHONPATH": os.pathsep.join([str(self.checkout / "shared"), str(self.checkout), str(HERE)]),
         }
-        self.sha = subprocess.run(
-            ["git", "-C", str(self.checkout), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        from common import checkout_sha
+
+        self.sha = checkout_sha(self.checkout)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         (logs / label).mkdir(exist_ok=True)

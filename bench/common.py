@@ -88,6 +88,16 @@ def git_sha() -> str:
         return "unknown"
 
 
+def checkout_sha(checkout: Path) -> str:
+    """The short commit of another ``checkout`` (an A/B side), or its folder name when git cannot say."""
+    return (
+        subprocess.run(
+            ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        or checkout.name
+    )
+
+
 def _cpu_model() -> str:
     with contextlib.suppress(OSError):
         for line in Path("/proc/cpuinfo").read_text().splitlines():
