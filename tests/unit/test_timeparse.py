@@ -49,7 +49,18 @@ def test_since_is_open_ended_and_bounds_pick_the_right_edge() -> None:
     assert until == datetime(2026, 11, 3, 10, tzinfo=UTC)
 
 
-@pytest.mark.parametrize("phrase", ["the other day", "last fortnight", "2026-13-01", ""])
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "the other day",
+        "last fortnight",
+        "2026-13-01",
+        "",
+        "last \u0663 days",
+        "past \uff13 days",
+        "\u0663 days ago",
+    ],
+)
 def test_unknown_phrases_name_the_field(phrase: str) -> None:
     with pytest.raises(InvalidInput) as caught:
         parse_time_range(phrase, NOW, field="since")

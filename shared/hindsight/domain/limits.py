@@ -250,7 +250,8 @@ def nfc(value: str) -> str:
 KEY_FORM = AfterValidator(nfc)
 """In the ``Annotated`` of every key a caller gives (written, moved onto, filtered by): its NFC form."""
 NFC_FIRST = BeforeValidator(lambda v: nfc(v) if isinstance(v, str) else v)
-"""Before a pattern: a tag or entity name in NFC, so "café" written with a combining accent (which the
+"""Last in an ``Annotated`` (so it runs first, and the string constraints keep their own messages): a tag
+or entity name in NFC, so "café" written with a combining accent (which the
 pattern's word class does not match) is the same tag as the composed one, in a write and in a filter."""
 KeyFilter = Annotated[str, KEY_FORM]
 """A key a read filters by (``SearchRequest.key``, a summary's key), in the form keys are stored in."""
@@ -411,18 +412,18 @@ Metadata = Annotated[
 ]
 Tag = Annotated[
     str,
-    NFC_FIRST,
     StringConstraints(
         strip_whitespace=True, to_lower=True, min_length=1, max_length=MAX_TAG_CHARS, pattern=r"^[\w.:/-]+$"
     ),
     NOT_BLANK,
+    NFC_FIRST,
 ]
 Tags = Annotated[
     list[Tag],
     Field(max_length=MAX_TAGS, description=f"Labels to filter by (≤ {MAX_TAGS}, letters/digits/_.:/-)."),
 ]
 EntityName = Annotated[
-    str, NFC_FIRST, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z][\w.-]*$")
+    str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z][\w.-]*$"), NFC_FIRST
 ]
 EntityValue = str | int | float | bool
 _SCALARS = (str, int, float, bool)

@@ -29,8 +29,9 @@ _UNITS = {
 MAX_RELATIVE_COUNT = 9_999
 """The N of "last N days" and "N days ago" (any unit): at most this (four digits; a look back past
 1900-01-01 is cut there)."""
-_ROLLING = re.compile(r"^(?:last|past|previous)\s+(\d+)\s+(minute|hour|day|week|month|year)s?$")
-_AGO = re.compile(r"^(\d+)\s+(day|week|month|year)s?\s+ago$")
+# ASCII digits only, as in ISO dates (isotime): "last ٣ days" or "past ３ days" is refused, not read
+_ROLLING = re.compile(r"^(?:last|past|previous)\s+(\d+)\s+(minute|hour|day|week|month|year)s?$", re.ASCII)
+_AGO = re.compile(r"^(\d+)\s+(day|week|month|year)s?\s+ago$", re.ASCII)
 _SINCE = re.compile(r"^since\s+(.+)$")
 _RANGE = re.compile(r"^(.+?)\s*(?:\.\.|/| to )\s*(.+)$")
 SUPPORTED = (
