@@ -13,11 +13,9 @@ from hindsight.api.errors import (
     admit_errors,
     error_object,
     tool_error_result,
-    validation_error,
 )
 from hindsight.domain.errors import ConfigurationError, Forbidden, InvalidInput, NotFound, Unavailable
 from hindsight.domain.errors import VersionConflict as StaleVersion
-from hindsight.domain.memory import MemoryDraft
 
 
 class _Search(BaseModel):
@@ -125,13 +123,3 @@ def test_a_version_conflict_is_its_own_kind_and_shows_the_current_content() -> N
     assert error["current"]["content"] == "the current text"
     assert "expected_version=7" in error["message"]
     assert "the current text" in text  # the model reads what to merge with
-
-
-def test_an_error_about_a_member_name_reads_as_the_name_not_a_key_marker() -> None:
-    with pytest.raises(ValidationError) as caught:
-        MemoryDraft(content="fine", entities={"": "x"})
-    error = validation_error(caught.value)
-    assert error["errors"][0]["field"] == 'entities (name "")'  # pydantic's loc: ("entities", "", "[key]")
-    assert (
-        error["message"] == 'Invalid arguments: entities (name ""): String should have at least 1 character'
-    )

@@ -91,11 +91,6 @@ _LIMIT_KEYS = (
 
 
 def _field(loc: tuple[int | str, ...]) -> str:
-    """A pydantic location as a field name: ``entities.order_id``, ``items.0.content``. An error about a
-    member's *name* (pydantic ends the location with ``[key]`` after the name) reads ``entities (name
-    "")``, not ``entities..[key]``."""
-    if len(loc) >= 2 and loc[-1] == "[key]":
-        return f"{_field(loc[:-2])} (name {json.dumps(str(loc[-2]), ensure_ascii=False)})"
     return ".".join(str(p) for p in loc) or "arguments"
 
 
