@@ -594,5 +594,12 @@ def write_fingerprint(draft: MemoryDraft, filter: bool) -> str:
     for name, default in (("session_id", None), ("chain", True), ("occurred_precision", None)):
         if arguments.get(name) == default:
             arguments.pop(name, None)
-    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return canonical_digest(arguments)
+
+
+def canonical_digest(value: Any) -> str:
+    """SHA-256 hex of ``value`` (JSON-able) as canonical JSON: sorted keys, no spaces, UTF-8 text. Equal
+    values give equal digests whatever their key order: an idempotency fingerprint (a write's arguments,
+    a task report)."""
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

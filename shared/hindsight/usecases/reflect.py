@@ -9,8 +9,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from datetime import datetime
 from typing import Literal
@@ -21,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import JudgeFailed
 from hindsight.domain.limits import MAX_RECALL_HINT_CHARS, ensure_job_fits
-from hindsight.domain.memory import MemoryDraft, Outcome
+from hindsight.domain.memory import MemoryDraft, Outcome, canonical_digest
 from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.reflection import EpisodeRecord, ReflectJob, TaskReport
 from hindsight.domain.trust import importance_cap
@@ -208,10 +206,7 @@ than rewritten (``ensure_key_unredacted``)."""
 def report_fingerprint(report: TaskReport) -> str:
     """SHA-256 hex of a task report as canonical JSON (sorted keys, defaults filled in): two reports with
     the same fingerprint are the same report. Bound to the task id at its first report."""
-    canonical = json.dumps(
-        report.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return canonical_digest(report.model_dump(mode="json"))
 
 
 class SubmitReflection:
