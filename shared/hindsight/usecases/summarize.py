@@ -98,7 +98,7 @@ class Summarize:
         memories, note = await self._matching(scope, request, now)
         memories, conflicts = await self._with_conflicts(scope, memories)
         drawn = extract_hint(memories, now=now, conflicts=conflicts)
-        note = _notes(note, await self._inactive_key_note(scope, request, now))
+        note = _notes(note, await self._inactive_key_note(scope, request, now, memories))
         extractive = drawn.model_copy(update={"note": _notes(note, drawn.note)})
         if self._writer is None or not memories:
             return extractive
@@ -115,11 +115,14 @@ class Summarize:
         labelled = with_upcoming_labels(with_injection_labels(lines, memories, conflicts), memories, now)
         return assemble(labelled, considered=len(memories), method="model", note=note)
 
-    async def _inactive_key_note(self, scope: Scope, request: SummaryRequest, now: datetime) -> str | None:
+    async def _inactive_key_note(
+        self, scope: Scope, request: SummaryRequest, now: datetime, matched: Sequence[StoredMemory]
+    ) -> str | None:
         """When a ``key`` is asked and no active memory holds it but archived (decayed unused, or by
         request) or superseded ones do: that they exist, which, and how to see them — an empty hint
-        must not read as "nothing is known". None otherwise (forgotten ones are never mentioned)."""
-        if request.key is None:
+        must not read as "nothing is known". None otherwise (forgotten ones are never mentioned). No
+        lookup when a ``matched`` memory already holds the key: the usual case needs no second read."""
+        if request.key is None or any(m.key == request.key and m.status == "active" for m in matched):
             return None
         lookup = SearchRequest(
             text="",
