@@ -105,6 +105,8 @@ def import_(
             f"imported into {report.tenant_id}: {inserted}; skipped {report.skipped} existing; "
             f"re-embedded {report.reembedded}; causal links {report.causal_links}"
         )
+        for settled in report.settled:  # a key names one fact: what met a fact of the tenant on its key
+            console.print(f"key {settled.key} ({settled.agent_id}): {settled.memory_id} {settled.reason}")
     if not report.complete:
         err_console.print("[yellow]warning:[/] the file has no footer or its counts differ: truncated?")
         raise typer.Exit(1)

@@ -6,6 +6,31 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol
 from uuid import UUID
 
+from pydantic import BaseModel, ConfigDict
+
+
+class KeySettlement(BaseModel):
+    """An imported active fact that met active facts of the target tenant on its key (per agent, semantic
+    layer) and was settled with them by the write path's rules (valid-time order, source rules,
+    additions), as if it had been written then: ``reason`` says what happened, in the words a write's
+    outcome uses ("supersedes <id>", "past value: <id> holds the key from …", "contradicts <id> (…)",
+    "adds to <id> …")."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent_id: str
+    key: str
+    memory_id: UUID
+    """The imported memory (its id in the target tenant)."""
+    superseded: tuple[UUID, ...] = ()
+    """Facts of the tenant it superseded (they began to hold at or before it)."""
+    past_value_of: UUID | None = None
+    """The fact of the tenant that began to hold after it: the imported one is stored superseded by it."""
+    kept: tuple[UUID, ...] = ()
+    """Facts left active beside it (an addition, or the source rules: an inference never decides the fate
+    of what the user stated)."""
+    reason: str
+
 
 class MemoryArchive(Protocol):
     """Bulk export and import of a tenant's memory, as plain JSON-ready records (every column).
@@ -21,10 +46,11 @@ class MemoryArchive(Protocol):
 
     async def import_records(
         self, tenant_id: str, records: Sequence[dict[str, Any]]
-    ) -> tuple[dict[str, int], set[str]]:
+    ) -> tuple[dict[str, int], set[str], list[KeySettlement]]:
         """Insert records (already moved to ``tenant_id`` and carrying embeddings); rows that already
-        exist in the tenant are skipped. Returns counts per kind (and ``skipped``) and the ids of the
-        memories inserted now.
+        exist in the tenant are skipped. Returns counts per kind (and ``skipped``), the ids of the
+        memories inserted now, and how each inserted active keyed fact that met active facts on its key
+        was settled with them (a key names one fact: the write path's rules, never two holders).
 
         Raises InvalidInput when an id already belongs to another tenant."""
         ...

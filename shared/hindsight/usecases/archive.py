@@ -12,6 +12,14 @@ id, the same on every re-run) and rewrites every reference, for a copy beside th
 database. Without vectors in the file, or with vectors of another model or dimension, the memories are
 re-embedded with the configured embedder exactly as the write path embeds them. Re-importing the same
 file skips what is already there.
+
+A key names one fact: an imported active fact on a key the target agent already has an active fact on
+(an export of another tenant, or a ``remap_ids`` copy into the same one) is settled with it by the write
+path's rules — the value that began to hold later is the fact, the other a past value of it, an inference
+never replaces what the user stated, an addition stays beside it — with supersedes links and history
+rows, and each such settlement is listed in the report (``settled``). The import is not refused: an
+import is a stream committed in batches, and merging one memory into another is what it is for; what
+was replaced can be read (``valid_at``, history) and restored.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from hindsight.domain.embedding_text import first_passage
 from hindsight.domain.errors import InvalidInput
 from hindsight.ports import Clock, Embedder, MemoryArchive
+from hindsight.ports.archive import KeySettlement
 
 EXPORT_FORMAT = "hindsight-export"
 EXPORT_VERSION = 1
@@ -71,6 +80,9 @@ class ImportReport(BaseModel):
     reembedded: int = 0
     causal_links: int = 0
     remapped_ids: bool = False
+    settled: list[KeySettlement] = Field(default_factory=list)
+    """Imported active facts that met active facts of the tenant on their key, and how each was settled
+    (module doc): never two holders of one key."""
     complete: bool = True
     """False when the file had no footer or its counts disagree (a truncated file)."""
 
@@ -164,6 +176,7 @@ class ImportMemories:
             reembedded=len(state.reembedded_ids & state.new_memories),
             causal_links=links,
             remapped_ids=remap_ids,
+            settled=state.settled,
             complete=complete,
         )
 
@@ -196,8 +209,9 @@ class ImportMemories:
                     record["embedding"] = vector
                 if kind == "memory":
                     state.reembedded_ids.update(str(r["row"]["id"]) for r in missing)
-        counts, new_memories = await self._archive.import_records(state.tenant, batch)
+        counts, new_memories, settled = await self._archive.import_records(state.tenant, batch)
         state.new_memories |= new_memories
+        state.settled += settled
         state.inserted[kind] = state.inserted.get(kind, 0) + counts.get(kind, 0)
         state.skipped += counts.get("skipped", 0)
         if progress is not None:
@@ -219,6 +233,7 @@ class _ImportState:
         self.reembedded_ids: set[str] = set()
         self.causal_links: list[tuple[UUID, UUID]] = []
         self.new_memories: set[str] = set()
+        self.settled: list[KeySettlement] = []
 
     @property
     def tenant(self) -> str:

@@ -5,6 +5,13 @@ written, so an export → import round trip loses nothing. Vectors travel as pgv
 (shortest decimal that reads back to the same float32), so they come back bit for bit. Import builds its
 column lists from the live schema (generated columns excluded) and refuses a record with a column the
 schema does not have (an export from a newer schema: migrate first).
+
+A key names one fact (per tenant, agent, semantic layer): an imported active keyed fact that meets active
+facts of the tenant on its key — another tenant's export, or a ``remap_ids`` copy into the same tenant —
+is settled with them as the worker settles a write (``memory_writes.order_values``: valid-time order and
+the source rules; an addition stays beside them), under the worker's key locks, with the same supersedes
+links and history rows (actor ``import``), and reported (``KeySettlement``). Import never leaves two
+holders of one key that a write would not have left.
 """
 
 from __future__ import annotations
@@ -18,8 +25,21 @@ from psycopg import AsyncConnection, errors, sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from hindsight.adapters.postgres.rows import fetch_all, tenant_transaction
+from hindsight.adapters.postgres.conflicts import supersede
+from hindsight.adapters.postgres.memory_writes import (
+    KEY_HOLDERS,
+    KEY_LOCKS,
+    PAST_VALUE,
+    RELATE,
+    kept_reason,
+    key_lock,
+    order_values,
+    past_value_reason,
+)
+from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction
+from hindsight.domain.contradiction import is_additive
 from hindsight.domain.errors import InvalidInput
+from hindsight.ports.archive import KeySettlement
 
 TABLES = {
     "memory": "memories",
@@ -35,6 +55,15 @@ _VECTOR = {"memories", "memory_chunks"}
 _ACCESS = ("access_count", "last_accessed_at")
 """A memory record's access counters: fields of its row in the file (as before migration 018), a row of
 ``memory_access`` in the database."""
+IMPORT = "import"
+"""The actor of the history rows an import's settlement on a key writes."""
+IMPORTED_NEWER = "newer fact on the same key (import)"
+"""The ``supersedes`` link's reason when an imported fact takes its key from a fact of the tenant."""
+
+
+def _holds_key(row: dict[str, Any]) -> bool:
+    """Whether an imported memory row is an active semantic fact with a key (settled on its key)."""
+    return row.get("status") == "active" and row.get("layer") == "semantic" and row.get("key") is not None
 
 
 def _split_access(row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -177,15 +206,29 @@ class PostgresArchive:
 
     async def import_records(
         self, tenant_id: str, records: Sequence[dict[str, Any]]
-    ) -> tuple[dict[str, int], set[str]]:
+    ) -> tuple[dict[str, int], set[str], list[KeySettlement]]:
         counts: dict[str, int] = {"skipped": 0}
         new_memories: set[str] = set()
+        settled: list[KeySettlement] = []
         async with tenant_transaction(self._pool, tenant_id) as conn:
+            # the worker's key locks, all at once in its order, before any row: no two holders can appear
+            # by a write and an import racing, and no deadlock with a worker batch
+            keys = {
+                key_lock(tenant_id, str(r["row"].get("agent_id")), r["row"]["key"])
+                for r in records
+                if r["kind"] == "memory" and _holds_key(r["row"])
+            }
+            if keys:
+                await conn.execute(KEY_LOCKS, (sorted(keys),))
             for record in records:
                 kind = record["kind"]
                 table = TABLES[kind]
                 try:
                     inserted = await self._import_one(conn, tenant_id, record, new_memories)
+                    if inserted and kind == "memory" and _holds_key(record["row"]):
+                        settlement = await _settle_on_key(conn, tenant_id, record["row"]["id"])
+                        if settlement is not None:
+                            settled.append(settlement)
                 except (errors.NotNullViolation, errors.CheckViolation, errors.DataError) as exc:
                     # the whole batch rolls back: a file with a bad value imports nothing of it
                     column = f" column {exc.diag.column_name}:" if exc.diag.column_name else ""
@@ -194,7 +237,7 @@ class PostgresArchive:
                     raise InvalidInput("file", f"{kind} record {ident} ({table}):{column} {what}") from None
                 counts[kind] = counts.get(kind, 0) + int(inserted)
                 counts["skipped"] += int(not inserted)
-        return counts, new_memories
+        return counts, new_memories, settled
 
     async def _import_one(
         self, conn: AsyncConnection, tenant_id: str, record: dict[str, Any], new_memories: set[str]
@@ -270,3 +313,52 @@ class PostgresArchive:
                 ([c for c, _ in links], [p for _, p in links], tenant_id, tenant_id),
             )
             return cur.rowcount
+
+
+async def _settle_on_key(conn: AsyncConnection, tenant_id: str, memory_id: Any) -> KeySettlement | None:
+    """Settle the just-imported active keyed fact ``memory_id`` with the other active facts of its agent
+    on its key, as ``memory_writes._store_one`` settles a write (the caller holds the key's lock): an
+    additive one stays beside them (linked ``related``); otherwise, by ``order_values``, it supersedes
+    each that began to hold at or before it, is a past value of the earliest that began after it (stored
+    superseded by it, valid until then), and stays beside an inference/user statement pair the source
+    rules keep (linked ``contradicts``). None when the key had no other active fact."""
+    new = await fetch_one(
+        conn,
+        """SELECT id, agent_id, key, source, content, coalesce(valid_from, occurred_at, created_at) AS since
+           FROM memories WHERE id = %s AND tenant_id = %s""",
+        (memory_id, tenant_id),
+    )
+    assert new is not None
+    holders = [
+        h
+        for h in await fetch_all(conn, KEY_HOLDERS, (tenant_id, new["agent_id"], new["key"]))
+        if h["id"] != new["id"]
+    ]
+    if not holders:
+        return None
+    settled = {"agent_id": new["agent_id"], "key": new["key"], "memory_id": new["id"]}
+    if is_additive(new["content"]):
+        newest = holders[0]["id"]
+        why = "adds to the fact on the same key"
+        await conn.execute(RELATE, (tenant_id, new["id"], newest, "related", why))
+        kept_ids = tuple(h["id"] for h in holders)
+        return KeySettlement(**settled, kept=kept_ids, reason=f"adds to {newest} (same key, both active)")
+    superseded, kept, holder = order_values(new["source"], new["since"], holders)
+    parts = []
+    for old in superseded:
+        await supersede(conn, tenant_id, new["id"], old["id"], new["since"], IMPORTED_NEWER, IMPORT)
+        parts.append(f"supersedes {old['id']}")
+    for old in kept if holder is None else []:  # a past value is not current: it contradicts nothing now
+        why, part = kept_reason(old)
+        await conn.execute(RELATE, (tenant_id, new["id"], old["id"], "contradicts", why))
+        parts.append(part)
+    if holder is not None:
+        await supersede(conn, tenant_id, holder["id"], new["id"], holder["since"], PAST_VALUE, IMPORT)
+        parts.append(past_value_reason(holder["id"], holder["since"]))
+    return KeySettlement(
+        **settled,
+        superseded=tuple(o["id"] for o in superseded),
+        past_value_of=holder["id"] if holder is not None else None,
+        kept=tuple(o["id"] for o in kept),
+        reason="; ".join(parts),
+    )

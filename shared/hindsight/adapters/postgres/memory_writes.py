@@ -38,7 +38,7 @@ from hindsight.adapters.postgres.history import HistoryRow, record_history
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
-from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
+from hindsight.domain.memory import OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
 from hindsight.domain.text import entity_terms, same_information
 
 log = logging.getLogger(__name__)
@@ -184,11 +184,19 @@ def order_on_key(
     fact that began after it (``holder``, None if none: its period ends where that one begins), unless
     that fact is an inference and the write is the user's — an inference never makes a user_stated write
     a past value; such pairs stay both active (``kept``, linked ``contradicts``). Raises nothing."""
+    return order_values(job.draft.source, job.valid_since, holders)
+
+
+def order_values(
+    source: Source, since: datetime, holders: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
+    """``order_on_key`` for a value of ``source`` true from ``since`` (UTC) that is no write job: an
+    imported memory (``adapters.postgres.archive``). Same answer, same rules."""
     superseded: list[dict[str, Any]] = []
     kept: list[dict[str, Any]] = []
     later: list[dict[str, Any]] = []
     for row in holders:
-        order = order_contradiction(job.draft.source, job.valid_since, row["source"], row["since"])
+        order = order_contradiction(source, since, row["source"], row["since"])
         (superseded if order == "supersede" else later if order == "superseded" else kept).append(row)
     holder = min(later, key=lambda r: r["since"]) if later else None
     return superseded, kept, holder

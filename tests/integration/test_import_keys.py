@@ -1,0 +1,129 @@
+"""A key names one fact, also across an import (re-trial of the one-fact-per-key fixes): ``hindsight import``
+of an export (another tenant's, or a copy with new ids into the same tenant) whose active keyed facts
+meet active facts of the target agent on the same key settles each
+pair by the write path's rules — valid-time order, the source rules, additions — instead of inserting a
+second holder; the report lists every settlement. Through the CLI against real Postgres."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from hindsight.domain.memory import MemoryDraft
+from hindsight.local.stack import LocalStack
+from hindsight.usecases.archive import remap
+from tests.integration.test_operator_cli import _store, cli  # noqa: F401 (the fixture)
+
+pytestmark = pytest.mark.integration
+JAN, MAR, JUN = (datetime(2026, m, 1, tzinfo=UTC) for m in (1, 3, 6))
+
+
+def _rows(stack: LocalStack, query: str, *params: Any) -> list[tuple[Any, ...]]:
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        return conn.execute(query, params).fetchall()
+
+
+def _two_holders(stack: LocalStack, tenant: str) -> list[tuple[Any, ...]]:
+    """Keys with two active facts that no addition and no source rule keeps: none may be left."""
+    return _rows(
+        stack,
+        """SELECT key, count(*) FROM memories
+           WHERE tenant_id = %s AND layer = 'semantic' AND status = 'active' AND key IS NOT NULL
+             AND key <> 'cy.diet'
+           GROUP BY agent_id, key HAVING count(*) > 1""",
+        tenant,
+    )
+
+
+def _state(stack: LocalStack, memory_id: Any) -> tuple[Any, ...]:
+    [row] = _rows(stack, "SELECT status, valid_from, valid_to FROM memories WHERE id = %s", memory_id)
+    return row
+
+
+def test_an_import_of_another_tenants_facts_onto_held_keys_settles_them_as_writes(
+    cli: Any,  # noqa: F811
+    stack: LocalStack,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    lisbon, nine, vegan = _store(
+        stack,
+        tenant,
+        [
+            ("default", MemoryDraft(content="The team works from the Lisbon office", key="team.location",
+                                    valid_from=JUN)),
+            ("default", MemoryDraft(content="The standup is at 9:00", key="standup.time", valid_from=JAN)),
+            ("default", MemoryDraft(content="Cy is vegan", key="cy.diet", valid_from=JAN)),
+        ],
+    )  # fmt: skip
+    source = f"{tenant}-src"
+    porto, ten, meat = _store(
+        stack,
+        source,
+        [
+            ("default", MemoryDraft(content="The team works from the Porto office", key="team.location",
+                                    valid_from=JAN)),
+            ("default", MemoryDraft(content="The standup is at 10:00", key="standup.time", valid_from=MAR)),
+            ("default", MemoryDraft(content="Cy eats meat", key="cy.diet", source="agent_inferred",
+                                    valid_from=MAR)),
+        ],
+    )  # fmt: skip
+    dump = tmp_path / "export.jsonl"
+    assert cli("export", "--tenant", source, "-o", str(dump)).exit_code == 0
+    imported = cli("import", str(dump), "--tenant", tenant, "--remap-ids", "--json")
+    assert imported.exit_code == 0, imported.output
+    porto, ten, meat = (remap(str(i), tenant) for i in (porto, ten, meat))
+    report = json.loads(imported.stdout)
+    assert report["inserted"]["memory"] == 3
+
+    assert _two_holders(stack, tenant) == []
+    # older than the tenant's fact: a past value of it, ending where it begins
+    assert _state(stack, porto) == ("superseded", JAN, JUN)
+    assert _state(stack, lisbon) == ("active", JUN, None)
+    # newer: it takes the key, the tenant's fact ends where it begins
+    assert _state(stack, ten) == ("active", MAR, None)
+    assert _state(stack, nine) == ("superseded", JAN, MAR)
+    # an inference never replaces what the user stated: both stay, linked contradicts
+    assert _state(stack, meat)[0] == _state(stack, vegan)[0] == "active"
+    assert _rows(
+        stack, "SELECT kind FROM memory_relations WHERE from_id = %s AND to_id = %s", meat, vegan
+    ) == [("contradicts",)]
+    # each settlement is reported and recorded in the history, as a write's
+    settled = {s["key"]: s for s in report["settled"]}
+    assert set(settled) == {"team.location", "standup.time", "cy.diet"}
+    assert settled["team.location"]["past_value_of"] == str(lisbon)
+    assert settled["team.location"]["reason"].startswith(f"past value: {lisbon} holds the key from 2026-06")
+    assert settled["standup.time"]["superseded"] == [str(nine)]
+    assert settled["cy.diet"]["kept"] == [str(vegan)]
+    assert _rows(
+        stack,
+        "SELECT action, actor FROM memory_history WHERE memory_id = %s AND action = 'superseded'",
+        nine,
+    ) == [("superseded", "import")]
+    said = cli("import", str(dump), "--tenant", f"{tenant}-x", "--remap-ids")  # nothing to settle there
+    assert said.exit_code == 0, said.output
+    assert "key " not in said.stdout
+
+
+def test_a_remapped_copy_into_the_same_tenant_leaves_one_fact_per_key(
+    cli: Any,  # noqa: F811
+    stack: LocalStack,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    [theme] = _store(
+        stack, tenant, [("default", MemoryDraft(content="The user prefers dark mode", key="ui.theme"))]
+    )
+    dump = tmp_path / "export.jsonl"
+    assert cli("export", "--tenant", tenant, "-o", str(dump)).exit_code == 0
+    imported = cli("import", str(dump), "--tenant", tenant, "--remap-ids")
+    assert imported.exit_code == 0, imported.output
+    assert _two_holders(stack, tenant) == []
+    assert "key ui.theme (default): " in imported.stdout
+    # the copy began to hold at the same instant: a tie goes to the newer write, as on a key
+    assert _state(stack, theme)[0] == "superseded"
