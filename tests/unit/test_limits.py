@@ -188,3 +188,29 @@ def test_keys_are_stored_and_filtered_in_one_unicode_form_nfc() -> None:
     assert SearchRequest(text="x", top_k=5, now=now, key=decomposed).key == composed
     # NFC, not NFKC: compatibility characters stay distinct keys
     assert MemoryDraft(content="x", key="\ufb01le").key == "\ufb01le"
+
+
+def test_refused_characters_are_exactly_controls_surrogates_and_the_two_noncharacters() -> None:
+    """``_clean_text`` scans with one character class; it refuses exactly what the rule says, per
+    Python's Unicode database: category Cc or Cs other than tab, newline and carriage return, and
+    U+FFFE / U+FFFF — every code point checked — with the message naming the first one found."""
+    import unicodedata
+
+    from hindsight.domain.limits import _REFUSED_CHARACTERS, _clean_text
+
+    expected = {
+        code
+        for code in range(0x110000)
+        if chr(code) not in "\t\n\r"
+        and (unicodedata.category(chr(code)) in ("Cc", "Cs") or code in (0xFFFE, 0xFFFF))
+    }
+    every = "".join(map(chr, range(0x110000)))
+    assert {ord(m.group()) for m in _REFUSED_CHARACTERS.finditer(every)} == expected
+    for code in sorted(expected)[::7]:
+        with pytest.raises(ValueError, match=f"U\\+{code:04X} is not allowed"):
+            _clean_text(f"a{chr(code)}b")
+    with pytest.raises(ValueError, match="noncharacter U\\+FFFF"):
+        _clean_text("ok \uffff then \x07")
+    with pytest.raises(ValueError, match="control or surrogate character U\\+0007"):
+        _clean_text("ok \x07 then \uffff")
+    assert _clean_text("tab\tnew\nline\r ok é 日本 \U0001f600") == "tab\tnew\nline\r ok é 日本 \U0001f600"

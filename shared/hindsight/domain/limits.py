@@ -67,18 +67,23 @@ _ALLOWED_CONTROLS = {"\t", "\n", "\r"}
 # U+FFFE and U+FFFF are noncharacters outside what an SQS message may carry (#x9 | #xA | #xD | #x20-#xD7FF
 # | #xE000-#xFFFD | #x10000-#x10FFFF, SendMessage docs): accepted, they would fail at the queue as
 # "unavailable, retry" for ever.
-_NONCHARACTERS = {"\ufffe", "\uffff"}
+_REFUSED_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+"""The characters ``_clean_text`` refuses, as one character class: Unicode's ``Cc`` (U+0000–U+001F and
+U+007F–U+009F, a set Unicode's stability policy fixes) less tab, newline and carriage return, ``Cs`` (the
+surrogates U+D800–U+DFFF) and the two noncharacters. One regex scan in C instead of a Python loop calling
+``unicodedata.category`` per character (~40x faster on a write's text: every text field of every call is
+checked at least twice, by the tool's argument check and by the draft model; bench/ab_write_ack.py)."""
 
 
 def _clean_text(value: str) -> str:
-    for ch in value:
-        if ch in _ALLOWED_CONTROLS:
-            continue
-        if unicodedata.category(ch) in ("Cc", "Cs"):
-            raise ValueError(f"control or surrogate character U+{ord(ch):04X} is not allowed")
-        if ch in _NONCHARACTERS:
-            raise ValueError(f"noncharacter U+{ord(ch):04X} is not allowed")
-    return value
+    """``value`` unchanged; raises ValueError naming the first control, surrogate or noncharacter in it."""
+    found = _REFUSED_CHARACTERS.search(value)
+    if found is None:
+        return value
+    code = ord(found.group())
+    if code in (0xFFFE, 0xFFFF):
+        raise ValueError(f"noncharacter U+{code:04X} is not allowed")
+    raise ValueError(f"control or surrogate character U+{code:04X} is not allowed")
 
 
 _INVISIBLE = ("Z", "Cf", "Cc", "Mn", "Me", "Mc")
