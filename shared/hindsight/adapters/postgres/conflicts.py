@@ -138,24 +138,29 @@ async def supersede(
     why: str,
     actor: str = WORKER,
 ) -> None:
-    """Mark ``old_id`` superseded by ``new_id`` (valid until ``until``, or its ``valid_from`` when that is
-    later — a period never ends before it begins, migration 019 —, unless it already had an end),
-    with its ``supersedes`` link and history row (by ``actor``: the worker, or the API key of a
-    ``memory_update``). The history records the end it gets when it had none, so a read at an earlier
-    ``known_at`` sees the open end it had then."""
+    """Mark ``old_id`` superseded by ``new_id``: its period ends at ``until`` (or at its ``valid_from`` when
+    that is later — a period never ends before it begins, migration 019 —, or at its own end when that is
+    earlier: a period is only ever shortened, so two values of a key never hold at one instant), with its
+    ``supersedes`` link and history row (by ``actor``: the worker, the importer, or the API key of a
+    ``memory_update``). The history records the end when it changed, so a read at an earlier ``known_at``
+    sees the end it had then (and a restore gives it back). A memory already superseded (a past value a
+    later-arriving value begins inside) keeps its status; only its end moves."""
     row = await fetch_one(
         conn,
         """UPDATE memories m SET status = 'superseded', updated_at = now(),
-                  -- never before its start (a future value retracted, a newer fact named): empty
-                  valid_to = coalesce(m.valid_to, greatest(%(until)s, m.valid_from))
-           FROM (SELECT id, valid_to FROM memories WHERE id = %(id)s AND tenant_id = %(t)s) before
+                  -- never before its start (a future value retracted, a newer fact named): empty; never
+                  -- after its own end (a period given to it, or a past value's): the earlier one
+                  valid_to = least(m.valid_to, greatest(%(until)s, m.valid_from))
+           FROM (SELECT id, valid_to, status FROM memories WHERE id = %(id)s AND tenant_id = %(t)s) before
            WHERE m.id = before.id
-           RETURNING before.valid_to AS before, m.valid_to AS after""",
+           RETURNING before.valid_to AS before, m.valid_to AS after, before.status AS status""",
         {"id": old_id, "t": tenant_id, "until": until},
     )
-    changes = status_change("active", "superseded")
-    if row is not None and row["before"] is None and row["after"] is not None:
-        changes["valid_to"] = {"from": None, "to": row["after"].isoformat()}
+    was = row["status"] if row is not None else "active"
+    changes = status_change(was, "superseded") if was != "superseded" else {}
+    if row is not None and row["after"] is not None and row["before"] != row["after"]:
+        before = row["before"].isoformat() if row["before"] is not None else None
+        changes["valid_to"] = {"from": before, "to": row["after"].isoformat()}
     await _relate(conn, tenant_id, new_id, old_id, "supersedes", why)
     await record_history(
         conn, tenant_id, actor, HistoryRow(old_id, "superseded", f"superseded by {new_id}", changes)

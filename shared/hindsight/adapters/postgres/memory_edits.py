@@ -14,7 +14,15 @@ update that moves an active semantic memory onto a key supersedes the active fac
 row lock, as the worker does), so a concurrent write or update on the key cannot leave two active facts.
 A restore (status back to ``active``) of a semantic memory with a key does the same: the restored fact is
 the one on its key again, and whatever holds the key now is superseded by it, under that key's lock; the
-end of validity its own supersede gave it is removed (it holds again; the history keeps the end).
+end of validity its supersedes gave it is undone (it holds again — to the end it had before them, if the
+caller gave it one; the history keeps the end).
+
+An update that moves a keyed semantic value's period (``valid_from``, ``valid_to``) is settled with the
+key's other values by the write path's rule (``domain.contradiction.order_contradiction``), under the
+key's lock: a past value it now begins inside ends where it begins (as a write's value ends it,
+``memory_writes.fit_in_past``); a value that would now begin inside its period, or that it may not end
+(the source rules), refuses the change (``InvalidInput`` naming the end changed and that memory) — two
+values of a key never hold at one instant, except additions and the pairs the source rules keep.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.postgres.conflicts import supersede
 from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
-from hindsight.adapters.postgres.memory_writes import KEY_LOCK, KEY_LOCKS, key_lock
+from hindsight.adapters.postgres.memory_writes import KEY_LOCK, KEY_LOCKS, LATER_VALUE, key_lock
 from hindsight.adapters.postgres.rows import (
     MEMORY_COLUMNS,
     fetch_all,
@@ -41,6 +49,8 @@ from hindsight.adapters.postgres.rows import (
     tenant_transaction,
     vector_literal,
 )
+from hindsight.domain.contradiction import is_additive, order_contradiction
+from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import (
     MemoryChanges,
     MemoryStatus,
@@ -52,6 +62,7 @@ from hindsight.domain.memory import (
     content_hash,
 )
 from hindsight.domain.text import entity_terms
+from hindsight.domain.timetravel import valid_start
 from hindsight.domain.versions import check_memory_version
 from hindsight.ports import EditedMemory, ForgetOutcome, Vector
 
@@ -128,20 +139,33 @@ async def _lock_own_key(conn: AsyncConnection, scope: Scope, memory_id: UUID) ->
     return key
 
 
-async def _supersede_end(conn: AsyncConnection, tenant_id: str, memory: StoredMemory) -> bool:
-    """Whether ``memory``'s ``valid_to`` is the end its last supersede gave it (it had none before, and
-    has not been given another since): the end a restore removes. An end given by the caller stays."""
+async def _end_before_supersedes(
+    conn: AsyncConnection, tenant_id: str, memory: StoredMemory
+) -> tuple[bool, datetime | None]:
+    """Whether ``memory``'s ``valid_to`` is what supersedes made of it (its latest changes of the end are
+    supersedes', and the last gave it the end it has), and the end it had before them: the end a restore
+    gives back — none (it holds again), or the end the caller gave it (a supersede only shortens one).
+    An end given since by the caller stays: (False, None)."""
     if memory.valid_to is None:
-        return False
-    row = await fetch_one(
+        return False, None
+    rows = await fetch_all(
         conn,
-        """SELECT changes->'valid_to'->>'to' AS until FROM memory_history
-           WHERE memory_id = %s AND tenant_id = %s AND action = 'superseded'
-             AND changes->'valid_to'->'from' = 'null'::jsonb
-           ORDER BY at DESC, id DESC LIMIT 1""",
+        """SELECT action, changes->'valid_to'->>'from' AS before, changes->'valid_to'->>'to' AS after
+           FROM memory_history
+           WHERE memory_id = %s AND tenant_id = %s AND changes ? 'valid_to'
+           ORDER BY at DESC, id DESC""",
         (memory.id, tenant_id),
     )
-    return row is not None and datetime.fromisoformat(row["until"]) == memory.valid_to
+    expected: datetime | None = memory.valid_to
+    found = False
+    for row in rows:
+        if row["action"] != "superseded" or row["after"] is None:
+            break
+        if expected is None or datetime.fromisoformat(row["after"]) != expected:
+            break
+        found = True
+        expected = datetime.fromisoformat(row["before"]) if row["before"] is not None else None
+    return found, expected
 
 
 async def _take_key(
@@ -160,6 +184,60 @@ async def _take_key(
     for holder in holders:
         await supersede(conn, scope.tenant_id, memory_id, holder["id"], clock["now"], why, actor)
     return [h["id"] for h in holders]
+
+
+_VALUES_ON_KEY = """SELECT id, source, status, coalesce(valid_from, occurred_at, created_at) AS since,
+          valid_to AS until
+   FROM memories
+   WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s
+     AND status IN ('active', 'superseded') AND id <> %s
+   ORDER BY since, id FOR UPDATE"""
+"""The other values of an agent's key that a valid-time read answers (active, and superseded: past)."""
+
+
+def _overlap(a: tuple[datetime, datetime | None], b: tuple[datetime, datetime | None]) -> bool:
+    """Whether two half-open periods ``[start, end)`` (end None: open) share an instant."""
+    (a0, a1), (b0, b1) = a, b
+    if (a1 is not None and a1 <= a0) or (b1 is not None and b1 <= b0):
+        return False  # an empty period holds at no instant
+    return (b1 is None or a0 < b1) and (a1 is None or b0 < a1)
+
+
+async def _fit_period(
+    conn: AsyncConnection, scope: Scope, before: StoredMemory, after: StoredMemory, field: str, actor: str
+) -> list[UUID]:
+    """Settle a keyed semantic value whose period an update moved (``before`` → ``after``) with the key's
+    other values (module doc). The caller holds the key's lock. Only overlaps this change makes count (a
+    restore may have left one: not this change's doing). The past values it ends (their ids); raises
+    InvalidInput (``field``) when a value it may not end would share an instant with it."""
+    if after.layer != "semantic" or after.key is None or after.status not in ("active", "superseded"):
+        return []
+    if is_additive(after.content):  # an addition holds beside the key's values, as a write of it does
+        return []
+    start = valid_start(after)
+    now, was = (start, after.valid_to), (valid_start(before), before.valid_to)
+    rows = await fetch_all(conn, _VALUES_ON_KEY, (scope.tenant_id, scope.agent_id, after.key, after.id))
+    ended: list[UUID] = []
+    for row in rows:
+        other = (row["since"], row["until"])
+        if not _overlap(now, other) or _overlap(was, other):
+            continue
+        order = order_contradiction(after.source, start, row["source"], row["since"])
+        if order == "keep_both":
+            continue
+        if order == "supersede" and row["status"] == "superseded":
+            ended.append(row["id"])  # a past value that held when this one now begins: it ends there
+            continue
+        until = row["until"].isoformat() if row["until"] is not None else "no end"
+        raise InvalidInput(
+            field,
+            f"memory {row['id']} holds key {after.key} from {row['since'].isoformat()} ({until}): with this "
+            "change both would hold at one instant, and a key holds one value at a time (change that "
+            "memory's period, or archive it, first)",
+        )
+    for old in ended:
+        await supersede(conn, scope.tenant_id, after.id, old, start, LATER_VALUE, actor)
+    return ended
 
 
 class PostgresMemoryEditor:
@@ -185,12 +263,15 @@ class PostgresMemoryEditor:
         A new ``key`` on an active semantic memory supersedes the active facts of the agent already on
         that key (their ids in ``superseded``; module doc). Raises VersionConflict when
         ``expected_version`` is given and the memory is at another."""
+        period = changes.valid_from is not None or changes.valid_to is not None or changes.clear_valid_to
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             moved_from = await _lock_keys(conn, scope, memory_id, changes.key)
+            if changes.key is None and period:  # its period is settled with its key's values: that lock
+                moved_from = await _lock_own_key(conn, scope, memory_id)
             current = await _locked(conn, scope, memory_id)
             if current is None:
                 return None
-            if changes.key is not None and current.key not in (moved_from, changes.key):
+            if (changes.key is not None or period) and current.key not in (None, moved_from, changes.key):
                 # another update moved it between the read and the lock (rare): its key's lock too
                 await conn.execute(KEY_LOCK, (key_lock(scope.tenant_id, scope.agent_id, current.key),))
             check_memory_version(current, expected_version)
@@ -243,6 +324,10 @@ class PostgresMemoryEditor:
             superseded: list[UUID] = []
             if "key" in diff and current.layer == "semantic" and current.status == "active":
                 superseded = await _take_key(conn, scope, memory_id, str(changes.key), actor)
+            elif "valid_from" in diff or "valid_to" in diff:
+                field = "valid_from" if "valid_from" in diff else "valid_to"
+                moved = await _reload(conn, memory_id)
+                superseded = await _fit_period(conn, scope, current, moved, field, actor)
             return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
 
     async def set_status(
@@ -256,7 +341,7 @@ class PostgresMemoryEditor:
     ) -> EditedMemory | None:
         """Set the status (a no-op when it is already that). A restore (``active``) of a semantic memory
         with a key makes it the fact on that key: the agent's other active facts on it are superseded
-        (``superseded``), and the end of validity its own supersede gave it is removed (module doc).
+        (``superseded``), and the end of validity its supersedes gave it is undone (module doc).
         Raises VersionConflict as ``update``."""
         action = {
             "active": "restored",
@@ -276,15 +361,17 @@ class PostgresMemoryEditor:
             superseded: list[UUID] = []
             if current.status != status:
                 changes = status_change(current.status, status)
-                reopen = status == "active" and await _supersede_end(conn, scope.tenant_id, current)
+                reopen, end = (False, None)
+                if status == "active":
+                    reopen, end = await _end_before_supersedes(conn, scope.tenant_id, current)
                 if reopen:
                     assert current.valid_to is not None
-                    changes["valid_to"] = {"from": current.valid_to.isoformat(), "to": None}
+                    changes["valid_to"] = {"from": current.valid_to.isoformat(), "to": _json(end)}
                 await conn.execute(
                     """UPDATE memories SET status = %s, updated_at = now(),
-                              valid_to = CASE WHEN %s THEN NULL ELSE valid_to END
+                              valid_to = CASE WHEN %s THEN %s ELSE valid_to END
                        WHERE id = %s AND tenant_id = %s""",
-                    (status, reopen, memory_id, scope.tenant_id),
+                    (status, reopen, end, memory_id, scope.tenant_id),
                 )
                 await record_history(
                     conn, scope.tenant_id, actor, HistoryRow(memory_id, action, reason, changes)

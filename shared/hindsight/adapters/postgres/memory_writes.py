@@ -12,7 +12,10 @@ takes its key when it is another one or the memory it names was replaced meanwhi
 linked by ``contradicts``), or a fact on the key began to hold after it (valid-time order, each holder
 settled by ``domain.contradiction.order_contradiction``: ``order_on_key``): then it is a past value,
 stored superseded by the earliest such fact, which stays (an inference never makes the user's statement a
-past value: both stay);
+past value: both stay); a key's past values are ordered by the same rule (``fit_in_past``): a past value
+that still held when the write's value began ends there, and a write that is a past value ends where the
+next past value begins — two values of a key never hold at one instant (additions and pairs the source
+rules keep aside);
 (5) the row, its history entry, its relations and its outcome are written; (6) a semantic memory is
 compared with the most similar active facts of its agent, whatever their keys
 (``adapters.postgres.conflicts``, rules in ``domain.contradiction``): a contradiction supersedes by the
@@ -200,6 +203,40 @@ def order_values(
         (superseded if order == "supersede" else later if order == "superseded" else kept).append(row)
     holder = min(later, key=lambda r: r["since"]) if later else None
     return superseded, kept, holder
+
+
+PAST_ON_KEY = """SELECT id, source, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
+   WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'superseded'
+     AND coalesce(valid_to, 'infinity') > %s AND id <> %s"""
+"""An agent's past values on a key (superseded) still valid after an instant (id, source, since): those a
+value beginning then ends or falls before (``fit_in_past``)."""
+LATER_VALUE = "a value on the same key began while it held: it ends there"
+"""The reason of the ``supersedes`` link from a value to a past value of its key that it ends."""
+
+
+def fit_in_past(
+    source: Source, since: datetime, past: list[dict[str, Any]], holder: dict[str, Any] | None
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Where a non-additive value of ``source`` true from ``since`` (UTC) falls among its key's past values
+    (``PAST_ON_KEY`` rows), by ``order_on_key``'s rule (``domain.contradiction.order_contradiction``): each
+    past value that began at or before it, still held then, and that it may replace ends where it begins
+    (``ended``); when it is itself a past value of ``holder`` (``order_on_key``), the earliest past value
+    that began between the two (and that may make it a past value) is its holder instead: its period ends
+    where the next value begins, not where the fact of now does. (ended, holder). Raises nothing."""
+    ended: list[dict[str, Any]] = []
+    later: list[dict[str, Any]] = []
+    for row in past:
+        order = order_contradiction(source, since, row["source"], row["since"])
+        if order == "supersede":
+            ended.append(row)
+        elif order == "superseded" and holder is not None and row["since"] < holder["since"]:
+            later.append(row)
+    return ended, min(later, key=lambda r: r["since"], default=holder)
+
+
+def ended_reason(old: UUID, since: datetime) -> str:
+    """The write outcome's part for a past value of the key that the write's value ends (``fit_in_past``)."""
+    return f"ends {old} (a past value on the key) at {since.isoformat()}"
 
 
 def kept_reason(old: dict[str, Any]) -> tuple[str, str]:
@@ -523,10 +560,18 @@ async def _store_one(
         replaced = []
     if replaced and draft.supersedes is None:
         replaced, kept, holder = order_on_key(job, replaced)
+    ended: list[dict[str, Any]] = []
+    keyed = draft.layer == "semantic" and draft.key is not None and draft.supersedes is None
+    if keyed and not is_additive(draft.content):  # a key's past values: ordered by the same rule
+        past = await fetch_all(conn, PAST_ON_KEY, (tenant, job.agent_id, draft.key, job.valid_since, job.id))
+        ended, holder = fit_in_past(draft.source, job.valid_since, past, holder)
     parts = []
     for old in replaced:
         await supersede(conn, tenant, job.id, old["id"], job.valid_since, "newer fact on the same key")
         parts.append(supersedes_reason(old["id"], job))
+    for old in ended:
+        await supersede(conn, tenant, job.id, old["id"], job.valid_since, LATER_VALUE)
+        parts.append(ended_reason(old["id"], job.valid_since))
     for old in kept if holder is None else []:  # a past value is not current: it contradicts nothing now
         why, part = kept_reason(old)
         await _relate(conn, tenant, job.id, old["id"], "contradicts", why)

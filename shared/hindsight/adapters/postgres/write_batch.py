@@ -101,15 +101,18 @@ candidates at or above the dedup similarity (``min``) are ranked: a job merges o
 and the nearest ones at or above it are the same rows as the nearest ones, cut at it (the comparison is
 the one ``_decide`` makes, on the same float8). Ties in distance are broken by id. Both CTEs are
 materialised so the plan cannot fall back to a scan of the scope per job."""
-_ON_KEY = """SELECT q.n, r.id, r.source, r.since
-   FROM unnest(%(n)s::int[], %(a)s::text[], %(key)s::text[]) AS q(n, a, key)
+_ON_KEY = """SELECT q.n, r.id, r.source, r.since, r.status
+   FROM unnest(%(n)s::int[], %(a)s::text[], %(key)s::text[], %(since)s::timestamptz[]) AS q(n, a, key, since)
    CROSS JOIN LATERAL (
-       SELECT id, source, created_at, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
-       WHERE tenant_id = %(t)s AND agent_id = q.a AND layer = 'semantic' AND key = q.key AND status = 'active'
+       SELECT id, source, status, created_at, coalesce(valid_from, occurred_at, created_at) AS since
+       FROM memories
+       WHERE tenant_id = %(t)s AND agent_id = q.a AND layer = 'semantic' AND key = q.key
+         AND (status = 'active' OR (status = 'superseded' AND coalesce(valid_to, 'infinity') > q.since))
        ) AS r
    ORDER BY q.n, r.created_at DESC, r.id DESC"""
 """``_facts_to_replace`` (without ``supersedes``) for every keyed semantic job at once: every active fact
-on the job's key, newest first."""
+on the job's key, newest first — and the past values still valid when the job's value begins
+(``memory_writes.PAST_ON_KEY``: such a job is stored by ``_store_one``, which fits it among them)."""
 _CONFLICTING = """SELECT q.n, c.id, c.content, c.source, c.similarity, c.since
    FROM unnest(%(n)s::int[], %(id)s::uuid[], %(a)s::text[], %(key)s::text[], %(e)s::text[]::vector[])
         AS q(n, id, a, key, e)
@@ -133,7 +136,7 @@ _ADOPT = """WITH w AS (
      AND m.agent_id = (SELECT x.agent_id FROM memories x WHERE x.id = l.memory_id AND x.tenant_id = %(t)s)"""
 """``_adopt_pending_children`` for every write of the batch at once."""
 _SUPERSEDE = """UPDATE memories m SET status = 'superseded', updated_at = now(),
-          valid_to = coalesce(m.valid_to, greatest(u.until, m.valid_from))
+          valid_to = least(m.valid_to, greatest(u.until, m.valid_from))
    FROM unnest(%(ids)s::uuid[], %(until)s::timestamptz[]) AS u(id, until)
    JOIN memories before ON before.id = u.id AND before.tenant_id = %(t)s
    WHERE m.id = u.id AND m.tenant_id = %(t)s
@@ -307,6 +310,7 @@ class _Segment:
                     "n": keyed,
                     "a": [jobs[i].agent_id for i in keyed],
                     "key": [jobs[i].draft.key for i in keyed],
+                    "since": [jobs[i].valid_since for i in keyed],
                 },
             )
             for r in rows:
@@ -499,8 +503,8 @@ class _Segment:
         ):
             raise _Restart  # a fact on the key may be one of the batch's: ask the store
         rows = self._on_key.get(index, [])
-        if any(r["id"] in self._touched for r in rows):
-            raise _Restart
+        if any(r["id"] in self._touched or r["status"] != "active" for r in rows):
+            raise _Restart  # (a past value it begins inside or before: ``_store_one`` fits it among them)
         return rows
 
     def _conflict_candidates(
@@ -553,9 +557,10 @@ class _Segment:
                 ends = {r[0]: (r[1], r[2]) for r in await cur.fetchall()}
                 for memory_id, _, at in w.supersedes:
                     before, after = ends.get(memory_id, (None, None))
-                    if before is None and after is not None:
+                    if after is not None and before != after:
                         row = w.history[at]
-                        changes = row.changes | {"valid_to": {"from": None, "to": after.isoformat()}}
+                        was = before.isoformat() if before is not None else None
+                        changes = row.changes | {"valid_to": {"from": was, "to": after.isoformat()}}
                         w.history[at] = HistoryRow(row.memory_id, row.action, row.reason, changes)
             if w.relations:
                 await cur.executemany(RELATE, w.relations)

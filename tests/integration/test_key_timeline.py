@@ -1,0 +1,159 @@
+"""Two values of one key never hold at one instant (re-trial of the valid-time fixes), end to end through
+the MCP client, the SQS emulator and the worker (and ``hindsight ingest`` for a given ``valid_to``): a past
+value written after an older past value ends that one where it begins and itself ends where the next
+value begins; a value whose own ``valid_to`` lies past the start of the value after it ends there (and a
+value given an end is ended by a new value inside its period); ``memory_update`` moving a value's start
+into the previous value's period ends that one there, and a move that would put another value inside the
+period is refused, naming it. A reader asking ``valid_at`` any instant gets one value of the key."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from mcp import Client
+
+from hindsight.client import call
+from hindsight.domain.memory import MemoryDraft
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
+from tests.integration.test_operator_cli import _store, cli  # noqa: F401 (the fixture)
+from tests.integration.test_valid_time_order import _hits, _memory, _reason, _state, _stored
+from tests.support import draining_in_background, mcp_client, tool_error
+
+pytestmark = pytest.mark.integration
+
+
+async def _held_at(client: Client, at: str, ids: set[str]) -> set[str]:
+    """Which of ``ids`` a valid-time search at ``at`` answers."""
+    return set(await _hits(client, valid_at=at)) & ids
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("path", ["batch", "own"])
+async def test_a_past_value_ends_the_past_value_it_begins_inside_and_ends_where_the_next_begins(
+    server: BackgroundServer, poller: SqsPoller, token: str, path: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+
+        async def office(city: str, start: str, **extra: Any) -> str:
+            content = f"The team works from the {city} office"
+            return await _stored(client, poller, content=content, occurred_at=start, **extra)
+
+        lisbon = await office("Lisbon", "2026-06-01")
+        porto = await office("Porto", "2026-01-01")  # a past value of Lisbon: [Jan, Jun)
+        own = {"causal_parent": lisbon} if path == "own" else {}
+        madrid = await office("Madrid", "2026-03-01", **own)  # began inside Porto's period
+        faro = await office("Faro", "2025-10-01", **own)  # began before Porto
+
+        assert await _state(client, lisbon) == ("active", None, None)
+        assert await _state(client, madrid) == ("superseded", "2026-06-01T00:00:00Z", lisbon)
+        assert await _state(client, porto) == ("superseded", "2026-03-01T00:00:00Z", madrid)
+        assert await _state(client, faro) == ("superseded", "2026-01-01T00:00:00Z", porto)
+        said = await _reason(client, madrid)
+        assert f"ends {porto} (a past value on the key) at 2026-03-01T00:00:00+00:00" in said
+        assert f"past value: {lisbon} holds the key from 2026-06-01" in said
+        assert (await _reason(client, faro)).startswith(f"past value: {porto} holds the key from 2026-01-01")
+        every = {lisbon, porto, madrid, faro}
+        for at, held in (
+            ("2025-11-01", faro),
+            ("2026-02-01", porto),
+            ("2026-04-01", madrid),
+            ("2026-07-01", lisbon),
+        ):
+            assert await _held_at(client, at, every) == {held}, at
+
+        # a restore undoes every end its supersedes gave it: Porto holds again, open-ended
+        await call(client, "memory_update", {"id": porto, "action": "restore", "reason": "back in Porto"})
+        memory = await _memory(client, porto)
+        assert (memory["status"], memory["valid_to"]) == ("active", None)
+
+
+def test_a_given_valid_to_never_runs_past_the_start_of_the_next_value(
+    cli: Any,  # noqa: F811
+    stack: LocalStack,
+    tenant: str,
+    tmp_path: Path,
+    poller: SqsPoller,
+) -> None:
+    [lisbon] = _store(
+        stack,
+        tenant,
+        [("default", MemoryDraft(content="The team works from the Lisbon office", key="team.location",
+                                 valid_from=datetime(2026, 6, 1, tzinfo=UTC)))],
+    )  # fmt: skip
+    lines = [
+        # a past value of Lisbon whose own end lies after Lisbon began
+        {"content": "The team works from the Porto office", "key": "team.location",
+         "valid_from": "2026-01-01", "valid_to": "2026-08-01"},
+        # a value given an end, then a value that begins inside its period
+        {"content": "Sam lives in Lisbon", "key": "sam.city", "valid_from": "2026-01-01",
+         "valid_to": "2026-12-01"},
+    ]  # fmt: skip
+    later = [{"content": "Sam lives in Porto", "key": "sam.city", "valid_from": "2026-03-01"}]
+    with draining_in_background(poller):
+        for n, batch in enumerate((lines, later)):
+            path = tmp_path / f"ingest-{n}.jsonl"
+            path.write_text("".join(json.dumps(line) + "\n" for line in batch))
+            result = cli("ingest", str(path), "--tenant", tenant, "--wait", "--json")
+            assert result.exit_code == 0, result.output
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        rows = conn.execute(
+            """SELECT content, status, valid_to FROM memories WHERE tenant_id = %s AND key IS NOT NULL""",
+            (tenant,),
+        ).fetchall()
+        successor = conn.execute(
+            """SELECT r.from_id FROM memory_relations r JOIN memories m ON m.id = r.to_id
+               WHERE m.tenant_id = %s AND m.content = 'The team works from the Porto office'
+                 AND r.kind = 'supersedes'""",
+            (tenant,),
+        ).fetchall()
+    state = {content: (status, valid_to) for content, status, valid_to in rows}
+    assert state["The team works from the Porto office"] == ("superseded", datetime(2026, 6, 1, tzinfo=UTC))
+    assert successor == [(lisbon,)]
+    assert state["Sam lives in Lisbon"] == ("superseded", datetime(2026, 3, 1, tzinfo=UTC))
+    assert state["Sam lives in Porto"] == ("active", None)
+
+
+@pytest.mark.anyio
+async def test_moving_a_start_into_the_previous_value_ends_it_there_and_an_overlap_is_refused(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        porto = await _stored(
+            client, poller, content="The team works from the Porto office", occurred_at="2026-01-01"
+        )
+        lisbon = await _stored(
+            client, poller, content="The team works from the Lisbon office", occurred_at="2026-06-01"
+        )
+        assert await _state(client, porto) == ("superseded", "2026-06-01T00:00:00Z", lisbon)
+
+        # "Lisbon began in March, not June": Porto held until March
+        moved = await call(
+            client, "memory_update", {"id": lisbon, "action": "update", "valid_from": "2026-03-01"}
+        )
+        assert moved["superseded"] == [porto]
+        assert await _state(client, porto) == ("superseded", "2026-03-01T00:00:00Z", lisbon)
+        both = {porto, lisbon}
+        assert await _held_at(client, "2026-04-01", both) == {lisbon}
+        assert await _held_at(client, "2026-02-01", both) == {porto}
+
+        # moves that would put one value inside the other's period are refused, naming it; nothing changes
+        for memory_id, change, other in (
+            (lisbon, {"valid_from": "2025-12-01"}, porto),  # before Porto began
+            (porto, {"valid_to": "2026-08-01"}, lisbon),  # past Lisbon's start
+            (porto, {"valid_to": None}, lisbon),  # open-ended
+        ):
+            version = (await _memory(client, memory_id))["version"]
+            error = await tool_error(client, "memory_update", {"id": memory_id, "action": "update", **change})
+            assert error["kind"] == "invalid_arguments", error
+            assert next(iter(change)) in error["message"], error
+            assert other in error["message"], error
+            assert (await _memory(client, memory_id))["version"] == version
+        assert await _state(client, porto) == ("superseded", "2026-03-01T00:00:00Z", lisbon)
+        assert await _held_at(client, "2026-04-01", both) == {lisbon}
