@@ -330,43 +330,24 @@ class TimedWriter:
 
 
 @contextlib.contextmanager
-def external_sqs() -> Iterator[tuple[str, Any]]:
+def external_sqs(*, speed_up: bool = False) -> Iterator[tuple[str, Any]]:
     """The SQS emulator (moto server) in a process of its own, with the stack's queues created.
 
-    The local stack runs moto as a thread of the calling process; for measurements that involve SQS the
-    emulator must not share the benchmark's interpreter (in production SQS is a remote service): its
-    Python threads would compete for the GIL with the code under test. Yields (endpoint URL, QueueUrls).
+    For measurements that involve SQS the emulator must not share the benchmark's interpreter (in
+    production SQS is a remote service): its Python threads would compete for the GIL with the code under
+    test. ``speed_up``: moto's SQS with a per-call cost independent of the queue's depth, as the local
+    stack runs it (``hindsight.local.moto_sqs``); False: moto as released (what the write-ack benchmarks
+    compare against; at their queue depth of ~0 the two are the same). Yields (endpoint URL, QueueUrls).
     """
     from hindsight.adapters.sqs_queue import sqs_client
-    from hindsight.local.ports import free_port
-    from hindsight.local.sqs_emulator import create_queues, use_dummy_aws_credentials
+    from hindsight.local.sqs_emulator import SqsEmulator, create_queues
 
-    use_dummy_aws_credentials()
-    port = free_port()
-    binary = Path(sys.executable).with_name("moto_server")
-    proc = subprocess.Popen(
-        [str(binary), "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    endpoint = f"http://127.0.0.1:{port}"
+    emulator = SqsEmulator(speed_up=speed_up).start(timeout_s=30)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                queues = create_queues(sqs_client("us-east-1", endpoint))
-                break
-            except Exception:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                time.sleep(0.2)
-        yield endpoint, queues
+        queues = create_queues(sqs_client("us-east-1", emulator.endpoint_url))
+        yield emulator.endpoint_url, queues
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        emulator.stop()
 
 
 def wait_for_quiet(threshold: float, max_wait_s: float, what: str) -> dict[str, Any]:

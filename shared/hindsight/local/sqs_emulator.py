@@ -28,6 +28,9 @@ VISIBILITY_TIMEOUT_S = 30
 _LAUNCHER = """\
 import os, sys, threading, time
 parent = int(sys.argv.pop(1))
+if sys.argv.pop(1) == "fast":
+    from hindsight.local.moto_sqs import speed_up
+    speed_up()
 def exit_with_parent():
     while os.getppid() == parent:
         time.sleep(1)
@@ -37,7 +40,8 @@ from moto.server import main
 main(sys.argv[1:])
 """
 """``moto.server``'s main, plus a thread that ends the emulator when the process that started it is gone
-(even SIGKILLed, when no cleanup code runs), so an emulator is never left behind."""
+(even SIGKILLed, when no cleanup code runs), so an emulator is never left behind; with ``fast``, moto's SQS
+backend first gets ``moto_sqs.speed_up()`` (per-call cost independent of the queue's depth)."""
 
 
 @dataclass
@@ -71,10 +75,14 @@ class SqsEmulator:
     whole foreground group, does not reach it: its queues live in its memory only, and the stack must be
     able to drain them before it stops the emulator with ``stop()``. ``stop()`` also runs at interpreter
     exit, and the emulator exits by itself when its parent process is gone.
+
+    ``speed_up`` (the default): moto's SQS with the cost of a send, receive or batch delete independent
+    of the queue's depth (``moto_sqs``); False runs moto exactly as released (to compare the two).
     """
 
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, *, speed_up: bool = True) -> None:
         self.port = port or free_port()
+        self.speed_up = speed_up
         self.endpoint_url = f"http://127.0.0.1:{self.port}"
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -82,7 +90,17 @@ class SqsEmulator:
         """Start and wait until it answers. Raises RuntimeError if it does not within ``timeout_s``."""
         use_dummy_aws_credentials()
         self._process = subprocess.Popen(  # noqa: S603 - our interpreter, loopback only
-            [sys.executable, "-c", _LAUNCHER, str(os.getpid()), "-H", "127.0.0.1", "-p", str(self.port)],
+            [
+                sys.executable,
+                "-c",
+                _LAUNCHER,
+                str(os.getpid()),
+                "fast" if self.speed_up else "plain",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,  # out of the terminal's process group: Ctrl-C must not reach it
