@@ -1012,9 +1012,9 @@ def _throughput(data: dict[str, Any], out: list[str]) -> None:
                 f" The same jobs on a throw-away stack without the HNSW index (`memories_embedding_hnsw` "
                 f"dropped): **{bare['db_jobs_per_s']} jobs/s** (load average "
                 f"{bare['machine_load'].get('load_1m_at_start')}): maintaining the vector index "
-                "(m = 16, ef_construction = 64: a search of the graph and its neighbours' links per new "
-                "row) is most of the database part's time; the candidate queries, the other indexes, "
-                "history and write results are the rest."
+                "(as migrated, adapters/postgres/hnsw.py's build options: a search of the graph and "
+                "its neighbours' links per new row) is most of the database part's time; the candidate "
+                "queries, the other indexes, history and write results are the rest."
             )
         out.append("")
     alone = tp.get("model_alone")

@@ -1,6 +1,6 @@
-"""The HNSW indexes as the migrations leave them (ef_construction 128, issue 15), and the search breadth
-every tenant-scoped statement runs with: one unit per 800 memories within [200, 1000], or the pinned
-``HINDSIGHT_HNSW_EF_SEARCH``."""
+"""The HNSW indexes as the migrations leave them (ef_construction 256, migration 022, issue 15), and the
+search breadth every tenant-scoped statement runs with: 200 up to 110k memories, then growing with the
+square root of the store's size, at most 1000; or the pinned ``HINDSIGHT_HNSW_EF_SEARCH``."""
 
 from __future__ import annotations
 
@@ -51,23 +51,54 @@ def _set_rows(url: str, rows: float) -> None:
         conn.execute("UPDATE pg_class SET reltuples = %s WHERE oid = 'memories'::regclass", (rows,))
 
 
-def test_the_migrated_indexes_are_built_with_ef_construction_128(migrated: str) -> None:
-    with psycopg.connect(migrated) as conn:
-        options = dict(
-            conn.execute(
-                """SELECT c.relname, c.reloptions FROM pg_class c
+INDEX_OPTIONS = """SELECT c.relname, c.reloptions FROM pg_class c
                    WHERE c.relname IN ('memories_embedding_hnsw', 'memory_chunks_embedding_hnsw')"""
-            ).fetchall()
-        )
+
+
+def test_the_migrated_indexes_are_built_with_ef_construction_256(migrated: str) -> None:
+    with psycopg.connect(migrated) as conn:
+        options = dict(conn.execute(INDEX_OPTIONS).fetchall())
     assert options == {
-        "memories_embedding_hnsw": ["m=16", "ef_construction=128"],
-        "memory_chunks_embedding_hnsw": ["m=16", "ef_construction=128"],
+        "memories_embedding_hnsw": ["m=16", "ef_construction=256"],
+        "memory_chunks_embedding_hnsw": ["m=16", "ef_construction=256"],
     }
-    assert BUILD_OPTIONS == "m = 16, ef_construction = 128"  # what the re-embed and the benchmarks build
+    assert BUILD_OPTIONS == "m = 16, ef_construction = 256"  # what the re-embed and the benchmarks build
+
+
+def test_a_store_migrated_before_022_links_new_rows_with_256(stack: LocalStack) -> None:
+    """A store at 021 has the indexes as 015 left them when it ran (128); 022 sets 256 on both."""
+    url = stack.require_settings().require_database_url()
+    name = f"hnsw_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    url = url.replace("/hindsight?", f"/{name}?")
+    migrations = load_migrations(default_migrations_dir(None))
+    assert [m.version for m in migrations][21] == 22
+
+    async def go(upto: int) -> list[int]:
+        conn = await one_connection(url)
+        try:
+            return await migrate(conn, migrations[:upto], embedding_dim=8, embedding_model="t")
+        finally:
+            await conn.close()
+
+    asyncio.run(go(21))
+    with psycopg.connect(url, autocommit=True) as conn:
+        for index in ("memories_embedding_hnsw", "memory_chunks_embedding_hnsw"):
+            conn.execute(f"ALTER INDEX {index} SET (ef_construction = 128)")  # 015 as it ran then
+    assert asyncio.run(go(len(migrations)))[0] == 22
+    with psycopg.connect(url) as conn:
+        options = dict(conn.execute(INDEX_OPTIONS).fetchall())
+    assert options == {
+        "memories_embedding_hnsw": ["m=16", "ef_construction=256"],
+        "memory_chunks_embedding_hnsw": ["m=16", "ef_construction=256"],
+    }
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize(("rows", "expected"), [(-1, 200), (40_000, 200), (250_000, 313), (5_000_000, 1000)])
+@pytest.mark.parametrize(
+    ("rows", "expected"), [(-1, 200), (40_000, 200), (250_000, 302), (1_010_000, 607), (5_000_000, 1000)]
+)
 async def test_every_tenant_statement_gets_the_breadth_of_the_store_size(
     migrated: str, rows: float, expected: int
 ) -> None:

@@ -66,7 +66,7 @@ def test_migrate_twice_applies_once_and_records_versions(stack: LocalStack) -> N
         ).fetchone()
         assert hnsw is not None
         assert "m='16'" in hnsw[0]
-        assert "ef_construction='128'" in hnsw[0]  # migration 015
+        assert "ef_construction='256'" in hnsw[0]  # migrations 015 and 022
 
 
 def test_an_edited_migration_is_refused(stack: LocalStack) -> None:

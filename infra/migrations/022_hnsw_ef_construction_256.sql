@@ -1,0 +1,24 @@
+-- HNSW graphs linked with ef_construction 256 instead of 128 (issue 15; adapters/postgres/hnsw.py, where
+-- {{hnsw_ef_construction}} comes from, gives the measurements and their commands: recall@10 against exact
+-- search at 1M memories 0.9585-0.975 at ef_search 1000 on 128 graphs, 0.9825 at 600 on a 256 one, whose
+-- probe reads fewer buffers; inserts cost the same within the noise). The search breadth's size rule of
+-- the same release (hnsw.py) is set for graphs built whole with 256.
+--
+-- A catalog change only, as 015 was (no rebuild): pgvector reads ef_construction from the index's
+-- reloptions at every insert, so rows inserted from now on are linked with 256. The rows already in the
+-- graph keep the links they got (64 before 015, 128 after) until the index is rebuilt, and the recall
+-- figures above hold for a graph built whole with 256. The rebuild is the operator's, outside a migration
+-- (docs/deployment.md, the paragraph on migrations 015 and 022):
+--
+--     SET maintenance_work_mem = '4GB';
+--     REINDEX INDEX CONCURRENTLY memories_embedding_hnsw;
+--     REINDEX INDEX CONCURRENTLY memory_chunks_embedding_hnsw;
+--
+-- Why not here: migrations run in one transaction, and REINDEX ... CONCURRENTLY cannot run in one; a plain
+-- REINDEX blocks every write to the table (and every search that would use the index) for the build, which
+-- at 1M memories took 19 minutes on two busy cores. Until the rebuild, a store above ~230k memories probes
+-- its older links with a narrower breadth than before (607 instead of 1000 at 1M): docs/deployment.md says
+-- how to pin HINDSIGHT_HNSW_EF_SEARCH for that while. The ALTER takes an ACCESS EXCLUSIVE lock on each index
+-- for the length of this transaction: moments. m stays 16: a graph's neighbour tuples are laid out for its m.
+ALTER INDEX memories_embedding_hnsw SET (ef_construction = {{hnsw_ef_construction}});
+ALTER INDEX memory_chunks_embedding_hnsw SET (ef_construction = {{hnsw_ef_construction}});
