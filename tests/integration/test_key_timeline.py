@@ -157,3 +157,35 @@ async def test_moving_a_start_into_the_previous_value_ends_it_there_and_an_overl
             assert (await _memory(client, memory_id))["version"] == version
         assert await _state(client, porto) == ("superseded", "2026-03-01T00:00:00Z", lisbon)
         assert await _held_at(client, "2026-04-01", both) == {lisbon}
+
+
+# ---- an inference on a key whose user statement was archived (re-trial) ---------------------------------
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("path", ["batch", "own"])
+async def test_an_inference_never_silently_takes_a_key_whose_user_statement_was_archived(
+    server: BackgroundServer, poller: SqsPoller, token: str, path: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        vegan = await _stored(client, poller, key="cy.diet", content="Cy is vegan")
+        await call(client, "memory_update", {"id": vegan, "action": "archive", "reason": "not used lately"})
+        own = {"causal_parent": vegan} if path == "own" else {}
+        meat = await _stored(
+            client, poller, key="cy.diet", content="Cy eats meat", source="agent_inferred", **own
+        )
+        # stored, but linked to the user's statement, which stays archived and is not ended
+        assert await _state(client, meat) == ("active", None, None)
+        assert await _state(client, vegan) == ("archived", None, None)
+        assert f"contradicts {vegan} (user_stated, archived" in await _reason(client, meat)
+        # a reader sees the inference flagged, with what the user stated beside it
+        hits = (await call(client, "memory_search", {"query": "what does Cy eat"}))["results"]
+        hit = next(h for h in hits if h["memory"]["id"] == meat)
+        assert "possible_conflict" in hit["flags"]
+        assert ("contradicts", vegan) in [(r["relation"]["kind"], r["memory"]["id"]) for r in hit["related"]]
+        summary = str(await call(client, "memory_summarize", {"key": "cy.diet"}))
+        assert "Cy is vegan" in summary
+        assert "Cy eats meat" in summary
+        # the user's own new statement replaces theirs as usual: no link to the archived one
+        fish = await _stored(client, poller, key="cy.diet", content="Cy is pescatarian now")
+        assert "archived" not in (await _reason(client, fish))

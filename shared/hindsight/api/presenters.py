@@ -28,8 +28,9 @@ _NOTES = {
     FLAG_FAILED: "This approach failed before — read the lesson before repeating it.",
     FLAG_INFERENCE: "An inference by an agent, not something the user stated.",
     FLAG_STALE: "Possibly stale: not verified for a long time; confirm before relying on it.",
-    FLAG_CONFLICT: "Possible conflict: another active memory (under related, relation 'contradicts') says "
-    "otherwise. Do not rely on either alone; ask the user which is true, then update or supersede.",
+    FLAG_CONFLICT: "Possible conflict: another active memory (under related, relation 'contradicts'; or "
+    "what the user stated, archived) says otherwise. Do not rely on either alone; ask the user which is "
+    "true, then update or supersede.",
     FLAG_UPCOMING: "Not valid yet: this value holds its key only from its valid_from. Until then the fact "
     "it replaced holds — memory_search with valid_at (e.g. today) answers what is true now.",
     "superseded": "Superseded by a newer fact (kept as history).",

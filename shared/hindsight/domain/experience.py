@@ -194,8 +194,9 @@ def current_facts(memories: Iterable[StoredMemory], conflicts: Collection[UUID] 
     (a ``user_stated`` fact never loses to an ``agent_inferred`` one) that became true last
     (``valid_from``, else when it was written) — and the active key-less facts, in the order given.
     A fact in ``conflicts`` (it contradicts another active fact, both kept: ``recall.conflict_partners``)
-    is always kept, so the hint shows both sides. Superseded, archived and forgotten facts are never
-    current."""
+    is always kept, so the hint shows both sides — also the user's archived statement an inference
+    contradicts (``recall.conflict_partners``). Otherwise superseded, archived and forgotten facts are
+    never current."""
     memories = list(memories)
     best: dict[str, StoredMemory] = {}
     for memory in memories:
@@ -208,7 +209,9 @@ def current_facts(memories: Iterable[StoredMemory], conflicts: Collection[UUID] 
     return [
         m
         for m in memories
-        if m.layer == "semantic" and m.status == "active" and (m.key is None or m.id in chosen)
+        if m.layer == "semantic"
+        and (m.status == "active" or m.id in conflicts)  # an archived user statement beside an inference
+        and (m.key is None or m.id in chosen)
     ]
 
 
@@ -261,7 +264,9 @@ def extract_hint(
     facts = {m.id for m in current_facts(memories, conflicts)}
     merged: dict[tuple[object, ...], HintLine] = {}
     for memory in memories:
-        if memory.status != "active" or (memory.layer == "semantic" and memory.id not in facts):
+        if memory.layer == "semantic" and memory.id not in facts:
+            continue
+        if memory.status != "active" and memory.id not in facts:
             continue
         line = _line(memory, now, conflicts)
         if line is None:

@@ -487,7 +487,8 @@ async def conflict_partners(
 ) -> dict[UUID, list[RelatedMemory]]:
     """The one definition of ``possible_conflict`` (search's flag, summarize's label): for each active
     semantic memory of ``memories`` linked ``contradicts`` to another active memory (the write path keeps
-    both when an ``agent_inferred`` fact contradicts a ``user_stated`` one, or the rules are unsure), those
+    both when an ``agent_inferred`` fact contradicts a ``user_stated`` one, or the rules are unsure) — or,
+    for an inference, to an archived user statement (``_stands_beside``) —, those
     other memories with the relation, in relation order; memories without any are left out. ``relations``:
     relations already read that include every one touching these memories (else one query)."""
     ids = {m.id for m in memories if m.layer == "semantic" and m.status == "active"}
@@ -510,11 +511,20 @@ async def conflict_partners(
             for r in contradicts
             if mine in (r.from_id, r.to_id)
             and (other := r.to_id if r.from_id == mine else r.from_id) in known
-            and known[other].status == "active"
+            and _stands_beside(memory, known[other])
         ]
         if partners:
             out[mine] = partners
     return out
+
+
+def _stands_beside(memory: StoredMemory, other: StoredMemory) -> bool:
+    """Whether ``other``, linked ``contradicts`` to the active ``memory``, is shown beside it: when it is
+    active, or when it is what the user stated, archived (never contradicted by the user) and ``memory``
+    an inference — an inference never silently takes the place of the user's statement."""
+    if other.status == "active":
+        return True
+    return other.status == "archived" and other.source == "user_stated" and memory.source == "agent_inferred"
 
 
 async def superseders(reader: MemoryReader, scope: Scope, ids: Sequence[UUID]) -> dict[UUID, UUID]:

@@ -9,7 +9,9 @@ memory with a key replaces every active fact on that key (after an additive pair
 takes its key when it is another one or the memory it names was replaced meanwhile:
 ``_facts_to_replace``) — unless it is additive ("also", "as well": both stay, linked ``related``), an
 ``agent_inferred`` job would replace a ``user_stated`` fact, which is never done silently (both stay,
-linked by ``contradicts``), or a fact on the key began to hold after it (valid-time order, each holder
+linked by ``contradicts``; so is an inference on a key whose user_stated fact was archived, never
+contradicted: it is stored, linked ``contradicts`` to that statement, which stays archived and is shown
+beside it), or a fact on the key began to hold after it (valid-time order, each holder
 settled by ``domain.contradiction.order_contradiction``: ``order_on_key``): then it is a past value,
 stored superseded by the earliest such fact, which stays (an inference never makes the user's statement a
 past value: both stay); a key's past values are ordered by the same rule (``fit_in_past``): a past value
@@ -232,6 +234,16 @@ def fit_in_past(
         elif order == "superseded" and holder is not None and row["since"] < holder["since"]:
             later.append(row)
     return ended, min(later, key=lambda r: r["since"], default=holder)
+
+
+ARCHIVED_STATEMENTS = """SELECT id, content FROM memories
+   WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'archived'
+     AND source = 'user_stated' AND coalesce(valid_to, 'infinity') > %s
+   ORDER BY created_at DESC, id DESC"""
+"""An agent's archived ``user_stated`` facts on a key whose period is still open at an instant: what the
+user stated and never took back (archived on request or gone cold from disuse)."""
+ARCHIVED_STATEMENT = "an inference on a key whose user_stated fact is archived, not contradicted: both kept"
+"""The reason of the ``contradicts`` link from an inference to an archived user statement on its key."""
 
 
 def ended_reason(old: UUID, since: datetime) -> str:
@@ -578,6 +590,14 @@ async def _store_one(
         parts.append(part)
     if holder is not None:
         parts.append(past_value_reason(holder["id"], holder["since"]))
+    elif keyed and draft.source == "agent_inferred" and not is_additive(draft.content):
+        # the user's statement on the key was archived, never contradicted: the inference does not take
+        # its place silently — linked, it is flagged and shown beside it (recall.conflict_partners)
+        archived = (tenant, job.agent_id, draft.key, job.valid_since)
+        for old in await fetch_all(conn, ARCHIVED_STATEMENTS, archived):
+            if not same_information(draft.content, old["content"]):
+                await _relate(conn, tenant, job.id, old["id"], "contradicts", ARCHIVED_STATEMENT)
+                parts.append(f"contradicts {old['id']} (user_stated, archived: kept, shown beside it)")
     reason = "; ".join(parts) or reason
     conflicts = None
     if draft.layer == "semantic" and draft.supersedes is None and holder is None:  # a past value: not current

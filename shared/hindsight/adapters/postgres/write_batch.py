@@ -107,12 +107,15 @@ _ON_KEY = """SELECT q.n, r.id, r.source, r.since, r.status
        SELECT id, source, status, created_at, coalesce(valid_from, occurred_at, created_at) AS since
        FROM memories
        WHERE tenant_id = %(t)s AND agent_id = q.a AND layer = 'semantic' AND key = q.key
-         AND (status = 'active' OR (status = 'superseded' AND coalesce(valid_to, 'infinity') > q.since))
+         AND (status = 'active'
+              OR ((status = 'superseded' OR (status = 'archived' AND source = 'user_stated'))
+                  AND coalesce(valid_to, 'infinity') > q.since))
        ) AS r
    ORDER BY q.n, r.created_at DESC, r.id DESC"""
 """``_facts_to_replace`` (without ``supersedes``) for every keyed semantic job at once: every active fact
 on the job's key, newest first — and the past values still valid when the job's value begins
-(``memory_writes.PAST_ON_KEY``: such a job is stored by ``_store_one``, which fits it among them)."""
+(``memory_writes.PAST_ON_KEY``) and the archived user statements (``ARCHIVED_STATEMENTS``): a job that
+meets one is stored by ``_store_one``, which settles it with them."""
 _CONFLICTING = """SELECT q.n, c.id, c.content, c.source, c.similarity, c.since
    FROM unnest(%(n)s::int[], %(id)s::uuid[], %(a)s::text[], %(key)s::text[], %(e)s::text[]::vector[])
         AS q(n, id, a, key, e)
@@ -503,8 +506,12 @@ class _Segment:
         ):
             raise _Restart  # a fact on the key may be one of the batch's: ask the store
         rows = self._on_key.get(index, [])
-        if any(r["id"] in self._touched or r["status"] != "active" for r in rows):
-            raise _Restart  # (a past value it begins inside or before: ``_store_one`` fits it among them)
+        inferred = draft.source == "agent_inferred"
+        if any(r["id"] in self._touched or r["status"] == "superseded" for r in rows) or (
+            inferred and any(r["status"] == "archived" for r in rows)
+        ):
+            raise _Restart  # a past value, an archived user statement: ``_store_one`` settles it with them
+        rows = [r for r in rows if r["status"] == "active"]
         return rows
 
     def _conflict_candidates(
