@@ -189,3 +189,24 @@ async def test_an_inference_never_silently_takes_a_key_whose_user_statement_was_
         # the user's own new statement replaces theirs as usual: no link to the archived one
         fish = await _stored(client, poller, key="cy.diet", content="Cy is pescatarian now")
         assert "archived" not in (await _reason(client, fish))
+
+
+# ---- a restored contradiction without a key (re-trial) ---------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_restoring_a_fact_a_contradiction_superseded_retires_the_contradiction(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        enjoy = await _stored(client, poller, key=None, content="I really enjoy Thai green curry")
+        hate = await _stored(client, poller, key=None, content="I can't stand Thai green curry any more")
+        assert await _state(client, enjoy) == ("superseded", (await _memory(client, enjoy))["valid_to"], hate)
+        restored = await call(client, "memory_update", {"id": enjoy, "action": "restore", "reason": "I do"})
+        # the restored fact is the fact again, as on a key: what superseded it is superseded by it
+        assert restored["superseded"] == [hate]
+        status, _, by = await _state(client, hate)
+        assert (status, by) == ("superseded", enjoy)
+        assert (await _memory(client, enjoy))["status"] == "active"
+        hits = (await call(client, "memory_search", {"query": "Thai green curry"}))["results"]
+        assert [h["memory"]["id"] for h in hits if h["memory"]["id"] in (enjoy, hate)] == [enjoy]

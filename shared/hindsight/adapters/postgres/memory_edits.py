@@ -15,7 +15,8 @@ row lock, as the worker does), so a concurrent write or update on the key cannot
 A restore (status back to ``active``) of a semantic memory with a key does the same: the restored fact is
 the one on its key again, and whatever holds the key now is superseded by it, under that key's lock; the
 end of validity its supersedes gave it is undone (it holds again — to the end it had before them, if the
-caller gave it one; the history keeps the end).
+caller gave it one; the history keeps the end). A restored key-less fact is the fact again the same way: the
+active facts that superseded it (a contradiction, a supersede, a supersedes link) are superseded by it.
 
 An update that moves a keyed semantic value's period (``valid_from``, ``valid_to``) is settled with the
 key's other values by the write path's rule (``domain.contradiction.order_contradiction``), under the
@@ -240,6 +241,33 @@ async def _fit_period(
     return ended
 
 
+RESTORED_OVER = "restored over the fact that superseded it, by memory_update"
+"""The ``supersedes`` relation's reason when a restored key-less fact retires the fact that replaced it."""
+
+
+async def _retire_successors(conn: AsyncConnection, scope: Scope, memory_id: UUID, actor: str) -> list[UUID]:
+    """A restored key-less fact (a contradiction, a supersede or a supersedes link retired it) is the fact
+    again, as a restored keyed one is on its key (``_take_key``): the active facts of the agent that
+    superseded it are superseded by it, ending now — else both would stand, saying opposite things. The
+    ids superseded."""
+    rows = await fetch_all(
+        conn,
+        """SELECT m.id FROM memory_relations r
+           JOIN memories m ON m.id = r.from_id AND m.tenant_id = r.tenant_id
+           WHERE r.tenant_id = %s AND r.to_id = %s AND r.kind = 'supersedes' AND m.agent_id = %s
+             AND m.status = 'active' AND m.layer = 'semantic'
+           ORDER BY m.id FOR UPDATE OF m""",
+        (scope.tenant_id, memory_id, scope.agent_id),
+    )
+    if not rows:
+        return []
+    clock = await fetch_one(conn, "SELECT now() AS now")
+    assert clock is not None
+    for row in rows:
+        await supersede(conn, scope.tenant_id, memory_id, row["id"], clock["now"], RESTORED_OVER, actor)
+    return [r["id"] for r in rows]
+
+
 class PostgresMemoryEditor:
     """The MemoryEditor port."""
 
@@ -380,6 +408,8 @@ class PostgresMemoryEditor:
                     superseded = await _take_key(
                         conn, scope, memory_id, current.key, actor, RESTORED_ONTO_KEY
                     )
+                elif status == "active" and current.layer == "semantic":
+                    superseded = await _retire_successors(conn, scope, memory_id, actor)
             return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
 
     async def forget(
