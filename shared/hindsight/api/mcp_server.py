@@ -38,7 +38,7 @@ from hindsight.api.http_guard import RequestGuard
 from hindsight.api.mcp_context import ApiKeyVerifier, ContainerHolder, current_principal
 from hindsight.api.observe import RequestContext
 from hindsight.api.request_body import set_aside_in_items, unreadable_values
-from hindsight.api.strict_args import StrictArguments
+from hindsight.api.strict_args import StrictArguments, validated_once
 from hindsight.api.tool_hints import ITEMWISE_META, RATE_BUDGET_META
 from hindsight.api.tools_memory import register_memory_tools
 from hindsight.api.tools_memory_admin import register_memory_admin_tools
@@ -147,7 +147,7 @@ class HindsightMCP(MCPServer[Container]):
         tool = self._tool_manager.get_tool(name)
         container = self.holder.container if self.holder is not None else None
         redactor = container.redactor if container is not None else None
-        refusal = None if tool is None else _argument_errors(tool, arguments, redactor)
+        refusal, checked = (None, None) if tool is None else _argument_errors(tool, arguments, redactor)
         try:
             await self._count_call(tool, refused=tool is None or refusal is not None)
         except HindsightError as exc:
@@ -164,7 +164,8 @@ class HindsightMCP(MCPServer[Container]):
             log.info("tool %r refused arguments %r", name, [e["field"] for e in refusal["errors"]])
             return error_result(refusal)
         try:
-            return await super().call_tool(name, arguments, context)
+            with validated_once(tool.fn_metadata, arguments, checked):  # the SDK's run reuses the check
+                return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if error_object(exc.__cause__) is None:
                 raise
@@ -183,8 +184,9 @@ class HindsightMCP(MCPServer[Container]):
 
 def _argument_errors(
     tool: Tool, arguments: dict[str, Any], redactor: Redactor | None = None
-) -> dict[str, Any] | None:
-    """The ``invalid_arguments`` error object of a call refused before its tool runs, or None: values
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """(The ``invalid_arguments`` error object of a call refused before its tool runs, or None; the
+    tool's validated keyword arguments when its argument model accepted them, or None). Refused: values
     that could not be read (``http_guard`` replaced them by stand-ins, which this removes from
     ``arguments``), arguments the tool does not take, the tool's argument model refusing them (the
     SDK validates them again when it calls the tool), and an identifier argument (a key, a session id:
@@ -208,8 +210,9 @@ def _argument_errors(
         parts.append(f"{name[:100]}: not an argument of {tool.name}")
     if unknown:
         parts[-1] += f" (it takes: {', '.join(sorted(allowed))})"
+    checked = None
     try:
-        tool.fn_metadata.validate_arguments(arguments)
+        checked = tool.fn_metadata.validate_arguments(arguments)
     except ValidationError as exc:
         named = [e["field"] for e in errors]
         for error in validation_error(exc)["errors"]:
@@ -226,7 +229,9 @@ def _argument_errors(
             if message is not None:
                 errors.append({"field": name, "message": message, "type": "redacted_identifier"})
                 parts.append(f"{name}: {message}")
-    return invalid_arguments(errors, "Invalid arguments: " + "; ".join(parts)) if errors else None
+    if errors:
+        return invalid_arguments(errors, "Invalid arguments: " + "; ".join(parts)), checked
+    return None, checked
 
 
 @functools.cache

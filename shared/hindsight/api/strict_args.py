@@ -23,12 +23,19 @@ tools' JSON schemas are unchanged: they already say ``integer``/``number``/``boo
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from pydantic import BaseModel
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+_CHECKED: ContextVar[tuple[FuncMetadata, dict[str, Any], dict[str, Any]] | None] = ContextVar(
+    "hindsight_checked_arguments", default=None
+)
+"""(metadata, the arguments object, its validated keyword arguments) while ``validated_once`` holds."""
 
 
 def validate_strict(model: type[ModelT], arguments: Any) -> ModelT:
@@ -56,6 +63,30 @@ class StrictArguments(FuncMetadata):
         )
 
     def validate_arguments(self, arguments_to_validate: dict[str, Any]) -> dict[str, Any]:
-        """The tool's keyword arguments. Raises ValidationError."""
+        """The tool's keyword arguments (those ``validated_once`` holds for this very object, else
+        validated now). Raises ValidationError."""
+        held = _CHECKED.get()
+        if held is not None and held[0] is self and held[1] is arguments_to_validate:
+            return held[2]
         parsed = validate_strict(self.arg_model, self.pre_parse_json(arguments_to_validate))
         return parsed.model_dump_one_level()
+
+
+@contextmanager
+def validated_once(
+    metadata: FuncMetadata, arguments: dict[str, Any], validated: dict[str, Any] | None
+) -> Iterator[None]:
+    """While the block runs, ``metadata.validate_arguments(arguments)`` — the SDK's, when it runs the
+    tool — answers ``validated`` (what the same call gave moments before, in ``mcp_server``'s check of
+    the call's arguments) instead of validating the same object again: the second strict validation of
+    the same arguments was ~6 % of a memory_write's server CPU (bench/ab_write_ack.py). Only for that
+    object (identity, not equality: the context variable keeps it alive, so no later dict can be taken
+    for it) and that tool's metadata; with ``validated`` None nothing is held."""
+    if validated is None:
+        yield
+        return
+    token = _CHECKED.set((metadata, arguments, validated))
+    try:
+        yield
+    finally:
+        _CHECKED.reset(token)
