@@ -1051,8 +1051,9 @@ def _throughput(data: dict[str, Any], out: list[str]) -> None:
             "statements: the candidate queries for the whole batch, then the inserts, history and write "
             f"results together) runs at ~{_f(bigh['db_per_s'], 0)} jobs/s alone at that row's mean batch of "
             f"{bigh['mean_batch']}; the handler ran {_busy(bigh)} % of the wall time, and "
-            f"{bigh['time_s']['outside_handler']} s of {bigh['wall_s']} s went outside it (receive and "
-            "delete round trips to the emulator, waiting for work); the "
+            f"{bigh['time_s']['outside_handler']} s of {bigh['wall_s']} s went outside it "
+            "(the poller receives the next batch while the handler runs and deletes beside it: what that "
+            "did not hide, and waiting for work); the "
             f"producer's {bigh['jobs']} messages (SendMessageBatch, 10 a call) were all on the queue after "
             f"{bigh['enqueue_s']} s."
         )

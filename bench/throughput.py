@@ -5,7 +5,8 @@ and in the benchmark's interpreter its threads would compete for the GIL with th
 stack's speed-ups, ``hindsight.local.moto_sqs``: moto as released costs O(queue depth) per message sent
 or received, ~2 s per receive of 10 from a queue of 1,500, which is no property of SQS), the local
 poller standing in for Lambda's event source mapping (``SqsPoller``: long poll, batching window,
-delete what succeeded), the embedding worker's
+delete what succeeded; started, it receives the next batch while the handler runs the current one and
+deletes beside it, as the mapping's pollers run beside the function), the embedding worker's
 Lambda handler (``WriteJobWorker``: parse, one embedding call per batch, store with dedup/history in one
 transaction per tenant) and Postgres. A producer thread enqueues N write jobs as fast as SQS takes them
 (SendMessageBatch, 10 per call) while the poller runs; the clock stops when the N-th job has a row in

@@ -6,15 +6,22 @@ It long-polls a queue, hands the messages to a worker handler as the same event 
 the handler did not report in ``batchItemFailures``. Failed records become visible again after the
 visibility timeout and, after the queue's maxReceiveCount, move to its dead-letter queue — the
 emulator applies the redrive policy, as SQS does.
+
+Running (``start()``), it works as the event source mapping does: its receiving runs beside the
+function, so the next batch is in hand when the handler returns, and the deletes of a finished batch run
+beside the next one. ``poll_once()`` and ``drain()`` do one step after another (receive, invoke, delete),
+for tests and shutdown.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,7 +88,13 @@ class SqsPoller:
     and an interactive write waits at most for the bulk batch in progress (``bulk_batch_size`` jobs at
     most, default ``batch_size``). Idle, it long-polls the main queue only (a bulk job then waits up to
     ``wait_time_s``). In AWS the two queues have an event source mapping each, the bulk one with a
-    lower MaximumConcurrency (template.yaml)."""
+    lower MaximumConcurrency (template.yaml).
+
+    Started, one thread receives and another invokes the handler: the receiver holds at most one batch
+    ready (received while the handler runs the current one; so an interactive write may also wait for
+    one bulk batch received before it arrived), and the deletes run on a third thread. The handler is
+    never invoked twice at once, as with a concurrency of one. ``stop()`` stops receiving, then finishes
+    the batch in hand and its deletes."""
 
     def __init__(
         self,
@@ -115,7 +128,15 @@ class SqsPoller:
         self._region = region
         self._arns = {url: self._queue_arn(url) for url in self._urls}
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+        self._ready: queue.Queue[tuple[str, list[dict[str, Any]]]] = queue.Queue(maxsize=1)
+        """The batch received while the handler runs the current one (background mode)."""
+        self._unfinished = 0
+        """Background mode: batches received and not yet through the handler (in hand or running)."""
+        self._finished = threading.Condition()
+        self._receiving = threading.Event()
+        """Set while the background receiver runs."""
+        self._deleter: ThreadPoolExecutor | None = None
         self.batches = 0
         self.failures = 0
         self.bulk_batches = 0
@@ -157,12 +178,16 @@ class SqsPoller:
                 break
         return messages
 
-    def _receive(self) -> tuple[str, list[dict[str, Any]]]:
+    def _receive(self, *, bulk_allowed: bool = True) -> tuple[str, list[dict[str, Any]]] | None:
         """The next batch and its queue: the main queue first; the bulk queue when the main one is empty
-        or its turn has come (``bulk_share``); a long poll on the main queue when both are empty."""
+        or its turn has come (``bulk_share``); a long poll on the main queue when both are empty. None,
+        having received nothing, when the next batch would come from the bulk queue and ``bulk_allowed``
+        is False (the background receiver takes a bulk batch only when the handler is free)."""
         if self._bulk_url is None:
             return self._queue_url, self._receive_from(self._queue_url, self._wait_s)
         if self._streak >= self._bulk_share:
+            if not bulk_allowed:
+                return None
             self._streak = 0
             if bulk := self._receive_from(self._bulk_url, 0):
                 return self._bulk_url, bulk
@@ -170,6 +195,8 @@ class SqsPoller:
             if self._waiting(self._bulk_url):
                 self._streak += 1
             return self._queue_url, main
+        if not bulk_allowed:
+            return None
         self._streak = 0
         if bulk := self._receive_from(self._bulk_url, 0):
             return self._bulk_url, bulk
@@ -184,9 +211,16 @@ class SqsPoller:
 
     def poll_once(self) -> int:
         """Receive one batch, invoke the handler, delete what succeeded. Returns messages received."""
-        url, messages = self._receive()
-        if not messages:
-            return 0
+        batch = self._receive()
+        assert batch is not None  # bulk is allowed
+        url, messages = batch
+        if messages:
+            self._delete(url, self._invoke(url, messages))
+        return len(messages)
+
+    def _invoke(self, url: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Invoke the handler with ``messages`` of ``url``; returns those it did not report as failed
+        (none when it raised)."""
         event = to_lambda_event(messages, self._arns[url], self._region)
         failed: set[str] = set()
         try:
@@ -195,17 +229,19 @@ class SqsPoller:
         except Exception:
             log.exception("%s raised; the whole batch returns to the queue", self._function_name)
             failed = {m["MessageId"] for m in messages}
-        done = [m for m in messages if m["MessageId"] not in failed]
+        self.batches += 1
+        self.bulk_batches += url != self._queue_url
+        self.failures += len(failed)
+        return [m for m in messages if m["MessageId"] not in failed]
+
+    def _delete(self, url: str, done: list[dict[str, Any]]) -> None:
+        """Delete ``done`` from ``url``, ten per DeleteMessageBatch (the SQS maximum)."""
         for start in range(0, len(done), 10):
             chunk = done[start : start + 10]
             self._client.delete_message_batch(
                 QueueUrl=url,
                 Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(chunk)],
             )
-        self.batches += 1
-        self.bulk_batches += url != self._queue_url
-        self.failures += len(failed)
-        return len(messages)
 
     def depth(self) -> tuple[int, int]:
         """(visible, in flight) messages of its queues together, as SQS approximates them."""
@@ -227,21 +263,86 @@ class SqsPoller:
                 return True
         return False
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
+    def _receive_loop(self) -> None:
+        """Background: receive batches and hand them to the invoking thread, one at a time. A bulk batch
+        is received only when the handler is free, and the main queue is looked at again first, so an
+        agent's write waits at most for the bulk batch in progress, as when driven one step at a time."""
+        try:
+            while not self._stop.is_set():
+                with self._finished:
+                    free = self._unfinished == 0
+                try:
+                    batch = self._receive(bulk_allowed=free)
+                except Exception:
+                    log.exception("poller error; retrying in 1 s")
+                    self._stop.wait(1.0)
+                    continue
+                if batch is None:  # bulk's turn: wait until the handler is free
+                    with self._finished:
+                        self._finished.wait_for(lambda: self._unfinished == 0, timeout=0.1)
+                    continue
+                if not batch[1]:
+                    continue
+                with self._finished:
+                    self._unfinished += 1
+                while not self._stop.is_set():
+                    try:
+                        self._ready.put(batch, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                else:  # stopping with a batch in hand: the invoking thread finishes it
+                    self._ready.put(batch)
+        finally:
+            self._receiving.clear()
+
+    def _invoke_loop(self) -> None:
+        """Background: invoke the handler with each batch received; deletes go to the deleting thread.
+        Ends once the receiver has stopped and nothing is left in hand."""
+        assert self._deleter is not None
+        while self._receiving.is_set() or not self._ready.empty():
             try:
-                self.poll_once()
+                url, messages = self._ready.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            try:
+                done = self._invoke(url, messages)
+                self._deleter.submit(self._delete_logged, url, done)
             except Exception:
-                log.exception("poller error; retrying in 1 s")
-                self._stop.wait(1.0)
+                log.exception("poller error")
+            finally:
+                with self._finished:
+                    self._unfinished -= 1
+                    self._finished.notify_all()
+
+    def _delete_logged(self, url: str, done: list[dict[str, Any]]) -> None:
+        try:
+            self._delete(url, done)
+        except Exception:
+            log.exception(
+                "%s: deleting a finished batch failed; it will be delivered again", self._function_name
+            )
 
     def start(self) -> SqsPoller:
-        self._thread = threading.Thread(target=self._run, name=f"poller-{self._function_name}", daemon=True)
-        self._thread.start()
+        """Run in the background (a receiving, an invoking and a deleting thread) until ``stop()``."""
+        self._stop.clear()
+        self._receiving.set()
+        self._deleter = ThreadPoolExecutor(1, thread_name_prefix=f"poller-{self._function_name}-delete")
+        self._threads = [
+            threading.Thread(target=loop, name=f"poller-{self._function_name}-{part}", daemon=True)
+            for part, loop in (("receive", self._receive_loop), ("invoke", self._invoke_loop))
+        ]
+        for thread in self._threads:
+            thread.start()
         return self
 
     def stop(self, timeout_s: float = 10.0) -> None:
+        """Stop receiving, finish the batch in hand and its deletes, and wait for the threads (up to
+        ``timeout_s`` each; the receiver may be in a long poll of ``wait_time_s``)."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout_s)
-            self._thread = None
+        for thread in self._threads:
+            thread.join(timeout_s)
+        self._threads = []
+        if self._deleter is not None:
+            self._deleter.shutdown(wait=True)
+            self._deleter = None
