@@ -44,6 +44,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from difflib import SequenceMatcher
+from functools import cache, lru_cache
 from typing import Literal
 
 from hindsight.domain.memory import Source
@@ -291,13 +292,21 @@ def _stem(word: str) -> str:
     return word
 
 
-def _lemma(word: str) -> str:
-    """The dictionary form of a sentiment or negating verb, when ``word`` is one (else ``word``)."""
+@cache
+def _lemmas() -> dict[str, str]:
+    """Every inflected form of the sentiment and negating verbs → its dictionary form (built once, at
+    the first use)."""
+    table: dict[str, str] = {}
     for base in (*_LIKE, *_NEGATIVE_VERBS):
         forms = (base, base + "s", base + "d", base + "ed", base + "es", base[:-1] + "ing", base + "ing")
-        if word in (*forms, base + base[-1] + "ed", base + base[-1] + "ing"):
-            return base
-    return word
+        for form in (*forms, base + base[-1] + "ed", base + base[-1] + "ing"):
+            table.setdefault(form, base)
+    return table
+
+
+def _lemma(word: str) -> str:
+    """The dictionary form of a sentiment or negating verb, when ``word`` is one (else ``word``)."""
+    return _lemmas().get(word, word)
 
 
 def _numeric(token: str) -> bool:
@@ -321,7 +330,10 @@ class _Frame:
     additive: bool
 
 
+@lru_cache(maxsize=4096)
 def _frame(text: str) -> _Frame:
+    """``text``'s frame (immutable, so kept for the texts seen last: a worker's batch compares the same
+    stored facts with many writes)."""
     original = _contractions(text.strip())
     additive = bool(_ADDITIVE.search(original))
     strong = bool(_STRONG_CORRECTION.search(original)) or bool(_ALTERNATIVE.search(original))

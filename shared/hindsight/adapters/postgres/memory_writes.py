@@ -405,8 +405,9 @@ def merge_history(job: WriteJob, target: dict[str, Any]) -> HistoryRow:
     return HistoryRow(target["id"], "merged", f"near-duplicate write {job.id}", changes)
 
 
-def insert_params(job: WriteJob, vector: str) -> dict[str, Any]:
-    """``INSERT_MEMORY``'s parameters for ``job`` with its embedding (``vector_literal``)."""
+def insert_params(job: WriteJob, vector: str, content_hash: str | None = None) -> dict[str, Any]:
+    """``INSERT_MEMORY``'s parameters for ``job`` with its embedding (``vector_literal``) and its
+    ``content_hash`` (computed here when not given)."""
     d = job.draft
     span = d.event_span
     return {
@@ -417,7 +418,7 @@ def insert_params(job: WriteJob, vector: str) -> dict[str, Any]:
         "key": d.key,
         "query": d.query,
         "content": d.content,
-        "hash": job.content_hash,
+        "hash": job.content_hash if content_hash is None else content_hash,
         "importance": d.importance,
         "created_at": job.submitted_at,
         "occurred_at": d.event_at,
@@ -454,18 +455,21 @@ def insert_params(job: WriteJob, vector: str) -> dict[str, Any]:
 def memories_json(rows: Sequence[dict[str, Any]]) -> str:
     """``INSERT_MEMORIES``' parameter: ``insert_params`` dicts as one JSON array of objects keyed by column
     (UUIDs and times as text, which Postgres reads back exactly: ISO 8601 keeps the microseconds and the
-    offset)."""
+    offset; a NULL left out, which ``jsonb_to_recordset`` reads as NULL)."""
+    keys = [(c, k) for c, k, _ in MEMORY_COLUMNS]
+    objects = [{c: v for c, k in keys if (v := row[k]) is not None} for row in rows]
+    return json.dumps(objects, default=_json_value)
 
-    def value(v: Any) -> Any:
-        if isinstance(v, Jsonb):
-            return v.obj
-        if isinstance(v, datetime | date):
-            return v.isoformat()
-        if isinstance(v, UUID):
-            return str(v)
-        return v
 
-    return json.dumps([{c: value(row[k]) for c, k, _ in MEMORY_COLUMNS} for row in rows])
+def _json_value(v: Any) -> Any:
+    """``json.dumps``' ``default``: the values of ``insert_params`` JSON has no type for."""
+    if isinstance(v, Jsonb):
+        return v.obj
+    if isinstance(v, datetime | date):
+        return v.isoformat()
+    if isinstance(v, UUID):
+        return str(v)
+    raise TypeError(f"{type(v).__name__} is not JSON serializable")
 
 
 async def _store_one(

@@ -62,6 +62,9 @@ from hindsight.domain.contradiction import (
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.text import same_information
 
+_MARGIN = 1e-9
+"""How far below a threshold ``_Segment._similar_stored`` still keeps a candidate (a matrix product may
+round its last bits differently from the one dot product that decides)."""
 StoreOne = Callable[[AsyncConnection, PreparedWrite], Awaitable[StoreResult]]
 
 _DONE = """SELECT job_id, outcome, memory_id, reason FROM write_results
@@ -242,12 +245,16 @@ class _Segment:
         self._done, self._results = done, results
         self._writes = _Writes()
         self._stored: list[_Stored] = []
+        self._stored_keys: set[tuple[str, str]] = set()  # (agent, key) of the semantic facts in _stored
         self._touched: set[UUID] = set()  # memories whose status this segment changed
         self._close: dict[int, list[dict[str, Any]]] = {}
         self._on_key: dict[int, list[dict[str, Any]]] = {}
         self._conflicting: dict[int, list[dict[str, Any]]] = {}
         self._unit: dict[int, Any] = {}
         self._vectors: dict[int, str] = {}  # each job's embedding as a vector literal, formatted once
+        self._hashes: dict[int, str] = {}  # each job's content hash, computed once
+        # the unit vectors of ``_stored``, row k for ``_stored[k]`` (allocated by ``_query``)
+        self._stored_units: Any = None
 
     async def run(self, start: int) -> int:
         """Decide jobs from ``start``; the index where the segment ends (``len(items)``: all decided)."""
@@ -280,6 +287,8 @@ class _Segment:
             v = np.asarray(self._items[i].embedding, dtype=np.float64)
             norm = float(np.linalg.norm(v))
             self._unit[i] = v / norm if norm else v
+            self._hashes[i] = jobs[i].content_hash
+        self._stored_units = np.empty((len(indexes), len(self._unit[todo[0]])))
         spans = {i: jobs[i].draft.event_span for i in todo}
         rows = await fetch_all(
             self._conn,
@@ -295,7 +304,7 @@ class _Segment:
                 "occ": [jobs[i].draft.event_at for i in todo],
                 "prec": [s.precision if (s := spans[i]) else None for i in todo],
                 "ctx": [jobs[i].draft.context is not None for i in todo],
-                "hash": [jobs[i].content_hash for i in todo],
+                "hash": [self._hashes[i] for i in todo],
                 "keyless": any(jobs[i].draft.key is None for i in todo),
                 "semantic": any(jobs[i].draft.layer == "semantic" for i in todo),
                 "min": self._dedup,
@@ -340,6 +349,16 @@ class _Segment:
     def _similarity(self, a: int, b: int) -> float:
         return float(self._unit[a] @ self._unit[b])
 
+    def _similar_stored(self, index: int, floor: float) -> list[_Stored]:
+        """The memories stored earlier in the segment whose similarity to job ``index`` may reach
+        ``floor``, in ``_stored``'s order: one matrix-vector product over them all (the exact value of
+        each is ``_similarity``'s, computed by the caller; the margin keeps any whose product rounds
+        differently). Candidates below a threshold are never taken, so the others need no look."""
+        if not self._stored:
+            return []
+        sims = self._stored_units[: len(self._stored)] @ self._unit[index]
+        return [self._stored[k] for k in np.flatnonzero(sims >= floor - _MARGIN)]
+
     def _record(self, job: WriteJob, outcome: str, memory_id: UUID, reason: str | None = None) -> StoreResult:
         self._writes.results.append((job.id, job.agent_id, outcome, memory_id, reason))
         return StoreResult(job_id=job.id, outcome=outcome, memory_id=memory_id, reason=reason)  # type: ignore[arg-type]
@@ -367,19 +386,23 @@ class _Segment:
         # the fact this write is a past value of: the one on its key, or a later contradicting fact
         holder: dict[str, Any] | None = None
         kept: list[dict[str, Any]] = []
-        if replaced and not is_additive(draft.content):
+        additive = is_additive(draft.content)
+        if replaced and not additive:
             replaced, kept, holder = order_on_key(job, replaced)
         semantic = draft.layer == "semantic" and holder is None  # a past value is not compared: not current
-        conflicts = self._conflict_candidates(index, job, replaced + kept) if semantic else []
+        conflicts = self._conflict_candidates(index, job, replaced + kept, additive) if semantic else []
         # Every check has passed: from here on the job's writes are decided.
-        self._writes.inserts.append(insert_params(job, self._vectors[index]))
+        self._writes.inserts.append(insert_params(job, self._vectors[index], self._hashes[index]))
         for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
             self._writes.chunks.append(
                 (job.id, number, self._tenant, job.agent_id, text, vector_literal(chunk_embedding))
             )
+        self._stored_units[len(self._stored)] = self._unit[index]
         self._stored.append(_Stored(job.id, index, job))
+        if draft.layer == "semantic" and draft.key is not None:
+            self._stored_keys.add((job.agent_id, draft.key))
         reason = None
-        if replaced and is_additive(draft.content):
+        if replaced and additive:
             newest = replaced[0]["id"]
             self._writes.relations.append(
                 (self._tenant, job.id, newest, "related", "adds to the fact on the same key")
@@ -471,7 +494,7 @@ class _Segment:
         span = draft.event_span
         precision = span.precision if span else None
         extra = []
-        for s in self._stored:
+        for s in self._similar_stored(index, self._dedup):  # below it a candidate is never merged into
             d = s.job.draft
             same_scope = s.job.agent_id == job.agent_id and d.layer == draft.layer and d.key == draft.key
             if not (s.active and same_scope):
@@ -482,16 +505,11 @@ class _Segment:
                     continue
                 if (other.precision if other else "instant") != precision:
                     continue
-            if draft.context is not None and s.job.content_hash != job.content_hash:
+            if draft.context is not None and self._hashes[s.index] != self._hashes[index]:
                 continue
-            extra.append(
-                {
-                    "id": s.id,
-                    "content": d.content,
-                    "source": d.source,
-                    "similarity": self._similarity(index, s.index),
-                }
-            )
+            similarity = self._similarity(index, s.index)
+            if similarity >= self._dedup:
+                extra.append({"id": s.id, "content": d.content, "source": d.source, "similarity": similarity})
         return _nearest(rows + extra, DEDUP_CANDIDATES)
 
     def _facts_to_replace(self, index: int, job: WriteJob) -> list[dict[str, Any]]:
@@ -500,10 +518,7 @@ class _Segment:
         draft = job.draft
         if draft.layer != "semantic" or draft.key is None:
             return []
-        if any(
-            s.job.agent_id == job.agent_id and (s.job.draft.layer, s.job.draft.key) == ("semantic", draft.key)
-            for s in self._stored
-        ):
+        if (job.agent_id, draft.key) in self._stored_keys:
             raise _Restart  # a fact on the key may be one of the batch's: ask the store
         rows = self._on_key.get(index, [])
         inferred = draft.source == "agent_inferred"
@@ -515,31 +530,33 @@ class _Segment:
         return rows
 
     def _conflict_candidates(
-        self, index: int, job: WriteJob, replaced: list[dict[str, Any]]
+        self, index: int, job: WriteJob, replaced: list[dict[str, Any]], additive: bool
     ) -> list[dict[str, Any]]:
         rows = self._conflicting.get(index, [])
         if any(r["id"] in self._touched for r in rows):
             raise _Restart
         # an additive write keeps the facts on its key active, and compares with them like any other
-        exclude = {r["id"] for r in replaced} if not is_additive(job.draft.content) else set()
+        exclude = {r["id"] for r in replaced} if not additive else set()
         rows = [r for r in rows if r["id"] not in exclude][:CONFLICT_CANDIDATES]
         key = job.draft.key
         extra = []
-        for s in self._stored:
+        for s in self._similar_stored(index, self._conflict):  # below it a candidate is never compared
             d = s.job.draft
             if not (s.active and s.job.agent_id == job.agent_id and d.layer == "semantic" and s.id != job.id):
                 continue
             if s.id in exclude or (key is not None and d.key is not None and d.key != key):
                 continue
-            extra.append(
-                {
-                    "id": s.id,
-                    "content": d.content,
-                    "source": d.source,
-                    "similarity": self._similarity(index, s.index),
-                    "since": s.job.valid_since,
-                }
-            )
+            similarity = self._similarity(index, s.index)
+            if similarity >= self._conflict:
+                extra.append(
+                    {
+                        "id": s.id,
+                        "content": d.content,
+                        "source": d.source,
+                        "similarity": similarity,
+                        "since": s.job.valid_since,
+                    }
+                )
         return _nearest(rows + extra, CONFLICT_CANDIDATES)
 
     async def flush(self) -> None:
