@@ -107,6 +107,19 @@ def _raw_http(raw: dict[str, Any] | None) -> str:
     )
 
 
+def _floor(floor: dict[str, Any] | None) -> str:
+    """The sentence on the floor of the write path (write_ack's ``floor_bare_asgi`` row, ``--floor``), or
+    ""."""
+    if not floor:
+        return ""
+    return (
+        f" The same POST to a bare ASGI app under uvicorn that only parses it and sends one SendMessage "
+        f"from a kept thread (the floor: one HTTP round trip and a thread hop over SendMessage, no MCP SDK, "
+        f"auth, rate limit, input checks or operation log): p50 {_ms(floor['p50'])} ms, "
+        f"{floor['ratio_p50']}× SendMessage."
+    )
+
+
 def _ms(value: Any) -> str:
     return "–" if value is None else f"{value:.1f}"
 
@@ -1384,6 +1397,7 @@ def _observations(data: dict[str, Any], out: list[str]) -> None:
             f"the emulator took p50 {_ms(raw['p50'])} ms (p99 {_ms(raw['p99'])}), the whole `memory_write` "
             f"p50 {_ms(ack['p50'])} ms."
             + _raw_http(ack.get("raw_http"))
+            + _floor(ack.get("floor_bare_asgi"))
             + _server_parts(ack.get("server_parts_p50_ms"), "raw_http" in ack)
         )
     loc = data.get("locomo")

@@ -11,17 +11,25 @@ load; the ratio of the p50s and the median of the per-round ratios are reported 
 No worker runs meanwhile: the acknowledgement is what is measured, not storage.
 
     python bench/run.py latency  (the write_ack section), or on its own:
-    python bench/write_ack.py [--count 200] [--record]
+    python bench/write_ack.py [--count 200] [--record] [--floor]
+
+``--floor`` adds the write path's floor on this machine in the same rounds: after the raw POST, the same
+request to a bare ASGI app under uvicorn (a process of its own) that only parses it and sends one
+SendMessage from a kept thread, as the server's queue adapter does (``floor_bare_asgi``: no MCP SDK, no
+Starlette, no auth, rate limit, input checks or operation log). What the MCP app adds over that floor
+is what can be optimised; what the floor adds over SendMessage alone (one HTTP round trip and a thread
+hop) cannot.
 
 ``--record`` merges the result into bench/results/latest.json (then ``make bench-report``); each run also
-reports where the server's time goes (``server_parts_p50_ms``: medians of the tool call, the SQS send, the
-rate limiter, admission and the operation log, timed inside the server process).
+reports where the server's time goes (``server_parts_p50_ms``: medians of the tool call, the SQS send,
+the rate limiter, admission and the operation log, timed inside the server process).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import statistics
@@ -103,17 +111,83 @@ def _serve(settings: Settings, port: int, log_file: Path) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
+def _serve_floor(endpoint: str, port: int) -> None:
+    """Child process: the floor of a write acknowledgement over HTTP (``_floor_app``) under uvicorn on
+    127.0.0.1:port, served as ``_serve`` serves the MCP app, until terminated."""
+    import uvicorn
+
+    uvicorn.run(_floor_app(endpoint), host="127.0.0.1", port=port, log_level="warning")
+
+
+def _floor_app(endpoint: str) -> Any:
+    """A bare ASGI app that does for a ``tools/call`` POST only what an acknowledgement cannot skip: read
+    the body, parse the JSON-RPC request, one SendMessage of its arguments (to the queue URL the request
+    names in ``params.queue_url``) in a kept thread, as ``SqsJobQueue`` sends, and answer a JSON-RPC
+    result naming the message id. No MCP SDK, no Starlette, no auth, no rate limit, no input checks, no
+    operation log: the write path's floor on this machine, in the same run (``floor_bare_asgi``).
+    ``GET /healthz`` answers 200."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from hindsight.adapters.sqs_queue import sqs_client
+
+    sqs = sqs_client("us-east-1", endpoint)
+    threads = ThreadPoolExecutor(4, thread_name_prefix="floor-send")
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (message := await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        answer: dict[str, Any] = {"status": "ok"}
+        if scope["method"] == "POST":
+            request = json.loads(body)
+            params = request["params"]
+            sent = await asyncio.wrap_future(
+                threads.submit(
+                    sqs.send_message,
+                    QueueUrl=params["queue_url"],
+                    MessageBody=json.dumps(params["arguments"]),
+                    MessageAttributes={
+                        "kind": {"DataType": "String", "StringValue": "memory.write"},
+                        "tenant_id": {"DataType": "String", "StringValue": "floor"},
+                    },
+                )
+            )
+            answer = {
+                "jsonrpc": "2.0",
+                "id": request["id"],
+                "result": {"structuredContent": {"id": sent["MessageId"], "status": "queued"}},
+            }
+        data = json.dumps(answer).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": data})
+
+    return app
+
+
 class ServerProcess:
     """The MCP server in a spawned process (context manager); ``url`` once it answers /healthz."""
 
-    def __init__(self, settings: Settings, log_file: Path) -> None:
+    def __init__(self, settings: Settings, log_file: Path, floor_endpoint: str | None = None) -> None:
+        """``floor_endpoint``: serve the floor app (``_floor_app``, SQS at that endpoint) instead."""
         from hindsight.local.ports import free_port
 
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
-        self._proc = multiprocessing.get_context("spawn").Process(
-            target=_serve, args=(settings.replace(http_port=self.port), self.port, log_file), daemon=True
+        target, args = (
+            (_serve, (settings.replace(http_port=self.port), self.port, log_file))
+            if floor_endpoint is None
+            else (_serve_floor, (floor_endpoint, self.port))
         )
+        self._proc = multiprocessing.get_context("spawn").Process(target=target, args=args, daemon=True)
 
     def __enter__(self) -> ServerProcess:
         import urllib.request
@@ -187,12 +261,33 @@ def _row(samples: list[float], sends: list[float]) -> dict[str, Any]:
     }
 
 
+async def _floor_post(http: Any, url: str, rpc_id: int, args: dict[str, Any], queue_url: str) -> None:
+    """The raw write's request to the floor app (``_floor_app``). Raises RuntimeError unless queued."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": rpc_id,
+        "method": "tools/call",
+        "params": {"name": "memory_write", "arguments": args, "queue_url": queue_url},
+    }
+    response = await http.post(url, json=body)
+    answer = response.json() if response.status_code == 200 else {}
+    if (answer.get("result") or {}).get("structuredContent", {}).get("status") != "queued":
+        raise RuntimeError(f"floor answered {response.status_code}: {response.text[:300]}")
+
+
 async def interleaved(
-    url: str, token: str, endpoint: str, queue_url: str, count: int, warmup: int
+    url: str,
+    token: str,
+    endpoint: str,
+    queue_url: str,
+    count: int,
+    warmup: int,
+    floor_url: str | None = None,
 ) -> dict[str, Any]:
-    """``count`` rounds (after ``warmup``) of SendMessage, memory_write through the official client, and
-    memory_write as a raw JSON-RPC POST. Returns the official client's percentiles (ms) with its p50
-    ratio and median per-round ratio, SendMessage's percentiles, and ``raw_http``'s row alike.
+    """``count`` rounds (after ``warmup``) of SendMessage, memory_write through the official client,
+    memory_write as a raw JSON-RPC POST and, with ``floor_url``, the raw POST's request to the floor app
+    (``_floor_app``). Returns the official client's percentiles (ms) with its p50 ratio and median
+    per-round ratio, SendMessage's percentiles, and ``raw_http``'s and ``floor_bare_asgi``'s rows alike.
 
     Raises RuntimeError if an acknowledgement is not ``queued``."""
     import httpx2
@@ -203,6 +298,7 @@ async def interleaved(
     memories = synthetic.memories(count + warmup, seed=99)
     acks: list[float] = []
     raws: list[float] = []
+    floors: list[float] = []
     sends: list[float] = []
     headers = {**RAW_HEADERS, "Authorization": f"Bearer {token}"}
     async with (
@@ -224,30 +320,52 @@ async def interleaved(
             raw_acked = (time.perf_counter() - started) * 1000
             if ack.get("status") != "queued" or raw.get("status") != "queued":
                 raise RuntimeError(f"unexpected ack {ack} / {raw}")
+            if floor_url is not None:
+                started = time.perf_counter()
+                await _floor_post(http, floor_url, i, raw_args, queue_url)
+                floors.append((time.perf_counter() - started) * 1000)
             if i >= warmup:
                 sends.append(sent)
                 acks.append(acked)
                 raws.append(raw_acked)
+    floor = {"floor_bare_asgi": _row(floors[warmup:], sends)} if floors else {}
     return {
         **_row(acks, sends),
         "sqs_send_message_alone": percentiles(sends),
         "raw_http": _row(raws, sends),
+        **floor,
         "protocol": "interleaved rounds: SendMessage, memory_write through the official MCP client, "
-        "memory_write as a raw JSON-RPC POST; MCP server in its own process",
+        "memory_write as a raw JSON-RPC POST"
+        + (", the raw POST to a bare ASGI app doing only its SendMessage (floor)" if floors else "")
+        + "; MCP server (and floor app) each in its own process",
     }
 
 
 def measure(
-    settings: Settings, token: str, count: int, warmup: int, no_rate_limit: dict[str, int]
+    settings: Settings,
+    token: str,
+    count: int,
+    warmup: int,
+    no_rate_limit: dict[str, int],
+    floor: bool = False,
 ) -> dict[str, Any]:
-    """The interleaved measurement with a fresh emulator and server process (see the module doc)."""
+    """The interleaved measurement with a fresh emulator and server process (see the module doc).
+    ``floor``: also the floor app's row (``floor_bare_asgi``). Its SendMessage goes to the same queue,
+    so a run with it queues four messages a round instead of three; moto as released takes longer per
+    send the deeper the queue, so compare ratios only between runs with the same setting."""
     with external_sqs() as (endpoint, queues):
         server_settings = settings.replace(
             write_queue_url=queues.writes, aws_endpoint_url=endpoint, **no_rate_limit
         )
         log_file = bench_tmpdir("write-ack-logs") / "server.log"
-        with ServerProcess(server_settings, log_file) as server:
-            result = asyncio.run(interleaved(server.url, token, endpoint, queues.writes, count, warmup))
+        with contextlib.ExitStack() as stack:
+            server = stack.enter_context(ServerProcess(server_settings, log_file))
+            floor_url = None
+            if floor:
+                floor_url = stack.enter_context(ServerProcess(server_settings, log_file, endpoint)).url
+            result = asyncio.run(
+                interleaved(server.url, token, endpoint, queues.writes, count, warmup, floor_url)
+            )
         parts = log_file.with_name("server-parts.json")
         if parts.exists():
             result["server_parts_p50_ms"] = json.loads(parts.read_text())
@@ -261,6 +379,11 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--record", action="store_true", help="merge into bench/results/latest.json")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also post each raw write to a bare ASGI app doing only its SendMessage (floor_bare_asgi)",
+    )
     args = parser.parse_args()
     from latency import NO_RATE_LIMIT, TENANT
 
@@ -271,6 +394,7 @@ def main() -> None:
             args.count,
             args.warmup,
             NO_RATE_LIMIT,
+            floor=args.floor,
         )
     log(json.dumps(result, indent=1))
     if args.record:
