@@ -127,3 +127,51 @@ def test_a_remapped_copy_into_the_same_tenant_leaves_one_fact_per_key(
     assert "key ui.theme (default): " in imported.stdout
     # the copy began to hold at the same instant: a tie goes to the newer write, as on a key
     assert _state(stack, theme)[0] == "superseded"
+
+
+def test_an_imported_value_is_fitted_among_the_keys_past_values_and_never_silently_over_an_archived_statement(
+    cli: Any,  # noqa: F811
+    stack: LocalStack,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    lisbon, porto, vegan = _store(
+        stack,
+        tenant,
+        [
+            ("default", MemoryDraft(content="The team works from the Lisbon office", key="team.location",
+                                    valid_from=JUN)),
+            ("default", MemoryDraft(content="The team works from the Porto office", key="team.location",
+                                    valid_from=JAN)),  # a past value of Lisbon: [Jan, Jun)
+            ("default", MemoryDraft(content="Cy is vegan", key="cy.diet")),
+        ],
+    )  # fmt: skip
+    _rows(stack, "UPDATE memories SET status = 'archived' WHERE id = %s RETURNING id", vegan)
+    source = f"{tenant}-src"
+    madrid, meat = _store(
+        stack,
+        source,
+        [
+            ("default", MemoryDraft(content="The team works from the Madrid office", key="team.location",
+                                    valid_from=MAR)),
+            ("default", MemoryDraft(content="Cy eats meat", key="cy.diet", source="agent_inferred")),
+        ],
+    )  # fmt: skip
+    dump = tmp_path / "export.jsonl"
+    assert cli("export", "--tenant", source, "-o", str(dump)).exit_code == 0
+    imported = cli("import", str(dump), "--tenant", tenant, "--remap-ids", "--json")
+    assert imported.exit_code == 0, imported.output
+    madrid, meat = (remap(str(i), tenant) for i in (madrid, meat))
+    # Porto held until Madrid began; Madrid until Lisbon: one value at every instant
+    assert _state(stack, porto) == ("superseded", JAN, MAR)
+    assert _state(stack, madrid) == ("superseded", MAR, JUN)
+    assert _state(stack, lisbon) == ("active", JUN, None)
+    # the inference is stored, linked to the user's archived statement, which stays archived
+    assert _state(stack, meat)[0] == "active"
+    assert _state(stack, vegan)[0] == "archived"
+    assert _rows(
+        stack, "SELECT kind FROM memory_relations WHERE from_id = %s AND to_id = %s", meat, vegan
+    ) == [("contradicts",)]
+    settled = {s["key"]: s for s in json.loads(imported.stdout)["settled"]}
+    assert settled["team.location"]["ended"] == [str(porto)]
+    assert settled["cy.diet"]["kept"] == [str(vegan)]

@@ -24,11 +24,13 @@ class KeySettlement(BaseModel):
     """The imported memory (its id in the target tenant)."""
     superseded: tuple[UUID, ...] = ()
     """Facts of the tenant it superseded (they began to hold at or before it)."""
+    ended: tuple[UUID, ...] = ()
+    """Past values of the key it began inside: they end where it begins."""
     past_value_of: UUID | None = None
     """The fact of the tenant that began to hold after it: the imported one is stored superseded by it."""
     kept: tuple[UUID, ...] = ()
-    """Facts left active beside it (an addition, or the source rules: an inference never decides the fate
-    of what the user stated)."""
+    """Facts left beside it (an addition, or the source rules: an inference never decides the fate of what
+    the user stated — also an archived statement, linked ``contradicts``)."""
     reason: str
 
 

@@ -9,7 +9,8 @@ schema does not have (an export from a newer schema: migrate first).
 A key names one fact (per tenant, agent, semantic layer): an imported active keyed fact that meets active
 facts of the tenant on its key — another tenant's export, or a ``remap_ids`` copy into the same tenant —
 is settled with them as the worker settles a write (``memory_writes.order_values``: valid-time order and
-the source rules; an addition stays beside them), under the worker's key locks, with the same supersedes
+the source rules; an addition stays beside them; among the key's past values, ``fit_in_past``; an
+inference is linked to an archived user statement), under the worker's key locks, with the same supersedes
 links and history rows (actor ``import``), and reported (``KeySettlement``). Import never leaves two
 holders of one key that a write would not have left.
 """
@@ -27,10 +28,16 @@ from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.conflicts import supersede
 from hindsight.adapters.postgres.memory_writes import (
+    ARCHIVED_STATEMENT,
+    ARCHIVED_STATEMENTS,
     KEY_HOLDERS,
     KEY_LOCKS,
+    LATER_VALUE,
+    PAST_ON_KEY,
     PAST_VALUE,
     RELATE,
+    ended_reason,
+    fit_in_past,
     kept_reason,
     key_lock,
     order_values,
@@ -39,6 +46,7 @@ from hindsight.adapters.postgres.memory_writes import (
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction
 from hindsight.domain.contradiction import is_additive
 from hindsight.domain.errors import InvalidInput
+from hindsight.domain.text import same_information
 from hindsight.ports.archive import KeySettlement
 
 TABLES = {
@@ -316,12 +324,14 @@ class PostgresArchive:
 
 
 async def _settle_on_key(conn: AsyncConnection, tenant_id: str, memory_id: Any) -> KeySettlement | None:
-    """Settle the just-imported active keyed fact ``memory_id`` with the other active facts of its agent
-    on its key, as ``memory_writes._store_one`` settles a write (the caller holds the key's lock): an
-    additive one stays beside them (linked ``related``); otherwise, by ``order_values``, it supersedes
-    each that began to hold at or before it, is a past value of the earliest that began after it (stored
-    superseded by it, valid until then), and stays beside an inference/user statement pair the source
-    rules keep (linked ``contradicts``). None when the key had no other active fact."""
+    """Settle the just-imported active keyed fact ``memory_id`` with the other values of its agent's key,
+    as ``memory_writes._store_one`` settles a write (the caller holds the key's lock): an additive one
+    stays beside the active facts (linked ``related``); otherwise, by ``order_values``, it supersedes each
+    active fact that began to hold at or before it, is a past value of the earliest that began after it
+    (stored superseded by it, valid until then), and stays beside an inference/user statement pair the
+    source rules keep (linked ``contradicts``); among the key's past values (``fit_in_past``) it ends the
+    one it begins inside and, as a past value, ends where the next begins; an inference is linked to an
+    archived user statement on the key (``ARCHIVED_STATEMENTS``). None when it met nothing on the key."""
     new = await fetch_one(
         conn,
         """SELECT id, agent_id, key, source, content, coalesce(valid_from, occurred_at, created_at) AS since
@@ -329,36 +339,50 @@ async def _settle_on_key(conn: AsyncConnection, tenant_id: str, memory_id: Any) 
         (memory_id, tenant_id),
     )
     assert new is not None
-    holders = [
-        h
-        for h in await fetch_all(conn, KEY_HOLDERS, (tenant_id, new["agent_id"], new["key"]))
-        if h["id"] != new["id"]
-    ]
-    if not holders:
-        return None
-    settled = {"agent_id": new["agent_id"], "key": new["key"], "memory_id": new["id"]}
+    agent, key, since = new["agent_id"], new["key"], new["since"]
+    holders = [h for h in await fetch_all(conn, KEY_HOLDERS, (tenant_id, agent, key)) if h["id"] != new["id"]]
+    settled = {"agent_id": agent, "key": key, "memory_id": new["id"]}
     if is_additive(new["content"]):
+        if not holders:
+            return None
         newest = holders[0]["id"]
         why = "adds to the fact on the same key"
         await conn.execute(RELATE, (tenant_id, new["id"], newest, "related", why))
         kept_ids = tuple(h["id"] for h in holders)
         return KeySettlement(**settled, kept=kept_ids, reason=f"adds to {newest} (same key, both active)")
-    superseded, kept, holder = order_values(new["source"], new["since"], holders)
+    superseded, kept, holder = order_values(new["source"], since, holders)
+    past = await fetch_all(conn, PAST_ON_KEY, (tenant_id, agent, key, since, new["id"]))
+    ended, holder = fit_in_past(new["source"], since, past, holder)
     parts = []
     for old in superseded:
-        await supersede(conn, tenant_id, new["id"], old["id"], new["since"], IMPORTED_NEWER, IMPORT)
+        await supersede(conn, tenant_id, new["id"], old["id"], since, IMPORTED_NEWER, IMPORT)
         parts.append(f"supersedes {old['id']}")
+    for old in ended:
+        await supersede(conn, tenant_id, new["id"], old["id"], since, LATER_VALUE, IMPORT)
+        parts.append(ended_reason(old["id"], since))
     for old in kept if holder is None else []:  # a past value is not current: it contradicts nothing now
         why, part = kept_reason(old)
         await conn.execute(RELATE, (tenant_id, new["id"], old["id"], "contradicts", why))
         parts.append(part)
+    archived: list[UUID] = []
     if holder is not None:
         await supersede(conn, tenant_id, holder["id"], new["id"], holder["since"], PAST_VALUE, IMPORT)
         parts.append(past_value_reason(holder["id"], holder["since"]))
+    elif new["source"] == "agent_inferred":  # never silently the fact over an archived user statement
+        for old in await fetch_all(conn, ARCHIVED_STATEMENTS, (tenant_id, agent, key, since)):
+            if not same_information(new["content"], old["content"]):
+                await conn.execute(
+                    RELATE, (tenant_id, new["id"], old["id"], "contradicts", ARCHIVED_STATEMENT)
+                )
+                archived.append(old["id"])
+                parts.append(f"contradicts {old['id']} (user_stated, archived: kept, shown beside it)")
+    if not parts:
+        return None
     return KeySettlement(
         **settled,
         superseded=tuple(o["id"] for o in superseded),
+        ended=tuple(o["id"] for o in ended),
         past_value_of=holder["id"] if holder is not None else None,
-        kept=tuple(o["id"] for o in kept),
+        kept=tuple(o["id"] for o in kept) + tuple(archived),
         reason="; ".join(parts),
     )
