@@ -180,7 +180,7 @@ def one_config(
     wall = time.monotonic() - started
     producer.join()
     conn.close()
-    poller.stop()
+    poller.stop(timeout_s=MAX_WALL_S)  # a timed-out run's handler may still be in a batch: let it end
     worker.close()
     embed_s, db_s = timers["embed"].passage_s, timers["db"].store_s
     sizes = handler.batches

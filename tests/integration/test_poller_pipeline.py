@@ -1,7 +1,8 @@
 """The local poller running in the background (``SqsPoller.start()``), as Lambda's event source mapping
 runs beside the function: the next batch is received while the handler runs the current one, the handler
 is never invoked twice at once, failed records still come back, the bulk lane keeps its share, and
-``stop()`` finishes the batch in hand. Real SQS emulator over HTTP; the handlers are plain functions."""
+``stop()`` lets the handler finish and returns a batch received ahead to its queue. Real SQS emulator
+over HTTP; the handlers are plain functions."""
 
 from __future__ import annotations
 
@@ -116,20 +117,23 @@ def test_the_next_batch_is_received_while_the_handler_runs_the_current_one(sqs: 
     assert not handler.overlapped
 
 
-def test_stop_finishes_the_batch_in_hand_and_its_deletes(sqs: Any) -> None:
+def test_stop_lets_the_handler_finish_and_returns_the_batch_received_ahead(sqs: Any) -> None:
     url = _queue(sqs, 20)
     handler = Recorder(hold_first=True)
     poller = SqsPoller(sqs, url, handler, function_name="pipe", batch_size=10, wait_time_s=0)
     poller.start()
-    assert _until(lambda: _in_flight(sqs, url) == (0, 20))  # one batch in the handler, one in hand
+    assert _until(lambda: _in_flight(sqs, url) == (0, 20))  # one batch in the handler, one received ahead
     # When the poller is stopped while the handler still runs
     stopping = threading.Thread(target=poller.stop, kwargs={"timeout_s": WAIT_S})
     stopping.start()
     handler.release.set()
     stopping.join()
-    # Then both batches were handled and deleted before stop() returned
+    # Then the handler's batch was finished and deleted, and the other is on the queue again, visible
+    assert len(handler.batches) == 1
+    assert _in_flight(sqs, url) == (10, 0)
+    # And a poller started later stores it
+    assert SqsPoller(sqs, url, handler, function_name="pipe", batch_size=10, wait_time_s=0).drain(WAIT_S)
     assert sorted(handler.seen) == sorted(f"m {i}" for i in range(20))
-    assert _in_flight(sqs, url) == (0, 0)
 
 
 def test_failed_records_of_a_started_poller_come_back_after_the_visibility_timeout(sqs: Any) -> None:

@@ -93,8 +93,8 @@ class SqsPoller:
     Started, one thread receives and another invokes the handler: the receiver holds at most one batch
     ready (received while the handler runs the current one; so an interactive write may also wait for
     one bulk batch received before it arrived), and the deletes run on a third thread. The handler is
-    never invoked twice at once, as with a concurrency of one. ``stop()`` stops receiving, then finishes
-    the batch in hand and its deletes."""
+    never invoked twice at once, as with a concurrency of one. ``stop()`` stops receiving, lets the
+    handler finish its batch and returns a batch received ahead to its queue."""
 
     def __init__(
         self,
@@ -291,8 +291,11 @@ class SqsPoller:
                         break
                     except queue.Full:
                         continue
-                else:  # stopping with a batch in hand: the invoking thread finishes it
-                    self._ready.put(batch)
+                else:  # stopping with a batch in hand: back to its queue
+                    self._release(*batch)
+                    with self._finished:
+                        self._unfinished -= 1
+                        self._finished.notify_all()
         finally:
             self._receiving.clear()
 
@@ -306,14 +309,34 @@ class SqsPoller:
             except queue.Empty:
                 continue
             try:
-                done = self._invoke(url, messages)
-                self._deleter.submit(self._delete_logged, url, done)
+                if self._stop.is_set():  # received ahead, not started: back to its queue
+                    self._release(url, messages)
+                else:
+                    done = self._invoke(url, messages)
+                    self._deleter.submit(self._delete_logged, url, done)
             except Exception:
                 log.exception("poller error")
             finally:
                 with self._finished:
                     self._unfinished -= 1
                     self._finished.notify_all()
+
+    def _release(self, url: str, messages: list[dict[str, Any]]) -> None:
+        """Make ``messages`` of ``url`` visible again at once (received ahead, not handled: at stop)."""
+        try:
+            for start in range(0, len(messages), 10):
+                chunk = messages[start : start + 10]
+                self._client.change_message_visibility_batch(
+                    QueueUrl=url,
+                    Entries=[
+                        {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"], "VisibilityTimeout": 0}
+                        for i, m in enumerate(chunk)
+                    ],
+                )
+        except Exception:
+            log.exception(
+                "%s: could not release a batch; it is visible again after the timeout", self._function_name
+            )
 
     def _delete_logged(self, url: str, done: list[dict[str, Any]]) -> None:
         try:
@@ -337,8 +360,10 @@ class SqsPoller:
         return self
 
     def stop(self, timeout_s: float = 10.0) -> None:
-        """Stop receiving, finish the batch in hand and its deletes, and wait for the threads (up to
-        ``timeout_s`` each; the receiver may be in a long poll of ``wait_time_s``)."""
+        """Stop receiving, let the handler finish the batch it runs and its deletes, and wait for the
+        threads (up to ``timeout_s`` each; the receiver may be in a long poll of ``wait_time_s``). A batch
+        received ahead and not started goes back to its queue, visible at once (its messages keep the
+        receive this counted), so stopping waits for one batch at most, as before."""
         self._stop.set()
         for thread in self._threads:
             thread.join(timeout_s)
