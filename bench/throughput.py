@@ -250,10 +250,16 @@ def worker_db_only(settings: Settings, batch: int, count: int, seed: int) -> dic
         handler(event, context)
     worker.close()
     db_s = timers["db"].store_s
+    with psycopg.connect(settings.require_database_url(), autocommit=True) as conn:
+        row = conn.execute(
+            """SELECT array_to_string(reloptions, ', ') FROM pg_class
+               WHERE relname = 'memories_embedding_hnsw' AND relkind = 'i'"""
+        ).fetchone()
     return {
         "embedder": "hash",
         "batch_size": batch,
         "jobs": count,
+        "hnsw_index": row[0] if row else None,  # its build options as the run found them; None: dropped
         "handler_s": round(handler.seconds, 2),
         "db_store_s": round(db_s, 2),
         "handler_jobs_per_s": round(count / handler.seconds, 1),
