@@ -199,3 +199,23 @@ def test_a_started_poller_takes_no_bulk_batch_while_the_handler_runs(sqs: Any) -
     assert handler.batches[1] == ["main agent"]
     assert [b[0].split()[0] for b in handler.batches[2:]] == ["bulk"] * (len(handler.batches) - 2)
     assert _in_flight(sqs, bulk) == (0, 0)
+
+
+def test_nothing_is_received_ahead_while_batches_take_a_quarter_of_the_visibility_timeout(sqs: Any) -> None:
+    # Given a queue whose visibility timeout is 4 s and a handler that takes 1.2 s a batch
+    url = _queue(sqs, 30, visibility_s=4)
+    in_flight: list[int] = []
+
+    def slow(event: dict[str, Any], _: Any) -> None:
+        time.sleep(1.2)
+        in_flight.append(_in_flight(sqs, url)[1])
+
+    poller = SqsPoller(sqs, url, slow, function_name="slow", batch_size=10, wait_time_s=0)
+    poller.start()
+    try:
+        assert _until(lambda: len(in_flight) == 3)
+    finally:
+        poller.stop()
+    # Then only the first batch had one received ahead (no duration known yet); later ones had none, so
+    # no batch waits in hand long enough to time out and be delivered twice
+    assert in_flight == [20, 10, 10]

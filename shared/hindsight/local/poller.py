@@ -91,10 +91,11 @@ class SqsPoller:
     lower MaximumConcurrency (template.yaml).
 
     Started, one thread receives and another invokes the handler: the receiver holds at most one batch
-    ready (received while the handler runs the current one; so an interactive write may also wait for
-    one bulk batch received before it arrived), and the deletes run on a third thread. The handler is
-    never invoked twice at once, as with a concurrency of one. ``stop()`` stops receiving, lets the
-    handler finish its batch and returns a batch received ahead to its queue."""
+    ready, received while the handler runs the current one (none while batches take a quarter of the
+    visibility timeout or more: a batch received ahead must not time out before it is handled), and the
+    deletes run on a third thread. The handler is never invoked twice at once, as with a concurrency of
+    one. ``stop()`` stops receiving, lets the handler finish its batch and returns a batch received ahead
+    to its queue."""
 
     def __init__(
         self,
@@ -126,7 +127,12 @@ class SqsPoller:
         self._window_s = batching_window_s
         self._wait_s = wait_time_s
         self._region = region
-        self._arns = {url: self._queue_arn(url) for url in self._urls}
+        attributes = {url: self._queue_attributes(url) for url in self._urls}
+        self._arns = {url: str(a["QueueArn"]) for url, a in attributes.items()}
+        self._visibility_s = min(int(a.get("VisibilityTimeout", 30)) for a in attributes.values())
+        """The shortest visibility timeout of its queues: a batch received ahead must start well within."""
+        self._last_handler_s = 0.0
+        """How long the handler took on its last batch (background mode: whether to receive ahead)."""
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._ready: queue.Queue[tuple[str, list[dict[str, Any]]]] = queue.Queue(maxsize=1)
@@ -145,9 +151,11 @@ class SqsPoller:
     def _urls(self) -> list[str]:
         return [self._queue_url] + ([self._bulk_url] if self._bulk_url else [])
 
-    def _queue_arn(self, url: str) -> str:
-        attributes = self._client.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])
-        return str(attributes["Attributes"]["QueueArn"])
+    def _queue_attributes(self, url: str) -> dict[str, Any]:
+        attributes = self._client.get_queue_attributes(
+            QueueUrl=url, AttributeNames=["QueueArn", "VisibilityTimeout"]
+        )
+        return dict(attributes["Attributes"])
 
     @property
     def function_name(self) -> str:
@@ -223,12 +231,14 @@ class SqsPoller:
         (none when it raised)."""
         event = to_lambda_event(messages, self._arns[url], self._region)
         failed: set[str] = set()
+        started = time.monotonic()
         try:
             response = self._handler(event, LocalLambdaContext(self._function_name)) or {}
             failed = {f["itemIdentifier"] for f in response.get("batchItemFailures", [])}
         except Exception:
             log.exception("%s raised; the whole batch returns to the queue", self._function_name)
             failed = {m["MessageId"] for m in messages}
+        self._last_handler_s = time.monotonic() - started
         self.batches += 1
         self.bulk_batches += url != self._queue_url
         self.failures += len(failed)
@@ -270,6 +280,10 @@ class SqsPoller:
         try:
             while not self._stop.is_set():
                 with self._finished:
+                    # One batch ahead at most, and none when batches take long: a batch received ahead
+                    # waits for the current one, and its visibility timeout runs meanwhile.
+                    if not self._finished.wait_for(self._may_receive, timeout=0.1):
+                        continue
                     free = self._unfinished == 0
                 try:
                     batch = self._receive(bulk_allowed=free)
@@ -298,6 +312,12 @@ class SqsPoller:
                         self._finished.notify_all()
         finally:
             self._receiving.clear()
+
+    def _may_receive(self) -> bool:
+        """Whether the receiver may receive now (under ``_finished``): while fewer than two batches are
+        unfinished, or none once the handler's last batch took a quarter of the visibility timeout."""
+        ahead = 2 if self._last_handler_s < self._visibility_s / 4 else 1
+        return self._unfinished < ahead
 
     def _invoke_loop(self) -> None:
         """Background: invoke the handler with each batch received; deletes go to the deleting thread.
