@@ -73,9 +73,11 @@ buffers per probe / probe p50 ms: 400 0.961 / 3811 / 35.7, 500 0.9725 / 4573 / 4
 builds, 0.64x the buffers (0.71x the probe time) of 1000 on the same graph, ~0.81x the buffers of the 128
 graph's probe at 1000. The former rule, one unit per 800 rows within [200, 1000], gave 1000 at 1M: on a
 256 graph that reads ~1.26x the 128 graph's buffers there (SQL + ranking at 1M was 23.8 ms on the 128
-graph at 1000, against the 25 ms target). 310k is not measured on a 256 graph: 336 is above the 300 at
-which the 128 graph read 0.965, and the 256 graphs read more than the 128 ones at every breadth measured
-at 110k and 1.01M."""
+graph at 1000, against the 25 ms target). At 310k rows, one 256 build (``bench/hnsw_sweep.py --size
+300000 --modes relaxed_order --ef 200,250,300,rule,400``, 08:49 UTC, load ~10, build 707.6 s): 200 0.9735
+/ 2464 buffers, 250 0.981 / 2985, 300 0.9865 / 3402, 336 (the rule) 0.989 / 3716, 400 0.9915 / 4340.
+bench/latency.py's own check at 1.01M (``bench/run.py latency --sizes 1000000 --search-only
+--keep-stack``, 08:35-08:51 UTC) read 0.984 at the rule's 607."""
 PINNED_EF_SEARCH = "hindsight.hnsw_ef_search"
 """A per-connection setting that, when set (``HINDSIGHT_HNSW_EF_SEARCH``), pins the breadth instead."""
 
