@@ -114,6 +114,20 @@ async def test_facts_on_two_different_keys_are_never_compared(
     assert {k for _, _, k in kinds} & {"contradicts", "supersedes"}
 
 
+async def test_facts_on_two_codes_that_name_two_things_stay_apart(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """Trial 0825, H5: the same statement about widget A0 and widget B0 is two facts, not a changed value
+    (each write its own worker batch, so the old one is already stored when the new one is checked)."""
+    async with mcp_client(server.url, token) as client:
+        old = await _write(client, poller, content="Interactive fact A-0: the widget A0 weighs 1 grams")
+        new = await _write(client, poller, content="Interactive fact B-0: the widget B0 weighs 1 grams")
+        views = [await _get(client, memory_id) for memory_id in (old, new)]
+    for view in views:
+        assert view["memory"]["status"] == "active"
+        assert not [r for r in view["relations"] if r["kind"] in ("contradicts", "supersedes")]
+
+
 async def test_an_unsure_pair_stays_flagged_without_a_judge(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:

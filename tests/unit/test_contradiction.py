@@ -31,6 +31,16 @@ from hindsight.domain.contradiction import compare_facts, is_additive, resolve
         # another subject or another identifier is another thing
         ("Maya lives in Lisbon.", "Tom lives in Porto.", "unrelated"),
         ("Order A-1042 shipped on Monday.", "Order A-1043 shipped on Monday.", "unrelated"),
+        # a code naming the subject is no value, even when the rest is the same (trial 0825, H5)
+        ("The widget A0 weighs 1 gram.", "The widget B0 weighs 1 gram.", "unrelated"),
+        (
+            "Interactive fact A-0: the widget A0 weighs 1 grams",
+            "Interactive fact B-0: the widget B0 weighs 1 grams",
+            "unrelated",
+        ),
+        ("The user's server db-1 has 16 GB of RAM.", "The user's server db-2 has 16 GB of RAM.", "unrelated"),
+        ("Fact A-3: widget A3 weighs 10 grams", "Fact A-3: widget A3 weighs 12 grams", "contradiction"),
+        ("The user sits in row B12.", "The user sits in row B14.", "contradiction"),
         ("The user likes jazz.", "The user's partner dislikes jazz.", "unrelated"),
         ("用户喜欢喝咖啡。", "用户的同事不喜欢喝咖啡。", "unrelated"),
         # unsure: flagged, never superseded

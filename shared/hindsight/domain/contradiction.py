@@ -25,7 +25,8 @@ intensifiers and correction markers removed, copulas made one token:
    however it is written) after a shared subject and at least one shared frame word, and the span is a
    value — a number, a date or time, a name (capitalised), or any word when the verb is single-valued
    ("The user's flight lands at 18:40" / "… at 20:15"; "The user prefers window seats" / "… aisle seats
-   now"). A different identifier (A-1042 / A-1043) names another thing: unrelated. A change after a verb
+   now"). A different identifier (A-1042 / A-1043), or a different code (A0 / B0, db-1 / db-2) followed by
+   the same statement about it, names another thing: unrelated. A change after a verb
    that can hold many values ("speaks", "plays", "likes", "reads") is only a possible conflict: "The user
    speaks French" / "The user speaks German" is more often an addition. A change of a verb or other word
    that is no value ("learning" / "studying") is a possible conflict.
@@ -201,6 +202,10 @@ _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_NUMERAL = frozenset("〇零一二两三四五六七八九十百千万")
 _TOKEN = re.compile(rf"[{_CJK}]|\d[\w:.,/-]*|[^\W\d_{_CJK}][\w'@.+-]*", re.UNICODE)
 _IDENTIFIER = re.compile(r"^[a-z]{1,6}-\d{2,}|^#\d+$")
+_CODE = re.compile(r"^[a-z]{1,6}-?\d+[a-z]?$")
+"""A short code of letters and digits ("A0", "B-3", "db-1", "rack7b"): it names a thing. Followed by what
+is said about it, a different code is another thing, not another value ("widget A0 weighs 1 gram" /
+"widget B0 weighs 1 gram"); at the end of the statement it may be the value ("sits in row B12")."""
 _COLOURS = frozenset(
     [
         "red",
@@ -415,6 +420,14 @@ def _is_value(token: str, names: frozenset[str]) -> bool:
     )
 
 
+def _names_the_subject(old: tuple[str, ...], start: int, length: int, differing: list[str]) -> bool:
+    """Whether the changed span (``length`` tokens of the ``old`` frame from ``start``; its ``differing``
+    tokens from both sides) names what the rest of the statement, the same on both sides, is about: a
+    code with the statement going on after it ("widget A0 weighs 1 gram" / "widget B0 weighs 1 gram").
+    Names are left to the other rules: "lives in Lisbon and is happy" / "… Porto …" is another value."""
+    return start + length < len(old) and any(_CODE.match(t) for t in differing)
+
+
 def _predicate_overlap(a: _Frame, b: _Frame) -> float:
     """Shared share of the words after the subject (the first word), copulas aside."""
     x = {t for t in a.tokens[1:] if t != "<be>"}
@@ -467,6 +480,8 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     if a.tokens[start - 1] != "<be>" and any(_IDENTIFIER.match(t) for t in (*was, *now)):
         return PairVerdict("unrelated", ("other_identifier",))  # "order A-1042" / "order A-1043"
     differing = [t for t in (*was, *now) if not (t in was and t in now)]
+    if a.tokens[start - 1] != "<be>" and _names_the_subject(a.tokens, start, len(was), differing):
+        return PairVerdict("unrelated", ("other_identifier",))  # "server db-1 has" / "server db-2 has"
     numeric = all(_numeric(t) for t in differing)
     cjk = all(_cjk(t) for t in (*was, *now))
     longest = max(len(was), len(now))
