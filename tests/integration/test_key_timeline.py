@@ -210,3 +210,84 @@ async def test_restoring_a_fact_a_contradiction_superseded_retires_the_contradic
         assert (await _memory(client, enjoy))["status"] == "active"
         hits = (await call(client, "memory_search", {"query": "Thai green curry"}))["results"]
         assert [h["memory"]["id"] for h in hits if h["memory"]["id"] in (enjoy, hate)] == [enjoy]
+
+
+# ---- a restore puts the restored value back into its key's timeline (trial 08:25, H1 H2 H3) ------------
+
+
+@pytest.mark.anyio
+async def test_a_restored_past_value_holds_alone_and_restoring_the_next_one_ends_it_where_that_begins(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+
+        async def office(city: str, start: str) -> str:
+            content = f"The team works from the {city} office"
+            return await _stored(client, poller, key="team.office", content=content, occurred_at=start)
+
+        lisbon = await office("Lisbon", "2026-06-01")
+        porto = await office("Porto", "2026-01-01")
+        madrid = await office("Madrid", "2026-03-01")
+        faro = await office("Faro", "2025-10-01")
+        await call(client, "memory_update", {"id": lisbon, "action": "update", "valid_from": "2026-04-01"})
+        every = {lisbon, porto, madrid, faro}
+        assert await _held_at(client, "2026-04-15", every) == {lisbon}
+
+        # restoring Madrid: Madrid is the value again from March; Lisbon (which began inside) never held
+        restored = await call(client, "memory_update", {"id": madrid, "action": "restore"})
+        assert restored["superseded"] == [lisbon]
+        assert await _state(client, lisbon) == ("superseded", "2026-04-01T00:00:00Z", madrid)
+        now = datetime.now(UTC).isoformat()
+        for at in ("2026-04-15", "2026-05-15", "2026-07-15", now):
+            assert await _held_at(client, at, every) == {madrid}, at
+        assert await _held_at(client, "2026-02-01", every) == {porto}
+
+        # restoring Lisbon: Madrid ends where Lisbon begins, as after the write
+        back = await call(client, "memory_update", {"id": lisbon, "action": "restore"})
+        assert back["superseded"] == [madrid]
+        assert await _state(client, madrid) == ("superseded", "2026-04-01T00:00:00Z", lisbon)
+        assert await _state(client, lisbon) == ("active", None, None)
+        for at, held in (
+            ("2026-03-15", madrid),
+            ("2026-04-15", lisbon),
+            ("2026-07-15", lisbon),
+            (now, lisbon),
+        ):
+            assert await _held_at(client, at, every) == {held}, at
+
+
+@pytest.mark.anyio
+async def test_a_fact_restored_after_forget_never_holds_beside_the_value_written_meanwhile(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        acme = await _stored(client, poller, key="p.finn", content="Finn works at Acme")
+        await call(client, "memory_forget", {"id": acme, "reason": "wrong"})
+        initech = await _stored(client, poller, key="p.finn", content="Finn works at Initech")
+        began = (await _memory(client, initech))["created_at"]
+        await call(client, "memory_update", {"id": acme, "action": "restore"})
+        both = {acme, initech}
+        for at in (began, datetime.now(UTC).isoformat()):
+            assert await _held_at(client, at, both) == {acme}, at
+
+
+@pytest.mark.anyio
+async def test_restoring_the_current_value_over_an_upcoming_one_keeps_it_until_that_one_begins(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        berlin = await _stored(client, poller, key="team.city", content="The team is based in Berlin")
+        munich = await _stored(
+            client, poller, key="team.city", content="The team is based in Munich", occurred_at="2027-03-01"
+        )
+        assert await _state(client, berlin) == ("superseded", "2027-03-01T00:00:00Z", munich)
+        await call(client, "memory_update", {"id": berlin, "action": "restore"})
+        assert await _state(client, munich) == ("superseded", "2027-03-01T00:00:00Z", berlin)
+        again = await call(client, "memory_update", {"id": munich, "action": "restore"})
+        assert again["superseded"] == [berlin]
+        # as after the write: Berlin holds until Munich begins
+        assert await _state(client, berlin) == ("superseded", "2027-03-01T00:00:00Z", munich)
+        assert await _state(client, munich) == ("active", None, None)
+        both = {berlin, munich}
+        assert await _held_at(client, datetime.now(UTC).isoformat(), both) == {berlin}
+        assert await _held_at(client, "2027-04-01", both) == {munich}

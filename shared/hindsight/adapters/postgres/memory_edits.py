@@ -13,10 +13,11 @@ update that moves an active semantic memory onto a key supersedes the active fac
 ``memory_write`` with that key would, under the same advisory key lock the worker takes (taken before the
 row lock, as the worker does), so a concurrent write or update on the key cannot leave two active facts.
 A restore (status back to ``active``) of a semantic memory with a key does the same: the restored fact is
-the one on its key again, and whatever holds the key now is superseded by it, under that key's lock; the
-end of validity its supersedes gave it is undone (it holds again — to the end it had before them, if the
-caller gave it one; the history keeps the end). A restored key-less fact is the fact again the same way: the
-active facts that superseded it (a contradiction, a supersede, a supersedes link) are superseded by it.
+the one on its key again, under that key's lock; the end of validity its supersedes gave it is undone (it
+holds again — to the end it had before them, if the caller gave it one; the history keeps the end), and it
+is put back into the key's timeline from its own start (``_fit_restored``): one value at each instant. A
+restored key-less fact is the fact again the same way: the active facts that superseded it (a
+contradiction, a supersede, a supersedes link) are superseded by it.
 
 An update that moves a keyed semantic value's period (``valid_from``, ``valid_to``) is settled with the
 key's other values by the write path's rule (``domain.contradiction.order_contradiction``), under the
@@ -40,7 +41,7 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.postgres.conflicts import supersede
 from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
-from hindsight.adapters.postgres.memory_writes import KEY_LOCK, KEY_LOCKS, LATER_VALUE, key_lock
+from hindsight.adapters.postgres.memory_writes import KEY_LOCK, KEY_LOCKS, LATER_VALUE, PAST_VALUE, key_lock
 from hindsight.adapters.postgres.rows import (
     MEMORY_COLUMNS,
     fetch_all,
@@ -63,7 +64,7 @@ from hindsight.domain.memory import (
     content_hash,
 )
 from hindsight.domain.text import entity_terms
-from hindsight.domain.timetravel import valid_start
+from hindsight.domain.timetravel import takes_key, valid_start
 from hindsight.domain.versions import check_memory_version
 from hindsight.ports import EditedMemory, ForgetOutcome, Vector
 
@@ -172,7 +173,7 @@ async def _end_before_supersedes(
 async def _take_key(
     conn: AsyncConnection, scope: Scope, memory_id: UUID, key: str, actor: str, why: str = MOVED_ONTO_KEY
 ) -> list[UUID]:
-    """``memory_id`` (just moved onto ``key``, or restored on it) becomes the fact on it: every other
+    """``memory_id`` (just moved onto ``key``) becomes the fact on it: every other
     active semantic memory of the agent on the key is superseded by it, ending now — the write path's
     ``supersede`` (status, ``valid_to``, ``supersedes`` relation with reason ``why``, history). Every
     holder, not only the newest: after it the key names this fact alone. The caller holds the key's
@@ -202,6 +203,40 @@ def _overlap(a: tuple[datetime, datetime | None], b: tuple[datetime, datetime | 
     if (a1 is not None and a1 <= a0) or (b1 is not None and b1 <= b0):
         return False  # an empty period holds at no instant
     return (b1 is None or a0 < b1) and (a1 is None or b0 < a1)
+
+
+async def _fit_restored(
+    conn: AsyncConnection, scope: Scope, restored: StoredMemory, actor: str
+) -> list[UUID]:
+    """A restored keyed semantic value (its supersede ends undone) is the key's value again from its own
+    start, settled with the key's other values in valid time so that one value holds at each instant
+    (``_overlap``): a value that began before it, or with it (``timetravel.takes_key``, the write's order),
+    ends where it begins, as a write's value ends it; a value that began after it, inside its period,
+    never held (empty period at its own start, as an upcoming value a restore retires) — the restore says
+    this value is the fact, not the one that replaced it. An active value that begins after the end the
+    restored one keeps (a given end) holds the key: the restored value is its past value. The caller
+    holds the key's lock. The ids superseded (ended or retired)."""
+    start = valid_start(restored)
+    period = (start, restored.valid_to)
+    rows = await fetch_all(conn, _VALUES_ON_KEY, (scope.tenant_id, scope.agent_id, restored.key, restored.id))
+    retired: list[UUID] = []
+    later: list[dict[str, Any]] = []
+    for row in rows:
+        if _overlap(period, (row["since"], row["until"])):
+            until = start if takes_key(start, row["since"]) else row["since"]
+        elif row["status"] == "active" and (restored.valid_to is None or row["since"] < restored.valid_to):
+            until = start  # an active value that ended before this one begins: a past value of it
+        elif row["status"] == "active":
+            later.append(row)
+            continue
+        else:
+            continue
+        await supersede(conn, scope.tenant_id, restored.id, row["id"], until, RESTORED_ONTO_KEY, actor)
+        retired.append(row["id"])
+    if later:  # restored with an end before the key's value began: a past value of it
+        holder = min(later, key=lambda r: r["since"])
+        await supersede(conn, scope.tenant_id, holder["id"], restored.id, holder["since"], PAST_VALUE, actor)
+    return retired
 
 
 async def _fit_period(
@@ -247,7 +282,7 @@ RESTORED_OVER = "restored over the fact that superseded it, by memory_update"
 
 async def _retire_successors(conn: AsyncConnection, scope: Scope, memory_id: UUID, actor: str) -> list[UUID]:
     """A restored key-less fact (a contradiction, a supersede or a supersedes link retired it) is the fact
-    again, as a restored keyed one is on its key (``_take_key``): the active facts of the agent that
+    again, as a restored keyed one is on its key (``_fit_restored``): the active facts of the agent that
     superseded it are superseded by it, ending now — else both would stand, saying opposite things. The
     ids superseded."""
     rows = await fetch_all(
@@ -368,8 +403,9 @@ class PostgresMemoryEditor:
         expected_version: int | None = None,
     ) -> EditedMemory | None:
         """Set the status (a no-op when it is already that). A restore (``active``) of a semantic memory
-        with a key makes it the fact on that key: the agent's other active facts on it are superseded
-        (``superseded``), and the end of validity its supersedes gave it is undone (module doc).
+        with a key makes it the fact on that key: the end of validity its supersedes gave it is undone and
+        it is put back into the key's timeline (``_fit_restored``; the values it ends or retires in
+        ``superseded``); a key-less one retires the facts that superseded it (``_retire_successors``).
         Raises VersionConflict as ``update``."""
         action = {
             "active": "restored",
@@ -405,9 +441,8 @@ class PostgresMemoryEditor:
                     conn, scope.tenant_id, actor, HistoryRow(memory_id, action, reason, changes)
                 )
                 if status == "active" and current.layer == "semantic" and current.key is not None:
-                    superseded = await _take_key(
-                        conn, scope, memory_id, current.key, actor, RESTORED_ONTO_KEY
-                    )
+                    restored = await _reload(conn, memory_id)
+                    superseded = await _fit_restored(conn, scope, restored, actor)
                 elif status == "active" and current.layer == "semantic":
                     superseded = await _retire_successors(conn, scope, memory_id, actor)
             return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
