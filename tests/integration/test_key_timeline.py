@@ -291,3 +291,37 @@ async def test_restoring_the_current_value_over_an_upcoming_one_keeps_it_until_t
         both = {berlin, munich}
         assert await _held_at(client, datetime.now(UTC).isoformat(), both) == {berlin}
         assert await _held_at(client, "2027-04-01", both) == {munich}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("restored_source", ["user_stated", "agent_inferred"])
+async def test_restoring_the_first_fact_of_a_contradiction_chain_settles_it_with_the_fact_that_holds_it(
+    server: BackgroundServer, poller: SqsPoller, token: str, restored_source: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+
+        async def gym(euros: int, source: str = "user_stated") -> str:
+            content = f"My gym membership costs {euros} euros per month"
+            return await _stored(client, poller, key=None, content=content, source=source)
+
+        first = await gym(40, restored_source)
+        second = await gym(55)
+        third = await gym(70)
+        assert (await _state(client, first))[::2] == ("superseded", second)
+        assert (await _state(client, second))[::2] == ("superseded", third)
+        restored = await call(client, "memory_update", {"id": first, "action": "restore"})
+        hits = {
+            h["memory"]["id"]: h
+            for h in (await call(client, "memory_search", {"query": "gym membership"}))["results"]
+        }
+        if restored_source == "user_stated":
+            # the fact that now holds the chain is retired by it, as the direct successor would be
+            assert restored["superseded"] == [third]
+            assert (await _state(client, third))[::2] == ("superseded", first)
+            assert [i for i in hits if i in (first, second, third)] == [first]
+        else:
+            # an inference never retires what the user stated: both stay, linked and flagged
+            assert not restored["superseded"]
+            assert (await _memory(client, third))["status"] == "active"
+            assert "possible_conflict" in hits[first]["flags"]
+            assert third in [r["memory"]["id"] for r in hits[first]["related"]]

@@ -16,8 +16,9 @@ A restore (status back to ``active``) of a semantic memory with a key does the s
 the one on its key again, under that key's lock; the end of validity its supersedes gave it is undone (it
 holds again — to the end it had before them, if the caller gave it one; the history keeps the end), and it
 is put back into the key's timeline from its own start (``_fit_restored``): one value at each instant. A
-restored key-less fact is the fact again the same way: the active facts that superseded it (a
-contradiction, a supersede, a supersedes link) are superseded by it.
+restored key-less fact is the fact again the same way: the active facts that now hold its chain of
+successors (a contradiction, a supersede, a supersedes link, followed through successors superseded since)
+are superseded by it, by the write's source rules.
 
 An update that moves a keyed semantic value's period (``valid_from``, ``valid_to``) is settled with the
 key's other values by the write path's rule (``domain.contradiction.order_contradiction``), under the
@@ -51,7 +52,7 @@ from hindsight.adapters.postgres.rows import (
     tenant_transaction,
     vector_literal,
 )
-from hindsight.domain.contradiction import is_additive, order_contradiction
+from hindsight.domain.contradiction import is_additive, order_contradiction, resolve
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import (
     MemoryChanges,
@@ -280,27 +281,55 @@ RESTORED_OVER = "restored over the fact that superseded it, by memory_update"
 """The ``supersedes`` relation's reason when a restored key-less fact retires the fact that replaced it."""
 
 
-async def _retire_successors(conn: AsyncConnection, scope: Scope, memory_id: UUID, actor: str) -> list[UUID]:
+RESTORED_BESIDE = "a restored inference disagrees with what the user stated since; both kept"
+"""The ``contradicts`` link's reason when a restored key-less inference meets the user's statement that
+now holds its chain (the source rules: an inference never retires what the user stated)."""
+
+_CHAIN_HOLDERS = """WITH RECURSIVE chain(id) AS (
+       SELECT r.from_id FROM memory_relations r
+        WHERE r.tenant_id = %(t)s AND r.to_id = %(id)s AND r.kind = 'supersedes'
+       UNION
+       SELECT r.from_id FROM chain c
+         JOIN memories s ON s.id = c.id AND s.tenant_id = %(t)s AND s.status = 'superseded'
+         JOIN memory_relations r ON r.tenant_id = %(t)s AND r.to_id = c.id AND r.kind = 'supersedes')
+   SELECT m.id, m.source FROM memories m JOIN chain c ON c.id = m.id
+    WHERE m.tenant_id = %(t)s AND m.agent_id = %(a)s AND m.id <> %(id)s
+      AND m.status = 'active' AND m.layer = 'semantic'
+    ORDER BY m.id FOR UPDATE OF m"""
+"""The agent's active semantic facts that hold a memory's chain of successors now: the facts that
+superseded it, and through every successor since superseded in turn, the facts that superseded those
+(A superseded by B, B by C: C). Cycles end (UNION)."""
+
+
+async def _retire_successors(
+    conn: AsyncConnection, scope: Scope, restored: StoredMemory, actor: str
+) -> list[UUID]:
     """A restored key-less fact (a contradiction, a supersede or a supersedes link retired it) is the fact
-    again, as a restored keyed one is on its key (``_fit_restored``): the active facts of the agent that
-    superseded it are superseded by it, ending now — else both would stand, saying opposite things. The
-    ids superseded."""
+    again, as a restored keyed one is on its key (``_fit_restored``): the active facts that now hold its
+    chain of successors (``_CHAIN_HOLDERS``: not only the direct successor, which may be superseded itself)
+    are superseded by it, ending now — else both would stand, saying opposite things — by the write's
+    source rules (``domain.contradiction.resolve``, the restored fact in the newer one's role): a restored
+    inference never retires what the user stated; the two stay, linked ``contradicts`` (flagged
+    ``possible_conflict``). The ids superseded."""
     rows = await fetch_all(
-        conn,
-        """SELECT m.id FROM memory_relations r
-           JOIN memories m ON m.id = r.from_id AND m.tenant_id = r.tenant_id
-           WHERE r.tenant_id = %s AND r.to_id = %s AND r.kind = 'supersedes' AND m.agent_id = %s
-             AND m.status = 'active' AND m.layer = 'semantic'
-           ORDER BY m.id FOR UPDATE OF m""",
-        (scope.tenant_id, memory_id, scope.agent_id),
+        conn, _CHAIN_HOLDERS, {"t": scope.tenant_id, "id": restored.id, "a": scope.agent_id}
     )
     if not rows:
         return []
     clock = await fetch_one(conn, "SELECT now() AS now")
     assert clock is not None
+    retired: list[UUID] = []
     for row in rows:
-        await supersede(conn, scope.tenant_id, memory_id, row["id"], clock["now"], RESTORED_OVER, actor)
-    return [r["id"] for r in rows]
+        if resolve(restored.source, row["source"]) == "keep_both":
+            await conn.execute(
+                """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
+                   VALUES (%s, %s, %s, 'contradicts', %s) ON CONFLICT (from_id, to_id, kind) DO NOTHING""",
+                (scope.tenant_id, restored.id, row["id"], RESTORED_BESIDE),
+            )
+            continue
+        await supersede(conn, scope.tenant_id, restored.id, row["id"], clock["now"], RESTORED_OVER, actor)
+        retired.append(row["id"])
+    return retired
 
 
 class PostgresMemoryEditor:
@@ -405,7 +434,7 @@ class PostgresMemoryEditor:
         """Set the status (a no-op when it is already that). A restore (``active``) of a semantic memory
         with a key makes it the fact on that key: the end of validity its supersedes gave it is undone and
         it is put back into the key's timeline (``_fit_restored``; the values it ends or retires in
-        ``superseded``); a key-less one retires the facts that superseded it (``_retire_successors``).
+        ``superseded``); a key-less one retires the facts holding its chain (``_retire_successors``).
         Raises VersionConflict as ``update``."""
         action = {
             "active": "restored",
@@ -444,7 +473,7 @@ class PostgresMemoryEditor:
                     restored = await _reload(conn, memory_id)
                     superseded = await _fit_restored(conn, scope, restored, actor)
                 elif status == "active" and current.layer == "semantic":
-                    superseded = await _retire_successors(conn, scope, memory_id, actor)
+                    superseded = await _retire_successors(conn, scope, await _reload(conn, memory_id), actor)
             return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
 
     async def forget(
