@@ -114,14 +114,26 @@ async def test_facts_on_two_different_keys_are_never_compared(
     assert {k for _, _, k in kinds} & {"contradicts", "supersedes"}
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (
+            "Interactive fact A-0: the widget A0 weighs 1 grams",
+            "Interactive fact B-0: the widget B0 weighs 1 grams",
+        ),
+        # the polarity rule: a negated statement about another code is no contradiction either
+        ("The user's server db-1 is in use.", "The user's server db-2 is no longer in use."),
+    ],
+)
 async def test_facts_on_two_codes_that_name_two_things_stay_apart(
-    server: BackgroundServer, poller: SqsPoller, token: str
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
 ) -> None:
-    """Trial 0825, H5: the same statement about widget A0 and widget B0 is two facts, not a changed value
-    (each write its own worker batch, so the old one is already stored when the new one is checked)."""
+    """Trial 0825, H5: the same statement about widget A0 and widget B0 is two facts, not a changed value,
+    and a negated one about db-2 does not contradict db-1's (each write its own worker batch, so the old one
+    is already stored when the new one is checked)."""
     async with mcp_client(server.url, token) as client:
-        old = await _write(client, poller, content="Interactive fact A-0: the widget A0 weighs 1 grams")
-        new = await _write(client, poller, content="Interactive fact B-0: the widget B0 weighs 1 grams")
+        old = await _write(client, poller, content=first)
+        new = await _write(client, poller, content=second)
         views = [await _get(client, memory_id) for memory_id in (old, new)]
     for view in views:
         assert view["memory"]["status"] == "active"

@@ -41,6 +41,13 @@ from hindsight.domain.contradiction import compare_facts, is_additive, resolve
         ("The user's server db-1 has 16 GB of RAM.", "The user's server db-2 has 16 GB of RAM.", "unrelated"),
         ("Fact A-3: widget A3 weighs 10 grams", "Fact A-3: widget A3 weighs 12 grams", "contradiction"),
         ("The user sits in row B12.", "The user sits in row B14.", "contradiction"),
+        # ... and in the polarity rule: another code negated is another thing too
+        ("The user's server db-1 is in use.", "The user's server db-2 is no longer in use.", "unrelated"),
+        ("The user's server db-1 is not in use.", "The user's server db-2 is now in use.", "unrelated"),
+        ("server db-1 is in use", "Actually server db-2 is not in use", "unrelated"),
+        ("The widget A0 weighs 1 gram.", "The widget B0 no longer weighs 1 gram.", "unrelated"),
+        ("Order A-1042 is not shipped any more.", "Order A-1043 is shipped now.", "unrelated"),
+        ("The user's server db-1 is in use.", "The user's server db-1 is no longer in use.", "contradiction"),
         ("The user likes jazz.", "The user's partner dislikes jazz.", "unrelated"),
         ("用户喜欢喝咖啡。", "用户的同事不喜欢喝咖啡。", "unrelated"),
         # unsure: flagged, never superseded

@@ -26,7 +26,8 @@ intensifiers and correction markers removed, copulas made one token:
    value — a number, a date or time, a name (capitalised), or any word when the verb is single-valued
    ("The user's flight lands at 18:40" / "… at 20:15"; "The user prefers window seats" / "… aisle seats
    now"). A different identifier (A-1042 / A-1043), or a different code (A0 / B0, db-1 / db-2) followed by
-   the same statement about it, names another thing: unrelated. A change after a verb
+   the same statement about it, names another thing: unrelated, in this rule and in rule 1 ("server db-1
+   is not in use" / "server db-2 is in use any more"). A change after a verb
    that can hold many values ("speaks", "plays", "likes", "reads") is only a possible conflict: "The user
    speaks French" / "The user speaks German" is more often an addition. A change of a verb or other word
    that is no value ("learning" / "studying") is a possible conflict.
@@ -428,6 +429,20 @@ def _names_the_subject(old: tuple[str, ...], start: int, length: int, differing:
     return start + length < len(old) and any(_CODE.match(t) for t in differing)
 
 
+def _another_thing(tokens: tuple[str, ...], start: int, was: tuple[str, ...], now: tuple[str, ...]) -> bool:
+    """Whether a changed span (``was`` → ``now`` at ``start`` of the old frame ``tokens``, both sides
+    non-empty) names another thing rather than giving another value: a different identifier ("order
+    A-1042" / "order A-1043") or a code naming the subject ("server db-1 has" / "server db-2 has"). A span
+    right after a copula is a value ("the rack is B12" / "… B14"); so is a code at the end
+    (``_names_the_subject``). One rule for the polarity and the changed-value branches."""
+    if start > 0 and tokens[start - 1] == "<be>":
+        return False
+    if any(_IDENTIFIER.match(t) for t in (*was, *now)):
+        return True
+    differing = [t for t in (*was, *now) if not (t in was and t in now)]
+    return _names_the_subject(tokens, start, len(was), differing)
+
+
 def _predicate_overlap(a: _Frame, b: _Frame) -> float:
     """Shared share of the words after the subject (the first word), copulas aside."""
     x = {t for t in a.tokens[1:] if t != "<be>"}
@@ -457,6 +472,9 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     if a.negative != b.negative:
         if _loose(a.tokens) == _loose(b.tokens):
             return PairVerdict("contradiction", ("polarity", *correction))
+        named = _replacement(a.tokens, b.tokens)  # on the full frames: a copula before the span counts
+        if named is not None and named[1] and named[2] and _another_thing(a.tokens, *named):
+            return PairVerdict("unrelated", ("other_identifier",))  # "db-1 is not in use" / "db-2 is"
         change = _replacement(_loose(a.tokens), _loose(b.tokens))
         if change is not None and change[0] < subject and not (change[1] and change[2]):
             return PairVerdict("unrelated")  # a word added to the subject: "the user's partner dislikes"
@@ -477,11 +495,9 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         return unsure  # "学" / "正在学习": words added around the old ones, nothing replaced
     if "<be>" in was or "<be>" in now:
         return unsure  # "is billing.example.org" / "login page": the predicate changed, not its value
-    if a.tokens[start - 1] != "<be>" and any(_IDENTIFIER.match(t) for t in (*was, *now)):
-        return PairVerdict("unrelated", ("other_identifier",))  # "order A-1042" / "order A-1043"
+    if _another_thing(a.tokens, start, was, now):
+        return PairVerdict("unrelated", ("other_identifier",))  # "order A-1042", "server db-1 has" / "…-2"
     differing = [t for t in (*was, *now) if not (t in was and t in now)]
-    if a.tokens[start - 1] != "<be>" and _names_the_subject(a.tokens, start, len(was), differing):
-        return PairVerdict("unrelated", ("other_identifier",))  # "server db-1 has" / "server db-2 has"
     numeric = all(_numeric(t) for t in differing)
     cjk = all(_cjk(t) for t in (*was, *now))
     longest = max(len(was), len(now))
