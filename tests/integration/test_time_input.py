@@ -10,10 +10,13 @@ from typing import Any
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from hindsight.client import call
+from hindsight.domain.isotime import INSTANT_FORMAT, TIME_FORMAT, TIME_PATTERN
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
-from tests.support import PROTOCOL_ERAS, count_memories, drain, mcp_client
+from tests.schema_cases import non_null, resolve, tool_schemas, valid_arguments
+from tests.support import PROTOCOL_ERAS, count_memories, drain, mcp_client, tool_error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 SOME_ID = "00000000-0000-4000-8000-000000000000"
@@ -183,3 +186,71 @@ async def test_a_partial_date_is_found_by_any_window_that_overlaps_its_span(
     assert await found(since="2027-01-01") == set()
     assert await found(until="2025-12-31") == set()  # until a day: up to its end
     assert await found(since="2026-12-01", until="2027-02-01") == {year["id"]}
+
+
+def _time_fields() -> list[tuple[str, dict[str, Any], str, str]]:
+    """(tool, valid base arguments, field, expected form) for every time argument of every tool, from the
+    live schemas: the ISO fields, the instant fields and the phrase-or-ISO search bounds."""
+    fields = []
+    for tool, schema in tool_schemas().items():
+        for name, field_schema in schema.get("properties", {}).items():
+            spec = resolve(non_null(field_schema), schema.get("$defs"))
+            if spec.get("pattern") == TIME_PATTERN:
+                expected = TIME_FORMAT
+            elif spec.get("format") == "date-time":
+                expected = INSTANT_FORMAT
+            elif tool == "memory_search" and name in ("since", "until", "time_range"):
+                expected = TIME_FORMAT
+            else:
+                continue
+            fields.append((tool, valid_arguments(schema), name, expected))
+    return fields
+
+
+TIME_ARGUMENTS = _time_fields()
+
+
+def test_the_time_table_covers_the_tools_that_take_a_time() -> None:
+    """The schema-derived table holds every kind of time argument (so the test below covers them)."""
+    assert {(tool, field) for tool, _, field, _ in TIME_ARGUMENTS} >= {
+        ("memory_write", "occurred_at"),
+        ("memory_write", "session_at"),
+        ("memory_search", "time_range"),
+        ("memory_search", "since"),
+        ("memory_search", "as_of"),
+        ("memory_search", "valid_at"),
+        ("memory_get", "valid_at"),
+        ("memory_recall_chain", "known_at"),
+        ("memory_update", "valid_from"),
+        ("memory_update", "valid_to"),
+        ("memory_summarize", "until"),
+        ("task_reflect", "occurred_at"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("tool", "base", "field", "expected"),
+    TIME_ARGUMENTS,
+    ids=lambda v: v if isinstance(v, str) and len(v) < 40 else "",
+)
+async def test_a_time_that_is_no_time_names_the_expected_form_in_words(
+    server: BackgroundServer, token: str, tool: str, base: dict[str, Any], field: str, expected: str
+) -> None:
+    """Trial L2: the limit of a calendar error is the form a person can write ("ISO 8601 date-time such as
+    2026-03-01T09:00:00Z"), the same on every tool, not the schema's regular expression."""
+    async with mcp_client(server.url, token) as client:
+        error = await tool_error(client, tool, {**base, field: "next tuesday-ish"})
+    [detail] = [e for e in error["errors"] if e["field"] == field]
+    assert detail["limit"]["format"] == expected, detail
+    assert "pattern" not in detail["limit"], detail
+
+
+async def test_a_batch_item_with_no_time_names_the_expected_form_in_words(
+    server: BackgroundServer, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        result = await call(
+            client, "memory_write_batch", {"items": [{"content": "ok", "occurred_at": "soon"}]}
+        )
+    [detail] = result["results"][0]["error"]["errors"]
+    assert (detail["field"], detail["limit"]) == ("items.0.occurred_at", {"format": TIME_FORMAT})

@@ -83,6 +83,7 @@ _LIMIT_KEYS = (
     "le",
     "lt",
     "pattern",
+    "format",
     "max_items",
     "min_items",
     "max_bytes",

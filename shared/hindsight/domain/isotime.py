@@ -50,6 +50,15 @@ TIME_PATTERN = (
 """The accepted forms as one regular expression (valid in Python and ECMAScript, for the JSON schema).
 Matching it is necessary, not sufficient: the date must exist and be in range."""
 
+TIME_FORMAT = (
+    "ISO 8601 date-time such as 2026-03-01T09:00:00Z, or a partial date such as 2026-03-01, 2026-W09, "
+    "2026-03 or 2026"
+)
+"""The expected form, for a person: the ``limit.format`` of a time field's format error (the regex above
+is for JSON schemas and tells a model nothing). Every tool's time field says the same."""
+INSTANT_FORMAT = "ISO 8601 date-time such as 2026-03-01T09:00:00Z"
+"""The expected form of a field that needs a full instant (``Timestamp``)."""
+
 _ISO = re.compile(
     r"(?P<year>\d{4})"
     r"(?:-W(?P<week>\d{2})(?:-(?P<weekday>[1-7]))?"
@@ -252,15 +261,17 @@ def _check_range_error() -> TimeRefused:
 
 
 def parse_time(value: object, field: str) -> TimeSpan:
-    """``span_of`` for one named field. Raises InvalidInput(field, why, limit)."""
+    """``span_of`` for one named field. Raises InvalidInput(field, why, limit): the range broken, or
+    ``{"format": TIME_FORMAT}``."""
     try:
         return span_of(value)
     except TimeRefused as exc:
-        raise InvalidInput(field, exc.message, exc.limit) from None
+        raise InvalidInput(field, exc.message, exc.limit or {"format": TIME_FORMAT}) from None
 
 
-def _validated(value: object) -> TimeSpan:
-    """``span_of`` as a pydantic validator: errors carry their type and limit (``api.errors`` maps them)."""
+def _validated(value: object, expected: str = TIME_FORMAT) -> TimeSpan:
+    """``span_of`` as a pydantic validator: errors carry their type and limit (``api.errors`` maps them):
+    the range broken, or ``format``, the ``expected`` form in words."""
     try:
         return span_of(value)
     except TimeRefused as exc:
@@ -268,16 +279,16 @@ def _validated(value: object) -> TimeSpan:
             raise PydanticCustomError(
                 "datetime_out_of_range", "must be on or after {ge} and before {lt}", exc.limit
             ) from None
-        raise PydanticCustomError("time_format", exc.message, {"pattern": TIME_PATTERN}) from None
+        raise PydanticCustomError("time_format", exc.message, {"format": expected}) from None
 
 
 def _instant(value: object) -> datetime:
-    span = _validated(value)
+    span = _validated(value, INSTANT_FORMAT)
     if span.precision != "instant":
         raise PydanticCustomError(
             "time_not_instant",
             "needs a full date and time (e.g. 2026-11-24T10:30:00Z), not a {precision}",
-            {"precision": span.precision, "pattern": TIME_PATTERN},
+            {"precision": span.precision, "format": INSTANT_FORMAT},
         )
     return span.start
 
@@ -318,7 +329,7 @@ def _exclusive_end(value: object) -> datetime:
         return span_of(value).end
     except TimeRefused as exc:
         if exc.limit is None:
-            raise PydanticCustomError("time_format", exc.message, {"pattern": TIME_PATTERN}) from None
+            raise PydanticCustomError("time_format", exc.message, {"format": TIME_FORMAT}) from None
         # the instants' range would say "before 2101-01-01", yet an end may be that instant itself
         raise PydanticCustomError("datetime_out_of_range", END_RANGE_MESSAGE, dict(END_LIMIT)) from None
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from hindsight.domain.errors import InvalidInput
-from hindsight.domain.isotime import TimeRefused, span_of
+from hindsight.domain.isotime import TIME_FORMAT, TimeRefused, span_of
 from hindsight.domain.limits import MAX_TIMESTAMP, MIN_TIMESTAMP, TIMESTAMP_LIMIT
 
 _UNITS = {
@@ -81,7 +81,9 @@ def _parse_instant(text: str, field: str) -> tuple[datetime, datetime]:
         if exc.limit is not None:
             raise _out_of_range(field, text) from None
         raise InvalidInput(
-            field, f"{exc.message}; or a supported phrase ({', '.join(SUPPORTED)})", list(SUPPORTED)
+            field,
+            f"{exc.message}; or a supported phrase ({', '.join(SUPPORTED)})",
+            {"format": TIME_FORMAT, "phrases": list(SUPPORTED)},
         ) from None
     return span.start, span.end
 
