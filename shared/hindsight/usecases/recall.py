@@ -413,8 +413,11 @@ class Recall:
         return [c.model_copy(update={"memory": seen[c.memory.id]}) for c in candidates if c.memory.id in seen]
 
     async def _with_successors(self, scope: Scope, hits: list[SearchHit]) -> list[SearchHit]:
-        """Each hit superseded today with ``superseded_by``: the memory that replaced it."""
-        successors = await superseders(self._reader, scope, [h.memory.id for h in hits])
+        """Each hit superseded (today, or at the point read) with ``superseded_by``: the memory that
+        replaced it. Only those: a restored memory keeps the ``supersedes`` link of the fact that once
+        replaced it (its history), but it is no longer superseded, so it shows none."""
+        superseded = [h.memory.id for h in hits if "superseded" in (h.memory.status, h.memory.status_now)]
+        successors = await superseders(self._reader, scope, superseded)
         return [
             h.model_copy(
                 update={"memory": h.memory.model_copy(update={"superseded_by": successors[h.memory.id]})}
