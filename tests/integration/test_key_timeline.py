@@ -143,17 +143,53 @@ async def test_moving_a_start_into_the_previous_value_ends_it_there_and_an_overl
         assert await _held_at(client, "2026-04-01", both) == {lisbon}
         assert await _held_at(client, "2026-02-01", both) == {porto}
 
-        # moves that would put one value inside the other's period are refused, naming it; nothing changes
-        for memory_id, change, other in (
-            (lisbon, {"valid_from": "2025-12-01"}, porto),  # before Porto began
-            (porto, {"valid_to": "2026-08-01"}, lisbon),  # past Lisbon's start
-            (porto, {"valid_to": None}, lisbon),  # open-ended
-        ):
+        # moves that would put one value inside the other's period are refused, naming it and both periods
+        # with each end labelled (trial L3: the other's end was an unlabelled bracket); nothing changes
+        porto_period = "from 2026-01-01T00:00:00Z until 2026-03-01T00:00:00Z"
+        lisbon_period = "from 2026-03-01T00:00:00Z, with no end"
+        porto_limit = {
+            "memory": porto,
+            "valid_from": "2026-01-01T00:00:00Z",
+            "valid_to": "2026-03-01T00:00:00Z",
+        }
+        lisbon_limit = {"memory": lisbon, "valid_from": "2026-03-01T00:00:00Z", "valid_to": None}
+        refused = [
+            # before Porto began
+            (
+                lisbon,
+                {"valid_from": "2025-12-01"},
+                porto_period,
+                porto_limit,
+                "from 2025-12-01T00:00:00Z, with no end",
+            ),
+            # past Lisbon's start (a partial valid_to includes the whole of 1 August)
+            (
+                porto,
+                {"valid_to": "2026-08-01"},
+                lisbon_period,
+                lisbon_limit,
+                "from 2026-01-01T00:00:00Z until 2026-08-02T00:00:00Z",
+            ),
+            # open-ended
+            (
+                porto,
+                {"valid_to": None},
+                lisbon_period,
+                lisbon_limit,
+                "from 2026-01-01T00:00:00Z, with no end",
+            ),
+        ]
+        for memory_id, change, other_period, limit, moved_period in refused:
             version = (await _memory(client, memory_id))["version"]
             error = await tool_error(client, "memory_update", {"id": memory_id, "action": "update", **change})
             assert error["kind"] == "invalid_arguments", error
             assert next(iter(change)) in error["message"], error
-            assert other in error["message"], error
+            expected = (
+                f"memory {limit['memory']} holds key team.location {other_period}, and with this change "
+                f"memory {memory_id} would hold it {moved_period}: both would hold at one instant"
+            )
+            assert expected in error["message"], error
+            assert error["errors"][0]["limit"] == limit, error
             assert (await _memory(client, memory_id))["version"] == version
         assert await _state(client, porto) == ("superseded", "2026-03-01T00:00:00Z", lisbon)
         assert await _held_at(client, "2026-04-01", both) == {lisbon}

@@ -31,7 +31,7 @@ values of a key never hold at one instant, except additions and the pairs the so
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -198,6 +198,17 @@ _VALUES_ON_KEY = """SELECT id, source, status, coalesce(valid_from, occurred_at,
 """The other values of an agent's key that a valid-time read answers (active, and superseded: past)."""
 
 
+def _iso(moment: datetime | None) -> str | None:
+    """A UTC instant as the tools write it (``2026-03-01T00:00:00Z``); None stays None (no end)."""
+    return None if moment is None else moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _period(start: datetime, end: datetime | None) -> str:
+    """A valid period ``[start, end)`` in words, both ends labelled: "from … until …" or "from …, with no
+    end"."""
+    return f"from {_iso(start)}, with no end" if end is None else f"from {_iso(start)} until {_iso(end)}"
+
+
 def _overlap(a: tuple[datetime, datetime | None], b: tuple[datetime, datetime | None]) -> bool:
     """Whether two half-open periods ``[start, end)`` (end None: open) share an instant."""
     (a0, a1), (b0, b1) = a, b
@@ -246,7 +257,8 @@ async def _fit_period(
     """Settle a keyed semantic value whose period an update moved (``before`` → ``after``) with the key's
     other values (module doc). The caller holds the key's lock. Only overlaps this change makes count (a
     restore may have left one: not this change's doing). The past values it ends (their ids); raises
-    InvalidInput (``field``) when a value it may not end would share an instant with it."""
+    InvalidInput (``field``; the message gives both periods, each end labelled; ``limit``: the other
+    memory's id, ``valid_from`` and ``valid_to``) when a value it may not end would share an instant."""
     if after.layer != "semantic" or after.key is None or after.status not in ("active", "superseded"):
         return []
     if is_additive(after.content):  # an addition holds beside the key's values, as a write of it does
@@ -265,12 +277,13 @@ async def _fit_period(
         if order == "supersede" and row["status"] == "superseded":
             ended.append(row["id"])  # a past value that held when this one now begins: it ends there
             continue
-        until = row["until"].isoformat() if row["until"] is not None else "no end"
         raise InvalidInput(
             field,
-            f"memory {row['id']} holds key {after.key} from {row['since'].isoformat()} ({until}): with this "
-            "change both would hold at one instant, and a key holds one value at a time (change that "
-            "memory's period, or archive it, first)",
+            f"memory {row['id']} holds key {after.key} {_period(row['since'], row['until'])}, and with this "
+            f"change memory {after.id} would hold it {_period(start, after.valid_to)}: both would hold at "
+            "one instant, and a key holds one value at a time (change that memory's period, or archive it, "
+            "first)",
+            {"memory": str(row["id"]), "valid_from": _iso(row["since"]), "valid_to": _iso(row["until"])},
         )
     for old in ended:
         await supersede(conn, scope.tenant_id, after.id, old, start, LATER_VALUE, actor)
