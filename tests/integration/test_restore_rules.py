@@ -43,3 +43,28 @@ async def test_a_restored_memory_shows_no_superseded_by_beside_superseded_hits(
         assert (restored["status"], restored["superseded_by"]) == ("active", None)
         assert (replaced["status"], replaced["superseded_by"]) == ("superseded", enjoy)
         assert (await _memory(client, enjoy))["superseded_by"] is None
+
+
+# ---- M4: a conflict's label names the other side's real status ------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_the_conflict_label_says_the_other_side_is_an_archived_statement(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        vegan = await _stored(client, poller, key="cy.diet", content="Cy is vegan")
+        await call(client, "memory_update", {"id": vegan, "action": "archive", "reason": "not used lately"})
+        meat = await _stored(client, poller, key="cy.diet", content="Cy eats meat", source="agent_inferred")
+        summary = await call(client, "memory_summarize", {"key": "cy.diet"})
+    # the inference's partner is no active fact, and the user's statement line is no active fact either
+    assert "another active fact" not in summary["hint"]
+    assert summary["hint"].splitlines() == [
+        "- Fact cy.diet (archived; possible conflict: an active inference says otherwise; ask the user which "
+        "holds): Cy is vegan [1]",
+        "- Fact cy.diet (inferred) (possible conflict: what the user stated, now archived, says otherwise; "
+        "ask the user which holds): Cy eats meat [2]",
+    ]
+    lines = {line["ids"][0]: line for line in summary["lines"]}
+    assert (lines[meat]["possible_conflict"], lines[meat]["conflict_with"]) == (True, "archived_statement")
+    assert (lines[vegan]["possible_conflict"], lines[vegan]["conflict_with"]) == (True, "active_inference")

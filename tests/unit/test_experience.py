@@ -22,9 +22,11 @@ from hindsight.domain.experience import (
     ExperienceHint,
     HintLine,
     check_citations,
+    conflict_sides,
     extract_hint,
     on_query,
     render_line,
+    with_injection_labels,
 )
 from hindsight.domain.memory import Relation, Scope, Scores, SearchHit, SearchRequest, StoredMemory
 from hindsight.usecases.summarize import Summarize, SummaryRequest
@@ -180,7 +182,7 @@ def test_a_fact_the_user_stated_never_loses_its_key_to_an_inference() -> None:
 
 
 def test_facts_in_conflict_are_both_shown_labelled_the_users_first() -> None:
-    conflicts = {STATED_MANAGER.id, INFERRED_MANAGER.id}
+    conflicts = conflict_sides({INFERRED_MANAGER.id: [STATED_MANAGER]})
     hint = extract_hint([INFERRED_MANAGER, STATED_MANAGER], conflicts=conflicts)
     assert [line.ids for line in hint.lines] == [[STATED_MANAGER.id], [INFERRED_MANAGER.id]]
     assert all(line.possible_conflict for line in hint.lines)
@@ -191,8 +193,29 @@ def test_facts_in_conflict_are_both_shown_labelled_the_users_first() -> None:
     ]
 
 
+def test_a_conflict_with_an_archived_statement_is_labelled_with_each_sides_real_status() -> None:
+    archived = STATED_MANAGER.model_copy(update={"status": "archived"})
+    conflicts = conflict_sides({INFERRED_MANAGER.id: [archived]})
+    assert conflicts == {INFERRED_MANAGER.id: "archived_statement", archived.id: "active_inference"}
+    hint = extract_hint([INFERRED_MANAGER, archived], conflicts=conflicts)
+    assert [(line.ids, line.conflict_with) for line in hint.lines] == [
+        ([archived.id], "active_inference"),
+        ([INFERRED_MANAGER.id], "archived_statement"),
+    ]
+    assert hint.hint.splitlines() == [
+        "- Fact dana.manager (archived; possible conflict: an active inference says otherwise; ask the user "
+        "which holds): Dana's manager is Priya. [1]",
+        "- Fact dana.manager (inferred) (possible conflict: what the user stated, now archived, says "
+        "otherwise; ask the user which holds): Dana's manager is Oscar. [2]",
+    ]
+    # a chat model's lines get the same labels, whatever they claimed
+    written = [line.model_copy(update={"conflict_with": "active_fact"}) for line in hint.lines]
+    relabelled = with_injection_labels(written, [INFERRED_MANAGER, archived], conflicts)
+    assert [line.conflict_with for line in relabelled] == ["active_inference", "archived_statement"]
+
+
 def test_a_cut_never_keeps_one_side_of_a_conflict_alone() -> None:
-    conflicts = {STATED_MANAGER.id, INFERRED_MANAGER.id}
+    conflicts = conflict_sides({INFERRED_MANAGER.id: [STATED_MANAGER]})
     facts = [_memory(f"The build server number {n} runs Debian.") for n in range(MAX_HINT_LINES)]
     # the inference is the least relevant of 14 lines: a cut by relevance alone would drop it
     hint = extract_hint([STATED_MANAGER, *facts, INFERRED_MANAGER], conflicts=conflicts)

@@ -27,9 +27,11 @@ from hindsight.domain.auth import Principal
 from hindsight.domain.errors import InvalidInput, SummaryFailed
 from hindsight.domain.experience import (
     DEFAULT_MAX_MEMORIES,
+    ConflictWith,
     ExperienceHint,
     assemble,
     check_citations,
+    conflict_sides,
     extract_hint,
     off_query_note,
     on_query,
@@ -138,14 +140,16 @@ class Summarize:
 
     async def _with_conflicts(
         self, scope: Scope, memories: list[StoredMemory]
-    ) -> tuple[list[StoredMemory], set[UUID]]:
-        """``memories`` with, after each fact that contradicts another active fact (both kept:
-        ``recall.conflict_partners``, as search flags ``possible_conflict``), the facts it contradicts
-        that were not among them; and the ids of every fact in such a conflict. A hint must not show one
-        side only — least of all drop what the user stated for what an agent inferred."""
+    ) -> tuple[list[StoredMemory], dict[UUID, ConflictWith]]:
+        """``memories`` with, after each fact that contradicts another one kept beside it (an active fact,
+        or for an inference the user's archived statement: ``recall.conflict_partners``, as search flags
+        ``possible_conflict``), the facts it contradicts that were not among them; and every fact in such
+        a conflict with what says otherwise (``experience.conflict_sides``: the label names the other
+        side's real status). A hint must not show one side only — least of all drop what the user stated
+        for what an agent inferred."""
         partners = await conflict_partners(self._reader, scope, memories)
         if not partners:
-            return memories, set()
+            return memories, {}
         out: list[StoredMemory] = []
         seen = {m.id for m in memories}
         for memory in memories:
@@ -154,8 +158,8 @@ class Summarize:
                 if other.memory.id not in seen and other.memory.layer == "semantic":
                     seen.add(other.memory.id)
                     out.append(other.memory)
-        conflicts = set(partners) | {p.memory.id for found in partners.values() for p in found}
-        return out, conflicts
+        sides = conflict_sides({mine: [p.memory for p in found] for mine, found in partners.items()})
+        return out, sides
 
     async def _matching(
         self, scope: Scope, request: SummaryRequest, now: datetime
