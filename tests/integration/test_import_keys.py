@@ -11,13 +11,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 import psycopg
 import pytest
 
+from hindsight.client import call
 from hindsight.domain.memory import MemoryDraft
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from hindsight.usecases.archive import remap
 from tests.integration.test_operator_cli import _store, cli  # noqa: F401 (the fixture)
+from tests.support import drain, mcp_client, mint
 
 pytestmark = pytest.mark.integration
 JAN, MAR, JUN = (datetime(2026, m, 1, tzinfo=UTC) for m in (1, 3, 6))
@@ -175,3 +180,108 @@ def test_an_imported_value_is_fitted_among_the_keys_past_values_and_never_silent
     settled = {s["key"]: s for s in json.loads(imported.stdout)["settled"]}
     assert settled["team.location"]["ended"] == [str(porto)]
     assert settled["cy.diet"]["kept"] == [str(vegan)]
+
+
+async def _values_at(client: Any, key: str, query: str, **args: Any) -> list[str]:
+    """The contents of the key's values a search answers (``valid_at`` given: those valid then; else
+    today's facts)."""
+    found = await call(client, "memory_search", {"query": query, "key": key, "top_k": 20, **args})
+    return sorted(h["memory"]["content"] for h in found["results"])
+
+
+@pytest.mark.anyio
+async def test_an_imported_past_value_is_fitted_into_the_keys_timeline_one_value_at_each_instant(
+    cli: Any,  # noqa: F811
+    stack: LocalStack,
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Trial 08:25 H4: a memory superseded in the file (a past value, with its end) was inserted as it
+    was, so a ``valid_at`` search inside its period answered it beside the target's value of the key."""
+    source = f"{tenant}-src"
+    office, standup = "where does the team work, which office", "when is the standup meeting"
+
+    async def write(client: Any, key: str, content: str, at: str) -> str:
+        ack = await call(client, "memory_write", {"content": content, "key": key, "occurred_at": at})
+        await drain(poller)
+        return str(ack["id"])
+
+    async with mcp_client(server.url, await mint(stack, source)) as client:
+        await write(client, "team.location", "The team works from the Madrid office", "2026-01-01")
+        await write(client, "team.location", "The team works from the Lisbon office", "2026-03-01")
+        ten = await write(client, "standup.time", "The standup meeting is at 10:00", "2026-01-01")
+        eleven = await write(client, "standup.time", "The standup meeting is at 11:00", "2026-03-01")
+        await call(client, "memory_forget", {"id": eleven, "reason": "never happened"})
+        past = (await call(client, "memory_get", {"id": ten}))["memory"]
+        # the file holds two past values: Madrid [Jan, Mar) under Lisbon, 10:00 [Jan, Mar) whose successor
+        # was forgotten
+        assert (past["status"], past["valid_to"]) == ("superseded", "2026-03-01T00:00:00Z")
+    async with mcp_client(server.url, token) as client:
+        porto = await write(client, "team.location", "The team works from the Porto office", "2026-02-01")
+        nine = await write(client, "standup.time", "The standup meeting is at 9:00", "2025-12-01")
+        dump = tmp_path / "export.jsonl"
+        exported = await anyio.to_thread.run_sync(lambda: cli("export", "--tenant", source, "-o", str(dump)))
+        assert exported.exit_code == 0, exported.output
+        imported = await anyio.to_thread.run_sync(
+            lambda: cli("import", str(dump), "--tenant", tenant, "--remap-ids", "--json")
+        )
+        assert imported.exit_code == 0, imported.output
+
+        for at, held in (
+            ("2026-01-15", "Madrid"),  # before Porto began: the imported past value
+            ("2026-02-15", "Porto"),  # Porto began inside Madrid's period: Madrid ends there
+            ("2026-04-01", "Lisbon"),
+        ):
+            answer = await _values_at(client, "team.location", office, valid_at=at)
+            assert answer == [f"The team works from the {held} office"], (at, answer)
+        assert await _values_at(client, "team.location", office) == ["The team works from the Lisbon office"]
+        for at, held in (
+            ("2025-12-15", "9:00"),
+            ("2026-02-01", "10:00"),  # the imported past value, inside 9:00's period
+            ("2026-04-01", "9:00"),  # 9:00 holds again after it: no gap, and still the key's fact
+        ):
+            answer = await _values_at(client, "standup.time", standup, valid_at=at)
+            assert answer == [f"The standup meeting is at {held}"], (at, answer)
+        assert await _values_at(client, "standup.time", standup) == ["The standup meeting is at 9:00"]
+
+    madrid, ten = (
+        remap(
+            str(
+                _rows(
+                    stack,
+                    "SELECT id FROM memories WHERE tenant_id = %s AND content LIKE %s",
+                    source,
+                    "%Madrid%",
+                )[0][0]
+            ),
+            tenant,
+        ),
+        remap(ten, tenant),
+    )
+    settled = {s["memory_id"]: s for s in json.loads(imported.stdout)["settled"]}
+    assert settled[madrid]["past_value_of"] == porto
+    assert settled[madrid]["reason"].startswith(f"past value: {porto} holds the key from 2026-02-01")
+    assert settled[ten]["ended"] == [nine]
+    [resumed] = settled[ten]["resumed"]
+    assert f"{nine} holds again after it as {resumed}" in settled[ten]["reason"]
+    assert _state(stack, resumed) == ("active", datetime(2026, 3, 1, tzinfo=UTC), None)
+    assert _state(stack, nine) == (
+        "superseded",
+        datetime(2025, 12, 1, tzinfo=UTC),
+        datetime(2026, 1, 1, tzinfo=UTC),
+    )
+    assert _two_holders(stack, tenant) == []
+
+    # a remapped copy keeps the continuation's reference to the memory it continues
+    copy, again = f"{tenant}-copy", tmp_path / "again.jsonl"
+    exported = await anyio.to_thread.run_sync(lambda: cli("export", "--tenant", tenant, "-o", str(again)))
+    assert exported.exit_code == 0, exported.output
+    copied = await anyio.to_thread.run_sync(
+        lambda: cli("import", str(again), "--tenant", copy, "--remap-ids")
+    )
+    assert copied.exit_code == 0, copied.output
+    [(metadata,)] = _rows(stack, "SELECT metadata FROM memories WHERE id = %s", remap(resumed, copy))
+    assert metadata["resumes"] == remap(nine, copy)

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 import psycopg
 import pytest
 from mcp import Client
@@ -361,3 +362,100 @@ async def test_restoring_the_first_fact_of_a_contradiction_chain_settles_it_with
             assert (await _memory(client, third))["status"] == "active"
             assert "possible_conflict" in hits[first]["flags"]
             assert third in [r["memory"]["id"] for r in hits[first]["related"]]
+
+
+async def _values_at(client: Client, key: str, query: str, **args: Any) -> dict[str, str]:
+    """The key's values a search answers, content → id (``valid_at`` given: those valid then; else today's
+    facts)."""
+    found = await call(client, "memory_search", {"query": query, "key": key, "top_k": 20, **args})
+    return {h["memory"]["content"]: h["memory"]["id"] for h in found["results"]}
+
+
+@pytest.mark.anyio
+async def test_a_bounded_value_inside_another_values_period_leaves_no_gap_that_value_holds_again_after_it(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Trial 08:25 M3: a value given an end (an ingest line's valid_to) inside a value's period ended that
+    one where it began and left nothing after its own end: Porto, a past value [Jan, Jun), answered
+    nothing in May; Faro, the key's fact, was replaced by Braga [Mar, Apr), so today's fact was a value
+    that had ended and ``valid_at`` now answered nothing. The interrupted value holds again after it."""
+    office, city = "where does the team work, which office", "where does Sam live, which city"
+    async with mcp_client(server.url, token) as client:
+        lisbon = await _stored(
+            client, poller, content="The team works from the Lisbon office", occurred_at="2026-06-01"
+        )
+        porto = await _stored(
+            client, poller, content="The team works from the Porto office", occurred_at="2026-01-01"
+        )
+        faro = await _stored(
+            client, poller, key="sam.city", content="Sam lives in Faro", occurred_at="2026-01-01"
+        )
+        lines = [
+            {"content": "The team works from the Madrid office", "key": "team.location",
+             "valid_from": "2026-03-01T00:00:00Z", "valid_to": "2026-04-01T00:00:00Z"},
+            {"content": "Sam lives in Braga", "key": "sam.city",
+             "valid_from": "2026-03-01T00:00:00Z", "valid_to": "2026-04-01T00:00:00Z"},
+        ]  # fmt: skip
+        path = tmp_path / "ingest.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        with draining_in_background(poller):
+            result = await anyio.to_thread.run_sync(
+                lambda: cli("ingest", str(path), "--tenant", tenant, "--wait", "--json")
+            )
+        assert result.exit_code == 0, result.output
+
+        for at, held in (
+            ("2026-02-01", "Porto"),
+            ("2026-03-15", "Madrid"),
+            ("2026-05-01", "Porto"),  # was nothing: Porto ended at Madrid's start
+            ("2026-07-01", "Lisbon"),
+        ):
+            answer = await _values_at(client, "team.location", office, valid_at=at)
+            assert list(answer) == [f"The team works from the {held} office"], (at, answer)
+        assert list(await _values_at(client, "team.location", office)) == [
+            "The team works from the Lisbon office"
+        ]
+        for at, held in (
+            ("2026-02-01", "Faro"),
+            ("2026-03-15", "Braga"),
+            ("2026-05-01", "Faro"),
+            ("2026-12-01", "Faro"),
+        ):
+            answer = await _values_at(client, "sam.city", city, valid_at=at)
+            assert list(answer) == [f"Sam lives in {held}"], (at, answer)
+        # today's fact is Faro again, not Braga, which ended in April
+        today = await _values_at(client, "sam.city", city)
+        assert list(today) == ["Sam lives in Faro"]
+        after = today["Sam lives in Faro"]
+        braga = (await _values_at(client, "sam.city", city, valid_at="2026-03-15"))["Sam lives in Braga"]
+        assert f"{faro} holds again after it as {after}" in await _reason(client, braga)
+        again = await _memory(client, after)
+        assert (again["status"], again["valid_from"], again["metadata"]["resumes"]) == (
+            "active",
+            "2026-04-01T00:00:00Z",
+            faro,
+        )
+        assert await _state(client, braga) == ("superseded", "2026-04-01T00:00:00Z", after)
+        assert await _state(client, faro) == ("superseded", "2026-03-01T00:00:00Z", braga)
+        madrid = (await _values_at(client, "team.location", office, valid_at="2026-03-15"))[
+            "The team works from the Madrid office"
+        ]
+        porto_after = (await _values_at(client, "team.location", office, valid_at="2026-05-01"))[
+            "The team works from the Porto office"
+        ]
+        assert await _state(client, porto_after) == ("superseded", "2026-06-01T00:00:00Z", lisbon)
+        assert await _state(client, porto) == ("superseded", "2026-03-01T00:00:00Z", madrid)
+
+        # one statement in two memories: forgetting the one written takes its continuation along
+        forgot = await call(client, "memory_forget", {"id": faro, "reason": "wrong person"})
+        assert [a["id"] for a in forgot["also_forgotten"]] == [after]
+        assert forgot["also_forgotten"][0]["reason"].startswith(
+            f"the same value of its key as forgotten memory {faro}"
+        )
+        assert await _values_at(client, "sam.city", city) == {}
+        assert list(await _values_at(client, "sam.city", city, valid_at="2026-05-01")) == []

@@ -24,7 +24,12 @@ relations and history):
    active again (history ``restored``), so they are found by a default search, as before they were
    consolidated.
 
-Memories the user wrote are never taken along, whatever they are linked to: only derived ones are.
+4. a value of a key split around a bounded value inside its period is one statement in two memories (the
+   one written, and its continuation, metadata ``resumes``: ``adapters.postgres.key_resume``): a forget
+   of either takes the other along.
+
+Memories the user wrote are never taken along, whatever they are linked to: only derived ones are (and
+the other piece of a split value, which states the same words).
 """
 
 from __future__ import annotations
@@ -54,6 +59,12 @@ def summary_of(source_id: UUID) -> str:
 def inferred_from(source_id: UUID) -> str:
     """Rule 2's reason, for an inferred memory with the forgotten memory ``source_id`` as evidence."""
     return f"inferred from forgotten memory {source_id}, whose statement it quotes"
+
+
+def same_value(source_id: UUID) -> str:
+    """Rule 4's reason, for a piece of the same value as the forgotten memory ``source_id`` (a
+    continuation, or the memory a continuation continues: ``adapters.postgres.key_resume``)."""
+    return f"the same value of its key as forgotten memory {source_id}, split around a bounded value"
 
 
 def restored_member(summary_id: UUID) -> str:

@@ -27,6 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from hindsight.domain.isotime import AsOfTime
 from hindsight.domain.memory import HistoryEntry, MemoryStatus, SearchRequest, StoredMemory
 
+RESUMES_METADATA_KEY = "resumes"
+"""Metadata key of a continuation: the id of the memory whose value it holds again after a bounded value
+inside that memory's period (``adapters.postgres.key_resume``); a forget of either takes the other."""
+
 REWOUND_FIELDS = (
     "content",
     "key",

@@ -10,11 +10,12 @@ from pydantic import BaseModel, ConfigDict
 
 
 class KeySettlement(BaseModel):
-    """An imported active fact that met active facts of the target tenant on its key (per agent, semantic
-    layer) and was settled with them by the write path's rules (valid-time order, source rules,
-    additions), as if it had been written then: ``reason`` says what happened, in the words a write's
-    outcome uses ("supersedes <id>", "past value: <id> holds the key from …", "contradicts <id> (…)",
-    "adds to <id> …")."""
+    """An imported fact (active, or a past value: superseded in the file, with an end) that met values of
+    the target tenant on its key (per agent, semantic layer) and was settled with them by the write path's
+    rules (valid-time order, source rules, additions; one value at each instant), as if it had been
+    written then: ``reason`` says what happened, in the words a write's outcome uses ("supersedes <id>",
+    "ends <id> (a past value on the key) at …", "past value: <id> holds the key from …", "contradicts <id>
+    (…)", "adds to <id> …", "<id> holds again after it as <id>")."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -31,6 +32,9 @@ class KeySettlement(BaseModel):
     kept: tuple[UUID, ...] = ()
     """Facts left beside it (an addition, or the source rules: an inference never decides the fate of what
     the user stated — also an archived statement, linked ``contradicts``)."""
+    resumed: tuple[UUID, ...] = ()
+    """Continuations it made: a value of the tenant that held past its end holds again from there, as a
+    new memory (``metadata.resumes`` names the one it continues); no gap where a value was known."""
     reason: str
 
 
@@ -51,8 +55,9 @@ class MemoryArchive(Protocol):
     ) -> tuple[dict[str, int], set[str], list[KeySettlement]]:
         """Insert records (already moved to ``tenant_id`` and carrying embeddings); rows that already
         exist in the tenant are skipped. Returns counts per kind (and ``skipped``), the ids of the
-        memories inserted now, and how each inserted active keyed fact that met active facts on its key
-        was settled with them (a key names one fact: the write path's rules, never two holders).
+        memories inserted now, and how each inserted keyed fact (active, or a past value) that met values
+        of its key was settled with them (a key names one fact: the write path's rules, never two holders,
+        one value at each instant).
 
         Raises InvalidInput when an id already belongs to another tenant."""
         ...

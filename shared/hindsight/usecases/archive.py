@@ -17,9 +17,11 @@ A key names one fact: an imported active fact on a key the target agent already 
 (an export of another tenant, or a ``remap_ids`` copy into the same one) is settled with it by the write
 path's rules — the value that began to hold later is the fact, the other a past value of it, an inference
 never replaces what the user stated, an addition stays beside it — with supersedes links and history
-rows, and each such settlement is listed in the report (``settled``). The import is not refused: an
-import is a stream committed in batches, and merging one memory into another is what it is for; what
-was replaced can be read (``valid_at``, history) and restored.
+rows, and each such settlement is listed in the report (``settled``). An imported past value (superseded
+in the file, with its end) is fitted among the key's values by the same rule, so a ``valid_at`` read
+answers one value of the key at each instant (a value of the target it interrupts holds again after it).
+The import is not refused: an import is a stream committed in batches, and merging one memory into
+another is what it is for; what was replaced can be read (``valid_at``, history) and restored.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.embedding_text import first_passage
 from hindsight.domain.errors import InvalidInput
+from hindsight.domain.timetravel import RESUMES_METADATA_KEY
 from hindsight.ports import Clock, Embedder, MemoryArchive
 from hindsight.ports.archive import KeySettlement
 
@@ -50,6 +53,14 @@ _ID_FIELDS: dict[str, tuple[str, ...]] = {
     "pending_link": ("child_id", "parent_id"),
 }
 """Every column holding a memory (or job) id, per record kind: what ``remap_ids`` rewrites."""
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 class ExportHeader(BaseModel):
@@ -81,8 +92,8 @@ class ImportReport(BaseModel):
     causal_links: int = 0
     remapped_ids: bool = False
     settled: list[KeySettlement] = Field(default_factory=list)
-    """Imported active facts that met active facts of the tenant on their key, and how each was settled
-    (module doc): never two holders of one key."""
+    """Imported facts (active, or past values) that met values of the tenant on their key, and how each
+    was settled (module doc): never two holders of one key, one value at each instant."""
     complete: bool = True
     """False when the file had no footer or its counts disagree (a truncated file)."""
 
@@ -268,6 +279,11 @@ class _ImportState:
         for name in _ID_FIELDS[kind]:
             if name in row:
                 row[name] = self._id(row[name])
+        metadata = row.get("metadata") if kind == "memory" else None
+        resumes = metadata.get(RESUMES_METADATA_KEY) if isinstance(metadata, dict) else None
+        if self.remap_ids and isinstance(metadata, dict) and isinstance(resumes, str) and _is_uuid(resumes):
+            # a continuation names the memory it continues (adapters.postgres.key_resume): one more reference
+            row["metadata"] = {**metadata, RESUMES_METADATA_KEY: self._id(resumes)}
         if kind == "memory" and row.get("causal_parent") is not None:
             self.causal_links.append((UUID(row["id"]), UUID(row["causal_parent"])))
             row["causal_parent"] = None  # set once every memory is in (the parent may come later)

@@ -11,8 +11,10 @@ facts of the tenant on its key — another tenant's export, or a ``remap_ids`` c
 is settled with them as the worker settles a write (``memory_writes.order_values``: valid-time order and
 the source rules; an addition stays beside them; among the key's past values, ``fit_in_past``; an
 inference is linked to an archived user statement), under the worker's key locks, with the same supersedes
-links and history rows (actor ``import``), and reported (``KeySettlement``). Import never leaves two
-holders of one key that a write would not have left.
+links and history rows (actor ``import``), and reported (``KeySettlement``). An imported past value (a
+superseded keyed fact with an end) is fitted among the key's values by the same rule (``_fit_past_value``),
+and a value of the tenant it interrupts holds again after it (``key_resume``). Import never leaves two
+holders of one key, nor two values of it at one instant, that a write would not have left.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.conflicts import supersede
+from hindsight.adapters.postgres.key_resume import resume_after, resumed_reason
 from hindsight.adapters.postgres.memory_writes import (
     ARCHIVED_STATEMENT,
     ARCHIVED_STATEMENTS,
@@ -44,7 +47,7 @@ from hindsight.adapters.postgres.memory_writes import (
     past_value_reason,
 )
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction
-from hindsight.domain.contradiction import is_additive
+from hindsight.domain.contradiction import is_additive, order_contradiction
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.text import same_information
 from hindsight.ports.archive import KeySettlement
@@ -71,7 +74,17 @@ IMPORTED_NEWER = "newer fact on the same key (import)"
 
 def _holds_key(row: dict[str, Any]) -> bool:
     """Whether an imported memory row is an active semantic fact with a key (settled on its key)."""
-    return row.get("status") == "active" and row.get("layer") == "semantic" and row.get("key") is not None
+    return row.get("status") == "active" and _on_key(row)
+
+
+def _past_value(row: dict[str, Any]) -> bool:
+    """Whether an imported memory row is a past value of a key (a superseded semantic fact with a key and
+    an end: fitted among the key's values)."""
+    return row.get("status") == "superseded" and row.get("valid_to") is not None and _on_key(row)
+
+
+def _on_key(row: dict[str, Any]) -> bool:
+    return row.get("layer") == "semantic" and row.get("key") is not None
 
 
 def _split_access(row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -224,7 +237,7 @@ class PostgresArchive:
             keys = {
                 key_lock(tenant_id, str(r["row"].get("agent_id")), r["row"]["key"])
                 for r in records
-                if r["kind"] == "memory" and _holds_key(r["row"])
+                if r["kind"] == "memory" and (_holds_key(r["row"]) or _past_value(r["row"]))
             }
             if keys:
                 await conn.execute(KEY_LOCKS, (sorted(keys),))
@@ -233,10 +246,13 @@ class PostgresArchive:
                 table = TABLES[kind]
                 try:
                     inserted = await self._import_one(conn, tenant_id, record, new_memories)
+                    settlement = None
                     if inserted and kind == "memory" and _holds_key(record["row"]):
                         settlement = await _settle_on_key(conn, tenant_id, record["row"]["id"])
-                        if settlement is not None:
-                            settled.append(settlement)
+                    elif inserted and kind == "memory" and _past_value(record["row"]):
+                        settlement = await _fit_past_value(conn, tenant_id, record["row"]["id"])
+                    if settlement is not None:
+                        settled.append(settlement)
                 except (errors.NotNullViolation, errors.CheckViolation, errors.DataError) as exc:
                     # the whole batch rolls back: a file with a bad value imports nothing of it
                     column = f" column {exc.diag.column_name}:" if exc.diag.column_name else ""
@@ -332,12 +348,7 @@ async def _settle_on_key(conn: AsyncConnection, tenant_id: str, memory_id: Any) 
     source rules keep (linked ``contradicts``); among the key's past values (``fit_in_past``) it ends the
     one it begins inside and, as a past value, ends where the next begins; an inference is linked to an
     archived user statement on the key (``ARCHIVED_STATEMENTS``). None when it met nothing on the key."""
-    new = await fetch_one(
-        conn,
-        """SELECT id, agent_id, key, source, content, coalesce(valid_from, occurred_at, created_at) AS since
-           FROM memories WHERE id = %s AND tenant_id = %s""",
-        (memory_id, tenant_id),
-    )
+    new = await fetch_one(conn, _IMPORTED, (memory_id, tenant_id))
     assert new is not None
     agent, key, since = new["agent_id"], new["key"], new["since"]
     holders = [h for h in await fetch_all(conn, KEY_HOLDERS, (tenant_id, agent, key)) if h["id"] != new["id"]]
@@ -376,6 +387,8 @@ async def _settle_on_key(conn: AsyncConnection, tenant_id: str, memory_id: Any) 
                 )
                 archived.append(old["id"])
                 parts.append(f"contradicts {old['id']} (user_stated, archived: kept, shown beside it)")
+    resumed = await resume_after(conn, tenant_id, new["id"], [*superseded, *ended], IMPORT)
+    parts += [resumed_reason(old, made) for old, made in resumed]
     if not parts:
         return None
     return KeySettlement(
@@ -384,5 +397,67 @@ async def _settle_on_key(conn: AsyncConnection, tenant_id: str, memory_id: Any) 
         ended=tuple(o["id"] for o in ended),
         past_value_of=holder["id"] if holder is not None else None,
         kept=tuple(o["id"] for o in kept) + tuple(archived),
+        resumed=tuple(made for _, made in resumed),
+        reason="; ".join(parts),
+    )
+
+
+_IMPORTED = """SELECT id, agent_id, key, source, content, valid_to,
+          coalesce(valid_from, occurred_at, created_at) AS since
+   FROM memories WHERE id = %s AND tenant_id = %s"""
+_OVERLAPPING = """SELECT id, source, status, valid_to AS until,
+          coalesce(valid_from, occurred_at, created_at) AS since FROM memories
+   WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'semantic' AND key = %(key)s AND id <> %(id)s
+     AND status IN ('active', 'superseded')
+     AND coalesce(valid_from, occurred_at, created_at) < %(end)s
+     AND coalesce(valid_to, 'infinity') > %(start)s
+     AND coalesce(valid_to, 'infinity') > coalesce(valid_from, occurred_at, created_at)"""
+"""The values of an agent's key (active or past, never an empty period) that share an instant with
+``[start, end)``."""
+
+
+async def _fit_past_value(conn: AsyncConnection, tenant_id: str, memory_id: Any) -> KeySettlement | None:
+    """Fit the just-imported past value ``memory_id`` (superseded, with an end: ``[since, end)``) among the
+    other values of its agent's key by the write path's rule (``domain.contradiction.order_contradiction``,
+    as ``fit_in_past``; the caller holds the key's lock): each value that held when it began and that it
+    may replace ends where it begins — and holds again after its end when it held past it
+    (``key_resume.resume_after``); it ends where the earliest value that began inside its period begins
+    (superseded by it). An addition, and the pairs the source rules keep, stay beside it. None when it
+    shared no instant with another value of the key."""
+    new = await fetch_one(conn, _IMPORTED, (memory_id, tenant_id))
+    assert new is not None
+    if is_additive(new["content"]):
+        return None
+    since = new["since"]
+    others = await fetch_all(
+        conn,
+        _OVERLAPPING,
+        {"t": tenant_id, "a": new["agent_id"], "key": new["key"], "id": new["id"], "start": since,
+         "end": new["valid_to"]},
+    )  # fmt: skip
+    ended: list[dict[str, Any]] = []
+    later: list[dict[str, Any]] = []
+    for row in others:
+        order = order_contradiction(new["source"], since, row["source"], row["since"])
+        (ended if order == "supersede" else later if order == "superseded" else []).append(row)
+    holder = min(later, key=lambda r: r["since"], default=None)
+    parts = []
+    for old in ended:
+        await supersede(conn, tenant_id, new["id"], old["id"], since, LATER_VALUE, IMPORT)
+        parts.append(ended_reason(old["id"], since))
+    if holder is not None:
+        await supersede(conn, tenant_id, holder["id"], new["id"], holder["since"], PAST_VALUE, IMPORT)
+        parts.append(past_value_reason(holder["id"], holder["since"]))
+    resumed = await resume_after(conn, tenant_id, new["id"], ended, IMPORT)
+    parts += [resumed_reason(old, made) for old, made in resumed]
+    if not parts:
+        return None
+    return KeySettlement(
+        agent_id=new["agent_id"],
+        key=new["key"],
+        memory_id=new["id"],
+        ended=tuple(o["id"] for o in ended),
+        past_value_of=holder["id"] if holder is not None else None,
+        resumed=tuple(made for _, made in resumed),
         reason="; ".join(parts),
     )

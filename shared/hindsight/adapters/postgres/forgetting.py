@@ -14,6 +14,7 @@ from hindsight.domain import forgetting
 from hindsight.domain.forgetting import ForgottenAlong
 from hindsight.domain.maintenance import PATTERN_METADATA_KEY, SUMMARY_METADATA_KEY
 from hindsight.domain.memory import Scope, StoredMemory
+from hindsight.domain.timetravel import RESUMES_METADATA_KEY
 
 _SUMMARISED = """SELECT m.id FROM memory_relations r JOIN memories m ON m.id = r.from_id
    WHERE r.to_id = %(id)s AND r.kind = 'part_of' AND r.tenant_id = %(t)s
@@ -21,17 +22,29 @@ _SUMMARISED = """SELECT m.id FROM memory_relations r JOIN memories m ON m.id = r
    ORDER BY m.id"""
 """Rule 1: the members of a summary it stands for (not active)."""
 
-_DERIVED = """SELECT d.id, r.from_id AS source, true AS summary FROM memory_relations r
+_DERIVED = """SELECT d.id, r.from_id AS source, 'summary' AS kind FROM memory_relations r
      JOIN memories d ON d.id = r.to_id
    WHERE r.from_id = ANY(%(ids)s) AND r.kind = 'part_of' AND r.tenant_id = %(t)s
      AND d.tenant_id = %(t)s AND d.agent_id = %(a)s AND d.metadata ? %(summary)s
  UNION ALL
- SELECT d.id, r.to_id AS source, false AS summary FROM memory_relations r
+ SELECT d.id, r.to_id AS source, 'inferred' AS kind FROM memory_relations r
      JOIN memories d ON d.id = r.from_id
    WHERE r.to_id = ANY(%(ids)s) AND r.kind = 'related' AND r.tenant_id = %(t)s
      AND d.tenant_id = %(t)s AND d.agent_id = %(a)s AND d.metadata ? %(pattern)s
+ UNION ALL
+ SELECT d.id, r.to_id AS source, 'piece' AS kind FROM memory_relations r
+     JOIN memories d ON d.id = r.from_id
+   WHERE r.to_id = ANY(%(ids)s) AND r.kind = 'related' AND r.tenant_id = %(t)s
+     AND d.tenant_id = %(t)s AND d.agent_id = %(a)s AND d.metadata ->> %(resumes)s = r.to_id::text
+ UNION ALL
+ SELECT d.id, r.from_id AS source, 'piece' AS kind FROM memory_relations r
+     JOIN memories f ON f.id = r.from_id JOIN memories d ON d.id = r.to_id
+   WHERE r.from_id = ANY(%(ids)s) AND r.kind = 'related' AND r.tenant_id = %(t)s
+     AND f.metadata ->> %(resumes)s = r.to_id::text AND d.tenant_id = %(t)s AND d.agent_id = %(a)s
  ORDER BY 1"""
-"""Rule 2: the summaries and inferred memories of which any of ``ids`` is a source."""
+"""Rule 2: the summaries and inferred memories of which any of ``ids`` is a source; and rule 4: the
+pieces of one value split around a bounded value (``key_resume``: a continuation, ``metadata.resumes``
+and a ``related`` link to the memory it continues), either way."""
 
 _STILL_SUMMARISED = """SELECT DISTINCT m.id, r.to_id AS summary FROM memory_relations r
      JOIN memories m ON m.id = r.from_id
@@ -45,13 +58,14 @@ _STILL_SUMMARISED = """SELECT DISTINCT m.id, r.to_id AS summary FROM memory_rela
 async def _along(
     conn: AsyncConnection, scope: Scope, target: StoredMemory
 ) -> tuple[list[ForgottenAlong], set[UUID]]:
-    """Rules 1 and 2 to a fixed point: every memory the forget of ``target`` takes along, once each, and
+    """Rules 1, 2 and 4 to a fixed point: every memory the forget of ``target`` takes along, once each, and
     which of them are summaries that went by rule 2."""
     params = {
         "t": scope.tenant_id,
         "a": scope.agent_id,
         "summary": SUMMARY_METADATA_KEY,
         "pattern": PATTERN_METADATA_KEY,
+        "resumes": RESUMES_METADATA_KEY,
     }
     along: dict[UUID, str] = {}
     summaries: set[UUID] = set()
@@ -65,9 +79,13 @@ async def _along(
         for row in found:
             if row["id"] == target.id or row["id"] in along:
                 continue
-            if row["summary"]:
+            if row["kind"] == "summary":
                 summaries.add(row["id"])
-            why = forgetting.summary_of if row["summary"] else forgetting.inferred_from
+            why = {
+                "summary": forgetting.summary_of,
+                "inferred": forgetting.inferred_from,
+                "piece": forgetting.same_value,
+            }[row["kind"]]
             along[row["id"]] = why(row["source"])
             frontier.append(row["id"])
     return [ForgottenAlong(memory_id, reason) for memory_id, reason in along.items()], summaries

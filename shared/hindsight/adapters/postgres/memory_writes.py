@@ -17,7 +17,8 @@ stored superseded by the earliest such fact, which stays (an inference never mak
 past value: both stay); a key's past values are ordered by the same rule (``fit_in_past``): a past value
 that still held when the write's value began ends there, and a write that is a past value ends where the
 next past value begins — two values of a key never hold at one instant (additions and pairs the source
-rules keep aside);
+rules keep aside); a value given an end that a value it ends held past holds again after it
+(``key_resume``: no gap where a value was known);
 (5) the row, its history entry, its relations and its outcome are written; (6) a semantic memory is
 compared with the most similar active facts of its agent, whatever their keys
 (``adapters.postgres.conflicts``, rules in ``domain.contradiction``): a contradiction supersedes by the
@@ -40,6 +41,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.conflicts import check_conflicts, settle, supersede
 from hindsight.adapters.postgres.history import HistoryRow, record_history
+from hindsight.adapters.postgres.key_resume import PAST_VALUE as PAST_VALUE
+from hindsight.adapters.postgres.key_resume import resume_after, resumed_reason
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
@@ -166,10 +169,6 @@ class PostgresMemoryWriter:
         return {(r["conversation_id"], r["session"], r["turn_index"]): r["content"] for r in rows}
 
 
-PAST_VALUE = "a newer value on the same key: the older one is a past value of it"
-"""The reason of the ``supersedes`` link from a key's holder to a past value written after it."""
-
-
 def past_value_reason(holder: UUID, since: datetime) -> str:
     """The write outcome's reason for a past value (``domain.timetravel.takes_key``): it began to hold
     before ``holder`` (true from ``since``), so it was stored superseded by it, valid until then."""
@@ -207,11 +206,12 @@ def order_values(
     return superseded, kept, holder
 
 
-PAST_ON_KEY = """SELECT id, source, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
+PAST_ON_KEY = """SELECT id, source, status, valid_to AS until,
+          coalesce(valid_from, occurred_at, created_at) AS since FROM memories
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'superseded'
      AND coalesce(valid_to, 'infinity') > %s AND id <> %s"""
-"""An agent's past values on a key (superseded) still valid after an instant (id, source, since): those a
-value beginning then ends or falls before (``fit_in_past``)."""
+"""An agent's past values on a key (superseded) still valid after an instant (id, source, status, until:
+valid_to, since): those a value beginning then ends or falls before (``fit_in_past``)."""
 LATER_VALUE = "a value on the same key began while it held: it ends there"
 """The reason of the ``supersedes`` link from a value to a past value of its key that it ends."""
 
@@ -620,17 +620,24 @@ async def _store_one(
     elif conflicts is not None and conflicts.past_of is not None:
         later, since, why = conflicts.past_of
         await supersede(conn, tenant, later, job.id, since, why)
+    if keyed and draft.valid_to is not None and not is_additive(draft.content):
+        # a bounded value inside a value's period: that one holds again after it (key_resume)
+        resumed = await resume_after(conn, tenant, job.id, [*replaced, *ended], WORKER)
+        reason = (
+            "; ".join([*([reason] if reason else []), *(resumed_reason(o, n) for o, n in resumed)]) or None
+        )
     result = await _record(conn, job, "stored", job.id, reason)
     if conflicts is not None and conflicts.open:
         return result.model_copy(update={"open_conflicts": list(conflicts.open)})
     return result
 
 
-KEY_HOLDERS = """SELECT id, source, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
+KEY_HOLDERS = """SELECT id, source, status, valid_to AS until,
+          coalesce(valid_from, occurred_at, created_at) AS since FROM memories
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'active'
    ORDER BY created_at DESC, id DESC"""
-"""Every active semantic fact of an agent on a key (id, source, since: when it began to hold), newest
-first (``_facts_to_replace``)."""
+"""Every active semantic fact of an agent on a key (id, source, status, until: valid_to, since: when it
+began to hold), newest first (``_facts_to_replace``)."""
 
 
 async def _facts_to_replace(conn: AsyncConnection, job: WriteJob) -> list[dict[str, Any]]:

@@ -527,6 +527,8 @@ class _Segment:
         ):
             raise _Restart  # a past value, an archived user statement: ``_store_one`` settles it with them
         rows = [r for r in rows if r["status"] == "active"]
+        if rows and draft.valid_to is not None:
+            raise _Restart  # a bounded value: the fact it ends may hold again after it (``key_resume``)
         return rows
 
     def _conflict_candidates(

@@ -1,0 +1,162 @@
+"""A value of a key that a bounded value interrupts holds again after it (trial 08:25 M3).
+
+A key holds one value at each instant (``memory_writes.order_on_key``, ``fit_in_past``). A value given an
+end (``valid_to``: an ingest line, an imported past value) that begins inside another value's period ends
+that one where it begins; when the other one held past the bounded value's end, it was true before the
+bounded value and, as far as anything stored says, after it too ("Sam lives in Lisbon" from January, then
+"Sam was in Braga" from March to April: Lisbon again from April). A memory has one period, so the value
+is split, as a temporal table splits a row updated for a portion of its period (SQL:2011 ``FOR PORTION
+OF``): the interrupted memory keeps the part before (``[its start, the bounded value's start)``), and a
+**continuation** — a copy of it (content, key, source, embedding, chunks, tags, entities, metadata) with a
+new id — holds the part after (``[the bounded value's end, the interrupted value's old end)``), in the
+interrupted memory's status (``active`` when it was the key's fact: it stays the key's fact). The
+continuation supersedes the bounded value (its successor on the key); a past value's continuation is
+superseded by the value that ended the interrupted one. It carries ``metadata.resumes`` (the interrupted
+memory's id) and a ``related`` link to it, and a forget of either takes the other along
+(``adapters.postgres.forgetting``): they are one statement. No gap is left where a value was known, and
+no two values of the key hold at one instant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from psycopg import AsyncConnection
+
+from hindsight.adapters.postgres.conflicts import supersede
+from hindsight.adapters.postgres.history import HistoryRow, record_history
+from hindsight.adapters.postgres.rows import fetch_all, fetch_one
+from hindsight.domain.ids import uuid7
+from hindsight.domain.timetravel import RESUMES_METADATA_KEY
+
+RESUMED = "the value it interrupted holds again after it"
+"""The reason of the ``supersedes`` link from a continuation to the bounded value it follows."""
+RESUMES_LINK = "resumes it: the same value, held again after a bounded value inside its period"
+"""The reason of the ``related`` link from a continuation to the memory it continues."""
+PAST_VALUE = "a newer value on the same key: the older one is a past value of it"
+"""The reason of the ``supersedes`` link from a key's holder to a past value written after it (re-exported
+by ``memory_writes``), and from the value that ended an interrupted one to its continuation."""
+
+_OWN = {
+    "id": "%(new)s",
+    "valid_from": "%(start)s",
+    "valid_to": "%(end)s",
+    "status": "%(status)s",
+    "created_at": "now()",
+    "updated_at": "now()",
+    "version": "1",
+    "metadata": "m.metadata || jsonb_build_object(%(marker)s::text, %(old)s::text)",
+    # a position in a conversation or a session chain, an idempotency key, access and decay belong to
+    # the memory that was written: the continuation is a part of its validity, not another write
+    "idempotency_key": "NULL",
+    "session_id": "NULL",
+    "session_seq": "NULL",
+    "session_auto_parent": "false",
+    "conversation_id": "NULL",
+    "turn_index": "NULL",
+    "session_index": "NULL",
+    "access_count": "0",
+    "last_accessed_at": "NULL",
+    "decayed_at": "NULL",
+}
+"""The columns a continuation does not copy from the memory it continues, and what it has instead."""
+_COLUMNS = """SELECT column_name FROM information_schema.columns
+   WHERE table_schema = current_schema() AND table_name = 'memories' AND is_generated = 'NEVER'
+   ORDER BY ordinal_position"""
+_NEXT_ON_KEY = """SELECT id FROM memories
+   WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'semantic' AND key = %(key)s
+     AND status IN ('active', 'superseded') AND id <> ALL(%(not)s::uuid[])
+     AND coalesce(valid_from, occurred_at, created_at) = %(at)s
+   ORDER BY created_at DESC, id DESC LIMIT 1"""
+"""The value of a key that began at an instant (the one that ended a past value there)."""
+
+
+async def resume_after(
+    conn: AsyncConnection, tenant_id: str, bounded: UUID, interrupted: Sequence[dict[str, Any]], actor: str
+) -> list[tuple[UUID, UUID]]:
+    """Split each value in ``interrupted`` that held past the end of ``bounded`` (rows with ``id``,
+    ``status`` and ``until``: status and ``valid_to`` before ``bounded`` ended it, None = open) around it:
+    a continuation holds from ``bounded``'s end (read now, after every supersede of the caller) until
+    ``until`` (module docstring). The caller holds the key's lock and has already ended each of them where
+    ``bounded`` begins. Returns (interrupted id, continuation id) pairs; none when ``bounded`` is open or
+    ended no value that held past its end."""
+    row = await fetch_one(
+        conn,
+        """SELECT agent_id, key, valid_to FROM memories WHERE id = %s AND tenant_id = %s""",
+        (bounded, tenant_id),
+    )
+    if row is None or row["valid_to"] is None or row["key"] is None:
+        return []
+    end: datetime = row["valid_to"]
+    made: list[tuple[UUID, UUID]] = []
+    for old in interrupted:
+        if old["until"] is not None and old["until"] <= end:
+            continue
+        new = uuid7()
+        await _copy(conn, tenant_id, old, new, end)
+        await conn.execute(
+            """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
+               VALUES (%s, %s, %s, 'related', %s) ON CONFLICT DO NOTHING""",
+            (tenant_id, new, old["id"], RESUMES_LINK),
+        )
+        until = old["until"].isoformat() if old["until"] is not None else "open"
+        why = f"continues {old['id']} after {bounded}: holds from {end.isoformat()} until {until}"
+        await record_history(conn, tenant_id, actor, HistoryRow(new, "created", why))
+        if old["until"] is not None and old["status"] == "superseded":
+            after = await fetch_one(
+                conn,
+                _NEXT_ON_KEY,
+                {
+                    "t": tenant_id,
+                    "a": row["agent_id"],
+                    "key": row["key"],
+                    "at": old["until"],
+                    "not": [new, old["id"], bounded],
+                },
+            )
+            if after is not None:  # the value that ended the interrupted one ends its continuation
+                await conn.execute(
+                    """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
+                       VALUES (%s, %s, %s, 'supersedes', %s) ON CONFLICT DO NOTHING""",
+                    (tenant_id, after["id"], new, PAST_VALUE),
+                )
+        await supersede(conn, tenant_id, new, bounded, end, RESUMED, actor)
+        made.append((old["id"], new))
+    return made
+
+
+async def _copy(
+    conn: AsyncConnection, tenant_id: str, old: dict[str, Any], new: UUID, start: datetime
+) -> None:
+    """Insert the continuation ``new`` of ``old`` (every column of the live schema copied but ``_OWN``'s)
+    and its chunks."""
+    columns = [r["column_name"] for r in await fetch_all(conn, _COLUMNS)]
+    values = ", ".join(_OWN.get(c, f'm."{c}"') for c in columns)
+    names = ", ".join(f'"{c}"' for c in columns)
+    await conn.execute(
+        f"INSERT INTO memories ({names}) SELECT {values} FROM memories m "
+        "WHERE m.id = %(old)s AND m.tenant_id = %(t)s",
+        {
+            "new": new,
+            "old": old["id"],
+            "t": tenant_id,
+            "start": start,
+            "end": old["until"],
+            "status": old["status"],
+            "marker": RESUMES_METADATA_KEY,
+        },
+    )
+    await conn.execute(
+        """INSERT INTO memory_chunks (memory_id, chunk_no, tenant_id, agent_id, content, embedding)
+           SELECT %s, chunk_no, tenant_id, agent_id, content, embedding FROM memory_chunks
+           WHERE memory_id = %s AND tenant_id = %s""",
+        (new, old["id"], tenant_id),
+    )
+
+
+def resumed_reason(old: UUID, new: UUID) -> str:
+    """The write outcome's part for a value split around the write (``resume_after``)."""
+    return f"{old} holds again after it as {new}"
