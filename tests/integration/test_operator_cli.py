@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 import redis
 from typer.testing import CliRunner
@@ -337,34 +338,173 @@ def test_a_truncated_export_is_reported(cli: Any, stack: LocalStack, tenant: str
     assert "truncated" in result.output
 
 
-@pytest.mark.parametrize(
-    ("column", "value", "says"),
-    [
-        ("content_hash", None, "not-null"),
-        ("importance", 7, "check constraint"),
-        ("layer", "nonsense", "layer"),
-    ],
-)
-def test_an_export_line_with_a_value_the_schema_refuses_is_named_and_nothing_is_imported(
-    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path, column: str, value: object, says: str
-) -> None:
-    _store(
-        stack, tenant, [("default", MemoryDraft(content="first")), ("default", MemoryDraft(content="second"))]
-    )
-    dump = tmp_path / "export.jsonl"
-    assert cli("export", "--tenant", tenant, "-o", str(dump)).exit_code == 0
-    lines = [json.loads(line) for line in dump.read_text().splitlines()]
-    bad = next(r for r in lines if r["kind"] == "memory")
-    bad["row"][column] = value
+_TABLES = {
+    "memory": "memories",
+    "chunk": "memory_chunks",
+    "relation": "memory_relations",
+    "history": "memory_history",
+    "write_result": "write_results",
+}
+_LATER = "2026-03-02T00:00:00+00:00"
+_EARLIER = "2026-03-01T00:00:00+00:00"
+REFUSED_VALUES: list[tuple[str, str, dict[str, Any], str, str]] = [
+    # (the schema's CHECK constraint, record kind, the edit, the field named, the limit in words)
+    ("memories_layer_check", "memory", {"layer": "nonsense"}, "layer", "one of episodic, semantic"),
+    ("memories_importance_check", "memory", {"importance": 7}, "importance", "from 0 to 1"),
+    ("memories_status_check", "memory", {"status": "gone"}, "status", "one of active, superseded"),
+    ("memories_source_check", "memory", {"source": "rumour"}, "source", "one of user_stated, agent_inferred"),
+    ("memories_task_type_check", "memory", {"task_type": "dance"}, "task_type", "one of query, modify"),
+    ("memories_outcome_check", "memory", {"outcome": "meh"}, "outcome", "one of success, partial"),
+    ("memories_key_decisions_check", "memory", {"key_decisions": list("abcd")}, "key_decisions", "at most 3"),
+    ("memories_turn_index_check", "memory", {"turn_index": -1}, "turn_index", "at least 0"),
+    ("memories_session_index_check", "memory", {"session_index": -1}, "session_index", "at least 0"),
+    ("memories_version_check", "memory", {"version": 0}, "version", "at least 1"),
+    (
+        "memories_occurred_precision_check",
+        "memory",
+        {"occurred_precision": "era"},
+        "occurred_precision",
+        "one of year",
+    ),
+    (
+        "memories_occurred_span",
+        "memory",
+        {"occurred_at": _LATER, "occurred_end": _EARLIER},
+        "occurred_end",
+        "after occurred_at",
+    ),
+    (
+        "memories_valid_period",
+        "memory",
+        {"valid_from": _LATER, "valid_to": _EARLIER},
+        "valid_to",
+        "on or after valid_from",
+    ),
+    ("memory_access_access_count_check", "memory", {"access_count": -1}, "access_count", "at least 0"),
+    ("memory_chunks_chunk_no_check", "chunk", {"chunk_no": 0}, "chunk_no", "at least 1"),
+    ("memory_relations_kind_check", "relation", {"kind": "likes"}, "kind", "one of supersedes, contradicts"),
+    ("memory_relations_strength_check", "relation", {"strength": 2}, "strength", "from 0 to 1"),
+    ("memory_relations_check", "relation", {"to_id": "<from_id>"}, "to_id", "differ from from_id"),
+    ("memory_history_action_check", "history", {"action": "teleported"}, "action", "one of created, merged"),
+    ("write_results_outcome_check", "write_result", {"outcome": "lost"}, "outcome", "one of stored, merged"),
+]
+"""Every CHECK constraint of a table an import writes, and a value breaking it."""
+
+
+_EXPORTED: list[str] = []
+"""One export (with vectors, so importing it embeds nothing) of a tenant holding every record kind,
+made by the first test that needs it: the edits below each change a copy of it."""
+
+
+def _edited_export(
+    cli: Any, stack: LocalStack, tenant: str, dump: Path, kind: str, edit: dict[str, Any]
+) -> int:
+    """Write to ``dump`` an export of a tenant holding every record kind, with ``edit`` applied to the
+    second record of ``kind`` (the first when there is one); the line (1-based) edited."""
+    if not _EXPORTED:
+        _round_trip_data(stack, tenant)
+        assert cli("export", "--tenant", tenant, "--embeddings", "-o", str(dump)).exit_code == 0
+        _EXPORTED.append(dump.read_text())
+    lines = [json.loads(line) for line in _EXPORTED[0].splitlines()]
+    of_kind = [n for n, r in enumerate(lines) if r["kind"] == kind]
+    index = of_kind[1] if len(of_kind) > 1 else of_kind[0]
+    row = lines[index]["row"]
+    row.update({k: row["from_id"] if v == "<from_id>" else v for k, v in edit.items()})
     dump.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    target = f"{tenant}-{column.replace('_', '-')}"
+    return index + 1
+
+
+def _rows(stack: LocalStack, table: str, tenant: str) -> int:
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        row = conn.execute(f"SELECT count(*) FROM {table} WHERE tenant_id = %s", (tenant,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_every_check_constraint_of_an_imported_table_has_a_case(stack: LocalStack) -> None:
+    """The import's value rules (domain.export_records) are kept equal to the live schema's: a new CHECK
+    constraint on a table the import writes needs a case in REFUSED_VALUES (and a rule)."""
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        names = {
+            str(r[0])
+            for r in conn.execute(
+                """SELECT c.conname FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+                   WHERE c.contype = 'c' AND t.relname = ANY(%s)""",
+                ([*_TABLES.values(), "memory_access", "pending_causal_links"],),
+            ).fetchall()
+        }
+    assert names == {case[0] for case in REFUSED_VALUES}
+
+
+@pytest.mark.parametrize(
+    ("constraint", "kind", "edit", "field", "limit"), REFUSED_VALUES, ids=[c[0] for c in REFUSED_VALUES]
+)
+def test_an_export_line_with_a_value_the_schema_refuses_names_the_line_field_and_limit(
+    cli: Any,
+    stack: LocalStack,
+    tenant: str,
+    tmp_path: Path,
+    constraint: str,
+    kind: str,
+    edit: dict[str, Any],
+    field: str,
+    limit: str,
+) -> None:
+    """Trial L1: an edited export's bad value was a raw Postgres message ("violates check constraint
+    memories_importance_check"). Now the error names the line, the record, the field and the limit; the
+    records before the line are imported, nothing of it or after it (as a file cut off there)."""
+    dump = tmp_path / "export.jsonl"
+    line = _edited_export(cli, stack, tenant, dump, kind, edit)
+    lines = [json.loads(text) for text in dump.read_text().splitlines()]
+    target = f"{tenant}-{kind}"
     result = cli("import", str(dump), "--tenant", target, "--remap-ids")
     assert result.exit_code == 1
-    assert "Traceback" not in result.output
-    assert "memory record " in result.output  # the remapped id: it names the row of the target
-    assert column in result.output  # "column content_hash: …", "… check constraint memories_layer_check"
-    assert says in result.output, result.output
-    assert json.loads(cli("inspect", "default", "--tenant", target, "--json").stdout)["counts"] == {}
+    output = " ".join(result.output.split())
+    assert "Traceback" not in output
+    assert "check constraint" not in output, output
+    assert f"line {line}: {kind} " in output, output
+    assert f": {field}: must " in output, output
+    assert limit in output, output
+    assert "the records before it were" in output, output
+    # the records before the line are in, nothing of it or after it
+    for name, table in _TABLES.items():
+        before = sum(1 for r in lines[: line - 1] if r["kind"] == name)
+        assert _rows(stack, table, target) == before, (name, output)
+
+
+def test_a_refused_line_stops_the_import_there_and_the_fixed_file_adds_the_rest(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path
+) -> None:
+    dump = tmp_path / "export.jsonl"
+    line = _edited_export(cli, stack, tenant, dump, "memory", {"importance": 7})
+    memories = sum(1 for text in dump.read_text().splitlines() if json.loads(text)["kind"] == "memory")
+    target = f"{tenant}-fixed"
+    assert cli("import", str(dump), "--tenant", target, "--remap-ids").exit_code == 1
+    assert count_memories(stack, target) == line - 2  # the memories on the lines after the header
+    fixed = dump.read_text().replace('"importance": 7,', '"importance": 0.7,')
+    dump.write_text(fixed)
+    again = cli("import", str(dump), "--tenant", target, "--remap-ids", "--json")
+    assert again.exit_code == 0, again.output
+    report = json.loads(again.stdout)
+    assert (report["complete"], report["skipped"]) == (True, line - 2)
+    assert count_memories(stack, target) == memories
+
+
+def test_a_value_only_the_database_refuses_names_the_line_and_keeps_the_records_before_it(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path
+) -> None:
+    """A NULL in a NOT NULL column is the database's to refuse (no value rule knows it): the error names
+    the line and the column, and the records of its batch before it are imported all the same."""
+    dump = tmp_path / "export.jsonl"
+    line = _edited_export(cli, stack, tenant, dump, "memory", {"content_hash": None})
+    target = f"{tenant}-null"
+    result = cli("import", str(dump), "--tenant", target, "--remap-ids")
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())
+    assert "Traceback" not in output
+    assert f"line {line}: memory " in output, output
+    assert ": content_hash: " in output, output
+    assert "the records before it were" in output, output
+    assert count_memories(stack, target) == line - 2
 
 
 LOCOMO = [

@@ -68,17 +68,22 @@ def import_(
         err_console.print(f"[red]error:[/] {file}: no such file")
         raise typer.Exit(1)
 
-    def records() -> Iterator[dict[str, Any]]:
+    def records() -> Iterator[tuple[int, dict[str, Any]]]:
+        """Each record with its line number; a line that is no JSON object stops the import there."""
+        from hindsight.domain.export_records import RecordRefused
+
         stream = sys.stdin if str(file) == "-" else file.open(encoding="utf-8")
         try:
             for number, line in enumerate(stream, start=1):
-                if line.strip():
-                    try:
-                        yield json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        from hindsight.domain.errors import InvalidInput
-
-                        raise InvalidInput(f"line {number}", f"not JSON: {exc.msg}") from None
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise RecordRefused(number, "", f"not JSON: {exc.msg}") from None
+                if not isinstance(record, dict):
+                    raise RecordRefused(number, "", "not a JSON object: an export line is one object")
+                yield number, record
         finally:
             if stream is not sys.stdin:
                 stream.close()

@@ -59,6 +59,10 @@ TaskType = Literal["query", "modify", "create", "analyze", "other"]
 Outcome = Literal["success", "partial", "failure", "aborted"]
 RelationKind = Literal["supersedes", "contradicts", "related", "caused_by", "part_of"]
 WriteOutcome = Literal["stored", "merged", "skipped", "failed"]
+HistoryAction = Literal[
+    "created", "merged", "updated", "superseded", "archived", "restored", "forgotten", "feedback", "decayed"
+]
+"""What a history row records (``memory_history.action``, migration 002's CHECK)."""
 FAILED_OUTCOMES: frozenset[str] = frozenset({"failure", "aborted"})
 
 

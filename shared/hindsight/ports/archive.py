@@ -53,13 +53,15 @@ class MemoryArchive(Protocol):
     async def import_records(
         self, tenant_id: str, records: Sequence[dict[str, Any]]
     ) -> tuple[dict[str, int], set[str], list[KeySettlement]]:
-        """Insert records (already moved to ``tenant_id`` and carrying embeddings); rows that already
-        exist in the tenant are skipped. Returns counts per kind (and ``skipped``), the ids of the
-        memories inserted now, and how each inserted keyed fact (active, or a past value) that met values
-        of its key was settled with them (a key names one fact: the write path's rules, never two holders,
-        one value at each instant).
+        """Insert records (``{"kind", "row", "line", "embedding"}``: already moved to ``tenant_id``,
+        carrying embeddings, ``line`` their place in the file); rows that already exist in the tenant are
+        skipped. All or nothing. Returns counts per kind (and ``skipped``), the ids of the memories
+        inserted now, and how each inserted keyed fact (active, or a past value) that met values of its
+        key was settled with them (a key names one fact: the write path's rules, never two holders, one
+        value at each instant).
 
-        Raises InvalidInput when an id already belongs to another tenant."""
+        Raises InvalidInput when an id already belongs to another tenant, RecordRefused (its ``line``)
+        when the database refuses a record's value."""
         ...
 
     async def existing(self, tenant_id: str, ids: Sequence[str]) -> set[str]:

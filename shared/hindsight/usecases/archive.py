@@ -22,6 +22,12 @@ in the file, with its end) is fitted among the key's values by the same rule, so
 answers one value of the key at each instant (a value of the target it interrupts holds again after it).
 The import is not refused: an import is a stream committed in batches, and merging one memory into
 another is what it is for; what was replaced can be read (``valid_at``, history) and restored.
+
+Each record is checked against its table's rules (``domain.export_records``) before anything of it is
+stored. A bad line (a value the schema refuses, a line that is not JSON) stops the import there: the
+records before it are imported, nothing of it or after it — what a file cut off at that line imports —,
+and the error (``RecordRefused``) names the line, the record, the field and the limit. Importing the
+fixed file again adds the rest, since what is there is skipped.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.embedding_text import first_passage
 from hindsight.domain.errors import InvalidInput
+from hindsight.domain.export_records import RecordRefused, check_record
 from hindsight.domain.timetravel import RESUMES_METADATA_KEY
 from hindsight.ports import Clock, Embedder, MemoryArchive
 from hindsight.ports.archive import KeySettlement
@@ -130,8 +137,12 @@ class ExportMemories:
         yield {"kind": "footer", "counts": counts}
 
 
+NumberedRecord = tuple[int, dict[str, Any]]
+"""An export record and its line in the file (1-based): what errors name."""
+
+
 class ImportMemories:
-    """Reads export records (any iterable, e.g. the lines of a file) into a tenant."""
+    """Reads export records (any iterable of (line, record), e.g. a file's) into a tenant."""
 
     def __init__(self, archive: MemoryArchive, embedder: Embedder, batch_size: int = 64) -> None:
         self._archive = archive
@@ -140,35 +151,48 @@ class ImportMemories:
 
     async def __call__(
         self,
-        records: Iterable[dict[str, Any]] | AsyncIterable[dict[str, Any]],
+        records: Iterable[NumberedRecord] | AsyncIterable[NumberedRecord],
         *,
         tenant_id: str | None = None,
         remap_ids: bool = False,
         progress: Callable[[int], None] | None = None,
     ) -> ImportReport:
         """Raises InvalidInput (not an export, unknown version, a record before the header, an id of
-        another tenant without ``remap_ids``, a column the schema does not have)."""
+        another tenant without ``remap_ids``, a column the schema does not have) and RecordRefused (a
+        line with a value its table refuses, or one the reader could not read: the records before it
+        are imported, nothing from it on; module doc)."""
         state = _ImportState(tenant_id, remap_ids)
         pending: list[dict[str, Any]] = []
-        async for record in _aiter(records):
-            kind = record.get("kind")
-            if kind == "header":
-                state.start(ExportHeader.model_validate(record), self._embedder)
-                continue
-            if kind == "footer":
-                state.footer = record.get("counts") or {}
-                continue
-            if kind not in KINDS:
-                raise InvalidInput("file", f"unknown record kind {kind!r}: not a Hindsight export line")
-            if state.header is None:
-                raise InvalidInput("file", "no header line: not a Hindsight export (or not its beginning)")
-            state.seen[kind] = state.seen.get(kind, 0) + 1
-            if pending and (len(pending) >= self._batch_size or kind != pending[-1]["kind"]):
-                await self._flush(state, pending, progress)
-                pending = []
-            prepared = state.prepare(record)
-            if prepared is not None:
-                pending.append(prepared)
+        try:
+            async for line, record in _aiter(records):
+                kind = record.get("kind")
+                if kind == "header":
+                    state.start(ExportHeader.model_validate(record), self._embedder)
+                    continue
+                if kind == "footer":
+                    state.footer = record.get("counts") or {}
+                    continue
+                if kind not in KINDS:
+                    raise InvalidInput("file", f"unknown record kind {kind!r}: not a Hindsight export line")
+                if state.header is None:
+                    raise InvalidInput(
+                        "file", "no header line: not a Hindsight export (or not its beginning)"
+                    )
+                check_record(line, kind, record)
+                state.seen[kind] = state.seen.get(kind, 0) + 1
+                if pending and (len(pending) >= self._batch_size or kind != pending[-1]["kind"]):
+                    await self._flush(state, pending, progress)
+                    pending = []
+                prepared = state.prepare(record, line)
+                if prepared is not None:
+                    pending.append(prepared)
+        except RecordRefused as refused:
+            # the records before the bad line are imported (those read, or of its batch the database
+            # rolled back), nothing of it or after it: as a file cut off there
+            before = [r for r in pending if r["line"] < refused.line]
+            if before:
+                await self._flush(state, before, progress)
+            raise
         if pending:
             await self._flush(state, pending, progress)
         if state.header is None:
@@ -272,7 +296,7 @@ class _ImportState:
             return value
         return remap(str(value), self.tenant)
 
-    def prepare(self, record: dict[str, Any]) -> dict[str, Any] | None:
+    def prepare(self, record: dict[str, Any], line: int) -> dict[str, Any] | None:
         kind = record["kind"]
         row = dict(record["row"])
         row["tenant_id"] = self.tenant
@@ -287,7 +311,7 @@ class _ImportState:
         if kind == "memory" and row.get("causal_parent") is not None:
             self.causal_links.append((UUID(row["id"]), UUID(row["causal_parent"])))
             row["causal_parent"] = None  # set once every memory is in (the parent may come later)
-        out: dict[str, Any] = {"kind": kind, "row": row}
+        out: dict[str, Any] = {"kind": kind, "row": row, "line": line}
         if self.keep_vectors and "embedding" in record:
             out["embedding"] = record["embedding"]
         return out
@@ -305,8 +329,8 @@ class _ImportState:
 
 
 async def _aiter(
-    records: Iterable[dict[str, Any]] | AsyncIterable[dict[str, Any]],
-) -> AsyncIterator[dict[str, Any]]:
+    records: Iterable[NumberedRecord] | AsyncIterable[NumberedRecord],
+) -> AsyncIterator[NumberedRecord]:
     if isinstance(records, AsyncIterable):
         async for record in records:
             yield record

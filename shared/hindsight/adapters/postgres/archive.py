@@ -49,6 +49,7 @@ from hindsight.adapters.postgres.memory_writes import (
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction
 from hindsight.domain.contradiction import is_additive, order_contradiction
 from hindsight.domain.errors import InvalidInput
+from hindsight.domain.export_records import RecordRefused, record_id
 from hindsight.domain.text import same_information
 from hindsight.ports.archive import KeySettlement
 
@@ -254,11 +255,14 @@ class PostgresArchive:
                     if settlement is not None:
                         settled.append(settlement)
                 except (errors.NotNullViolation, errors.CheckViolation, errors.DataError) as exc:
-                    # the whole batch rolls back: a file with a bad value imports nothing of it
-                    column = f" column {exc.diag.column_name}:" if exc.diag.column_name else ""
+                    # a value domain.export_records does not know (a NULL, a wrong type): the batch rolls
+                    # back and the use case imports the records before this one again (its module doc)
+                    column = exc.diag.column_name or table
                     what = exc.diag.message_primary or type(exc).__name__
-                    ident = record["row"].get("id") or record["row"].get("memory_id") or "?"
-                    raise InvalidInput("file", f"{kind} record {ident} ({table}):{column} {what}") from None
+                    where = f"{kind} {record_id(kind, record['row'])}: {column}"
+                    raise RecordRefused(
+                        record.get("line", 0), where, f"the database refuses it ({what})"
+                    ) from None
                 counts[kind] = counts.get(kind, 0) + int(inserted)
                 counts["skipped"] += int(not inserted)
         return counts, new_memories, settled
