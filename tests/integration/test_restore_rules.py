@@ -1,9 +1,13 @@
 """A restore settles the restored fact by the write path's rules, and reads describe it as it now is (trial
-08:25 follow-ups), end to end through the MCP client, the SQS emulator and the worker: a restored hit no
-longer shows the memory that once superseded it (``superseded_by``)."""
+08:25 follow-ups), end to end through the MCP client, the SQS emulator and the worker: a restored inference
+never retires what the user stated on its key (both kept, linked, flagged), nor silently takes a key whose
+user statement is archived; a restored key-less fact is fitted into valid time as a keyed one is (one value
+at each instant); a restored hit no longer shows the memory that once superseded it (``superseded_by``);
+a conflict's label names the other side's real status."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -12,7 +16,7 @@ from mcp import Client
 from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.integration.test_valid_time_order import _memory, _stored
+from tests.integration.test_valid_time_order import _memory, _state, _stored
 from tests.support import mcp_client
 
 pytestmark = pytest.mark.integration
@@ -68,3 +72,90 @@ async def test_the_conflict_label_says_the_other_side_is_an_archived_statement(
     lines = {line["ids"][0]: line for line in summary["lines"]}
     assert (lines[meat]["possible_conflict"], lines[meat]["conflict_with"]) == (True, "archived_statement")
     assert (lines[vegan]["possible_conflict"], lines[vegan]["conflict_with"]) == (True, "active_inference")
+
+
+# ---- a keyed restore follows the write's source rules --------------------------------------------------
+
+
+def _related(hit: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(r["relation"]["kind"], r["memory"]["id"]) for r in hit["related"]]
+
+
+@pytest.mark.anyio
+async def test_a_restored_inference_never_retires_the_users_statement_on_its_key(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        meat = await _stored(client, poller, key="cy.diet", content="Cy eats meat", source="agent_inferred")
+        vegan = await _stored(client, poller, key="cy.diet", content="Cy is vegan")
+        assert await _state(client, meat) == ("superseded", (await _memory(client, meat))["valid_to"], vegan)
+        restored = await call(client, "memory_update", {"id": meat, "action": "restore"})
+        # what the user stated stays the key's fact, untouched; the inference is kept beside it, flagged
+        assert not restored["superseded"]
+        assert await _state(client, vegan) == ("active", None, None)
+        assert await _state(client, meat) == ("active", None, None)
+        hits = await _search(client, "what does Cy eat")
+        for mine, other in ((meat, vegan), (vegan, meat)):
+            assert "possible_conflict" in hits[mine]["flags"], mine
+            assert ("contradicts", other) in _related(hits[mine]), mine
+        # the user's own restore still takes the key back, as the user's write would
+        back = await call(client, "memory_update", {"id": meat, "action": "archive"})
+        assert back["memory"]["status"] == "archived"
+        await call(client, "memory_update", {"id": vegan, "action": "archive"})
+        tofu = await _stored(client, poller, key="cy.diet", content="Cy eats tofu", source="agent_inferred")
+        again = await call(client, "memory_update", {"id": vegan, "action": "restore"})
+        assert again["superseded"] == [tofu]
+
+
+@pytest.mark.anyio
+async def test_a_restored_inference_is_linked_to_the_users_archived_statement_on_its_key(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        meat = await _stored(client, poller, key="cy.diet", content="Cy eats meat", source="agent_inferred")
+        vegan = await _stored(client, poller, key="cy.diet", content="Cy is vegan")
+        await call(client, "memory_update", {"id": vegan, "action": "archive", "reason": "not used lately"})
+        await call(client, "memory_update", {"id": meat, "action": "restore"})
+        # as a write of the inference would be: linked to what the user stated, which stays archived
+        assert await _state(client, vegan) == ("archived", None, None)
+        hit = (await _search(client, "what does Cy eat"))[meat]
+        assert "possible_conflict" in hit["flags"]
+        assert ("contradicts", vegan) in _related(hit)
+        summary = str(await call(client, "memory_summarize", {"key": "cy.diet"}))
+        assert "Cy is vegan" in summary
+
+
+# ---- a key-less restore fits the restored fact into valid time as a keyed one --------------------------
+
+
+@pytest.mark.anyio
+async def test_a_restored_keyless_fact_holds_alone_at_every_instant_since_it_began(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+
+        async def gym(euros: int) -> str:
+            content = f"My gym membership costs {euros} euros per month"
+            return await _stored(client, poller, key=None, content=content)
+
+        first = await gym(40)
+        second = await gym(55)
+        after_second = datetime.now(UTC).isoformat()
+        third = await gym(70)
+        after_third = datetime.now(UTC).isoformat()
+        every = {first, second, third}
+
+        async def held(at: str) -> set[str]:
+            hits = await _search(client, "gym membership euros per month", valid_at=at)
+            return set(hits) & every
+
+        assert await held(after_second) == {second}
+        assert await held(after_third) == {third}
+        restored = await call(client, "memory_update", {"id": first, "action": "restore"})
+        # as on a key: the values that began after it, inside its period, never held
+        for at in (after_second, after_third, datetime.now(UTC).isoformat()):
+            assert await held(at) == {first}, at
+        assert sorted(restored["superseded"]) == sorted([second, third])
+        for later in (second, third):
+            memory = await _memory(client, later)
+            assert (memory["status"], memory["valid_to"]) == ("superseded", memory["created_at"]), later

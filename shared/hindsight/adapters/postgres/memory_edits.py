@@ -15,10 +15,11 @@ row lock, as the worker does), so a concurrent write or update on the key cannot
 A restore (status back to ``active``) of a semantic memory with a key does the same: the restored fact is
 the one on its key again, under that key's lock; the end of validity its supersedes gave it is undone (it
 holds again — to the end it had before them, if the caller gave it one; the history keeps the end), and it
-is put back into the key's timeline from its own start (``_fit_restored``): one value at each instant. A
-restored key-less fact is the fact again the same way: the active facts that now hold its chain of
-successors (a contradiction, a supersede, a supersedes link, followed through successors superseded since)
-are superseded by it, by the write's source rules.
+is put back into the key's timeline from its own start (``_fit_restored``): one value at each instant,
+by the write's source rules (a restored inference never ends what the user stated: both kept, linked
+``contradicts``; nor silently takes a key whose user statement is archived). A restored key-less fact is
+the fact again the same way, fitted among its chain of successors (a contradiction, a supersede, a
+supersedes link, followed through successors superseded since) as among a key's values.
 
 An update that moves a keyed semantic value's period (``valid_from``, ``valid_to``) is settled with the
 key's other values by the write path's rule (``domain.contradiction.order_contradiction``), under the
@@ -42,7 +43,15 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.postgres.conflicts import supersede
 from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
-from hindsight.adapters.postgres.memory_writes import KEY_LOCK, KEY_LOCKS, LATER_VALUE, PAST_VALUE, key_lock
+from hindsight.adapters.postgres.memory_writes import (
+    ARCHIVED_STATEMENT,
+    ARCHIVED_STATEMENTS,
+    KEY_LOCK,
+    KEY_LOCKS,
+    LATER_VALUE,
+    PAST_VALUE,
+    key_lock,
+)
 from hindsight.adapters.postgres.rows import (
     MEMORY_COLUMNS,
     fetch_all,
@@ -64,7 +73,7 @@ from hindsight.domain.memory import (
     check_validity_period,
     content_hash,
 )
-from hindsight.domain.text import entity_terms
+from hindsight.domain.text import entity_terms, same_information
 from hindsight.domain.timetravel import takes_key, valid_start
 from hindsight.domain.versions import check_memory_version
 from hindsight.ports import EditedMemory, ForgetOutcome, Vector
@@ -218,19 +227,28 @@ def _overlap(a: tuple[datetime, datetime | None], b: tuple[datetime, datetime | 
 
 
 async def _fit_restored(
-    conn: AsyncConnection, scope: Scope, restored: StoredMemory, actor: str
+    conn: AsyncConnection,
+    scope: Scope,
+    restored: StoredMemory,
+    rows: Sequence[dict[str, Any]],
+    why: str,
+    actor: str,
 ) -> list[UUID]:
-    """A restored keyed semantic value (its supersede ends undone) is the key's value again from its own
-    start, settled with the key's other values in valid time so that one value holds at each instant
-    (``_overlap``): a value that began before it, or with it (``timetravel.takes_key``, the write's order),
-    ends where it begins, as a write's value ends it; a value that began after it, inside its period,
-    never held (empty period at its own start, as an upcoming value a restore retires) — the restore says
-    this value is the fact, not the one that replaced it. An active value that begins after the end the
-    restored one keeps (a given end) holds the key: the restored value is its past value. The caller
-    holds the key's lock. The ids superseded (ended or retired)."""
+    """A restored semantic value (its supersede ends undone) is the fact again from its own start, settled
+    with ``rows`` — the other values of its key (``_VALUES_ON_KEY``), or for a key-less fact those of its
+    chain of successors (``_CHAIN_VALUES``): id, source, status, since, until — so that one value holds
+    at each instant (``_overlap``): a value that began before it, or with it (``timetravel.takes_key``,
+    the write's order), ends where it begins, as a write's value ends it; a value that began after it,
+    inside its period, never held (empty period at its own start, as an upcoming value a restore retires)
+    — the restore says this value is the fact, not the one that replaced it. An active value that begins
+    after the end the restored one keeps (a given end) holds: the restored value is its past value. All by
+    the write's source rules (``domain.contradiction.resolve``, the restored value in the newer one's role;
+    ``_kept_beside``): a restored inference never ends what the user stated, nor does an inference make the
+    restored statement of the user a past value — such pairs stay as they are, linked ``contradicts``
+    (flagged ``possible_conflict``). ``why``: the ``supersedes`` reason. The caller holds the key's lock
+    (a keyed value). The ids superseded (ended or retired)."""
     start = valid_start(restored)
     period = (start, restored.valid_to)
-    rows = await fetch_all(conn, _VALUES_ON_KEY, (scope.tenant_id, scope.agent_id, restored.key, restored.id))
     retired: list[UUID] = []
     later: list[dict[str, Any]] = []
     for row in rows:
@@ -243,12 +261,52 @@ async def _fit_restored(
             continue
         else:
             continue
-        await supersede(conn, scope.tenant_id, restored.id, row["id"], until, RESTORED_ONTO_KEY, actor)
+        if resolve(restored.source, row["source"]) == "keep_both":
+            await _kept_beside(conn, scope.tenant_id, restored.id, row["id"])
+            continue
+        await supersede(conn, scope.tenant_id, restored.id, row["id"], until, why, actor)
         retired.append(row["id"])
-    if later:  # restored with an end before the key's value began: a past value of it
-        holder = min(later, key=lambda r: r["since"])
+    for row in later:  # an inference never makes the user's restored statement its past value
+        if resolve(row["source"], restored.source) == "keep_both":
+            await _kept_beside(conn, scope.tenant_id, row["id"], restored.id)
+    holders = [r for r in later if resolve(r["source"], restored.source) == "supersede"]
+    if holders:  # restored with an end before the value that holds began: a past value of it
+        holder = min(holders, key=lambda r: r["since"])
         await supersede(conn, scope.tenant_id, holder["id"], restored.id, holder["since"], PAST_VALUE, actor)
+    elif restored.key is not None:
+        await _beside_archived_statements(conn, scope, restored)
     return retired
+
+
+async def _kept_beside(conn: AsyncConnection, tenant_id: str, inference: UUID, statement: UUID) -> None:
+    """Link a pair the source rules keep (an inference and what the user stated) ``contradicts``, unless
+    they are linked so already, either way (a contradiction's own link)."""
+    await conn.execute(
+        """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
+           SELECT %(t)s, %(a)s, %(b)s, 'contradicts', %(why)s
+           WHERE NOT EXISTS (
+               SELECT 1 FROM memory_relations
+                WHERE tenant_id = %(t)s AND kind = 'contradicts'
+                  AND ((from_id = %(a)s AND to_id = %(b)s) OR (from_id = %(b)s AND to_id = %(a)s)))""",
+        {"t": tenant_id, "a": inference, "b": statement, "why": RESTORED_BESIDE},
+    )
+
+
+async def _beside_archived_statements(conn: AsyncConnection, scope: Scope, restored: StoredMemory) -> None:
+    """A restored inference on a key whose user statement is archived (still open at its start) is linked
+    ``contradicts`` to it, as a write of it is (``memory_writes.ARCHIVED_STATEMENTS``): never silently the
+    key's fact — search flags it ``possible_conflict`` with the statement beside it. The caller holds the
+    key's lock."""
+    if restored.source != "agent_inferred" or is_additive(restored.content):
+        return
+    archived = (scope.tenant_id, scope.agent_id, restored.key, valid_start(restored))
+    for old in await fetch_all(conn, ARCHIVED_STATEMENTS, archived):
+        if not same_information(restored.content, old["content"]):
+            await conn.execute(
+                """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
+                   VALUES (%s, %s, %s, 'contradicts', %s) ON CONFLICT (from_id, to_id, kind) DO NOTHING""",
+                (scope.tenant_id, restored.id, old["id"], ARCHIVED_STATEMENT),
+            )
 
 
 async def _fit_period(
@@ -294,55 +352,40 @@ RESTORED_OVER = "restored over the fact that superseded it, by memory_update"
 """The ``supersedes`` relation's reason when a restored key-less fact retires the fact that replaced it."""
 
 
-RESTORED_BESIDE = "a restored inference disagrees with what the user stated since; both kept"
-"""The ``contradicts`` link's reason when a restored key-less inference meets the user's statement that
-now holds its chain (the source rules: an inference never retires what the user stated)."""
+RESTORED_BESIDE = "a restored inference disagrees with what the user stated; both kept"
+"""The ``contradicts`` link's reason when a restore meets an inference and what the user stated (the source
+rules: an inference never retires what the user stated, nor makes it a past value)."""
 
-_CHAIN_HOLDERS = """WITH RECURSIVE chain(id) AS (
+_CHAIN_VALUES = """WITH RECURSIVE chain(id) AS (
        SELECT r.from_id FROM memory_relations r
         WHERE r.tenant_id = %(t)s AND r.to_id = %(id)s AND r.kind = 'supersedes'
        UNION
        SELECT r.from_id FROM chain c
          JOIN memories s ON s.id = c.id AND s.tenant_id = %(t)s AND s.status = 'superseded'
          JOIN memory_relations r ON r.tenant_id = %(t)s AND r.to_id = c.id AND r.kind = 'supersedes')
-   SELECT m.id, m.source FROM memories m JOIN chain c ON c.id = m.id
+   SELECT m.id, m.source, m.status, coalesce(m.valid_from, m.occurred_at, m.created_at) AS since,
+          m.valid_to AS until
+     FROM memories m JOIN chain c ON c.id = m.id
     WHERE m.tenant_id = %(t)s AND m.agent_id = %(a)s AND m.id <> %(id)s
-      AND m.status = 'active' AND m.layer = 'semantic'
-    ORDER BY m.id FOR UPDATE OF m"""
-"""The agent's active semantic facts that hold a memory's chain of successors now: the facts that
-superseded it, and through every successor since superseded in turn, the facts that superseded those
-(A superseded by B, B by C: C). Cycles end (UNION)."""
+      AND m.status IN ('active', 'superseded') AND m.layer = 'semantic'
+    ORDER BY since, m.id FOR UPDATE OF m"""
+"""A memory's chain of successors, as a key's values for a key-less fact: the agent's semantic facts that
+superseded it, and through every successor since superseded in turn, the facts that superseded those (A
+superseded by B, B by C: B and C), active or superseded (past). Cycles end (UNION)."""
 
 
 async def _retire_successors(
     conn: AsyncConnection, scope: Scope, restored: StoredMemory, actor: str
 ) -> list[UUID]:
     """A restored key-less fact (a contradiction, a supersede or a supersedes link retired it) is the fact
-    again, as a restored keyed one is on its key (``_fit_restored``): the active facts that now hold its
-    chain of successors (``_CHAIN_HOLDERS``: not only the direct successor, which may be superseded itself)
-    are superseded by it, ending now — else both would stand, saying opposite things — by the write's
-    source rules (``domain.contradiction.resolve``, the restored fact in the newer one's role): a restored
-    inference never retires what the user stated; the two stay, linked ``contradicts`` (flagged
-    ``possible_conflict``). The ids superseded."""
-    rows = await fetch_all(
-        conn, _CHAIN_HOLDERS, {"t": scope.tenant_id, "id": restored.id, "a": scope.agent_id}
-    )
-    if not rows:
-        return []
-    clock = await fetch_one(conn, "SELECT now() AS now")
-    assert clock is not None
-    retired: list[UUID] = []
-    for row in rows:
-        if resolve(restored.source, row["source"]) == "keep_both":
-            await conn.execute(
-                """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
-                   VALUES (%s, %s, %s, 'contradicts', %s) ON CONFLICT (from_id, to_id, kind) DO NOTHING""",
-                (scope.tenant_id, restored.id, row["id"], RESTORED_BESIDE),
-            )
-            continue
-        await supersede(conn, scope.tenant_id, restored.id, row["id"], clock["now"], RESTORED_OVER, actor)
-        retired.append(row["id"])
-    return retired
+    again, as a restored keyed one is on its key: it is fitted among its chain of successors
+    (``_CHAIN_VALUES``: not only the direct successor, which may be superseded itself) as among a key's
+    values (``_fit_restored``, the same rule and the same source rules) — else both would stand, saying
+    opposite things, and a ``valid_at`` read would answer both for the while between the supersede and the
+    restore. The ids superseded."""
+    chain = {"t": scope.tenant_id, "id": restored.id, "a": scope.agent_id}
+    rows = await fetch_all(conn, _CHAIN_VALUES, chain)
+    return await _fit_restored(conn, scope, restored, rows, RESTORED_OVER, actor)
 
 
 class PostgresMemoryEditor:
@@ -484,7 +527,9 @@ class PostgresMemoryEditor:
                 )
                 if status == "active" and current.layer == "semantic" and current.key is not None:
                     restored = await _reload(conn, memory_id)
-                    superseded = await _fit_restored(conn, scope, restored, actor)
+                    on_key = (scope.tenant_id, scope.agent_id, restored.key, restored.id)
+                    rows = await fetch_all(conn, _VALUES_ON_KEY, on_key)
+                    superseded = await _fit_restored(conn, scope, restored, rows, RESTORED_ONTO_KEY, actor)
                 elif status == "active" and current.layer == "semantic":
                     superseded = await _retire_successors(conn, scope, await _reload(conn, memory_id), actor)
             return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
