@@ -1,12 +1,13 @@
 """The Python CPU of ``memory_search`` after its SQL returns, replayed without a database (issue 15).
 
-    python bench/cpu_replay.py capture [--size 100000]
+    python bench/cpu_replay.py capture [--size 100000] [--keep-stack DIR]
     python bench/cpu_replay.py ab <A checkout> <B checkout> [--rounds 6] [--cold]
     python bench/cpu_replay.py dump <checkout> OUT.pkl
     python bench/cpu_replay.py same A.pkl B.pkl
     python bench/cpu_replay.py profile <checkout> [--rounds 2] [--cold]
 
-``capture`` loads ``bench/latency.py``'s tier (same corpus, queries and seeds) into a throw-away stack,
+``capture`` loads ``bench/latency.py``'s tier (same corpus, queries and seeds) into a throw-away stack (or
+reuses the one kept in ``--keep-stack``: ``latency.load_or_reuse``),
 runs its 200 queries through ``Recall.search`` (default ranker, top 10) and saves, per search, the request
 and what the reader returned: both search statements' rows, the full rows fetched for the hits and the
 relations read (``var/bench-cache/search-rows-<size>.pkl``).
@@ -54,7 +55,7 @@ def _load(path: Path) -> Any:
 # ---- capture ------------------------------------------------------------------------------------
 
 
-def capture(size: int) -> None:
+def capture(size: int, kept: Path | None = None) -> None:
     """Load the latency tier of ``size`` memories and record what the reader returns for its queries."""
     sys.path.insert(0, str(HERE))
     import latency
@@ -138,9 +139,9 @@ def capture(size: int) -> None:
             await container.aclose()
 
     data = latency.build_dataset(200, 20)
-    with LocalStack(bench_tmpdir("replay"), ephemeral=True) as stack:
+    with LocalStack(kept or bench_tmpdir("replay"), ephemeral=kept is None) as stack:
         settings = stack.require_settings()
-        latency.load_tier(settings.require_database_url(), data, size)
+        latency.load_or_reuse(settings.require_database_url(), data, size, kept)
         asyncio.run(latency.keyword_stats(settings))
         captured = asyncio.run(run(settings, data))
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -346,7 +347,8 @@ def main() -> None:
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, default=100_000)
     sub = parser.add_subparsers(dest="command")
-    sub.add_parser("capture")
+    p = sub.add_parser("capture")
+    p.add_argument("--keep-stack", type=Path, default=None, help="a folder to keep the stack in")
     p = sub.add_parser("ab")
     p.add_argument("a", type=Path)
     p.add_argument("b", type=Path)
@@ -371,7 +373,7 @@ def main() -> None:
     if args.child:
         child(args)
     elif args.command == "capture":
-        capture(args.size)
+        capture(args.size, args.keep_stack)
     elif args.command == "ab":
         ab(args.a, args.b, args.size, args.rounds, args.cold)
     elif args.command in ("dump", "profile"):

@@ -1,7 +1,7 @@
 """Where a cached-embedding ``memory_search`` spends its time, step by step (issue 15).
 
     PYTHONPATH=<checkout>/shared:bench python bench/search_spans.py [--size 100000] [--rounds 2]
-                                                                    [--profile OUT.prof]
+                                                                    [--profile OUT.prof] [--keep-stack DIR]
 
 Loads ``bench/latency.py``'s tier of ``--size`` memories into a throw-away stack (as ``bench/ab_search.py``'s
 child does), runs its 20 warm-up and 200 queries once (the query embeddings cached, the plans warm), then
@@ -12,8 +12,10 @@ the returned rows' round trip (``get_many_with_relations``) and their models, th
 the conflict labels, the access note and the trace line. Each span is reported as wall time and, marked
 ``[cpu]``, as this thread's CPU time (on a shared machine the wall time of a step includes waiting for a
 core; both are per search: p50 and mean). Spans nest, so they do not add up. ``--profile`` also writes a
-cProfile of one more round. The deferred access UPDATE of each search is awaited after the clock stops,
-as in ``bench/latency.py``. The code measured is whichever ``hindsight`` the PYTHONPATH finds first.
+cProfile of one more round; ``--keep-stack`` keeps the loaded stack in DIR and reuses it next time
+(``latency.load_or_reuse``, as ``bench/run.py latency --keep-stack``). The deferred access UPDATE of
+each search is awaited after the clock stops, as in ``bench/latency.py``. The code measured is
+whichever ``hindsight`` the PYTHONPATH finds first.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import statistics
 import subprocess
 import time
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 SPANS: dict[str, float] = defaultdict(float)
@@ -195,6 +198,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile", default=None)
+    parser.add_argument("--keep-stack", type=Path, default=None, help="a folder to keep the stack in")
     args = parser.parse_args()
     import latency
     from common import bench_tmpdir
@@ -203,9 +207,10 @@ def main() -> None:
 
     instrument()
     data = latency.build_dataset(200, 20)
-    with LocalStack(bench_tmpdir("spans"), ephemeral=True) as stack:
+    folder = args.keep_stack if args.keep_stack is not None else bench_tmpdir("spans")
+    with LocalStack(folder, ephemeral=args.keep_stack is None) as stack:
         settings = stack.require_settings()
-        latency.load_tier(settings.require_database_url(), data, args.size)
+        latency.load_or_reuse(settings.require_database_url(), data, args.size, args.keep_stack)
         asyncio.run(latency.keyword_stats(settings))
         asyncio.run(_serve(settings, data, args.rounds, args.profile))
 

@@ -26,6 +26,7 @@ from hindsight.domain.ranking import (
     time_fit,
 )
 from hindsight.domain.ranking_features import (
+    _TIME_TOKENS,
     _TIME_WORDS,
     _WHEN_QUESTION,
     _WORD,
@@ -34,9 +35,11 @@ from hindsight.domain.ranking_features import (
     RRF_K,
     STAGE_TWO,
     _content_features,
+    _names_time,
     _Query,
     _stem,
     candidate_features,
+    pool_positions,
     stage_two_features,
 )
 from hindsight.domain.timeparse import TimeIntent, detect_time_intent
@@ -327,6 +330,51 @@ def test_the_ascii_tokeniser_gives_exactly_what_the_regular_expressions_give(
 ) -> None:
     prepared = _Query(query)
     assert _content_features(content, prepared) == _regex_content_features(content, prepared)
+
+
+_CASELESS_LOOKALIKES = ("\u0130", "\u0131", "\u017f", "\u212a")
+"""İ, ı, ſ and the Kelvin sign: the only non-ASCII characters a case-insensitive "i", "s" or "k" matches."""
+_tricky_text = st.text(
+    alphabet=st.sampled_from([*"adefhilmnorstuwyk0129 _-'?", *_CASELESS_LOOKALIKES, "é", "ß", "٢", "ﬆ"]),
+    max_size=30,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(content=_tricky_text | _text)
+@example(content="see you fr\u0130day")
+@example(content="wee\u212aend plans")
+@example(content="la\ufb06 week")
+@example(content="in 20\u0662\u0663")
+@example(content="last_week, café")
+def test_time_words_found_by_word_equal_the_expression(content: str) -> None:
+    assert _names_time(content, _WORD.findall(content)) == (_TIME_WORDS.search(content) is not None)
+
+
+def test_time_words_with_a_lookalike_letter_equal_the_expression() -> None:
+    """Every time word with one letter replaced by a character a case-insensitive match may take for
+    it (or by one it may not), alone and between other words."""
+    for token in sorted(_TIME_TOKENS):
+        for i in range(len(token)):
+            for char in (*_CASELESS_LOOKALIKES, "é", "_", "ß", "\u0345", "\u0662", token[i].upper()):
+                changed = token[:i] + char + token[i + 1 :]
+                for content in (changed, f"on {changed}, then", f"{changed}é", f"é {changed}"):
+                    expected = _TIME_WORDS.search(content) is not None
+                    assert _names_time(content, _WORD.findall(content)) == expected, content
+
+
+@settings(max_examples=100, deadline=None)
+@given(pool=_pools, query=_queries)
+def test_features_with_the_positions_given_equal_those_computed_inside(
+    pool: list[Candidate], query: str
+) -> None:
+    request = SearchRequest(text=query, top_k=10, now=NOW)
+    positions = pool_positions(pool)
+    assert positions == [c.memory.position for c in pool]
+    inside = candidate_features(pool, request)
+    assert candidate_features(pool, request, positions).tobytes() == inside.tobytes()
+    scores = np.linspace(-3.0, 2.0, len(pool))
+    assert stage_two_features(pool, scores, positions).tobytes() == stage_two_features(pool, scores).tobytes()
 
 
 def _reference_scored(

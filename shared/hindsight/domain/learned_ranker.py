@@ -28,7 +28,7 @@ import numpy as np
 
 from hindsight.domain.errors import ConfigurationError
 from hindsight.domain.memory import Candidate
-from hindsight.domain.ranking_features import FEATURES, STAGE_TWO, stage_two_features
+from hindsight.domain.ranking_features import FEATURES, STAGE_TWO, Position, stage_two_features
 
 MODEL_FORMAT = 1
 """The one-stage file format (``format`` in the file)."""
@@ -79,11 +79,15 @@ class LearnedRanker:
     """One stage, or two (the second reading ``STAGE_TWO`` computed from the first's scores)."""
 
     def score(
-        self, rows: np.ndarray | list[list[float]], candidates: Sequence[Candidate] | None = None
+        self,
+        rows: np.ndarray | list[list[float]],
+        candidates: Sequence[Candidate] | None = None,
+        positions: Sequence[Position | None] | None = None,
     ) -> list[float]:
         """Scores of feature rows (``ranking_features.candidate_features``: an (n, features) matrix), one
         per row. A two-stage model also needs the candidates (in the rows' order), whose positions the
-        second stage's features read.
+        second stage's features read (``positions``: ``ranking_features.pool_positions`` of them, when
+        the caller has them already).
 
         Raises:
             ValueError: a two-stage model without the candidates, or not one per row.
@@ -95,7 +99,7 @@ class LearnedRanker:
         if len(self.stages) > 1:
             if candidates is None or len(candidates) != len(matrix):
                 raise ValueError("a two-stage ranker needs the candidates, one per feature row")
-            matrix = np.hstack([matrix, stage_two_features(candidates, scores)])
+            matrix = np.hstack([matrix, stage_two_features(candidates, scores, positions)])
             scores = self.stages[1].forward(matrix)
         return [float(v) for v in scores]
 

@@ -46,7 +46,7 @@ from hindsight.domain.memory import (
     SearchRequest,
     StoredMemory,
 )
-from hindsight.domain.ranking_features import candidate_features
+from hindsight.domain.ranking_features import candidate_features, pool_positions
 from hindsight.domain.timeparse import TimeIntent
 from hindsight.domain.timetravel import is_upcoming
 
@@ -237,7 +237,10 @@ def score_candidates(
     rrfs = _fused(candidates, policy)
     model: list[float | None]
     if policy.learned is not None and request is not None and candidates:
-        scores = policy.learned.score(candidate_features(candidates, request), candidates)
+        positions = pool_positions(candidates)
+        scores = policy.learned.score(
+            candidate_features(candidates, request, positions), candidates, positions
+        )
         model = list(scores)
         top = max(scores)
         relevances = [math.exp((v - top) / LEARNED_TEMPERATURE) for v in scores]

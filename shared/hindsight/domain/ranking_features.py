@@ -112,6 +112,10 @@ _TURN_SHIFT = 1 << 32
 Postgres integer turn and its neighbours, and ordered by group, then turn."""
 
 
+Position = tuple[str, int, int]
+"""A turn's place: (conversation, session, turn), as ``StoredMemory.position`` gives it."""
+
+
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.casefold()) if len(w) >= 3}
 
@@ -221,10 +225,21 @@ def _neighbour_scores(
     return out
 
 
-def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) -> np.ndarray:
+def pool_positions(candidates: Sequence[Candidate]) -> list[Position | None]:
+    """Each candidate's place in its conversation (``StoredMemory.position``), in order: what the neighbour
+    and session features of both stages read (computed once per pool, passed to both)."""
+    return [c.memory.position for c in candidates]
+
+
+def candidate_features(
+    candidates: Sequence[Candidate],
+    request: SearchRequest,
+    positions: Sequence[Position | None] | None = None,
+) -> np.ndarray:
     """An (n, len(FEATURES)) float64 matrix: one row of ``FEATURES`` values per candidate, in the
     candidates' order. Signal and neighbour features are computed column-wise with numpy; the content
-    features need one tokenising pass over each candidate's text (``_content_features``)."""
+    features need one tokenising pass over each candidate's text (``_content_features``). ``positions``:
+    ``pool_positions(candidates)``, when the caller has them already."""
     n = len(candidates)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
     if n == 0:
@@ -254,15 +269,19 @@ def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) 
     out[:, column["entity_rr"]] = entity_rr
     out[:, column["signals"]] = (~np.isnan(ranks)).sum(axis=1)
     out[:, column["fused_rr"]] = first
-    positions = [c.memory.position for c in candidates]
-    neighbours = _neighbour_scores(positions, first, best)
-    out[:, column["neighbour_best"]] = neighbours.max(axis=1)
-    total = neighbours[:, 0].copy()
-    for j in range(1, neighbours.shape[1]):
-        total += neighbours[:, j]  # left to right, as a sum over the offsets in order
-    out[:, column["neighbour_sum"]] = total
-    out[:, column["neighbour_prev"]] = neighbours[:, NEIGHBOUR_REACH - 1]
-    out[:, column["neighbour_next"]] = neighbours[:, NEIGHBOUR_REACH]
+    if positions is None:
+        positions = pool_positions(candidates)
+    # without a turn in the pool every neighbour and session feature is 0: the matrix's own zeros
+    placed = any(p is not None for p in positions)
+    if placed:
+        neighbours = _neighbour_scores(positions, first, best)
+        out[:, column["neighbour_best"]] = neighbours.max(axis=1)
+        total = neighbours[:, 0].copy()
+        for j in range(1, neighbours.shape[1]):
+            total += neighbours[:, j]  # left to right, as a sum over the offsets in order
+        out[:, column["neighbour_sum"]] = total
+        out[:, column["neighbour_prev"]] = neighbours[:, NEIGHBOUR_REACH - 1]
+        out[:, column["neighbour_next"]] = neighbours[:, NEIGHBOUR_REACH]
     query = _Query(request.text)
     asks_when = bool(_WHEN_QUESTION.search(request.text))
     overlap, counts, question, timed, held = _pool_content_features(
@@ -277,7 +296,8 @@ def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) 
         out[:, column["time_words_when_asked"]] = timed
     out[:, column["episodic"]] = [c.memory.layer == "episodic" for c in candidates]
     out[:, column["idf_overlap"]] = _idf_overlap(query.stems, held)
-    out[:, column["session_best"]] = _session_best(positions, first) / best
+    if placed:
+        out[:, column["session_best"]] = _session_best(positions, first) / best
     similarity = np.array(
         [np.nan if c.vector_similarity is None else c.vector_similarity for c in candidates]
     )
@@ -290,21 +310,28 @@ def candidate_features(candidates: Sequence[Candidate], request: SearchRequest) 
     return out
 
 
-def stage_two_features(candidates: Sequence[Candidate], first_scores: np.ndarray) -> np.ndarray:
-    """An (n, len(STAGE_TWO)) float64 matrix from a first model's scores of the candidates (same order)."""
+def stage_two_features(
+    candidates: Sequence[Candidate],
+    first_scores: np.ndarray,
+    positions: Sequence[Position | None] | None = None,
+) -> np.ndarray:
+    """An (n, len(STAGE_TWO)) float64 matrix from a first model's scores of the candidates (same order).
+    ``positions``: ``pool_positions(candidates)``, when the caller has them already."""
     n = len(candidates)
     out = np.zeros((n, len(STAGE_TWO)), dtype=np.float64)
     if n == 0:
         return out
     scores = np.asarray(first_scores, dtype=np.float64)
     gap = scores - scores.max()
-    p = np.exp(gap)
-    positions = [c.memory.position for c in candidates]
-    neighbours = _neighbour_scores(positions, p, 1.0)
     out[:, 0] = gap
-    out[:, 1] = neighbours.max(axis=1)
-    out[:, 2] = neighbours.sum(axis=1)
-    out[:, 3] = _session_best(positions, p)
+    if positions is None:
+        positions = pool_positions(candidates)
+    if any(p is not None for p in positions):  # else every other column is 0
+        p = np.exp(gap)
+        neighbours = _neighbour_scores(positions, p, 1.0)
+        out[:, 1] = neighbours.max(axis=1)
+        out[:, 2] = neighbours.sum(axis=1)
+        out[:, 3] = _session_best(positions, p)
     return out
 
 
@@ -367,6 +394,34 @@ def _pool_content_features(
     return overlaps, counts, questions, timed, held
 
 
+_TIME_LENGTHS = range(min(map(len, _TIME_TOKENS)), max(map(len, _TIME_TOKENS)) + 1)
+"""The lengths of ``_TIME_WORDS``' words (3–9): a case-insensitive match of one is as long as it."""
+
+
+def _names_time(content: str, words: Sequence[str]) -> bool:
+    """``_TIME_WORDS.search(content) is not None``, given ``words = _WORD.findall(content)``, without
+    scanning the text at every position (the slow part of the regular-expression path).
+
+    A match of ``\\b(?:…)\\b`` is made of word characters only: every alternative is ASCII letters and
+    digits, and the only other characters matching one case-insensitively are letters ("İ" and "ı" for
+    "i", "ſ" for "s", the Kelvin sign for "k"; found over every code point). So a match is a whole run
+    of ``\\w`` between boundaries, and without "_" in the text those runs are exactly ``_WORD``'s
+    words. A word of ASCII characters matches when it is one of ``_TIME_TOKENS`` lower-cased (for ASCII,
+    case-insensitive is lower-case equality); any other word when the expression matches it whole (its
+    own case rules). Text with "_" goes through the expression itself."""
+    if "_" in content:
+        return _TIME_WORDS.search(content) is not None
+    tokens, lengths, pattern = _TIME_TOKENS, _TIME_LENGTHS, _TIME_WORDS
+    for word in words:
+        if len(word) in lengths:
+            if word.isascii():
+                if word.lower() in tokens:
+                    return True
+            elif pattern.fullmatch(word) is not None:
+                return True
+    return False
+
+
 def _content_features(content: str, query: _Query) -> tuple[tuple[float, int, float, float], set[str]]:
     """(query overlap, word count, ends with "?", names a time) of one candidate's text, and the query
     stems it holds (``_idf_overlap``).
@@ -389,7 +444,7 @@ def _content_features(content: str, query: _Query) -> tuple[tuple[float, int, fl
         words = _WORD.findall(content)
         count = len(words)
         content_words = {w.casefold() for w in words if len(w) >= 3}
-        timed = _TIME_WORDS.search(content) is not None
+        timed = _names_time(content, words)
         overlap = len(query.words & content_words) / len(query.words) if query.words else 0.0
         held = {query.stem_of[w] for w in _words(content).intersection(query.stem_of)}
     features = (overlap, count, 1.0 if content.rstrip().endswith("?") else 0.0, 1.0 if timed else 0.0)
