@@ -214,11 +214,14 @@ DB_ONLY = (100, 2000)
 """(batch size, jobs) of the worker measured without SQS: events built in-process, the hash embedder."""
 
 
-def worker_db_only(settings: Settings, batch: int, count: int, seed: int) -> dict[str, Any]:
+def worker_db_only(
+    settings: Settings, batch: int, count: int, seed: int, tenant: str | None = None
+) -> dict[str, Any]:
     """The worker handler alone (no queue round trips, no model): jobs/s through the whole handler and
     through its database part (``MemoryWriter.store``: the transaction with dedup, locks, inserts, history,
-    write results), plus the Redis idempotency rounds and parsing as the rest of the handler."""
-    tenant = f"tp-db-{batch}-{seed}"
+    write results), plus the Redis idempotency rounds and parsing as the rest of the handler. The jobs'
+    tenant is ``tenant``, by default one of their own (``tp-db-<batch>-<seed>``)."""
+    tenant = tenant or f"tp-db-{batch}-{seed}"
     timers: dict[str, Any] = {}
 
     async def factory() -> Container:
