@@ -158,14 +158,22 @@ def _idf_overlap(stems: set[str], held: Sequence[AbstractSet[str]]) -> np.ndarra
     df = Counter(chain.from_iterable(held))
     idf = {s: math.log((n + 1) / (df[s] + 0.5)) for s in sorted(stems)}
     total = sum(idf.values())  # > 0: every idf is, df being at most n
-    # the sum over each document's stems in sorted order, left to right (a one-stem sum is that idf)
-    return np.array(
-        [
-            (idf[next(iter(h))] if len(h) == 1 else sum([idf[s] for s in sorted(h)])) / total if h else 0.0
-            for h in held
-        ],
-        dtype=np.float64,
-    )
+    # the sum over each document's stems in sorted order, left to right (a one-stem sum is that idf),
+    # once per distinct set: a pool holds a few (~8 in 190 documents, bench/cpu_replay.py captures)
+    out: list[float] = []
+    sums: dict[frozenset[str], float] = {}
+    for h in held:
+        if not h:
+            out.append(0.0)
+        elif len(h) == 1:
+            out.append(idf[next(iter(h))] / total)
+        else:
+            key = frozenset(h)
+            value = sums.get(key)
+            if value is None:
+                value = sums[key] = sum([idf[s] for s in sorted(h)]) / total
+            out.append(value)
+    return np.array(out, dtype=np.float64)
 
 
 def _session_best(positions: Sequence[tuple[str, int, int] | None], values: np.ndarray) -> np.ndarray:
