@@ -2,13 +2,15 @@
 
 The reader runs the keyword statement (``kw``: full-text candidates ranked with ts_rank_cd) on one
 connection while the query embedding is computed, then the vector statement (the ``vec`` CTE: HNSW/exact
-vector candidates) and, pipelined after it on a second connection, the entity statement (``ent``:
-entity-term candidates), each joined back to ``memories``. (Checkouts before that ran ``kw`` and ``ent``
-as CTEs of one text statement beside the vector one.) This runs a few benchmark queries through the real
-``Recall.search`` with the reader's query functions wrapped, so the exact statements and parameters are
-explained (one after the other), and reports each signal's actual time and row counts, and per search
-the longer of the two connections' execution times (what the search waits for once it has the
-embedding) and the sum of all.
+vector candidates) on a second connection, and the entity statement (``ent``: entity-term
+candidates) pipelined after it there, or beside it on the first connection when the keyword statement
+ended before the embedding did (a new query); each joined back to ``memories``. (Checkouts before that
+ran ``kw`` and ``ent`` as CTEs of one text statement beside the vector one.) This runs a few benchmark
+queries through the real ``Recall.search`` with the reader's query functions wrapped, so the exact
+statements and parameters are explained (one after the other), and reports each signal's actual time
+and row counts, and per search the longer of the two connections' execution times when the embedding
+is at hand (a repeated query: the keyword statement on one, the vector and entity ones on the other)
+and the sum of all.
 Diagnostics only: it never changes what is measured elsewhere.
 """
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
+import hindsight.adapters.postgres.memory_reads as memory_reads
 from hindsight.adapters.postgres.memory_reads import PostgresMemoryReader
 from hindsight.bootstrap import build_container
 from hindsight.domain.memory import Scope
@@ -86,6 +87,80 @@ def test_a_failing_embedding_or_statement_leaves_no_task_and_no_connection_behin
 
             again = await reader.search_candidates(scope, request, given, 100)
             assert [c.model_dump() for c in again] == [c.model_dump() for c in expected]
+        finally:
+            await container.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_the_entity_statement_runs_beside_the_vector_one_when_the_keyword_one_ended_first(
+    stack: LocalStack, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new query: the keyword statement ends while the model runs, so its connection is idle when the
+    embedding arrives; the entity statement then runs there, not queued after the vector probe. A
+    repeated query (the embedding at hand while the keyword statement runs) keeps the entity statement
+    after the vector probe in one round trip. The candidates are the same either way."""
+    settings = stack.require_settings()
+    calls: list[list[str]] = []  # per round trip, the search statements it carried
+    keyword_ended = asyncio.Event()
+
+    def kind(query: object) -> str:
+        text = query.as_string(None) if hasattr(query, "as_string") else str(query)
+        if "hindsight_keyword_queries" in text:
+            return "keyword"
+        return "entity" if "hindsight_entity_matches" in text else "vector"
+
+    original_of = memory_reads.tenant_rows_of
+    original = memory_reads.tenant_rows
+
+    async def spied_of(pool: object, tenant_id: str, statements: list[tuple[object, object]]) -> object:
+        calls.append([kind(q) for q, _ in statements])
+        return await original_of(pool, tenant_id, statements)  # type: ignore[arg-type]
+
+    async def spied(pool: object, tenant_id: str, query: object, params: object = None) -> object:
+        calls.append([kind(query)])
+        try:
+            return await original(pool, tenant_id, query, params)  # type: ignore[arg-type]
+        finally:
+            if kind(query) == "keyword":
+                keyword_ended.set()
+
+    monkeypatch.setattr(memory_reads, "tenant_rows_of", spied_of)
+    monkeypatch.setattr(memory_reads, "tenant_rows", spied)
+
+    async def scenario() -> None:
+        container = await build_container(settings, with_queue=False, embedder=None)
+        try:
+            drafts = [
+                job.model_copy(update={"draft": job.draft.model_copy(update={"entities": {"person": who}})})
+                for job, who in zip(
+                    keyed_jobs(tenant, FACTS, "semantic"),
+                    ["Caroline", "Melanie", "Caroline", "Melanie"],
+                    strict=True,
+                )
+            ]
+            await container.store_memories(drafts)
+            scope = Scope(tenant_id=tenant, agent_id="default")
+            request = resolve(RecallQuery(text="Caroline pottery", top_k=10), datetime.now(UTC))
+            reader = PostgresMemoryReader(container.pool)
+            vector = await container.embedder.embed_query(request.text)
+
+            async def at_hand() -> Vector:
+                return vector
+
+            async def after_the_keyword_statement() -> Vector:
+                await keyword_ended.wait()
+                return vector
+
+            repeated = await reader.search_candidates(scope, request, at_hand, 100)
+            assert sorted(calls) == [["keyword"], ["vector", "entity"]]
+            assert any(c.entity_matches for c in repeated)
+
+            calls.clear()
+            keyword_ended.clear()
+            new = await reader.search_candidates(scope, request, after_the_keyword_statement, 100)
+            assert sorted(calls) == [["entity"], ["keyword"], ["vector"]]
+            assert [c.model_dump() for c in new] == [c.model_dump() for c in repeated]
         finally:
             await container.aclose()
 

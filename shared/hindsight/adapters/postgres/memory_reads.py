@@ -231,7 +231,8 @@ class PostgresMemoryReader:
         self, scope: Scope, request: SearchRequest, embed: Callable[[], Awaitable[Vector]], pool: int
     ) -> list[Candidate]:
         """The port's ``search_candidates``: three statements on two pool connections, the keyword one
-        started before ``embed`` is called, the vector and entity ones once it has answered."""
+        started before ``embed`` is called, the vector one once it has answered, the entity one beside
+        it on the keyword statement's connection if that one has ended by then, else after it."""
         where, params = _filters(scope, request)
         params |= {
             "pool": pool,
@@ -265,8 +266,7 @@ class PostgresMemoryReader:
                      WHERE {where}
                      ORDER BY k.score DESC LIMIT %(pool)s) AS kw
                JOIN memories m ON m.id = kw.id""").format(where=where, columns=CANDIDATE_COLUMNS)
-        # the entity helper reads the embedding for its tie-break (distance), so it runs beside the
-        # vector statement, pipelined on its connection
+        # the entity helper reads the embedding for its tie-break (distance): it runs once that is known
         entity = sql.SQL("""SELECT {columns}, ent.matches AS entity_matches, ent.distance AS entity_distance
                FROM (SELECT e.id, e.matches::real AS matches, e.distance
                      FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
@@ -298,25 +298,40 @@ class PostgresMemoryReader:
                FROM vec JOIN memories m ON m.id = vec.id"""
         ).format(where=where, columns=CANDIDATE_COLUMNS)
 
-        async def keyword_rows() -> list[dict[str, Any]]:
-            return await tenant_rows(self._pool, scope.tenant_id, keyword, params)
+        # the entity statement's parameters, once the embedding is known, for the keyword statement's
+        # connection to run it; None: it runs after the vector one on the other connection (or not at all)
+        entity_here: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
+        keyword_done = False
+        entity_rows: list[list[dict[str, Any]]] = []
 
-        async def vector_and_entity_rows() -> list[list[dict[str, Any]]]:
+        async def keyword_rows() -> list[dict[str, Any]]:
+            nonlocal keyword_done
+            rows = await tenant_rows(self._pool, scope.tenant_id, keyword, params)
+            keyword_done = True
+            if (with_embedding := await entity_here) is not None:
+                entity_rows.append(await tenant_rows(self._pool, scope.tenant_id, entity, with_embedding))
+            return rows
+
+        async def vector_rows() -> list[dict[str, Any]]:
             with_embedding = params | {"embedding": vector_literal(await embed())}
+            beside = bool(request.query_terms) and keyword_done
+            entity_here.set_result(with_embedding if beside else None)
             statements = [(vector, with_embedding)]
-            if request.query_terms:
+            if request.query_terms and not beside:
                 statements.append((entity, with_embedding))
-            return await tenant_rows_of(self._pool, scope.tenant_id, statements)
+            rows, *entity_result = await tenant_rows_of(self._pool, scope.tenant_id, statements)
+            entity_rows.extend(entity_result)
+            return rows
 
         # The query's embedding (~20 ms of model time at 100k memories, issue 15) and the full-text
-        # ranking (~12 ms on the server) need not wait for each other: the keyword statement runs on
-        # its connection while the model runs (in a thread, the GIL released), then the vector probe
-        # and the entity helper run on a second connection, as one pipelined round trip. Two pool
-        # connections per search, as before.
-        keyword_result, (vector_result, *entity_result) = await all_or_none(
-            keyword_rows(), vector_and_entity_rows()
-        )
-        return _ranked(_merged(vector_result, keyword_result, *entity_result))
+        # ranking (~4 ms on the server) need not wait for each other: the keyword statement runs on its
+        # connection while the model runs (in a thread, the GIL released), then the vector probe runs on
+        # a second connection. The entity helper needs the embedding (its tie-break is the distance):
+        # when the keyword statement ended while the model ran (a new query), it runs on that idle
+        # connection beside the vector probe; otherwise (the embedding was at hand: a repeated query)
+        # it follows the vector probe in the same round trip. Two pool connections per search, as before.
+        keyword_result, vector_result = await all_or_none(keyword_rows(), vector_rows())
+        return _ranked(_merged(vector_result, keyword_result, *entity_rows))
 
     async def latest(self, scope: Scope, request: SearchRequest, limit: int) -> list[StoredMemory]:
         """Up to ``limit`` memories passing the request's filters, latest first (when they happened,
