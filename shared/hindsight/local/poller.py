@@ -332,14 +332,28 @@ class SqsPoller:
                 if self._stop.is_set():  # received ahead, not started: back to its queue
                     self._release(url, messages)
                 else:
-                    done = self._invoke(url, messages)
-                    self._deleter.submit(self._delete_logged, url, done)
+                    self._hand_to_deleter(url, self._invoke(url, messages))
             except Exception:
                 log.exception("poller error")
             finally:
                 with self._finished:
                     self._unfinished -= 1
                     self._finished.notify_all()
+
+    def _hand_to_deleter(self, url: str, done: list[dict[str, Any]]) -> None:
+        """Give a finished batch's deletes to the deleting thread. When ``stop()`` stopped waiting for
+        this batch (a forced stop: its wait ran out) and shut that thread down, the batch is left on its
+        queue: delivered again later, it is a no-op (the workers are idempotent per job)."""
+        deleter = self._deleter
+        try:
+            if deleter is None:
+                raise RuntimeError("the poller is stopped")
+            deleter.submit(self._delete_logged, url, done)
+        except RuntimeError:
+            log.warning(
+                "%s: stopped before deleting a finished batch; it is delivered again (a no-op)",
+                self._function_name,
+            )
 
     def _release(self, url: str, messages: list[dict[str, Any]]) -> None:
         """Make ``messages`` of ``url`` visible again at once (received ahead, not handled: at stop)."""

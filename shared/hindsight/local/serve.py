@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 
@@ -175,14 +178,19 @@ def run_local(
     redis_url: str | None,
     console: Console,
     localstack_python: str | None = None,
-) -> None:
+) -> bool:
     """Start everything, serve the MCP app with uvicorn, stop everything cleanly on SIGINT or SIGTERM.
 
     On shutdown the HTTP server stops first (no new writes), then the pollers drain what is still queued
     through the workers (the SQS emulator keeps messages in memory only; it runs in its own process
     group, so Ctrl-C does not kill it first), then the services stop; Postgres data stays on disk. A
-    second signal stops waiting for the drain; jobs left queued are re-enqueued at the next start, as
-    are any a forced stop or a crash left behind. Returns normally after a signal (exit code 0);
+    second signal stops waiting for the drain: the batch a worker was handling is abandoned (its
+    transaction never commits: stopping Postgres rolls it back; a batch already committed is only not
+    deleted from the queue, and its redelivery is a no-op, the worker being idempotent per job), and
+    every job left queued is re-enqueued at the next start from the operation log, as are any a crash
+    left behind. Returns after a signal: True when a second signal cut the drain short — the caller
+    must then exit without waiting for threads, since the abandoned work's threads never finish (anyio
+    stops its worker threads only when their invocation ends, and it never will) —, else False;
     KeyboardInterrupt when a second signal cut the startup short. While serving, a service that dies
     (Postgres, Redis, the SQS emulator) is restarted on its port (``LocalStack.heal``).
 
@@ -193,7 +201,7 @@ def run_local(
     started = time.monotonic()
     lock = RunLock(data_dir).acquire()  # before anything: a second stack must not touch the first's files
     try:
-        _run_locked(
+        return _run_locked(
             data_dir,
             port,
             lock,
@@ -215,7 +223,7 @@ def _run_locked(
     redis_url: str | None,
     console: Console,
     localstack_python: str | None,
-) -> None:
+) -> bool:
     console.print(f"[bold]Hindsight[/] local stack in {data_dir} …")
     chosen = choose_port(port)
     if port and chosen != port:
@@ -225,6 +233,7 @@ def _run_locked(
     scheduler: MaintenanceScheduler | None = None
     server: BackgroundServer | None = None
     pollers: list[SqsPoller] = []
+    forced = False
     try:
         stack.start()
         if stack.requeued_at_start:
@@ -267,13 +276,48 @@ def _run_locked(
                 scheduler.stop()
             drain_pollers(pollers)
         except KeyboardInterrupt:
-            console.print("not waiting for the queues; what is left is re-enqueued at the next start")
+            forced = True
+            console.print(
+                "not waiting for the queues: the batch in progress is abandoned; it and what is left are "
+                "re-enqueued at the next start (a job is never stored twice)"
+            )
     finally:
         shutdown.stopping()
         try:
             if scheduler is not None:
                 scheduler.stop()
-            stack.stop()
+            if forced:  # the abandoned work's threads fail as the services go: expected, not reported
+                _log_main_thread_only()
+            stack.stop(abandon_work=forced)
         finally:
             shutdown.restore()
         console.print("stopped; data kept in", str(data_dir))
+    return forced
+
+
+class _MainThread(logging.Filter):
+    """Lets through only the records the main thread logs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.thread == threading.main_thread().ident
+
+
+def _log_main_thread_only() -> None:
+    """From now on, the log shows only what the main thread logs (the stop itself): after a second
+    signal, the threads of abandoned work (a poller's batch, its receives) fail as the services stop
+    under them, and their errors say nothing about the stop."""
+    for logger in (logging.getLogger(), logging.getLogger("hindsight")):  # ours do not propagate
+        for handler in logger.handlers:
+            handler.addFilter(_MainThread())
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process at once with ``code``, after flushing the output and the log files, without
+    waiting for threads (``run_local`` after a second signal: the services are stopped, and the
+    abandoned work's threads would keep the interpreter from exiting for ever). Skips atexit handlers:
+    call it only once every service is stopped."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    logging.shutdown()
+    os._exit(code)

@@ -19,6 +19,7 @@ import os
 import time
 from collections.abc import Callable
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -219,13 +220,17 @@ class LocalStack:
         log.info("re-enqueued %d job(s) left queued by a previous run", requeued)
         return requeued
 
-    def stop(self) -> None:
+    def stop(self, *, abandon_work: bool = False) -> None:
         """Stop the pollers, the workers and the services this stack started, in that order; each step
-        runs even if an earlier one failed (logged). Idempotent."""
+        runs even if an earlier one failed (logged). Idempotent. ``abandon_work`` (a forced stop, the
+        process ends next): the pollers are told to stop without waiting for the batch they run, and the
+        workers are not closed (a worker's loop may still run that batch; its connections end with the
+        process): the batch never commits once Postgres is stopped, or is only not deleted, and comes
+        back either way (the operation log re-enqueues it at the next start; the workers are idempotent)."""
         for poller in self._pollers:
-            _quietly(poller.stop, "stopping a poller")
+            _quietly(partial(poller.stop, 0.0) if abandon_work else poller.stop, "stopping a poller")
         self._pollers.clear()
-        for worker in self._workers:
+        for worker in [] if abandon_work else self._workers:
             _quietly(worker.close, "closing a worker")
         self._workers.clear()
         if self.sqs is not None:
