@@ -33,8 +33,10 @@ from hindsight.domain.memory import (
 )
 
 IMPORT_ADVICE = (
-    "nothing from this line on was imported, the records before it were: fix the line and import the "
-    "whole file again (what is already there is skipped)"
+    "nothing from this line on was imported, the records before it were: the tenant is INCOMPLETE until "
+    "the whole file is imported (a memory may lack its relations, history or successor, e.g. superseded "
+    "with none): fix the line and import the whole file again, with the same options — that adds exactly "
+    "what is missing (what is already there, by its own identity, is skipped)"
 )
 """What a refused line means for the rest of the file (docs/operations.md, export / import)."""
 

@@ -55,10 +55,12 @@ class MemoryArchive(Protocol):
     ) -> tuple[dict[str, int], set[str], list[KeySettlement]]:
         """Insert records (``{"kind", "row", "line", "embedding"}``: already moved to ``tenant_id``,
         carrying embeddings, ``line`` their place in the file); rows that already exist in the tenant are
-        skipped. All or nothing. Returns counts per kind (and ``skipped``), the ids of the memories
-        inserted now, and how each inserted keyed fact (active, or a past value) that met values of its
-        key was settled with them (a key names one fact: the write path's rules, never two holders, one
-        value at each instant).
+        skipped, each by its own identity (a memory, chunk, relation, write result, pending link by its
+        key; a history record, which has none, by its values: its ``occurrence``-th identical entry is
+        inserted unless the memory has that many). All or nothing. Returns counts per kind (and
+        ``skipped``), the ids of the memories inserted now, and how each inserted keyed fact (active, or
+        a past value) that met values of its key was settled with them (a key names one fact: the write
+        path's rules, never two holders, one value at each instant).
 
         Raises InvalidInput when an id already belongs to another tenant, RecordRefused (its ``line``)
         when the database refuses a record's value."""
@@ -68,6 +70,11 @@ class MemoryArchive(Protocol):
         """Which of ``ids`` are memories of the tenant already."""
         ...
 
+    async def existing_chunks(self, tenant_id: str, keys: Sequence[tuple[str, int]]) -> set[tuple[str, int]]:
+        """Which of ``keys`` (memory id, chunk number) are chunks of the tenant already."""
+        ...
+
     async def link_causal_parents(self, tenant_id: str, links: Sequence[tuple[UUID, UUID]]) -> int:
-        """Set causal_parent (child, parent) once both rows exist; returns how many were set."""
+        """Set causal_parent (child, parent) once both rows exist, on children that have none yet (a
+        memory of the tenant keeps its own); returns how many were set."""
         ...

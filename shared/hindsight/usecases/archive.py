@@ -26,12 +26,17 @@ another is what it is for; what was replaced can be read (``valid_at``, history)
 Each record is checked against its table's rules (``domain.export_records``) before anything of it is
 stored. A bad line (a value the schema refuses, a line that is not JSON) stops the import there: the
 records before it are imported, nothing of it or after it — what a file cut off at that line imports —,
-and the error (``RecordRefused``) names the line, the record, the field and the limit. Importing the
-fixed file again adds the rest, since what is there is skipped.
+and the error (``RecordRefused``) names the line, the record, the field and the limit. Until the whole
+file is imported the tenant is incomplete (a memory without its relations, history, write results, or
+successor). Importing the fixed file again (same options: ``remap_ids`` gives the same ids on every run)
+completes it to exactly what one import of it gives: a record is skipped only when it is there by its own
+identity, so the relations, history and write results of memories the stopped run inserted are added.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
 from datetime import datetime
 from typing import Any, Literal
@@ -198,7 +203,7 @@ class ImportMemories:
         if state.header is None:
             raise InvalidInput("file", "empty: no header line")
         links = await self._archive.link_causal_parents(
-            state.tenant, [link for link in state.causal_links if str(link[0]) in state.new_memories]
+            state.tenant, [link for link in state.causal_links if str(link[0]) in state.present]
         )
         complete = state.footer is not None and all(
             int(state.footer.get(k, 0)) == state.seen.get(k, 0) for k in KINDS
@@ -221,10 +226,17 @@ class ImportMemories:
         kind = batch[0]["kind"]
         if kind == "memory":  # already there (a re-run): skipped before anything is embedded
             present = await self._archive.existing(state.tenant, [str(r["row"]["id"]) for r in batch])
+            state.present |= present
             state.skipped += sum(1 for r in batch if str(r["row"]["id"]) in present)
             batch = [r for r in batch if str(r["row"]["id"]) not in present]
-        else:  # only rows of memories inserted now: a re-run must not duplicate history or chunks
+        else:
+            # rows of the file's memories in the tenant, inserted now or by an earlier run (one stopped at a
+            # bad line): each is inserted unless there by its own identity, so the re-run completes them
             batch = [r for r in batch if state.belongs(r)]
+            if kind == "chunk":  # a chunk already there is not embedded again
+                there = await self._archive.existing_chunks(state.tenant, [_chunk_key(r) for r in batch])
+                state.skipped += sum(1 for r in batch if _chunk_key(r) in there)
+                batch = [r for r in batch if _chunk_key(r) not in there]
         if not batch:
             if progress is not None:
                 progress(0)
@@ -246,6 +258,7 @@ class ImportMemories:
                     state.reembedded_ids.update(str(r["row"]["id"]) for r in missing)
         counts, new_memories, settled = await self._archive.import_records(state.tenant, batch)
         state.new_memories |= new_memories
+        state.present |= new_memories
         state.settled += settled
         state.inserted[kind] = state.inserted.get(kind, 0) + counts.get(kind, 0)
         state.skipped += counts.get("skipped", 0)
@@ -268,6 +281,10 @@ class _ImportState:
         self.reembedded_ids: set[str] = set()
         self.causal_links: list[tuple[UUID, UUID]] = []
         self.new_memories: set[str] = set()
+        self.present: set[str] = set()
+        """The file's memories in the tenant: inserted by this run, or there already (an earlier run)."""
+        self.history_seen: dict[bytes, int] = {}
+        """How often each history entry (a digest of its values) was read so far: its ``occurrence``."""
         self.settled: list[KeySettlement] = []
 
     @property
@@ -312,6 +329,13 @@ class _ImportState:
             self.causal_links.append((UUID(row["id"]), UUID(row["causal_parent"])))
             row["causal_parent"] = None  # set once every memory is in (the parent may come later)
         out: dict[str, Any] = {"kind": kind, "row": row, "line": line}
+        if kind == "history":
+            # a history entry has no identity but its values (its serial id is the target's own): the n-th
+            # identical entry of the file is inserted unless the memory has n of them already
+            text = json.dumps(row, sort_keys=True, default=str)
+            identity = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            self.history_seen[identity] = self.history_seen.get(identity, 0) + 1
+            out["occurrence"] = self.history_seen[identity]
         if self.keep_vectors and "embedding" in record:
             out["embedding"] = record["embedding"]
         return out
@@ -320,12 +344,17 @@ class _ImportState:
         row = record["row"]
         kind = record["kind"]
         if kind == "relation":
-            return row["from_id"] in self.new_memories or row["to_id"] in self.new_memories
+            return row["from_id"] in self.present or row["to_id"] in self.present
         if kind == "write_result":
-            return row.get("memory_id") in self.new_memories
+            return row.get("memory_id") in self.present
         if kind == "pending_link":
-            return row["child_id"] in self.new_memories
-        return row["memory_id"] in self.new_memories
+            return row["child_id"] in self.present
+        return row["memory_id"] in self.present
+
+
+def _chunk_key(record: dict[str, Any]) -> tuple[str, int]:
+    """A chunk record's identity: (memory id, chunk number)."""
+    return str(record["row"]["memory_id"]), int(record["row"]["chunk_no"])
 
 
 async def _aiter(

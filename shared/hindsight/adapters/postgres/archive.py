@@ -191,7 +191,13 @@ class PostgresArchive:
         return self._columns[table]
 
     async def _insert(
-        self, conn: AsyncConnection, table: str, record: dict[str, Any], conflict: str, returning: bool
+        self,
+        conn: AsyncConnection,
+        table: str,
+        record: dict[str, Any],
+        conflict: str | sql.Composed,
+        returning: bool,
+        extra: dict[str, Any] | None = None,
     ) -> bool:
         row: dict[str, Any] = record["row"]
         columns = await self._table_columns(conn, table)
@@ -205,7 +211,7 @@ class PostgresArchive:
         chosen = [c for c in columns if c in row and not (c == "embedding" and table in _VECTOR)]
         targets = [sql.Identifier(c) for c in chosen]
         values: list[sql.Composable] = [sql.SQL("r.{}").format(sql.Identifier(c)) for c in chosen]
-        params: dict[str, Any] = {"row": Jsonb(row)}
+        params: dict[str, Any] = {"row": Jsonb(row), **(extra or {})}
         if table in _VECTOR:
             if "embedding" not in record:
                 raise ValueError(f"{table} record without its embedding")
@@ -220,7 +226,7 @@ class PostgresArchive:
             table=sql.Identifier(table),
             targets=sql.SQL(", ").join(targets),
             values=sql.SQL(", ").join(values),
-            conflict=sql.SQL(conflict),
+            conflict=sql.SQL(conflict) if isinstance(conflict, str) else conflict,
             returning=sql.SQL(" RETURNING 1") if returning else sql.SQL(""),
         )
         cursor = await conn.execute(query, params)
@@ -291,7 +297,7 @@ class PostgresArchive:
         elif kind == "relation":
             inserted = await self._insert_if_both_ends(conn, tenant_id, record)
         elif kind == "history":
-            inserted = await self._insert(conn, table, record, "", False)
+            inserted = await self._insert_history(conn, record)
         else:
             inserted = await self._insert(conn, table, record, "ON CONFLICT DO NOTHING", False)
         return inserted
@@ -308,6 +314,37 @@ class PostgresArchive:
         if not found or int(found[0]) != 2:
             return False
         return await self._insert(conn, "memory_relations", record, "ON CONFLICT DO NOTHING", False)
+
+    async def _insert_history(self, conn: AsyncConnection, record: dict[str, Any]) -> bool:
+        """A history record has no key (its serial id is the target's own): its ``occurrence``-th identical
+        entry in the file (every column it carries equal) is inserted unless the memory has that many, so
+        importing a file again (after a stopped import) adds only the entries not there yet."""
+        columns = [c for c in await self._table_columns(conn, "memory_history") if c in record["row"]]
+        same = sql.SQL(" AND ").join(
+            sql.SQL("h.{c} IS NOT DISTINCT FROM r.{c}").format(c=sql.Identifier(c)) for c in columns
+        )
+        unless_there = sql.SQL(
+            "WHERE (SELECT count(*) FROM memory_history h WHERE h.memory_id = r.memory_id AND {same})"
+            " < %(occurrence)s"
+        ).format(same=same)
+        occurrence = int(record.get("occurrence", 1))
+        return await self._insert(
+            conn, "memory_history", record, unless_there, False, {"occurrence": occurrence}
+        )
+
+    async def existing_chunks(self, tenant_id: str, keys: Sequence[tuple[str, int]]) -> set[tuple[str, int]]:
+        if not keys:
+            return set()
+        async with tenant_transaction(self._pool, tenant_id) as conn:
+            rows = await fetch_all(
+                conn,
+                """SELECT c.memory_id, c.chunk_no FROM memory_chunks c
+                   JOIN unnest(%s::uuid[], %s::int[]) AS k(memory_id, chunk_no)
+                     ON c.memory_id = k.memory_id AND c.chunk_no = k.chunk_no
+                   WHERE c.tenant_id = %s""",
+                ([m for m, _ in keys], [n for _, n in keys], tenant_id),
+            )
+        return {(str(r["memory_id"]), int(r["chunk_no"])) for r in rows}
 
     async def _explain_conflict(self, conn: AsyncConnection, tenant_id: str, memory_id: str) -> None:
         cur = await conn.execute(
@@ -336,7 +373,7 @@ class PostgresArchive:
             cur = await conn.execute(
                 """UPDATE memories m SET causal_parent = l.parent
                    FROM unnest(%s::uuid[], %s::uuid[]) AS l(child, parent)
-                   WHERE m.id = l.child AND m.tenant_id = %s
+                   WHERE m.id = l.child AND m.tenant_id = %s AND m.causal_parent IS NULL
                      AND EXISTS (SELECT 1 FROM memories p WHERE p.id = l.parent AND p.tenant_id = %s)""",
                 ([c for c, _ in links], [p for _, p in links], tenant_id, tenant_id),
             )
