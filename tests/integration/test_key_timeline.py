@@ -460,3 +460,63 @@ async def test_a_bounded_value_inside_another_values_period_leaves_no_gap_that_v
         )
         assert await _values_at(client, "sam.city", city) == {}
         assert list(await _values_at(client, "sam.city", city, valid_at="2026-05-01")) == []
+
+
+def _ingest_each(cli: Any, tenant: str, tmp_path: Path, lines: list[dict[str, Any]]) -> None:  # noqa: F811
+    """One ``hindsight ingest --wait`` per line, so the lines are stored in their order."""
+    for n, line in enumerate(lines):
+        path = tmp_path / f"line-{n}.jsonl"
+        path.write_text(json.dumps(line) + "\n")
+        result = cli("ingest", str(path), "--tenant", tenant, "--wait", "--json")
+        assert result.exit_code == 0, result.output
+
+
+def _sam(city: str, start: str, end: str | None = None) -> dict[str, Any]:
+    line = {"content": f"Sam lives in {city}", "key": "sam.city", "valid_from": f"{start}T00:00:00Z"}
+    return line | ({"valid_to": f"{end}T00:00:00Z"} if end else {})
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("order", ["open first", "bounded first"])
+async def test_a_keys_timeline_does_not_depend_on_the_order_a_bounded_value_and_the_open_one_arrive_in(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+    order: str,
+) -> None:
+    """Trial 11:08 H1: Braga [Mar, Apr) written *before* Faro from January left Faro [Jan, Mar) and
+    nothing after April — Braga, ended, stayed the key's fact and ``valid_at`` 2026-04-10 answered nothing;
+    in the other order Faro holds again from April. Both orders now give the same timeline."""
+    city = "where does Sam live, which city"
+    faro, braga = _sam("Faro", "2026-01-01"), _sam("Braga", "2026-03-01", "2026-04-01")
+    lines = [faro, braga] if order == "open first" else [braga, faro]
+    with draining_in_background(poller):
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    async with mcp_client(server.url, token) as client:
+        for at, held in (
+            ("2026-02-01", "Faro"),
+            ("2026-03-10", "Braga"),
+            ("2026-04-10", "Faro"),  # was nothing when Braga came first
+            ("2026-12-01", "Faro"),
+        ):
+            answer = await _values_at(client, "sam.city", city, valid_at=at)
+            assert list(answer) == [f"Sam lives in {held}"], (order, at, answer)
+        today = await _values_at(client, "sam.city", city)
+        assert list(today) == ["Sam lives in Faro"], today  # was Braga, ended in April
+        again = await _memory(client, today["Sam lives in Faro"])
+        first = (await _values_at(client, "sam.city", city, valid_at="2026-02-01"))["Sam lives in Faro"]
+        bounded = (await _values_at(client, "sam.city", city, valid_at="2026-03-10"))["Sam lives in Braga"]
+        assert (again["status"], again["valid_from"], again["valid_to"]) == (
+            "active",
+            "2026-04-01T00:00:00Z",
+            None,
+        )
+        assert again["metadata"]["resumes"] == first
+        assert await _state(client, first) == ("superseded", "2026-03-01T00:00:00Z", bounded)
+        assert await _state(client, bounded) == ("superseded", "2026-04-01T00:00:00Z", again["id"])
+        if order == "bounded first":
+            assert f"holds again after {bounded}" in await _reason(client, first)
+

@@ -160,3 +160,62 @@ async def _copy(
 def resumed_reason(old: UUID, new: UUID) -> str:
     """The write outcome's part for a value split around the write (``resume_after``)."""
     return f"{old} holds again after it as {new}"
+
+
+_NEXT_AFTER = """SELECT id, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
+   WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'semantic' AND key = %(key)s
+     AND status IN ('active', 'superseded') AND id <> ALL(%(not)s::uuid[])
+     AND coalesce(valid_from, occurred_at, created_at) >= %(end)s
+     AND coalesce(valid_from, occurred_at, created_at) < coalesce(%(until)s::timestamptz, 'infinity')
+   ORDER BY 2, created_at DESC, id DESC LIMIT 1"""
+"""The earliest value of a key that began in ``[end, until)`` (the one a continuation runs up to)."""
+
+
+async def resume_written_after(
+    conn: AsyncConnection,
+    tenant_id: str,
+    written: UUID,
+    stated_end: datetime | None,
+    holder: dict[str, Any],
+    actor: str,
+) -> list[tuple[UUID, UUID]]:
+    """The same split when the interrupted value arrives second (trial 11:08 H1): ``written`` (a value true
+    until ``stated_end``, None = open, that the caller has just stored as a past value of ``holder``, a
+    ``KEY_HOLDERS``/``PAST_ON_KEY`` row with ``id`` and ``until``) began before a bounded ``holder`` and
+    held past its end, so it holds again after it — until the next value of the key that began after
+    ``holder`` ended (then superseded by it), else until ``stated_end`` as the key's fact (``active``) —
+    as if it had been written first: a key's timeline does not depend on arrival order. Returns the
+    (``written``, continuation) pair, or none when ``holder`` is open or ``written`` ended with it."""
+    end: datetime | None = holder.get("until")
+    if end is None or (stated_end is not None and stated_end <= end):
+        return []
+    row = await fetch_one(
+        conn, """SELECT agent_id, key FROM memories WHERE id = %s AND tenant_id = %s""", (written, tenant_id)
+    )
+    if row is None or row["key"] is None:
+        return []
+    following = await fetch_one(
+        conn,
+        _NEXT_AFTER,
+        {
+            "t": tenant_id,
+            "a": row["agent_id"],
+            "key": row["key"],
+            "not": [written, holder["id"]],
+            "end": end,
+            "until": stated_end,
+        },
+    )
+    until = following["since"] if following is not None else stated_end
+    if until is not None and until <= end:
+        return []
+    status = "superseded" if following is not None else "active"
+    return await resume_after(
+        conn, tenant_id, holder["id"], [{"id": written, "status": status, "until": until}], actor
+    )
+
+
+def written_after_reason(bounded: UUID, new: UUID) -> str:
+    """The write outcome's part for a past value that holds again after the bounded value it began before
+    (``resume_written_after``)."""
+    return f"holds again after {bounded} (a value given an end inside its period) as {new}"

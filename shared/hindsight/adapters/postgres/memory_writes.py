@@ -42,7 +42,12 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.postgres.conflicts import check_conflicts, settle, supersede
 from hindsight.adapters.postgres.history import HistoryRow, record_history
 from hindsight.adapters.postgres.key_resume import PAST_VALUE as PAST_VALUE
-from hindsight.adapters.postgres.key_resume import resume_after, resumed_reason
+from hindsight.adapters.postgres.key_resume import (
+    resume_after,
+    resume_written_after,
+    resumed_reason,
+    written_after_reason,
+)
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
@@ -615,14 +620,20 @@ async def _store_one(
     # A child stored before this memory arrived now gets its parent.
     await _adopt_pending_children(conn, tenant, job.id, job.id)
     await record_history(conn, tenant, WORKER, HistoryRow(job.id, "created"))
+    resumed: list[tuple[UUID, UUID]] = []
     if holder is not None:
         await supersede(conn, tenant, holder["id"], job.id, holder["since"], PAST_VALUE)
+        if keyed and not is_additive(draft.content):
+            # written after a bounded value inside its period: it holds again after it (key_resume)
+            for _, new in await resume_written_after(conn, tenant, job.id, draft.valid_to, holder, WORKER):
+                reason = "; ".join([*([reason] if reason else []), written_after_reason(holder["id"], new)])
     elif conflicts is not None and conflicts.past_of is not None:
         later, since, why = conflicts.past_of
         await supersede(conn, tenant, later, job.id, since, why)
     if keyed and draft.valid_to is not None and not is_additive(draft.content):
         # a bounded value inside a value's period: that one holds again after it (key_resume)
-        resumed = await resume_after(conn, tenant, job.id, [*replaced, *ended], WORKER)
+        resumed += await resume_after(conn, tenant, job.id, [*replaced, *ended], WORKER)
+    if resumed:
         reason = (
             "; ".join([*([reason] if reason else []), *(resumed_reason(o, n) for o, n in resumed)]) or None
         )

@@ -104,10 +104,11 @@ candidates at or above the dedup similarity (``min``) are ranked: a job merges o
 and the nearest ones at or above it are the same rows as the nearest ones, cut at it (the comparison is
 the one ``_decide`` makes, on the same float8). Ties in distance are broken by id. Both CTEs are
 materialised so the plan cannot fall back to a scan of the scope per job."""
-_ON_KEY = """SELECT q.n, r.id, r.source, r.since, r.status
+_ON_KEY = """SELECT q.n, r.id, r.source, r.since, r.status, r.valid_to
    FROM unnest(%(n)s::int[], %(a)s::text[], %(key)s::text[], %(since)s::timestamptz[]) AS q(n, a, key, since)
    CROSS JOIN LATERAL (
-       SELECT id, source, status, created_at, coalesce(valid_from, occurred_at, created_at) AS since
+       SELECT id, source, status, created_at, valid_to,
+              coalesce(valid_from, occurred_at, created_at) AS since
        FROM memories
        WHERE tenant_id = %(t)s AND agent_id = q.a AND layer = 'semantic' AND key = q.key
          AND (status = 'active'
@@ -529,6 +530,8 @@ class _Segment:
         rows = [r for r in rows if r["status"] == "active"]
         if rows and draft.valid_to is not None:
             raise _Restart  # a bounded value: the fact it ends may hold again after it (``key_resume``)
+        if any(r["valid_to"] is not None for r in rows):
+            raise _Restart  # a fact given an end: a value that began before it may hold again after it
         return rows
 
     def _conflict_candidates(
