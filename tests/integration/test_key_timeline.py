@@ -520,3 +520,40 @@ async def test_a_keys_timeline_does_not_depend_on_the_order_a_bounded_value_and_
         if order == "bounded first":
             assert f"holds again after {bounded}" in await _reason(client, first)
 
+
+@pytest.mark.anyio
+async def test_restoring_a_piece_of_a_split_value_never_empties_the_bounded_values_stated_period(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Trial 11:08 H2: restoring the first piece of Faro (split around Braga [Mar, Apr)) made it the fact
+    from January with no end and emptied Braga's stated period ([Mar, Mar)): ``valid_at`` 2026-03-10
+    answered Faro. Faro already holds again from April, so the restore leaves everything as it is and says
+    so."""
+    city = "where does Sam live, which city"
+    lines = [_sam("Faro", "2026-01-01"), _sam("Braga", "2026-03-01", "2026-04-01")]
+    with draining_in_background(poller):
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    async with mcp_client(server.url, token) as client:
+        first = (await _values_at(client, "sam.city", city, valid_at="2026-02-01"))["Sam lives in Faro"]
+        braga = (await _values_at(client, "sam.city", city, valid_at="2026-03-10"))["Sam lives in Braga"]
+        again = (await _values_at(client, "sam.city", city))["Sam lives in Faro"]
+        version = (await _memory(client, first))["version"]
+
+        answer = await call(client, "memory_update", {"id": first, "action": "restore"})
+        assert answer["superseded"] is None, answer
+        assert answer["note"].startswith(f"nothing restored: the value of memory {first} already holds"), (
+            answer
+        )
+        assert f"from 2026-04-01T00:00:00+00:00 (with no end) as memory {again}" in answer["note"], answer
+        assert (answer["memory"]["status"], answer["memory"]["version"]) == ("superseded", version)
+        assert await _state(client, braga) == ("superseded", "2026-04-01T00:00:00Z", again)
+        assert (await _memory(client, braga))["valid_from"] == "2026-03-01T00:00:00Z"
+        assert await _state(client, first) == ("superseded", "2026-03-01T00:00:00Z", braga)
+        for at, held in (("2026-02-01", "Faro"), ("2026-03-10", "Braga"), ("2026-04-10", "Faro")):
+            assert list(await _values_at(client, "sam.city", city, valid_at=at)) == [f"Sam lives in {held}"]
+

@@ -41,12 +41,15 @@ class EditedMemory:
     """A memory after a change by id, and the version the change replaced (equal to ``memory.version``
     when nothing changed); ``superseded``: the memories the change superseded (an update that moved the
     memory onto a key other active facts held, or a restore of a fact on such a key, or a ``supersedes``
-    link); ``relation``: the relation a link made, as stored (with its ``created_at``)."""
+    link); ``relation``: the relation a link made, as stored (with its ``created_at``); ``note``: below."""
 
     memory: StoredMemory
     replaced_version: int
     superseded: tuple[UUID, ...] = ()
     relation: Relation | None = None
+    note: str | None = None
+    """What the caller may not expect of the change: a restore that left the memory a past value of its key,
+    or one refused because its value already holds again after a value given an end."""
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,8 @@ class UpdateResult(BaseModel):
     """The facts an ``update`` (moving the memory onto their key) or a ``restore`` (of a fact on their key)
     superseded (None: none)."""
     note: str | None = None
-    """What the caller may not expect: the memory is not valid yet (``upcoming_note``)."""
+    """What the caller may not expect: the memory is not valid yet (``upcoming_note``), a restore left it a
+    past value of its key or left it as it was (``EditedMemory.note``)."""
 
     @classmethod
     def edited(cls, action: UpdateAction, edited: EditedMemory) -> UpdateResult:
@@ -88,7 +89,7 @@ class UpdateResult(BaseModel):
             memory=edited.memory,
             replaced_version=edited.replaced_version,
             superseded=list(edited.superseded) or None,
-            note=upcoming_note(edited.memory),
+            note="; ".join(n for n in (edited.note, upcoming_note(edited.memory)) if n) or None,
         )
 
 

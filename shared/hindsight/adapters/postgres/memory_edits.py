@@ -74,7 +74,7 @@ from hindsight.domain.memory import (
     content_hash,
 )
 from hindsight.domain.text import entity_terms, same_information
-from hindsight.domain.timetravel import takes_key, valid_start
+from hindsight.domain.timetravel import RESUMES_METADATA_KEY, takes_key, valid_start
 from hindsight.domain.versions import check_memory_version
 from hindsight.ports import EditedMemory, ForgetOutcome, Vector
 
@@ -224,6 +224,29 @@ def _overlap(a: tuple[datetime, datetime | None], b: tuple[datetime, datetime | 
     if (a1 is not None and a1 <= a0) or (b1 is not None and b1 <= b0):
         return False  # an empty period holds at no instant
     return (b1 is None or a0 < b1) and (a1 is None or b0 < a1)
+
+
+_CONTINUATION = """SELECT id, valid_from, valid_to FROM memories
+   WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s
+     AND metadata->>%s = %s AND status IN ('active', 'superseded')
+   ORDER BY valid_from LIMIT 1"""
+"""The continuation of a value split around a value given an end inside its period (``key_resume``)."""
+
+
+def split_note(memory: StoredMemory, continuation: dict[str, Any]) -> str:
+    """``memory_update`` restore's note for a piece of a split value (``key_resume``): its value holds
+    again after the value given an end inside its period, as ``continuation`` (a row with id,
+    valid_from, valid_to); restoring this piece over its whole period would empty that value's stated
+    period, so the restore changes nothing (no version bump)."""
+    end = memory.valid_to.isoformat() if memory.valid_to is not None else "its end"
+    start = continuation["valid_from"].isoformat()
+    until = f"until {continuation['valid_to'].isoformat()}" if continuation["valid_to"] else "with no end"
+    return (
+        f"nothing restored: the value of memory {memory.id} already holds key {memory.key} again from "
+        f"{start} ({until}) as memory {continuation['id']}, split around a value given an end that begins "
+        f"at {end}; restoring it over its whole period would empty that value's stated period, so it stays "
+        f"a past value until {end}. Restore or update {continuation['id']} to change what holds after it"
+    )
 
 
 async def _fit_restored(
@@ -508,6 +531,14 @@ class PostgresMemoryEditor:
                 await conn.execute(KEY_LOCK, (key_lock(scope.tenant_id, scope.agent_id, current.key),))
             check_memory_version(current, expected_version)
             superseded: list[UUID] = []
+            if status == "active" and current.status == "superseded" and current.key is not None:
+                split = await fetch_one(
+                    conn,
+                    _CONTINUATION,
+                    (scope.tenant_id, scope.agent_id, current.key, RESUMES_METADATA_KEY, str(memory_id)),
+                )
+                if split is not None:  # its value already holds again: left as it is (trial 11:08 H2)
+                    return EditedMemory(current, current.version, note=split_note(current, split))
             if current.status != status:
                 changes = status_change(current.status, status)
                 reopen, end = (False, None)
