@@ -556,4 +556,3 @@ async def test_restoring_a_piece_of_a_split_value_never_empties_the_bounded_valu
         assert await _state(client, first) == ("superseded", "2026-03-01T00:00:00Z", braga)
         for at, held in (("2026-02-01", "Faro"), ("2026-03-10", "Braga"), ("2026-04-10", "Faro")):
             assert list(await _values_at(client, "sam.city", city, valid_at=at)) == [f"Sam lives in {held}"]
-
