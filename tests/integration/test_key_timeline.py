@@ -9,7 +9,7 @@ period is refused, naming it. A reader asking ``valid_at`` any instant gets one 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from tests.integration.test_operator_cli import _store, cli  # noqa: F401 (the fixture)
-from tests.integration.test_valid_time_order import _hits, _memory, _reason, _state, _stored
+from tests.integration.test_valid_time_order import _hits, _iso, _memory, _reason, _state, _stored
 from tests.support import draining_in_background, mcp_client, tool_error
 
 pytestmark = pytest.mark.integration
@@ -556,3 +556,52 @@ async def test_restoring_a_piece_of_a_split_value_never_empties_the_bounded_valu
         assert await _state(client, first) == ("superseded", "2026-03-01T00:00:00Z", braga)
         for at, held in (("2026-02-01", "Faro"), ("2026-03-10", "Braga"), ("2026-04-10", "Faro")):
             assert list(await _values_at(client, "sam.city", city, valid_at=at)) == [f"Sam lives in {held}"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("order", ["open first", "bounded first"])
+async def test_a_bounded_value_holding_now_is_the_keys_fact_and_the_value_after_it_upcoming(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+    order: str,
+) -> None:
+    """Trial 11:08 M5: Bergen from January, then Tromso from five days ago until two months ahead: the
+    timeline was right, but Tromso — true today — was superseded, so the default search and
+    memory_summarize gave only Bergen's continuation (upcoming) and no value for today. Tromso is now the
+    key's fact (active) and the continuation active, flagged upcoming; in both arrival orders."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    start, end = now - timedelta(days=5), now + timedelta(days=60)
+
+    def line(city: str, begins: datetime, ends: datetime | None = None) -> dict[str, Any]:
+        at = {"valid_from": _iso(begins)} | ({"valid_to": _iso(ends)} if ends else {})
+        return {"content": f"Ola works from {city}", "key": "ola.office"} | at
+
+    bergen, tromso = line("Bergen", now - timedelta(days=300)), line("Tromso", start, end)
+    lines = [bergen, tromso] if order == "open first" else [tromso, bergen]
+    with draining_in_background(poller):
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    office = "where does Ola work, which office"
+    async with mcp_client(server.url, token) as client:
+        found = await call(client, "memory_search", {"query": office, "key": "ola.office", "top_k": 20})
+        hits = {h["memory"]["content"]: h for h in found["results"]}
+        assert set(hits) == {"Ola works from Tromso", "Ola works from Bergen"}, list(hits)  # was Bergen only
+        today, later = hits["Ola works from Tromso"], hits["Ola works from Bergen"]
+        assert today["memory"]["status"] == "active", today
+        assert "upcoming" not in today["flags"], today
+        assert "upcoming" in later["flags"], later
+        assert later["memory"]["valid_from"] == _iso(end), later
+        assert later["memory"]["metadata"]["resumes"]
+        for at, held in (
+            (now, "Tromso"),
+            (end + timedelta(days=30), "Bergen"),
+            (start - timedelta(days=1), "Bergen"),
+        ):
+            answer = await _values_at(client, "ola.office", office, valid_at=_iso(at))
+            assert list(answer) == [f"Ola works from {held}"], (at, answer)
+        hint = await call(client, "memory_summarize", {"key": "ola.office"})
+        assert "Ola works from Tromso" in hint["hint"], hint
+        assert f"(not valid yet: holds from {end.isoformat()})" in hint["hint"], hint

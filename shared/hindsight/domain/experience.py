@@ -236,22 +236,27 @@ def with_upcoming_labels(
     return out
 
 
-def current_facts(memories: Iterable[StoredMemory], conflicts: Collection[UUID] = ()) -> list[StoredMemory]:
+def current_facts(
+    memories: Iterable[StoredMemory], conflicts: Collection[UUID] = (), now: datetime | None = None
+) -> list[StoredMemory]:
     """The semantic memories that give a key's current value — per key, the active one the user stated
     (a ``user_stated`` fact never loses to an ``agent_inferred`` one) that became true last
     (``valid_from``, else when it was written) — and the active key-less facts, in the order given.
     A fact in ``conflicts`` (it contradicts another active fact, both kept: ``recall.conflict_partners``)
     is always kept, so the hint shows both sides — also the user's archived statement an inference
     contradicts (``recall.conflict_partners``). Otherwise superseded, archived and forgotten facts are
-    never current."""
+    never current. With ``now``, a fact not valid yet then (``timetravel.is_upcoming``) never hides the
+    one that holds now: per key, the value of now and the next upcoming one are both kept (a bounded
+    value holding now and the value that holds again after it, trial 11:08 M5)."""
     memories = list(memories)
-    best: dict[str, StoredMemory] = {}
+    best: dict[tuple[str, bool], StoredMemory] = {}
     for memory in memories:
         if memory.layer != "semantic" or memory.status != "active" or memory.key is None:
             continue
-        held = best.get(memory.key)
-        if held is None or _precedence(memory) > _precedence(held):
-            best[memory.key] = memory
+        later = now is not None and is_upcoming(memory, now)
+        held = best.get((memory.key, later))
+        if held is None or _precedence(memory, later) > _precedence(held, later):
+            best[(memory.key, later)] = memory
     chosen = {m.id for m in best.values()} | set(conflicts)
     return [
         m
@@ -262,9 +267,12 @@ def current_facts(memories: Iterable[StoredMemory], conflicts: Collection[UUID] 
     ]
 
 
-def _precedence(memory: StoredMemory) -> tuple[object, ...]:
+def _precedence(memory: StoredMemory, upcoming: bool = False) -> tuple[object, ...]:
+    """Which of two active facts of a key is shown: the user's over an inference, then the later start
+    — among upcoming ones the earlier start (the next value)."""
     stated = memory.source != "agent_inferred"
-    return (stated, memory.valid_from or memory.created_at, memory.created_at, memory.id)
+    start = (memory.valid_from or memory.created_at).timestamp()
+    return (stated, -start if upcoming else start, memory.created_at, memory.id)
 
 
 def on_query(hits: Sequence[SearchHit], query: str) -> list[StoredMemory]:
@@ -309,7 +317,7 @@ def extract_hint(
     Every sentence of every line is copied from the memories the line cites. Deterministic; no I/O.
     """
     conflicts = conflicts or {}
-    facts = {m.id for m in current_facts(memories, conflicts)}
+    facts = {m.id for m in current_facts(memories, conflicts, now)}
     merged: dict[tuple[object, ...], HintLine] = {}
     for memory in memories:
         if memory.layer == "semantic" and memory.id not in facts:

@@ -85,7 +85,9 @@ async def resume_after(
     ended no value that held past its end."""
     row = await fetch_one(
         conn,
-        """SELECT agent_id, key, valid_to FROM memories WHERE id = %s AND tenant_id = %s""",
+        """SELECT agent_id, key, valid_to, status = 'active'
+                  AND coalesce(valid_from, occurred_at, created_at) <= now() AND now() < valid_to AS now
+           FROM memories WHERE id = %s AND tenant_id = %s""",
         (bounded, tenant_id),
     )
     if row is None or row["valid_to"] is None or row["key"] is None:
@@ -123,7 +125,16 @@ async def resume_after(
                        VALUES (%s, %s, %s, 'supersedes', %s) ON CONFLICT DO NOTHING""",
                     (tenant_id, after["id"], new, PAST_VALUE),
                 )
-        await supersede(conn, tenant_id, new, bounded, end, RESUMED, actor)
+        if old["status"] == "active" and row["now"]:
+            # the bounded value holds now: it stays the key's fact, the continuation is upcoming (its
+            # valid_from is after now: search flags it); linked as its successor from its end
+            await conn.execute(
+                """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
+                   VALUES (%s, %s, %s, 'supersedes', %s) ON CONFLICT DO NOTHING""",
+                (tenant_id, new, bounded, RESUMED),
+            )
+        else:
+            await supersede(conn, tenant_id, new, bounded, end, RESUMED, actor)
         made.append((old["id"], new))
     return made
 
