@@ -507,6 +507,60 @@ def test_a_value_only_the_database_refuses_names_the_line_and_keeps_the_records_
     assert count_memories(stack, target) == line - 2
 
 
+def test_a_failed_import_with_json_prints_the_error_and_the_partial_report_on_stdout(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path
+) -> None:
+    """Trial L1: ``import --json`` printed nothing on stdout when it failed (exit 1)."""
+    dump = tmp_path / "export.jsonl"
+    line = _edited_export(cli, stack, tenant, dump, "memory", {"status": "current"})
+    target = f"{tenant}-json"
+    result = cli("import", str(dump), "--tenant", target, "--remap-ids", "--json")
+    assert result.exit_code == 1, result.output
+    answer = json.loads(result.stdout)
+    assert answer["complete"] is False
+    assert answer["error"]["line"] == line
+    assert answer["error"]["field"].startswith(f"line {line}: memory ")
+    assert answer["error"]["field"].endswith(": status"), answer
+    assert answer["error"]["limit"] is not None
+    assert "must be one of" in answer["error"]["message"]
+    assert answer["report"]["tenant_id"] == target
+    assert answer["report"]["inserted"].get("memory", 0) == line - 2 == count_memories(stack, target)
+
+
+def test_an_ingest_line_whose_period_would_end_before_its_start_is_refused_up_front(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path
+) -> None:
+    """Trial H4: valid_to alone, before the write time its period starts at, passed the file check, was
+    queued, and failed in the worker for ever. It is refused with the file, naming the line and field."""
+    path = tmp_path / "l24.jsonl"
+    path.write_text(
+        '{"agent_id":"e1","content":"Kim drives a Saab","key":"kim.car","valid_to":"2026-05-01T00:00:00Z"}\n'
+        '{"agent_id":"e1","content":"Kim drives a Kia","key":"kim.car","valid_from":"2026-03-01T00:00:00"}\n'
+    )
+    before = _queued_messages(stack)
+    result = cli("ingest", str(path), "--tenant", tenant, "--json")  # (--wait waited for ever before)
+    assert result.exit_code == 1, result.output
+    output = " ".join(result.output.split())
+    assert "1 bad line(s)" in output, output
+    assert "line 1: valid_to: the validity period is empty: valid_to 2026-05-01T00:00:00+00:00" in output
+    assert "must be after its start" in output
+    assert "(no valid_from given: a fact holds from the write time;" in output
+    assert "nothing was ingested" in output
+    assert _queued_messages(stack) == before
+
+
+def test_ingest_wait_stops_waiting_when_no_job_gets_a_result(cli: Any, tenant: str, tmp_path: Path) -> None:
+    """A job that never gets a result (in the dead-letter queue; here: no worker runs) no longer keeps
+    ``ingest --wait`` waiting for ever: it stops after --wait-timeout seconds without progress, exit 1."""
+    path = tmp_path / "one.jsonl"
+    path.write_text('{"content": "Unique marker heron-3 waits for a worker"}\n')
+    result = cli("ingest", str(path), "--tenant", tenant, "--wait", "--wait-timeout", "1", "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert (report["queued"], report["unfinished"], report["outcomes"]) == (1, 1, {})
+    assert "1 queued jobs had no result after 1 s without progress" in " ".join(result.output.split())
+
+
 LOCOMO = [
     {
         "sample_id": "conv-x",

@@ -22,6 +22,7 @@ from hindsight.api.runtime import ProcessLoop
 from hindsight.api.sqs_worker import WriteJobWorker
 from hindsight.bootstrap import build_container
 from hindsight.container import Container
+from hindsight.domain.auth import Principal
 from hindsight.domain.memory import MemoryDraft, StoreResult, WriteJob
 from hindsight.local.poller import LocalLambdaContext, to_lambda_event
 from hindsight.local.stack import LocalStack
@@ -301,6 +302,34 @@ def test_a_job_the_database_refuses_fails_alone_and_its_batch_mates_are_stored(
     with psycopg.connect(stack.require_settings().require_database_url()) as conn:
         recorded = conn.execute("SELECT job_id FROM write_results WHERE tenant_id = %s", (tenant,)).fetchall()
     assert {r[0] for r in recorded} == {jobs[0].id, jobs[2].id, jobs[3].id}  # the poison one is not recorded
+
+
+def test_a_job_whose_data_the_table_refuses_is_answered_failed_and_never_retried(
+    stack: LocalStack, tenant: str
+) -> None:
+    """Trial H4: a job the table's CHECK refuses (a valid_to before the start it is stored with: no
+    valid_from, so the write time) failed five deliveries, went to the dead-letter queue unrecorded, and
+    memory_status (so ``ingest --wait``) never answered. A refusal of the data is recorded ``failed`` with
+    a readable reason and acknowledged; its batch-mates are stored; a redelivery is answered the same."""
+    past = {"key": "kim.car", "valid_to": datetime.now(UTC) - timedelta(days=30)}  # queued before the check
+    facts = [("Kim drives a Kia", {"key": "kim.van"}), ("Kim drives a Saab", past), ("Tea at four", {})]
+    jobs = [_job(tenant, fact, fields) for fact, fields in facts]
+    event = _through_the_emulator(stack, tenant, jobs)
+    worker = _worker(stack)
+    try:
+        assert worker(event, LocalLambdaContext("w")) == {"batchItemFailures": []}
+        assert worker(event, LocalLambdaContext("w")) == {"batchItemFailures": []}  # a redelivery
+        statuses = worker.container().write_status
+        principal = Principal(tenant_id=tenant, key_id="test")
+        answers = worker._runtime.run(statuses(principal, [j.id for j in jobs], any_agent=True))
+    finally:
+        worker.close()
+    assert [a.status for a in answers] == ["stored", "failed", "stored"]
+    assert answers[1].memory_id is None  # nothing was stored
+    reason = answers[1].reason or ""
+    assert reason.startswith("refused by the store, not retried: its validity period would end"), reason
+    assert "memories_valid_period" in reason
+    assert count_memories(stack, tenant) == 2
 
 
 def _job_keys(stack: LocalStack) -> set[bytes]:

@@ -151,7 +151,7 @@ class _Worker(Generic[J]):
             ]
         completed: dict[str, dict[str, Any]] = {}
         for key, result in zip(to_run, results, strict=True):
-            if result.outcome == "failed":
+            if result.outcome == "failed" and not result.refused:  # a refusal is recorded: answered
                 failures[key] = result.reason or "not stored"
             else:
                 completed[key] = answers[key] = result.model_dump(mode="json", exclude={"open_conflicts"})

@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from uuid import UUID
@@ -17,7 +18,14 @@ from rich.progress import Progress
 from hindsight.cli.common import console, err_console, operator_principal, run_or_exit, with_container
 from hindsight.cli.options import DEFAULT_TENANT, DataDir, JsonOut, Tenant
 from hindsight.cli.progress import progress_bar
+from hindsight.domain.errors import Unavailable
 from hindsight.domain.limits import DEFAULT_AGENT_ID
+
+WAIT_STALL_S = 900.0
+"""``ingest --wait`` gives up after this long without any of its jobs getting a result (``--wait-timeout``):
+longer than one queue visibility timeout (the local stack's 30 s, the SAM queues' 720 s: a job that failed
+is delivered again after it), so a job still being retried is waited for, one in the dead-letter queue
+(which never gets a result) is not waited for for ever."""
 
 
 def export_(
@@ -101,7 +109,21 @@ def import_(
                 progress=lambda n: progress.advance(task, n),
             )
 
-    report = run_or_exit(lambda: with_container(data_dir, body))
+    async def answered(container: Any) -> Any:
+        """``body``'s report, or with --json the error it raised (printed as JSON below)."""
+        from hindsight.domain.errors import HindsightError
+
+        try:
+            return await body(container)
+        except HindsightError as exc:
+            if not as_json:
+                raise
+            return exc
+
+    report = run_or_exit(lambda: with_container(data_dir, answered))
+    if isinstance(report, Exception):
+        _print_import_failure(report)
+        raise typer.Exit(3 if isinstance(report, Unavailable) else 1)
     if as_json:
         print(report.model_dump_json())
     else:
@@ -115,6 +137,22 @@ def import_(
     if not report.complete:
         err_console.print("[yellow]warning:[/] the file has no footer or its counts differ: truncated?")
         raise typer.Exit(1)
+
+
+def _print_import_failure(exc: Exception) -> None:
+    """``import --json`` that failed: one JSON object on stdout, ``{"complete": false, "error": {"message",
+    "field", "line", "limit"}, "report": what was imported before the refused line, or null}``, and the
+    message on stderr as without --json."""
+    error = {
+        "message": str(exc),
+        "field": getattr(exc, "field", None),
+        "line": getattr(exc, "line", None),
+        "limit": getattr(exc, "limit", None),
+    }
+    partial = getattr(exc, "partial", None)
+    report = partial.model_dump(mode="json") if partial is not None else None
+    print(json.dumps({"complete": False, "error": error, "report": report}, default=str))
+    err_console.print(f"error: {exc}", markup=False, soft_wrap=True)
 
 
 def ingest(
@@ -142,6 +180,14 @@ def ingest(
             help="Queue mode: wait until every job this run queued has been processed by the worker."
         ),
     ] = False,
+    wait_timeout: Annotated[
+        float,
+        typer.Option(
+            min=1,
+            help="With --wait: stop waiting (exit 1) once no job has been processed for this many seconds "
+            "(a job in the dead-letter queue never is).",
+        ),
+    ] = WAIT_STALL_S,
     batch_size: Annotated[int, typer.Option(min=1, max=1000, help="Direct mode: memories per batch.")] = 64,
     data_dir: DataDir = None,
     as_json: JsonOut = False,
@@ -169,7 +215,8 @@ def ingest(
     text = _read_text(file)
     kind: Format = detect_format(text[:100]) if file_format == "auto" else file_format  # type: ignore[assignment]
     try:
-        items = read_items(text, kind, agent, default_agent=agent or DEFAULT_AGENT_ID)
+        # now: a line's period without valid_from starts when it is written (checked as the worker would)
+        items = read_items(text, kind, agent, default_agent=agent or DEFAULT_AGENT_ID, now=datetime.now(UTC))
     except InvalidFile as exc:
         _print_invalid_file(file, exc, EXPECTED[kind])
         raise typer.Exit(1) from None
@@ -193,7 +240,7 @@ def ingest(
                 progress=lambda n: progress.advance(task, n),
             )
             if wait and mode == "queue":
-                report = await _wait_stored(container, tenant, report, progress)
+                report = await _wait_stored(container, tenant, report, progress, wait_timeout)
         return report
 
     report = run_or_exit(lambda: with_container(data_dir, body))
@@ -204,10 +251,20 @@ def ingest(
         if report.already_processed:
             detail += f" ({report.already_processed} processed by an earlier run: not queued again)"
         console.print(f"ingested {report.items} items from {file.name} ({kind}, {report.mode}): {detail}")
+    for failure in report.not_stored[:20]:
+        err_console.print(f"not stored: job {failure}", markup=False, soft_wrap=True)
+    if report.unfinished:
+        err_console.print(
+            f"error: {report.unfinished} queued jobs had no result after {wait_timeout:g} s without progress "
+            "(still queued, or in the dead-letter queue: see `hindsight inspect`); stopped waiting",
+            markup=False,
+            soft_wrap=True,
+        )
     if report.failed:
         for failure in report.failures[:20]:
             err_console.print(f"[red]not queued:[/] item {failure}")
         err_console.print(f"[red]error:[/] {report.failed} items not queued (retry: their ids stay the same)")
+    if report.failed or report.unfinished or report.not_stored:
         raise typer.Exit(1)
 
 
@@ -256,10 +313,18 @@ def _print_invalid_file(file: Path, exc: Any, expected: str) -> None:
     err_console.print(f"expected: {expected}", markup=False, highlight=False, soft_wrap=True)
 
 
-async def _wait_stored(container: Any, tenant: str, report: Any, progress: Progress) -> Any:
+async def _wait_stored(
+    container: Any, tenant: str, report: Any, progress: Progress, stall_s: float = WAIT_STALL_S
+) -> Any:
+    """Poll ``memory_status`` until every job ``report`` queued has a result, or no job has had one for
+    ``stall_s`` seconds (a job the queue gave up on, in its dead-letter queue, never gets one: the
+    report then counts the jobs still ``unfinished``). A ``failed`` job's reason goes to ``not_stored``."""
     task = progress.add_task("stored by the worker", total=len(report.ids))
     outcomes: dict[str, int] = {}
+    not_stored: list[str] = []
     remaining: list[UUID] = list(report.ids)
+    loop = asyncio.get_running_loop()
+    last_progress = loop.time()
     while remaining:
         done_now: list[UUID] = []
         for start in range(0, len(remaining), 100):
@@ -268,9 +333,17 @@ async def _wait_stored(container: Any, tenant: str, report: Any, progress: Progr
                 if st.status not in ("queued", "unknown"):
                     outcomes[st.status] = outcomes.get(st.status, 0) + 1
                     done_now.append(st.id)
+                    if st.status == "failed":
+                        not_stored.append(f"{st.id}: {st.reason}")
         finished = set(done_now)
         remaining = [i for i in remaining if i not in finished]
         progress.advance(task, len(done_now))
+        if done_now:
+            last_progress = loop.time()
+        elif loop.time() - last_progress >= stall_s:
+            break
         if remaining:
             await asyncio.sleep(0.5)
-    return report.model_copy(update={"outcomes": outcomes})
+    return report.model_copy(
+        update={"outcomes": outcomes, "not_stored": not_stored, "unfinished": len(remaining)}
+    )

@@ -48,6 +48,8 @@ class RecordRefused(InvalidInput):
 
     def __init__(self, line: int, where: str, message: str, limit: object | None = None) -> None:
         self.line = line
+        self.partial: Any = None
+        """What the import had done before this line (``usecases.archive.ImportReport``), when known."""
         super().__init__(f"line {line}{': ' + where if where else ''}", f"{message}; {IMPORT_ADVICE}", limit)
 
 

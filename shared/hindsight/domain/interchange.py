@@ -24,7 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.limits import AgentId
-from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.memory import MemoryDraft, check_period_end
 
 Format = Literal["jsonl", "locomo"]
 _SESSION = re.compile(r"^session_(\d+)$")
@@ -107,14 +107,21 @@ def detect_format(head: str) -> Format:
 
 
 def read_items(
-    text: str, file_format: Format, agent_id: str | None = None, default_agent: str | None = None
+    text: str,
+    file_format: Format,
+    agent_id: str | None = None,
+    default_agent: str | None = None,
+    *,
+    now: datetime | None = None,
 ) -> list[IngestItem]:
     """Every item of a file's text, or nothing: the whole file is checked first. ``agent_id`` overrides
     LoCoMo's per-conversation agents; ``default_agent`` is the agent of items naming none (for the
-    idempotency-key check). Raises InvalidFile listing every bad line (JSON Lines) or record (LoCoMo)
-    with where it is, and every item reusing another's idempotency key with different arguments."""
+    idempotency-key check); ``now``: the write time a line's period starts at when it gives valid_to
+    alone (``items_from_jsonl``). Raises InvalidFile listing every bad line (JSON Lines) or record
+    (LoCoMo) with where it is, and every item reusing another's idempotency key with different
+    arguments."""
     if file_format == "jsonl":
-        items = items_from_jsonl(text.splitlines())
+        items = items_from_jsonl(text.splitlines(), now=now)
         check_idempotency_keys(items, "jsonl", default_agent)
         return items
     try:
@@ -165,10 +172,12 @@ def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
     return (f"{prefix}{field}" if field else prefix.rstrip(": ")), err["msg"]
 
 
-def items_from_jsonl(lines: Iterable[str]) -> list[IngestItem]:
+def items_from_jsonl(lines: Iterable[str], *, now: datetime | None = None) -> list[IngestItem]:
     """One ``memory_write``-shaped object per line (``content`` required; ``agent_id`` optional; blank
     lines and ``#`` comments skipped). Every line is checked: raises InvalidFile naming each bad line,
-    and the field (or the column of a JSON syntax error)."""
+    and the field (or the column of a JSON syntax error) — also a valid_to at or before the start its
+    period would be stored with (``check_period_end``: occurred_at, the session's date, else ``now``,
+    the write time; None: only the first two are checked), which the worker could never store."""
     items: list[IngestItem] = []
     problems = _Problems()
     for number, line in enumerate(lines, start=1):
@@ -199,6 +208,11 @@ def items_from_jsonl(lines: Iterable[str]) -> list[IngestItem]:
             draft = MemoryDraft.model_validate(payload)
         except ValidationError as exc:
             problems.add(*_first_error(exc, f"{where}: "))
+            continue
+        try:
+            check_period_end(draft, now or datetime.min.replace(tzinfo=UTC))
+        except InvalidInput as exc:
+            problems.add(f"{where}: {exc.field}", str(exc).removeprefix(f"{exc.field}: "))
             continue
         items.append(IngestItem(draft=draft, agent_id=agent_id, origin=where))
     problems.raise_if_any("jsonl")

@@ -238,6 +238,38 @@ def check_validity_period(
     )
 
 
+def period_start(draft: MemoryDraft, written_at: datetime) -> datetime | None:
+    """Where a write's validity period starts once stored (UTC): a semantic fact's ``valid_from`` is its
+    draft's valid_from, else when it happened (occurred_at, or its session's date), else ``written_at``
+    (the write's ``submitted_at``: ``WriteJob.valid_since``, stored by the worker as ``valid_from``); other
+    layers store only the valid_from they were given (None: no start)."""
+    if draft.layer != "semantic":
+        return draft.valid_from
+    return draft.valid_from or draft.event_at or written_at
+
+
+def check_period_end(draft: MemoryDraft, written_at: datetime) -> None:
+    """Refuse a ``valid_to`` at or before the start its period would be stored with (``period_start``):
+    the table's CHECK ``memories_valid_period`` (valid_to >= valid_from, migration 019) would refuse the
+    row in the worker after the write was acknowledged, and an empty period answers no ``valid_at``.
+    Both ends given are checked by the draft itself; this catches a valid_to alone, before occurred_at,
+    the session's date or the write time. Raises InvalidInput (field ``valid_to``, limit: the start)."""
+    end = draft.valid_to
+    start = period_start(draft, written_at)
+    if end is None or start is None or end > start or draft.valid_from is not None:
+        return
+    source = "the write time"
+    if draft.event_at is not None:
+        source = "occurred_at" if draft.occurred_at is not None else "session_at"
+    raise InvalidInput(
+        "valid_to",
+        f"the validity period is empty: valid_to {end.isoformat()} must be after its start "
+        f"{start.isoformat()} (no valid_from given: a fact holds from {source}; give valid_from, or a "
+        "later valid_to)",
+        limit=start.isoformat(),
+    )
+
+
 Lane = Literal["interactive", "bulk"]
 """A write job's lane: ``interactive`` (an agent's writes, the write queue) or ``bulk`` (imports and large
 batches, the bulk queue, consumed with less concurrency so that they never hold up interactive writes)."""
@@ -416,6 +448,10 @@ class StoreResult(BaseModel):
     memory_id: UUID | None = None
     """The row the job ended in: its own id when stored, the existing memory's id when merged."""
     reason: str | None = None
+    refused: bool = False
+    """With outcome ``failed``: the store refused the job's data itself (a CHECK constraint: retrying
+    cannot store it), so the failure is recorded and answered, never retried; a failure that is not
+    refused (an outage, a malformed embedding) is not recorded and goes back to the queue."""
     memory_deleted: bool = False
     """Read back only (``MemoryWriter.write_results``): the row it ended in was deleted since (a hard
     forget)."""

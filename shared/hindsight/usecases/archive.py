@@ -110,6 +110,22 @@ class ImportReport(BaseModel):
     """False when the file had no footer or its counts disagree (a truncated file)."""
 
 
+def _report(state: _ImportState, links: int, complete: bool) -> ImportReport:
+    """The report of what ``state`` imported (its header read)."""
+    assert state.header is not None
+    return ImportReport(
+        tenant_id=state.tenant,
+        source_tenant_id=state.header.tenant_id,
+        inserted={k: v for k, v in state.inserted.items() if v},
+        skipped=state.skipped,
+        reembedded=len(state.reembedded_ids & state.new_memories),
+        causal_links=links,
+        remapped_ids=state.remap_ids,
+        settled=state.settled,
+        complete=complete,
+    )
+
+
 def remap(old: str, tenant_id: str) -> str:
     """The id a record gets in ``tenant_id`` under ``remap_ids`` (stable across re-runs)."""
     return str(uuid5(REMAP_NAMESPACE, f"{tenant_id}\x1f{old}"))
@@ -197,6 +213,8 @@ class ImportMemories:
             before = [r for r in pending if r["line"] < refused.line]
             if before:
                 await self._flush(state, before, progress)
+            if state.header is not None:  # what was imported before it (``hindsight import --json``)
+                refused.partial = _report(state, links=0, complete=False)
             raise
         if pending:
             await self._flush(state, pending, progress)
@@ -208,17 +226,7 @@ class ImportMemories:
         complete = state.footer is not None and all(
             int(state.footer.get(k, 0)) == state.seen.get(k, 0) for k in KINDS
         )
-        return ImportReport(
-            tenant_id=state.tenant,
-            source_tenant_id=state.header.tenant_id,
-            inserted={k: v for k, v in state.inserted.items() if v},
-            skipped=state.skipped,
-            reembedded=len(state.reembedded_ids & state.new_memories),
-            causal_links=links,
-            remapped_ids=remap_ids,
-            settled=state.settled,
-            complete=complete,
-        )
+        return _report(state, links, complete)
 
     async def _flush(
         self, state: _ImportState, batch: list[dict[str, Any]], progress: Callable[[int], None] | None

@@ -26,7 +26,7 @@ from hindsight.domain.auth import Principal
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.interchange import IngestItem
 from hindsight.domain.limits import MAX_BATCH_ITEMS
-from hindsight.domain.memory import WriteJob
+from hindsight.domain.memory import WriteJob, check_period_end
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, ensure_key_unredacted, redact_model
 from hindsight.ports import Clock
 from hindsight.usecases.remember import BatchItem, ItemOutcome, RememberBatch, job_id
@@ -51,6 +51,10 @@ class IngestReport(BaseModel):
     failures: list[str] = Field(default_factory=list)
     outcomes: dict[str, int] = Field(default_factory=dict)
     ids: list[UUID] = Field(default_factory=list)
+    not_stored: list[str] = Field(default_factory=list)
+    """``--wait``: the jobs the worker recorded ``failed`` ("id: reason": data the store refuses)."""
+    unfinished: int = 0
+    """``--wait``: jobs still without a result when it stopped waiting (no progress for its timeout)."""
 
 
 class Ingest:
@@ -93,7 +97,7 @@ class Ingest:
         for number, item in enumerate(items, start=1):
             try:
                 batch.append(self._job(tenant_id, item.agent_id or default_agent, item))
-            except InvalidInput as exc:  # a key redaction would change: that line only, as when queued
+            except InvalidInput as exc:  # a key redaction would change, an empty period: that line only
                 failures.append(f"{number}: {exc}")
                 advance(1)
                 continue
@@ -146,11 +150,13 @@ class Ingest:
     def _job(self, tenant_id: str, agent_id: str, item: IngestItem) -> WriteJob:
         ensure_key_unredacted(self._redactor, item.draft.key, "key")
         draft = redact_model(self._redactor, item.draft, DRAFT_TEXT_FIELDS)
+        now = self._clock.now()
+        check_period_end(draft, now)  # as a queued write is (Remember.admit)
         return WriteJob(
             id=job_id(tenant_id, agent_id, draft.idempotency_key),
             tenant_id=tenant_id,
             agent_id=agent_id,
-            submitted_at=self._clock.now(),
+            submitted_at=now,
             draft=draft,
         )
 

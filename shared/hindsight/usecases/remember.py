@@ -22,7 +22,14 @@ from hindsight.domain.auth import Principal
 from hindsight.domain.errors import HindsightError, IdempotencyKeyReused, InvalidInput, Unavailable
 from hindsight.domain.ids import uuid7
 from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits
-from hindsight.domain.memory import Lane, MemoryDraft, Scope, WriteJob, write_fingerprint
+from hindsight.domain.memory import (
+    Lane,
+    MemoryDraft,
+    Scope,
+    WriteJob,
+    check_period_end,
+    write_fingerprint,
+)
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.trust import admit_draft
 from hindsight.ports import (
@@ -152,7 +159,8 @@ class Remember:
     ) -> tuple[WriteJob, WriteAck]:
         """The job for one write and its answer, not queued yet: redacted, importance capped, id assigned,
         idempotency key claimed (``release`` it if the job is not queued after all), size checked.
-        Raises IdempotencyKeyReused, ValidationError or InvalidInput (also: a causal_parent that names
+        Raises IdempotencyKeyReused, ValidationError or InvalidInput (also: a valid_to at or before the
+        start its period would be stored with, ``check_period_end``; a causal_parent that names
         nothing the agent wrote, ``usecases.causal_parents``; a key or conversation_id redaction would
         change, field ``key`` / ``conversation_id``: ``ensure_key_unredacted``)."""
         if draft.causal_parent is not None and self._parents is not None:
@@ -187,6 +195,7 @@ class Remember:
             replayed=True if first else None,
         )
         try:
+            check_period_end(draft, job.submitted_at)  # what the table would refuse after the ack
             ensure_job_fits(job.model_dump_json(), draft.model_dump(mode="json", exclude_none=True))
         except Exception:
             await self.release(job, ack)

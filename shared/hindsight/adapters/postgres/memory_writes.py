@@ -35,6 +35,7 @@ from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
+import psycopg
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
@@ -107,10 +108,27 @@ class PostgresMemoryWriter:
                                 conn, item, dedup_cosine, self._conflict_cosine
                             )
                     except Exception as exc:
-                        results[item.job.id] = StoreResult(
-                            job_id=item.job.id, outcome="failed", reason=_summary(exc)
-                        )
+                        results[item.job.id] = await self._failed(tenant_id, item.job, exc)
         return [results[item.job.id] for item in prepared]
+
+    async def _failed(self, tenant_id: str, job: WriteJob, exc: Exception) -> StoreResult:
+        """The result of a job that failed alone: a refusal of its data (``REFUSALS``) is recorded as
+        ``failed`` with its reason, so ``memory_status`` and ``ingest --wait`` answer and the queue does
+        not deliver it again to fail the same way (the trial's H4: five deliveries, then a silent
+        dead-letter queue); anything else is left unrecorded, for the queue to retry."""
+        reason = _summary(exc)
+        if not isinstance(exc, REFUSALS):
+            return StoreResult(job_id=job.id, outcome="failed", reason=reason)
+        why = REFUSAL_REASONS.get(getattr(getattr(exc, "diag", None), "constraint_name", None) or "", "")
+        reason = f"refused by the store, not retried: {why}{reason}"
+        try:
+            async with tenant_transaction(self._pool, tenant_id) as conn:
+                result = await _record(conn, job, "failed", None, reason)  # no memory: nothing stored
+        except Exception as record_exc:  # not recorded: the queue retries it, as any failure
+            log.warning("could not record refused job %s: %s", job.id, _summary(record_exc))
+            return StoreResult(job_id=job.id, outcome="failed", reason=reason)
+        log.warning("job %s refused by the store: %s", job.id, reason)
+        return result.model_copy(update={"refused": True})
 
     async def settle_conflict(
         self, tenant_id: str, agent_id: str, conflict: OpenConflict, contradiction: bool
@@ -279,6 +297,18 @@ def supersedes_reason(old_id: UUID, job: WriteJob) -> str:
     return f"supersedes {old_id} from {since} (upcoming: not valid yet; {old_id} holds until then)"
 
 
+REFUSALS: tuple[type[Exception], ...] = (psycopg.errors.CheckViolation,)
+"""Errors that refuse a job's data itself: the same row breaks the same CHECK at every delivery. Not the
+others (an outage, a lock timeout, a unique race are transient; a malformed embedding is the model's)."""
+REFUSAL_REASONS: dict[str, str] = {
+    "memories_valid_period": (
+        "its validity period would end before it begins (valid_to before valid_from, or — without "
+        "valid_from — before occurred_at or the write time); "
+    ),
+}
+"""A readable reason per CHECK constraint (the database's own message follows it)."""
+
+
 def _summary(exc: BaseException) -> str:
     """An error for logs and write outcomes without row data: Postgres puts the failing row (the memory's
     content) in a DETAIL line, so only the primary message is kept."""
@@ -298,7 +328,7 @@ async def _relate(
 
 
 async def _record(
-    conn: AsyncConnection, job: WriteJob, outcome: str, memory_id: UUID, reason: str | None = None
+    conn: AsyncConnection, job: WriteJob, outcome: str, memory_id: UUID | None, reason: str | None = None
 ) -> StoreResult:
     await conn.execute(
         RECORD_RESULT,
@@ -488,9 +518,13 @@ async def _store_one(
         "SELECT outcome, memory_id, reason FROM write_results WHERE job_id = %s AND tenant_id = %s",
         (job.id, tenant),
     )
-    if done is not None:  # redelivery of a job already processed
+    if done is not None:  # redelivery of a job already processed (or refused: recorded failed)
         return StoreResult(
-            job_id=job.id, outcome=done["outcome"], memory_id=done["memory_id"], reason=done["reason"]
+            job_id=job.id,
+            outcome=done["outcome"],
+            memory_id=done["memory_id"],
+            reason=done["reason"],
+            refused=done["outcome"] == "failed",
         )
     if item.skip is not None:
         return await _record(conn, job, "skipped", job.id, item.skip)

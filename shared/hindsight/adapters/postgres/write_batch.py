@@ -197,7 +197,8 @@ async def store_batch(
 
 def _answer(job_id: UUID, row: tuple[str, UUID | None, str | None]) -> StoreResult:
     outcome, memory_id, reason = row
-    return StoreResult(job_id=job_id, outcome=outcome, memory_id=memory_id, reason=reason)  # type: ignore[arg-type]
+    refused = outcome == "failed"  # a recorded failure is a refusal (``PostgresMemoryWriter._failed``)
+    return StoreResult(job_id=job_id, outcome=outcome, memory_id=memory_id, reason=reason, refused=refused)  # type: ignore[arg-type]
 
 
 @dataclass
