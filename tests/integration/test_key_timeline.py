@@ -605,3 +605,34 @@ async def test_a_bounded_value_holding_now_is_the_keys_fact_and_the_value_after_
         hint = await call(client, "memory_summarize", {"key": "ola.office"})
         assert "Ola works from Tromso" in hint["hint"], hint
         assert f"(not valid yet: holds from {end.isoformat()})" in hint["hint"], hint
+
+
+@pytest.mark.anyio
+async def test_restoring_a_value_that_stays_a_past_value_says_so(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Trial 11:08 M3: restoring Braga [Mar, Apr), a past value of Faro's continuation from April, bumped
+    its version and answered no note: it silently stayed superseded. The answer says it stays a past
+    value, of which memory, from when."""
+    city = "where does Sam live, which city"
+    lines = [_sam("Faro", "2026-01-01"), _sam("Braga", "2026-03-01", "2026-04-01")]
+    with draining_in_background(poller):
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    async with mcp_client(server.url, token) as client:
+        braga = (await _values_at(client, "sam.city", city, valid_at="2026-03-10"))["Sam lives in Braga"]
+        again = (await _values_at(client, "sam.city", city))["Sam lives in Faro"]
+        answer = await call(client, "memory_update", {"id": braga, "action": "restore"})
+        assert answer["memory"]["status"] == "superseded", answer
+        assert answer["note"] == (
+            f"past value: memory {again} holds key sam.city from 2026-04-01T00:00:00+00:00; memory {braga} "
+            "stays superseded by it (valid until then)"
+        ), answer
+        assert await _state(client, braga) == ("superseded", "2026-04-01T00:00:00Z", again)
+        assert list(await _values_at(client, "sam.city", city, valid_at="2026-03-10")) == [
+            "Sam lives in Braga"
+        ]

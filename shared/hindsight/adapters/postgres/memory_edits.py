@@ -233,6 +233,26 @@ _CONTINUATION = """SELECT id, valid_from, valid_to FROM memories
 """The continuation of a value split around a value given an end inside its period (``key_resume``)."""
 
 
+_HOLDER_FROM = """SELECT m.id FROM memory_relations r
+   JOIN memories m ON m.id = r.from_id AND m.tenant_id = r.tenant_id
+   WHERE r.tenant_id = %s AND r.to_id = %s AND r.kind = 'supersedes'
+     AND m.status IN ('active', 'superseded') AND coalesce(m.valid_from, m.occurred_at, m.created_at) = %s
+   ORDER BY m.created_at DESC LIMIT 1"""
+"""The value that superseded a memory and began where its period ends (the one it is a past value of)."""
+
+
+def past_value_note(memory: StoredMemory, holder: UUID | None) -> str:
+    """``memory_update`` restore's note when the restored memory is a past value of its key (a value of
+    the key begins where its period ends, ``holder`` when found): it stays ``superseded`` (trial 11:08
+    M3: the restore answered no note and the version went up)."""
+    end = memory.valid_to.isoformat() if memory.valid_to is not None else "its end"
+    by = f"memory {holder}" if holder is not None else "a value of its key"
+    return (
+        f"past value: {by} holds key {memory.key} from {end}; memory {memory.id} stays superseded by it "
+        f"(valid until then)"
+    )
+
+
 def split_note(memory: StoredMemory, continuation: dict[str, Any]) -> str:
     """``memory_update`` restore's note for a piece of a split value (``key_resume``): its value holds
     again after the value given an end inside its period, as ``continuation`` (a row with id,
@@ -563,7 +583,12 @@ class PostgresMemoryEditor:
                     superseded = await _fit_restored(conn, scope, restored, rows, RESTORED_ONTO_KEY, actor)
                 elif status == "active" and current.layer == "semantic":
                     superseded = await _retire_successors(conn, scope, await _reload(conn, memory_id), actor)
-            return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
+            after = await _reload(conn, memory_id)
+            note = None
+            if status == "active" and after.status == "superseded":  # restored as a past value (M3)
+                holder = await fetch_one(conn, _HOLDER_FROM, (scope.tenant_id, memory_id, after.valid_to))
+                note = past_value_note(after, holder["id"] if holder is not None else None)
+            return EditedMemory(after, current.version, tuple(superseded), note=note)
 
     async def forget(
         self,
