@@ -636,3 +636,46 @@ async def test_restoring_a_value_that_stays_a_past_value_says_so(
         assert list(await _values_at(client, "sam.city", city, valid_at="2026-03-10")) == [
             "Sam lives in Braga"
         ]
+
+
+@pytest.mark.anyio
+async def test_a_stated_end_is_not_cut_by_a_continuations_derived_start(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Trial 11:08 M1: Faro from January, Braga [Mar, Apr), Coimbra [May, Jun), then Evora [Mar 15, Apr 15):
+    Evora was stored until April 1, cut by Faro's continuation after Braga, whose start is derived, not
+    stated — valid_at 2026-04-10 answered Faro. The value with the latest stated start holds: Evora until
+    April 15, Faro again from then until May."""
+    city = "where does Sam live, which city"
+    lines = [
+        _sam("Faro", "2026-01-01"),
+        _sam("Braga", "2026-03-01", "2026-04-01"),
+        _sam("Coimbra", "2026-05-01", "2026-06-01"),
+        _sam("Evora", "2026-03-15", "2026-04-15"),
+    ]
+    with draining_in_background(poller):
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    async with mcp_client(server.url, token) as client:
+        for at, held in (
+            ("2026-02-01", "Faro"),
+            ("2026-03-10", "Braga"),
+            ("2026-03-20", "Evora"),
+            ("2026-04-10", "Evora"),  # was Faro: Evora's stated end was cut to April 1
+            ("2026-04-20", "Faro"),
+            ("2026-05-10", "Coimbra"),
+            ("2026-06-10", "Faro"),
+        ):
+            answer = await _values_at(client, "sam.city", city, valid_at=at)
+            assert list(answer) == [f"Sam lives in {held}"], (at, answer)
+        evora = (await _values_at(client, "sam.city", city, valid_at="2026-04-10"))["Sam lives in Evora"]
+        after = (await _values_at(client, "sam.city", city, valid_at="2026-04-20"))["Sam lives in Faro"]
+        assert await _state(client, evora) == ("superseded", "2026-04-15T00:00:00Z", after)
+        assert (await _memory(client, after))["valid_from"] == "2026-04-15T00:00:00Z"
+        assert f"{after} (a continuation) now holds from 2026-04-15T00:00:00+00:00" in await _reason(
+            client, evora
+        )

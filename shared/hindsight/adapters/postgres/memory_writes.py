@@ -31,7 +31,7 @@ import json
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 from uuid import UUID
 
@@ -229,7 +229,7 @@ def order_values(
     return superseded, kept, holder
 
 
-PAST_ON_KEY = """SELECT id, source, status, valid_to AS until,
+PAST_ON_KEY = """SELECT id, source, status, valid_to AS until, (metadata->>'resumes') IS NOT NULL AS derived,
           coalesce(valid_from, occurred_at, created_at) AS since FROM memories
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'superseded'
      AND coalesce(valid_to, 'infinity') > %s AND id <> %s"""
@@ -621,6 +621,16 @@ async def _store_one(
         past = await fetch_all(conn, PAST_ON_KEY, (tenant, job.agent_id, draft.key, job.valid_since, job.id))
         ended, holder = fit_in_past(draft.source, job.valid_since, past, holder)
     parts = []
+    last = datetime.max.replace(tzinfo=UTC)
+    if (  # the holder is a continuation: its start is derived, the write's end stated (trial 11:08 M1)
+        holder is not None
+        and holder.get("derived")
+        and draft.valid_to is not None
+        and holder["since"] < draft.valid_to < (holder["until"] or last)
+    ):
+        await _start_later(conn, tenant, holder["id"], holder["since"], draft.valid_to)
+        parts.append(f"{holder['id']} (a continuation) now holds from {draft.valid_to.isoformat()}")
+        holder = {**holder, "since": draft.valid_to}
     for old in replaced:
         await supersede(conn, tenant, job.id, old["id"], job.valid_since, "newer fact on the same key")
         parts.append(supersedes_reason(old["id"], job))
@@ -677,7 +687,21 @@ async def _store_one(
     return result
 
 
-KEY_HOLDERS = """SELECT id, source, status, valid_to AS until,
+async def _start_later(
+    conn: AsyncConnection, tenant: str, memory_id: UUID, was: datetime, start: datetime
+) -> None:
+    """Move a continuation's derived start (``key_resume``) to ``start``, where a newer value's stated
+    end lies, with its history row (the value with the latest stated start holds each instant)."""
+    await conn.execute(
+        "UPDATE memories SET valid_from = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
+        (start, memory_id, tenant),
+    )
+    changes = {"valid_from": {"from": was.isoformat(), "to": start.isoformat()}}
+    why = "a newer value's stated end lies after its derived start"
+    await record_history(conn, tenant, WORKER, HistoryRow(memory_id, "updated", why, changes))
+
+
+KEY_HOLDERS = """SELECT id, source, status, valid_to AS until, (metadata->>'resumes') IS NOT NULL AS derived,
           coalesce(valid_from, occurred_at, created_at) AS since FROM memories
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'active'
    ORDER BY created_at DESC, id DESC"""
