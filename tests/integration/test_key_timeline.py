@@ -679,3 +679,46 @@ async def test_a_stated_end_is_not_cut_by_a_continuations_derived_start(
         assert f"{after} (a continuation) now holds from 2026-04-15T00:00:00+00:00" in await _reason(
             client, evora
         )
+
+
+_FOUR = {
+    "F": _sam("Faro", "2026-01-01"),
+    "B": _sam("Braga", "2026-03-01", "2026-04-01"),
+    "C": _sam("Coimbra", "2026-05-01", "2026-06-01"),
+    "E": _sam("Evora", "2026-03-15", "2026-04-15"),
+}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("order", ["FBCE", "BCEF", "EBFC", "BCFE", "CEBF", "EFCB"])
+async def test_four_values_give_one_timeline_whatever_order_they_arrive_in(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+    order: str,
+) -> None:
+    """Faro from January; Braga [Mar, Apr), Coimbra [May, Jun), Evora [Mar 15, Apr 15): at each instant the
+    value with the latest stated start among those whose stated period contains it holds, in every
+    arrival order (all 24 were probed; before, an open value written after two bounded ones held only
+    after the first: BCEF answered nothing on Apr 20 and Jun 10, and Coimbra, ended, was today's fact)."""
+    lines = [_FOUR[c] for c in order]
+    with draining_in_background(poller):
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    city = "where does Sam live, which city"
+    async with mcp_client(server.url, token) as client:
+        for at, held in (
+            ("2026-02-01", "Faro"),
+            ("2026-03-10", "Braga"),
+            ("2026-03-20", "Evora"),
+            ("2026-04-10", "Evora"),
+            ("2026-04-20", "Faro"),
+            ("2026-05-10", "Coimbra"),
+            ("2026-06-10", "Faro"),
+            (None, "Faro"),
+        ):
+            args = {"valid_at": at} if at else {}
+            answer = await _values_at(client, "sam.city", city, **args)
+            assert list(answer) == [f"Sam lives in {held}"], (order, at, answer)

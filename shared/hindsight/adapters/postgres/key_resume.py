@@ -173,13 +173,15 @@ def resumed_reason(old: UUID, new: UUID) -> str:
     return f"{old} holds again after it as {new}"
 
 
-_NEXT_AFTER = """SELECT id, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
+_NEXT_AFTER = """SELECT id, valid_to AS until, coalesce(valid_from, occurred_at, created_at) AS since
+   FROM memories
    WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'semantic' AND key = %(key)s
      AND status IN ('active', 'superseded') AND id <> ALL(%(not)s::uuid[])
      AND coalesce(valid_from, occurred_at, created_at) >= %(end)s
      AND coalesce(valid_from, occurred_at, created_at) < coalesce(%(until)s::timestamptz, 'infinity')
    ORDER BY 2, created_at DESC, id DESC LIMIT 1"""
-"""The earliest value of a key that began in ``[end, until)`` (the one a continuation runs up to)."""
+"""The earliest value of a key that began in ``[end, until)`` (the one a continuation runs up to), with its
+own end (where the next gap may open)."""
 
 
 async def resume_written_after(
@@ -193,37 +195,46 @@ async def resume_written_after(
     """The same split when the interrupted value arrives second (trial 11:08 H1): ``written`` (a value true
     until ``stated_end``, None = open, that the caller has just stored as a past value of ``holder``, a
     ``KEY_HOLDERS``/``PAST_ON_KEY`` row with ``id`` and ``until``) began before a bounded ``holder`` and
-    held past its end, so it holds again after it — until the next value of the key that began after
-    ``holder`` ended (then superseded by it), else until ``stated_end`` as the key's fact (``active``) —
-    as if it had been written first: a key's timeline does not depend on arrival order. Returns the
-    (``written``, continuation) pair, or none when ``holder`` is open or ``written`` ended with it."""
-    end: datetime | None = holder.get("until")
-    if end is None or (stated_end is not None and stated_end <= end):
-        return []
+    held past its end, so it holds again in every gap the key's later values leave before ``stated_end``:
+    after ``holder`` until the next value that began after it (superseded by that one), after that one
+    when it is bounded too, and so on; after the last, until ``stated_end`` as the key's fact
+    (``active``) — as if it had been written first: a key's timeline does not depend on arrival order.
+    Returns the (``written``, continuation) pairs; none when ``holder`` is open or ``written`` ended with
+    it."""
     row = await fetch_one(
         conn, """SELECT agent_id, key FROM memories WHERE id = %s AND tenant_id = %s""", (written, tenant_id)
     )
     if row is None or row["key"] is None:
         return []
-    following = await fetch_one(
-        conn,
-        _NEXT_AFTER,
-        {
-            "t": tenant_id,
-            "a": row["agent_id"],
-            "key": row["key"],
-            "not": [written, holder["id"]],
-            "end": end,
-            "until": stated_end,
-        },
-    )
-    until = following["since"] if following is not None else stated_end
-    if until is not None and until <= end:
-        return []
-    status = "superseded" if following is not None else "active"
-    return await resume_after(
-        conn, tenant_id, holder["id"], [{"id": written, "status": status, "until": until}], actor
-    )
+    made: list[tuple[UUID, UUID]] = []
+    before: UUID = holder["id"]
+    end: datetime | None = holder.get("until")
+    skip = [written, before]
+    while end is not None and (stated_end is None or end < stated_end):
+        following = await fetch_one(
+            conn,
+            _NEXT_AFTER,
+            {
+                "t": tenant_id,
+                "a": row["agent_id"],
+                "key": row["key"],
+                "not": skip,
+                "end": end,
+                "until": stated_end,
+            },
+        )
+        until = following["since"] if following is not None else stated_end
+        if until is None or until > end:  # a gap after ``before``: the written value holds there
+            status = "superseded" if following is not None else "active"
+            made += await resume_after(
+                conn, tenant_id, before, [{"id": written, "status": status, "until": until}], actor
+            )
+            skip += [new for _, new in made[-1:]]
+        if following is None:
+            break
+        before, end = following["id"], following["until"]
+        skip.append(before)
+    return made
 
 
 def written_after_reason(bounded: UUID, new: UUID) -> str:
