@@ -722,3 +722,138 @@ async def test_four_values_give_one_timeline_whatever_order_they_arrive_in(
             args = {"valid_at": at} if at else {}
             answer = await _values_at(client, "sam.city", city, **args)
             assert list(answer) == [f"Sam lives in {held}"], (order, at, answer)
+
+
+def _ola(city: str, begins: datetime, ends: datetime | None = None) -> dict[str, Any]:
+    at = {"valid_from": _iso(begins)} | ({"valid_to": _iso(ends)} if ends else {})
+    return {"content": f"Ola works from {city}", "key": "ola.office"} | at
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("order", ["open first", "bounded first"])
+async def test_an_everyday_write_on_the_key_holds_from_now_over_a_continuations_derived_start(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+    order: str,
+) -> None:
+    """Trial 2 H8: Bergen from January, Tromso from five days ago until two months ahead (Bergen's
+    continuation upcoming from then), then a plain memory_write "Ola works from Oslo" (no period: from now,
+    no end) was stored as a past value of the continuation — whose start is only derived from Tromso's end
+    — and the agent got no current fact. Oslo, stated after Bergen's stated start, supersedes the
+    continuation as it would Bergen: Oslo holds from now with no end, the continuation never holds."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    start, end = now - timedelta(days=5), now + timedelta(days=60)
+    bergen, tromso = _ola("Bergen", now - timedelta(days=300)), _ola("Tromso", start, end)
+    lines = [bergen, tromso] if order == "open first" else [tromso, bergen]
+    with draining_in_background(poller):
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    office = "where does Ola work, which office"
+    async with mcp_client(server.url, token) as client:
+        found = await _values_at(client, "ola.office", office)
+        tromso_id, later = found["Ola works from Tromso"], found["Ola works from Bergen"]
+        oslo = await _stored(client, poller, key="ola.office", content="Ola works from Oslo")
+        reason = await _reason(client, oslo)
+        assert "past value" not in reason, reason
+        memory = await _memory(client, oslo)
+        assert (memory["status"], memory["valid_to"]) == ("active", None), memory
+        assert list(await _values_at(client, "ola.office", office)) == ["Ola works from Oslo"]
+        for at in (end + timedelta(days=30), end, now + timedelta(days=1)):
+            answer = await _values_at(client, "ola.office", office, valid_at=_iso(at))
+            assert list(answer) == ["Ola works from Oslo"], (at, answer)
+        answer = await _values_at(client, "ola.office", office, valid_at=_iso(start + timedelta(days=1)))
+        assert list(answer) == ["Ola works from Tromso"], answer
+        tromso_state = await _memory(client, tromso_id)
+        assert (tromso_state["status"], tromso_state["superseded_by"]) == ("superseded", oslo)
+        assert tromso_state["valid_to"] <= memory["valid_from"]
+        resumed = await _memory(client, later)
+        assert resumed["metadata"]["resumes"]
+        # never held: an empty period, superseded by Oslo
+        assert (resumed["status"], resumed["superseded_by"]) == ("superseded", oslo), resumed
+        assert resumed["valid_to"] == resumed["valid_from"], resumed
+        hint = (await call(client, "memory_summarize", {"key": "ola.office"}))["hint"]
+        assert "Ola works from Oslo" in hint, hint
+        assert "Ola works from Bergen" not in hint, hint
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("order", ["BTP", "TBP", "BPT", "PBT", "TPB", "PTB"])
+async def test_an_open_value_stated_after_the_originals_start_holds_after_the_bounded_value(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+    order: str,
+) -> None:
+    """Trial 2 H7 (simple case): Bergen from ten months ago, Tromso from five days ago until two months
+    ahead, Porto from four months ago (open): after Tromso, Porto holds — it replaced Bergen, stated
+    earlier. With Porto written last (BTP, TBP) Bergen's continuation held from Tromso's end instead."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    start, end = now - timedelta(days=5), now + timedelta(days=60)
+    porto_from = now - timedelta(days=120)
+    values = {
+        "B": _ola("Bergen", now - timedelta(days=300)),
+        "T": _ola("Tromso", start, end),
+        "P": _ola("Porto", porto_from),
+    }
+    lines = [values[c] for c in order]
+    with draining_in_background(poller):
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    office = "where does Ola work, which office"
+    async with mcp_client(server.url, token) as client:
+        for at, held in (
+            (porto_from - timedelta(days=1), "Bergen"),
+            (porto_from + timedelta(days=1), "Porto"),
+            (now, "Tromso"),
+            (end + timedelta(days=30), "Porto"),
+        ):
+            answer = await _values_at(client, "ola.office", office, valid_at=_iso(at))
+            assert list(answer) == [f"Ola works from {held}"], (order, at, answer)
+        hits = await call(client, "memory_search", {"query": office, "key": "ola.office", "top_k": 20})
+        found = {h["memory"]["content"]: h for h in hits["results"]}
+        assert set(found) == {"Ola works from Tromso", "Ola works from Porto"}, (order, list(found))
+        assert "upcoming" in found["Ola works from Porto"]["flags"]
+        hint = (await call(client, "memory_summarize", {"key": "ola.office"}))["hint"]
+        assert "Ola works from Bergen" not in hint, hint
+        assert "Ola works from Porto" in hint, hint
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("order", ["FBP", "FPB", "BFP", "PBF"])
+async def test_an_open_value_inside_a_bounded_values_period_cuts_it_and_holds_on(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+    order: str,
+) -> None:
+    """Trial 2 H7: Faro from January, Braga [Jul 15, Sep 1), Porto from Aug 1 (open): with Porto written
+    after Braga (FBP) Porto was stored [Aug 1, Sep 1) and Faro's continuation, whose start is derived from
+    Braga's end, held from September. Porto, stated after Faro's start, holds from Aug 1 in every order."""
+    values = {
+        "F": _sam("Faro", "2026-01-01"),
+        "B": _sam("Braga", "2026-07-15", "2026-09-01"),
+        "P": _sam("Porto", "2026-08-01"),
+    }
+    lines = [values[c] for c in order]
+    with draining_in_background(poller):
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    city = "where does Sam live, which city"
+    async with mcp_client(server.url, token) as client:
+        for at, held in (
+            ("2026-02-01", "Faro"),
+            ("2026-07-20", "Braga"),
+            ("2026-08-10", "Porto"),
+            ("2026-09-15", "Porto"),
+            (None, "Porto"),
+        ):
+            args = {"valid_at": at} if at else {}
+            answer = await _values_at(client, "sam.city", city, **args)
+            assert list(answer) == [f"Sam lives in {held}"], (order, at, answer)

@@ -179,6 +179,8 @@ _NEXT_AFTER = """SELECT id, valid_to AS until, coalesce(valid_from, occurred_at,
      AND status IN ('active', 'superseded') AND id <> ALL(%(not)s::uuid[])
      AND coalesce(valid_from, occurred_at, created_at) >= %(end)s
      AND coalesce(valid_from, occurred_at, created_at) < coalesce(%(until)s::timestamptz, 'infinity')
+     -- a value that never held (an empty period: a continuation a newer open value superseded) is no end
+     AND coalesce(valid_to, 'infinity') > coalesce(valid_from, occurred_at, created_at)
    ORDER BY 2, created_at DESC, id DESC LIMIT 1"""
 """The earliest value of a key that began in ``[end, until)`` (the one a continuation runs up to), with its
 own end (where the next gap may open)."""

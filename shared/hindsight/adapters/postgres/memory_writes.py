@@ -211,26 +211,36 @@ def order_on_key(
     fact that began after it (``holder``, None if none: its period ends where that one begins), unless
     that fact is an inference and the write is the user's — an inference never makes a user_stated write
     a past value; such pairs stay both active (``kept``, linked ``contradicts``). Raises nothing."""
-    return order_values(job.draft.source, job.valid_since, holders)
+    return order_values(job.draft.source, job.valid_since, holders, job.draft.valid_to is None)
 
 
 def order_values(
-    source: Source, since: datetime, holders: list[dict[str, Any]]
+    source: Source, since: datetime, holders: list[dict[str, Any]], open_value: bool = False
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
     """``order_on_key`` for a value of ``source`` true from ``since`` (UTC) that is no write job: an
-    imported memory (``adapters.postgres.archive``). Same answer, same rules."""
+    imported memory (``adapters.postgres.archive``). Same answer, same rules. An ``open_value`` (no end)
+    orders against a continuation by its ``stated`` start (trial 2 H8/H7): one that starts after the
+    original's start supersedes the continuation as it would the original (which then never holds, when
+    it would begin after ``since``: an empty period)."""
     superseded: list[dict[str, Any]] = []
     kept: list[dict[str, Any]] = []
     later: list[dict[str, Any]] = []
     for row in holders:
-        order = order_contradiction(source, since, row["source"], row["since"])
+        order = order_contradiction(source, since, row["source"], stated(row, open_value))
         (superseded if order == "supersede" else later if order == "superseded" else kept).append(row)
     holder = min(later, key=lambda r: r["since"]) if later else None
     return superseded, kept, holder
 
 
-PAST_ON_KEY = """SELECT id, source, status, valid_to AS until, (metadata->>'resumes') IS NOT NULL AS derived,
-          coalesce(valid_from, occurred_at, created_at) AS since FROM memories
+STATED = """(SELECT coalesce(o.valid_from, o.occurred_at, o.created_at) FROM memories o
+             WHERE o.tenant_id = m.tenant_id AND o.id = CASE WHEN m.metadata->>'resumes' ~ '^[0-9a-f-]{36}$'
+                                                   THEN (m.metadata->>'resumes')::uuid END) AS stated"""
+"""A continuation's (``key_resume``) *stated* start: its original's (a continuation's own start is derived
+from the bounded value's end); NULL for any other memory. An open value orders against it (``stated``)."""
+PAST_ON_KEY = f"""SELECT id, source, status, valid_to AS until, (metadata->>'resumes') IS NOT NULL AS derived,
+          coalesce(valid_from, occurred_at, created_at) AS since,
+          {STATED}
+   FROM memories m
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'superseded'
      AND coalesce(valid_to, 'infinity') > %s AND id <> %s"""
 """An agent's past values on a key (superseded) still valid after an instant (id, source, status, until:
@@ -239,8 +249,20 @@ LATER_VALUE = "a value on the same key began while it held: it ends there"
 """The reason of the ``supersedes`` link from a value to a past value of its key that it ends."""
 
 
+def stated(row: dict[str, Any], open_value: bool) -> datetime:
+    """The start ``row`` (a ``KEY_HOLDERS``/``PAST_ON_KEY`` row) is ordered by against a value: for an open
+    value, a continuation's stated start (``STATED``: an open value written later holds from its start on,
+    over a resumption that is only inferred); else when it began to hold."""
+    start: datetime = row.get("stated") or row["since"] if open_value else row["since"]
+    return start
+
+
 def fit_in_past(
-    source: Source, since: datetime, past: list[dict[str, Any]], holder: dict[str, Any] | None
+    source: Source,
+    since: datetime,
+    past: list[dict[str, Any]],
+    holder: dict[str, Any] | None,
+    open_value: bool = False,
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Where a non-additive value of ``source`` true from ``since`` (UTC) falls among its key's past values
     (``PAST_ON_KEY`` rows), by ``order_on_key``'s rule (``domain.contradiction.order_contradiction``): each
@@ -251,7 +273,7 @@ def fit_in_past(
     ended: list[dict[str, Any]] = []
     later: list[dict[str, Any]] = []
     for row in past:
-        order = order_contradiction(source, since, row["source"], row["since"])
+        order = order_contradiction(source, since, row["source"], stated(row, open_value))
         if order == "supersede":
             ended.append(row)
         elif order == "superseded" and holder is not None and row["since"] < holder["since"]:
@@ -619,7 +641,7 @@ async def _store_one(
     keyed = draft.layer == "semantic" and draft.key is not None and draft.supersedes is None
     if keyed and not is_additive(draft.content):  # a key's past values: ordered by the same rule
         past = await fetch_all(conn, PAST_ON_KEY, (tenant, job.agent_id, draft.key, job.valid_since, job.id))
-        ended, holder = fit_in_past(draft.source, job.valid_since, past, holder)
+        ended, holder = fit_in_past(draft.source, job.valid_since, past, holder, draft.valid_to is None)
     parts = []
     last = datetime.max.replace(tzinfo=UTC)
     if (  # the holder is a continuation: its start is derived, the write's end stated (trial 11:08 M1)
@@ -701,8 +723,10 @@ async def _start_later(
     await record_history(conn, tenant, WORKER, HistoryRow(memory_id, "updated", why, changes))
 
 
-KEY_HOLDERS = """SELECT id, source, status, valid_to AS until, (metadata->>'resumes') IS NOT NULL AS derived,
-          coalesce(valid_from, occurred_at, created_at) AS since FROM memories
+KEY_HOLDERS = f"""SELECT id, source, status, valid_to AS until, (metadata->>'resumes') IS NOT NULL AS derived,
+          coalesce(valid_from, occurred_at, created_at) AS since,
+          {STATED}
+   FROM memories m
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'active'
    ORDER BY created_at DESC, id DESC"""
 """Every active semantic fact of an agent on a key (id, source, status, until: valid_to, since: when it

@@ -104,10 +104,10 @@ candidates at or above the dedup similarity (``min``) are ranked: a job merges o
 and the nearest ones at or above it are the same rows as the nearest ones, cut at it (the comparison is
 the one ``_decide`` makes, on the same float8). Ties in distance are broken by id. Both CTEs are
 materialised so the plan cannot fall back to a scan of the scope per job."""
-_ON_KEY = """SELECT q.n, r.id, r.source, r.since, r.status, r.valid_to
+_ON_KEY = """SELECT q.n, r.id, r.source, r.since, r.status, r.valid_to, r.derived
    FROM unnest(%(n)s::int[], %(a)s::text[], %(key)s::text[], %(since)s::timestamptz[]) AS q(n, a, key, since)
    CROSS JOIN LATERAL (
-       SELECT id, source, status, created_at, valid_to,
+       SELECT id, source, status, created_at, valid_to, (metadata->>'resumes') IS NOT NULL AS derived,
               coalesce(valid_from, occurred_at, created_at) AS since
        FROM memories
        WHERE tenant_id = %(t)s AND agent_id = q.a AND layer = 'semantic' AND key = q.key
@@ -529,6 +529,8 @@ class _Segment:
         ):
             raise _Restart  # a past value, an archived user statement: ``_store_one`` settles it with them
         rows = [r for r in rows if r["status"] == "active"]
+        if any(r["derived"] for r in rows):
+            raise _Restart  # a continuation: its stated start is its original's (``memory_writes.STATED``)
         if rows and draft.valid_to is not None:
             raise _Restart  # a bounded value: the fact it ends may hold again after it (``key_resume``)
         if any(r["valid_to"] is not None for r in rows):
