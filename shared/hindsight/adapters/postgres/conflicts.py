@@ -178,6 +178,18 @@ async def _relate(
     await conn.execute(RELATE_WITH_REASON, (tenant_id, from_id, to_id, kind, reason))
 
 
+RELATE = """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason) VALUES (%s, %s, %s, %s, %s)
+   ON CONFLICT (from_id, to_id, kind) DO NOTHING"""
+"""A relation, left as it is if it exists (parameters: tenant, from, to, kind, reason)."""
+
+
+async def relate_if_new(
+    conn: AsyncConnection, tenant_id: str, from_id: UUID, to_id: UUID, kind: str, reason: str
+) -> None:
+    """Insert the relation ``from_id`` -[kind]-> ``to_id`` unless it exists (``RELATE``)."""
+    await conn.execute(RELATE, (tenant_id, from_id, to_id, kind, reason))
+
+
 async def settle(
     conn: AsyncConnection, tenant_id: str, agent_id: str, conflict: OpenConflict, contradiction: bool
 ) -> str:

@@ -26,7 +26,7 @@ from uuid import UUID
 
 from psycopg import AsyncConnection
 
-from hindsight.adapters.postgres.conflicts import supersede
+from hindsight.adapters.postgres.conflicts import relate_if_new, supersede
 from hindsight.adapters.postgres.history import HistoryRow, record_history
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one
 from hindsight.domain.ids import uuid7
@@ -99,11 +99,7 @@ async def resume_after(
             continue
         new = uuid7()
         await _copy(conn, tenant_id, old, new, end)
-        await conn.execute(
-            """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
-               VALUES (%s, %s, %s, 'related', %s) ON CONFLICT DO NOTHING""",
-            (tenant_id, new, old["id"], RESUMES_LINK),
-        )
+        await relate_if_new(conn, tenant_id, new, old["id"], "related", RESUMES_LINK)
         until = old["until"].isoformat() if old["until"] is not None else "open"
         why = f"continues {old['id']} after {bounded}: holds from {end.isoformat()} until {until}"
         await record_history(conn, tenant_id, actor, HistoryRow(new, "created", why))
@@ -120,19 +116,11 @@ async def resume_after(
                 },
             )
             if after is not None:  # the value that ended the interrupted one ends its continuation
-                await conn.execute(
-                    """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
-                       VALUES (%s, %s, %s, 'supersedes', %s) ON CONFLICT DO NOTHING""",
-                    (tenant_id, after["id"], new, PAST_VALUE),
-                )
+                await relate_if_new(conn, tenant_id, after["id"], new, "supersedes", PAST_VALUE)
         if old["status"] == "active" and row["now"]:
             # the bounded value holds now: it stays the key's fact, the continuation is upcoming (its
             # valid_from is after now: search flags it); linked as its successor from its end
-            await conn.execute(
-                """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason)
-                   VALUES (%s, %s, %s, 'supersedes', %s) ON CONFLICT DO NOTHING""",
-                (tenant_id, new, bounded, RESUMED),
-            )
+            await relate_if_new(conn, tenant_id, new, bounded, "supersedes", RESUMED)
         else:
             await supersede(conn, tenant_id, new, bounded, end, RESUMED, actor)
         made.append((old["id"], new))

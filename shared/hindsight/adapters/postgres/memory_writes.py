@@ -40,7 +40,8 @@ from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from hindsight.adapters.postgres.conflicts import check_conflicts, settle, supersede
+from hindsight.adapters.postgres.conflicts import RELATE as RELATE
+from hindsight.adapters.postgres.conflicts import check_conflicts, relate_if_new, settle, supersede
 from hindsight.adapters.postgres.history import HistoryRow, record_history
 from hindsight.adapters.postgres.key_resume import PAST_VALUE as PAST_VALUE
 from hindsight.adapters.postgres.key_resume import (
@@ -340,15 +341,6 @@ def _summary(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {primary or (lines[0] if lines else '')}"
 
 
-async def _relate(
-    conn: AsyncConnection, tenant_id: str, from_id: UUID, to_id: UUID, kind: str, reason: str
-) -> None:
-    await conn.execute(
-        RELATE,
-        (tenant_id, from_id, to_id, kind, reason),
-    )
-
-
 async def _record(
     conn: AsyncConnection, job: WriteJob, outcome: str, memory_id: UUID | None, reason: str | None = None
 ) -> StoreResult:
@@ -412,8 +404,6 @@ parameter is ``memories_json`` of the rows' ``insert_params``. Rows are inserted
 INSERT_CHUNK = """INSERT INTO memory_chunks (memory_id, chunk_no, tenant_id, agent_id, content, embedding)
    VALUES (%s, %s, %s, %s, %s, %s::vector) ON CONFLICT DO NOTHING"""
 
-RELATE = """INSERT INTO memory_relations (tenant_id, from_id, to_id, kind, reason) VALUES (%s, %s, %s, %s, %s)
-   ON CONFLICT (from_id, to_id, kind) DO NOTHING"""
 
 RECORD_RESULT = """INSERT INTO write_results (job_id, tenant_id, agent_id, outcome, memory_id, reason)
    VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (job_id) DO NOTHING"""
@@ -632,7 +622,7 @@ async def _store_one(
     if replaced and draft.supersedes is None and is_additive(draft.content):
         # "Rowan also runs payroll" adds to the fact on its key; it never retires it
         newest = replaced[0]["id"]
-        await _relate(conn, tenant, job.id, newest, "related", "adds to the fact on the same key")
+        await relate_if_new(conn, tenant, job.id, newest, "related", "adds to the fact on the same key")
         reason = f"adds to {newest} (same key, both active)"
         replaced = []
     if replaced and draft.supersedes is None:
@@ -661,7 +651,7 @@ async def _store_one(
         parts.append(ended_reason(old["id"], job.valid_since))
     for old in kept if holder is None else []:  # a past value is not current: it contradicts nothing now
         why, part = kept_reason(old)
-        await _relate(conn, tenant, job.id, old["id"], "contradicts", why)
+        await relate_if_new(conn, tenant, job.id, old["id"], "contradicts", why)
         parts.append(part)
     if holder is not None:
         parts.append(past_value_reason(holder["id"], holder["since"]))
@@ -671,7 +661,7 @@ async def _store_one(
         archived = (tenant, job.agent_id, draft.key, job.valid_since)
         for old in await fetch_all(conn, ARCHIVED_STATEMENTS, archived):
             if not same_information(draft.content, old["content"]):
-                await _relate(conn, tenant, job.id, old["id"], "contradicts", ARCHIVED_STATEMENT)
+                await relate_if_new(conn, tenant, job.id, old["id"], "contradicts", ARCHIVED_STATEMENT)
                 parts.append(f"contradicts {old['id']} (user_stated, archived: kept, shown beside it)")
     reason = "; ".join(parts) or reason
     conflicts = None
