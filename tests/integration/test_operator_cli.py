@@ -821,3 +821,126 @@ def test_token_list_shows_whole_key_ids_that_revoke_takes(
     revoked = cli("token", "revoke", key_id)
     assert revoked.exit_code == 0, revoked.output
     assert cli("token", "revoke", key_id).exit_code == 1  # already revoked: said, not silently ok
+
+
+FORMATS = ["auto", "jsonl", "locomo"]
+
+
+def _refusals(tmp_path: Path) -> list[tuple[str, list[str], dict[str, Any]]]:
+    """Files ``ingest`` refuses as a whole: (name, extra arguments, what its JSON error says)."""
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    latin1 = tmp_path / "latin1.jsonl"
+    latin1.write_bytes(b'{"content": "fine"}\n{"content": "caf\xe9"}\n')
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"content": "fine"}\n{"content": "x", "layer": "weird"}\n')
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("# nothing\n")
+    return [
+        (str(tmp_path / "missing.jsonl"), [], {"field": "file", "line": None}),
+        (str(folder), [], {"field": "file", "line": None}),
+        (str(latin1), [], {"field": "file", "line": 2, "limit": {"encoding": "utf-8"}}),
+        (str(bad), [], {"field": "line 2: layer", "line": 2}),
+        (str(empty), [], {"field": "file", "line": None}),
+        (str(bad), ["--format", "yaml"], {"field": "--format", "limit": {"one_of": FORMATS}}),
+    ]
+
+
+def test_ingest_json_prints_one_error_document_for_a_refused_file(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path
+) -> None:
+    """Trial: ``ingest --json`` printed nothing on stdout when the file itself was refused (missing, a
+    folder, not UTF-8, bad lines, no items, a bad --format). Each prints one JSON document naming the
+    field (and line, and limit); without --json the message is on stderr and stdout stays empty."""
+    for path, extra, expected in _refusals(tmp_path):
+        result = cli("ingest", path, "--tenant", tenant, "--direct", "--json", *extra)
+        assert result.exit_code != 0, (path, result.output)
+        answer = json.loads(result.stdout)  # one document, nothing else on stdout
+        error = answer["error"]
+        assert error["message"], answer
+        for name, value in expected.items():
+            assert error[name] == value, (path, answer)
+        assert "Traceback" not in result.output
+        plain = cli("ingest", path, "--tenant", tenant, "--direct", *extra)
+        assert plain.exit_code == result.exit_code, plain.output
+        assert plain.stdout == "", plain.stdout
+        assert "error: " in plain.stderr
+        assert error["message"].split(";")[0] in " ".join(plain.stderr.split())
+    bad_lines = json.loads(cli("ingest", str(tmp_path / "bad.jsonl"), "--tenant", tenant, "--json").stdout)
+    assert (bad_lines["count"], bad_lines["format"]) == (1, "jsonl")
+    (problem,) = bad_lines["problems"]
+    assert problem["line"] == 2
+    assert "'episodic' or 'semantic'" in problem["message"]
+    assert count_memories(stack, tenant) == 0
+
+
+def test_import_json_prints_one_error_document_for_a_missing_or_unreadable_file(
+    cli: Any, tenant: str, tmp_path: Path
+) -> None:
+    """Trial: ``import --json`` printed nothing for a missing file; a folder or a line that is not UTF-8
+    ended in a traceback. Each is one JSON document (``complete`` false, the error naming the file or
+    the line), exit 1."""
+    exported = cli("export", "--tenant", tenant, "--output", str(tmp_path / "empty-export.jsonl"))
+    assert exported.exit_code == 0, exported.output
+    header = (tmp_path / "empty-export.jsonl").read_bytes().splitlines()[0]
+    latin1 = tmp_path / "latin1.jsonl"
+    latin1.write_bytes(header + b"\n\xe9\n")
+    no_header = tmp_path / "no-header.jsonl"  # a header missing its fields was a pydantic traceback
+    no_header.write_text('{"kind": "header"}\n')
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    cases = [
+        (tmp_path / "missing.jsonl", "file", None),
+        (folder, "file", None),
+        (latin1, "line 2", 2),
+        (no_header, "line 1: header: exported_at", 1),
+    ]
+    for path, field, line in cases:
+        result = cli("import", str(path), "--tenant", tenant, "--json")
+        assert result.exit_code == 1, (path, result.output)
+        answer = json.loads(result.stdout)
+        assert answer["complete"] is False, answer
+        assert (answer["error"]["field"], answer["error"]["line"]) == (field, line), answer
+        assert answer["error"]["message"].startswith(str(path) if field == "file" else field), answer
+        assert "validation error" not in result.output, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        plain = cli("import", str(path), "--tenant", tenant)
+        assert plain.exit_code == 1, plain.output
+        assert plain.stdout == ""
+        assert plain.exception is None or isinstance(plain.exception, SystemExit), plain.exception
+        assert "error: " in plain.stderr
+
+
+def test_ingest_words_a_refused_item_as_refused_and_a_transient_failure_as_retryable(
+    cli: Any, stack: LocalStack, tenant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trial: an item the service refused for its data (here a key redaction would change) was
+    reported with "retry", which would be refused again. A data refusal names the line and field and
+    says to fix the line; only a transient failure (the queue unavailable) suggests retrying."""
+    path = tmp_path / "keys.jsonl"
+    path.write_text(
+        '{"content": "Unique marker plover-1 is fine", "key": "plover.one"}\n'
+        '{"content": "Write to Ann", "key": "contact.ann@example.com"}\n'
+    )
+    refused = cli("ingest", str(path), "--tenant", tenant)
+    assert refused.exit_code == 1, refused.output
+    said = " ".join(refused.stderr.split())
+    assert "refused: line 2: key:" in said, said
+    assert "fix those lines" in said
+    assert "retry" not in said.lower()
+    report = json.loads(cli("ingest", str(path), "--tenant", tenant, "--json").stdout)
+    (failure,) = report["failures"]
+    assert (failure["where"], failure["field"], failure["retryable"]) == ("line 2", "key", False), failure
+
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"content": "Unique marker plover-2 waits for a queue"}\n')
+    settings = stack.require_settings()
+    monkeypatch.setenv("HINDSIGHT_WRITE_QUEUE_URL", settings.require_write_queue_url() + "-gone")
+    down = cli("ingest", str(other), "--tenant", tenant, "--json")
+    assert down.exit_code == 1, down.output
+    (failure,) = json.loads(down.stdout)["failures"]
+    assert failure["retryable"] is True, failure
+    said = " ".join(down.stderr.split())
+    assert "not queued: line 1:" in said, said
+    assert "transient" in said
+    assert "refused" not in said

@@ -9,13 +9,21 @@ import json
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 
 from hindsight.config import Settings
-from hindsight.domain.errors import ConfigurationError, HindsightError, InvalidInput, Unavailable
+from hindsight.domain.errors import (
+    ConfigurationError,
+    Forbidden,
+    HindsightError,
+    InvalidInput,
+    NotFound,
+    RateLimited,
+    Unavailable,
+)
 
 console = Console()
 err_console = Console(stderr=True)
@@ -55,19 +63,65 @@ START_HINT = (
 """Added to "database not reachable" errors of the CLI."""
 
 
-def run_or_exit(coro_factory: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine, turning Hindsight errors into a message and an exit code."""
+_KINDS: tuple[tuple[type[HindsightError], str], ...] = (
+    (InvalidInput, "invalid_input"),
+    (NotFound, "not_found"),
+    (Forbidden, "forbidden"),
+    (RateLimited, "rate_limited"),
+    (Unavailable, "unavailable"),
+    (ConfigurationError, "configuration"),
+)
+"""Error class → the ``kind`` a ``--json`` error object names (the first that matches; else "error")."""
+
+
+def error_object(exc: HindsightError) -> dict[str, Any]:
+    """A Hindsight error as the ``error`` object ``--json`` prints: ``kind``, ``message``, ``field``,
+    ``line``, ``limit`` (None when they do not apply) and ``retryable`` (a transient failure: a dependency
+    down or a rate limit; the same command may pass later)."""
+    kind = next((name for cls, name in _KINDS if isinstance(exc, cls)), "error")
+    return {
+        "kind": kind,
+        "message": str(exc),
+        "field": getattr(exc, "field", None),
+        "line": getattr(exc, "line", None),
+        "limit": getattr(exc, "limit", None),
+        "retryable": isinstance(exc, Unavailable | RateLimited),
+    }
+
+
+def exit_code(exc: HindsightError) -> int:
+    """3 for a configuration problem or an unreachable dependency, else 1 (the request or the data)."""
+    return 3 if isinstance(exc, ConfigurationError | Unavailable) else 1
+
+
+def fail(
+    message: str,
+    *,
+    as_json: bool,
+    code: int = 1,
+    error: dict[str, Any] | None = None,
+    document: dict[str, Any] | None = None,
+) -> NoReturn:
+    """Stop the command: ``error: message`` on stderr and exit ``code``; with ``--json`` also one JSON
+    document on stdout, ``{**document, "error": error}`` (``error`` defaults to ``{"kind":
+    "invalid_input", "message": message}``; its ``field``, ``line``, ``limit`` default to None), so a
+    script reading stdout sees every outcome, failures included."""
+    err_console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    if as_json:
+        body = {"kind": "invalid_input", "message": message, "field": None, "line": None, "limit": None}
+        print_json({**(document or {}), "error": {**body, **(error or {})}})
+    raise typer.Exit(code)
+
+
+def run_or_exit(
+    coro_factory: Callable[[], Awaitable[T]], *, as_json: bool = False, document: dict[str, Any] | None = None
+) -> T:
+    """Run a coroutine, turning Hindsight errors into a message (stderr) and an exit code; with
+    ``as_json`` (the command's ``--json``) also the error object on stdout, in ``document`` (``fail``)."""
     try:
         return asyncio.run(coro_factory())  # type: ignore[arg-type]
-    except InvalidInput as exc:
-        err_console.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(1) from None
-    except (ConfigurationError, Unavailable) as exc:
-        err_console.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(3) from None
     except HindsightError as exc:
-        err_console.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(1) from None
+        fail(str(exc), as_json=as_json, code=exit_code(exc), error=error_object(exc), document=document)
 
 
 async def with_container(data_dir: Path | None, body: Callable[[Any], Awaitable[T]]) -> T:

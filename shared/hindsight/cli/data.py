@@ -5,20 +5,31 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NoReturn
 from uuid import UUID
 
 import typer
 from rich.progress import Progress
 
-from hindsight.cli.common import console, err_console, operator_principal, run_or_exit, with_container
+from hindsight.cli.common import (
+    console,
+    err_console,
+    error_object,
+    exit_code,
+    fail,
+    operator_principal,
+    print_json,
+    run_or_exit,
+    with_container,
+)
 from hindsight.cli.options import DEFAULT_TENANT, DataDir, JsonOut, Tenant
 from hindsight.cli.progress import progress_bar
-from hindsight.domain.errors import Unavailable
+from hindsight.domain.errors import HindsightError
 from hindsight.domain.limits import DEFAULT_AGENT_ID
 
 WAIT_STALL_S = 900.0
@@ -72,17 +83,24 @@ def import_(
 ) -> None:
     """Import an export. Ids are kept unless --remap-ids; existing rows are skipped; memories without
     vectors (or of another model) are re-embedded with the configured embedder."""
-    if str(file) != "-" and not file.exists():
-        err_console.print(f"[red]error:[/] {file}: no such file")
-        raise typer.Exit(1)
+    failed = {"complete": False, "report": None}  # --json: what a failure prints besides its error
+    if str(file) != "-":
+        _check_readable(file, as_json, failed)
 
     def records() -> Iterator[tuple[int, dict[str, Any]]]:
-        """Each record with its line number; a line that is no JSON object stops the import there."""
+        """Each record with its line number; a line that is no JSON object (or no UTF-8 text) stops the
+        import there."""
         from hindsight.domain.export_records import RecordRefused
 
-        stream = sys.stdin if str(file) == "-" else file.open(encoding="utf-8")
+        stream = sys.stdin.buffer if str(file) == "-" else file.open("rb")
         try:
-            for number, line in enumerate(stream, start=1):
+            for number, raw in enumerate(stream, start=1):
+                try:  # a byte order mark (some editors write one) is dropped from the first line
+                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    raise RecordRefused(
+                        number, "", f"not UTF-8 text (byte {exc.start} of the line)"
+                    ) from None
                 if not line.strip():
                     continue
                 try:
@@ -93,7 +111,7 @@ def import_(
                     raise RecordRefused(number, "", "not a JSON object: an export line is one object")
                 yield number, record
         finally:
-            if stream is not sys.stdin:
+            if str(file) != "-":
                 stream.close()
 
     async def body(container: Any) -> Any:
@@ -120,10 +138,11 @@ def import_(
                 raise
             return exc
 
-    report = run_or_exit(lambda: with_container(data_dir, answered))
-    if isinstance(report, Exception):
-        _print_import_failure(report)
-        raise typer.Exit(3 if isinstance(report, Unavailable) else 1)
+    report = run_or_exit(lambda: with_container(data_dir, answered), as_json=as_json, document=failed)
+    if isinstance(report, HindsightError):
+        partial = getattr(report, "partial", None)
+        document = {**failed, "report": partial.model_dump(mode="json") if partial is not None else None}
+        fail(str(report), as_json=True, code=exit_code(report), error=error_object(report), document=document)
     if as_json:
         print(report.model_dump_json())
     else:
@@ -139,20 +158,16 @@ def import_(
         raise typer.Exit(1)
 
 
-def _print_import_failure(exc: Exception) -> None:
-    """``import --json`` that failed: one JSON object on stdout, ``{"complete": false, "error": {"message",
-    "field", "line", "limit"}, "report": what was imported before the refused line, or null}``, and the
-    message on stderr as without --json."""
-    error = {
-        "message": str(exc),
-        "field": getattr(exc, "field", None),
-        "line": getattr(exc, "line", None),
-        "limit": getattr(exc, "limit", None),
-    }
-    partial = getattr(exc, "partial", None)
-    report = partial.model_dump(mode="json") if partial is not None else None
-    print(json.dumps({"complete": False, "error": error, "report": report}, default=str))
-    err_console.print(f"error: {exc}", markup=False, soft_wrap=True)
+def _check_readable(file: Path, as_json: bool, document: dict[str, Any]) -> None:
+    """Stop the command (``fail``, field "file") when ``file`` does not exist or cannot be opened."""
+    try:
+        with file.open("rb"):
+            pass
+    except FileNotFoundError:
+        fail(f"{file}: no such file", as_json=as_json, error={"field": "file"}, document=document)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        fail(f"{file}: cannot read it: {reason}", as_json=as_json, error={"field": "file"}, document=document)
 
 
 def ingest(
@@ -210,19 +225,21 @@ def ingest(
     from hindsight.domain.interchange import EXPECTED, Format, InvalidFile, detect_format, read_items
 
     if file_format not in ("auto", "jsonl", "locomo"):
-        err_console.print("[red]error:[/] --format must be auto, jsonl or locomo")
-        raise typer.Exit(2)
-    text = _read_text(file)
+        fail(
+            "--format must be auto, jsonl or locomo",
+            as_json=as_json,
+            code=2,
+            error={"field": "--format", "limit": {"one_of": ["auto", "jsonl", "locomo"]}},
+        )
+    text = _read_text(file, as_json)
     kind: Format = detect_format(text[:100]) if file_format == "auto" else file_format  # type: ignore[assignment]
     try:
         # now: a line's period without valid_from starts when it is written (checked as the worker would)
         items = read_items(text, kind, agent, default_agent=agent or DEFAULT_AGENT_ID, now=datetime.now(UTC))
     except InvalidFile as exc:
-        _print_invalid_file(file, exc, EXPECTED[kind])
-        raise typer.Exit(1) from None
+        _refuse_invalid_file(file, exc, EXPECTED[kind], as_json)
     if not items:
-        err_console.print(f"error: {file} has no items; nothing was ingested", markup=False, soft_wrap=True)
-        raise typer.Exit(1)
+        fail(f"{file} has no items; nothing was ingested", as_json=as_json, error={"field": "file"})
 
     async def body(container: Any) -> Any:
         from hindsight.operator_tools import operator_tools
@@ -243,7 +260,7 @@ def ingest(
                 report = await _wait_stored(container, tenant, report, progress, wait_timeout)
         return report
 
-    report = run_or_exit(lambda: with_container(data_dir, body))
+    report = run_or_exit(lambda: with_container(data_dir, body), as_json=as_json)
     if as_json:
         print(report.model_dump_json(exclude={"ids"}))
     else:
@@ -261,56 +278,109 @@ def ingest(
             soft_wrap=True,
         )
     if report.failed:
-        for failure in report.failures[:20]:
-            err_console.print(f"[red]not queued:[/] item {failure}")
-        err_console.print(f"[red]error:[/] {report.failed} items not queued (retry: their ids stay the same)")
+        _print_item_failures(report.failures, "stored" if report.mode == "direct" else "queued")
     if report.failed or report.unfinished or report.not_stored:
         raise typer.Exit(1)
 
 
 SHOWN_PROBLEMS = 50
 """Bad lines listed on the terminal when a file is refused (the count says how many more)."""
+SHOWN_FAILURES = 20
+"""Items not queued (not stored) listed on the terminal, of each kind (the count says how many more)."""
 
 
-def _read_text(file: Path) -> str:
-    """The file as UTF-8 text (with or without a byte order mark); a clear error and exit 1 when it
-    cannot be read or is not UTF-8."""
+def _print_item_failures(failures: list[Any], done: str) -> None:
+    """The items the service did not take (``usecases.ingest.ItemFailure``), worded by kind: an item whose
+    data it refused is refused again until its line is fixed (no "retry"); one that met a transient
+    failure (queue unavailable, rate limited) may be retried as is, keeping its id."""
+    refused = [f for f in failures if not f.retryable]
+    transient = [f for f in failures if f.retryable]
+    for failure in refused[:SHOWN_FAILURES]:
+        err_console.print(f"refused: {failure}", markup=False, highlight=False, soft_wrap=True)
+    if len(refused) > SHOWN_FAILURES:
+        err_console.print(f"  … and {len(refused) - SHOWN_FAILURES} more refused", markup=False)
+    for failure in transient[:SHOWN_FAILURES]:
+        err_console.print(f"not {done}: {failure}", markup=False, highlight=False, soft_wrap=True)
+    if len(transient) > SHOWN_FAILURES:
+        err_console.print(f"  … and {len(transient) - SHOWN_FAILURES} more not {done}", markup=False)
+    if refused:
+        err_console.print(
+            f"error: {len(refused)} items not {done}: the service refused their data (the field and limit "
+            "are named above); fix those lines, then ingest the file again (what was taken is not "
+            "written twice)",
+            markup=False,
+            soft_wrap=True,
+        )
+    if transient:
+        err_console.print(
+            f"error: {len(transient)} items not {done} for a transient reason (a dependency unavailable or a "
+            "rate limit); ingest the file again later: what was taken is not written twice, and these keep "
+            "their ids",
+            markup=False,
+            soft_wrap=True,
+        )
+
+
+def _read_text(file: Path, as_json: bool) -> str:
+    """The file as UTF-8 text (with or without a byte order mark); a clear error (field "file", and the
+    line when the text is not UTF-8) and exit 1 when it cannot be read or is not UTF-8."""
     try:
         raw = file.read_bytes()
     except FileNotFoundError:
-        err_console.print(f"error: {file}: no such file", markup=False, soft_wrap=True)
-        raise typer.Exit(1) from None
+        fail(f"{file}: no such file", as_json=as_json, error={"field": "file"})
     except OSError as exc:
-        err_console.print(
-            f"error: {file}: cannot read it: {exc.strerror or exc}", markup=False, soft_wrap=True
-        )
-        raise typer.Exit(1) from None
+        reason = exc.strerror or str(exc)
+        fail(f"{file}: cannot read it: {reason}", as_json=as_json, error={"field": "file"})
     try:
         return raw.decode("utf-8-sig")  # a leading byte order mark (some editors write one) is dropped
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        err_console.print(
-            f"error: {file}: line {line} (byte {exc.start}): not UTF-8 text; nothing was ingested",
-            markup=False,
-            soft_wrap=True,
+        fail(
+            f"{file}: line {line} (byte {exc.start}): not UTF-8 text; nothing was ingested",
+            as_json=as_json,
+            error={"field": "file", "line": line, "limit": {"encoding": "utf-8"}},
         )
-        raise typer.Exit(1) from None
 
 
-def _print_invalid_file(file: Path, exc: Any, expected: str) -> None:
-    """Every problem of a refused file (the first SHOWN_PROBLEMS), and what the format looks like."""
+_LINE = re.compile(r"^line (\d+)\b")
+
+
+def _refuse_invalid_file(file: Path, exc: Any, expected: str, as_json: bool) -> NoReturn:
+    """Every problem of a refused file (the first SHOWN_PROBLEMS on stderr; with --json all those kept, on
+    stdout, each with its line when it has one), and what the format looks like; exit 1."""
     records = "line(s)" if exc.format == "jsonl" else "record(s)"
     name = "JSON Lines" if exc.format == "jsonl" else "LoCoMo"
-    err_console.print(
-        f"error: {file}: {exc.count} bad {records} (read as {name}); nothing was ingested",
-        markup=False,
-        soft_wrap=True,
-    )
+    message = f"{file}: {exc.count} bad {records} (read as {name}); nothing was ingested"
+    err_console.print(f"error: {message}", markup=False, soft_wrap=True)
     for problem in exc.problems[:SHOWN_PROBLEMS]:
         err_console.print(f"  {problem}", markup=False, highlight=False, soft_wrap=True)
     if exc.count > SHOWN_PROBLEMS:
         err_console.print(f"  … and {exc.count - SHOWN_PROBLEMS} more", markup=False)
     err_console.print(f"expected: {expected}", markup=False, highlight=False, soft_wrap=True)
+    if as_json:
+        problems = []
+        for problem in exc.problems:
+            found = _LINE.match(problem.where)
+            line = int(found.group(1)) if found else None
+            problems.append({"where": problem.where, "line": line, "message": problem.message})
+        first = problems[0]
+        error = {
+            "kind": "invalid_input",
+            "message": message,
+            "field": first["where"],
+            "line": first["line"],
+            "limit": None,
+        }
+        print_json(
+            {
+                "error": error,
+                "format": exc.format,
+                "count": exc.count,
+                "problems": problems,
+                "expected": expected,
+            }
+        )
+    raise typer.Exit(1)
 
 
 async def _wait_stored(

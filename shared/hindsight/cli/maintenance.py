@@ -34,7 +34,7 @@ def maintenance_run(
         budget = timedelta(seconds=budget_s) if budget_s is not None else None
         return await container.maintain.run(budget=budget, tenant_id=tenant)
 
-    report = run_or_exit(lambda: with_container(data_dir, body))
+    report = run_or_exit(lambda: with_container(data_dir, body), as_json=as_json)
     if as_json:
         print(report.model_dump_json())
     else:

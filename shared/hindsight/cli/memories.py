@@ -106,7 +106,7 @@ def write(
             await asyncio.sleep(0.2)
         return ack, status
 
-    ack, status = run_or_exit(lambda: with_container(data_dir, body))
+    ack, status = run_or_exit(lambda: with_container(data_dir, body), as_json=as_json)
     state = status.status if status is not None else "queued"
     # what redaction replaced, as memory_write says it (an operator's write is never importance-capped)
     changed = ack.model_dump(mode="json", include={"redacted"}, exclude_none=True)
@@ -181,7 +181,7 @@ def search(
             operator_principal(tenant).scope(agent), request, record_access=False
         )
 
-    hits = run_or_exit(lambda: with_container(data_dir, body))
+    hits = run_or_exit(lambda: with_container(data_dir, body), as_json=as_json)
     if as_json:
         print_json(
             [
@@ -284,7 +284,7 @@ def inspect(
             Scope(tenant_id=tenant, agent_id=agent), write_limit=writes, with_memories=False
         )
 
-    view = run_or_exit(lambda: with_container(data_dir, body))
+    view = run_or_exit(lambda: with_container(data_dir, body), as_json=as_json)
     if as_json:
         print(view.model_dump_json(exclude={"memories", "relations"}))
         return

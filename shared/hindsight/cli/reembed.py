@@ -71,7 +71,7 @@ def reembed(
         finally:
             await container.aclose()
 
-    result = run_or_exit(go)
+    result = run_or_exit(go, as_json=as_json)
     if status_only:
         if as_json:
             print_json(result.__dict__)

@@ -35,7 +35,7 @@ def token_create(
     async def body(container: Any) -> tuple[Any, Any]:
         return await container.keys.create(tenant, name, agent or None, read_only, trusted)  # type: ignore[no-any-return]
 
-    minted, record = run_or_exit(lambda: with_container(data_dir, body))
+    minted, record = run_or_exit(lambda: with_container(data_dir, body), as_json=as_json)
     if as_json:
         print(json.dumps({"key_id": minted.key_id, "token": minted.token, "tenant_id": record.tenant_id}))
     else:
@@ -54,7 +54,7 @@ def token_list(
     async def body(container: Any) -> list[Any]:
         return await container.keys.list(tenant)  # type: ignore[no-any-return]
 
-    records = run_or_exit(lambda: with_container(data_dir, body))
+    records = run_or_exit(lambda: with_container(data_dir, body), as_json=as_json)
     if as_json:
         print(json.dumps([r.model_dump(mode="json", exclude={"secret_sha256"}) for r in records]))
         return

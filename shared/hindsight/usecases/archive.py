@@ -42,7 +42,7 @@ from datetime import datetime
 from typing import Any, Literal
 from uuid import UUID, uuid5
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hindsight.domain.embedding_text import first_passage
 from hindsight.domain.errors import InvalidInput
@@ -89,6 +89,19 @@ class ExportHeader(BaseModel):
     embedding_model: str
     embedding_dim: int
     with_embeddings: bool
+
+
+def _header(line: int, record: dict[str, Any]) -> ExportHeader:
+    """The header line ``line`` as an ``ExportHeader``. Raises RecordRefused naming its first bad field
+    (a header missing a field, or with one of the wrong type: not an export's)."""
+    try:
+        return ExportHeader.model_validate(record)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False, include_input=False)[0]
+        field = ".".join(str(p) for p in first["loc"]) or "header"
+        raise RecordRefused(
+            line, f"header: {field}", f"{first['msg']} (not a Hindsight export header)"
+        ) from None
 
 
 class ImportReport(BaseModel):
@@ -188,7 +201,7 @@ class ImportMemories:
             async for line, record in _aiter(records):
                 kind = record.get("kind")
                 if kind == "header":
-                    state.start(ExportHeader.model_validate(record), self._embedder)
+                    state.start(_header(line, record), self._embedder)
                     continue
                 if kind == "footer":
                     state.footer = record.get("counts") or {}

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from itertools import groupby
-from typing import Literal
+from typing import Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hindsight.domain.auth import Principal
-from hindsight.domain.errors import InvalidInput
+from hindsight.domain.errors import HindsightError, InvalidInput, RateLimited, Unavailable
 from hindsight.domain.interchange import IngestItem
 from hindsight.domain.limits import MAX_BATCH_ITEMS
 from hindsight.domain.memory import WriteJob, check_period_end
@@ -35,11 +35,46 @@ from hindsight.usecases.store_memories import StoreMemories
 Mode = Literal["queue", "direct"]
 
 
+class ItemFailure(BaseModel):
+    """Why one item was not queued (or, ``--direct``, not stored): ``item`` is its number in the file
+    (1-based, blank and comment lines not counted), ``where`` its place ("line 3", a LoCoMo turn: as
+    ``IngestItem.origin``); ``field`` the argument refused (None when the item as a
+    whole was); ``limit`` the bound it broke, if any. ``retryable``: a transient failure (the queue
+    unavailable, a rate limit) that the same item may pass later; otherwise the service refused the item's
+    data, and it would be refused again until the line is fixed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    item: int
+    where: str
+    message: str
+    field: str | None = None
+    limit: Any = None
+    retryable: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+def item_failure(number: int, item: IngestItem, exc: ValidationError | HindsightError) -> ItemFailure:
+    """The ``ItemFailure`` of item ``number`` refused with ``exc`` (a pydantic error: its first field)."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors(include_url=False, include_input=False)[0]
+        field = ".".join(str(p) for p in first["loc"] if p != "draft") or None
+        text = first["msg"].removeprefix("Value error, ")
+        message = f"{field}: {text}" if field else text
+        return ItemFailure(item=number, where=item.origin, message=message, field=field)
+    if isinstance(exc, InvalidInput):
+        return ItemFailure(item=number, where=item.origin, message=str(exc), field=exc.field, limit=exc.limit)
+    retryable = isinstance(exc, Unavailable | RateLimited)
+    return ItemFailure(item=number, where=item.origin, message=str(exc), retryable=retryable)
+
+
 class IngestReport(BaseModel):
     """Counts per outcome; ``ids`` are the memory (job) ids in file order (of the items queued, stored, or
     already processed); ``queued`` counts the jobs sent to the queue, ``already_processed`` the items whose
-    job had been processed before (not queued again); ``failed`` items were not queued, ``failures`` says
-    why (item number in the file, 1-based: message)."""
+    job had been processed before (not queued again); ``failed`` items were not queued (not stored),
+    ``failures`` says why, each (``ItemFailure``) with whether a retry may pass."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -48,7 +83,7 @@ class IngestReport(BaseModel):
     queued: int = 0
     already_processed: int = 0
     failed: int = 0
-    failures: list[str] = Field(default_factory=list)
+    failures: list[ItemFailure] = Field(default_factory=list)
     outcomes: dict[str, int] = Field(default_factory=dict)
     ids: list[UUID] = Field(default_factory=list)
     not_stored: list[str] = Field(default_factory=list)
@@ -93,12 +128,12 @@ class Ingest:
                 raise RuntimeError("no write queue configured: set HINDSIGHT_WRITE_QUEUE_URL or use --direct")
             return await self._queue(principal, list(items), default_agent, advance)
         batch: list[WriteJob] = []
-        failures: list[str] = []
+        failures: list[ItemFailure] = []
         for number, item in enumerate(items, start=1):
             try:
                 batch.append(self._job(tenant_id, item.agent_id or default_agent, item))
             except InvalidInput as exc:  # a key redaction would change, an empty period: that line only
-                failures.append(f"{number}: {exc}")
+                failures.append(item_failure(number, item, exc))
                 advance(1)
                 continue
             if len(batch) >= batch_size:
@@ -120,7 +155,7 @@ class Ingest:
         """Runs of one agent's items, MAX_BATCH_ITEMS a call, in file order."""
         assert self._remember is not None
         ids: list[UUID] = []
-        failures: list[str] = []
+        failures: list[ItemFailure] = []
         before = 0
         numbered = list(enumerate(items, start=1))
         for agent, run in groupby(numbered, key=lambda pair: pair[1].agent_id or default_agent):
@@ -128,14 +163,15 @@ class Ingest:
             for start in range(0, len(run_items), MAX_BATCH_ITEMS):
                 chunk = run_items[start : start + MAX_BATCH_ITEMS]
                 batch: list[BatchItem | ItemOutcome] = [BatchItem(draft=item.draft) for _, item in chunk]
-                for (number, _), outcome in zip(
+                for (number, item), outcome in zip(
                     chunk, await self._remember(principal, agent, batch, lane="bulk"), strict=True
                 ):
                     if outcome.ack is not None:
                         ids.append(outcome.ack.id)
                         before += outcome.processed_before
                     else:
-                        failures.append(f"{number}: {outcome.error}")
+                        assert outcome.error is not None  # an outcome has an ack or an error
+                        failures.append(item_failure(number, item, outcome.error))
                 advance(len(chunk))
         return IngestReport(
             mode="queue",
