@@ -120,16 +120,32 @@ def _without_pydantic_prefix(message: str, error_type: str) -> str:
     return message.removeprefix(prefix) if prefix else message
 
 
+_JSON_WORDED = {
+    # pydantic's "UUID input should be a string, bytes or UUID object": bytes and UUID objects are Python's
+    "uuid_type": "Input should be a UUID string, like '0193a5c2-7d1e-7f3a-9b2c-4d5e6f708192'",
+}
+"""pydantic messages worded for a caller who sends JSON, by error type."""
+
+
+def _worded(message: str, error_type: str) -> str:
+    """``message`` as a JSON caller reads it: ``_JSON_WORDED``, and without pydantic's "after validation"
+    (a list's length is what the caller sent)."""
+    return _JSON_WORDED.get(error_type, message.replace(" after validation", ""))
+
+
 def validation_error(exc: ValidationError, prefix: str = "") -> dict[str, Any]:
     """The error object for a pydantic ``ValidationError``: every bad field with the limit it broke."""
     details: list[dict[str, Any]] = []
     parts: list[str] = []
     for err in exc.errors(include_url=False, include_input=False):
         loc = tuple(p for p in err["loc"] if p not in ("draft",))
+        message = _worded(_without_pydantic_prefix(err["msg"], err["type"]), err["type"])
+        if "[key]" in loc:  # a name in a mapping: the path ends at the mapping, the name is never echoed
+            loc = loc[: loc.index("[key]") - 1]
+            message = f"a name: {message}"
         field = f"{prefix}.{_field(loc)}" if prefix and loc else prefix or _field(loc)
         ctx = err.get("ctx") or {}
         limit = {k: _jsonable(ctx[k]) for k in _LIMIT_KEYS if k in ctx}
-        message = _without_pydantic_prefix(err["msg"], err["type"])
         detail: dict[str, Any] = {"field": field, "message": message, "type": err["type"]}
         if limit:
             detail["limit"] = limit

@@ -53,7 +53,18 @@ class IdempotencyKeyReused(InvalidInput):
 
 
 class NotFound(HindsightError):
-    """The object does not exist in the caller's tenant (never says whether it exists elsewhere)."""
+    """The object does not exist in the caller's tenant (never says whether it exists elsewhere).
+    ``field``: the argument that named it ("id", "to_id", "key"), put before the message as an argument
+    error's is, so a caller that passed several ids knows which one to fix; None when no one argument
+    did."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}" if field else message)
+
+    def details(self) -> dict[str, object]:
+        """``field``: the argument naming what was not found (when one did)."""
+        return {"field": self.field} if self.field else {}
 
 
 class VersionConflict(HindsightError):

@@ -131,24 +131,28 @@ class LinkResult(BaseModel):
     superseded: list[UUID] | None = None
 
 
-def _not_found(memory_id: UUID) -> NotFound:
-    return NotFound(f"memory {memory_id} not found")
+def _not_found(memory_id: UUID, field: str = "id") -> NotFound:
+    """``field`` (the argument that gave ``memory_id``): memory … not found."""
+    return NotFound(f"memory {memory_id} not found", field)
 
 
 def _not_seen(memory: StoredMemory, point: PointInTime) -> NotFound:
-    """Why a point-in-time read by id finds nothing: what the memory's times are."""
+    """Why a point-in-time read by id finds nothing: what the memory's times are (field: the time that
+    does not see it)."""
     if memory.status == "forgotten":
         return _not_found(memory.id)
     if point.known_at is not None and memory.created_at > point.known_at:
         return NotFound(
             f"memory {memory.id} was not known at {point.known_at.isoformat()}: "
-            f"it was stored at {memory.created_at.isoformat()}"
+            f"it was stored at {memory.created_at.isoformat()}",
+            "known_at",
         )
     until = memory.valid_to.isoformat() if memory.valid_to else "open"
     return NotFound(
         f"memory {memory.id} was not valid at {point.valid_at.isoformat() if point.valid_at else '?'}: "
         f"valid from {valid_start(memory).isoformat()} until {until} (exclusive); search with valid_at "
-        "for what held then"
+        "for what held then",
+        "valid_at",
     )
 
 
@@ -398,11 +402,15 @@ class ManageMemory:
         scope = principal.scope(agent_id)
         edited = await self._editor.link(scope, relation, expected_version, principal.key_id)
         if edited is None:
-            ends = [await self._reader.get(scope, end) for end in (from_id, to_id)]
-            foreign = [m for m in ends if m is not None and m.agent_id != scope.agent_id]
-            if foreign and all(m is not None for m in ends):
+            ends = {"from_id": from_id, "to_id": to_id}
+            seen = {name: await self._reader.get(scope, end) for name, end in ends.items()}
+            foreign = [m for m in seen.values() if m is not None and m.agent_id != scope.agent_id]
+            missing = [name for name, memory in seen.items() if memory is None]
+            if foreign and not missing:
                 raise _not_owner(foreign[0])
-            raise NotFound(f"memory {from_id} or {to_id} not found")
+            if missing:  # the first end it cannot see, named by its argument
+                raise _not_found(ends[missing[0]], missing[0])
+            raise NotFound(f"memory {from_id} or {to_id} not found")  # gone meanwhile
         return LinkResult(
             relation=edited.relation or relation,
             version=edited.memory.version,

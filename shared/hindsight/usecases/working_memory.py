@@ -332,7 +332,7 @@ class WorkingMemory:
         item = state.items.get(key)
         if item is None:
             raise NotFound(
-                "no working-memory item with this key in this session (expired, evicted, never set)"
+                "no working-memory item with this key in this session (expired, evicted, never set)", "key"
             )
         draft = MemoryDraft(
             content=item.content,

@@ -1,0 +1,286 @@
+"""An audit of every error a model reads: through the official MCP client over HTTP, in both protocol eras
+(2025-11-25 with ``initialize``, the stateless 2026-07-28 with ``server/discover``), every tool is called
+with bad arguments per field — the wrong type, past a bound (too long, out of range, too many), an unknown
+enum value, empty, a malformed time, null where required, missing — and per tool with an argument it does
+not take, an unknown memory id and another tenant's memory id.
+
+Each answer must be a tool result with ``isError`` (never a JSON-RPC error the client raises and the model
+never sees), whose text names the field and, for a broken bound, the limit; with no Python repr, stack
+trace or internal name in it; and the tenant's store (rows, working memory, queues) must be exactly as
+before. Another tenant's id must be answered as an unknown one (no existence leak). The cases are derived
+from the live input schemas (``tests.schema_cases``), so a new tool or field is audited the day it is
+added. test_bad_input.py checks the full bad-value table over raw HTTP in one era; this one is the
+client's view, both eras, the semantic cases (ids), and the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+import pytest
+import redis
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, TextContent
+
+from hindsight.client import call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
+from tests.schema_cases import bad_values, non_null, resolve, tool_schemas, valid_arguments
+from tests.support import PROTOCOL_ERAS, drain, mcp_client, mint, session_pattern
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+SCHEMAS = tool_schemas()
+KEPT_LABELS = (
+    "wrong_type",
+    "not_in_enum",
+    "too_long",
+    "empty",
+    "below_minimum",
+    "above_maximum",
+    "too_many_items",
+    "too_few_items",
+    "not_a_uuid",
+    "not_a_time",
+    "impossible_date",
+    "time_far_future",
+    "name_too_long",
+    "too_large",
+    "too_many",
+)
+"""The bad values of ``schema_cases.bad_values`` the audit sends (one of each kind; the whole table is
+test_bad_input's)."""
+LEAKS = re.compile(
+    r"Traceback|File \"|line \d+, in |<class |<[a-zA-Z_.]+ object at 0x|object at 0x|pydantic|"
+    r"errors\.pydantic\.dev|ValidationError|input_value=|input_type=|\[type=|hindsight\.|psycopg|"
+    r"asyncpg|botocore|boto3|redis\.|anyio|starlette|mcp\.|NoneType|KeyError|TypeError|AttributeError|"
+    r"IndexError|RuntimeError|AssertionError|UnicodeDecodeError|__[a-z]+__|\bself\.|\bdict\[|\blist\[|"
+    r"Decimal\(|datetime\.datetime\(|UUID\('|bytes or UUID|UUID object|\[key\]|after validation",
+)
+"""What a message for the model never holds: a stack trace, a Python repr, pydantic's dump, internal
+module or exception names."""
+EXPECTS = re.compile(
+    r"should|must|expected|one of|at most|at least|not a |valid|between|only|takes|names no|"
+    r"no memory|no working-memory item|not found|does not exist|unknown|exceed|too |limit|allowed|"
+    r"before|after|required|missing",
+    re.IGNORECASE,
+)
+"""Words that say what was expected (a form, a bound, what exists): a bare "invalid" does not."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call: ``field`` the argument it spoils ("" for the whole call), ``limit`` whether it breaks a
+    stated bound (the answer must name it), ``kinds`` the error kinds that are right for it."""
+
+    label: str
+    arguments: dict[str, Any]
+    field: str
+    limit: bool = False
+    kinds: tuple[str, ...] = ("invalid_arguments",)
+
+
+@pytest.fixture(scope="module")
+def server(unlimited_server: BackgroundServer) -> BackgroundServer:
+    """Rate limits off: hundreds of refused calls from one key are the point (the limiter's own
+    "refused" budget would otherwise answer some of them)."""
+    return unlimited_server
+
+
+@dataclass(frozen=True)
+class World:
+    """The audited tenant (its token, memory ids, working-memory session) and another tenant's memory."""
+
+    tenant: str
+    token: str
+    ids: list[str]
+    session: str
+    foreign_id: str
+
+
+@pytest.fixture(scope="module")
+async def world(stack: LocalStack, server: BackgroundServer, poller: SqsPoller) -> World:
+    tenant, other = f"t-audit-{uuid.uuid4().hex[:8]}", f"t-audit-other-{uuid.uuid4().hex[:8]}"
+    token, other_token = await mint(stack, tenant), await mint(stack, other)
+    async with mcp_client(server.url, token) as client:
+        first = await call(client, "memory_write", {"content": "Mara leads Lisbon", "key": "mara.role"})
+        second = await call(client, "memory_write", {"content": "The Lisbon office opened in 2021"})
+        await call(client, "working_memory_set", {"session_id": "s-audit", "key": "plan", "content": "ship"})
+    async with mcp_client(server.url, other_token) as client:
+        foreign = await call(client, "memory_write", {"content": "Other tenant's secret plan"})
+    await drain(poller)
+    return World(tenant, token, [first["id"], second["id"]], "s-audit", foreign["id"])
+
+
+def _base(tool: str, world: World) -> dict[str, Any]:
+    """Valid arguments for ``tool``, naming the tenant's own memory and session where it takes one."""
+    args = valid_arguments(SCHEMAS[tool])
+    for name in ("id", "from_id"):
+        if name in args:
+            args[name] = world.ids[0]
+    if "to_id" in args:
+        args["to_id"] = world.ids[1]
+    if "ids" in args:
+        args["ids"] = [world.ids[0]]
+    if "session_id" in args:
+        args["session_id"] = world.session
+    if tool == "memory_update":  # a whole change, so an unknown id is all that is wrong with it
+        args["action"] = "archive"
+    return args
+
+
+def _uuid_fields(schema: dict[str, Any]) -> list[str]:
+    """The arguments that name one memory (a uuid string)."""
+    defs = schema.get("$defs")
+    return [
+        name
+        for name, field in schema.get("properties", {}).items()
+        if resolve(non_null(field), defs).get("format") == "uuid"
+    ]
+
+
+def cases(tool: str, world: World) -> list[Case]:
+    """Every bad call the audit makes to ``tool``."""
+    schema = SCHEMAS[tool]
+    base = _base(tool, world)
+    required = set(schema.get("required", []))
+    out: list[Case] = []
+    for name, field in schema.get("properties", {}).items():
+        seen: set[str] = set()
+        for bad in bad_values(field, schema.get("$defs")):
+            label = bad.label.removeprefix("item_")
+            if label not in KEPT_LABELS or bad.label in seen:
+                continue
+            seen.add(bad.label)
+            out.append(Case(f"{name}:{bad.label}", {**base, name: bad.value}, name, bad.limit))
+        if name in required:
+            out.append(Case(f"{name}:null", {**base, name: None}, name))
+            out.append(Case(f"{name}:missing", {k: v for k, v in base.items() if k != name}, name))
+    out.append(Case("unknown_argument", {**base, "bogus_argument": 1}, "bogus_argument"))
+    found = ("not_found", "invalid_arguments")
+    for name in _uuid_fields(schema):
+        unknown = str(uuid.uuid4())
+        out.append(Case(f"{name}:unknown_id", {**base, name: unknown}, name, kinds=found))
+        out.append(Case(f"{name}:other_tenant_id", {**base, name: world.foreign_id}, name, kinds=found))
+    if tool == "working_memory_promote":
+        out.append(Case("key:unknown_key", {**base, "key": "no-such-item"}, "key", kinds=("not_found",)))
+    return out
+
+
+def _long_strings(value: Any) -> list[str]:
+    """The long strings (names too) in a bad value: the caller's data, which a message never echoes."""
+    if isinstance(value, str):
+        return [value] if len(value) >= 30 else []
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in _long_strings(k) + _long_strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _long_strings(v)]
+    return []
+
+
+def _text(result: CallToolResult) -> str:
+    return " ".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+def judge(case: Case, result: CallToolResult | MCPError) -> list[str]:
+    """What is wrong with the answer to ``case`` (nothing: an empty list)."""
+    if isinstance(result, MCPError):
+        return [f"a JSON-RPC error ({result.error.code}: {result.error.message[:200]}), not a tool result"]
+    text = _text(result)
+    if not result.is_error:
+        items = (result.structured_content or {}).get("results")
+        if isinstance(items, list) and items and all(i.get("status") == "error" for i in items):
+            text = json.dumps(items)  # memory_write_batch: a bad item is that item's error, in the result
+        else:
+            return [f"accepted: {text[:200]}"]
+    problems: list[str] = []
+    error = (result.structured_content or {}).get("error") if result.is_error else None
+    kind = error.get("kind") if isinstance(error, dict) else None
+    if result.is_error and kind not in case.kinds:
+        problems.append(f"kind {kind!r} not in {case.kinds}")
+    if case.field not in text:
+        problems.append(f"the text does not name {case.field!r}: {text[:200]}")
+    if case.limit and '"limit"' not in text:
+        problems.append(f"no limit named: {text[:200]}")
+    if not EXPECTS.search(text):
+        problems.append(f"does not say what is expected: {text[:200]}")
+    echoable = case.label.endswith("_id")  # an id the caller sent may be named back ("memory … not found")
+    if not echoable and any(s in text for s in _long_strings(case.arguments.get(case.field))):
+        problems.append(f"echoes the rejected value: {text[:200]}")
+    leak = LEAKS.search(text)
+    if leak:
+        problems.append(f"leaks {leak.group(0)!r}: {text[max(0, leak.start() - 80) : leak.end() + 80]}")
+    return problems
+
+
+def snapshot(stack: LocalStack, tenant: str, session: str) -> dict[str, str]:
+    """A digest of everything the tenant has: every column of its rows, its working memory and queued
+    write statuses (Redis), the queues' depths."""
+    digests = {}
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        for table in ("memories", "memory_relations", "memory_history", "write_results"):
+            rows = conn.execute(
+                f"SELECT row_to_json(t)::text FROM {table} t WHERE tenant_id = %s ORDER BY 1", (tenant,)
+            ).fetchall()
+            digests[table] = hashlib.sha256("\n".join(r[0] for r in rows).encode()).hexdigest()
+    client = redis.Redis.from_url(stack.require_settings().redis_url)
+    try:
+        keys = sorted(
+            key
+            for pattern in (session_pattern(stack, tenant), f"hs:*op:{tenant}:*")
+            for key in client.scan_iter(match=pattern, count=1000)
+        )
+        digests["redis"] = hashlib.sha256(
+            b"".join(key + repr(client.dump(key)).encode() for key in keys)
+        ).hexdigest()
+    finally:
+        client.close()
+    sqs, settings = stack.sqs_client(), stack.require_settings()
+    for url in (settings.require_write_queue_url(), settings.bulk_queue_url, settings.reflect_queue_url):
+        attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
+        digests[f"queue {url.rsplit('/', 1)[-1]}"] = attrs["Attributes"]["ApproximateNumberOfMessages"]
+    return digests
+
+
+def _without_ids(text: str) -> str:
+    return re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<id>", text)
+
+
+async def _answer(client: Client, tool: str, arguments: dict[str, Any]) -> CallToolResult | MCPError:
+    try:
+        return await client.call_tool(tool, arguments)
+    except MCPError as exc:
+        return exc
+
+
+@pytest.mark.parametrize("era", PROTOCOL_ERAS)
+@pytest.mark.parametrize("tool", sorted(SCHEMAS))
+async def test_every_bad_argument_is_an_error_the_model_can_read_and_changes_nothing(
+    stack: LocalStack, server: BackgroundServer, world: World, tool: str, era: str
+) -> None:
+    findings: list[str] = []
+    before = snapshot(stack, world.tenant, world.session)
+    answers: dict[str, str] = {}
+    async with mcp_client(server.url, world.token, era) as client:
+        for case in cases(tool, world):
+            result = await _answer(client, tool, case.arguments)
+            findings += [f"{tool} {case.label}: {p}" for p in judge(case, result)]
+            if case.label.endswith(("unknown_id", "other_tenant_id")) and isinstance(result, CallToolResult):
+                answers[case.label] = _without_ids(_text(result))
+    for label, text in answers.items():  # another tenant's memory is answered as one that does not exist
+        unknown = answers[label.replace("other_tenant_id", "unknown_id")]
+        if label.endswith("other_tenant_id") and text != unknown:
+            findings.append(f"{tool} {label}: answered unlike an unknown id: {text[:200]}")
+    after = snapshot(stack, world.tenant, world.session)
+    changed = [name for name in before if before[name] != after[name]]
+    if changed:
+        findings.append(f"{tool}: the bad calls changed {changed}")
+    assert not findings, "\n".join(findings)
