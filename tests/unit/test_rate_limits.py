@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
+
 import pytest
 
 from hindsight.api.errors import RATE_LIMITED, tool_error_result
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import InvalidInput, RateLimited, Unavailable
+from hindsight.usecases import rate_limits
 from hindsight.usecases.rate_limits import CheckRateLimit, RateLimitPolicy
 
 pytestmark = pytest.mark.anyio
@@ -22,6 +26,8 @@ class CountingLimiter:
         self.windows: dict[str, int] = {}
         self.down = False
         self.calls = 0
+        self.leases = 0
+        self.left_s = 30.0  # what a lease answers: the seconds left of its window
 
     async def hit(self, bucket: str, limit: int, window_s: int, cost: int = 1) -> float | None:
         self.calls += 1
@@ -32,6 +38,12 @@ class CountingLimiter:
         self.counts[bucket] = self.counts.get(bucket, 0) + cost
         self.windows[bucket] = window_s
         return None
+
+    async def lease(self, buckets: Sequence[tuple[str, int]], window_s: int) -> list[float | None]:
+        self.leases += len(buckets)
+        if self.down:
+            raise Unavailable("redis down")
+        return [self.left_s if await self.hit(b, limit, window_s) is None else None for b, limit in buckets]
 
 
 async def test_a_caller_over_its_budget_is_refused_with_retry_after() -> None:
@@ -120,3 +132,90 @@ async def test_zero_turns_a_budget_off() -> None:
     for _ in range(10):
         await check(ALICE, write=True)
     assert limiter.calls == 0
+
+
+# ---- leases: the next call's unit counted while this one runs ---------------------------------------
+
+
+async def test_a_lease_is_spent_by_the_next_call_with_no_round_trip_and_one_process_gets_its_budget() -> None:
+    limiter = CountingLimiter()
+    check = CheckRateLimit(limiter, RateLimitPolicy(per_minute=100, writes_per_minute=3))
+    for _ in range(3):
+        await check(ALICE, write=True)
+        await check.lease_next(ALICE, write=True)
+    for _ in range(2):  # one process spends its own leases: exactly the budget
+        with pytest.raises(RateLimited) as refused:
+            await check(ALICE, write=True)
+        assert refused.value.budget == "writes"
+    assert limiter.counts["acme:k1:writes"] == 3  # never more counted than the budget either
+    await check(BOB, write=True)
+    await check.lease_next(BOB, write=True)
+    calls = limiter.calls
+    await check(BOB, write=False)  # a read spends the calls budget's lease a write claimed
+    assert limiter.calls == calls
+
+
+async def test_two_concurrent_calls_never_spend_one_lease_and_a_process_holds_one_per_budget() -> None:
+    limiter = CountingLimiter()
+    check = CheckRateLimit(limiter, RateLimitPolicy(per_minute=100, writes_per_minute=100))
+    await check(ALICE, write=True)
+    await asyncio.gather(*(check.lease_next(ALICE, write=True) for _ in range(3)))
+    assert limiter.leases == 2  # one unit per budget however many calls claim at once
+    before = dict(limiter.counts)
+    await asyncio.gather(check(ALICE, write=True), check(ALICE, write=True))
+    assert limiter.counts["acme:k1:writes"] == before["acme:k1:writes"] + 1  # one spent the lease
+    assert limiter.counts["acme:k1:requests"] == before["acme:k1:requests"] + 1
+
+
+async def test_a_lapsed_lease_is_not_spent_even_when_one_clock_stood_still(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A Lambda instance frozen between two calls: its monotonic clock may not have advanced, the wall
+    # clock has; the lease's window ended meanwhile, so the call must be counted in the store again.
+    clock = FakeClock()
+    monkeypatch.setattr(rate_limits, "time", clock)
+    limiter = CountingLimiter()
+    limiter.left_s = 10.0
+    check = CheckRateLimit(limiter, RateLimitPolicy(per_minute=100, writes_per_minute=0))
+    await check(ALICE, write=False)
+    await check.lease_next(ALICE, write=False)
+    clock.wall += 10.0 - rate_limits.LEASE_MARGIN_S  # the monotonic clock stood still
+    calls = limiter.calls
+    await check(ALICE, write=False)
+    assert limiter.calls == calls + 1
+    await check.lease_next(ALICE, write=False)
+    clock.mono += 10.0 - rate_limits.LEASE_MARGIN_S  # and the other way round
+    await check(ALICE, write=False)
+    assert limiter.calls == calls + 3
+    await check.lease_next(ALICE, write=False)
+    clock.mono += 5.0  # a live lease is spent
+    clock.wall += 5.0
+    await check(ALICE, write=False)
+    assert limiter.calls == calls + 4
+
+
+async def test_a_refused_or_failing_limiter_leases_nothing() -> None:
+    limiter = CountingLimiter()
+    check = CheckRateLimit(limiter, RateLimitPolicy(per_minute=1, writes_per_minute=0, fail_open_s=60))
+    await check(ALICE, write=False)
+    await check.lease_next(ALICE, write=False)  # does not fit: no lease, no error
+    with pytest.raises(RateLimited):
+        await check(ALICE, write=False)
+    limiter.down = True
+    await check.lease_next(BOB, write=False)  # never raises; pauses the limiter (fail open)
+    calls = limiter.calls
+    await check(BOB, write=False)
+    assert limiter.calls == calls
+
+
+class FakeClock:
+    """Stands in for the ``time`` module in ``usecases.rate_limits``."""
+
+    def __init__(self) -> None:
+        self.mono, self.wall = 1000.0, 1_800_000_000.0
+
+    def monotonic(self) -> float:
+        return self.mono
+
+    def time(self) -> float:
+        return self.wall

@@ -3,13 +3,19 @@
 Per bucket two counters (the current and the previous fixed window, one Lua script per hit, keys
 ``hs:<store id>:rl:…`` expiring on their own); the count is the current window's plus the previous window's
 weighted by how much of it still overlaps — smooth like a sliding log, at the cost of two integers.
+A window is fixed per bucket: it starts at the bucket's first hit (the current key is set to live two
+windows) and ends when that key has one window left to live, at which hit the current count becomes the
+previous one. ``lease`` counts a unit in the same two keys with the same rule (``LEASE_SCRIPT``) and also
+answers how long the window it was counted in has left.
 The Redis client is the process's shared one (its connection pool, timeouts and retries).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from hindsight.domain.errors import Unavailable
@@ -19,6 +25,38 @@ if TYPE_CHECKING:
 
 KEY_PREFIX = "hs:rl"
 """The prefix without a store id (a store shares its Redis with no other); else ``hs:<store id>:rl``."""
+
+LEASE_SCRIPT = """
+local limit = tonumber(ARGV[1])
+local expiry = tonumber(ARGV[2]) * 1000
+local current_ttl = tonumber(redis.call('pttl', KEYS[2]))
+if current_ttl > 0 and current_ttl < expiry then
+    redis.call('rename', KEYS[2], KEYS[1])
+    redis.call('set', KEYS[2], 0, 'PX', current_ttl + expiry)
+end
+local previous_count = tonumber(redis.call('get', KEYS[1])) or 0
+local previous_ttl = math.max(tonumber(redis.call('pttl', KEYS[1])) or 0, 0)
+local current_count = tonumber(redis.call('get', KEYS[2])) or 0
+current_ttl = tonumber(redis.call('pttl', KEYS[2]))
+if math.floor(previous_count * previous_ttl / expiry) + current_count + 1 > limit then
+    return -1
+end
+if current_ttl == -2 then
+    redis.call('set', KEYS[2], 1, 'PX', expiry * 2)
+    return expiry
+end
+if current_ttl <= expiry then
+    return -1
+end
+redis.call('incrby', KEYS[2], 1)
+return current_ttl - expiry
+"""
+"""One unit counted as ``limits``' ``acquire_sliding_window.lua`` (limits 5.8) counts it — KEYS previous and
+current window, ARGV limit and window in seconds, the same shift of an ended window and the same weighted
+count — answering the milliseconds left of the current window (the current key's time to live less one
+window: the next hit after that shifts it), or -1 when the unit does not fit or that window ends now
+(nothing counted). A test holds the two to one count (``test_rate_limit_leases``)."""
+LEASE_SCRIPT_SHA = hashlib.sha1(LEASE_SCRIPT.encode()).hexdigest()  # noqa: S324 (Redis names scripts so)
 
 
 class RedisRateLimiter:
@@ -64,3 +102,31 @@ class RedisRateLimiter:
             raise Unavailable(f"rate-limit store unavailable ({type(exc).__name__})") from exc
         wait = stats.reset_time - time.time()
         return max(1.0, math.ceil(wait)) if math.isfinite(wait) else float(window_s)
+
+    async def lease(self, buckets: Sequence[tuple[str, int]], window_s: int) -> list[float | None]:
+        """See ``RateLimiter.lease``: the buckets' scripts pipelined (each bucket's two keys share a hash
+        slot, two buckets need not: one script per bucket), by digest, the script loaded once if Redis
+        does not know it. Raises Unavailable when Redis cannot be reached."""
+        from limits import RateLimitItemPerSecond
+        from redis.exceptions import NoScriptError
+
+        commands = []
+        for bucket, limit in buckets:
+            # the keys limits' RedisStorage gives the bucket: "<prefix>:{<item key>}" and ".../-1"
+            current = f"{self._key_prefix}:{{{RateLimitItemPerSecond(limit, window_s).key_for(bucket)}}}"
+            commands.append((f"{current}/-1", current, limit, window_s))
+        try:
+            try:
+                answers = await self._run_leases(commands)
+            except NoScriptError:  # a new or flushed Redis: load it, once
+                await self._client.script_load(LEASE_SCRIPT)
+                answers = await self._run_leases(commands)
+        except Exception as exc:
+            raise Unavailable(f"rate-limit store unavailable ({type(exc).__name__})") from exc
+        return [int(left_ms) / 1000 if int(left_ms) > 0 else None for left_ms in answers]
+
+    async def _run_leases(self, commands: list[tuple[str, str, int, int]]) -> list[Any]:
+        async with self._client.pipeline(transaction=False) as pipe:
+            for previous, current, limit, window_s in commands:
+                pipe.evalsha(LEASE_SCRIPT_SHA, 2, previous, current, limit, window_s)
+            return list(await pipe.execute())

@@ -7,6 +7,7 @@ result. Domain and argument errors become ``isError`` results a model can read (
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -133,15 +134,19 @@ class HindsightMCP(MCPServer[Container]):
             self._queued_tools = []
         self._queued_tools.append(build)
 
-    async def _count_call(self, tool: Tool | None, *, refused: bool) -> None:
+    async def _count_call(self, tool: Tool | None, *, refused: bool) -> Callable[[], Awaitable[None]] | None:
+        """Count the call (raises RateLimited); the claim of the caller's next units
+        (``CheckRateLimit.lease_next``) for an admitted call, to run beside its tool, or None."""
         container = self.holder.container if self.holder is not None else None
         if container is None or container.rate_limit is None:
-            return
+            return None
+        principal = current_principal()
         if refused:
-            await container.rate_limit.refused(current_principal())
-            return
+            await container.rate_limit.refused(principal)
+            return None
         write = tool is not None and (tool.meta or {}).get(RATE_BUDGET_META) == "writes"
-        await container.rate_limit(current_principal(), write=write)
+        await container.rate_limit(principal, write=write)
+        return functools.partial(container.rate_limit.lease_next, principal, write=write)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = self._tool_manager.get_tool(name)
@@ -149,7 +154,7 @@ class HindsightMCP(MCPServer[Container]):
         redactor = container.redactor if container is not None else None
         refusal, checked = (None, None) if tool is None else _argument_errors(tool, arguments, redactor)
         try:
-            await self._count_call(tool, refused=tool is None or refusal is not None)
+            lease_next = await self._count_call(tool, refused=tool is None or refusal is not None)
         except HindsightError as exc:
             if tool is not None:
                 return _error_result(name, exc)
@@ -163,6 +168,9 @@ class HindsightMCP(MCPServer[Container]):
         if refusal is not None:
             log.info("tool %r refused arguments %r", name, [e["field"] for e in refusal["errors"]])
             return error_result(refusal)
+        # the next call's units are claimed while this one's tool waits on its I/O, and awaited before
+        # it is answered: nothing runs after a response (usecases.rate_limits, "Leases")
+        leasing = asyncio.ensure_future(lease_next()) if lease_next is not None else None
         try:
             with validated_once(tool.fn_metadata, arguments, checked):  # the SDK's run reuses the check
                 return await super().call_tool(name, arguments, context)
@@ -170,6 +178,9 @@ class HindsightMCP(MCPServer[Container]):
             if error_object(exc.__cause__) is None:
                 raise
             return _error_result(name, exc.__cause__)
+        finally:
+            if leasing is not None:
+                await leasing
 
     async def list_tools(self) -> list[MCPTool]:
         """The tools, each output schema also admitting the ``{"error": …}`` of an ``isError`` result

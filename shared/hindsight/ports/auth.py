@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -36,4 +37,12 @@ class RateLimiter(Protocol):
         """Count ``cost`` units (a request, or the items of a batch) in ``bucket``; None when they fit
         within ``limit`` per ``window_s`` seconds (then they are counted), else the seconds until they
         would (then nothing is counted). Raises Unavailable when the counter store is down."""
+        ...
+
+    async def lease(self, buckets: Sequence[tuple[str, int]], window_s: int) -> list[float | None]:
+        """Count one unit in each ``(bucket, limit)`` now, as ``hit`` does, for a call that has not come
+        yet (one round trip): per bucket, the seconds left of the counting window the unit was counted in
+        (> 0; until then, spending the unit is counted exactly as a ``hit`` at that moment would be: in
+        that window), or None when it does not fit or that window ends now (then nothing is counted).
+        Raises Unavailable when the counter store is down."""
         ...
