@@ -9,6 +9,7 @@ from uuid import UUID
 from psycopg import AsyncConnection
 
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
+from hindsight.adapters.postgres.key_rejoin import fill, holes_of
 from hindsight.adapters.postgres.rows import fetch_all
 from hindsight.domain import forgetting
 from hindsight.domain.forgetting import ForgottenAlong
@@ -98,7 +99,10 @@ async def forget_with_derived(
     memories taken along and the members made active again. Soft: status ``forgotten`` with a history row
     each (the caller's ``reason`` for ``target``, the rule's for the others; a memory already forgotten
     is left as it is). Hard: every row deleted, with its relations, history, chunks and access counters
-    (foreign keys, migration 002); a causal child keeps living with no parent."""
+    (foreign keys, migration 002); a causal child keeps living with no parent. The instants a forgotten
+    value of ``target``'s key held until an end are given back to the values whose stated periods cover
+    them (``key_rejoin``: a value split around a forgotten bounded value is one memory again); the caller
+    holds that key's lock."""
     along, summaries = await _along(conn, scope, target)
     gone = [target.id, *(a.id for a in along)]
     rows = await fetch_all(
@@ -109,6 +113,8 @@ async def forget_with_derived(
     )
     status = {r["id"]: r["status"] for r in rows}
     along = [a for a in along if a.id in status]  # gone meanwhile (deleted by another forget)
+    # read before they go (a hard forget deletes the rows and their links)
+    holes = [h for h in await holes_of(conn, scope.tenant_id, gone) if h[1] == target.key]
     back = await fetch_all(
         conn,
         _STILL_SUMMARISED,
@@ -137,6 +143,8 @@ async def forget_with_derived(
             ([h.memory_id for h in changed], scope.tenant_id),
         )
         await record_history(conn, scope.tenant_id, actor, *changed)
+    for agent_id, key, hole in holes:
+        await fill(conn, scope.tenant_id, agent_id, key, hole, gone, actor)
     if restored:
         await conn.execute(
             """UPDATE memories SET status = 'active', updated_at = now()

@@ -26,7 +26,11 @@ key's other values by the write path's rule (``domain.contradiction.order_contra
 key's lock: a past value it now begins inside ends where it begins (as a write's value ends it,
 ``memory_writes.fit_in_past``); a value that would now begin inside its period, or that it may not end
 (the source rules), refuses the change (``InvalidInput`` naming the end changed and that memory) — two
-values of a key never hold at one instant, except additions and the pairs the source rules keep.
+values of a key never hold at one instant, except additions and the pairs the source rules keep. A split
+value (``key_resume``) follows its bounded value's period (``key_rejoin``): an end moved earlier gives the
+instants back to the value it cut, an end moved later moves that value's continuation instead of refusing,
+a forget of the bounded value makes the split value whole, and a restore of a forgotten piece restores the
+pieces forgotten with it as they were.
 """
 
 from __future__ import annotations
@@ -43,6 +47,14 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.postgres.conflicts import supersede
 from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
+from hindsight.adapters.postgres.key_rejoin import (
+    end_before_cuts,
+    restore_pieces,
+    shortened,
+    start_at,
+    stated_start,
+)
+from hindsight.adapters.postgres.key_resume import resume_after
 from hindsight.adapters.postgres.memory_writes import (
     ARCHIVED_STATEMENT,
     ARCHIVED_STATEMENTS,
@@ -151,35 +163,6 @@ async def _lock_own_key(conn: AsyncConnection, scope: Scope, memory_id: UUID) ->
     return key
 
 
-async def _end_before_supersedes(
-    conn: AsyncConnection, tenant_id: str, memory: StoredMemory
-) -> tuple[bool, datetime | None]:
-    """Whether ``memory``'s ``valid_to`` is what supersedes made of it (its latest changes of the end are
-    supersedes', and the last gave it the end it has), and the end it had before them: the end a restore
-    gives back — none (it holds again), or the end the caller gave it (a supersede only shortens one).
-    An end given since by the caller stays: (False, None)."""
-    if memory.valid_to is None:
-        return False, None
-    rows = await fetch_all(
-        conn,
-        """SELECT action, changes->'valid_to'->>'from' AS before, changes->'valid_to'->>'to' AS after
-           FROM memory_history
-           WHERE memory_id = %s AND tenant_id = %s AND changes ? 'valid_to'
-           ORDER BY at DESC, id DESC""",
-        (memory.id, tenant_id),
-    )
-    expected: datetime | None = memory.valid_to
-    found = False
-    for row in rows:
-        if row["action"] != "superseded" or row["after"] is None:
-            break
-        if expected is None or datetime.fromisoformat(row["after"]) != expected:
-            break
-        found = True
-        expected = datetime.fromisoformat(row["before"]) if row["before"] is not None else None
-    return found, expected
-
-
 async def _take_key(
     conn: AsyncConnection, scope: Scope, memory_id: UUID, key: str, actor: str, why: str = MOVED_ONTO_KEY
 ) -> list[UUID]:
@@ -199,12 +182,17 @@ async def _take_key(
 
 
 _VALUES_ON_KEY = """SELECT id, source, status, coalesce(valid_from, occurred_at, created_at) AS since,
-          valid_to AS until
+          valid_to AS until, metadata->>'resumes' AS resumes
    FROM memories
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s
      AND status IN ('active', 'superseded') AND id <> %s
    ORDER BY since, id FOR UPDATE"""
 """The other values of an agent's key that a valid-time read answers (active, and superseded: past)."""
+
+
+def _keyed_value(memory: StoredMemory) -> bool:
+    """Whether ``memory`` is a value of a key's timeline: semantic, keyed, no addition."""
+    return memory.layer == "semantic" and memory.key is not None and not is_additive(memory.content)
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -294,9 +282,12 @@ async def _fit_restored(
     period = (start, restored.valid_to)
     retired: list[UUID] = []
     later: list[dict[str, Any]] = []
+    interrupted: list[dict[str, Any]] = []
     for row in rows:
         if _overlap(period, (row["since"], row["until"])):
             until = start if takes_key(start, row["since"]) else row["since"]
+            if until == start and restored.key is not None and restored.valid_to is not None:
+                interrupted.append(row)  # may hold past the restored value's end: again after it
         elif row["status"] == "active" and (restored.valid_to is None or row["since"] < restored.valid_to):
             until = start  # an active value that ended before this one begins: a past value of it
         elif row["status"] == "active":
@@ -309,6 +300,9 @@ async def _fit_restored(
             continue
         await supersede(conn, scope.tenant_id, restored.id, row["id"], until, why, actor)
         retired.append(row["id"])
+    if interrupted and not is_additive(restored.content):  # as after a write of it (trial 3 H10)
+        ended = [r for r in interrupted if r["id"] in retired]
+        await resume_after(conn, scope.tenant_id, restored.id, ended, actor)
     for row in later:  # an inference never makes the user's restored statement its past value
         if resolve(row["source"], restored.source) == "keep_both":
             await _kept_beside(conn, scope.tenant_id, row["id"], restored.id)
@@ -368,9 +362,13 @@ async def _fit_period(
     now, was = (start, after.valid_to), (valid_start(before), before.valid_to)
     rows = await fetch_all(conn, _VALUES_ON_KEY, (scope.tenant_id, scope.agent_id, after.key, after.id))
     ended: list[UUID] = []
+    later: list[dict[str, Any]] = []
     for row in rows:
         other = (row["since"], row["until"])
         if not _overlap(now, other) or _overlap(was, other):
+            continue
+        if await _starts_after(conn, scope.tenant_id, row, start, after.valid_to):
+            later.append(row)  # a continuation stated before it: it holds after the moved end (MED)
             continue
         order = order_contradiction(after.source, start, row["source"], row["since"])
         if order == "keep_both":
@@ -388,7 +386,25 @@ async def _fit_period(
         )
     for old in ended:
         await supersede(conn, scope.tenant_id, after.id, old, start, LATER_VALUE, actor)
+    for row in later:
+        assert after.valid_to is not None
+        why = f"holds from where {after.id} ends now (its start is derived from that value's period)"
+        await start_at(conn, scope.tenant_id, row["id"], row["since"], after.valid_to, actor, why)
     return ended
+
+
+async def _starts_after(
+    conn: AsyncConnection, tenant_id: str, row: dict[str, Any], start: datetime, end: datetime | None
+) -> bool:
+    """Whether ``row`` (a ``_VALUES_ON_KEY`` row a value moved to ``[start, end)`` now overlaps) is a
+    continuation (``key_resume``) that begins inside that period, holds past its end, and whose value
+    was stated before ``start``: the moved value holds over it (the latest stated start), so it begins
+    where the moved value ends instead of refusing the change."""
+    if row["resumes"] is None or end is None or row["since"] < start:
+        return False
+    if row["until"] is not None and row["until"] <= end:
+        return False
+    return await stated_start(conn, tenant_id, row["id"]) < start
 
 
 RESTORED_OVER = "restored over the fact that superseded it, by memory_update"
@@ -519,6 +535,9 @@ class PostgresMemoryEditor:
                 field = "valid_from" if "valid_from" in diff else "valid_to"
                 moved = await _reload(conn, memory_id)
                 superseded = await _fit_period(conn, scope, current, moved, field, actor)
+                was, end = current.valid_to, moved.valid_to
+                if was is not None and end is not None and end < was and _keyed_value(moved):
+                    await shortened(conn, scope, moved, was, actor)  # the instants it gives up (key_rejoin)
             return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
 
     async def set_status(
@@ -551,6 +570,10 @@ class PostgresMemoryEditor:
                 await conn.execute(KEY_LOCK, (key_lock(scope.tenant_id, scope.agent_id, current.key),))
             check_memory_version(current, expected_version)
             superseded: list[UUID] = []
+            if status == "active" and current.status == "forgotten" and _keyed_value(current):
+                pieces = await restore_pieces(conn, scope, current, reason, actor)
+                if pieces is not None:  # forgotten with the other pieces of its value: back as they were
+                    return EditedMemory(await _reload(conn, memory_id), current.version, note=pieces)
             if status == "active" and current.status == "superseded" and current.key is not None:
                 split = await fetch_one(
                     conn,
@@ -563,7 +586,7 @@ class PostgresMemoryEditor:
                 changes = status_change(current.status, status)
                 reopen, end = (False, None)
                 if status == "active":
-                    reopen, end = await _end_before_supersedes(conn, scope.tenant_id, current)
+                    reopen, end = await end_before_cuts(conn, scope.tenant_id, current.id, current.valid_to)
                 if reopen:
                     assert current.valid_to is not None
                     changes["valid_to"] = {"from": current.valid_to.isoformat(), "to": _json(end)}
@@ -603,9 +626,13 @@ class PostgresMemoryEditor:
         status ``forgotten`` (a no-op for the memory when it is already); hard, deleted. None when there
         is none. Raises VersionConflict as ``update``."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            # the key's instants it held go back to other values of it (key_rejoin): the writers' lock
+            key = await _lock_own_key(conn, scope, memory_id)
             current = await _locked(conn, scope, memory_id)
             if current is None:
                 return None
+            if current.key not in (None, key):  # an update moved it between the read and the lock (rare)
+                await conn.execute(KEY_LOCK, (key_lock(scope.tenant_id, scope.agent_id, current.key),))
             check_memory_version(current, expected_version)
             along, restored = await forget_with_derived(conn, scope, current, hard, reason, actor)
             memory = None if hard else await _reload(conn, memory_id)

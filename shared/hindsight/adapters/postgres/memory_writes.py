@@ -43,6 +43,7 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.postgres.conflicts import RELATE as RELATE
 from hindsight.adapters.postgres.conflicts import check_conflicts, relate_if_new, settle, supersede
 from hindsight.adapters.postgres.history import HistoryRow, record_history
+from hindsight.adapters.postgres.key_rejoin import start_at
 from hindsight.adapters.postgres.key_resume import PAST_VALUE as PAST_VALUE
 from hindsight.adapters.postgres.key_resume import (
     resume_after,
@@ -640,7 +641,8 @@ async def _store_one(
         and draft.valid_to is not None
         and holder["since"] < draft.valid_to < (holder["until"] or last)
     ):
-        await _start_later(conn, tenant, holder["id"], holder["since"], draft.valid_to)
+        why = "a newer value's stated end lies after its derived start"
+        await start_at(conn, tenant, holder["id"], holder["since"], draft.valid_to, WORKER, why)
         parts.append(f"{holder['id']} (a continuation) now holds from {draft.valid_to.isoformat()}")
         holder = {**holder, "since": draft.valid_to}
     for old in replaced:
@@ -697,20 +699,6 @@ async def _store_one(
     if conflicts is not None and conflicts.open:
         return result.model_copy(update={"open_conflicts": list(conflicts.open)})
     return result
-
-
-async def _start_later(
-    conn: AsyncConnection, tenant: str, memory_id: UUID, was: datetime, start: datetime
-) -> None:
-    """Move a continuation's derived start (``key_resume``) to ``start``, where a newer value's stated
-    end lies, with its history row (the value with the latest stated start holds each instant)."""
-    await conn.execute(
-        "UPDATE memories SET valid_from = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
-        (start, memory_id, tenant),
-    )
-    changes = {"valid_from": {"from": was.isoformat(), "to": start.isoformat()}}
-    why = "a newer value's stated end lies after its derived start"
-    await record_history(conn, tenant, WORKER, HistoryRow(memory_id, "updated", why, changes))
 
 
 KEY_HOLDERS = f"""SELECT id, source, status, valid_to AS until, (metadata->>'resumes') IS NOT NULL AS derived,
