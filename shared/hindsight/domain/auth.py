@@ -48,7 +48,11 @@ class Principal(BaseModel):
             next(iter(self.agent_ids)) if self.agent_ids and len(self.agent_ids) == 1 else DEFAULT_AGENT_ID
         )
         if self.agent_ids is not None and agent not in self.agent_ids:
-            raise Forbidden(f"this key may not act for agent '{agent}'")
+            implied = "" if agent_id else " (the agent used when agent_id is omitted)"
+            allowed = ", ".join(f"'{a}'" for a in sorted(self.agent_ids)) or "no agent"
+            raise Forbidden(
+                f"this key may not act for agent '{agent}'{implied}; it may act for {allowed}", "agent_id"
+            )
         return Scope(tenant_id=self.tenant_id, agent_id=agent)
 
     def require_write(self) -> None:

@@ -120,7 +120,17 @@ class Unauthorized(HindsightError):
 
 
 class Forbidden(HindsightError):
-    """Valid credentials without the right to do this (read-only key, agent not allowed)."""
+    """Valid credentials without the right to do this (read-only key, agent not allowed). ``field``: the
+    argument the refusal is about ("agent_id"), put before the message; None when it is the call as a
+    whole (a read-only key writing)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}" if field else message)
+
+    def details(self) -> dict[str, object]:
+        """``field``: the argument the refusal is about (when there is one)."""
+        return {"field": self.field} if self.field else {}
 
 
 class RateLimited(HindsightError):

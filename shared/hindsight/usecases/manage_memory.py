@@ -247,8 +247,9 @@ class ManageMemory:
         reason: str | None,
         expected_version: int | None = None,
     ) -> UpdateResult:
-        """Raises NotFound, InvalidInput (nothing to change; supersede without new content; a key
-        redaction would change, field ``key``), Forbidden, VersionConflict (``expected_version`` given and
+        """Raises NotFound, InvalidInput (nothing to change; supersede without new content; archive or
+        restore with a change besides the status, naming it; a key redaction would change, field
+        ``key``), Forbidden, VersionConflict (``expected_version`` given and
         the memory is at another). The result's ``redacted`` names what redaction replaced. A new ``key``
         on an active semantic memory makes it the fact on that key: the agent's active facts already on
         it are superseded (``superseded``), as a ``memory_write`` with that key would do; so does a
@@ -274,6 +275,13 @@ class ManageMemory:
         expected_version: int | None,
     ) -> UpdateResult:
         if action in ("archive", "restore"):
+            if not changes.is_empty():  # never dropped silently: the caller meant to change that field
+                given = next(name for name, value in changes if value not in (None, False))
+                raise InvalidInput(
+                    "valid_to" if given == "clear_valid_to" else given,
+                    f"action '{action}' only changes the status and takes no other change; change the "
+                    "memory with action 'update' (its own call), or leave this argument out",
+                )
             status: MemoryStatus = "archived" if action == "archive" else "active"
             edited = await self._editor.set_status(
                 scope, memory_id, status, reason, principal.key_id, expected_version
