@@ -170,7 +170,8 @@ class Remember:
         ensure_key_unredacted(
             self._redactor, draft.conversation_id, "conversation_id", "conversation id", "chat-42"
         )
-        fingerprint = write_fingerprint(draft, filter)  # the caller's arguments, before we change them
+        # the caller's arguments, before we change them; only a write with a key is ever compared
+        fingerprint = write_fingerprint(draft, filter) if draft.idempotency_key is not None else None
         redacted: set[str] = set()
         draft = redact_model(self._redactor, draft, DRAFT_TEXT_FIELDS, redacted)  # before the text leaves us
         now = self._clock.now()
@@ -260,12 +261,13 @@ class Remember:
         tenant_id: str,
         write_id: UUID,
         draft: MemoryDraft,
-        fingerprint: str,
+        fingerprint: str | None,
         now: datetime,
         trusted: bool,
     ) -> IdempotencyRecord | None:
-        """``claim_first`` for a write with an idempotency key; None when it has none."""
-        if draft.idempotency_key is None:
+        """``claim_first`` for a write with an idempotency key (``fingerprint`` its arguments'); None
+        when it has none."""
+        if draft.idempotency_key is None or fingerprint is None:
             return None
         return await claim_first(
             self._idempotency, tenant_id, write_id, fingerprint, now, "idempotency_key", trusted
