@@ -1,22 +1,25 @@
 """An audit of every error a model reads: through the official MCP client over HTTP, in both protocol eras
 (2025-11-25 with ``initialize``, the stateless 2026-07-28 with ``server/discover``), every tool is called
-with bad arguments per field — the wrong type, past a bound (too long, out of range, too many), an unknown
-enum value, empty, a malformed time, null where required, missing — and per tool with an argument it does
-not take, an unknown memory id and another tenant's memory id.
+with every bad value of the schema table per field (wrong type, past a bound, unknown enum value, empty,
+malformed time, not a uuid, …), null where required, missing, an argument it does not take, an unknown
+memory id and another tenant's; with bounds no schema states (``SEMANTIC``); each memory_write field's bad
+values inside a memory_write_batch item; from a read-only key and from a key limited to another agent.
 
 Each answer must be a tool result with ``isError`` (never a JSON-RPC error the client raises and the model
-never sees), whose text names the field and, for a broken bound, the limit; with no Python repr, stack
-trace or internal name in it; and the tenant's store (rows, working memory, queues) must be exactly as
-before. Another tenant's id must be answered as an unknown one (no existence leak). The cases are derived
-from the live input schemas (``tests.schema_cases``), so a new tool or field is audited the day it is
-added. test_bad_input.py checks the full bad-value table over raw HTTP in one era; this one is the
-client's view, both eras, the semantic cases (ids), and the store.
+never sees; a bad batch item: that item's error), whose text names the field and, for a broken bound, the
+limit, says what is expected, does not echo a long rejected value, and holds no Python repr, stack trace
+or internal name; another tenant's id is answered exactly as an unknown one (no existence leak); and the
+tenant's store (every column of its rows, its Redis keys, the queues) is exactly as before. A bounded
+Hypothesis run adds random arguments to any tool. The cases are derived from the live input schemas
+(``tests.schema_cases``), so a new tool or field is audited the day it is added; test_bad_input.py sends
+the same table over raw HTTP in one era (and NaN/infinity, which the official client writes as null).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import uuid
 from contextlib import AsyncExitStack
@@ -26,6 +29,9 @@ from typing import Any
 import psycopg
 import pytest
 import redis
+from anyio.from_thread import start_blocking_portal
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
@@ -34,7 +40,14 @@ from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
-from tests.schema_cases import bad_values, non_null, resolve, tool_schemas, valid_arguments
+from tests.schema_cases import (
+    arguments_strategy,
+    bad_values,
+    non_null,
+    resolve,
+    tool_schemas,
+    valid_arguments,
+)
 from tests.support import PROTOCOL_ERAS, drain, mcp_client, mint, session_pattern
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -313,8 +326,10 @@ def snapshot(stack: LocalStack, tenant: str, session: str) -> dict[str, str]:
         client.close()
     sqs, settings = stack.sqs_client(), stack.require_settings()
     for url in (settings.require_write_queue_url(), settings.bulk_queue_url, settings.reflect_queue_url):
-        attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
-        digests[f"queue {url.rsplit('/', 1)[-1]}"] = attrs["Attributes"]["ApproximateNumberOfMessages"]
+        assert url is not None, "the local stack has every queue"
+        names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+        attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
+        digests[f"queue {url.rsplit('/', 1)[-1]}"] = str(sum(int(attrs[n]) for n in names))
     return digests
 
 
@@ -356,3 +371,55 @@ async def test_every_bad_argument_is_an_error_the_model_can_read_and_changes_not
     if changed:
         findings.append(f"{tool}: the bad calls changed {changed}")
     assert not findings, "\n".join(findings)
+
+
+FUZZ = settings(
+    max_examples=50,
+    deadline=None,
+    derandomize=os.environ.get("CI") == "true",
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+"""Bounded: 50 random calls an era (a few seconds); in CI derandomised, so a run is reproducible."""
+FUZZ_KINDS = {"invalid_arguments", "not_found", "version_conflict"}
+
+
+def read_problems(result: CallToolResult | MCPError) -> list[str]:
+    """What a model could not use in the answer to random arguments: a JSON-RPC error (the arguments are
+    always an object), an error of an unexpected kind, a bad field the text does not name, internals."""
+    if isinstance(result, MCPError):
+        return [f"a JSON-RPC error ({result.error.code}: {result.error.message[:200]})"]
+    if not result.is_error:
+        return []
+    error = (result.structured_content or {}).get("error")
+    if not isinstance(error, dict) or error.get("kind") not in FUZZ_KINDS:
+        return [f"an unexpected error: {_text(result)[:300]}"]
+    text = _text(result)
+    problems = [f"does not name {e['field']!r}" for e in error.get("errors", []) if e["field"] not in text]
+    leak = LEAKS.search(text)
+    if leak:
+        problems.append(f"leaks {leak.group(0)!r}: {text[max(0, leak.start() - 80) : leak.end() + 80]}")
+    return problems
+
+
+@pytest.mark.parametrize("era", PROTOCOL_ERAS)
+def test_random_arguments_are_answered_in_words_a_model_can_use(
+    stack: LocalStack, server: BackgroundServer, era: str
+) -> None:
+    """Random arguments (schema-shaped, off by one, unknown fields, any JSON), any tool: every error is a
+    tool result whose text names each bad field and holds no internals."""
+    token = stack.mint_token(f"t-audit-fuzz-{uuid.uuid4().hex[:8]}")
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(mcp_client(server.url, token, era)) as client,
+    ):
+
+        @FUZZ
+        @given(data=st.data())
+        def answered(data: st.DataObject) -> None:
+            tool = data.draw(st.sampled_from(sorted(SCHEMAS)), label="tool")
+            arguments = data.draw(arguments_strategy(SCHEMAS[tool]), label="arguments")
+            problems = read_problems(portal.call(_answer, client, tool, arguments))
+            assert not problems, (tool, problems)
+
+        answered()
