@@ -944,3 +944,23 @@ def test_ingest_words_a_refused_item_as_refused_and_a_transient_failure_as_retry
     assert "not queued: line 1:" in said, said
     assert "transient" in said
     assert "refused" not in said
+
+
+def test_write_and_search_json_print_one_error_document_for_a_refused_argument(cli: Any, tenant: str) -> None:
+    """``write --json`` / ``search --json`` printed nothing on stdout when an argument was refused before
+    the stack was reached: each prints one JSON document naming the field, as every other failure does."""
+    cases = [
+        (("write", "x", "--layer", "nonsense"), 1, "layer"),
+        (("write", "x", "--entity", "no-equals-sign"), 2, "--entity"),
+        (("search", "peanuts", "--valid-at", "1700000000"), 1, "--valid-at"),
+    ]
+    for args, code, field in cases:
+        result = cli(*args, "--tenant", tenant, "--json")
+        assert result.exit_code == code, result.output
+        error = json.loads(result.stdout)["error"]
+        assert error["field"] == field, error
+        assert error["message"].startswith(f"{field}: "), error
+        plain = cli(*args, "--tenant", tenant)
+        assert plain.exit_code == code, plain.output
+        assert plain.stdout == ""
+        assert f"error: {field}: " in plain.stderr

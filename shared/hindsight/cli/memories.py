@@ -15,6 +15,7 @@ from rich.table import Table
 from hindsight.cli.common import (
     console,
     err_console,
+    fail,
     operator_principal,
     print_json,
     run_or_exit,
@@ -71,8 +72,7 @@ def write(
     for item in entity or []:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            err_console.print(f"[red]error:[/] --entity {item!r}: expected name=value")
-            raise typer.Exit(2)
+            fail("--entity: expected name=value", as_json=as_json, code=2, error={"field": "--entity"})
         entities[name] = value
     try:
         draft = MemoryDraft(
@@ -87,9 +87,12 @@ def write(
             occurred_at=occurred_at,
         )
     except ValidationError as exc:
-        for err in exc.errors():
-            err_console.print(f"[red]error:[/] {'.'.join(map(str, err['loc']))}: {err['msg']}")
-        raise typer.Exit(1) from None
+        errors = [
+            {"field": ".".join(map(str, e["loc"])), "message": e["msg"].removeprefix("Value error, ")}
+            for e in exc.errors(include_url=False, include_input=False)
+        ]
+        message = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+        fail(message, as_json=as_json, error={"field": errors[0]["field"], "errors": errors})
 
     async def body(container: Any) -> tuple[Any, Any]:
         if container.remember is None:
@@ -164,8 +167,11 @@ def search(
         try:
             times[name] = None if value is None else TypeAdapter(AsOfTime).validate_python(value)
         except ValidationError as exc:
-            err_console.print(f"[red]error:[/] --{name.replace('_', '-')}: {exc.errors()[0]['msg']}")
-            raise typer.Exit(1) from None
+            option = f"--{name.replace('_', '-')}"
+            reason = exc.errors(include_url=False, include_input=False)[0]["msg"].removeprefix(
+                "Value error, "
+            )
+            fail(f"{option}: {reason}", as_json=as_json, error={"field": option})
 
     async def body(container: Any) -> list[Any]:
         request_query = RecallQuery(
