@@ -70,6 +70,7 @@ from hindsight.adapters.postgres.rows import (
     fetch_one,
     memory_from_row,
     relation_from_row,
+    tenant_execute,
     tenant_transaction,
     vector_literal,
 )
@@ -740,9 +741,11 @@ class PostgresMemoryEditor:
         id order, so two bookkeepings of overlapping hits cannot deadlock."""
         if not ids:
             return
-        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
-            await conn.execute(
-                """INSERT INTO memory_access AS a (memory_id, tenant_id, access_count, last_accessed_at)
+        # one statement: pipelined behind the tenant setting, one round trip (a search's bookkeeping)
+        await tenant_execute(
+            self._pool,
+            scope.tenant_id,
+            """INSERT INTO memory_access AS a (memory_id, tenant_id, access_count, last_accessed_at)
                    SELECT m.id, m.tenant_id, 1, %(at)s FROM memories m
                    WHERE m.id = ANY(%(ids)s) AND m.tenant_id = %(t)s
                    ORDER BY m.id
@@ -751,5 +754,5 @@ class PostgresMemoryEditor:
                                                               OR a.last_accessed_at < %(at)s - %(debounce)s
                                                          THEN 1 ELSE 0 END,
                        last_accessed_at = greatest(a.last_accessed_at, %(at)s)""",
-                {"at": at, "debounce": ACCESS_DEBOUNCE, "ids": list(ids), "t": scope.tenant_id},
-            )
+            {"at": at, "debounce": ACCESS_DEBOUNCE, "ids": list(ids), "t": scope.tenant_id},
+        )

@@ -126,6 +126,17 @@ async def tenant_rows_of(
         return [await cur.fetchall() for cur in cursors]
 
 
+async def tenant_execute(pool: AsyncConnectionPool, tenant_id: str, query: Any, params: Any = None) -> None:
+    """One write statement that returns no rows, in the tenant's setting, in one round trip: pipelined
+    after the tenant setting on an autocommit connection, as ``tenant_rows`` does, so both run in one
+    implicit transaction that commits at the Sync (``tenant_transaction`` costs four: BEGIN, the
+    setting, the statement, COMMIT). For a single statement only: it is atomic by itself. Errors
+    surface here."""
+    async with pool.connection() as conn, conn.pipeline():
+        await conn.execute(_SET_TENANT, (tenant_id,))
+        await conn.execute(query, params)
+
+
 async def fetch_all(conn: AsyncConnection, query: Any, params: Any = None) -> list[dict[str, Any]]:
     cur = conn.cursor(row_factory=dict_row)
     await cur.execute(query, params)
