@@ -37,6 +37,7 @@ from hindsight.domain.ranking_features import (
     _content_features,
     _names_time,
     _Query,
+    _split_words,
     _stem,
     candidate_features,
     pool_positions,
@@ -439,3 +440,47 @@ def test_score_candidates_equals_its_plain_definition_exactly(
     assert [
         (s.candidate, s.rrf, s.model, s.relevance, s.time, s.frequency, s.final) for s in scored
     ] == expected
+
+
+_mixed_text = st.text(
+    alphabet=st.sampled_from(
+        [
+            *"aeklmnorsty0129 _-'?.\t\n",
+            *("é", "ó", "Ä", "ß", "ﬆ", "\u0130", "\u212a", "\u0301", "\u00a0", "\u2019", "\u2014"),
+            *("\u3000", "٢", "Σ", "Α", "ς", "Ǆ", "😀", "中", "文"),
+        ]
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(content=_mixed_text | _text)
+@example(content="Order A-1831 for Leila is delayed. Aiko started as an analyst in Kraków.")
+@example(content="Straße ﬆ İstanbul")
+@example(content="café\u0301 — don\u2019t")
+def test_the_split_words_are_the_regular_expressions_words_when_given(content: str) -> None:
+    split = _split_words(content)
+    if split is not None:
+        assert split == (_WORD.findall(content), _WORD.findall(content.casefold()))
+
+
+def test_text_with_accented_letters_is_split_without_the_expression() -> None:
+    words = ["Aiko", "started", "in", "Kraków", "Ärger", "ÓRBITA"]
+    assert _split_words(" ".join(words) + ".") == (words, [w.casefold() for w in words])
+    # a character the split cannot place exactly leaves the text to the regular expression
+    for content in ("Straße", "don\u2019t", "cafe\u0301", "so \u2014 yes", "ok 😀"):
+        assert _split_words(content) is None
+
+
+def test_the_premises_of_the_split_hold_for_every_code_point() -> None:
+    """``_split_words`` relies on: ``_WORD``'s word characters are exactly the ``isalnum`` ones, no
+    whitespace character is one, and whitespace folds to itself."""
+    for code in range(0x110000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        assert (_WORD.fullmatch(char) is not None) == char.isalnum(), hex(code)
+        if char.isspace():
+            assert not char.isalnum(), hex(code)
+            assert char.casefold() == char, hex(code)

@@ -430,6 +430,34 @@ def _names_time(content: str, words: Sequence[str]) -> bool:
     return False
 
 
+_UTF8_SEPARATORS = bytes(c if chr(c).isalnum() or c >= 128 else ord(" ") for c in range(256))
+"""UTF-8 bytes: every ASCII byte that is not a letter or a digit → space, the others (ASCII letters and
+digits, and every byte of a multi-byte character) kept."""
+
+
+def _split_words(content: str) -> tuple[list[str], list[str]] | None:
+    """``(_WORD.findall(content), _WORD.findall(content.casefold()))`` without the regular expression
+    (~3x faster on text with a few accented letters), or None for text it cannot answer exactly: text
+    with a non-ASCII character that is not a word character and not whitespace (a curly quote, a dash,
+    a combining mark), or a word character whose case fold is not one word character ("ß").
+
+    ``_WORD`` matches the maximal runs of ``isalnum`` characters (Python's ``\\w`` for str patterns is
+    ``isalnum`` or "_"). With its ASCII separators made spaces, the text holds ASCII separators as
+    spaces, whitespace, and other characters; when every one of those others is a word character
+    (``isalnum`` of the words joined), ``split()`` cuts exactly between the runs (no word character is
+    whitespace). Case folding is per character, without context: the words joined fold to as many
+    characters, all word characters, only when each word character folds to one word character, and
+    whitespace folds to itself, so the folded text splits into the words folded — the runs the
+    regular expression finds in ``content.casefold()``."""
+    spaced = content.encode().translate(_UTF8_SEPARATORS).decode()
+    words = spaced.split()
+    joined = "".join(words)
+    folded = joined.casefold()
+    if len(folded) != len(joined) or not joined.isalnum() or not folded.isalnum():
+        return None
+    return words, spaced.casefold().split()
+
+
 def _content_features(content: str, query: _Query) -> tuple[tuple[float, int, float, float], set[str]]:
     """(query overlap, word count, ends with "?", names a time) of one candidate's text, and the query
     stems it holds (``_idf_overlap``).
@@ -448,6 +476,13 @@ def _content_features(content: str, query: _Query) -> tuple[tuple[float, int, fl
         overlap = len(query.ascii_words & found) / len(query.words) if query.words else 0.0
         stem_of = query.ascii_stem_of
         held = {stem_of[w] for w in found if w in stem_of}
+    elif (split := _split_words(content)) is not None:
+        words, folded = split
+        count = len(words)
+        content_words = {w for w in folded if len(w) >= 3}
+        timed = _names_time(content, words)
+        overlap = len(query.words & content_words) / len(query.words) if query.words else 0.0
+        held = {query.stem_of[w] for w in content_words.intersection(query.stem_of)}
     else:
         words = _WORD.findall(content)
         count = len(words)
