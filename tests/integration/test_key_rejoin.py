@@ -10,6 +10,7 @@ stated periods say."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,11 @@ from mcp import Client
 from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
 from tests.integration.test_key_timeline import _ingest_each, _ola, _sam, _values_at
 from tests.integration.test_operator_cli import cli  # noqa: F401 (the fixture)
 from tests.integration.test_valid_time_order import _iso, _memory, _state
-from tests.support import draining_in_background, mcp_client, tool_error
+from tests.support import drain, draining_in_background, mcp_client, mint, tool_error
 
 pytestmark = pytest.mark.integration
 CITY = "where does Sam live, which city"
@@ -214,3 +216,67 @@ async def test_forgetting_and_restoring_the_bounded_value_splits_the_value_again
         after = (await _values_at(client, "sam.city", CITY))["Sam lives in Faro"]
         assert (await _memory(client, after))["metadata"]["resumes"] == ids["faro"]
         assert await _state(client, ids["braga"]) == ("superseded", "2026-04-01T00:00:00Z", after)
+
+
+@pytest.mark.anyio
+async def test_a_forgotten_past_value_restored_is_a_past_value_again(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Found by the key timeline property test: Faro from January, Porto from March (both open); Faro
+    forgotten and restored became the value from January with no end, and Porto, which nothing had changed,
+    never held. Undoing the forget gives back what was: Faro until March, a past value of Porto."""
+    lines = [_sam("Faro", "2026-01-01"), _sam("Porto", "2026-03-01")]
+    with draining_in_background(poller):
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    async with mcp_client(server.url, token) as client:
+        faro = (await _values_at(client, "sam.city", CITY, valid_at="2026-02-01"))["Sam lives in Faro"]
+        porto = (await _values_at(client, "sam.city", CITY))["Sam lives in Porto"]
+        await call(client, "memory_forget", {"id": faro})
+        answer = await call(client, "memory_update", {"id": faro, "action": "restore"})
+        # the answer names the successor, as memory_get does (trial 3: superseded_by was null)
+        assert (answer["memory"]["status"], answer["memory"]["superseded_by"]) == ("superseded", porto)
+        assert answer["note"].startswith(f"past value: memory {porto} holds key sam.city from 2026-03-01")
+        await _timeline(client, [("2026-02-01", "Faro"), ("2026-04-01", "Porto"), (None, "Porto")])
+        assert await _state(client, faro) == ("superseded", "2026-03-01T00:00:00Z", porto)
+        assert await _state(client, porto) == ("active", None, None)
+
+
+@pytest.mark.anyio
+async def test_an_imported_value_a_bounded_value_of_the_tenant_interrupts_holds_again_after_it(
+    cli: Any,  # noqa: F811
+    stack: LocalStack,
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Trial 3 (MED): an import split a value only when the bounded value came second. The tenant holds
+    Braga [Mar, Apr); the import brings Faro from January (open): Faro was stored until March and nothing
+    held after April. Faro holds again from April and is the key's fact, as after a write of it."""
+    source = f"{tenant}-src"
+    async with mcp_client(server.url, await mint(stack, source)) as client:
+        args = {"content": "Sam lives in Faro", "key": "sam.city", "occurred_at": "2026-01-01"}
+        await call(client, "memory_write", args)
+        await drain(poller)
+    with draining_in_background(poller):
+        lines = [_sam("Braga", "2026-03-01", "2026-04-01")]
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    dump = tmp_path / "export.jsonl"
+    exported = await anyio.to_thread.run_sync(lambda: cli("export", "--tenant", source, "-o", str(dump)))
+    assert exported.exit_code == 0, exported.output
+    imported = await anyio.to_thread.run_sync(
+        lambda: cli("import", str(dump), "--tenant", tenant, "--remap-ids", "--json")
+    )
+    assert imported.exit_code == 0, imported.output
+    async with mcp_client(server.url, token) as client:
+        await _timeline(client, [("2026-02-01", "Faro"), ("2026-03-10", "Braga"), ("2026-04-10", "Faro"),
+                                 (None, "Faro")])  # fmt: skip
+    [settled] = json.loads(imported.stdout)["settled"]
+    [again] = settled["resumed"]
+    assert f"as {again}" in settled["reason"], settled

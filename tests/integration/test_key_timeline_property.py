@@ -88,6 +88,15 @@ def _held(stack: LocalStack, tenant: str, at: datetime) -> list[str]:
 @example(  # trial 3 H6: the bounded value's end moved earlier, then later
     ops=[("write", 0, None), ("write", 8, 4), ("end", 1, 2), ("end", 1, 6)]
 )
+@example(  # a past value forgotten and restored (found by this test: it became the fact over the next)
+    ops=[("write", 0, None), ("write", 1, None), ("forget+restore", 0, None)]
+)
+@example(  # a bounded value forgotten that cut a bounded value whose end lies inside its period
+    ops=[("write", 0, None), ("write", 4, 6), ("write", 8, 4), ("forget", 1, None)]
+)
+@example(  # found by this test: a bounded value's end moved before its own continuation (deleted now)
+    ops=[("write", 28, 10), ("end", 0, 1), ("write", 22, 10), ("end", 1, 1)]
+)
 @given(ops=st.lists(OPS, min_size=2, max_size=8))
 async def test_a_keys_timeline_is_what_the_stated_periods_say(
     stack: LocalStack, ops: list[tuple[Any, ...]]

@@ -17,6 +17,7 @@ version-conflict reason in ``memory_status``, nothing stored)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 from uuid import UUID
 
@@ -288,7 +289,7 @@ class ManageMemory:
             )
             if edited is None:
                 raise await self._refusal(scope, memory_id)
-            return UpdateResult.edited(action, edited)
+            return UpdateResult.edited(action, await self._with_successor(scope, edited))
         if action == "supersede":
             return await self._supersede(principal, scope, memory_id, changes, reason, expected_version)
         if changes.is_empty():
@@ -308,7 +309,20 @@ class ManageMemory:
         )
         if edited is None:
             raise await self._refusal(scope, memory_id)
-        return UpdateResult.edited(action, edited)
+        return UpdateResult.edited(action, await self._with_successor(scope, edited))
+
+    async def _with_successor(self, scope: Scope, edited: EditedMemory) -> EditedMemory:
+        """``edited`` with its memory's ``superseded_by`` (the newest ``supersedes`` link to it) when the
+        change left it superseded, as ``get`` answers it (trial 3: a restore that left a past value
+        answered ``superseded_by`` null)."""
+        memory = edited.memory
+        if memory.status != "superseded":
+            return edited
+        relations = await self._reader.relations(scope, [memory.id])
+        successors = [r.from_id for r in relations if r.kind == "supersedes" and r.to_id == memory.id]
+        if not successors:
+            return edited
+        return replace(edited, memory=memory.model_copy(update={"superseded_by": successors[-1]}))
 
     async def _supersede(
         self,

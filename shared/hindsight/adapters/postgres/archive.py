@@ -29,7 +29,12 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.conflicts import supersede
-from hindsight.adapters.postgres.key_resume import resume_after, resumed_reason
+from hindsight.adapters.postgres.key_resume import (
+    resume_after,
+    resume_written_after,
+    resumed_reason,
+    written_after_reason,
+)
 from hindsight.adapters.postgres.memory_writes import (
     ARCHIVED_STATEMENT,
     ARCHIVED_STATEMENTS,
@@ -417,9 +422,13 @@ async def _settle_on_key(conn: AsyncConnection, tenant_id: str, memory_id: Any) 
         await conn.execute(RELATE, (tenant_id, new["id"], old["id"], "contradicts", why))
         parts.append(part)
     archived: list[UUID] = []
+    resumed: list[tuple[UUID, UUID]] = []
     if holder is not None:
         await supersede(conn, tenant_id, holder["id"], new["id"], holder["since"], PAST_VALUE, IMPORT)
         parts.append(past_value_reason(holder["id"], holder["since"]))
+        # imported after a bounded value inside its period: it holds again after it, as a write does
+        resumed += await resume_written_after(conn, tenant_id, new["id"], new["valid_to"], holder, IMPORT)
+        parts += [written_after_reason(holder["id"], made) for _, made in resumed]
     elif new["source"] == "agent_inferred":  # never silently the fact over an archived user statement
         for old in await fetch_all(conn, ARCHIVED_STATEMENTS, (tenant_id, agent, key, since)):
             if not same_information(new["content"], old["content"]):
@@ -428,8 +437,9 @@ async def _settle_on_key(conn: AsyncConnection, tenant_id: str, memory_id: Any) 
                 )
                 archived.append(old["id"])
                 parts.append(f"contradicts {old['id']} (user_stated, archived: kept, shown beside it)")
-    resumed = await resume_after(conn, tenant_id, new["id"], [*superseded, *ended], IMPORT)
-    parts += [resumed_reason(old, made) for old, made in resumed]
+    interrupted = await resume_after(conn, tenant_id, new["id"], [*superseded, *ended], IMPORT)
+    parts += [resumed_reason(old, made) for old, made in interrupted]
+    resumed += interrupted
     if not parts:
         return None
     return KeySettlement(
@@ -486,11 +496,16 @@ async def _fit_past_value(conn: AsyncConnection, tenant_id: str, memory_id: Any)
     for old in ended:
         await supersede(conn, tenant_id, new["id"], old["id"], since, LATER_VALUE, IMPORT)
         parts.append(ended_reason(old["id"], since))
+    resumed: list[tuple[UUID, UUID]] = []
     if holder is not None:
         await supersede(conn, tenant_id, holder["id"], new["id"], holder["since"], PAST_VALUE, IMPORT)
         parts.append(past_value_reason(holder["id"], holder["since"]))
-    resumed = await resume_after(conn, tenant_id, new["id"], ended, IMPORT)
-    parts += [resumed_reason(old, made) for old, made in resumed]
+        # imported after a bounded value inside its period: it holds again after it, as a write does
+        resumed += await resume_written_after(conn, tenant_id, new["id"], new["valid_to"], holder, IMPORT)
+        parts += [written_after_reason(holder["id"], made) for _, made in resumed]
+    interrupted = await resume_after(conn, tenant_id, new["id"], ended, IMPORT)
+    parts += [resumed_reason(old, made) for old, made in interrupted]
+    resumed += interrupted
     if not parts:
         return None
     return KeySettlement(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -48,7 +48,7 @@ class Hole:
 
     left: UUID
     start: datetime
-    end: datetime
+    end: datetime | None
     was_active: bool
 
 
@@ -118,64 +118,77 @@ async def fill(
     actor: str,
 ) -> list[str]:
     """Give ``hole``'s instants back (module doc); ``gone``: memories that hold nothing any more (the
-    forgotten, and ``hole.left`` itself, which never takes its own hole back). What was done, in words."""
-    if hole.end <= hole.start:
+    forgotten, and ``hole.left`` itself, which never takes its own hole back). A value before the hole
+    that does not take it back is linked to the value after it (its successor), or, when the hole was
+    the key's fact and nothing follows, is the key's fact again. What was done, in words."""
+    if hole.end is not None and hole.end <= hole.start:
         return []
     scope = {"t": tenant_id, "a": agent_id, "key": key, "not": list(gone), "resumes": RESUMES_METADATA_KEY}
     before = await fetch_one(conn, _ENDS_AT, scope | {"at": hole.start})
-    after = await fetch_one(conn, _BEGINS_AT, scope | {"at": hole.end})
+    after = None if hole.end is None else await fetch_one(conn, _BEGINS_AT, scope | {"at": hole.end})
     done: list[str] = []
-    reached = hole.start
+    reached: datetime | None = hole.start
     if before is not None:
         cut, stated_end = await end_before_cuts(conn, tenant_id, before["id"], before["until"])
         if cut and (stated_end is None or stated_end > hole.start):
-            reached = hole.end if stated_end is None or stated_end >= hole.end else stated_end
+            reached = hole.end if _until(stated_end) >= _until(hole.end) else stated_end
             if reached == hole.end and after is not None and after["resumes"] == str(before["id"]):
                 await _merge(conn, tenant_id, before, after, hole, actor)
                 return [
                     f"{before['id']} holds again over {hole.left}'s instants, one memory with {after['id']}"
                 ]
-            status = before["status"]
-            if reached == hole.end and after is None and hole.was_active:
-                status = "active"
+        # the key's fact left nothing after it: the value before it is the key's fact again
+        status = "active" if hole.was_active and after is None else before["status"]
+        if reached != hole.start or status != before["status"]:
             await _extend(conn, tenant_id, before, reached, status, hole, actor)
-            done.append(f"{before['id']} holds again until {reached.isoformat()}")
-            if reached == hole.end and after is not None:
-                await supersede(conn, tenant_id, after["id"], before["id"], hole.end, PAST_VALUE, actor)
-    if reached < hole.end and after is not None and after["resumes"] is not None:
+            done.append(f"{before['id']} holds until {reached.isoformat() if reached else 'no end'}")
+        if reached == hole.end and after is not None:
+            await supersede(conn, tenant_id, after["id"], before["id"], after["since"], PAST_VALUE, actor)
+    if reached is not None and _until(reached) < _until(hole.end) and after is not None:
         root = await fetch_one(
             conn, _ROOT_START, {"id": after["id"], "t": tenant_id, "resumes": RESUMES_METADATA_KEY}
         )
-        if root is not None and root["since"] <= reached:
+        if after["resumes"] is not None and root is not None and root["since"] <= reached:
             why = f"holds from where {hole.left} ends now (its start is derived from that value's period)"
             await start_at(conn, tenant_id, after["id"], after["since"], reached, actor, why)
             done.append(f"{after['id']} holds again from {reached.isoformat()}")
+            reached = hole.end
+        if before is not None:  # the value before is a past value of the one after it
+            end = reached if reached is not None else before["until"]
+            await supersede(conn, tenant_id, after["id"], before["id"], end, PAST_VALUE, actor)
     return done
+
+
+def _until(moment: datetime | None) -> datetime:
+    """An end for comparison: None (no end) after every instant."""
+    return moment if moment is not None else datetime.max.replace(tzinfo=UTC)
 
 
 async def _extend(
     conn: AsyncConnection,
     tenant_id: str,
     row: dict[str, Any],
-    end: datetime,
+    end: datetime | None,
     status: str,
     hole: Hole,
     actor: str,
 ) -> None:
-    """``row``'s period runs on to ``end`` (and its status becomes ``status``), with a ``REJOINED`` history
-    row; the ``supersedes`` link from the value that left the hole to it is removed (it ends it no more)."""
+    """``row``'s period runs on to ``end`` (None: no end) and its status becomes ``status``, with a history
+    row (``REJOINED`` when the end moved); the ``supersedes`` link from the value that left the hole to it
+    is removed (it ends it no more)."""
     await conn.execute(
         "UPDATE memories SET valid_to = %s, status = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
         (end, status, row["id"], tenant_id),
     )
     await _unlink(conn, tenant_id, hole.left, row["id"])
-    changes: dict[str, Any] = {"valid_to": {"from": row["until"].isoformat(), "to": end.isoformat()}}
+    changes: dict[str, Any] = {}
+    if end != row["until"]:
+        until = end.isoformat() if end is not None else None
+        changes = {"valid_to": {"from": row["until"].isoformat(), "to": until}, REJOINED: str(hole.left)}
     if status != row["status"]:
         changes |= status_change(row["status"], status)
     why = f"holds again over the instants {hole.left} held"
-    await record_history(
-        conn, tenant_id, actor, HistoryRow(row["id"], "updated", why, changes | {REJOINED: str(hole.left)})
-    )
+    await record_history(conn, tenant_id, actor, HistoryRow(row["id"], "updated", why, changes))
 
 
 async def _merge(
@@ -292,6 +305,7 @@ async def shortened(
     end = memory.valid_to
     assert end is not None
     assert memory.key is not None
+    await _cut_pieces(conn, scope, memory, end, actor)
     hole = Hole(memory.id, end, was, memory.status == "active")
     if not await fill(conn, scope.tenant_id, scope.agent_id, memory.key, hole, [memory.id], actor):
         where: dict[str, Any] = {"t": scope.tenant_id, "a": scope.agent_id, "key": memory.key}
@@ -314,6 +328,48 @@ async def shortened(
             await supersede(conn, scope.tenant_id, after["id"], memory.id, end, ENDED_BEFORE_NOW, actor)
 
 
+_CONTINUATIONS = """WITH RECURSIVE down(id) AS (
+       SELECT id FROM memories WHERE tenant_id = %(t)s AND metadata->>%(resumes)s = %(id)s::text
+       UNION
+       SELECT m.id FROM down
+         JOIN memories m ON m.tenant_id = %(t)s AND m.metadata->>%(resumes)s = down.id::text)
+   SELECT m.id, m.status, m.valid_to AS until, coalesce(m.valid_from, m.occurred_at, m.created_at) AS since
+     FROM memories m JOIN down ON down.id = m.id
+    WHERE m.tenant_id = %(t)s AND m.status IN ('active', 'superseded')
+      AND coalesce(m.valid_to, 'infinity') > %(end)s
+    ORDER BY since DESC"""
+"""The live continuations of a memory (and of its continuations) that hold past an instant, latest first."""
+
+
+async def _cut_pieces(
+    conn: AsyncConnection, scope: Scope, memory: StoredMemory, end: datetime, actor: str
+) -> None:
+    """The continuations of ``memory`` (its end just moved earlier, to ``end``) hold nothing past ``end``:
+    one that begins there or later is deleted (derived data), one that runs past it ends there; the
+    instants they gave up go back as any hole (``fill``)."""
+    assert memory.key is not None
+    params = {"t": scope.tenant_id, "resumes": RESUMES_METADATA_KEY, "id": memory.id, "end": end}
+    for piece in await fetch_all(conn, _CONTINUATIONS, params):
+        if piece["since"] >= end:
+            hole = Hole(piece["id"], piece["since"], piece["until"], piece["status"] == "active")
+            await conn.execute(
+                "DELETE FROM memories WHERE id = %s AND tenant_id = %s", (piece["id"], scope.tenant_id)
+            )
+        else:
+            hole = Hole(piece["id"], end, piece["until"], piece["status"] == "active")
+            await conn.execute(
+                "UPDATE memories SET valid_to = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
+                (end, piece["id"], scope.tenant_id),
+            )
+            until = piece["until"].isoformat() if piece["until"] is not None else None
+            changes = {"valid_to": {"from": until, "to": end.isoformat()}}
+            why = f"the value it continues, {memory.id}, ends at {end.isoformat()} now"
+            await record_history(
+                conn, scope.tenant_id, actor, HistoryRow(piece["id"], "updated", why, changes)
+            )
+        await fill(conn, scope.tenant_id, scope.agent_id, memory.key, hole, [memory.id, piece["id"]], actor)
+
+
 def _overlap(a: tuple[datetime, datetime | None], b: tuple[datetime, datetime | None]) -> bool:
     """Whether two half-open periods (end None: open) share an instant; an empty one shares none."""
     (a0, a1), (b0, b1) = a, b
@@ -330,16 +386,17 @@ _PRIOR_STATUS = """SELECT DISTINCT ON (memory_id) memory_id, changes->'status'->
 """The status each memory had before its latest forget."""
 
 
-async def restore_pieces(
+async def restore_as_before(
     conn: AsyncConnection, scope: Scope, memory: StoredMemory, reason: str | None, actor: str
-) -> str | None:
-    """Restore a forgotten piece of a split value (``key_resume``) with the other pieces forgotten with it
-    (a forget of one takes the others along): each gets back the status it had before, its period
-    unchanged — the value holds again exactly where it held (trial 3 H10: restoring the first piece alone
-    made it the value from its start with no end, over the bounded value inside its period, whose period
-    became empty). The note the answer gives; None (nothing done) when ``memory`` is no such piece, or a
-    value of the key written meanwhile holds at an instant a piece held (then the restore of ``memory``
-    alone settles it with that value). The caller holds the key's lock."""
+) -> list[dict[str, Any]] | None:
+    """Undo the forget of a keyed value: ``memory`` and, when it is a piece of a split value
+    (``key_resume``), the other pieces forgotten with it (a forget of one takes the others along) get back
+    the status each had before, their periods unchanged — the value holds again exactly where it held
+    (trial 3 H10: restoring the first piece alone made it the value from its start with no end, over the
+    bounded value inside its period, whose period became empty; a past value restored after its forget
+    became the fact over the value after it). The pieces restored (id, since, until, status); None (nothing
+    done) when a value of the key written since holds at an instant a piece held — the restore of
+    ``memory`` alone then settles it with that value, as any restore. The caller holds the key's lock."""
     assert memory.key is not None
     params = {"t": scope.tenant_id, "a": scope.agent_id, "resumes": RESUMES_METADATA_KEY}
     root = await fetch_one(conn, _ROOT_START, params | {"id": memory.id})
@@ -349,28 +406,22 @@ async def restore_pieces(
         found = await fetch_all(conn, _PIECES_BELOW, params | {"ids": frontier})
         frontier = [str(r["id"]) for r in found if r["id"] not in group]
         group |= {r["id"] for r in found}
-    if len(group) < 2:
-        return None
     pieces = await fetch_all(
         conn,
         """SELECT id, valid_to AS until, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
            WHERE id = ANY(%s) AND tenant_id = %s AND agent_id = %s AND key = %s AND status = 'forgotten'
            ORDER BY since, id FOR UPDATE""",
-        (list(group), scope.tenant_id, scope.agent_id, memory.key),
+        (list(group | {memory.id}), scope.tenant_id, scope.agent_id, memory.key),
     )
-    if len(pieces) < 2 or all(p["id"] != memory.id for p in pieces):
+    if all(p["id"] != memory.id for p in pieces):
         return None
+    ids = [p["id"] for p in pieces]
     prior = {
-        r["memory_id"]: r["status"]
-        for r in await fetch_all(conn, _PRIOR_STATUS, (scope.tenant_id, [p["id"] for p in pieces]))
+        r["memory_id"]: r["status"] for r in await fetch_all(conn, _PRIOR_STATUS, (scope.tenant_id, ids))
     }
-    if any(prior.get(p["id"]) not in ("active", "superseded") for p in pieces):
+    if any(prior.get(i) not in ("active", "superseded") for i in ids):
         return None
-    others = await fetch_all(
-        conn,
-        _ON_KEY + " FOR UPDATE",
-        params | {"key": memory.key, "not": [p["id"] for p in pieces]},
-    )
+    others = await fetch_all(conn, _ON_KEY + " FOR UPDATE", params | {"key": memory.key, "not": ids})
     for piece in pieces:
         if any(_overlap((piece["since"], piece["until"]), (o["since"], o["until"])) for o in others):
             return None
@@ -379,23 +430,26 @@ async def restore_pieces(
             "UPDATE memories SET status = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
             (prior[piece["id"]], piece["id"], scope.tenant_id),
         )
-    why = {
-        p["id"]: reason if p["id"] == memory.id else f"restored with {memory.id}, the same value"
-        for p in pieces
-    }
-    await record_history(
-        conn,
-        scope.tenant_id,
-        actor,
-        *(
-            HistoryRow(p["id"], "restored", why[p["id"]], status_change("forgotten", prior[p["id"]]))
-            for p in pieces
-        ),
-    )
+    rows = [
+        HistoryRow(
+            i,
+            "restored",
+            reason if i == memory.id else f"restored with {memory.id}, the same value",
+            status_change("forgotten", prior[i]),
+        )
+        for i in ids
+    ]
+    await record_history(conn, scope.tenant_id, actor, *rows)
+    return [p | {"status": prior[p["id"]]} for p in pieces]
+
+
+def pieces_note(pieces: Sequence[dict[str, Any]]) -> str:
+    """``memory_update`` restore's note when the pieces of a split value came back together
+    (``restore_as_before``)."""
     parts = [
         f"memory {p['id']} from {p['since'].isoformat()} "
         + (f"until {p['until'].isoformat()}" if p["until"] is not None else "with no end")
-        + f" ({prior[p['id']]})"
+        + f" ({p['status']})"
         for p in pieces
     ]
     return (

@@ -49,7 +49,8 @@ from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.key_rejoin import (
     end_before_cuts,
-    restore_pieces,
+    pieces_note,
+    restore_as_before,
     shortened,
     start_at,
     stated_start,
@@ -572,9 +573,15 @@ class PostgresMemoryEditor:
             check_memory_version(current, expected_version)
             superseded: list[UUID] = []
             if status == "active" and current.status == "forgotten" and _keyed_value(current):
-                pieces = await restore_pieces(conn, scope, current, reason, actor)
-                if pieces is not None:  # forgotten with the other pieces of its value: back as they were
-                    return EditedMemory(await _reload(conn, memory_id), current.version, note=pieces)
+                pieces = await restore_as_before(conn, scope, current, reason, actor)
+                if pieces is not None:  # the forget undone: back as it was (with its value's other pieces)
+                    after = await _reload(conn, memory_id)
+                    note = pieces_note(pieces) if len(pieces) > 1 else None
+                    if note is None and after.status == "superseded":
+                        at = (scope.tenant_id, memory_id, after.valid_to)
+                        holder = await fetch_one(conn, _HOLDER_FROM, at)
+                        note = past_value_note(after, holder["id"] if holder is not None else None)
+                    return EditedMemory(after, current.version, note=note)
             if status == "active" and current.status == "superseded" and current.key is not None:
                 split = await fetch_one(
                     conn,
