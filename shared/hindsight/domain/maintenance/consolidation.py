@@ -4,16 +4,17 @@ model call.
 Consolidation (``ConsolidationPolicy``, ``cluster_episodes``, ``plan_consolidation``)
     Candidates: active episodic memories of one tenant + agent whose event time is inside ``window``
     (7 days: repeats within a week are "the same thing happening again"; further apart they are
-    separate history), never a summary itself. They are partitioned by (key, task_type, outcome) — a
-    failure and a success are different events however alike their words — and by the words they carry,
-    in order (``domain.text.information_sequence`` of content, recall hint and context: the write path's
-    notion of "same information", ``same_information``). Events that differ in any word — an identifier,
-    a number, an amount, a date, a name, a status — or carry the same words in another order — "Alice
-    paid Bob 50 EUR" / "Bob paid Alice 50 EUR", "charged 50 EUR and refunded 20 EUR" / "charged 20 EUR
-    and refunded 50 EUR" — are different events and are never merged: embeddings put "RQ-5101 … status
-    open" and "RQ-5107 … status escalated" at cosine ≈ 0.97 and such permutations at ≈ 0.99, and a
-    summary of twelve requests that quoted six of them hid the other six from search (issue 12); one of
-    permuted events quoted the other as a mere "variant" of the first (new-user trial). Within a
+    separate history), never a summary itself. They are partitioned by (key, task_type, outcome) — a failure
+    and a success are different events however alike their words —, by what describes them besides their words
+    (``_attributes``: entities, the caller's metadata, shared_with) and by the words they carry, in order
+    (``domain.text.information_sequence`` of content, recall hint and context: the write path's notion of
+    "same information", ``same_information``). Events that differ in any word — an identifier, a number, an
+    amount, a date, a name, a status — or carry the same words in another order — "Alice paid Bob 50 EUR" /
+    "Bob paid Alice 50 EUR", "charged 50 EUR and refunded 20 EUR" / "charged 20 EUR and refunded 50 EUR" — are
+    different events and are never merged: embeddings put "RQ-5101 … status open" and "RQ-5107 … status
+    escalated" at cosine ≈ 0.97 and such permutations at ≈ 0.99, and a summary of twelve requests that quoted
+    six of them hid the other six from search (issue 12); one of permuted events quoted the other as a mere
+    "variant" of the first (new-user trial). Within a
     partition, episodes are clustered by single link: connected components of the graph whose edges
     join episodes with cosine ≥ ``cosine`` (0.92). Single link can chain a drifting series, so each
     component is then pruned to the members
@@ -27,6 +28,14 @@ Consolidation (``ConsolidationPolicy``, ``cluster_episodes``, ``plan_consolidati
     keep every word of every member it archives and quote every member's distinct text
     (``summary_keeps_members``): when it cannot (a member too long to quote, more distinct wordings than
     ``SUMMARY_MAX_VARIANTS``), nothing is archived.
+    Entities, metadata and shared_with must be equal, not merged (new-user trial: three "Order shipped to
+    the customer" with order_id A-1, A-2, A-3 became one summary holding A-3 alone, so entity search for
+    A-1 found nothing; the member shared with agent "beta" became a summary beta could not read). Equal,
+    because no merge is faithful: a union of entities puts {"order_id": "A-1"} and "A-2" on one row that
+    then answers for both orders at once (and a key holds one value), metadata values conflict, and a
+    union of shared_with would let an agent read, through the summary, words of a member it could not
+    read, while an intersection hides from it a member it could. So the summary carries the members'
+    entities, metadata and shared_with unchanged; tags (labels, not identities or access) are unioned.
     A summary is read long after its members were written, and quotes members of different days: a
     relative expression a member's text resolves from its own anchor ("Yesterday I deployed …") is
     quoted with its date ("Yesterday (2026-11-04) I deployed …", ``relative_time.annotate_relative_time``
@@ -41,16 +50,22 @@ summary is archived.
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from uuid import UUID
 
 import numpy as np
 
 from hindsight.domain.limits import MAX_TAGS
-from hindsight.domain.maintenance.episodes import SUMMARY_METADATA_KEY, Episode, derived_id
+from hindsight.domain.maintenance.episodes import (
+    SERVICE_METADATA_KEYS,
+    SUMMARY_METADATA_KEY,
+    Episode,
+    derived_id,
+)
 from hindsight.domain.memory import Outcome, Scope, Source, TaskType
 from hindsight.domain.text import information_sequence, information_words
 
@@ -113,6 +128,8 @@ class ConsolidationPlan:
     lessons: str | None
     tags: list[str]
     metadata: dict[str, object]
+    entities: dict[str, object] = field(default_factory=dict)
+    shared_with: list[str] = field(default_factory=list)
 
 
 def _unit_rows(vectors: Sequence[Sequence[float]]) -> np.ndarray:
@@ -142,13 +159,24 @@ def _components(similar: np.ndarray) -> list[list[int]]:
     return sorted(groups.values(), key=lambda g: g[0])
 
 
+def _attributes(ep: Episode) -> str:
+    """What describes an episode besides its words, as one comparable value: its entities, the caller's
+    metadata (``SERVICE_METADATA_KEYS`` left out) and shared_with. Members of one summary have the same
+    (module docstring: why equal, not merged)."""
+    metadata = {k: v for k, v in ep.metadata.items() if k not in SERVICE_METADATA_KEYS}
+    return json.dumps(
+        [ep.entities, metadata, sorted(set(ep.shared_with))], sort_keys=True, ensure_ascii=False, default=str
+    )
+
+
 def cluster_episodes(episodes: Sequence[Episode], policy: ConsolidationPolicy) -> list[list[Episode]]:
     """Clusters of near-identical episodes (the rule in the module docstring), each in event-time order;
     clusters ordered by their first event. Episodes without an embedding are ignored."""
     groups: dict[tuple[object, ...], list[Episode]] = defaultdict(list)
     for ep in sorted(episodes, key=lambda e: (e.event_time, str(e.id))):
         if len(ep.embedding):
-            groups[(ep.key, ep.task_type, ep.outcome, information_sequence(ep.searchable_text))].append(ep)
+            words = information_sequence(ep.searchable_text)
+            groups[(ep.key, ep.task_type, ep.outcome, _attributes(ep), words)].append(ep)
     clusters: list[list[Episode]] = []
     for members in groups.values():
         if len(members) < policy.min_size:
@@ -280,14 +308,18 @@ def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> Consolidatio
     context = the representative's, dated as its content is (``Episode.dated``); key, task_type,
     outcome and lessons = the members' common value (lessons dated as the representative's), else None;
     source = ``user_stated`` only when every member is; tags = the members' union (≤ ``MAX_TAGS``);
+    entities, shared_with and the caller's metadata = the members' (equal in a cluster: ``_attributes``);
     embedding = the normalised mean of the members'. The id is derived from the scope and the member
     ids, so a retried plan is one row.
 
     Raises:
-        ValueError: fewer than two members, or a member without an embedding.
+        ValueError: fewer than two members, a member without an embedding, or members whose entities,
+            metadata or shared_with differ.
     """
     if len(cluster) < 2:
         raise ValueError("a cluster has at least two members")
+    if len({_attributes(ep) for ep in cluster}) > 1:
+        raise ValueError("members of one summary have the same entities, metadata and shared_with")
     if any(not len(ep.embedding) for ep in cluster):
         raise ValueError("every member needs its embedding")
     unit = _unit_rows([ep.embedding for ep in cluster])
@@ -318,14 +350,17 @@ def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> Consolidatio
         outcome=_uniform([ep.outcome for ep in cluster]),  # type: ignore[arg-type]
         lessons=lessons,
         tags=tags,
+        entities=dict(representative.entities),
+        shared_with=sorted(set(representative.shared_with)),
         metadata={
+            **{k: v for k, v in representative.metadata.items() if k not in SERVICE_METADATA_KEYS},
             SUMMARY_METADATA_KEY: {
                 "members": len(cluster),
                 "first": cluster[0].event_time.isoformat(),
                 "last": cluster[-1].event_time.isoformat(),
                 "representative": str(representative.id),
                 "rule": CONSOLIDATION_RULE,
-            }
+            },
         },
     )
     return plan if summary_keeps_members(plan, cluster) else None

@@ -3,13 +3,13 @@ episodes: the metadata keys of summaries and inferred patterns, and their derive
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID, uuid5
 
 from hindsight.domain.memory import MemoryStatus, Outcome, Source, TaskType
-from hindsight.domain.relative_time import annotate_relative_time
+from hindsight.domain.relative_time import INFERRED_KEY, annotate_relative_time
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,12 @@ class Episode:
     anchor: datetime | None = None
     """When its words were written, when that is certain (``relative_time.words_anchor``): the relative
     expressions of its text ("yesterday") are measured from it. None: unknown."""
+    entities: Mapping[str, object] = field(default_factory=dict)
+    """Its structured entities (``{"order_id": "A-1"}``): entity search finds it by them."""
+    metadata: Mapping[str, object] = field(default_factory=dict)
+    """The caller's metadata: every key but the service's own marks (``SERVICE_METADATA_KEYS``)."""
+    shared_with: tuple[str, ...] = ()
+    """The other agents that may read it (sorted): who sees it is part of what it is."""
 
     def dated(self, text: str | None) -> str | None:
         """``text`` (one of its fields) as it reads when copied elsewhere: each relative expression
@@ -55,6 +61,8 @@ SUMMARY_METADATA_KEY = "consolidation"
 """Metadata key that marks a consolidation summary: ``{"members": n, "first": iso, "last": iso}``."""
 PATTERN_METADATA_KEY = "inferred_from"
 """Metadata key of an inferred semantic memory: ``{"kind", "episodes", "first", "last", …}``."""
+SERVICE_METADATA_KEYS = frozenset({SUMMARY_METADATA_KEY, PATTERN_METADATA_KEY, INFERRED_KEY})
+"""Metadata keys the service writes (not the caller's): a summary, a pattern, an inferred occurred_at."""
 PATTERN_CONTENT_CHARS = 2000
 """Characters of an episode's content read when looking for a preference statement."""
 

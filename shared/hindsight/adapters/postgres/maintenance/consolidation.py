@@ -70,16 +70,17 @@ class PostgresConsolidation:
             )
             if len(locked) != len(members):
                 return False
-            # Recall hint and context: the representative's, dated (the plan's); entities: its own.
+            # Recall hint and context: the representative's, dated (the plan's); entities, metadata and
+            # shared_with: the members' (equal in a plan).
             cur = await conn.execute(
                 """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, context, content,
                                          content_hash, importance, created_at, updated_at, occurred_at,
                                          occurred_end, metadata, embedding, source, tags, entities,
-                                         entity_terms, task_type, outcome, lessons, decayed_at)
+                                         shared_with, entity_terms, task_type, outcome, lessons, decayed_at)
                    SELECT %(id)s, %(t)s, %(a)s, 'episodic', %(key)s, %(query)s, %(context)s, %(content)s,
                           %(hash)s, %(importance)s, %(now)s, %(now)s, %(occurred_at)s, %(occurred_end)s,
                           %(metadata)s, %(e)s::vector, %(source)s,
-                          %(tags)s::text[], r.entities,
+                          %(tags)s::text[], %(entities)s, %(shared_with)s::text[],
                           ARRAY(SELECT DISTINCT term FROM memories x, unnest(x.entity_terms) AS term
                                 WHERE x.id = ANY(%(members)s) AND x.tenant_id = %(t)s ORDER BY term),
                           %(task_type)s, %(outcome)s, %(lessons)s, %(now)s
@@ -102,6 +103,8 @@ class PostgresConsolidation:
                     "e": vector_literal(plan.embedding),
                     "source": plan.source,
                     "tags": plan.tags,
+                    "entities": Jsonb(plan.entities),
+                    "shared_with": plan.shared_with,
                     "members": members,
                     "task_type": plan.task_type,
                     "outcome": plan.outcome,

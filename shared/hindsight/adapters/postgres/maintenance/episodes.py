@@ -6,12 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from hindsight.domain.maintenance import Episode
+from hindsight.domain.maintenance.episodes import SERVICE_METADATA_KEYS
 from hindsight.domain.relative_time import INFERRED_KEY, words_anchor
 
 EPISODE_COLUMNS = f"""id, key, task_id, task_type, outcome, lessons, tags, importance, source, status,
                       query, context, coalesce(occurred_at, created_at) AS event_time, occurred_at,
                       occurred_end,
-                      session_at, metadata -> '{INFERRED_KEY}' AS inferred"""
+                      session_at, metadata -> '{INFERRED_KEY}' AS inferred, entities, metadata,
+                      shared_with"""
 """Columns of an ``Episode`` row (its text comes with ``content``, selected whole or cut)."""
 
 
@@ -44,6 +46,9 @@ def episode_from_row(row: dict[str, Any], with_embedding: bool) -> Episode:
         embedding=_floats(embedding) if embedding is not None else (),
         query=row.get("query"),
         context=row.get("context"),
+        entities=dict(row.get("entities") or {}),
+        metadata={k: v for k, v in (row.get("metadata") or {}).items() if k not in SERVICE_METADATA_KEYS},
+        shared_with=tuple(sorted(row.get("shared_with") or ())),
         anchor=words_anchor(
             row["content"], row.get("inferred"), row.get("occurred_at"), row.get("session_at")
         ),
