@@ -14,6 +14,16 @@ Episodic → semantic (``PatternPolicy``, ``find_patterns``)
     (a hard-deleted one comes back while its evidence stays in the window). The text quotes the latest
     episode's lesson or statement, its relative expressions dated from that episode's own anchor
     ("since last week (2026-W45)", ``Episode.dated``): an inferred memory has no anchor of its own.
+
+    A preference the user has since taken back is not inferred (new-user trial: "I prefer aisle seats
+    on flights" ×3, then "I no longer prefer aisle seats on flights, I prefer window seats" became the
+    active inference "aisle", unflagged): when an episode later than the pattern's latest evidence
+    states a preference that ``domain.contradiction.compare_facts`` finds contradicts it, or may
+    (``possible_conflict``: "no longer", a changed value), the pattern is withheld (``contested``) —
+    the latest word of the user is the only evidence of what they prefer now. A contradicting
+    *fact* (a semantic memory) is the store's check when the inference is written (the write path's
+    rule: a ``user_stated`` fact is never replaced by an ``agent_inferred`` one; both are linked
+    ``contradicts`` and recall flags them ``possible_conflict``).
 """
 
 from __future__ import annotations
@@ -27,6 +37,7 @@ from datetime import timedelta
 from typing import Literal
 from uuid import UUID
 
+from hindsight.domain.contradiction import compare_facts
 from hindsight.domain.maintenance.episodes import (
     PATTERN_CONTENT_CHARS,
     PATTERN_METADATA_KEY,
@@ -76,6 +87,8 @@ class PatternPlan:
     importance: float
     evidence_ids: tuple[UUID, ...]
     metadata: dict[str, object] = field(default_factory=dict)
+    statement: str = ""
+    """The lesson or preference it states, as quoted in ``content``: what a fact is compared with."""
 
 
 _TRAILING = re.compile(r"[\s.!?;:,\"'`)\]]+$")
@@ -102,6 +115,31 @@ def preference_statement(text: str) -> str | None:
         if starts:
             return _TRAILING.sub("", _LEADING.sub("", sentence[min(starts) :])) or None
     return None
+
+
+def preference_sentences(text: str) -> list[str]:
+    """Every sentence of ``text`` (its first ``PATTERN_CONTENT_CHARS``) where a ``preference`` rule fires,
+    whole — "I no longer prefer aisle seats, I prefer window seats" keeps its "no longer", which
+    ``preference_statement`` (from the rule's match on) may cut off."""
+    return [
+        cleaned
+        for sentence in _SENTENCE.split(text[:PATTERN_CONTENT_CHARS])
+        if any(rule.pattern.search(sentence) for rule in _PREFERENCE_RULES)
+        and (cleaned := _TRAILING.sub("", _LEADING.sub("", sentence)))
+    ]
+
+
+def contested(statement: str, group: Sequence[Episode], episodes: Sequence[Episode]) -> bool:
+    """Whether an episode of ``episodes`` later than every episode of ``group`` states a preference that
+    contradicts ``statement``, or may (``compare_facts``: contradiction or possible_conflict)."""
+    latest = max(ep.event_time for ep in group)
+    members = {ep.id for ep in group}
+    return any(
+        compare_facts(sentence, statement).relation in ("contradiction", "possible_conflict")
+        for ep in episodes
+        if ep.event_time > latest and ep.id not in members
+        for sentence in preference_sentences(ep.content)
+    )
 
 
 def _short_hash(text: str) -> str:
@@ -165,14 +203,19 @@ def find_patterns(scope: Scope, episodes: Sequence[Episode], policy: PatternPoli
                 importance=_importance(evidence),
                 evidence_ids=tuple(ep.id for ep in evidence),
                 metadata=_span_metadata("lesson", evidence, task_type=task_type, outcomes=dict(outcomes)),
+                statement=latest_text,
             )
         )
+    stated = [ep for ep in episodes if preference_statement(ep.content)]
     for norm, group in sorted(preferences.items()):
         evidence = _distinct_episodes(group)
         if len(evidence) < policy.min_episodes:
             continue
+        said = preference_statement(evidence[0].content) or norm
+        if contested(said, group, stated):
+            continue
         digest = _short_hash(norm)
-        statement = evidence[0].dated(preference_statement(evidence[0].content)) or norm
+        statement = evidence[0].dated(said) or norm
         plans.append(
             PatternPlan(
                 kind="preference",
@@ -183,6 +226,7 @@ def find_patterns(scope: Scope, episodes: Sequence[Episode], policy: PatternPoli
                 importance=_importance(evidence),
                 evidence_ids=tuple(ep.id for ep in evidence),
                 metadata=_span_metadata("preference", evidence),
+                statement=statement,
             )
         )
     return plans

@@ -8,12 +8,15 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from hindsight.adapters.postgres.conflicts import relate_if_new, unsure
 from hindsight.adapters.postgres.history import HistoryRow, record_history
 from hindsight.adapters.postgres.maintenance.episodes import EPISODE_COLUMNS, episode_from_row
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
+from hindsight.domain.contradiction import CONFLICT_CANDIDATES, compare_facts
 from hindsight.domain.maintenance import (
     MAINTENANCE_ACTOR,
     PATTERN_CONTENT_CHARS,
@@ -24,6 +27,42 @@ from hindsight.domain.maintenance import (
 )
 from hindsight.domain.memory import MemoryStatus, Scope, content_hash
 from hindsight.ports import Vector
+
+
+async def _flag_contradicted_facts(
+    conn: AsyncConnection, scope: Scope, plan: PatternPlan, vector: str
+) -> None:
+    """Link the new inference ``contradicts`` to each of the ``CONFLICT_CANDIDATES`` active semantic
+    memories nearest to it whose text contradicts its statement, or may (``compare_facts``), so recall
+    flags both ``possible_conflict`` (new-user trial: the fact "I prefer window seats" and the inference
+    "I prefer aisle seats" were listed side by side, unflagged). Never supersedes: the write path's
+    rule keeps a ``user_stated`` fact over an ``agent_inferred`` one, and an inference from past episodes
+    is not proof that a fact of any source is stale. Unlike the write path, keys are not compared: a
+    pattern's key is derived from its text, not a statement of the agent about what it describes. No
+    cosine floor: the rules, not the similarity, tell a contradiction (``domain.contradiction``), and the
+    inference's text ("Preference stated in 3 episodes: …") is not phrased like the fact's."""
+    if not plan.statement:
+        return
+    rows = await fetch_all(
+        conn,
+        """SELECT id, content FROM memories
+           WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = 'semantic' AND status = 'active'
+             AND id <> %(id)s
+           ORDER BY embedding <=> %(e)s::vector LIMIT %(n)s""",
+        {
+            "t": scope.tenant_id,
+            "a": scope.agent_id,
+            "id": plan.memory_id,
+            "e": vector,
+            "n": CONFLICT_CANDIDATES,
+        },
+    )
+    for row in rows:
+        verdict = compare_facts(plan.statement, row["content"])
+        if verdict.relation in ("contradiction", "possible_conflict"):
+            await relate_if_new(
+                conn, scope.tenant_id, plan.memory_id, row["id"], "contradicts", unsure(verdict)
+            )
 
 
 class PostgresPatterns:
@@ -91,6 +130,7 @@ class PostgresPatterns:
             )
             if cur.rowcount != 1:
                 return False
+            await _flag_contradicted_facts(conn, scope, plan, vector_literal(embedding))
             linked = await self._link_evidence(conn, scope, plan)
             await record_history(
                 conn,
