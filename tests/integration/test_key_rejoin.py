@@ -280,3 +280,23 @@ async def test_an_imported_value_a_bounded_value_of_the_tenant_interrupts_holds_
     [settled] = json.loads(imported.stdout)["settled"]
     [again] = settled["resumed"]
     assert f"as {again}" in settled["reason"], settled
+
+
+@pytest.mark.anyio
+async def test_moving_a_bounded_values_start_later_gives_the_instants_back_to_the_split_value(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Trial 3 (MED): Braga's start moved from March 1 to March 15 left nothing held in early March; Faro,
+    stated from January with no end, holds there."""
+    async with mcp_client(server.url, token) as client:
+        ids = await _split(cli, poller, tenant, tmp_path, client)
+        change = {"id": ids["braga"], "action": "update", "valid_from": "2026-03-15T00:00:00Z"}
+        await call(client, "memory_update", change)
+        await _timeline(client, [("2026-02-01", "Faro"), ("2026-03-10", "Faro"), ("2026-03-20", "Braga"),
+                                 ("2026-05-01", "Faro"), (None, "Faro")])  # fmt: skip
+        assert await _state(client, ids["faro"]) == ("superseded", "2026-03-15T00:00:00Z", ids["braga"])

@@ -148,7 +148,8 @@ async def fill(
         root = await fetch_one(
             conn, _ROOT_START, {"id": after["id"], "t": tenant_id, "resumes": RESUMES_METADATA_KEY}
         )
-        if after["resumes"] is not None and root is not None and root["since"] <= reached:
+        movable = after["resumes"] is not None and after["id"] != hole.left  # never the one that moved
+        if movable and root is not None and root["since"] <= reached:
             why = f"holds from where {hole.left} ends now (its start is derived from that value's period)"
             await start_at(conn, tenant_id, after["id"], after["since"], reached, actor, why)
             done.append(f"{after['id']} holds again from {reached.isoformat()}")
@@ -368,6 +369,19 @@ async def _cut_pieces(
                 conn, scope.tenant_id, actor, HistoryRow(piece["id"], "updated", why, changes)
             )
         await fill(conn, scope.tenant_id, scope.agent_id, memory.key, hole, [memory.id, piece["id"]], actor)
+
+
+async def started_later(
+    conn: AsyncConnection, scope: Scope, memory: StoredMemory, was: datetime, actor: str
+) -> None:
+    """``memory`` (a keyed value; its start just moved from ``was`` to a later one by ``memory_update``)
+    gives up ``[was, its start)``: the value it had cut there holds on until it begins (``fill``; trial 3:
+    the instants stayed empty). The caller holds the key's lock."""
+    assert memory.key is not None
+    if memory.status not in ("active", "superseded"):
+        return
+    hole = Hole(memory.id, was, valid_start(memory), False)
+    await fill(conn, scope.tenant_id, scope.agent_id, memory.key, hole, [], actor)
 
 
 def _overlap(a: tuple[datetime, datetime | None], b: tuple[datetime, datetime | None]) -> bool:

@@ -53,6 +53,7 @@ from hindsight.adapters.postgres.key_rejoin import (
     restore_as_before,
     shortened,
     start_at,
+    started_later,
     stated_start,
 )
 from hindsight.adapters.postgres.key_resume import resume_after
@@ -540,6 +541,8 @@ class PostgresMemoryEditor:
                 was, end = current.valid_to, moved.valid_to
                 if was is not None and end is not None and end < was and _keyed_value(moved):
                     await shortened(conn, scope, moved, was, actor)  # the instants it gives up (key_rejoin)
+                if _keyed_value(moved) and valid_start(moved) > valid_start(current):
+                    await started_later(conn, scope, moved, valid_start(current), actor)
             return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
 
     async def set_status(
