@@ -123,6 +123,9 @@ def _without_pydantic_prefix(message: str, error_type: str) -> str:
 _JSON_WORDED = {
     # pydantic's "UUID input should be a string, bytes or UUID object": bytes and UUID objects are Python's
     "uuid_type": "Input should be a UUID string, like '0193a5c2-7d1e-7f3a-9b2c-4d5e6f708192'",
+    # pydantic's "invalid character: found `n` at 0" / "invalid length: expected … found 7" quote the
+    # rejected value, which a message never echoes (docs/tools.md)
+    "uuid_parsing": "Input should be a UUID string, like '0193a5c2-7d1e-7f3a-9b2c-4d5e6f708192'",
 }
 """pydantic messages worded for a caller who sends JSON, by error type."""
 

@@ -54,7 +54,8 @@ from hindsight.adapters.postgres.key_resume import (
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
-from hindsight.domain.memory import OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
+from hindsight.domain.memory import MemoryDraft, OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
+from hindsight.domain.repeat import Absorbed, Held, absorb
 from hindsight.domain.text import entity_terms, same_information
 
 log = logging.getLogger(__name__)
@@ -355,7 +356,14 @@ async def _record(
 MERGE_INTO = """UPDATE memories SET importance = GREATEST(importance, %(importance)s),
           -- the user stating what the agent had inferred makes it the user's word (new-user re-trial)
           source = CASE WHEN %(source)s = 'user_stated' THEN 'user_stated' ELSE source END,
-          metadata = %(metadata)s || metadata,   -- keys already there win
+          metadata = %(metadata)s || metadata,   -- keys already there win (domain.repeat)
+          -- only what the repeat adds (domain.repeat.absorb): entity types, tags, their terms
+          entities = %(entities)s || entities,
+          entity_terms = entity_terms || ARRAY(
+              SELECT t FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS x(t, n)
+              WHERE t <> ALL(entity_terms) ORDER BY n),
+          tags = tags || ARRAY(SELECT t FROM unnest(%(tags)s::text[]) WITH ORDINALITY AS x(t, n)
+                               WHERE t <> ALL(tags) ORDER BY n),
           -- the owner shared the repeat: the memory it merges into is shared as widely
           shared_with = ARRAY(SELECT DISTINCT unnest(shared_with || %(shared_with)s::text[])),
           last_verified_at = CASE WHEN layer = 'semantic' THEN now() ELSE last_verified_at END,
@@ -430,27 +438,55 @@ KEY_LOCKS = """SELECT count(pg_advisory_xact_lock(h))
 transactions that each need several keys cannot deadlock on them."""
 
 
-def merge_params(job: WriteJob, target: UUID) -> dict[str, Any]:
-    """``MERGE_INTO``'s parameters: ``job`` merged into the memory ``target``."""
+def merge_params(job: WriteJob, target: UUID, absorbed: Absorbed) -> dict[str, Any]:
+    """``MERGE_INTO``'s parameters: ``job`` merged into the memory ``target``, adding ``absorbed``."""
     draft = job.draft
     return {
         "importance": draft.importance,
         "source": draft.source,
         "metadata": Jsonb(draft.metadata),
+        "entities": Jsonb(absorbed.added_entities),
+        "terms": entity_terms(absorbed.added_entities),
+        "tags": absorbed.added_tags,
         "shared_with": list(draft.shared_with),
         "id": target,
         "t": job.tenant_id,
     }
 
 
-def merge_history(job: WriteJob, target: dict[str, Any]) -> HistoryRow:
+def merge_history(job: WriteJob, target: dict[str, Any], absorbed: Absorbed) -> HistoryRow:
     """The ``merged`` history row of ``job`` merged into the candidate row ``target`` (``id``,
     ``similarity``, ``source``): a ``user_stated`` write into an ``agent_inferred`` memory records the
-    source's change (``MERGE_INTO`` makes it), so the memory is no longer shown as an inference."""
+    source's change (``MERGE_INTO`` makes it), so the memory is no longer shown as an inference; what the
+    write added and what of it the memory did not take (``Absorbed.changes``)."""
     changes: dict[str, Any] = {"similarity": round(float(target["similarity"]), 4)}
     if job.draft.source == "user_stated" and target["source"] != "user_stated":
         changes["source"] = {"from": target["source"], "to": "user_stated"}
+    changes |= absorbed.changes()
     return HistoryRow(target["id"], "merged", f"near-duplicate write {job.id}", changes)
+
+
+def held(row: dict[str, Any]) -> Held:
+    """What a candidate row of the near-duplicate query holds (``entities``, ``tags``, ``metadata``,
+    ``occurred_at``)."""
+    return Held(row["entities"] or {}, list(row["tags"] or []), row["metadata"] or {}, row["occurred_at"])
+
+
+def repeat_of(
+    draft: MemoryDraft, close: Sequence[dict[str, Any]], dedup_cosine: float
+) -> tuple[dict[str, Any] | None, Absorbed | None, str | None]:
+    """The candidate ``draft`` merges into (the nearest that repeats it and takes what it carries,
+    ``domain.repeat.absorb``) with what it adds; else (None, None, why the nearest repeat could not take
+    it — None when none repeats it). ``close``: the near-duplicate rows, nearest first."""
+    refused = None
+    for row in close:
+        if row["similarity"] < dedup_cosine or not same_information(draft.content, row["content"]):
+            continue
+        outcome = absorb(held(row), draft)
+        if isinstance(outcome, Absorbed):
+            return row, outcome, None
+        refused = refused or f"not merged into {row['id']} (same words): {outcome}"
+    return None, None, refused
 
 
 def insert_params(job: WriteJob, vector: str, content_hash: str | None = None) -> dict[str, Any]:
@@ -579,7 +615,8 @@ async def _store_one(
     # a key supersedes the old one below instead of vanishing into it.
     close = await fetch_all(
         conn,
-        """SELECT id, content, source, 1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
+        """SELECT id, content, source, entities, tags, metadata, occurred_at,
+                  1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
            WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = %(layer)s
              AND key IS NOT DISTINCT FROM %(key)s AND status = 'active'
              AND (layer = 'semantic' OR (occurred_at = %(occurred_at)s
@@ -594,21 +631,16 @@ async def _store_one(
             "candidates": DEDUP_CANDIDATES,
         },
     )
-    nearest = next(
-        (
-            row
-            for row in close
-            if row["similarity"] >= dedup_cosine and same_information(draft.content, row["content"])
-        ),
-        None,
-    )
-    if nearest is not None and draft.supersedes is None:
+    nearest, absorbed, not_merged = repeat_of(draft, close, dedup_cosine)
+    if nearest is not None and absorbed is not None and draft.supersedes is None:
         target = nearest["id"]
-        await conn.execute(MERGE_INTO, merge_params(job, target))
-        await record_history(conn, tenant, WORKER, merge_history(job, nearest))
+        await conn.execute(MERGE_INTO, merge_params(job, target, absorbed))
+        await record_history(conn, tenant, WORKER, merge_history(job, nearest, absorbed))
         # Children that named this write as their cause belong to the memory it merged into.
         await _adopt_pending_children(conn, tenant, job.id, target)
-        return await _record(conn, job, "merged", target)
+        return await _record(conn, job, "merged", target, absorbed.reason(target))
+    if draft.supersedes is not None:
+        not_merged = None
 
     replaced = await _facts_to_replace(conn, job)
     await _insert(conn, job, vector)
@@ -695,6 +727,7 @@ async def _store_one(
         reason = (
             "; ".join([*([reason] if reason else []), *(resumed_reason(o, n) for o, n in resumed)]) or None
         )
+    reason = "; ".join(r for r in (not_merged, reason) if r) or None
     result = await _record(conn, job, "stored", job.id, reason)
     if conflicts is not None and conflicts.open:
         return result.model_copy(update={"open_conflicts": list(conflicts.open)})

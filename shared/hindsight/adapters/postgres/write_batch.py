@@ -42,6 +42,7 @@ from hindsight.adapters.postgres.memory_writes import (
     PAST_VALUE,
     RELATE,
     WORKER,
+    held,
     insert_params,
     kept_reason,
     lock_key,
@@ -50,6 +51,7 @@ from hindsight.adapters.postgres.memory_writes import (
     merge_params,
     order_on_key,
     past_value_reason,
+    repeat_of,
     supersedes_reason,
 )
 from hindsight.adapters.postgres.rows import fetch_all, vector_literal
@@ -60,7 +62,7 @@ from hindsight.domain.contradiction import (
     order_contradiction,
 )
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
-from hindsight.domain.text import same_information
+from hindsight.domain.repeat import Held
 
 _MARGIN = 1e-9
 """How far below a threshold ``_Segment._similar_stored`` still keeps a candidate (a matrix product may
@@ -93,7 +95,7 @@ _CLOSE = """WITH q AS MATERIALIZED (
        FROM q JOIN s ON s.agent_id = q.a AND s.layer = q.layer AND s.k = q.k AND s.keyless = q.keyless
                     AND s.ev = q.ev AND s.evp = q.evp
        WHERE (NOT q.ctx OR s.content_hash = q.hash) AND 1 - (s.embedding <=> q.e) >= %(min)s)
-   SELECT r.n, r.id, m.content, m.source, 1 - r.d AS similarity
+   SELECT r.n, r.id, m.content, m.source, m.entities, m.tags, m.metadata, m.occurred_at, 1 - r.d AS similarity
    FROM ranked r JOIN memories m ON m.id = r.id AND m.tenant_id = %(t)s
    WHERE r.r <= %(limit)s"""
 """``_store_one``'s near-duplicate query for every job at once, reading the scope once: the active memories
@@ -249,6 +251,7 @@ class _Segment:
         self._stored: list[_Stored] = []
         self._stored_keys: set[tuple[str, str]] = set()  # (agent, key) of the semantic facts in _stored
         self._touched: set[UUID] = set()  # memories whose status this segment changed
+        self._held: dict[UUID, Held] = {}  # what memories merged into in this segment now hold
         self._close: dict[int, list[dict[str, Any]]] = {}
         self._on_key: dict[int, list[dict[str, Any]]] = {}
         self._conflicting: dict[int, list[dict[str, Any]]] = {}
@@ -369,20 +372,15 @@ class _Segment:
         job, draft = item.job, item.job.draft
         if item.skip is not None:
             return self._record(job, "skipped", job.id, item.skip)
-        nearest = next(
-            (
-                c
-                for c in self._close_candidates(index, job)
-                if c["similarity"] >= self._dedup and same_information(draft.content, c["content"])
-            ),
-            None,
-        )
-        if nearest is not None:
+        nearest, absorbed, not_merged = repeat_of(draft, self._close_candidates(index, job), self._dedup)
+        if nearest is not None and absorbed is not None:
             target = nearest["id"]
-            self._writes.merges.append(merge_params(job, target))
-            self._writes.history.append(merge_history(job, nearest))
+            self._writes.merges.append(merge_params(job, target, absorbed))
+            self._writes.history.append(merge_history(job, nearest, absorbed))
             self._writes.adopt.append((job.id, target))
-            return self._record(job, "merged", target)
+            # a later repeat in the batch sees the memory as this merge leaves it
+            self._held[target] = absorbed.after(held(nearest))
+            return self._record(job, "merged", target, absorbed.reason(target))
 
         replaced = self._facts_to_replace(index, job)
         # the fact this write is a past value of: the one on its key, or a later contradicting fact
@@ -468,6 +466,7 @@ class _Segment:
         self._writes.history.append(HistoryRow(job.id, "created"))
         if holder is not None:
             self._supersede(holder["id"], job.id, holder["since"], holder.get("why", PAST_VALUE))
+        reason = "; ".join(r for r in (not_merged, reason) if r) or None
         result = self._record(job, "stored", job.id, reason)
         return result.model_copy(update={"open_conflicts": open_}) if open_ else result
 
@@ -511,8 +510,11 @@ class _Segment:
                 continue
             similarity = self._similarity(index, s.index)
             if similarity >= self._dedup:
-                extra.append({"id": s.id, "content": d.content, "source": d.source, "similarity": similarity})
-        return _nearest(rows + extra, DEDUP_CANDIDATES)
+                row = {"id": s.id, "content": d.content, "source": d.source, "similarity": similarity}
+                row |= {"entities": d.entities, "tags": list(d.tags), "metadata": d.metadata}
+                extra.append(row | {"occurred_at": d.event_at})
+        rows = [r | _columns(self._held[r["id"]]) if r["id"] in self._held else r for r in rows + extra]
+        return _nearest(rows, DEDUP_CANDIDATES)
 
     def _facts_to_replace(self, index: int, job: WriteJob) -> list[dict[str, Any]]:
         """``memory_writes._facts_to_replace`` (every active fact on the key, newest first) for a job
@@ -615,6 +617,11 @@ class _Segment:
                 },
             )
         self._writes = _Writes()
+
+
+def _columns(held: Held) -> dict[str, Any]:
+    """A candidate row's columns as ``held`` has them (a memory merged into earlier in the segment)."""
+    return {"entities": held.entities, "tags": held.tags, "metadata": held.metadata}
 
 
 def _nearest(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
