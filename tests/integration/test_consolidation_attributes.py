@@ -9,12 +9,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from psycopg.types.json import Jsonb
 
+from hindsight.adapters.postgres.rows import tenant_transaction
 from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
-from tests.integration.test_maintenance import _container, _step
+from tests.integration.test_consolidation_truth import _old_rule_summary
+from tests.integration.test_maintenance import _container, _insert, _rows, _step
 from tests.support import drain, mcp_client
 
 pytestmark = pytest.mark.integration
@@ -98,3 +101,45 @@ async def test_a_summary_carries_its_members_entities_metadata_and_sharing(
         assert summary["shared_with"] == ["beta"]
         assert sorted(summary["tags"]) == ["t0", "t1", "t2"]
         assert [h["id"] for h in await _search(client, "beta")] == [summary["id"]]
+
+
+@pytest.mark.anyio
+async def test_a_rule_4_summary_of_members_with_other_entities_is_undone(
+    stack: LocalStack, tenant: str
+) -> None:
+    """Stores consolidated under rule 4 get back the members whose entities the summary hid; a rule 4
+    summary that carries its members' entities is kept and marked checked."""
+    old = datetime.now(UTC) - 30 * DAY  # outside the window: only the re-check can touch these
+    async with _container(stack) as c:
+        orders = [
+            await _insert(
+                c, tenant, TEXT, created_at=old, occurred_at=old, entities=Jsonb({"order_id": f"A-{n}"})
+            )
+            for n in (1, 2, 3)
+        ]
+        bad = await _old_rule_summary(c, tenant, f"3 similar events on 2026-10-01: {TEXT}", orders, rule=4)
+        alike = [
+            await _insert(
+                c, tenant, TEXT, created_at=old, occurred_at=old, entities=Jsonb({"order_id": "A-9"})
+            )
+            for _ in range(3)
+        ]
+        good = await _old_rule_summary(c, tenant, f"3 similar events on 2026-10-01: {TEXT}", alike, rule=4)
+        async with tenant_transaction(c.pool, tenant) as conn:
+            for summary, entities in ((bad, {"order_id": "A-3"}), (good, {"order_id": "A-9"})):
+                await conn.execute(
+                    "UPDATE memories SET entities = %s WHERE id = %s AND tenant_id = %s",
+                    (Jsonb(entities), summary, tenant),
+                )
+        assert c.maintain is not None
+        counts = _step(await c.maintain.run(tenant_id=tenant), "consolidate")
+    assert (counts.get("summaries_undone"), counts.get("restored"), counts.get("summaries_checked")) == (
+        1,
+        3,
+        1,
+    ), counts
+    status = dict(
+        _rows(stack, "SELECT id, status FROM memories WHERE id = ANY(%s)", [bad, good, *orders, *alike])
+    )
+    assert [status[i] for i in (bad, good)] == ["archived", "active"]
+    assert {status[i] for i in orders} == {"active"}

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from hindsight.domain.maintenance import (
+    CONSOLIDATION_RULE,
     STEPS,
     SUMMARY_MAX_VARIANTS,
     ConsolidationPlan,
@@ -266,7 +267,7 @@ def test_the_summary_is_deterministic_and_carries_the_cluster() -> None:
     assert plan.summary_id != other.summary_id
     assert plan.content.startswith(f"3 similar events from {members[0].event_time.date()} to ")
     assert "backup: finished in 12 minutes!" in plan.content
-    assert plan.metadata["consolidation"]["rule"] == 4  # type: ignore[index]
+    assert plan.metadata["consolidation"]["rule"] == CONSOLIDATION_RULE  # type: ignore[index]
     assert plan.importance == 0.7
     assert plan.source == "agent_inferred"
     assert plan.tags == ["db", "ops"]

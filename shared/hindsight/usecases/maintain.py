@@ -34,6 +34,7 @@ from hindsight.domain.maintenance import (
     cluster_episodes,
     find_patterns,
     plan_consolidation,
+    summary_misdescribes_members,
     summary_misrepresents_members,
     summary_quotes_members,
 )
@@ -331,7 +332,8 @@ class Maintain:
     async def _recheck_summaries(self, run: _Run, scope: Scope, counts: Counter[str]) -> bool:
         """Check the scope's summaries of an earlier merge rule (``domain.maintenance.consolidation``): undo
         those that hide a word of a member or stand for members that say different things
-        (``summary_misrepresents_members``) or leave a member's wording unquoted (``summary_quotes_members``),
+        (``summary_misrepresents_members``), leave a member's wording unquoted (``summary_quotes_members``)
+        or do not carry the members' entities, metadata and shared_with (``summary_misdescribes_members``),
         mark the others checked. Runs whether or not the scope
         changed, since these summaries predate the rule; False when the budget ran out first."""
         while True:
@@ -346,6 +348,7 @@ class Maintain:
                         summary.searchable_text, [m.searchable_text for m in members]
                     )
                     or not summary_quotes_members(summary.content, members)
+                    or summary_misdescribes_members(summary, members)
                 ):
                     counts["summaries_undone"] += 1
                     counts["restored"] += await self._store.undo_consolidation(

@@ -43,8 +43,9 @@ Consolidation (``ConsolidationPolicy``, ``cluster_episodes``, ``plan_consolidati
     dates differ are quoted apart. An expression without a certain anchor is quoted as written.
 
 Summaries written under an earlier rule (``CONSOLIDATION_RULE`` absent from their metadata, or lower) are
-checked once (``summary_misrepresents_members``); one that hides a word of a member, or stands for members
-that do not say the same words in the same order, is undone — its members become active again and the
+checked once (``summary_misrepresents_members``, ``summary_misdescribes_members``); one that hides a word
+of a member, stands for members that do not say the same words in the same order, or does not carry its
+members' entities, metadata and shared_with, is undone — its members become active again and the
 summary is archived.
 """
 
@@ -72,14 +73,15 @@ from hindsight.domain.text import information_sequence, information_words
 CONSOLIDATION_COSINE = 0.92
 CONSOLIDATION_MIN_SIZE = 3
 CONSOLIDATION_WINDOW = timedelta(days=7)
-CONSOLIDATION_RULE = 4
+CONSOLIDATION_RULE = 5
 """Version of the merge rule, kept in a summary's metadata (``"rule"``): 1 (absent) merged by cosine alone
 and could hide members' identifiers; 2 merged only events with the same set of words, in any order; 3
 merged only events with the same words in the same order, but compared letters and digits alone ("-5 C"
 = "±5 C" = "5 C") and case-folded identifiers ("aB3xK9" = "AB3XK9"); 4 compares signs and identifiers'
-case too (``domain.text.information_sequence``) and archives only members whose text the summary quotes.
-infra/migrations/021_summary_recheck_signs.sql indexes the summaries of a lower rule: a change of this
-value needs a migration of that index."""
+case too (``domain.text.information_sequence``) and archives only members whose text the summary quotes;
+5 merges only members with the same entities, caller metadata and shared_with, which the summary carries
+(``summary_misdescribes_members``). infra/migrations/024_summary_recheck_attributes.sql indexes the
+summaries of a lower rule: a change of this value needs a migration of that index."""
 SUMMARY_MAX_VARIANTS = 5
 """Distinct member texts quoted in a summary besides the most typical one."""
 SUMMARY_MAX_CHARS = 4000
@@ -251,6 +253,15 @@ def summary_misrepresents_members(summary_text: str, members: Sequence[str]) -> 
     (``summary_hides_members``), or its members are not one event repeated — their texts do not all say
     the same words in the same order (``information_sequence``), as this rule's partitions require."""
     return summary_hides_members(summary_text, members) or len({information_sequence(m) for m in members}) > 1
+
+
+def summary_misdescribes_members(summary: Episode, members: Sequence[Episode]) -> bool:
+    """Whether a summary written under an earlier rule must be undone because it does not describe its
+    members as they are described: their entities, caller metadata or shared_with differ
+    (``_attributes``; rule 4 kept the representative's entities alone, no metadata, no shared_with), or
+    the summary's differ from theirs."""
+    described = {_attributes(ep) for ep in members}
+    return len(described) > 1 or described != {_attributes(summary)}
 
 
 def summary_keeps_members(plan: ConsolidationPlan, cluster: Sequence[Episode]) -> bool:

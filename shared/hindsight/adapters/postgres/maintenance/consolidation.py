@@ -25,7 +25,7 @@ from hindsight.domain.memory import Scope, content_hash
 UNCHECKED_SUMMARY = f"""layer = 'episodic' AND status = 'active' AND metadata ? '{SUMMARY_METADATA_KEY}'
     AND NOT (metadata -> '{SUMMARY_METADATA_KEY}' @> '{{"rule": {CONSOLIDATION_RULE}}}')"""
 """A summary written under an earlier merge rule (no ``rule`` in its metadata, or a lower one): the
-predicate of the partial index ``memories_unchecked_summaries`` (infra/migrations/021), spelt alike so the
+predicate of the partial index ``memories_unchecked_summaries`` (infra/migrations/024), spelt alike so the
 planner uses it."""
 
 
@@ -145,7 +145,7 @@ class PostgresConsolidation:
     async def unchecked_summaries(self, scope: Scope, limit: int) -> list[tuple[Episode, list[Episode]]]:
         """Up to ``limit`` active summaries of the scope written under an earlier merge rule
         (``UNCHECKED_SUMMARY``), each with the members linked to it by ``part_of``. The partial index of
-        schema 021 holds exactly these rows, so a scope without any costs one empty index probe."""
+        schema 024 holds exactly these rows, so a scope without any costs one empty index probe."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             summaries = await fetch_all(
                 conn,
@@ -196,7 +196,7 @@ class PostgresConsolidation:
         superseded) are left alone; the ``part_of`` links stay as the record of what happened."""
         reason = (
             "consolidation undone: the summary did not keep every identifier, number or name, or stood for"
-            " events that differ (the same words in another order)"
+            " events that differ (the same words in another order, or other entities, metadata or sharing)"
         )
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             summary = await fetch_all(
