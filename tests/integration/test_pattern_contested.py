@@ -90,3 +90,28 @@ async def test_an_inference_against_a_stated_fact_is_flagged_with_it(
         flags = {h["memory"]["source"]: h["flags"] for h in found["results"]}
         assert set(flags) == {"user_stated", "agent_inferred"}, found["results"]
         assert all("possible_conflict" in f for f in flags.values()), flags
+
+
+@pytest.mark.anyio
+async def test_an_inference_taken_back_after_it_was_made_is_flagged(
+    stack: LocalStack, server: BackgroundServer, poller: SqsPoller, tenant: str, token: str
+) -> None:
+    """The inference exists when the user takes the preference back: it is linked ``contradicts`` to
+    that episode, and search flags it ``possible_conflict``."""
+    start = (datetime.now(UTC) - 10 * DAY).replace(hour=10, minute=0, second=0, microsecond=0)
+    async with mcp_client(server.url, token) as client:
+        await _episodes(client, start, [AISLE, AISLE, AISLE])
+        await drain(poller)
+        assert (await _patterns(stack, tenant)).get("created") == 1
+        await _episodes(
+            client, start + 5 * DAY, ["I no longer prefer aisle seats on flights, I prefer window seats"]
+        )
+        await drain(poller)
+        await _patterns(stack, tenant)
+        found = await call(
+            client,
+            "memory_search",
+            {"agent_id": AGENT, "query": "seat preference on flights", "layer": "semantic"},
+        )
+        (inferred,) = [h for h in found["results"] if h["memory"]["source"] == "agent_inferred"]
+        assert "possible_conflict" in inferred["flags"], inferred

@@ -393,7 +393,10 @@ class Maintain:
             if not plans:
                 return True
             known = await self._store.statuses(scope, [p.memory_id for p in plans])
-            new = [p for p in plans if p.memory_id not in known]
+            # A preference taken back by a later episode is not inferred (domain.maintenance.patterns).
+            if withheld := sum(1 for p in plans if p.contested_by and p.memory_id not in known):
+                counts["contested"] += withheld
+            new = [p for p in plans if p.memory_id not in known and not p.contested_by]
             if new:
                 texts = [
                     passage_text(MemoryDraft(content=p.content, query=p.query, layer="semantic")) for p in new

@@ -20,7 +20,8 @@ Episodic → semantic (``PatternPolicy``, ``find_patterns``)
     active inference "aisle", unflagged): when an episode later than the pattern's latest evidence
     states a preference that ``domain.contradiction.compare_facts`` finds contradicts it, or may
     (``possible_conflict``: "no longer", a changed value), the pattern is withheld (``contested``) —
-    the latest word of the user is the only evidence of what they prefer now. A contradicting
+    the latest word of the user is the only evidence of what they prefer now; one inferred before that
+    episode is linked ``contradicts`` to it, so recall flags both ``possible_conflict``. A contradicting
     *fact* (a semantic memory) is the store's check when the inference is written (the write path's
     rule: a ``user_stated`` fact is never replaced by an ``agent_inferred`` one; both are linked
     ``contradicts`` and recall flags them ``possible_conflict``).
@@ -89,6 +90,9 @@ class PatternPlan:
     metadata: dict[str, object] = field(default_factory=dict)
     statement: str = ""
     """The lesson or preference it states, as quoted in ``content``: what a fact is compared with."""
+    contested_by: tuple[UUID, ...] = ()
+    """Later episodes that take it back (``contested``): then it is not created, and one created
+    before is linked ``contradicts`` to them, so recall flags it."""
 
 
 _TRAILING = re.compile(r"[\s.!?;:,\"'`)\]]+$")
@@ -129,16 +133,20 @@ def preference_sentences(text: str) -> list[str]:
     ]
 
 
-def contested(statement: str, group: Sequence[Episode], episodes: Sequence[Episode]) -> bool:
-    """Whether an episode of ``episodes`` later than every episode of ``group`` states a preference that
+def contested(statement: str, group: Sequence[Episode], episodes: Sequence[Episode]) -> tuple[UUID, ...]:
+    """The episodes of ``episodes`` later than every episode of ``group`` that state a preference that
     contradicts ``statement``, or may (``compare_facts``: contradiction or possible_conflict)."""
     latest = max(ep.event_time for ep in group)
     members = {ep.id for ep in group}
-    return any(
-        compare_facts(sentence, statement).relation in ("contradiction", "possible_conflict")
+    return tuple(
+        ep.id
         for ep in episodes
-        if ep.event_time > latest and ep.id not in members
-        for sentence in preference_sentences(ep.content)
+        if ep.event_time > latest
+        and ep.id not in members
+        and any(
+            compare_facts(sentence, statement).relation in ("contradiction", "possible_conflict")
+            for sentence in preference_sentences(ep.content)
+        )
     )
 
 
@@ -212,8 +220,6 @@ def find_patterns(scope: Scope, episodes: Sequence[Episode], policy: PatternPoli
         if len(evidence) < policy.min_episodes:
             continue
         said = preference_statement(evidence[0].content) or norm
-        if contested(said, group, stated):
-            continue
         digest = _short_hash(norm)
         statement = evidence[0].dated(said) or norm
         plans.append(
@@ -227,6 +233,7 @@ def find_patterns(scope: Scope, episodes: Sequence[Episode], policy: PatternPoli
                 evidence_ids=tuple(ep.id for ep in evidence),
                 metadata=_span_metadata("preference", evidence),
                 statement=statement,
+                contested_by=contested(said, group, stated),
             )
         )
     return plans

@@ -65,6 +65,10 @@ async def _flag_contradicted_facts(
             )
 
 
+CONTESTED = "a later episode takes this preference back; both kept"
+"""The reason of the ``contradicts`` link from an inferred preference to the episode that contests it."""
+
+
 class PostgresPatterns:
     """The MaintenanceStore port's episodic → semantic step (a part of ``PostgresMaintenanceStore``)."""
 
@@ -148,7 +152,8 @@ class PostgresPatterns:
 
     async def extend_pattern(self, scope: Scope, plan: PatternPlan, now: datetime) -> int:
         """Link new evidence to an existing *active* inferred memory; when there is any, refresh its
-        evidence count and last_verified_at (a history row says so). Returns the links added."""
+        evidence count and last_verified_at (a history row says so). Returns the evidence links added.
+        Links it ``contradicts`` to the later episodes that contest it (``PatternPlan.contested_by``)."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             row = await fetch_one(
                 conn,
@@ -158,6 +163,8 @@ class PostgresPatterns:
             )
             if row is None:
                 return 0
+            for episode in plan.contested_by:  # taken back since: recall flags both possible_conflict
+                await relate_if_new(conn, scope.tenant_id, plan.memory_id, episode, "contradicts", CONTESTED)
             added = await self._link_evidence(conn, scope, plan)
             if added == 0:
                 return 0
