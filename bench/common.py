@@ -278,6 +278,9 @@ class TimedEmbedder:
             self.passage_s += time.perf_counter() - started
             self.passages += len(texts)
 
+    def passage_window(self) -> Any:
+        return self.inner.passage_window()
+
 
 class TimedReader:
     """MemoryReader wrapper timing ``search_candidates`` (the SQL of a search); the rest delegates.

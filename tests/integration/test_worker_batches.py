@@ -256,6 +256,9 @@ class _MalformedFor:
     async def embed_query(self, text: str) -> Vector:
         return await self._inner.embed_query(text)
 
+    def passage_window(self) -> None:
+        return None
+
 
 def _worker(stack: LocalStack, embedder: Any = None) -> WriteJobWorker:
     settings = stack.require_settings()

@@ -117,6 +117,9 @@ class ScriptedStore:
             if (tenant_id, agent_id, p) in self.turns
         }
 
+    async def stored_vectors(self, jobs: Sequence[object]) -> dict[UUID, object]:
+        return {}
+
 
 def memory(content: str = "c", importance: float = 0.5) -> StoredMemory:
     import uuid

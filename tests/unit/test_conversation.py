@@ -86,6 +86,9 @@ class _RecordingEmbedder:
         self.texts.extend(texts)
         return [[1.0, 0.0, 0.0, 0.0] for _ in texts]
 
+    def passage_window(self) -> None:
+        return None
+
 
 def _job(content: str, turn: int | None, context: str | None = None, conversation: str = "chat") -> WriteJob:
     draft = MemoryDraft(

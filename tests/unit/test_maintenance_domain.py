@@ -487,6 +487,9 @@ class NoEmbedder:
     async def embed_query(self, text: str) -> list[float]:
         raise AssertionError("no embedding expected")
 
+    def passage_window(self) -> None:
+        return None
+
 
 class Sessions:
     def __init__(self) -> None:

@@ -5,14 +5,20 @@ recall hint (``passage_text``); later chunks are embedded as they are."""
 
 from __future__ import annotations
 
-from hindsight.domain.chunking import chunk_text
+from hindsight.domain.chunking import TokenWindow, chunk_text
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.text import passage_text
 
 
-def first_passage(content: str, *, query: str | None = None, context: str | None = None) -> str:
-    """The text of a memory's own vector (chunk 0)."""
-    first = chunk_text(content)[0] if content else content
+def first_passage(
+    content: str,
+    *,
+    query: str | None = None,
+    context: str | None = None,
+    window: TokenWindow | None = None,
+) -> str:
+    """The text of a memory's own vector (chunk 0); ``window``: the embedder's (``chunk_text``)."""
+    first = chunk_text(content, window=window)[0] if content else content
     fields: dict[str, object] = {"content": first, "query": query}
     if "context" in MemoryDraft.model_fields:
         fields["context"] = context

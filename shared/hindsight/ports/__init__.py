@@ -23,6 +23,7 @@ from hindsight.ports.memory_store import (
     MemoryEditor,
     MemoryReader,
     MemoryWriter,
+    StoredVectors,
 )
 from hindsight.ports.observability import Metrics
 from hindsight.ports.queues import (
@@ -83,6 +84,7 @@ __all__ = [
     "SessionDecision",
     "SessionLister",
     "SessionSequence",
+    "StoredVectors",
     "StuckWorkSweeper",
     "TokenCounter",
     "Vector",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from hindsight.domain.chunking import TokenWindow
+
 Vector = list[float]
 
 
@@ -26,3 +28,9 @@ class Embedder(Protocol):
         ...
 
     async def embed_query(self, text: str) -> Vector: ...
+
+    def passage_window(self) -> TokenWindow | None:
+        """The model's token window for passages (its tokenizer's count and the tokens one pass reads),
+        which chunking keeps every chunk within; None when the model has none to keep (chunks are then
+        cut by characters only)."""
+        ...

@@ -22,6 +22,7 @@ from hindsight.domain.memory import (
     SearchRequest,
     StoredMemory,
     StoreResult,
+    WriteJob,
 )
 from hindsight.ports.embedding import Vector
 
@@ -131,6 +132,16 @@ class AccessLog(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class StoredVectors:
+    """The vectors the write path computed for a stored memory: its own (chunk 0's) and its later chunks'
+    (text, vector), in order."""
+
+    memory_id: UUID
+    embedding: Vector
+    chunks: list[tuple[str, Vector]]
+
+
 class MemoryWriter(Protocol):
     """The worker's side: turns write jobs into rows, exactly once per job id."""
 
@@ -160,6 +171,12 @@ class MemoryWriter(Protocol):
     ) -> dict[tuple[str, int, int], str]:
         """The content of the active turns stored at these (conversation, session, turn) positions of the
         agent; positions with nothing stored are left out."""
+        ...
+
+    async def stored_vectors(self, jobs: Sequence[WriteJob]) -> dict[UUID, StoredVectors]:
+        """For jobs whose exact text (content, context, recall hint) the write path already embedded for
+        a memory of the same tenant and agent, that memory's vectors (job id → vectors): the vectors are a
+        function of the texts, so an exact repeat needs no model time. Jobs without one are left out."""
         ...
 
 

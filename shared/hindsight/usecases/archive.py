@@ -267,7 +267,10 @@ class ImportMemories:
             if missing:
                 texts = [
                     first_passage(
-                        r["row"]["content"], query=r["row"].get("query"), context=r["row"].get("context")
+                        r["row"]["content"],
+                        query=r["row"].get("query"),
+                        context=r["row"].get("context"),
+                        window=self._embedder.passage_window(),
                     )
                     if kind == "memory"
                     else r["row"]["content"]

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from hindsight.domain.chunking import TokenWindow
 from hindsight.domain.embedding_text import first_passage
 from hindsight.domain.errors import InvalidInput
 from hindsight.ports import (
@@ -47,10 +48,11 @@ class ReembedReport(BaseModel):
     nothing_to_do: bool = False
 
 
-def text_of(row: PendingEmbedding) -> str:
-    """What a pending row's new vector is computed from: the write path's recipe."""
+def text_of(row: PendingEmbedding, window: TokenWindow | None = None) -> str:
+    """What a pending row's new vector is computed from: the write path's recipe (``window``: the
+    target embedder's; the stored later chunks keep the cuts they were written with)."""
     if row.chunk_no == 0:
-        return first_passage(row.content, query=row.query, context=row.context)
+        return first_passage(row.content, query=row.query, context=row.context, window=window)
     return row.content
 
 
@@ -66,7 +68,8 @@ class Reembed:
         return await self._store.state()
 
     async def _embed(self, rows: Sequence[PendingEmbedding]) -> list[tuple[PendingEmbedding, list[float]]]:
-        vectors = await self._target.embed_passages([text_of(r) for r in rows])
+        window = self._target.passage_window()
+        vectors = await self._target.embed_passages([text_of(r, window) for r in rows])
         for vector in vectors[:1]:
             if len(vector) != self._target.dim:
                 raise InvalidInput(

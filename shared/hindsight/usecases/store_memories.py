@@ -13,7 +13,7 @@ from hindsight.domain.limits import MAX_SHORT_TEXT_CHARS
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.relative_time import with_inferred_time
 from hindsight.domain.text import is_short_reply, passage_text
-from hindsight.ports import ConflictJudge, Embedder, MemoryWriter, Metrics
+from hindsight.ports import ConflictJudge, Embedder, MemoryWriter, Metrics, Vector
 from hindsight.usecases.reflect import ShouldRemember
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,8 @@ class StoreMemories:
         A job without occurred_at whose content says when ("yesterday", 上周二) gets it, measured from its
         acknowledgement (``domain.relative_time``).
         Short conversation replies are embedded with the turn they answer (``_with_answered_turns``).
-        Raises whatever the embedder raises."""
+        An exact repeat of a stored write's texts takes that memory's vectors (``_known_vectors``).
+        Raises whatever the embedder or the store raises."""
         jobs = [j.model_copy(update={"draft": with_inferred_time(j.draft, j.submitted_at)}) for j in jobs]
         jobs = await self._with_answered_turns(jobs)
         skips: dict[int, str] = {}
@@ -98,20 +99,25 @@ class StoreMemories:
                     triggers = ", ".join(verdict.rules.triggers) or "none"
                     skips[index] = f"not worth remembering ({verdict.decided_by}; triggers: {triggers})"
         pieces: list[list[str]] = []
+        window = self._embedder.passage_window()  # every chunk within the model's window
         for index, job in enumerate(jobs):
             if index in skips:
                 pieces.append([])
                 continue
-            chunks = chunk_text(job.draft.content)
+            chunks = chunk_text(job.draft.content, window=window)
             # context and recall hint go with the first chunk
             chunks[0] = passage_text(job.draft.model_copy(update={"content": chunks[0]}))
             pieces.append(chunks)
-        flat = [text for chunks in pieces for text in chunks]
+        known = await self._known_vectors(jobs, pieces)
+        flat = [text for index, chunks in enumerate(pieces) if index not in known for text in chunks]
         vectors = await self._embedder.embed_passages(flat) if flat else []
         prepared, at = [], 0
         for index, (job, chunks) in enumerate(zip(jobs, pieces, strict=True)):
             if index in skips:
                 prepared.append(PreparedWrite(job=job, embedding=[], skip=skips[index]))
+                continue
+            if index in known:
+                prepared.append(PreparedWrite(job=job, embedding=known[index][0], chunks=known[index][1]))
                 continue
             vecs = vectors[at : at + len(chunks)]
             at += len(chunks)
@@ -119,6 +125,24 @@ class StoreMemories:
                 PreparedWrite(job=job, embedding=vecs[0], chunks=list(zip(chunks[1:], vecs[1:], strict=True)))
             )
         return prepared
+
+    async def _known_vectors(
+        self, jobs: Sequence[WriteJob], pieces: Sequence[list[str]]
+    ) -> dict[int, tuple[Vector, list[tuple[str, Vector]]]]:
+        """Jobs (by index) whose exact texts the write path has embedded already (an identical repeat):
+        that memory's vectors, when its chunks are the texts this job's content is cut into now, so the
+        store decides on exactly the vectors the model would give (new-user trial F2: a repeat of a
+        32,000-emoji write spent ~10 minutes in the model only to end ``merged``)."""
+        wanted = [i for i, chunks in enumerate(pieces) if chunks]
+        if not wanted:
+            return {}
+        found = await self._writer.stored_vectors([jobs[i] for i in wanted])
+        known: dict[int, tuple[Vector, list[tuple[str, Vector]]]] = {}
+        for index in wanted:
+            stored = found.get(jobs[index].id)
+            if stored is not None and [text for text, _ in stored.chunks] == pieces[index][1:]:
+                known[index] = (stored.embedding, stored.chunks)
+        return known
 
     async def commit(self, prepared: Sequence[PreparedWrite]) -> list[StoreResult]:
         """Store prepared jobs; one result per job, in order (failed ones are not recorded). Open

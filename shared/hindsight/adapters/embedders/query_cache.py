@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from hindsight.domain.chunking import TokenWindow
 from hindsight.ports import Embedder, Vector
 
 
@@ -41,3 +42,6 @@ class CachedQueryEmbedder:
         if len(self._cache) > self._size:
             self._cache.popitem(last=False)
         return vector
+
+    def passage_window(self) -> TokenWindow | None:
+        return self._inner.passage_window()

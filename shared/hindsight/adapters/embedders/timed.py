@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from hindsight.domain.chunking import TokenWindow
 from hindsight.ports import Embedder, Metrics, Vector
 
 
@@ -40,3 +41,6 @@ class TimedEmbedder:
         vector = await self._inner.embed_query(text)
         self._metrics.timing("QueryEmbeddingLatency", (time.perf_counter() - started) * 1000)
         return vector
+
+    def passage_window(self) -> TokenWindow | None:
+        return self._inner.passage_window()

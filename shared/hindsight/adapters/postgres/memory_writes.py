@@ -57,6 +57,7 @@ from hindsight.domain.errors import Unavailable
 from hindsight.domain.memory import MemoryDraft, OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
 from hindsight.domain.repeat import Absorbed, Held, absorb
 from hindsight.domain.text import entity_terms, same_information
+from hindsight.ports import StoredVectors
 
 log = logging.getLogger(__name__)
 WORKER = "worker"
@@ -169,6 +170,12 @@ class PostgresMemoryWriter:
             )
             for r in rows
         }
+
+    async def stored_vectors(self, jobs: Sequence[WriteJob]) -> dict[UUID, StoredVectors]:
+        """See ``MemoryWriter.stored_vectors`` (``adapters.postgres.stored_vectors``)."""
+        from hindsight.adapters.postgres.stored_vectors import stored_vectors
+
+        return await stored_vectors(self._pool, jobs)
 
     async def turn_contents(
         self, tenant_id: str, agent_id: str, positions: Sequence[tuple[str, int, int]]
