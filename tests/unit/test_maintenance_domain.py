@@ -15,6 +15,7 @@ import pytest
 
 from hindsight.domain.maintenance import (
     CONSOLIDATION_RULE,
+    CONTEST_SENTENCES,
     STEPS,
     SUMMARY_MAX_VARIANTS,
     ConsolidationPlan,
@@ -27,6 +28,7 @@ from hindsight.domain.maintenance import (
     PatternPolicy,
     SessionSweep,
     cluster_episodes,
+    contested,
     decay_anchor,
     decay_step,
     decayed_importance,
@@ -638,3 +640,21 @@ def test_a_summary_archives_only_members_whose_wording_it_quotes() -> None:
     plan = plan_consolidation(SCOPE, six)
     assert plan is not None
     assert summary_quotes_members(plan.content, six)
+
+
+def test_a_preference_is_contested_only_by_later_sentences_and_within_the_bound() -> None:
+    """``contested``: a later "no longer" contests the pattern, an earlier one does not; at most
+    ``CONTEST_SENTENCES`` distinct later sentences are compared, the most recent first."""
+    t0 = datetime(2026, 11, 20, 10, tzinfo=UTC)
+
+    def ep(text: str, hours: int) -> Episode:
+        return Episode(id=uuid.uuid4(), content=text, event_time=t0 + timedelta(hours=hours), importance=0.5)
+
+    group = [ep("I prefer aisle seats on flights", h) for h in (0, 1, 2)]
+    back = "I no longer prefer aisle seats on flights, I prefer window seats"
+    earlier, later = ep(back, -1), ep(back, 3)
+    statement = "I prefer aisle seats on flights"
+    assert contested(statement, group, [*group, earlier, later]) == (later.id,)
+    noise = [ep(f"I prefer meeting room {n} for reviews", 10 + n) for n in range(CONTEST_SENTENCES)]
+    assert contested(statement, group, [*group, later, *noise]) == ()  # past the bound: not read
+    assert contested(statement, group, [*group, later, *noise[1:]]) == (later.id,)

@@ -60,6 +60,7 @@ from hindsight.domain.maintenance.episodes import (
     Episode,
 )
 from hindsight.domain.maintenance.patterns import (
+    CONTEST_SENTENCES,
     PATTERN_MAX_IMPORTANCE,
     PATTERN_MIN_EPISODES,
     PATTERN_MIN_IMPORTANCE,
@@ -67,8 +68,10 @@ from hindsight.domain.maintenance.patterns import (
     PatternKind,
     PatternPlan,
     PatternPolicy,
+    contested,
     find_patterns,
     normalise_statement,
+    preference_sentences,
     preference_statement,
 )
 
@@ -78,6 +81,7 @@ __all__ = [
     "CONSOLIDATION_MIN_SIZE",
     "CONSOLIDATION_RULE",
     "CONSOLIDATION_WINDOW",
+    "CONTEST_SENTENCES",
     "CORE_IMPORTANCE",
     "DECAY_MIN_STEP",
     "EPISODIC_HALF_LIFE",
@@ -107,12 +111,14 @@ __all__ = [
     "SessionSweep",
     "StepName",
     "cluster_episodes",
+    "contested",
     "decay_anchor",
     "decay_step",
     "decayed_importance",
     "find_patterns",
     "normalise_statement",
     "plan_consolidation",
+    "preference_sentences",
     "preference_statement",
     "summary_hides_members",
     "summary_keeps_members",
