@@ -97,6 +97,9 @@ def _held(stack: LocalStack, tenant: str, at: datetime) -> list[str]:
 @example(  # found by this test: a bounded value's end moved before its own continuation (deleted now)
     ops=[("write", 28, 10), ("end", 0, 1), ("write", 22, 10), ("end", 1, 1)]
 )
+@example(  # found by this test: a past value cut by a later one, forgotten (its instants filled), restored
+    ops=[("write", 22, None), ("write", 0, None), ("write", 13, None), ("forget+restore", 2, None)]
+)
 @given(ops=st.lists(OPS, min_size=2, max_size=8))
 async def test_a_keys_timeline_is_what_the_stated_periods_say(
     stack: LocalStack, ops: list[tuple[Any, ...]]

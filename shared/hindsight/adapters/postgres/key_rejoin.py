@@ -151,7 +151,7 @@ async def fill(
         movable = after["resumes"] is not None and after["id"] != hole.left  # never the one that moved
         if movable and root is not None and root["since"] <= reached:
             why = f"holds from where {hole.left} ends now (its start is derived from that value's period)"
-            await start_at(conn, tenant_id, after["id"], after["since"], reached, actor, why)
+            await start_at(conn, tenant_id, after["id"], after["since"], reached, actor, why, hole.left)
             done.append(f"{after['id']} holds again from {reached.isoformat()}")
             reached = hole.end
         if before is not None:  # the value before is a past value of the one after it
@@ -248,14 +248,17 @@ async def start_at(
     start: datetime,
     actor: str,
     why: str,
+    left: UUID | None = None,
 ) -> None:
     """Move a continuation's derived start (``key_resume``) from ``was`` to ``start``, with its history row
-    (``why``)."""
+    (``why``; ``left``: the value whose instants it takes, marked ``REJOINED`` for a restore of it)."""
     await conn.execute(
         "UPDATE memories SET valid_from = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
         (start, memory_id, tenant_id),
     )
-    changes = {"valid_from": {"from": was.isoformat(), "to": start.isoformat()}}
+    changes: dict[str, Any] = {"valid_from": {"from": was.isoformat(), "to": start.isoformat()}}
+    if left is not None:
+        changes[REJOINED] = str(left)
     await record_history(conn, tenant_id, actor, HistoryRow(memory_id, "updated", why, changes))
 
 
@@ -436,8 +439,13 @@ async def restore_as_before(
     if any(prior.get(i) not in ("active", "superseded") for i in ids):
         return None
     others = await fetch_all(conn, _ON_KEY + " FOR UPDATE", params | {"key": memory.key, "not": ids})
+    # the values that took back a piece's instants at its forget (fill) give them back now
+    took = {
+        r["memory_id"] for r in await fetch_all(conn, _TOOK_BACK, (scope.tenant_id, [str(i) for i in ids]))
+    }
     for piece in pieces:
-        if any(_overlap((piece["since"], piece["until"]), (o["since"], o["until"])) for o in others):
+        period = (piece["since"], piece["until"])
+        if any(_overlap(period, (o["since"], o["until"])) for o in others if o["id"] not in took):
             return None
     for piece in pieces:
         await conn.execute(
@@ -454,7 +462,34 @@ async def restore_as_before(
         for i in ids
     ]
     await record_history(conn, scope.tenant_id, actor, *rows)
+    for piece in pieces:
+        if prior[piece["id"]] in ("active", "superseded"):
+            for other in (o for o in others if o["id"] in took):
+                if _overlap((piece["since"], piece["until"]), (other["since"], other["until"])):
+                    await _give_back(conn, scope.tenant_id, piece, other, actor)
     return [p | {"status": prior[p["id"]]} for p in pieces]
+
+
+_TOOK_BACK = """SELECT DISTINCT memory_id FROM memory_history
+   WHERE tenant_id = %s AND changes->>'rejoined' = ANY(%s::text[])"""
+"""The memories that took back instants one of some values held (``REJOINED`` history rows)."""
+
+
+async def _give_back(
+    conn: AsyncConnection, tenant_id: str, piece: dict[str, Any], other: dict[str, Any], actor: str
+) -> None:
+    """``other`` took ``piece``'s instants when it was forgotten (``fill``); ``piece`` is restored: a value
+    that began before it ends where it begins and, when it held past its end, holds again after it
+    (``key_resume.resume_after``); a continuation that began inside it begins where it ends."""
+    if other["since"] < piece["since"]:
+        await supersede(conn, tenant_id, piece["id"], other["id"], piece["since"], PAST_VALUE, actor)
+        if piece["until"] is not None and _until(other["until"]) > piece["until"]:
+            interrupted = [{"id": other["id"], "status": other["status"], "until": other["until"]}]
+            await resume_after(conn, tenant_id, piece["id"], interrupted, actor)
+    elif piece["until"] is not None and _until(other["until"]) > piece["until"]:
+        why = f"{piece['id']} holds again until {piece['until'].isoformat()} (restored)"
+        await start_at(conn, tenant_id, other["id"], other["since"], piece["until"], actor, why)
+        await supersede(conn, tenant_id, other["id"], piece["id"], piece["until"], PAST_VALUE, actor)
 
 
 def pieces_note(pieces: Sequence[dict[str, Any]]) -> str:
