@@ -549,6 +549,21 @@ def test_an_ingest_line_whose_period_would_end_before_its_start_is_refused_up_fr
     assert _queued_messages(stack) == before
 
 
+def test_ingest_names_a_nul_character_as_memory_write_does(cli: Any, tenant: str, tmp_path: Path) -> None:
+    """Trial F9: content "\u0000" was "control or surrogate character U+0000 is not allowed" from
+    memory_write and "must not be blank (it holds only invisible characters…)" from ``ingest``: one
+    wording, without pydantic's "Value error, " prefix."""
+    path = tmp_path / "nul.jsonl"
+    path.write_text('{"content":"\\u0000"}\n{"content":"x\\u0000"}\n')
+    result = cli("ingest", str(path), "--tenant", tenant, "--json")
+    assert result.exit_code == 1, result.output
+    output = " ".join(result.output.split())
+    assert "line 1: content: control or surrogate character U+0000 is not allowed" in output, output
+    assert "line 2: content: control or surrogate character U+0000 is not allowed" in output, output
+    assert "must not be blank" not in output
+    assert "Value error" not in output
+
+
 def test_ingest_wait_stops_waiting_when_no_job_gets_a_result(cli: Any, tenant: str, tmp_path: Path) -> None:
     """A job that never gets a result (in the dead-letter queue; here: no worker runs) no longer keeps
     ``ingest --wait`` waiting for ever: it stops after --wait-timeout seconds without progress, exit 1."""

@@ -166,10 +166,11 @@ def _line_key(agent_id: str | None, payload: dict[str, Any]) -> str:
 
 
 def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
-    """(dotted field, message) of a validation error's first entry."""
+    """(dotted field, message) of a validation error's first entry, worded as the MCP tools word it
+    (without pydantic's "Value error, " prefix)."""
     err = exc.errors()[0]
     field = ".".join(str(p) for p in err["loc"])
-    return (f"{prefix}{field}" if field else prefix.rstrip(": ")), err["msg"]
+    return (f"{prefix}{field}" if field else prefix.rstrip(": ")), err["msg"].removeprefix("Value error, ")
 
 
 def items_from_jsonl(lines: Iterable[str], *, now: datetime | None = None) -> list[IngestItem]:

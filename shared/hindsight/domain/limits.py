@@ -100,9 +100,12 @@ def _refuse_blank(value: Any) -> Any:
     """A non-empty string of whitespace only, refused as blank before stripping makes it "" (pydantic
     would say "String should have at least 1 character" of a 3-character string); so is one with no
     visible character at all ("\u200b\u200b", "\ufeff", a lone combining accent): nothing to read,
-    embed or search."""
+    embed or search. A control, surrogate or noncharacter is refused as such (``_clean_text``) first."""
     if not isinstance(value, str) or not value:
         return value
+    # a refused character is named first, as the MCP argument check names it (trial F9: "\u0000" was
+    # "control … U+0000" there and "must not be blank" from `hindsight ingest`)
+    _clean_text(value)
     if not value.strip():
         raise PydanticCustomError("blank", "must not be blank (it is whitespace only)")
     if all(
