@@ -155,8 +155,36 @@ def test_write_waits_for_the_worker_and_search_shows_every_score(
 def test_write_without_a_worker_says_it_is_still_queued(cli: Any, tenant: str, poller: SqsPoller) -> None:
     result = cli("write", "a note nobody stores yet", "--tenant", tenant, "--timeout-s", "0.5")
     assert result.exit_code == 1
-    assert "still queued" in result.output
+    output = " ".join(result.output.split())
+    assert "still queued" in output
+    assert "waiting and none in progress: is a worker running?" in output, output
     poller.drain(timeout_s=30)
+
+
+def test_write_that_waits_behind_a_busy_worker_says_so(
+    cli: Any, stack: LocalStack, tenant: str, poller: SqsPoller
+) -> None:
+    """Trial F5: ``write`` gave up after 30 s with "is a worker running?" while the worker was alive and
+    busy with a long write. A job in progress (received, not yet deleted: here taken by the test, as a
+    worker holds the one it embeds) makes it say that a worker is busy, with the queue's depth."""
+    assert stack.queues is not None
+    sqs = stack.sqs_client()
+    poller.drain(timeout_s=30)
+    cli("write", "the long write a worker is embedding", "--tenant", tenant, "--no-wait")
+    held = sqs.receive_message(QueueUrl=stack.queues.writes, MaxNumberOfMessages=1, VisibilityTimeout=120)
+    try:
+        assert len(held.get("Messages", [])) == 1
+        result = cli("write", "a note behind it", "--tenant", tenant, "--timeout-s", "0.5")
+    finally:
+        for message in held.get("Messages", []):
+            sqs.change_message_visibility(
+                QueueUrl=stack.queues.writes, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
+            )
+        poller.drain(timeout_s=30)
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())
+    assert "still queued after 0.5 s: a worker is busy: 1 job(s) in progress, 1 waiting" in output, output
+    assert "is a worker running" not in output
 
 
 def test_write_says_what_redaction_replaced(cli: Any, tenant: str, poller: SqsPoller) -> None:

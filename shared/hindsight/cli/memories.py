@@ -43,6 +43,40 @@ def _status(memory: Any) -> str:
     return f"{memory.status}{successor}"
 
 
+async def _write_queue_depths(settings: Any) -> tuple[int, int] | None:
+    """(waiting, in progress) jobs on the write queues (both lanes), as SQS approximates them; None when
+    they cannot be read."""
+    from hindsight.adapters.sqs_queue import sqs_client
+    from hindsight.adapters.sqs_stats import SqsQueueStats
+    from hindsight.domain.errors import Unavailable
+
+    stats = SqsQueueStats(
+        sqs_client(settings.aws_region, settings.aws_endpoint_url),
+        {"writes": settings.write_queue_url, "bulk writes": settings.bulk_queue_url},
+    )
+    try:
+        depths = await stats.depths()
+    except Unavailable:
+        return None
+    waiting = sum(int(d["visible"] or 0) + int(d["delayed"] or 0) for d in depths)  # type: ignore[call-overload]
+    return waiting, sum(int(d["in_flight"] or 0) for d in depths)  # type: ignore[call-overload]
+
+
+def still_queued(depths: tuple[int, int] | None) -> str:
+    """Why a write waited in vain, as far as the write queues tell (trial F5: "is a worker running?" was
+    said of a worker busy with a long write): jobs in progress mean a worker is busy; none in progress
+    with jobs waiting, that no worker is taking them."""
+    if depths is None:
+        return "the write queues could not be read; is a worker running? (`hindsight run` runs one)"
+    waiting, busy = depths
+    if busy:
+        return (
+            f"a worker is busy: {busy} job(s) in progress, {waiting} waiting (this one among them); "
+            "it is stored when its turn comes (`--timeout-s` waits longer)"
+        )
+    return f"{waiting} job(s) waiting and none in progress: is a worker running? (`hindsight run` runs one)"
+
+
 def write(
     content: Annotated[str, typer.Argument(help="What to remember.")],
     tenant: Tenant = DEFAULT_TENANT,
@@ -94,7 +128,7 @@ def write(
         message = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         fail(message, as_json=as_json, error={"field": errors[0]["field"], "errors": errors})
 
-    async def body(container: Any) -> tuple[Any, Any]:
+    async def body(container: Any) -> tuple[Any, Any, tuple[int, int] | None]:
         if container.remember is None:
             from hindsight.domain.errors import ConfigurationError
 
@@ -107,9 +141,11 @@ def write(
             if status.status != "queued" or time.monotonic() > deadline:
                 break
             await asyncio.sleep(0.2)
-        return ack, status
+        stuck = status is not None and status.status == "queued"
+        depths = await _write_queue_depths(container.settings) if stuck else None
+        return ack, status, depths
 
-    ack, status = run_or_exit(lambda: with_container(data_dir, body), as_json=as_json)
+    ack, status, depths = run_or_exit(lambda: with_container(data_dir, body), as_json=as_json)
     state = status.status if status is not None else "queued"
     # what redaction replaced, as memory_write says it (an operator's write is never importance-capped)
     changed = ack.model_dump(mode="json", include={"redacted"}, exclude_none=True)
@@ -128,9 +164,7 @@ def write(
         if "redacted" in changed:
             err_console.print(f"[yellow]redacted before storing:[/] {', '.join(changed['redacted'])}")
     if wait and state == "queued":
-        err_console.print(
-            f"[yellow]still queued after {timeout_s:g} s:[/] is a worker running? (`hindsight run` runs one)"
-        )
+        err_console.print(f"[yellow]still queued after {timeout_s:g} s:[/] {still_queued(depths)}")
         raise typer.Exit(1)
     if state == "failed":
         raise typer.Exit(1)
