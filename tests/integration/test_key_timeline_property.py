@@ -100,6 +100,9 @@ def _held(stack: LocalStack, tenant: str, at: datetime) -> list[str]:
 @example(  # found by this test: a past value cut by a later one, forgotten (its instants filled), restored
     ops=[("write", 22, None), ("write", 0, None), ("write", 13, None), ("forget+restore", 2, None)]
 )
+@example(  # found by this test: a split value given the end it already held until (its cut)
+    ops=[("write", 17, 4), ("write", 19, 1), ("end", 0, 2)]
+)
 @given(ops=st.lists(OPS, min_size=2, max_size=8))
 async def test_a_keys_timeline_is_what_the_stated_periods_say(
     stack: LocalStack, ops: list[tuple[Any, ...]]

@@ -309,7 +309,7 @@ async def shortened(
     end = memory.valid_to
     assert end is not None
     assert memory.key is not None
-    await _cut_pieces(conn, scope, memory, end, actor)
+    await cut_pieces(conn, scope, memory, end, actor)
     hole = Hole(memory.id, end, was, memory.status == "active")
     if not await fill(conn, scope.tenant_id, scope.agent_id, memory.key, hole, [memory.id], actor):
         where: dict[str, Any] = {"t": scope.tenant_id, "a": scope.agent_id, "key": memory.key}
@@ -345,15 +345,18 @@ _CONTINUATIONS = """WITH RECURSIVE down(id) AS (
 """The live continuations of a memory (and of its continuations) that hold past an instant, latest first."""
 
 
-async def _cut_pieces(
+async def cut_pieces(
     conn: AsyncConnection, scope: Scope, memory: StoredMemory, end: datetime, actor: str
-) -> None:
-    """The continuations of ``memory`` (its end just moved earlier, to ``end``) hold nothing past ``end``:
-    one that begins there or later is deleted (derived data), one that runs past it ends there; the
-    instants they gave up go back as any hole (``fill``)."""
+) -> int:
+    """The continuations of ``memory`` (its stated end just moved earlier, to ``end``) hold nothing past
+    ``end``: one that begins there or later is deleted (derived data), one that runs past it ends there;
+    the instants they gave up go back as any hole (``fill``). How many there were. (Also when the stored
+    end does not move: a split value given the end it already held until keeps no continuation after
+    it.)"""
     assert memory.key is not None
     params = {"t": scope.tenant_id, "resumes": RESUMES_METADATA_KEY, "id": memory.id, "end": end}
-    for piece in await fetch_all(conn, _CONTINUATIONS, params):
+    pieces = await fetch_all(conn, _CONTINUATIONS, params)
+    for piece in pieces:
         if piece["since"] >= end:
             hole = Hole(piece["id"], piece["since"], piece["until"], piece["status"] == "active")
             await conn.execute(
@@ -372,6 +375,7 @@ async def _cut_pieces(
                 conn, scope.tenant_id, actor, HistoryRow(piece["id"], "updated", why, changes)
             )
         await fill(conn, scope.tenant_id, scope.agent_id, memory.key, hole, [memory.id, piece["id"]], actor)
+    return len(pieces)
 
 
 async def started_later(

@@ -48,6 +48,7 @@ from hindsight.adapters.postgres.conflicts import supersede
 from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.key_rejoin import (
+    cut_pieces,
     end_before_cuts,
     pieces_note,
     restore_as_before,
@@ -523,6 +524,11 @@ class PostgresMemoryEditor:
                 sets.append(sql.SQL("last_verified_at = now()"))
                 diff["verified"] = True
             if not diff:  # every value given is the one it has: no change, no history, same version
+                end = current.valid_to
+                stated = changes.valid_to is not None and end is not None and _keyed_value(current)
+                # the end it already held until, stated now: no continuation of it after that
+                if stated and end is not None and await cut_pieces(conn, scope, current, end, actor):
+                    return EditedMemory(await _reload(conn, memory_id), current.version)
                 return EditedMemory(current, current.version)
             await conn.execute(
                 sql.SQL("UPDATE memories SET {} WHERE id = %(id)s AND tenant_id = %(t)s").format(
