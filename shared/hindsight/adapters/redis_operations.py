@@ -97,9 +97,14 @@ class RedisOperationLog:
             if body is not None and (agent_id is None or _agent_of(body) == agent_id)
         }
 
-    async def older_than(self, seconds: float, limit: int = 500) -> list[tuple[str, UUID, str, int]]:
-        """(tenant, id, job JSON, attempts) of jobs queued more than ``seconds`` ago."""
-        members = await self._client.zrangebyscore(self._queued, 0, time.time() - seconds, start=0, num=limit)
+    async def older_than(
+        self, seconds: float, limit: int = 500, offset: int = 0
+    ) -> list[tuple[str, UUID, str, int]]:
+        """(tenant, id, job JSON, attempts) of jobs queued more than ``seconds`` ago, oldest first, at most
+        ``limit`` after the first ``offset``."""
+        members = await self._client.zrangebyscore(
+            self._queued, 0, time.time() - seconds, start=offset, num=limit
+        )
         out = []
         for member in members:
             tenant_id, _, job_id = (member.decode() if isinstance(member, bytes) else member).rpartition(":")

@@ -202,8 +202,8 @@ class LocalStack:
                 sweeper = container.sweeper
                 if sweeper is None:
                     return 0
-                # Everything queued before now. A page is at most 500 jobs; a re-enqueued job is
-                # re-scored at its new enqueue time, after the cutoff, so the loop ends.
+                # Everything queued before now. A sweep reads the whole log before its cutoff; a
+                # re-enqueued job is re-scored at its new enqueue time, after the cutoff, so the loop ends.
                 cutoff = time.time()
                 total = 0
                 while (count := await sweeper.sweep(timedelta(seconds=max(0.0, time.time() - cutoff)))) > 0:

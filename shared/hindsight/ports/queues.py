@@ -40,8 +40,11 @@ class OperationLog(Protocol):
         Raises Unavailable when the log cannot be read."""
         ...
 
-    async def older_than(self, seconds: float, limit: int = 500) -> list[tuple[str, UUID, str, int]]:
-        """(tenant, id, job JSON, attempts) queued more than ``seconds`` ago."""
+    async def older_than(
+        self, seconds: float, limit: int = 500, offset: int = 0
+    ) -> list[tuple[str, UUID, str, int]]:
+        """(tenant, id, job JSON, attempts) queued more than ``seconds`` ago, oldest first: at most ``limit``
+        of them, after skipping the first ``offset``."""
         ...
 
     async def requeued(self, tenant_id: str, job_id: UUID) -> None: ...

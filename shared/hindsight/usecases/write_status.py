@@ -20,6 +20,8 @@ log = logging.getLogger(__name__)
 StatusName = Literal["queued", "stored", "merged", "skipped", "failed", "deleted", "unknown"]
 MAX_SWEEP_ATTEMPTS = 5
 """After this many deliveries a job is left to the dead-letter queue and the operators."""
+SWEEP_PAGE = 500
+"""Entries of the operation log the sweep reads at a time."""
 
 
 class WriteStatus(BaseModel):
@@ -109,26 +111,40 @@ class SweepStuckWork:
         self._queue = queue
 
     async def sweep(self, older_than: timedelta) -> int:
-        """Returns how many jobs were re-enqueued."""
+        """Returns how many jobs were re-enqueued.
+
+        Reads the log page by page until it has seen every job queued before ``older_than``: entries that
+        stay (a job given up after ``MAX_SWEEP_ATTEMPTS``) are stepped over, so however many of them pile
+        up, a job lost after them is still found (one page once held only finished or given-up entries,
+        and the sweep answered 0 while lost work waited behind them)."""
         requeued = 0
-        for tenant_id, job_id, body, attempts in await self._operations.older_than(
-            older_than.total_seconds()
-        ):
-            if (await self._writer.write_results(tenant_id, [job_id])).get(job_id) is not None:
-                await self._operations.done(tenant_id, [job_id])
-                continue
-            if attempts >= MAX_SWEEP_ATTEMPTS:
-                log.error(
-                    "job %s (tenant %s) still not processed after %d deliveries", job_id, tenant_id, attempts
-                )
-                continue
-            try:
-                job = _JOB.validate_json(body)
-            except ValidationError:
-                log.error("queued job %s has an unreadable body; dropping its status entry", job_id)
-                await self._operations.done(tenant_id, [job_id])
-                continue
-            await self._queue.enqueue(job)
-            await self._operations.requeued(tenant_id, job_id)
-            requeued += 1
+        seen: set[tuple[str, UUID]] = set()
+        offset = 0  # entries before this position stay in the log (given up, or re-enqueued by this sweep)
+        while page := await self._operations.older_than(older_than.total_seconds(), SWEEP_PAGE, offset):
+            for tenant_id, job_id, body, attempts in page:
+                if (tenant_id, job_id) in seen:  # re-enqueued by this sweep: its entry moved to the end
+                    offset += 1
+                    continue
+                seen.add((tenant_id, job_id))
+                if (await self._writer.write_results(tenant_id, [job_id])).get(job_id) is not None:
+                    await self._operations.done(tenant_id, [job_id])
+                    continue
+                if attempts >= MAX_SWEEP_ATTEMPTS:
+                    log.error(
+                        "job %s (tenant %s) still not processed after %d deliveries",
+                        job_id,
+                        tenant_id,
+                        attempts,
+                    )
+                    offset += 1
+                    continue
+                try:
+                    job = _JOB.validate_json(body)
+                except ValidationError:
+                    log.error("queued job %s has an unreadable body; dropping its status entry", job_id)
+                    await self._operations.done(tenant_id, [job_id])
+                    continue
+                await self._queue.enqueue(job)
+                await self._operations.requeued(tenant_id, job_id)
+                requeued += 1
         return requeued
