@@ -25,7 +25,7 @@ from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from tests.integration.test_key_timeline import _ingest_each, _ola, _sam, _values_at
 from tests.integration.test_operator_cli import cli  # noqa: F401 (the fixture)
-from tests.integration.test_valid_time_order import _iso, _memory, _state
+from tests.integration.test_valid_time_order import _iso, _memory, _state, _stored
 from tests.support import drain, draining_in_background, mcp_client, mint, tool_error
 
 pytestmark = pytest.mark.integration
@@ -300,3 +300,47 @@ async def test_moving_a_bounded_values_start_later_gives_the_instants_back_to_th
         await _timeline(client, [("2026-02-01", "Faro"), ("2026-03-10", "Faro"), ("2026-03-20", "Braga"),
                                  ("2026-05-01", "Faro"), (None, "Faro")])  # fmt: skip
         assert await _state(client, ids["faro"]) == ("superseded", "2026-03-15T00:00:00Z", ids["braga"])
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("porto", "braga_until", "expected"),
+    [
+        ("2026-03-15", None, [("2026-03-10", "Braga"), ("2026-03-20", "Porto"), ("2026-04-10", "Porto")]),
+        (
+            "2026-04-15",
+            "2026-05-01",
+            [("2026-03-10", "Braga"), ("2026-04-10", "Braga"), ("2026-04-20", "Porto")],
+        ),
+    ],
+    ids=["porto inside braga", "braga's end moved while forgotten"],
+)
+async def test_restoring_a_bounded_value_a_value_written_since_overlaps_leaves_that_value_holding(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+    porto: str,
+    braga_until: str | None,
+    expected: list[tuple[str | None, str | None]],
+) -> None:
+    """Trial (HIGH): Braga [Mar, Apr) forgotten (Faro whole again), Porto written from inside Braga's
+    period, then Braga restored: Porto was emptied ([its start, its start)) and nothing held after Braga's
+    end. A value written since holds at instants Braga held, so Braga comes back as a past value of Porto
+    and Porto stays the key's fact, its period intact."""
+    async with mcp_client(server.url, token) as client:
+        ids = await _split(cli, poller, tenant, tmp_path, client)
+        await call(client, "memory_forget", {"id": ids["braga"]})
+        if braga_until is not None:  # an edit of the forgotten memory is accepted
+            change = {"id": ids["braga"], "action": "update", "valid_to": f"{braga_until}T00:00:00Z"}
+            await call(client, "memory_update", change)
+        args = {"key": "sam.city", "content": "Sam lives in Porto", "occurred_at": f"{porto}T00:00:00Z"}
+        porto_id = await _stored(client, poller, **args)
+        assert (await _values_at(client, "sam.city", CITY)) == {"Sam lives in Porto": porto_id}
+        await call(client, "memory_update", {"id": ids["braga"], "action": "restore"})
+        await _timeline(client, [("2026-02-01", "Faro"), *expected, ("2026-05-10", "Porto"), (None, "Porto")])
+        assert await _state(client, porto_id) == ("active", None, None)
+        assert (await _memory(client, porto_id))["valid_from"] == f"{porto}T00:00:00Z"
+        assert await _state(client, ids["braga"]) == ("superseded", f"{porto}T00:00:00Z", porto_id)

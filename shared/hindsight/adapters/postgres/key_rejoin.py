@@ -415,9 +415,13 @@ async def restore_as_before(
     the status each had before, their periods unchanged — the value holds again exactly where it held
     (trial 3 H10: restoring the first piece alone made it the value from its start with no end, over the
     bounded value inside its period, whose period became empty; a past value restored after its forget
-    became the fact over the value after it). The pieces restored (id, since, until, status); None (nothing
-    done) when a value of the key written since holds at an instant a piece held — the restore of
-    ``memory`` alone then settles it with that value, as any restore. The caller holds the key's lock."""
+    became the fact over the value after it). A value written since that begins inside the period of
+    ``memory`` (a bounded value of its own, not split) ends it: ``memory`` holds until that one begins, a
+    past value of it (and again after it when it ends first) — a trial found that value emptied ([its
+    start, its start)) and nothing held after ``memory``'s end. The pieces restored (id, since, until,
+    status); None (nothing done) when another value of the key written since holds at an instant a piece
+    held — the restore of ``memory`` alone then settles it with that value, as any restore. The caller
+    holds the key's lock."""
     assert memory.key is not None
     params = {"t": scope.tenant_id, "a": scope.agent_id, "resumes": RESUMES_METADATA_KEY}
     root = await fetch_one(conn, _ROOT_START, params | {"id": memory.id})
@@ -447,10 +451,17 @@ async def restore_as_before(
     took = {
         r["memory_id"] for r in await fetch_all(conn, _TOOK_BACK, (scope.tenant_id, [str(i) for i in ids]))
     }
+    since = [o for o in others if o["id"] not in took]  # values that took nothing of it: written since
+    later: dict[str, Any] | None = None
     for piece in pieces:
         period = (piece["since"], piece["until"])
-        if any(_overlap(period, (o["since"], o["until"])) for o in others if o["id"] not in took):
+        overlapping = [o for o in since if _overlap(period, (o["since"], o["until"]))]
+        # an open value or a split value's piece: the fallback below (the fact again from its start)
+        alone = len(pieces) == 1 and piece["until"] is not None
+        if overlapping and (not alone or any(o["since"] <= piece["since"] for o in overlapping)):
             return None
+        if overlapping:  # a value written since begins inside it: it holds until that one (trial: HIGH)
+            later = min(overlapping, key=lambda o: o["since"])
     for piece in pieces:
         await conn.execute(
             "UPDATE memories SET status = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
@@ -471,6 +482,13 @@ async def restore_as_before(
             for other in (o for o in others if o["id"] in took):
                 if _overlap((piece["since"], piece["until"]), (other["since"], other["until"])):
                     await _give_back(conn, scope.tenant_id, piece, other, actor)
+    if later is not None:  # a past value of it, as a write of it would be; again after it if it ends first
+        [piece] = pieces
+        await supersede(conn, scope.tenant_id, later["id"], piece["id"], later["since"], PAST_VALUE, actor)
+        if later["until"] is not None and _until(piece["until"]) > later["until"]:
+            interrupted = [{"id": piece["id"], "status": prior[piece["id"]], "until": piece["until"]}]
+            await resume_after(conn, scope.tenant_id, later["id"], interrupted, actor)
+        return [piece | {"status": "superseded", "until": later["since"]}]
     return [p | {"status": prior[p["id"]]} for p in pieces]
 
 
