@@ -2,7 +2,8 @@
 when the write is made, never acknowledged and then lost in the worker (trial H4: a line with valid_to
 and no valid_from, its period starting at the write time, after that valid_to). The start a semantic fact
 is stored with when valid_from is not given: occurred_at, else its session's date, else the write time
-(``WriteJob.valid_since``); other layers store no start then."""
+(``WriteJob.valid_since``); an episode holds from the same instant without storing it (trial MED-3: its
+valid_to was checked against nothing, so an event could be stored ending before it happened)."""
 
 from __future__ import annotations
 
@@ -44,10 +45,31 @@ def test_the_start_without_valid_from_is_occurred_at_then_the_session_date() -> 
     # the end at the start is an empty period, as when both ends are given
     with pytest.raises(InvalidInput):
         check_period_end(MemoryDraft(content="x", occurred_at=early, valid_to=early), NOW)
-    # an episodic memory stores no start without valid_from: nothing for the table to refuse
-    check_period_end(MemoryDraft(content="x", layer="episodic", valid_to=early), NOW)
+    # an episode holds from the same start, stored or not
+    check_period_end(
+        MemoryDraft(content="x", layer="episodic", valid_to=early), datetime(2026, 2, 1, tzinfo=UTC)
+    )
     # valid_from given: the draft itself checks the two ends
     check_period_end(MemoryDraft(content="x", valid_from="2026-01-01", valid_to=early), NOW)
+
+
+def test_an_episodes_valid_to_before_it_happened_or_was_written_is_refused() -> None:
+    """Trial MED-3: only valid_from bounded an episode's valid_to; an episode without one holds from
+    occurred_at (else the write time), as ``valid_at`` reads take it, so an earlier end was an empty
+    period stored without a word."""
+    event = MemoryDraft(
+        content="Deploy of billing v3 started", layer="episodic", occurred_at="2026-06-01", valid_to="2026-03"
+    )
+    with pytest.raises(InvalidInput) as caught:
+        check_period_end(event, NOW)
+    assert caught.value.field == "valid_to"
+    assert caught.value.limit == "2026-06-01T00:00:00+00:00"
+    message = str(caught.value)
+    assert "valid_to 2026-04-01T00:00:00+00:00 must be after its start 2026-06-01T00:00:00+00:00" in message
+    assert "an event holds from occurred_at" in message, message
+    with pytest.raises(InvalidInput, match="an event holds from the write time"):
+        check_period_end(MemoryDraft(content="Deploy started", layer="episodic", valid_to="2026-05"), NOW)
+    check_period_end(event.model_copy(update={"valid_to": datetime(2026, 7, 1, tzinfo=UTC)}), NOW)
 
 
 @pytest.mark.anyio

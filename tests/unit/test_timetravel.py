@@ -126,6 +126,25 @@ def test_check_validity_period_refuses_one_end_moved_past_the_stored_other() -> 
         check_validity_period(MemoryChanges(valid_from=T1 + timedelta(days=2)), T0, T1)
 
 
+def test_an_episodes_valid_to_is_checked_against_where_it_holds_from_without_valid_from() -> None:
+    """Trial MED-3: an episode without valid_from holds from occurred_at (else created_at); a valid_to at
+    or before that is refused naming valid_to and the start, as the start a valid_from would give."""
+    happened = ("occurred_at", T1)
+    with pytest.raises(InvalidInput) as caught:
+        check_validity_period(MemoryChanges(valid_to=T0), None, None, happened)
+    assert (caught.value.field, caught.value.limit) == ("valid_to", T1.isoformat())
+    assert f"must be after its start {T1.isoformat()}" in str(caught.value)
+    assert "an event holds from occurred_at" in str(caught.value)
+    with pytest.raises(InvalidInput, match="holds from created_at"):
+        check_validity_period(MemoryChanges(valid_to=T1), None, None, ("created_at", T1))
+    check_validity_period(MemoryChanges(valid_to=T1 + timedelta(days=1)), None, None, happened)
+    # a valid_from given with it is the start, whatever occurred_at says
+    check_validity_period(MemoryChanges(valid_from=T0 - timedelta(days=1), valid_to=T0), None, None, happened)
+    # a change that moves neither end is not refused for a period stored empty (a value that never held)
+    check_validity_period(MemoryChanges(tags=["x"]), T1, T1, happened)
+    check_validity_period(MemoryChanges(verified=True), None, T0, happened)
+
+
 def test_a_version_never_held_is_named_as_such_not_as_a_change_since_read() -> None:
     assert "changed since you read it" in str(VersionConflict("memory m", 2, 3, {}))
     never = str(VersionConflict("memory m", 99, 1, {}))

@@ -220,51 +220,74 @@ class MemoryChanges(BaseModel):
 
 
 def check_validity_period(
-    changes: MemoryChanges, stored_from: datetime | None, stored_to: datetime | None
+    changes: MemoryChanges,
+    stored_from: datetime | None,
+    stored_to: datetime | None,
+    held_from: tuple[str, datetime] | None = None,
 ) -> None:
-    """Refuse a change that leaves the validity period empty or reversed against the stored other end
+    """Refuse a change of a period's end that leaves it empty or reversed against the stored other end
     (``valid_to`` moved before the stored ``valid_from``, or ``valid_from`` moved to or past the stored
-    ``valid_to``); both ends in one change are checked by ``MemoryChanges`` itself. Raises InvalidInput
-    naming the end that was changed."""
+    ``valid_to``); both ends in one change are checked by ``MemoryChanges`` itself. Without a valid_from
+    (stored or given: an episode's), a ``valid_to`` is checked against ``held_from``, the start the memory
+    holds from then (``timetravel.held_from``: ("occurred_at", t), else ("created_at", t)), as valid-time
+    reads take it. A change that moves neither end is never refused for a period stored empty (a value
+    retired before it began). Raises InvalidInput naming the end that was changed, ``limit`` the start."""
+    if changes.valid_from is None and changes.valid_to is None:
+        return
     start = changes.valid_from if changes.valid_from is not None else stored_from
     end = changes.valid_to_after(stored_to)
-    if start is None or end is None or end > start:
+    if end is None:
+        return
+    if start is None:
+        if held_from is None or end > held_from[1]:
+            return
+        source, start = held_from
+        raise InvalidInput(
+            "valid_to",
+            f"the validity period would be empty: valid_to {end.isoformat()} must be after its start "
+            f"{start.isoformat()} (no valid_from given: an event holds from {source}; give valid_from, or a "
+            "later valid_to)",
+            limit=start.isoformat(),
+        )
+    if end > start:
         return
     field = "valid_to" if changes.valid_to is not None else "valid_from"
     raise InvalidInput(
         field,
         f"the validity period would be empty: valid_to {end.isoformat()} must be after valid_from "
         f"{start.isoformat()} (the other end is the stored one; change both together)",
+        limit=start.isoformat() if field == "valid_to" else end.isoformat(),
     )
 
 
-def period_start(draft: MemoryDraft, written_at: datetime) -> datetime | None:
-    """Where a write's validity period starts once stored (UTC): a semantic fact's ``valid_from`` is its
-    draft's valid_from, else when it happened (occurred_at, or its session's date), else ``written_at``
-    (the write's ``submitted_at``: ``WriteJob.valid_since``, stored by the worker as ``valid_from``); other
-    layers store only the valid_from they were given (None: no start)."""
-    if draft.layer != "semantic":
-        return draft.valid_from
+def period_start(draft: MemoryDraft, written_at: datetime) -> datetime:
+    """Where a write's validity period starts once stored (UTC): its draft's ``valid_from``, else when it
+    happened (occurred_at, or its session's date), else ``written_at`` (the write's ``submitted_at``, which
+    the worker stores as ``created_at``): ``WriteJob.valid_since``. A semantic fact stores it as
+    ``valid_from``; an episode stores only the valid_from it was given, and holds from the same instant
+    (``coalesce(valid_from, occurred_at, created_at)``, what valid-time reads use)."""
     return draft.valid_from or draft.event_at or written_at
 
 
 def check_period_end(draft: MemoryDraft, written_at: datetime) -> None:
     """Refuse a ``valid_to`` at or before the start its period would be stored with (``period_start``):
-    the table's CHECK ``memories_valid_period`` (valid_to >= valid_from, migration 019) would refuse the
-    row in the worker after the write was acknowledged, and an empty period answers no ``valid_at``.
-    Both ends given are checked by the draft itself; this catches a valid_to alone, before occurred_at,
-    the session's date or the write time. Raises InvalidInput (field ``valid_to``, limit: the start)."""
+    for a fact the table's CHECK ``memories_valid_period`` (valid_to >= valid_from, migration 019) would
+    refuse the row in the worker after the write was acknowledged; for an episode (no valid_from stored)
+    the row would be stored with an empty period, which answers no ``valid_at``. Both ends given are
+    checked by the draft itself; this catches a valid_to alone, before occurred_at, the session's date or
+    the write time. Raises InvalidInput (field ``valid_to``, limit: the start)."""
     end = draft.valid_to
     start = period_start(draft, written_at)
-    if end is None or start is None or end > start or draft.valid_from is not None:
+    if end is None or end > start or draft.valid_from is not None:
         return
+    what = "a fact" if draft.layer == "semantic" else "an event"
     source = "the write time"
     if draft.event_at is not None:
         source = "occurred_at" if draft.occurred_at is not None else "session_at"
     raise InvalidInput(
         "valid_to",
         f"the validity period is empty: valid_to {end.isoformat()} must be after its start "
-        f"{start.isoformat()} (no valid_from given: a fact holds from {source}; give valid_from, or a "
+        f"{start.isoformat()} (no valid_from given: {what} holds from {source}; give valid_from, or a "
         "later valid_to)",
         limit=start.isoformat(),
     )

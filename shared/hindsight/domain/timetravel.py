@@ -91,7 +91,15 @@ def point_of(request: SearchRequest) -> PointInTime:
 
 def valid_start(memory: StoredMemory) -> datetime:
     """When the fact began to hold: valid_from, else when it happened, else when it was written."""
-    return memory.valid_from or memory.occurred_at or memory.created_at
+    return memory.valid_from or held_from(memory)[1]
+
+
+def held_from(memory: StoredMemory) -> tuple[str, datetime]:
+    """Where a memory without valid_from (an episode's) holds from, with the field that says so:
+    ("occurred_at", its occurred_at), else ("created_at", when it was written)."""
+    if memory.occurred_at is not None:
+        return "occurred_at", memory.occurred_at
+    return "created_at", memory.created_at
 
 
 def takes_key(start: datetime, holder_start: datetime) -> bool:

@@ -90,7 +90,7 @@ from hindsight.domain.memory import (
     content_hash,
 )
 from hindsight.domain.text import entity_terms, same_information
-from hindsight.domain.timetravel import RESUMES_METADATA_KEY, takes_key, valid_start
+from hindsight.domain.timetravel import RESUMES_METADATA_KEY, held_from, takes_key, valid_start
 from hindsight.domain.versions import check_memory_version
 from hindsight.ports import EditedMemory, ForgetOutcome, Vector
 
@@ -486,7 +486,7 @@ class PostgresMemoryEditor:
                 # another update moved it between the read and the lock (rare): its key's lock too
                 await conn.execute(KEY_LOCK, (key_lock(scope.tenant_id, scope.agent_id, current.key),))
             check_memory_version(current, expected_version)
-            check_validity_period(changes, current.valid_from, current.valid_to)
+            check_validity_period(changes, current.valid_from, current.valid_to, held_from(current))
             sets: list[sql.Composable] = [sql.SQL("updated_at = now()")]
             params: dict[str, Any] = {"id": memory_id, "t": scope.tenant_id}
             diff: dict[str, Any] = {}
