@@ -98,6 +98,10 @@ class ScriptedStore:
     async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]:
         return []
 
+    async def successors(self, scope: Scope, ids: Sequence[UUID]) -> dict[UUID, UUID]:
+        links = await self.relations(scope, ids)
+        return {r.to_id: r.from_id for r in links if r.kind == "supersedes" and r.to_id in ids}
+
     async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]:
         return []
 

@@ -90,6 +90,12 @@ class MemoryReader(Protocol):
 
     async def relations(self, scope: Scope, ids: Sequence[UUID]) -> list[Relation]: ...
 
+    async def successors(self, scope: Scope, ids: Sequence[UUID]) -> dict[UUID, UUID]:
+        """The memory that superseded each of ``ids`` (``superseded_by``), where a ``supersedes`` link to it
+        from a memory the scope may read exists: its successor in valid time (of those linked, the one
+        that began to hold where it ended; else the newest link). Ids without one are left out."""
+        ...
+
     async def get_many_with_relations(
         self, scope: Scope, ids: Sequence[UUID], relation_ids: Sequence[UUID]
     ) -> tuple[list[StoredMemory], list[Relation]]:

@@ -223,9 +223,7 @@ class ManageMemory:
         relations = await self._reader.relations(scope, [memory_id])
         history = await self._reader.history(scope, memory_id) if with_history else []
         if point.is_now:
-            successors = [r.from_id for r in relations if r.kind == "supersedes" and r.to_id == memory_id]
-            if memory.status == "superseded" and successors:
-                memory = memory.model_copy(update={"superseded_by": successors[-1]})  # the newest
+            memory = await self._with_successor(scope, memory)
             return MemoryView(memory=memory, relations=relations, history=history)
         then = (await memories_at(self._reader, scope, [memory], point)).get(memory_id)
         if then is None:
@@ -289,7 +287,7 @@ class ManageMemory:
             )
             if edited is None:
                 raise await self._refusal(scope, memory_id)
-            return UpdateResult.edited(action, await self._with_successor(scope, edited))
+            return UpdateResult.edited(action, await self._edited_with_successor(scope, edited))
         if action == "supersede":
             return await self._supersede(principal, scope, memory_id, changes, reason, expected_version)
         if changes.is_empty():
@@ -309,20 +307,20 @@ class ManageMemory:
         )
         if edited is None:
             raise await self._refusal(scope, memory_id)
-        return UpdateResult.edited(action, await self._with_successor(scope, edited))
+        return UpdateResult.edited(action, await self._edited_with_successor(scope, edited))
 
-    async def _with_successor(self, scope: Scope, edited: EditedMemory) -> EditedMemory:
-        """``edited`` with its memory's ``superseded_by`` (the newest ``supersedes`` link to it) when the
-        change left it superseded, as ``get`` answers it (trial 3: a restore that left a past value
-        answered ``superseded_by`` null)."""
-        memory = edited.memory
+    async def _with_successor(self, scope: Scope, memory: StoredMemory) -> StoredMemory:
+        """``memory`` with its ``superseded_by`` (``MemoryReader.successors``: its successor in valid time)
+        when it is superseded."""
         if memory.status != "superseded":
-            return edited
-        relations = await self._reader.relations(scope, [memory.id])
-        successors = [r.from_id for r in relations if r.kind == "supersedes" and r.to_id == memory.id]
-        if not successors:
-            return edited
-        return replace(edited, memory=memory.model_copy(update={"superseded_by": successors[-1]}))
+            return memory
+        successor = (await self._reader.successors(scope, [memory.id])).get(memory.id)
+        return memory.model_copy(update={"superseded_by": successor}) if successor else memory
+
+    async def _edited_with_successor(self, scope: Scope, edited: EditedMemory) -> EditedMemory:
+        """``edited`` with its memory's ``superseded_by`` when the change left it superseded, as ``get``
+        answers it (trial 3: a restore that left a past value answered ``superseded_by`` null)."""
+        return replace(edited, memory=await self._with_successor(scope, edited.memory))
 
     async def _supersede(
         self,

@@ -417,7 +417,7 @@ class Recall:
         replaced it. Only those: a restored memory keeps the ``supersedes`` link of the fact that once
         replaced it (its history), but it is no longer superseded, so it shows none."""
         superseded = [h.memory.id for h in hits if "superseded" in (h.memory.status, h.memory.status_now)]
-        successors = await superseders(self._reader, scope, superseded)
+        successors = await self._reader.successors(scope, superseded)
         return [
             h.model_copy(
                 update={"memory": h.memory.model_copy(update={"superseded_by": successors[h.memory.id]})}
@@ -530,13 +530,6 @@ def _stands_beside(memory: StoredMemory, other: StoredMemory) -> bool:
     return other.status == "archived" and other.source == "user_stated" and memory.source == "agent_inferred"
 
 
-async def superseders(reader: MemoryReader, scope: Scope, ids: Sequence[UUID]) -> dict[UUID, UUID]:
-    """The memory that superseded each of ``ids`` (a ``supersedes`` relation to it), where there is one
-    the scope may read (the newest when there are several)."""
-    relations = [r for r in await reader.relations(scope, ids) if r.kind == "supersedes" and r.to_id in ids]
-    return {r.to_id: r.from_id for r in relations}  # ordered by created_at: the newest wins
-
-
 async def memories_at(
     reader: MemoryReader, scope: Scope, memories: Sequence[StoredMemory], point: PointInTime
 ) -> dict[UUID, StoredMemory]:
@@ -550,7 +543,7 @@ async def memories_at(
         else {}
     )
     superseded = [m.id for m in memories if m.status == "superseded"]
-    successors = await superseders(reader, scope, superseded) if superseded else {}
+    successors = await reader.successors(scope, superseded) if superseded else {}
     out: dict[UUID, StoredMemory] = {}
     for memory in memories:
         seen = at_point(memory, point, later.get(memory.id, []), successors.get(memory.id))

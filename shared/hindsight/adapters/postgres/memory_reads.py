@@ -253,6 +253,20 @@ def _relations(scope: Scope, ids: Sequence[UUID]) -> tuple[str, dict[str, Any]]:
     )
 
 
+_SUCCESSORS = f"""SELECT DISTINCT ON (r.to_id) r.to_id, r.from_id
+   FROM memory_relations r
+   JOIN memories a ON a.id = r.from_id AND a.tenant_id = r.tenant_id
+   JOIN memories b ON b.id = r.to_id AND b.tenant_id = r.tenant_id
+   WHERE r.tenant_id = %(t)s AND r.kind = 'supersedes' AND r.to_id = ANY(%(ids)s)
+     AND {visible("a")} AND {visible("b")}
+   ORDER BY r.to_id, coalesce(coalesce(a.valid_from, a.occurred_at, a.created_at) = b.valid_to, false) DESC,
+            r.created_at DESC, r.from_id"""
+"""``successors``: per superseded memory (``b``), of the memories linked ``supersedes`` to it (``a``), the
+one that began to hold where it ended — its successor in valid time: links made in one transaction share
+their ``created_at``, and a later arrival may be an earlier value (trial F6) —, else the newest link (an
+end that is no successor's start: a ``memory_link``'s moment, a retired future value's own start)."""
+
+
 class PostgresMemoryReader:
     """The MemoryReader port. Every statement carries the tenant in its WHERE clause, and the agent:
     a scope reads its agent's own memories and those shared with it (``shared_with``)."""
@@ -409,6 +423,12 @@ class PostgresMemoryReader:
         memory's links to its owner's private memories stay hidden)."""
         [rows] = await tenant_rows_of(self._pool, scope.tenant_id, [_relations(scope, ids)])
         return [relation_from_row(r) for r in rows]
+
+    async def successors(self, scope: Scope, ids: Sequence[UUID]) -> dict[UUID, UUID]:
+        """See ``MemoryReader.successors`` (``_SUCCESSORS``)."""
+        params = {"t": scope.tenant_id, "ids": list(ids), "agent": scope.agent_id, "readers": readers(scope)}
+        rows = await tenant_rows(self._pool, scope.tenant_id, _SUCCESSORS, params)
+        return {r["to_id"]: r["from_id"] for r in rows}
 
     async def get_many_with_relations(
         self, scope: Scope, ids: Sequence[UUID], relation_ids: Sequence[UUID]
