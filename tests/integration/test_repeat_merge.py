@@ -150,6 +150,33 @@ async def test_a_repeats_differing_metadata_and_time_are_named_not_silently_drop
         assert day1 != day2
 
 
+async def test_a_repeat_that_shares_the_memory_wider_says_so(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """A merge that only widened ``shared_with`` answered reason null: the caller could not tell that the
+    memory it merged into is now readable by more agents."""
+    async with mcp_client(server.url, token) as client:
+        first = await _write(client, content=CAR)
+        await drain(poller)
+        repeat = await _write(client, content=CAR, shared_with=["planner"])
+        await drain(poller)
+        status = await _status(client, repeat)
+        assert (status["status"], status["reason"]) == (
+            "merged",
+            f"repeat of {first}: added shared_with planner",
+        )
+        detail = await call(client, "memory_get", {"id": first, "include_history": True})
+        assert detail["memory"]["shared_with"] == ["planner"]
+        assert detail["history"][-1]["changes"]["added"] == {"shared_with": ["planner"]}
+        # the single-job path says the same; an agent it is already shared with adds nothing
+        near = await _write(client, content=CAR, shared_with=["planner", "*"], causal_parent=first)
+        await drain(poller)
+        assert (await _status(client, near))["reason"] == f"repeat of {first}: added shared_with *"
+        again = await _write(client, content=CAR, shared_with=["planner"])
+        await drain(poller)
+        assert (await _status(client, again))["reason"] is None
+
+
 async def test_repeats_in_one_write_batch_keep_what_they_carry(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:

@@ -10,6 +10,8 @@ F4: a repeat's entities and tags were dropped, so an entity or tag filter no lon
   that memory and is stored as its own (a type's value is never widened into a list behind the caller's
   back, and never dropped);
 - tags: the union, the memory's first;
+- shared_with: the union (the owner shared the repeat, so the memory is shared as widely), named in the
+  merge's reason and history when it adds an agent;
 - metadata is bookkeeping about a write, not what it says: a key the memory lacks is added, a key it holds
   keeps the memory's value, and the write's differing value is named in the merge's history and reason;
 - a semantic repeat with another ``occurred_at`` is the same fact stated at another time: the memory keeps
@@ -28,19 +30,26 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hindsight.domain.limits import MAX_ENTITIES, MAX_ENTITIES_BYTES, MAX_METADATA_BYTES, MAX_TAGS
+from hindsight.domain.limits import (
+    MAX_ENTITIES,
+    MAX_ENTITIES_BYTES,
+    MAX_METADATA_BYTES,
+    MAX_SHARED_WITH,
+    MAX_TAGS,
+)
 from hindsight.domain.memory import MemoryDraft
 
 
 @dataclass(frozen=True)
 class Held:
-    """What a memory holds that a merge combines with a repeat's: its entities, tags, metadata and
-    occurred_at (None: unknown)."""
+    """What a memory holds that a merge combines with a repeat's: its entities, tags, metadata,
+    occurred_at (None: unknown) and the agents it is shared with."""
 
     entities: dict[str, Any]
     tags: list[str]
     metadata: dict[str, Any]
     occurred_at: datetime | None = None
+    shared_with: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,7 @@ class Absorbed:
     added_metadata: dict[str, Any] = field(default_factory=dict)
     kept_metadata: dict[str, Any] = field(default_factory=dict)
     other_time: datetime | None = None
+    added_shared_with: list[str] = field(default_factory=list)
 
     def after(self, held: Held) -> Held:
         """The memory as the merge leaves it."""
@@ -62,6 +72,7 @@ class Absorbed:
             [*held.tags, *self.added_tags],
             {**held.metadata, **self.added_metadata},
             held.occurred_at,
+            [*held.shared_with, *self.added_shared_with],
         )
 
     def changes(self) -> dict[str, Any]:
@@ -74,6 +85,8 @@ class Absorbed:
             added["tags"] = self.added_tags
         if self.added_metadata:
             added["metadata"] = self.added_metadata
+        if self.added_shared_with:
+            added["shared_with"] = self.added_shared_with
         not_taken: dict[str, Any] = {}
         if self.kept_metadata:
             not_taken["metadata"] = self.kept_metadata
@@ -88,6 +101,7 @@ class Absorbed:
             ("entities", list(self.added_entities)),
             ("tags", self.added_tags),
             ("metadata", list(self.added_metadata)),
+            ("shared_with", self.added_shared_with),
         ):
             if names:
                 parts.append(f"added {what} {', '.join(names)}")
@@ -132,10 +146,16 @@ def absorb(held: Held, draft: MemoryDraft) -> Absorbed | str:
     added_tags = [t for t in dict.fromkeys(draft.tags) if t not in held.tags]
     added_metadata = {k: v for k, v in draft.metadata.items() if k not in held.metadata}
     kept = {k: v for k, v in draft.metadata.items() if k in held.metadata and not _same(v, held.metadata[k])}
-    result = Absorbed(added_entities, added_tags, added_metadata, kept)
+    shared = [a for a in draft.shared_with if a not in held.shared_with]  # SharedWith: no duplicates
+    result = Absorbed(added_entities, added_tags, added_metadata, kept, added_shared_with=shared)
     after = result.after(held)
     if len(after.tags) > MAX_TAGS:
         return f"together they would hold {len(after.tags)} tags; the limit is {MAX_TAGS}"
+    if len(after.shared_with) > MAX_SHARED_WITH:
+        return (
+            f"together they would be shared with {len(after.shared_with)} agents; the limit is "
+            f"{MAX_SHARED_WITH}"
+        )
     if len(after.entities) > MAX_ENTITIES:
         return f"together they would hold {len(after.entities)} entities; the limit is {MAX_ENTITIES}"
     sized: tuple[tuple[str, dict[str, Any], int], ...] = (
@@ -148,5 +168,5 @@ def absorb(held: Held, draft: MemoryDraft) -> Absorbed | str:
             return f"together their {what} would be {size} bytes as JSON; the limit is {limit}"
     when = draft.event_at
     if draft.layer == "semantic" and when is not None and when != held.occurred_at:
-        result = Absorbed(added_entities, added_tags, added_metadata, kept, when)
+        result = Absorbed(added_entities, added_tags, added_metadata, kept, when, shared)
     return result

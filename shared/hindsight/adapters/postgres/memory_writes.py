@@ -475,8 +475,14 @@ def merge_history(job: WriteJob, target: dict[str, Any], absorbed: Absorbed) -> 
 
 def held(row: dict[str, Any]) -> Held:
     """What a candidate row of the near-duplicate query holds (``entities``, ``tags``, ``metadata``,
-    ``occurred_at``)."""
-    return Held(row["entities"] or {}, list(row["tags"] or []), row["metadata"] or {}, row["occurred_at"])
+    ``occurred_at``, ``shared_with``)."""
+    return Held(
+        row["entities"] or {},
+        list(row["tags"] or []),
+        row["metadata"] or {},
+        row["occurred_at"],
+        list(row["shared_with"] or []),
+    )
 
 
 def repeat_of(
@@ -622,7 +628,7 @@ async def _store_one(
     # a key supersedes the old one below instead of vanishing into it.
     close = await fetch_all(
         conn,
-        """SELECT id, content, source, entities, tags, metadata, occurred_at,
+        """SELECT id, content, source, entities, tags, metadata, occurred_at, shared_with,
                   1 - (embedding <=> %(e)s::vector) AS similarity FROM memories
            WHERE tenant_id = %(t)s AND agent_id = %(a)s AND layer = %(layer)s
              AND key IS NOT DISTINCT FROM %(key)s AND status = 'active'

@@ -95,7 +95,8 @@ _CLOSE = """WITH q AS MATERIALIZED (
        FROM q JOIN s ON s.agent_id = q.a AND s.layer = q.layer AND s.k = q.k AND s.keyless = q.keyless
                     AND s.ev = q.ev AND s.evp = q.evp
        WHERE (NOT q.ctx OR s.content_hash = q.hash) AND 1 - (s.embedding <=> q.e) >= %(min)s)
-   SELECT r.n, r.id, m.content, m.source, m.entities, m.tags, m.metadata, m.occurred_at, 1 - r.d AS similarity
+   SELECT r.n, r.id, m.content, m.source, m.entities, m.tags, m.metadata, m.occurred_at, m.shared_with,
+          1 - r.d AS similarity
    FROM ranked r JOIN memories m ON m.id = r.id AND m.tenant_id = %(t)s
    WHERE r.r <= %(limit)s"""
 """``_store_one``'s near-duplicate query for every job at once, reading the scope once: the active memories
@@ -512,6 +513,7 @@ class _Segment:
             if similarity >= self._dedup:
                 row = {"id": s.id, "content": d.content, "source": d.source, "similarity": similarity}
                 row |= {"entities": d.entities, "tags": list(d.tags), "metadata": d.metadata}
+                row |= {"shared_with": list(d.shared_with)}
                 extra.append(row | {"occurred_at": d.event_at})
         rows = [r | _columns(self._held[r["id"]]) if r["id"] in self._held else r for r in rows + extra]
         return _nearest(rows, DEDUP_CANDIDATES)
@@ -621,7 +623,12 @@ class _Segment:
 
 def _columns(held: Held) -> dict[str, Any]:
     """A candidate row's columns as ``held`` has them (a memory merged into earlier in the segment)."""
-    return {"entities": held.entities, "tags": held.tags, "metadata": held.metadata}
+    return {
+        "entities": held.entities,
+        "tags": held.tags,
+        "metadata": held.metadata,
+        "shared_with": held.shared_with,
+    }
 
 
 def _nearest(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
