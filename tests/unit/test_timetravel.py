@@ -14,6 +14,7 @@ from hindsight.domain.timetravel import (
     PointInTime,
     at_point,
     is_upcoming,
+    readable_by,
     rewound,
     search_statuses,
     takes_key,
@@ -107,6 +108,21 @@ def test_a_supersede_recorded_with_its_new_end_rewinds_to_the_open_end_held_befo
     assert then is not None
     assert (then.valid_to, then.status, then.status_now) == (None, "active", "superseded")
     assert at_point(memory, PointInTime(valid_at=later), [supersede]) is None  # today it has ended
+
+
+def test_another_agent_reads_a_version_only_while_it_was_shared_with_it_and_not_forgotten() -> None:
+    shared_later = _change(T1, content=("the code is 4711", "ask in person"), shared_with=([], ["coder"]))
+    today = _memory(agent_id="planner", content="ask in person", shared_with=["coder"])
+    then = rewound(today, [shared_later])
+    assert then.content == "the code is 4711"
+    assert readable_by(today, "coder")
+    assert not readable_by(then, "coder")  # private then: text removed before sharing stays the owner's
+    assert readable_by(then, "planner")
+    assert readable_by(then.model_copy(update={"shared_with": ["*"]}), "coder")
+    assert not readable_by(today, "tester")
+    forgotten = today.model_copy(update={"status": "forgotten"})
+    assert not readable_by(forgotten, "coder")  # only its owner sees a forgotten memory, to restore it
+    assert readable_by(forgotten, "planner")
 
 
 def test_check_validity_period_refuses_one_end_moved_past_the_stored_other() -> None:

@@ -25,6 +25,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.isotime import AsOfTime
+from hindsight.domain.limits import SHARE_WITH_EVERY_AGENT
 from hindsight.domain.memory import HistoryEntry, MemoryStatus, SearchRequest, StoredMemory
 
 RESUMES_METADATA_KEY = "resumes"
@@ -143,6 +144,19 @@ def rewound(memory: StoredMemory, later: Sequence[HistoryEntry]) -> StoredMemory
     if then.status != memory.status:
         then = then.model_copy(update={"status_now": memory.status})
     return then
+
+
+def readable_by(memory: StoredMemory, agent_id: str) -> bool:
+    """Whether the agent ``agent_id`` (of the memory's tenant) may read ``memory`` as it stands — today's
+    row, or a version rewound to ``known_at`` (``rewound``): its owner always; another agent only while
+    that version is shared with it (its id or '*' in ``shared_with``) and not forgotten. So a point-in-time
+    read never shows another agent what the owner held before sharing it (text removed before sharing,
+    new-user trial F1), nor a forgotten memory (only its owner sees one, to restore it: trial F2).
+    ``adapters.postgres.memory_reads.visible`` is the same rule for today's rows."""
+    if memory.agent_id == agent_id:
+        return True
+    shared = agent_id in memory.shared_with or SHARE_WITH_EVERY_AGENT in memory.shared_with
+    return shared and memory.status != "forgotten"
 
 
 def at_point(

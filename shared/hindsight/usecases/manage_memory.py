@@ -137,15 +137,23 @@ def _not_found(memory_id: UUID, field: str = "id") -> NotFound:
     return NotFound(f"memory {memory_id} not found", field)
 
 
-def _not_seen(memory: StoredMemory, point: PointInTime) -> NotFound:
+def _not_seen(memory: StoredMemory, point: PointInTime, readable_then: bool) -> NotFound:
     """Why a point-in-time read by id finds nothing: what the memory's times are (field: the time that
-    does not see it)."""
+    does not see it). ``readable_then``: whether the reader could read the memory as it stood at
+    ``known_at`` (``domain.timetravel.readable_by``)."""
     if memory.status == "forgotten":
         return _not_found(memory.id)
     if point.known_at is not None and memory.created_at > point.known_at:
         return NotFound(
             f"memory {memory.id} was not known at {point.known_at.isoformat()}: "
             f"it was stored at {memory.created_at.isoformat()}",
+            "known_at",
+        )
+    if point.known_at is not None and not readable_then:
+        return NotFound(
+            f"memory {memory.id} of agent '{memory.agent_id}' was not shared with this agent at "
+            f"{point.known_at.isoformat()} (or was forgotten then): another agent's memory is read at a "
+            "point in time only as it stood while shared with this agent",
             "known_at",
         )
     until = memory.valid_to.isoformat() if memory.valid_to else "open"
@@ -227,7 +235,7 @@ class ManageMemory:
             return MemoryView(memory=memory, relations=relations, history=history)
         then = (await memories_at(self._reader, scope, [memory], point)).get(memory_id)
         if then is None:
-            raise _not_seen(memory, point)
+            raise await self._why_not_seen(scope, memory, point)
         if point.known_at is not None:
             known_at = point.known_at
             relations = [r for r in relations if r.created_at is None or r.created_at <= known_at]
@@ -235,6 +243,17 @@ class ManageMemory:
             # entry, recorded when the worker stored it, may follow by a moment
             history = [h for h in history if h.at <= known_at or h.action == "created"]
         return MemoryView(memory=then, relations=relations, history=history)
+
+    async def _why_not_seen(self, scope: Scope, memory: StoredMemory, point: PointInTime) -> NotFound:
+        """``_not_seen`` for a read at ``point`` that did not see ``memory``: for another agent's memory
+        stored by ``known_at``, one more history query tells whether this agent could read it then."""
+        readable_then = True
+        if point.known_at is not None and memory.agent_id != scope.agent_id:
+            known_then = PointInTime(known_at=point.known_at)
+            readable_then = memory.created_at > point.known_at or memory.id in await memories_at(
+                self._reader, scope, [memory], known_then
+            )
+        return _not_seen(memory, point, readable_then)
 
     async def update(
         self,
@@ -478,5 +497,5 @@ class ManageMemory:
             return links
         seen = await links_at(self._reader, scope, links, point)
         if not any(link.memory.id == memory_id for link in seen):
-            raise _not_seen(memory, point)
+            raise await self._why_not_seen(scope, memory, point)
         return seen

@@ -39,7 +39,7 @@ from hindsight.domain.memory import (
 from hindsight.domain.ranking import RankingPolicy, ScoredCandidate, demote_injections, score_candidates
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
-from hindsight.domain.timetravel import PointInTime, at_point, point_of, search_statuses
+from hindsight.domain.timetravel import PointInTime, at_point, point_of, readable_by, search_statuses
 from hindsight.ports import AccessLog, ChainLink, Clock, Embedder, MemoryReader, Metrics, Reranker
 
 trace_log = logging.getLogger("hindsight.retrieval")
@@ -533,8 +533,10 @@ def _stands_beside(memory: StoredMemory, other: StoredMemory) -> bool:
 async def memories_at(
     reader: MemoryReader, scope: Scope, memories: Sequence[StoredMemory], point: PointInTime
 ) -> dict[UUID, StoredMemory]:
-    """``memories`` as a read at ``point`` sees them, by id; those it does not see are left out (one
-    history query under ``known_at``, one relations query when some are superseded today)."""
+    """``memories`` as a read at ``point`` by the scope's agent sees them, by id; those it does not see are
+    left out — also another agent's memory whose version at ``known_at`` was not shared with this agent, or
+    was forgotten (``readable_by``). One history query under ``known_at``, one relations query when some
+    are superseded today."""
     if point.is_now:
         return {m.id: m for m in memories}
     later = (
@@ -547,7 +549,7 @@ async def memories_at(
     out: dict[UUID, StoredMemory] = {}
     for memory in memories:
         seen = at_point(memory, point, later.get(memory.id, []), successors.get(memory.id))
-        if seen is not None:
+        if seen is not None and readable_by(seen, scope.agent_id):
             out[memory.id] = seen
     return out
 

@@ -52,10 +52,15 @@ def readers(scope: Scope) -> list[str]:
 
 
 def visible(alias: str = "", agent: str = "agent", shared: str = "readers") -> str:
-    """SQL: the memory (table alias ``alias``) is the agent's own or shared with it (named params
-    ``agent`` and ``readers``). Always beside a tenant condition: sharing never crosses tenants."""
+    """SQL: the memory (table alias ``alias``) is the agent's own, or shared with it and not forgotten
+    (named params ``agent`` and ``readers``): a forgotten memory's text is kept only so that its owner can
+    restore it (``domain.timetravel.readable_by`` is the same rule for a version read at ``known_at``).
+    Always beside a tenant condition: sharing never crosses tenants."""
     prefix = f"{alias}." if alias else ""
-    return f"({prefix}agent_id = %({agent})s OR {prefix}shared_with && %({shared})s::text[])"
+    return (
+        f"({prefix}agent_id = %({agent})s"
+        f" OR ({prefix}shared_with && %({shared})s::text[] AND {prefix}status <> 'forgotten'))"
+    )
 
 
 def _narrowed(request: SearchRequest) -> bool:

@@ -1,0 +1,198 @@
+"""What an agent a memory is shared with may read (new-user trial F1, F2), through the official MCP client
+on the stack's real Postgres, SQS emulator and worker: never the owner's history through ``known_at``
+(a version from before it was shared with that agent), and never a forgotten memory (only its owner sees
+one, to restore it) — at any time, in get, search, related memories and chains."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from hindsight.client import call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from tests.support import drain, mcp_client, tool_error
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+async def _stored(client: Client, poller: SqsPoller, agent: str, **args: Any) -> str:
+    ack = await call(client, "memory_write", {"agent_id": agent, **args})
+    await drain(poller)
+    return str(ack["id"])
+
+
+async def _hits(client: Client, agent: str, query: str, **args: Any) -> dict[str, dict[str, Any]]:
+    result = await call(client, "memory_search", {"query": query, "agent_id": agent, "top_k": 50, **args})
+    return {h["memory"]["id"]: h for h in result["results"]}
+
+
+async def _created_at(client: Client, memory_id: str) -> str:
+    return str(
+        (await call(client, "memory_get", {"id": memory_id, "agent_id": "planner"}))["memory"]["created_at"]
+    )
+
+
+async def test_a_reader_never_rewinds_a_shared_memory_to_before_it_was_shared_with_it(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        vault = await _stored(
+            client, poller, "planner", content="The vault code is 4711-secret", key="vault.code"
+        )
+        private_then = await _created_at(client, vault)
+        await call(
+            client,
+            "memory_update",
+            {
+                "id": vault,
+                "action": "update",
+                "content": "The vault code was changed; ask the planner in person",
+                "shared_with": ["coder"],
+                "reason": "remove the code before sharing",
+                "agent_id": "planner",
+            },
+        )
+        now = await call(client, "memory_get", {"id": vault, "agent_id": "coder"})
+        assert now["memory"]["content"] == "The vault code was changed; ask the planner in person"
+
+        then = {"known_at": private_then, "agent_id": "coder"}
+        refused = await tool_error(client, "memory_get", {"id": vault, **then})
+        assert (refused["kind"], refused["field"]) == ("not_found", "known_at")
+        assert "was not shared with this agent" in refused["message"]
+        assert "4711" not in str(refused)
+        assert vault not in await _hits(client, "coder", "vault code", known_at=private_then)
+        assert vault not in await _hits(
+            client, "coder", "vault code", known_at=private_then, status=["active"]
+        )
+        chain = await tool_error(client, "memory_recall_chain", {"id": vault, **then})
+        assert chain["kind"] == "not_found"
+        # the owner still reads its own history
+        owner = await call(
+            client, "memory_get", {"id": vault, "known_at": private_then, "agent_id": "planner"}
+        )
+        assert owner["memory"]["content"] == "The vault code is 4711-secret"
+
+        # a version from while it was shared with the reader is the reader's to see again
+        standup = await _stored(
+            client,
+            poller,
+            "planner",
+            content="The team standup is at 9:00 in room Kepler",
+            shared_with=["coder"],
+        )
+        shared_then = await _created_at(client, standup)
+        await call(
+            client,
+            "memory_update",
+            {
+                "id": standup,
+                "action": "update",
+                "content": "The team standup is at 10:00",
+                "agent_id": "planner",
+            },
+        )
+        seen = await call(client, "memory_get", {"id": standup, "known_at": shared_then, "agent_id": "coder"})
+        assert seen["memory"]["content"] == "The team standup is at 9:00 in room Kepler"
+        assert seen["history"] == []  # a memory's history is its owner's
+        found = await _hits(client, "coder", "team standup", known_at=shared_then)
+        assert found[standup]["memory"]["content"] == "The team standup is at 9:00 in room Kepler"
+
+
+async def test_a_related_memory_is_shown_at_known_at_only_as_it_was_shared_then(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        hit = await _stored(
+            client, poller, "planner", content="The supplier contract renews in March", shared_with=["coder"]
+        )
+        note = await _stored(
+            client, poller, "planner", content="Private: we pay the supplier 90 euros an hour"
+        )
+        linked = await call(
+            client, "memory_link", {"from_id": hit, "to_id": note, "kind": "related", "agent_id": "planner"}
+        )
+        then = str(linked["created_at"])
+        await call(
+            client,
+            "memory_update",
+            {
+                "id": note,
+                "action": "update",
+                "content": "The supplier's rate is negotiated yearly",
+                "shared_with": ["coder"],
+                "agent_id": "planner",
+            },
+        )
+        today = await _hits(client, "coder", "contract renews in March", top_k=1, include_related=True)
+        assert note in str(today[hit]["related"])  # shared today: related today
+        at_then = await _hits(
+            client, "coder", "contract renews in March", top_k=1, include_related=True, known_at=then
+        )
+        assert hit in at_then
+        assert note not in str(at_then[hit]["related"])
+        assert "90 euros" not in str(at_then)
+        owner = await _hits(
+            client, "planner", "contract renews in March", top_k=1, include_related=True, known_at=then
+        )
+        assert "90 euros" in str(owner[hit]["related"])
+
+
+async def test_a_forgotten_memory_is_its_owners_alone(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        address = await _stored(
+            client,
+            poller,
+            "planner",
+            content="Maya's home address is 12 Rua das Flores, Porto",
+            shared_with=["coder"],
+        )
+        topic = await _stored(
+            client, poller, "planner", content="Maya moved to Porto last spring", shared_with=["coder"]
+        )
+        await call(
+            client,
+            "memory_link",
+            {"from_id": topic, "to_id": address, "kind": "related", "agent_id": "planner"},
+        )
+        before = await _created_at(client, address)
+        forgotten = await call(
+            client,
+            "memory_forget",
+            {"id": address, "reason": "Maya asked us to forget", "agent_id": "planner"},
+        )
+        assert forgotten["status"] == "forgotten"
+
+        gone = await tool_error(client, "memory_get", {"id": address, "agent_id": "coder"})
+        assert gone["kind"] == "not_found"
+        assert address not in await _hits(client, "coder", "Maya address", status=["forgotten"])
+        assert address not in await _hits(
+            client, "coder", "Maya address", status=["forgotten"], known_at=before
+        )
+        assert address not in await _hits(client, "coder", "Maya address", known_at=before)
+        assert (
+            await tool_error(client, "memory_get", {"id": address, "known_at": before, "agent_id": "coder"})
+        )["kind"] == "not_found"
+        assert (
+            await tool_error(
+                client, "memory_update", {"id": address, "action": "restore", "agent_id": "coder"}
+            )
+        )["kind"] == "not_found"
+        topic_seen = await call(client, "memory_get", {"id": topic, "agent_id": "coder"})
+        assert address not in str(topic_seen["relations"])
+        # the owner still finds it, to restore it
+        assert address in await _hits(client, "planner", "Maya address", status=["forgotten"])
+        owner = await call(client, "memory_get", {"id": address, "agent_id": "planner"})
+        assert owner["memory"]["status"] == "forgotten"
+
+        # restored since: a read of the time it was forgotten still does not show it to the reader
+        at_forget = str(owner["history"][-1]["at"])
+        await call(client, "memory_update", {"id": address, "action": "restore", "agent_id": "planner"})
+        assert address in await _hits(client, "coder", "Maya address")
+        then = {"status": ["forgotten"], "known_at": at_forget}
+        assert address not in await _hits(client, "coder", "Maya address", **then)
+        assert address in await _hits(client, "planner", "Maya address", **then)
