@@ -196,3 +196,32 @@ async def test_a_forgotten_memory_is_its_owners_alone(
         then = {"status": ["forgotten"], "known_at": at_forget}
         assert address not in await _hits(client, "coder", "Maya address", **then)
         assert address in await _hits(client, "planner", "Maya address", **then)
+
+
+async def test_a_memory_shared_by_a_repeat_write_is_not_rewound_to_before_it_was_shared(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        pin = await _stored(
+            client, poller, "planner", content="The alarm code word is bluebird, keep it private"
+        )
+        private_then = await _created_at(client, pin)
+        edited = "The alarm code word changes weekly: ask the planner in person"
+        update = {"id": pin, "action": "update", "content": edited, "agent_id": "planner"}
+        await call(client, "memory_update", update)
+        await _stored(client, poller, "planner", content=edited, shared_with=["coder"])  # merges into it
+        owner = await call(client, "memory_get", {"id": pin, "agent_id": "planner"})
+        assert owner["memory"]["shared_with"] == ["coder"]
+        assert owner["history"][-1]["changes"]["added"] == {"shared_with": ["coder"]}
+
+        assert (await call(client, "memory_get", {"id": pin, "agent_id": "coder"}))["memory"][
+            "content"
+        ] == edited
+        refused = await tool_error(
+            client, "memory_get", {"id": pin, "known_at": private_then, "agent_id": "coder"}
+        )
+        assert refused["field"] == "known_at"
+        assert "bluebird" not in str(refused)
+        assert pin not in await _hits(client, "coder", "alarm code word", known_at=private_then)
+        shared_now = await _hits(client, "coder", "alarm code word")
+        assert shared_now[pin]["memory"]["content"] == edited

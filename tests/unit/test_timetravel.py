@@ -125,6 +125,40 @@ def test_another_agent_reads_a_version_only_while_it_was_shared_with_it_and_not_
     assert readable_by(forgotten, "planner")
 
 
+def test_rewinding_through_a_merge_takes_out_what_it_added() -> None:
+    today = _memory(
+        agent_id="planner",
+        content="ask in person",
+        tags=["vault", "ops"],
+        entities={"place": "vault", "person": "Ana"},
+        metadata={"doc": "a", "source": "b"},
+        shared_with=["coder", "*"],
+    )
+    edit = _change(T0 + timedelta(days=1), content=("the code is 4711", "ask in person"))
+    merge = HistoryEntry(
+        action="merged",
+        reason=None,
+        actor="worker",
+        at=T1,
+        changes={
+            "similarity": 1.0,
+            "added": {
+                "shared_with": ["coder", "*"],
+                "tags": ["ops"],
+                "entities": {"person": "Ana"},
+                "metadata": {"source": "b"},
+            },
+        },
+    )
+    then = rewound(today, [merge, edit])
+    assert (then.content, then.shared_with, then.tags) == ("the code is 4711", [], ["vault"])
+    assert (then.entities, then.metadata) == ({"place": "vault"}, {"doc": "a"})
+    assert not readable_by(then, "coder")  # shared by a merge since: not readable before it
+    between = rewound(today, [merge])
+    assert (between.content, between.shared_with) == ("ask in person", [])
+    assert rewound(today, [edit]).shared_with == ["coder", "*"]
+
+
 def test_check_validity_period_refuses_one_end_moved_past_the_stored_other() -> None:
     check_validity_period(MemoryChanges(valid_to=T1), T0, None)  # after the stored start: fine
     check_validity_period(MemoryChanges(valid_from=T0), None, T1)

@@ -128,16 +128,39 @@ def valid_at(memory: StoredMemory, moment: datetime) -> bool:
     return valid_start(memory) <= moment and (memory.valid_to is None or moment < memory.valid_to)
 
 
+MERGE_ADDED_FIELDS = ("entities", "tags", "metadata", "shared_with")
+"""Fields a near-duplicate merge adds to, recorded as ``{"added": {field: what it added}}`` (the keys or
+items the memory lacked: ``domain.repeat.Absorbed.changes``); a memory is rewound through a merge by
+taking them out again."""
+
+
+def _without(value: object, added: object) -> object:
+    """``value`` (a list, or a dict by key) without what a merge ``added`` to it."""
+    if isinstance(value, Mapping) and isinstance(added, Mapping):
+        return {k: v for k, v in value.items() if k not in added}
+    if isinstance(value, list) and isinstance(added, list):
+        return [item for item in value if item not in added]
+    return value
+
+
 def rewound(memory: StoredMemory, later: Sequence[HistoryEntry]) -> StoredMemory:
     """The memory as it stood before the changes ``later`` (its history after some instant, any
-    order): each field takes the ``from`` of its earliest later change, else keeps today's value.
-    ``status_now`` is set when the status differs."""
+    order), undone from today's value back, newest first: a change recorded ``{"from": …, "to": …}``
+    gives back its ``from`` (so each field ends at the ``from`` of its earliest later change), a merge
+    takes out what it added (``MERGE_ADDED_FIELDS``: a merge that shared the memory with more agents is
+    undone too, so a reader is never shown a version from before it was shared with it). Fields no later
+    change touched keep today's value. ``status_now`` is set when the status differs."""
     values: dict[str, object] = {}
-    for entry in sorted(later, key=lambda e: e.at):
+    for entry in reversed(sorted(later, key=lambda e: e.at)):  # ties: the history's order, reversed
         for name in REWOUND_FIELDS:
             change = entry.changes.get(name)
-            if name not in values and isinstance(change, Mapping) and "from" in change:
+            if isinstance(change, Mapping) and "from" in change:
                 values[name] = change["from"]
+        added = entry.changes.get("added")
+        if isinstance(added, Mapping):
+            for name in MERGE_ADDED_FIELDS:
+                if name in added:
+                    values[name] = _without(values.get(name, getattr(memory, name)), added[name])
     if not values:
         return memory
     then = StoredMemory.model_validate({**memory.model_dump(), **values})
