@@ -197,7 +197,7 @@ def ab(a_path: Path, b_path: Path, stack_dir: Path, rounds: int) -> None:
                     per.append([])
             for i in range(n):
                 order = ("A", "B") if (i + r) % 2 == 0 else ("B", "A")
-                got: dict[str, list[Any]] = {}
+                got: dict[str, list[tuple[tuple[str, int], Any]]] = {}
                 for side in order:
                     total = 0.0
                     got[side] = []
@@ -206,16 +206,18 @@ def ab(a_path: Path, b_path: Path, stack_dir: Path, rounds: int) -> None:
                         total += ms
                         label = _label(statements)
                         cpu[side].setdefault(label, [[] for _ in range(r + 1)])[r].append(ms)
-                        got[side].extend((label, _comparable(x)) for x in results)
+                        # each statement's rows by its place in the trip (vec+ent: the vector rows, then
+                        # the entity rows)
+                        got[side].extend(((label, j), _comparable(x)) for j, x in enumerate(results))
                     cpu[side].setdefault("search", [[] for _ in range(r + 1)])[r].append(total)
                 if r == 0:
-                    by_a = {label: rows for label, rows in got["A"]}
-                    for label, rows in got["B"]:
+                    by_a = dict(got["A"])
+                    for (label, j), rows in got["B"]:
                         # the same kind of round trip on both sides: its statements' rows, as returned
-                        for kind in ("kw", "vec", "ent"):
-                            if label.split("+")[0] == kind and by_a.get(label) not in (None, rows):
-                                differ += 1
-                                print(f"  search {i}: {label} rows differ", file=sys.stderr)
+                        compared = label.split("+")[0] in ("kw", "vec", "ent")
+                        if compared and by_a.get((label, j)) not in (None, rows):
+                            differ += 1
+                            print(f"  search {i}: {label} statement {j + 1} rows differ", file=sys.stderr)
         for name, s in sides.items():
             for row in s.conn.execute(
                 "SELECT generic_plans, custom_plans, left(regexp_replace(statement, '\\s+', ' ', 'g'), 70)"

@@ -1,6 +1,10 @@
 """The vector statement keeps its plan (issue 15): every value its plan depends on is in its text, only
 the embedding is a parameter, so from the sixth run on a connection Postgres runs the prepared
-statement's generic plan — the plan those values get — instead of planning it again on every search."""
+statement's generic plan — the plan those values get — instead of planning it again on every search.
+The same with a point in time (``known_at``, ``valid_at``): the generic plan of the statement that took
+them as parameters (a LIMIT the planner could not read) was an exact scan of the whole scope evaluating
+the history subquery for every memory, 206 ms where the values' plan probes the HNSW index in ~4 ms at
+100k memories."""
 
 from __future__ import annotations
 
@@ -26,7 +30,10 @@ FACTS = [
 ]
 
 
-def test_the_vector_statement_runs_its_generic_plan_once_prepared(stack: LocalStack, tenant: str) -> None:
+@pytest.mark.parametrize("point", ["now", "known_at", "valid_at", "both"])
+def test_the_vector_statement_runs_its_generic_plan_once_prepared(
+    stack: LocalStack, tenant: str, point: str
+) -> None:
     settings = stack.require_settings()
     # a tenant id with a quote, a '%' that reads like a placeholder and braces: written into the text
     odd = f"{tenant} it's 100%(pool)s {{x}}"
@@ -36,7 +43,14 @@ def test_the_vector_statement_runs_its_generic_plan_once_prepared(stack: LocalSt
         try:
             await container.store_memories(keyed_jobs(odd, FACTS, "semantic"))
             scope = Scope(tenant_id=odd, agent_id="default")
-            request = resolve(RecallQuery(text="Caroline pottery", top_k=10), datetime.now(UTC))
+            now = datetime.now(UTC)
+            times = {
+                "now": {},
+                "known_at": {"known_at": now},
+                "valid_at": {"valid_at": now},
+                "both": {"known_at": now, "valid_at": now},
+            }[point]
+            request = resolve(RecallQuery(text="Caroline pottery", top_k=10, **times), now)
             reader = PostgresMemoryReader(container.pool)
             vector = await container.embedder.embed_query(request.text)
 
@@ -56,8 +70,8 @@ def test_the_vector_statement_runs_its_generic_plan_once_prepared(stack: LocalSt
                 plans = []
                 for conn in held:
                     cur = await conn.execute(
-                        """SELECT generic_plans, custom_plans FROM pg_prepared_statements
-                           WHERE statement LIKE '%whole AS%<=>%'"""
+                        """SELECT generic_plans, custom_plans, cardinality(parameter_types)
+                           FROM pg_prepared_statements WHERE statement LIKE '%whole AS%<=>%'"""
                     )
                     plans += await cur.fetchall()
             finally:
@@ -65,9 +79,10 @@ def test_the_vector_statement_runs_its_generic_plan_once_prepared(stack: LocalSt
                     await pool.putconn(conn)
             assert plans, "the vector statement was never prepared"
             # each connection planned it for its first five runs (psycopg prepares it at the sixth), then
-            # ran the one generic plan
-            assert sum(generic for generic, _ in plans) >= 1
-            assert all(custom <= 5 for _, custom in plans)
+            # ran the one generic plan, which reads every value but the embedding from the text
+            assert sum(generic for generic, _, _ in plans) >= 1
+            assert all(custom <= 5 for _, custom, _ in plans)
+            assert all(parameters == 1 for _, _, parameters in plans)
         finally:
             await container.aclose()
 

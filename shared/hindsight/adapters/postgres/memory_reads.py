@@ -101,6 +101,34 @@ VALID_AT_KNOWN = f"""coalesce({_bound_at_known("valid_from")}, occurred_at, crea
               AND ({_bound_at_known("valid_to")} IS NULL OR {_bound_at_known("valid_to")} > %(valid_at)s)"""
 """SQL: ``VALID_AT`` with the validity bounds this store held at ``known_at`` (what we held then about
 ``valid_at``): a fact superseded after ``known_at`` was open-ended then."""
+
+
+def _changed_since(fields: Sequence[str]) -> str:
+    """SQL: the memory's history records a change of one of ``fields`` after ``known_at`` (one probe of
+    the history's (memory_id, at) index)."""
+    keys = ", ".join(f"'{name}'" for name in fields)
+    return f"""EXISTS (SELECT FROM memory_history h WHERE h.memory_id = memories.id AND h.at > %(known_at)s
+                       AND h.changes ?| ARRAY[{keys}])"""
+
+
+def _held_at_known(valid_at: bool) -> str:
+    """SQL: what a search under ``known_at`` keeps of the memories created by then and not forgotten: the
+    status they had then among ``statuses`` (and, with ``valid_at``, the validity held then holds it).
+
+    The same rows as ``STATUS_AT`` (and ``VALID_AT_KNOWN``) alone, written as: today's values, when the
+    history records no change of them since ``known_at`` (then they are what was held), or else those of
+    ``known_at``. Why (issue 15): the planner cannot estimate ``STATUS_AT = ANY(...)`` (a correlated
+    subquery) and took it for one row in 200; below the LIMIT that made the exact scan of the whole scope,
+    evaluating it for every memory (206 ms at 100k memories), look cheaper than the HNSW probe. Today's
+    status it estimates from the column's statistics, the probe it takes for every other row, so it
+    probes the HNSW index as the default search does (~4 ms); the subqueries then run only for the rows
+    the probe reads whose today's values are not the answer."""
+    fields = ["status", "valid_from", "valid_to"] if valid_at else ["status"]
+    today = "status = ANY(%(statuses)s)" + (f" AND {VALID_AT}" if valid_at else "")
+    then = f"{STATUS_AT} = ANY(%(statuses)s)" + (f" AND {VALID_AT_KNOWN}" if valid_at else "")
+    return f"(({today} AND NOT {_changed_since(fields)}) OR ({then}))"
+
+
 LIVE_STATUSES = ["active", "superseded", "archived"]
 
 
@@ -109,8 +137,11 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
     ``valid_at``/``known_at`` (the default) the status is today's and nothing else is joined."""
     if request.known_at is None:
         status = "status = ANY(%(statuses)s)"
-    else:  # statuses at known_at; created by then; never what was forgotten on request since
-        status = f"created_at <= %(known_at)s AND status <> 'forgotten' AND {STATUS_AT} = ANY(%(statuses)s)"
+        if request.valid_at is not None:
+            status += f" AND {VALID_AT}"
+    else:  # statuses (and validity) at known_at; created by then; never what was forgotten on request since
+        held = _held_at_known(request.valid_at is not None)
+        status = f"created_at <= %(known_at)s AND status <> 'forgotten' AND {held}"
     clauses = [
         sql.SQL("tenant_id = %(tenant)s"),
         sql.SQL(visible()),  # type: ignore[arg-type]
@@ -127,7 +158,6 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
     if request.known_at is not None:
         params["known_at"] = request.known_at
     if request.valid_at is not None:
-        clauses.append(sql.SQL(VALID_AT if request.known_at is None else VALID_AT_KNOWN))  # type: ignore[arg-type]
         params["valid_at"] = request.valid_at
     if set(request.layers) != {"episodic", "semantic"}:
         clauses.append(sql.SQL("layer = ANY(%(layers)s)"))
@@ -186,10 +216,11 @@ def _with_values(query: sql.Composable, params: dict[str, Any], keep: str = "emb
     prepared statement's generic plan (psycopg prepares a statement from its sixth run on a connection)
     is the plan its values get anyway, and Postgres keeps it: one statement text, so one plan, per scope.
 
-    Only for searches without a narrowing filter (``_narrowed``): with a time or importance filter the
-    statement's plan already changes with its history on a connection (the exact scan of a prepared
-    statement's custom plan where its first runs probed the HNSW index, seen with ``valid_at`` at 10k
-    memories), and a kept plan would change which rows those searches return."""
+    The same for every search, filters or not: with ``known_at`` the generic plan of the parameters'
+    statement (a LIMIT it cannot read, taken for a tenth of the rows) was an exact scan of the whole scope
+    where the values' plan probes the HNSW index: 206 ms against ~4 ms at 100k memories (issue 15). A
+    filter's values (a time, tags, a key) differ from search to search, so such a text is seldom run the
+    six times that prepare it: it is planned for its values on each run, as its parameters were."""
     text = query.as_string(None).replace("{", "{{").replace("}", "}}")
     names: set[str] = set()
 
@@ -340,7 +371,7 @@ class PostgresMemoryReader:
                      WHERE {where}
                      ORDER BY e.matches DESC, e.distance LIMIT %(pool)s) AS ent
                JOIN memories m ON m.id = ent.id""").format(where=where, columns=CANDIDATE_COLUMNS)
-        vector: sql.Composable = sql.SQL(
+        vector = sql.SQL(
             """WITH whole AS (
                    SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity
                    FROM memories WHERE {where}
@@ -360,8 +391,7 @@ class PostgresMemoryReader:
                -- only what ranking reads: the rows of the hits returned are fetched after ranking
                FROM vec JOIN memories m ON m.id = vec.id"""
         ).format(where=where, columns=CANDIDATE_COLUMNS)
-        if not _narrowed(request):
-            vector = _with_values(vector, params)
+        vector = _with_values(vector, params)
 
         # the entity statement's parameters, once the embedding is known, for the keyword statement's
         # connection to run it; None: it runs after the vector one on the other connection (or not at all)
