@@ -186,10 +186,11 @@ async def build_container(
         async with pool.connection() as conn:
             store_id = await store_identity(conn)
         clock = SystemClock()
+        derive = maintenance_policy(settings)  # an edit derives summaries and inferences again by them
         reader, writer, editor = (
             PostgresMemoryReader(pool),
             PostgresMemoryWriter(pool, conflict_cosine=settings.conflict_cosine),
-            PostgresMemoryEditor(pool),
+            PostgresMemoryEditor(pool, derive.consolidation.min_size, derive.patterns),
         )
         key_store = PostgresApiKeyStore(pool)
         access_log = DeferredAccessLog(editor)

@@ -31,10 +31,13 @@ async def _repeats(c: Container, tenant: str, text: str, n: int = 3) -> list[UUI
     ]
 
 
-async def _consolidated(stack: LocalStack, tenant: str) -> tuple[str, list[str]]:
-    """Three repeats of the billing deploy, one maintenance run: the summary's id and its members'."""
+async def _consolidated(
+    stack: LocalStack, tenant: str, text: str = DEPLOY, n: int = 3
+) -> tuple[str, list[str]]:
+    """``n`` repeats of ``text`` (the billing deploy), one maintenance run: the summary's id and its
+    members' (the most recent first)."""
     async with _container(stack) as c:
-        members = await _repeats(c, tenant, DEPLOY)
+        members = await _repeats(c, tenant, text, n)
         assert c.maintain is not None
         report = await c.maintain.run(tenant_id=tenant)
     assert _step(report, "consolidate")["summaries"] == 1

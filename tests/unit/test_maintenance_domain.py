@@ -36,6 +36,7 @@ from hindsight.domain.maintenance import (
     normalise_statement,
     plan_consolidation,
     preference_statement,
+    regroup,
     summary_hides_members,
     summary_misrepresents_members,
     summary_quotes_members,
@@ -658,3 +659,30 @@ def test_a_preference_is_contested_only_by_later_sentences_and_within_the_bound(
     noise = [ep(f"I prefer meeting room {n} for reviews", 10 + n) for n in range(CONTEST_SENTENCES)]
     assert contested(statement, group, [*group, later, *noise]) == ()  # past the bound: not read
     assert contested(statement, group, [*group, later, *noise[1:]]) == (later.id,)
+
+
+def _summarised(n: int, **fields: object) -> list[Episode]:
+    base = _direction(7)
+    return [_episode("The staging smoke test passed", _near(base, i), n - i, **fields) for i in range(n)]
+
+
+def test_an_edited_member_that_no_longer_repeats_the_event_leaves_its_summary() -> None:
+    """Trial F12: the corrected member leaves; four members less one still make a summary of three, three
+    less one do not (undone); an edit that keeps the words keeps the member in it."""
+    four = _summarised(4)
+    corrected = replace(four[3], content="The staging smoke test failed: login page returned HTTP 500")
+    outcome = regroup(SCOPE, [*four[:3], corrected], corrected.id, 3)
+    assert outcome.leaving == (corrected.id,)
+    assert outcome.plan is not None
+    assert outcome.plan.member_ids == tuple(m.id for m in four[:3])
+    assert outcome.plan.content.startswith("3 similar events")
+    assert regroup(SCOPE, [*four[:2], corrected], corrected.id, 3).plan is None
+    tagged = replace(four[0], tags=("release-42",))
+    kept = regroup(SCOPE, [tagged, *four[1:]], tagged.id, 3)
+    assert kept.leaving == ()
+    assert kept.plan is not None
+    assert kept.plan.tags == ["release-42"]
+    moved = replace(four[0], entities={"env": "prod"})  # what consolidation requires equal
+    assert regroup(SCOPE, [moved, *four[1:]], moved.id, 3).leaving == (moved.id,)
+    with pytest.raises(ValueError, match="one of the summary's members"):
+        regroup(SCOPE, four[1:], four[0].id, 3)

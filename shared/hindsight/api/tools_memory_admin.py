@@ -77,7 +77,9 @@ class UpdateOut(BaseModel):
     note: str | None = Field(
         default=None,
         description="Said when the memory after the change is a fact not valid yet (valid_from later "
-        "than now): search flags it upcoming until then.",
+        "than now): search flags it upcoming until then; and what followed from an edit of a memory a "
+        "consolidation summary stands for or an inferred memory cites (taken out of the summary, summary "
+        "derived again or undone; inference recounted or withdrawn).",
     )
 
 

@@ -45,6 +45,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.conflicts import supersede
+from hindsight.adapters.postgres.derived_edits import follow_edit
 from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.key_rejoin import (
@@ -79,6 +80,7 @@ from hindsight.adapters.postgres.rows import (
 )
 from hindsight.domain.contradiction import is_additive, order_contradiction, resolve
 from hindsight.domain.errors import InvalidInput
+from hindsight.domain.maintenance import CONSOLIDATION_MIN_SIZE, PatternPolicy
 from hindsight.domain.memory import (
     MemoryChanges,
     MemoryStatus,
@@ -452,10 +454,18 @@ async def _retire_successors(
 
 
 class PostgresMemoryEditor:
-    """The MemoryEditor port."""
+    """The MemoryEditor port. ``consolidation_min_size`` and ``patterns``: the maintenance constants an
+    edit of a summary's member or of an inference's evidence derives them again by (``derived_edits``)."""
 
-    def __init__(self, pool: AsyncConnectionPool) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool,
+        consolidation_min_size: int = CONSOLIDATION_MIN_SIZE,
+        patterns: PatternPolicy | None = None,
+    ) -> None:
         self._pool = pool
+        self._min_size = consolidation_min_size
+        self._patterns = patterns or PatternPolicy()
 
     async def update(
         self,
@@ -472,8 +482,10 @@ class PostgresMemoryEditor:
         ``updated_at`` and the version kept) and the memory comes back as it is. Only the
         owner's memories (``scope.agent_id``) are changed: a memory shared with the agent is None here.
         A new ``key`` on an active semantic memory supersedes the active facts of the agent already on
-        that key (their ids in ``superseded``; module doc). Raises VersionConflict when
-        ``expected_version`` is given and the memory is at another."""
+        that key (their ids in ``superseded``; module doc). A consolidation summary standing for it, or an
+        inference citing it as evidence, follows the change (``derived_edits.follow_edit``; what followed
+        in ``note``). Raises VersionConflict when ``expected_version`` is given and the memory is at
+        another."""
         period = changes.valid_from is not None or changes.valid_to is not None or changes.clear_valid_to
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             moved_from = await _lock_keys(conn, scope, memory_id, changes.key)
@@ -549,7 +561,14 @@ class PostgresMemoryEditor:
                     await shortened(conn, scope, moved, was, actor)  # the instants it gives up (key_rejoin)
                 if _keyed_value(moved) and valid_start(moved) > valid_start(current):
                     await started_later(conn, scope, moved, valid_start(current), actor)
-            return EditedMemory(await _reload(conn, memory_id), current.version, tuple(superseded))
+            # a summary or inference derived from it follows the edit (trial F12, F13)
+            notes = await follow_edit(conn, scope, current, diff, actor, self._min_size, self._patterns)
+            return EditedMemory(
+                await _reload(conn, memory_id),
+                current.version,
+                tuple(superseded),
+                note="; ".join(notes) or None,
+            )
 
     async def set_status(
         self,

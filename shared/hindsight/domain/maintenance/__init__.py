@@ -22,8 +22,10 @@ from hindsight.domain.maintenance.consolidation import (
     SUMMARY_MAX_VARIANTS,
     ConsolidationPlan,
     ConsolidationPolicy,
+    Regrouping,
     cluster_episodes,
     plan_consolidation,
+    regroup,
     summary_hides_members,
     summary_keeps_members,
     summary_misdescribes_members,
@@ -73,6 +75,7 @@ from hindsight.domain.maintenance.patterns import (
     normalise_statement,
     preference_sentences,
     preference_statement,
+    rederive_pattern,
 )
 
 __all__ = [
@@ -108,6 +111,7 @@ __all__ = [
     "PatternKind",
     "PatternPlan",
     "PatternPolicy",
+    "Regrouping",
     "SessionSweep",
     "StepName",
     "cluster_episodes",
@@ -120,6 +124,8 @@ __all__ = [
     "plan_consolidation",
     "preference_sentences",
     "preference_statement",
+    "rederive_pattern",
+    "regroup",
     "summary_hides_members",
     "summary_keeps_members",
     "summary_misdescribes_members",

@@ -171,14 +171,19 @@ def _attributes(ep: Episode) -> str:
     )
 
 
+def _partition(ep: Episode) -> tuple[object, ...]:
+    """What members of one summary have in common (module docstring): key, task_type, outcome, the
+    attributes (``_attributes``) and the words of their searchable text in order."""
+    return (ep.key, ep.task_type, ep.outcome, _attributes(ep), information_sequence(ep.searchable_text))
+
+
 def cluster_episodes(episodes: Sequence[Episode], policy: ConsolidationPolicy) -> list[list[Episode]]:
     """Clusters of near-identical episodes (the rule in the module docstring), each in event-time order;
     clusters ordered by their first event. Episodes without an embedding are ignored."""
     groups: dict[tuple[object, ...], list[Episode]] = defaultdict(list)
     for ep in sorted(episodes, key=lambda e: (e.event_time, str(e.id))):
         if len(ep.embedding):
-            words = information_sequence(ep.searchable_text)
-            groups[(ep.key, ep.task_type, ep.outcome, _attributes(ep), words)].append(ep)
+            groups[_partition(ep)].append(ep)
     clusters: list[list[Episode]] = []
     for members in groups.values():
         if len(members) < policy.min_size:
@@ -375,3 +380,44 @@ def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> Consolidatio
         },
     )
     return plan if summary_keeps_members(plan, cluster) else None
+
+
+@dataclass(frozen=True)
+class Regrouping:
+    """What an edit of one archived member makes of its summary (``regroup``): ``leaving``, the members
+    that no longer repeat the event the others repeat (active again, out of the group); ``plan``, the
+    summary derived again from the members that stay — None when it is undone instead (every member
+    active again, the summary archived)."""
+
+    leaving: tuple[UUID, ...]
+    plan: ConsolidationPlan | None
+
+
+def regroup(scope: Scope, members: Sequence[Episode], edited: UUID, min_size: int) -> Regrouping:
+    """The summary of ``members`` (its archived members, with embeddings, as they are after the edit of
+    ``edited``, one of them) derived again (new-user trial F12: "3 similar events … passed" kept standing
+    for an event corrected to "failed: HTTP 500", which stayed archived, out of search). The edited member
+    stays when it still shares the others' key, task_type, outcome, entities, metadata, shared_with and
+    words in order (``_partition``: what consolidation requires equal), and leaves otherwise. The summary
+    is then ``plan_consolidation`` of the members that stay, or undone when fewer than ``min_size`` stay
+    (the consolidation minimum), when it cannot quote them all, or when the others do not share one
+    partition (a summary of an earlier rule: the re-check's case). Its similarity is not measured again:
+    members with the same words in the same order are the same text to the embedder up to case and
+    punctuation.
+
+    Raises:
+        ValueError: ``edited`` is not one of ``members``.
+    """
+    changed = next((ep for ep in members if ep.id == edited), None)
+    if changed is None:
+        raise ValueError("the edited memory is one of the summary's members")
+    others = [ep for ep in members if ep.id != edited]
+    partitions = {_partition(ep) for ep in others}
+    if len(partitions) != 1:
+        return Regrouping((), None)
+    stays = _partition(changed) in partitions
+    staying = sorted([*others, changed] if stays else others, key=lambda e: (e.event_time, str(e.id)))
+    leaving = () if stays else (edited,)
+    if len(staying) < min_size:
+        return Regrouping(leaving, None)
+    return Regrouping(leaving, plan_consolidation(scope, staying))

@@ -251,3 +251,14 @@ def find_patterns(scope: Scope, episodes: Sequence[Episode], policy: PatternPoli
             )
         )
     return plans
+
+
+def rederive_pattern(
+    scope: Scope, memory_id: UUID, evidence: Sequence[Episode], policy: PatternPolicy
+) -> PatternPlan | None:
+    """The inferred memory ``memory_id`` derived again from ``evidence`` — the episodes it cites, as they
+    are after one of them was edited (new-user trial F13: "Preference stated in 3 episodes: aisle seats"
+    stood after one of the three was corrected to "window seats"): its plan (``find_patterns``: the
+    episodes that still state it, the count and text they give, ``contested_by`` a cited episode that now
+    takes it back), or None when fewer than ``policy.min_episodes`` still state it."""
+    return next((p for p in find_patterns(scope, evidence, policy) if p.memory_id == memory_id), None)

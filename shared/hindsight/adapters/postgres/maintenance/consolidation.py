@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from uuid import UUID
 
+from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
@@ -191,50 +192,61 @@ class PostgresConsolidation:
             )
 
     async def undo_consolidation(self, scope: Scope, summary_id: UUID, now: datetime) -> int:
-        """Make the archived members of a summary active again and archive the summary (history rows
-        say why); returns the members restored. Members that changed status since (forgotten,
-        superseded) are left alone; the ``part_of`` links stay as the record of what happened."""
-        reason = (
-            "consolidation undone: the summary did not keep every identifier, number or name, or stood for"
-            " events that differ (the same words in another order, or other entities, metadata or sharing)"
-        )
+        """Make the archived members of a summary active again and archive the summary (``undo_summary``,
+        by maintenance, the history rows saying the re-check found it wrong); returns the members
+        restored."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
-            summary = await fetch_all(
-                conn,
-                """UPDATE memories SET status = 'archived', updated_at = %(now)s,
-                          metadata = jsonb_set(metadata, ARRAY[%(k)s, 'undone_at'], to_jsonb(%(iso)s::text))
-                   WHERE id = %(id)s AND tenant_id = %(t)s AND agent_id = %(a)s AND status = 'active'
-                   RETURNING id""",
-                {
-                    "now": now,
-                    "iso": now.isoformat(),
-                    "k": SUMMARY_METADATA_KEY,
-                    "id": summary_id,
-                    "t": scope.tenant_id,
-                    "a": scope.agent_id,
-                },
-            )
-            if not summary:
-                return 0
-            restored = await fetch_all(
-                conn,
-                """UPDATE memories m SET status = 'active', updated_at = %(now)s
-                   FROM memory_relations r
-                   WHERE r.to_id = %(id)s AND r.tenant_id = %(t)s AND r.kind = 'part_of'
-                     AND m.id = r.from_id AND m.tenant_id = r.tenant_id AND m.agent_id = %(a)s
-                     AND m.status = 'archived'
-                   RETURNING m.id""",
-                {"now": now, "id": summary_id, "t": scope.tenant_id, "a": scope.agent_id},
-            )
-            await record_history(
-                conn,
-                scope.tenant_id,
-                MAINTENANCE_ACTOR,
-                HistoryRow(summary_id, "archived", reason, status_change("active", "archived")),
-                *(
-                    HistoryRow(r["id"], "restored", reason, status_change("archived", "active"))
-                    for r in restored
-                ),
-                at=now,
-            )
+            restored = await undo_summary(conn, scope, summary_id, now, RECHECK_UNDONE, MAINTENANCE_ACTOR)
         return len(restored)
+
+
+RECHECK_UNDONE = (
+    "consolidation undone: the summary did not keep every identifier, number or name, or stood for"
+    " events that differ (the same words in another order, or other entities, metadata or sharing)"
+)
+"""The history reason of a summary of an earlier rule that its re-check undid, and of its members."""
+
+
+async def undo_summary(
+    conn: AsyncConnection, scope: Scope, summary_id: UUID, now: datetime, reason: str, actor: str
+) -> list[UUID]:
+    """In the caller's transaction: archive an active summary and make its archived members active again,
+    history rows by ``actor`` saying ``reason``; the members restored (none when the summary is not
+    active). Members that changed status since (forgotten, superseded) are left alone; the ``part_of``
+    links stay as the record of what happened."""
+    summary = await fetch_all(
+        conn,
+        """UPDATE memories SET status = 'archived', updated_at = %(now)s,
+                  metadata = jsonb_set(metadata, ARRAY[%(k)s, 'undone_at'], to_jsonb(%(iso)s::text))
+           WHERE id = %(id)s AND tenant_id = %(t)s AND agent_id = %(a)s AND status = 'active'
+           RETURNING id""",
+        {
+            "now": now,
+            "iso": now.isoformat(),
+            "k": SUMMARY_METADATA_KEY,
+            "id": summary_id,
+            "t": scope.tenant_id,
+            "a": scope.agent_id,
+        },
+    )
+    if not summary:
+        return []
+    restored = await fetch_all(
+        conn,
+        """UPDATE memories m SET status = 'active', updated_at = %(now)s
+           FROM memory_relations r
+           WHERE r.to_id = %(id)s AND r.tenant_id = %(t)s AND r.kind = 'part_of'
+             AND m.id = r.from_id AND m.tenant_id = r.tenant_id AND m.agent_id = %(a)s
+             AND m.status = 'archived'
+           RETURNING m.id""",
+        {"now": now, "id": summary_id, "t": scope.tenant_id, "a": scope.agent_id},
+    )
+    await record_history(
+        conn,
+        scope.tenant_id,
+        actor,
+        HistoryRow(summary_id, "archived", reason, status_change("active", "archived")),
+        *(HistoryRow(r["id"], "restored", reason, status_change("archived", "active")) for r in restored),
+        at=now,
+    )
+    return [r["id"] for r in restored]
