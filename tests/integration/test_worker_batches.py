@@ -233,6 +233,177 @@ def test_a_batch_decides_exactly_what_storing_its_jobs_one_by_one_decides(
     assert {"supersedes", "contradicts", "related"} <= kinds
 
 
+PLAIN = [
+    f"{who} keeps {what} stamps from {where}"
+    for who, what, where in zip(
+        ["Abe", "Bea", "Cai", "Dov", "Eli", "Fay", "Gus", "Hal", "Ida", "Jon",
+         "Kai", "Lou", "Max", "Ned", "Oda", "Pia", "Quy", "Rex", "Sol", "Tia"],
+        ["owl", "fox", "elk", "yak", "emu", "ant", "bee", "cod", "eel", "gnu",
+         "hen", "jay", "koi", "lynx", "mole", "newt", "orca", "puma", "quail", "ram"],
+        ["Oslo", "Lima", "Rome", "Baku", "Doha", "Kiev", "Riga", "Suva", "Apia", "Bern",
+         "Cali", "Dili", "Faro", "Gaza", "Hue", "Ipoh", "Jena", "Kobe", "Linz", "Metz"],
+        strict=True,
+    )
+]  # fmt: skip
+"""Twenty facts that repeat, replace and contradict nothing (hash embedder: ~half their words differ)."""
+
+
+def _transactions(stack: LocalStack, ids: list[uuid.UUID]) -> int:
+    """How many transactions wrote the memories ``ids`` (their distinct ``xmin``)."""
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        row = conn.execute(
+            "SELECT count(DISTINCT xmin::text) FROM memories WHERE id = ANY(%s)", (ids,)
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+async def _two_connections_open(container: Container) -> None:
+    """A warm worker's pool: two connections open (the second transaction takes only an idle one)."""
+    async with container.pool.connection(), container.pool.connection():
+        pass
+
+
+async def _store_after(
+    container: Container, earlier: list[WriteJob], jobs: list[WriteJob], mode: str
+) -> list[StoreResult]:
+    """``earlier`` stored job by job, then ``jobs`` one by one (``mode`` "one_by_one") or as one batch
+    by a warm worker."""
+    store = container.store_memories
+    for job in earlier:
+        await store([job])
+    prepared = await store.prepare(jobs)
+    if mode == "batch":
+        await _two_connections_open(container)
+        return await store.commit(prepared)
+    return [r for p in prepared for r in await store.commit([p])]
+
+
+def _one_by_one_and_batch(
+    loop: ProcessLoop,
+    container: Container,
+    stack: LocalStack,
+    before: list[tuple[str, dict[str, Any]]],
+    batch: list[tuple[str, dict[str, Any]]],
+) -> tuple[dict[str, dict[str, Any]], dict[str, list[uuid.UUID]]]:
+    """``before`` stored job by job, then ``batch`` (and its first job delivered twice) stored job by job
+    in one tenant and as one batch in another: each mode's ``_state`` and the ids of its batch."""
+    states, ids = {}, {}
+    now = datetime.now(UTC)
+    for mode in ("one_by_one", "batch"):
+        tenant = f"t-{uuid.uuid4().hex[:12]}"
+        earlier = [
+            _job(tenant, c, f, now - timedelta(minutes=1, seconds=i)) for i, (c, f) in enumerate(before)
+        ]
+        jobs = [_job(tenant, c, f, now + timedelta(milliseconds=i)) for i, (c, f) in enumerate(batch)]
+        names = {j.id: f"before{i}" for i, j in enumerate(earlier)} | {
+            j.id: f"job{i}" for i, j in enumerate(jobs)
+        }
+
+        returned = loop.run(_store_after(container, earlier, [*jobs, jobs[0]], mode))
+        states[mode] = _state(stack, tenant, names)
+        states[mode]["returned"] = [(names[r.job_id], r.outcome, names.get(r.memory_id)) for r in returned]
+        ids[mode] = [j.id for j in jobs]
+    return states, ids
+
+
+def test_a_batchs_plain_new_memories_are_written_beside_it_by_a_second_transaction_deciding_the_same(
+    runtime: tuple[ProcessLoop, Container], stack: LocalStack
+) -> None:
+    """Issue 15: linking new rows into the HNSW graph is most of the worker's database time, and one
+    backend does it on one core: about half the plain new memories of a batch go to a second transaction
+    beside the batch's. What is stored is what storing the jobs one by one stores, merges, supersedes,
+    contradictions and history included."""
+    loop, container = runtime
+    plain: list[tuple[str, dict[str, Any]]] = [(c, {}) for c in PLAIN]
+    states, ids = _one_by_one_and_batch(loop, container, stack, BEFORE, plain + BATCH)
+    assert states["batch"] == states["one_by_one"]
+    assert _transactions(stack, ids["batch"]) >= 2  # the batch's own and at least one beside it
+    states, ids = _one_by_one_and_batch(loop, container, stack, [], plain)
+    assert states["batch"] == states["one_by_one"]
+    assert _transactions(stack, ids["batch"]) == 2
+
+
+def test_a_batch_whose_job_has_a_waiting_child_the_batch_also_merges_into_is_stored_as_one_by_one(
+    runtime: tuple[ProcessLoop, Container], stack: LocalStack
+) -> None:
+    """The second transaction adopts its jobs' waiting children after the batch's share is written and
+    without waiting for a row lock: here the batch's share merges a repeat into the very child the second
+    one must link to its parent, so either waiting for the other would never end. The batch falls back to
+    storing its jobs one by one, which stores what it always did."""
+    loop, container = runtime
+    states = {}
+    now = datetime.now(UTC)  # both runs acknowledge their jobs at the same times
+    for mode in ("one_by_one", "batch"):
+        tenant, parent = f"t-{uuid.uuid4().hex[:12]}", uuid.uuid4()
+        child = _job(tenant, "Quinn ordered the blue kayak", {"causal_parent": parent}, now)
+        contents = [
+            "Quinn paid for the kayak order",
+            *PLAIN,
+            "quinn ordered the blue kayak.",
+        ]  # last: a repeat
+        jobs = [_job(tenant, c, {}, now + timedelta(milliseconds=i)) for i, c in enumerate(contents)]
+        jobs[0] = jobs[0].model_copy(update={"id": parent})  # first: its plain row goes beside
+        names = {child.id: "child", **{j.id: f"job{i}" for i, j in enumerate(jobs)}}
+
+        returned = loop.run(_store_after(container, [child], jobs, mode))  # child: a waiting link
+        states[mode] = _state(stack, tenant, names)
+        states[mode]["returned"] = [(names[r.job_id], r.outcome, names.get(r.memory_id)) for r in returned]
+        with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+            row = conn.execute("SELECT causal_parent FROM memories WHERE id = %s", (child.id,)).fetchone()
+        assert row == (parent,), mode
+        assert states[mode]["returned"][-1] == (f"job{len(jobs) - 1}", "merged", "child"), mode
+    assert states["batch"] == states["one_by_one"]
+
+
+@pytest.mark.parametrize("where", ["beside", "own"])
+def test_a_job_the_table_refuses_fails_alone_whichever_transaction_of_its_batch_writes_it(
+    runtime: tuple[ProcessLoop, Container], stack: LocalStack, tenant: str, where: str
+) -> None:
+    """A refused row in the second transaction's share or in the batch's own: neither transaction commits
+    anything of the batch, which is stored job by job — the refused job answered ``failed`` alone."""
+    loop, container = runtime
+    refused = _job(tenant, "Kim drives a Saab", {"valid_to": datetime.now(UTC) - timedelta(days=30)})
+    jobs = [_job(tenant, c, {}) for c in PLAIN]
+    jobs.insert(0 if where == "beside" else len(jobs), refused)  # the first plain rows go beside
+    loop.run(_two_connections_open(container))
+    results = loop.run(container.store_memories(jobs))
+    assert [r.outcome for r in results if r.job_id == refused.id] == ["failed"]
+    assert {r.outcome for r in results if r.job_id != refused.id} == {"stored"}
+    assert count_memories(stack, tenant) == len(PLAIN)
+    # stored one by one: every row by a transaction of its own, none by the batch's two
+    assert _transactions(stack, [j.id for j in jobs if j.id != refused.id]) == len(PLAIN)
+
+
+def test_a_batch_writes_everything_itself_when_the_pool_has_no_connection_idle(
+    stack: LocalStack, tenant: str
+) -> None:
+    """The second transaction never waits for a connection (a writer holding one while waiting for
+    another could wait for ever on a pool that others hold the same way): with none idle, the batch's
+    transaction writes both shares."""
+    settings = stack.require_settings().model_copy(update={"db_pool_max": 2})
+    loop = ProcessLoop()
+    container = loop.run(
+        build_container(
+            settings, with_queue=False, verify_schema=False, embedder=HashEmbedder(settings.embedding_dim)
+        )
+    )
+    jobs = [_job(tenant, c, {}) for c in PLAIN]
+
+    async def go() -> list[StoreResult]:
+        held = await container.pool.getconn()  # the other connection is the batch's own
+        try:
+            return await container.store_memories(jobs)
+        finally:
+            await container.pool.putconn(held)
+
+    try:
+        results = loop.run(go())
+    finally:
+        loop.run(container.aclose())
+    assert {r.outcome for r in results} == {"stored"}
+    assert _transactions(stack, [j.id for j in jobs]) == 1
+
+
 class _MalformedFor:
     """The hash embedder, except that texts with ``marker`` get a vector of the wrong dimension (a model
     glitch): Postgres refuses that row, so its job is poison for a whole-batch transaction."""

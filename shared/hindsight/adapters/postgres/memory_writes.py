@@ -32,6 +32,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
+from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -51,7 +52,13 @@ from hindsight.adapters.postgres.key_resume import (
     resumed_reason,
     written_after_reason,
 )
-from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
+from hindsight.adapters.postgres.rows import (
+    fetch_all,
+    fetch_one,
+    spare_transaction,
+    tenant_transaction,
+    vector_literal,
+)
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
 from hindsight.domain.memory import MemoryDraft, OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
@@ -74,7 +81,8 @@ class PostgresMemoryWriter:
         self._conflict_cosine = conflict_cosine
 
     async def store(self, prepared: Sequence[PreparedWrite], dedup_cosine: float) -> list[StoreResult]:
-        """One transaction per tenant, set-based (``write_batch``); if it fails, each job alone, to
+        """One transaction per tenant, set-based (``write_batch``; with a second one beside it for a share
+        of the new rows when the pool has room for two connections); if it fails, each job alone, to
         isolate the bad one.
 
         Failed jobs are returned with outcome ``failed`` and are *not* recorded, so the queue
@@ -92,9 +100,11 @@ class PostgresMemoryWriter:
         for item in prepared:
             by_tenant[item.job.tenant_id].append(item)
         for tenant_id, items in by_tenant.items():
+            # a second connection links half the new rows into the vector index beside (``batch_writes``)
+            lane = partial(spare_transaction, self._pool, tenant_id) if self._pool.max_size > 1 else None
             try:
                 async with tenant_transaction(self._pool, tenant_id) as conn:
-                    stored = await store_batch(conn, items, dedup_cosine, self._conflict_cosine, one)
+                    stored = await store_batch(conn, items, dedup_cosine, self._conflict_cosine, one, lane)
                 for item, result in zip(items, stored, strict=True):
                     results[item.job.id] = result
             except Exception as batch_exc:

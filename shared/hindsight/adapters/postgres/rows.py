@@ -9,7 +9,7 @@ from typing import Any
 
 from psycopg import AsyncConnection, sql
 from psycopg.rows import dict_row
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from hindsight.adapters.postgres.hnsw import EF_SEARCH_SQL
 from hindsight.domain.memory import HistoryEntry, Relation, StoredMemory
@@ -96,6 +96,31 @@ async def tenant_transaction(pool: AsyncConnectionPool, tenant_id: str) -> Async
     async with pool.connection() as conn, conn.transaction():
         await conn.execute(_SET_TENANT, (tenant_id,))
         yield conn
+
+
+SPARE_WAIT_S = 0.001
+"""How long ``spare_transaction`` waits for a connection: none in effect (psycopg_pool refuses a zero
+timeout even with a connection idle); one asked for when none is idle is opened in the background, for
+the next time."""
+
+
+@asynccontextmanager
+async def spare_transaction(
+    pool: AsyncConnectionPool, tenant_id: str
+) -> AsyncIterator[AsyncConnection | None]:
+    """``tenant_transaction`` on a connection the pool has idle now, or None: it never waits for one, so
+    a caller that holds a connection already cannot wait for a second one that others hold in turn."""
+    try:
+        conn = await pool.getconn(timeout=SPARE_WAIT_S)
+    except PoolTimeout:
+        yield None
+        return
+    try:
+        async with conn.transaction():
+            await conn.execute(_SET_TENANT, (tenant_id,))
+            yield conn
+    finally:
+        await pool.putconn(conn)
 
 
 async def tenant_rows(

@@ -6,7 +6,8 @@ recorded, one statement takes every writer lock (sorted, so two batches cannot t
 orders), one query each fetches the near-duplicate, replaced-fact and conflict candidates of every job
 against the store as it was before the batch; then the decisions are made in memory, job after job, with
 the memories stored earlier in the batch added to the candidates (their similarity computed here), and
-the writes go out together: memories, chunks, merges, supersedes, relations, history, write results.
+the writes go out together: memories, chunks, merges, supersedes, relations, history, write results —
+about half the plain new memories in a second transaction beside the batch's (``batch_writes``).
 
 Where the batch's own writes would change what a job's query returned — a candidate superseded earlier
 in the batch, another fact on the same key stored earlier in the batch — the batch is cut before that
@@ -18,7 +19,7 @@ chain) are stored by ``_store_one`` itself between two such segments.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -26,27 +27,21 @@ from uuid import UUID
 import numpy as np
 from psycopg import AsyncConnection
 
+from hindsight.adapters.postgres.batch_writes import Lane, Writes, write_segment
 from hindsight.adapters.postgres.conflicts import (
     LATER_FACT,
-    RELATE_WITH_REASON,
     contradicted_past_reason,
     unsure,
 )
-from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
+from hindsight.adapters.postgres.history import HistoryRow, status_change
 from hindsight.adapters.postgres.memory_writes import (
     DEDUP_CANDIDATES,
-    INSERT_CHUNK,
-    INSERT_MEMORIES,
     KEY_LOCKS,
-    MERGE_INTO,
     PAST_VALUE,
-    RELATE,
-    WORKER,
     held,
     insert_params,
     kept_reason,
     lock_key,
-    memories_json,
     merge_history,
     merge_params,
     order_on_key,
@@ -136,26 +131,6 @@ _CONFLICTING = """SELECT q.n, c.id, c.content, c.source, c.similarity, c.since
 facts a job's key replaces are left out afterwards). Still one top-k per job, unlike ``_CLOSE``: on a
 large scope the planner serves each one from the HNSW index, as it does ``check_conflicts`` itself (at
 20,000 memories: 37-53 ms for 50 jobs, against 190-220 ms for one exact scan of the scope)."""
-_ADOPT = """WITH w AS (
-       SELECT * FROM unnest(%(written)s::uuid[], %(memory)s::uuid[]) AS w(written, memory_id)),
-   links AS (
-       DELETE FROM pending_causal_links p USING w WHERE p.parent_id = w.written AND p.tenant_id = %(t)s
-       RETURNING p.child_id, w.memory_id)
-   UPDATE memories m SET causal_parent = l.memory_id FROM links l
-   WHERE m.id = l.child_id AND m.tenant_id = %(t)s
-     AND m.agent_id = (SELECT x.agent_id FROM memories x WHERE x.id = l.memory_id AND x.tenant_id = %(t)s)"""
-"""``_adopt_pending_children`` for every write of the batch at once."""
-_SUPERSEDE = """UPDATE memories m SET status = 'superseded', updated_at = now(),
-          valid_to = least(m.valid_to, greatest(u.until, m.valid_from))
-   FROM unnest(%(ids)s::uuid[], %(until)s::timestamptz[]) AS u(id, until)
-   JOIN memories before ON before.id = u.id AND before.tenant_id = %(t)s
-   WHERE m.id = u.id AND m.tenant_id = %(t)s
-   RETURNING m.id, before.valid_to AS before, m.valid_to AS after"""
-"""``conflicts.supersede``'s update for every memory the batch supersedes (each at most once)."""
-_RESULTS = """INSERT INTO write_results (job_id, tenant_id, agent_id, outcome, memory_id, reason)
-   SELECT r.j, %(t)s, r.a, r.o, r.m, r.r
-   FROM unnest(%(j)s::uuid[], %(a)s::text[], %(o)s::text[], %(m)s::uuid[], %(r)s::text[]) AS r(j, a, o, m, r)
-   ON CONFLICT (job_id) DO NOTHING"""
 
 
 def needs_own_path(job: WriteJob) -> bool:
@@ -170,9 +145,12 @@ async def store_batch(
     dedup_cosine: float,
     conflict_cosine: float,
     store_one: StoreOne,
+    lane: Lane | None = None,
 ) -> list[StoreResult]:
-    """Store ``items`` (one tenant) in the caller's transaction; one result per item, in order. Raises
-    whatever a statement raises (the caller then stores the jobs one by one to isolate the bad one)."""
+    """Store ``items`` (one tenant) in the caller's transaction — a share of the plain new memories in a
+    second transaction opened by ``lane``, when given (``batch_writes``); one result per item, in order.
+    Raises whatever a statement raises (the caller then stores the jobs one by one to isolate the bad
+    one)."""
     tenant = items[0].job.tenant_id
     rows = await fetch_all(conn, _DONE, (tenant, [i.job.id for i in items]))
     done = {r["job_id"]: (r["outcome"], r["memory_id"], r["reason"]) for r in rows}
@@ -182,7 +160,7 @@ async def store_batch(
     results: list[StoreResult | None] = [None] * len(items)
     start = 0
     while start < len(items):
-        segment = _Segment(conn, tenant, items, dedup_cosine, conflict_cosine, done, results)
+        segment = _Segment(conn, lane, tenant, items, dedup_cosine, conflict_cosine, done, results)
         end = await segment.run(start)
         await segment.flush()
         if end < len(items) and (end == start or needs_own_path(items[end].job)):
@@ -214,20 +192,6 @@ class _Stored:
     active: bool = True
 
 
-@dataclass
-class _Writes:
-    inserts: list[dict[str, Any]] = field(default_factory=list)
-    chunks: list[tuple[Any, ...]] = field(default_factory=list)
-    merges: list[dict[str, Any]] = field(default_factory=list)
-    supersedes: list[tuple[UUID, datetime, int]] = field(default_factory=list)
-    """(memory, valid until, index of its history row)"""
-    relations: list[tuple[Any, ...]] = field(default_factory=list)
-    reasoned_relations: list[tuple[Any, ...]] = field(default_factory=list)
-    history: list[HistoryRow] = field(default_factory=list)
-    adopt: list[tuple[UUID, UUID]] = field(default_factory=list)
-    results: list[tuple[UUID, str, str, UUID | None, str | None]] = field(default_factory=list)
-
-
 class _Restart(Exception):
     """The batch's own writes would change this job's candidates: cut the segment before it."""
 
@@ -238,6 +202,7 @@ class _Segment:
     def __init__(
         self,
         conn: AsyncConnection,
+        lane: Lane | None,
         tenant: str,
         items: Sequence[PreparedWrite],
         dedup_cosine: float,
@@ -245,10 +210,10 @@ class _Segment:
         done: dict[UUID, tuple[str, UUID | None, str | None]],
         results: list[StoreResult | None],
     ) -> None:
-        self._conn, self._tenant, self._items = conn, tenant, items
+        self._conn, self._lane, self._tenant, self._items = conn, lane, tenant, items
         self._dedup, self._conflict = dedup_cosine, conflict_cosine
         self._done, self._results = done, results
-        self._writes = _Writes()
+        self._writes = Writes()
         self._stored: list[_Stored] = []
         self._stored_keys: set[tuple[str, str]] = set()  # (agent, key) of the semantic facts in _stored
         self._touched: set[UUID] = set()  # memories whose status this segment changed
@@ -572,53 +537,9 @@ class _Segment:
         return _nearest(rows + extra, CONFLICT_CANDIDATES)
 
     async def flush(self) -> None:
-        """Write what the segment decided, in the order ``_store_one`` would have (rows before the
-        updates, relations and history that refer to them)."""
-        w, conn, t = self._writes, self._conn, self._tenant
-        if not w.results:
-            return
-        async with conn.pipeline():
-            cur = conn.cursor()
-            if w.inserts:
-                await cur.execute(INSERT_MEMORIES, (memories_json(w.inserts),))
-            if w.chunks:
-                await cur.executemany(INSERT_CHUNK, w.chunks)
-            if w.merges:
-                await cur.executemany(MERGE_INTO, w.merges)
-            if w.supersedes:
-                await cur.execute(
-                    _SUPERSEDE,
-                    {"t": t, "ids": [s[0] for s in w.supersedes], "until": [s[1] for s in w.supersedes]},
-                )
-                ends = {r[0]: (r[1], r[2]) for r in await cur.fetchall()}
-                for memory_id, _, at in w.supersedes:
-                    before, after = ends.get(memory_id, (None, None))
-                    if after is not None and before != after:
-                        row = w.history[at]
-                        was = before.isoformat() if before is not None else None
-                        changes = row.changes | {"valid_to": {"from": was, "to": after.isoformat()}}
-                        w.history[at] = HistoryRow(row.memory_id, row.action, row.reason, changes)
-            if w.relations:
-                await cur.executemany(RELATE, w.relations)
-            if w.reasoned_relations:
-                await cur.executemany(RELATE_WITH_REASON, w.reasoned_relations)
-            if w.adopt:
-                await conn.execute(
-                    _ADOPT, {"t": t, "written": [a for a, _ in w.adopt], "memory": [m for _, m in w.adopt]}
-                )
-            await record_history(conn, t, WORKER, *w.history)
-            await conn.execute(
-                _RESULTS,
-                {
-                    "t": t,
-                    "j": [r[0] for r in w.results],
-                    "a": [r[1] for r in w.results],
-                    "o": [r[2] for r in w.results],
-                    "m": [r[3] for r in w.results],
-                    "r": [r[4] for r in w.results],
-                },
-            )
-        self._writes = _Writes()
+        """Write what the segment decided (``batch_writes.write_segment``)."""
+        await write_segment(self._conn, self._lane, self._tenant, self._writes)
+        self._writes = Writes()
 
 
 def _columns(held: Held) -> dict[str, Any]:
