@@ -168,3 +168,25 @@ async def test_a_corrected_evidence_episode_is_no_longer_counted(
         stack, "SELECT to_id::text FROM memory_relations WHERE from_id = %s AND kind = 'related'", pattern
     )
     assert sorted(r[0] for r in cited) == sorted(episodes[1:])
+
+
+async def test_an_inference_withdrawn_by_an_edit_comes_back_when_stated_enough_again(
+    stack: LocalStack, server: BackgroundServer, tenant: str, token: str
+) -> None:
+    """Withdrawn because the corrected episode left two, the inference is active again (same id) once a
+    new episode states the preference a third time; one the user archived would stay archived."""
+    pattern, episodes = await _inferred(stack, tenant, [AISLE, AISLE, AISLE])
+    async with mcp_client(server.url, token) as client:
+        await call(client, "memory_update", {"id": episodes[1], "action": "update", "content": WINDOW})
+    async with _container(stack) as c:
+        now = datetime.now(UTC)
+        await _insert(c, tenant, AISLE, created_at=now, occurred_at=now, task_id="trip-0")
+        assert c.maintain is not None
+        counts = _step(await c.maintain.run(tenant_id=tenant), "extract_patterns")
+    assert (counts.get("reinstated"), counts.get("created", 0)) == (1, 0), counts
+    async with mcp_client(server.url, token) as client:
+        view = await call(client, "memory_get", {"id": str(pattern)})
+        assert view["memory"]["status"] == "active"
+        assert view["memory"]["content"].startswith("Preference stated in 3 episodes")
+        assert "withdrawn_at" not in view["memory"]["metadata"]["inferred_from"]
+        assert view["history"][-1]["action"] == "restored"

@@ -479,6 +479,9 @@ class FakeStore:
     async def extend_pattern(self, scope: Scope, plan: PatternPlan, now: datetime) -> int:
         return 0
 
+    async def reinstate_pattern(self, scope: Scope, plan: PatternPlan, now: datetime) -> bool:
+        return False
+
 
 class NoEmbedder:
     dim = 4

@@ -90,6 +90,12 @@ class MaintenanceStore(Protocol):
         """Link new evidence to the active inferred memory; returns the links added."""
         ...
 
+    async def reinstate_pattern(self, scope: Scope, plan: PatternPlan, now: datetime) -> bool:
+        """Make the inferred memory active again when an edit of its evidence withdrew it (metadata
+        ``withdrawn_at``) and ``plan`` finds enough episodes stating it again; False when it was archived
+        otherwise (by the user, by decay) and stays so."""
+        ...
+
 
 class WorkingMemorySweeper(Protocol):
     """The maintenance side of working memory: repair sessions left without a TTL."""

@@ -409,6 +409,12 @@ class Maintain:
                 status = known.get(plan.memory_id)
                 if status == "active":
                     counts["evidence_linked"] += await self._store.extend_pattern(scope, plan, now)
+                elif (
+                    status == "archived"
+                    and not plan.contested_by
+                    and await self._store.reinstate_pattern(scope, plan, now)
+                ):
+                    counts["reinstated"] += 1  # withdrawn by an edit of its evidence, stated enough again
                 elif status is not None:
                     counts["left_alone"] += 1  # forgotten, superseded or archived: never brought back
             run.budget.spend()

@@ -15,8 +15,9 @@ edit's transaction (new-user trial F12, F13), as a forget takes it along (``forg
   that no longer states it is no longer evidence (link removed); the inference states the new count
   ("Preference stated in 2 episodes: …"), is linked ``contradicts`` to a cited episode that now takes it
   back (the take-back rule of ``domain.maintenance.patterns``), or, when fewer episodes than an inference
-  needs still state it, is withdrawn: archived, as a summary is undone. Its vector is kept: the text
-  changed in its count, not in the statement it is found by.
+  needs still state it, is withdrawn: archived, as a summary is undone, marked ``withdrawn_at`` so that
+  maintenance makes it active again once enough episodes state it again (``reinstate_pattern``). Its
+  vector is kept: the text changed in its count, not in the statement it is found by.
 
 History rows (by the editing caller) say why; the answer's ``note`` says what followed.
 """
@@ -47,6 +48,7 @@ from hindsight.domain.maintenance import (
     PATTERN_CONTENT_CHARS,
     PATTERN_METADATA_KEY,
     SUMMARY_METADATA_KEY,
+    WITHDRAWN_AT,
     ConsolidationPlan,
     PatternPolicy,
     rederive_pattern,
@@ -281,8 +283,10 @@ async def _recount(
             f"still do, fewer than the {policy.min_episodes} an inference needs"
         )
         await conn.execute(
-            "UPDATE memories SET status = 'archived', updated_at = now() WHERE id = %s AND tenant_id = %s",
-            (inference_id, scope.tenant_id),
+            """UPDATE memories SET status = 'archived', updated_at = now(),
+                      metadata = jsonb_set(metadata, ARRAY[%s, %s], to_jsonb(now()))
+               WHERE id = %s AND tenant_id = %s""",
+            (PATTERN_METADATA_KEY, WITHDRAWN_AT, inference_id, scope.tenant_id),
         )
         withdrawn = HistoryRow(inference_id, "archived", reason, status_change("active", "archived"))
         await record_history(conn, scope.tenant_id, actor, withdrawn)

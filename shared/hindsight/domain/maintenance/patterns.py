@@ -56,6 +56,10 @@ PATTERN_MIN_IMPORTANCE = 0.5
 """… and starts at least at the default importance: recurring is itself evidence of relevance."""
 
 PatternKind = Literal["lesson", "preference"]
+WITHDRAWN_AT = "withdrawn_at"
+"""Key of an inferred memory's ``PATTERN_METADATA_KEY`` metadata: when an edit of its evidence left fewer
+than ``min_episodes`` stating it and it was archived (``rederive_pattern``). Such an inference, unlike
+one the user or decay archived, is made active again when enough episodes state it again."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.conflicts import relate_if_new, unsure
-from hindsight.adapters.postgres.history import HistoryRow, record_history
+from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.maintenance.episodes import EPISODE_COLUMNS, episode_from_row
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
 from hindsight.domain.contradiction import CONFLICT_CANDIDATES, compare_facts
@@ -22,6 +22,7 @@ from hindsight.domain.maintenance import (
     PATTERN_CONTENT_CHARS,
     PATTERN_METADATA_KEY,
     SUMMARY_METADATA_KEY,
+    WITHDRAWN_AT,
     Episode,
     PatternPlan,
 )
@@ -201,6 +202,51 @@ class PostgresPatterns:
                 at=now,
             )
         return added
+
+    async def reinstate_pattern(self, scope: Scope, plan: PatternPlan, now: datetime) -> bool:
+        """An inferred memory an edit of its evidence withdrew (archived, metadata ``WITHDRAWN_AT``), active
+        again from ``plan`` — enough episodes state it again: its text, count and span from the plan (the
+        mark gone), the plan's evidence linked, facts it contradicts linked as when it was created, a
+        history row ``restored``. False, nothing changed, when it is not so withdrawn (archived by the user
+        or by decay: left alone)."""
+        async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            row = await fetch_one(
+                conn,
+                """SELECT content, embedding::text AS e FROM memories
+                   WHERE id = %s AND tenant_id = %s AND agent_id = %s AND status = 'archived'
+                     AND metadata -> %s ? %s
+                   FOR UPDATE""",
+                (plan.memory_id, scope.tenant_id, scope.agent_id, PATTERN_METADATA_KEY, WITHDRAWN_AT),
+            )
+            if row is None:
+                return False
+            await conn.execute(
+                """UPDATE memories SET status = 'active', content = %(content)s, content_hash = %(hash)s,
+                          metadata = %(metadata)s, last_verified_at = %(now)s, updated_at = %(now)s
+                   WHERE id = %(id)s AND tenant_id = %(t)s""",
+                {
+                    "content": plan.content,
+                    "hash": content_hash(plan.content),
+                    "metadata": Jsonb(plan.metadata),
+                    "now": now,
+                    "id": plan.memory_id,
+                    "t": scope.tenant_id,
+                },
+            )
+            await _flag_contradicted_facts(conn, scope, plan, row["e"])
+            await self._link_evidence(conn, scope, plan)
+            changes: dict[str, Any] = status_change("archived", "active")
+            if plan.content != row["content"]:
+                changes["content"] = {"from": row["content"], "to": plan.content}
+            why = f"{len(plan.evidence_ids)} episodes state this {plan.kind} again"
+            await record_history(
+                conn,
+                scope.tenant_id,
+                MAINTENANCE_ACTOR,
+                HistoryRow(plan.memory_id, "restored", why, changes),
+                at=now,
+            )
+        return True
 
     @staticmethod
     async def _link_evidence(conn: Any, scope: Scope, plan: PatternPlan) -> int:
