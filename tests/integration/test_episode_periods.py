@@ -119,3 +119,39 @@ def test_an_ingest_line_of_an_episode_ending_before_it_happened_is_refused_with_
     assert "(no valid_from given: an event holds from occurred_at;" in output, output
     assert "nothing was ingested" in output, output
     assert _queued_messages(stack) == before
+
+
+@pytest.mark.anyio
+async def test_a_supersede_never_ends_an_episode_before_it_happened(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """A supersede ends the old memory at the new one's start, never before the old one's own start; an
+    episode's start without valid_from is its occurred_at (else created_at), not "none": a correction
+    dated before it happened left it ending in January and beginning in June."""
+    async with mcp_client(server.url, token) as client:
+        deploy = await _event(client, poller, content="Deploy of billing v3 started", occurred_at=JUNE)
+        queued = await call(
+            client,
+            "memory_update",
+            {
+                "id": deploy["id"],
+                "action": "supersede",
+                "content": "Deploy of billing v3 started, as planned in January",
+                "valid_from": "2026-01-01",
+            },
+        )
+        await drain(poller)
+        old = (await call(client, "memory_get", {"id": deploy["id"]}))["memory"]
+        assert (old["status"], old["valid_to"], old["superseded_by"]) == (
+            "superseded",
+            "2026-06-01T00:00:00Z",  # it never held: an empty period at its start, never an inverted one
+            str(queued["queued"]["id"]),
+        )
+        # an episode dated in the future, superseded by a link now, ends where it begins too
+        later = await _event(client, poller, content="Deploy of billing v4 starts", occurred_at="2099-01-01")
+        replacement = await _event(client, poller, content="Deploy of billing v4 is cancelled")
+        await call(
+            client, "memory_link", {"from_id": replacement["id"], "to_id": later["id"], "kind": "supersedes"}
+        )
+        ended = (await call(client, "memory_get", {"id": later["id"]}))["memory"]
+        assert (ended["status"], ended["valid_to"]) == ("superseded", "2099-01-01T00:00:00Z")

@@ -43,7 +43,7 @@ from uuid import UUID
 from psycopg import AsyncConnection
 from psycopg.errors import LockNotAvailable
 
-from hindsight.adapters.postgres.conflicts import RELATE_WITH_REASON
+from hindsight.adapters.postgres.conflicts import RELATE_WITH_REASON, SUPERSEDED_END
 from hindsight.adapters.postgres.history import HistoryRow, record_history
 from hindsight.adapters.postgres.memory_writes import (
     INSERT_CHUNK,
@@ -89,8 +89,8 @@ ADOPT_NOWAIT = """WITH w AS (
    WHERE m.id = c.id AND m.tenant_id = %(t)s"""
 """``ADOPT`` for the second transaction: a child row locked by anyone (the batch's own transaction
 included) fails the statement at once (``LockNotAvailable``) instead of waiting (module docstring)."""
-SUPERSEDE = """UPDATE memories m SET status = 'superseded', updated_at = now(),
-          valid_to = least(m.valid_to, greatest(u.until, m.valid_from))
+SUPERSEDE = f"""UPDATE memories m SET status = 'superseded', updated_at = now(),
+          valid_to = {SUPERSEDED_END.format(until="u.until")}
    FROM unnest(%(ids)s::uuid[], %(until)s::timestamptz[]) AS u(id, until)
    JOIN memories before ON before.id = u.id AND before.tenant_id = %(t)s
    WHERE m.id = u.id AND m.tenant_id = %(t)s

@@ -129,6 +129,20 @@ def unsure(verdict: PairVerdict) -> str:
     return f"possible conflict, {verdict.reason}; both kept"
 
 
+SUPERSEDED_END = "least(m.valid_to, greatest({until}, coalesce(m.valid_from, m.occurred_at, m.created_at)))"
+"""The end a supersede gives memory ``m`` ending at ``{until}``: never before it begins (an episode, with no
+valid_from, begins at occurred_at, else created_at: trial MED-3), never after the end it has."""
+
+_SUPERSEDE = f"""UPDATE memories m SET status = 'superseded', updated_at = now(),
+          -- never before its start (a future value retracted, a newer fact named): empty; never
+          -- after its own end (a period given to it, or a past value's): the earlier one
+          valid_to = {SUPERSEDED_END.format(until="%(until)s")}
+   FROM (SELECT id, valid_to, status FROM memories WHERE id = %(id)s AND tenant_id = %(t)s) before
+   WHERE m.id = before.id
+   RETURNING before.valid_to AS before, m.valid_to AS after, before.status AS status"""
+"""``supersede``'s update (parameters ``id``, ``t``, ``until``)."""
+
+
 async def supersede(
     conn: AsyncConnection,
     tenant_id: str,
@@ -138,8 +152,9 @@ async def supersede(
     why: str,
     actor: str = WORKER,
 ) -> None:
-    """Mark ``old_id`` superseded by ``new_id``: its period ends at ``until`` (or at its ``valid_from`` when
-    that is later — a period never ends before it begins, migration 019 —, or at its own end when that is
+    """Mark ``old_id`` superseded by ``new_id``: its period ends at ``until`` (or at its start when that is
+    later — ``valid_from``, else an episode's ``occurred_at`` or ``created_at`` (``SUPERSEDED_END``): a
+    period never ends before it begins, migration 019 —, or at its own end when that is
     earlier: a period is only ever shortened, so two values of a key never hold at one instant), with its
     ``supersedes`` link and history row (by ``actor``: the worker, the importer, or the API key of a
     ``memory_update``). The history records the end when it changed, so a read at an earlier ``known_at``
@@ -147,13 +162,7 @@ async def supersede(
     later-arriving value begins inside) keeps its status; only its end moves."""
     row = await fetch_one(
         conn,
-        """UPDATE memories m SET status = 'superseded', updated_at = now(),
-                  -- never before its start (a future value retracted, a newer fact named): empty; never
-                  -- after its own end (a period given to it, or a past value's): the earlier one
-                  valid_to = least(m.valid_to, greatest(%(until)s, m.valid_from))
-           FROM (SELECT id, valid_to, status FROM memories WHERE id = %(id)s AND tenant_id = %(t)s) before
-           WHERE m.id = before.id
-           RETURNING before.valid_to AS before, m.valid_to AS after, before.status AS status""",
+        _SUPERSEDE,
         {"id": old_id, "t": tenant_id, "until": until},
     )
     was = row["status"] if row is not None else "active"
