@@ -169,7 +169,10 @@ def _replayer(searches: list[dict[str, Any]], learned: bool) -> Any:
             self.q = q  # fresh row dicts, made off the clock (the driver's are fresh too)
             self.rows = ([dict(r) for r in q["vector_rows"]], [dict(r) for r in q["text_rows"]])
 
-        async def search_candidates(self, *_: Any) -> Any:
+        async def search_candidates(self, *args: Any) -> Any:
+            if len(args) > 4 and args[4] is not None:  # prepare: each statement's texts, as they arrive
+                for rows in reversed(self.rows):  # the text statements end first on a new query
+                    args[4]([r["content"] for r in rows])
             return reads._ranked(reads._merged(*self.rows))
 
         async def get_many(self, scope: Any, ids: Any) -> Any:

@@ -13,7 +13,8 @@ import pytest
 import hindsight.adapters.postgres.memory_reads as memory_reads
 from hindsight.adapters.postgres.memory_reads import PostgresMemoryReader
 from hindsight.bootstrap import build_container
-from hindsight.domain.memory import Scope
+from hindsight.container import Container
+from hindsight.domain.memory import Scope, SearchRequest
 from hindsight.local.stack import LocalStack
 from hindsight.ports import Vector
 from hindsight.usecases.recall import RecallQuery, resolve
@@ -29,6 +30,22 @@ FACTS = [
 ]
 
 
+async def _stored(
+    container: Container, tenant: str
+) -> tuple[Scope, SearchRequest, PostgresMemoryReader, Vector]:
+    """FACTS stored for ``tenant``, and what a search of them needs: scope, request, reader and the
+    query's embedding."""
+    await container.store_memories(keyed_jobs(tenant, FACTS, "semantic"))
+    scope = Scope(tenant_id=tenant, agent_id="default")
+    request = resolve(RecallQuery(text="Caroline pottery", top_k=10), datetime.now(UTC))
+    return (
+        scope,
+        request,
+        PostgresMemoryReader(container.pool),
+        await container.embedder.embed_query(request.text),
+    )
+
+
 def test_a_failing_embedding_or_statement_leaves_no_task_and_no_connection_behind(
     stack: LocalStack, tenant: str
 ) -> None:
@@ -37,11 +54,7 @@ def test_a_failing_embedding_or_statement_leaves_no_task_and_no_connection_behin
     async def scenario() -> None:
         container = await build_container(settings, with_queue=False, embedder=None)
         try:
-            await container.store_memories(keyed_jobs(tenant, FACTS, "semantic"))
-            scope = Scope(tenant_id=tenant, agent_id="default")
-            request = resolve(RecallQuery(text="Caroline pottery", top_k=10), datetime.now(UTC))
-            reader = PostgresMemoryReader(container.pool)
-            vector = await container.embedder.embed_query(request.text)
+            scope, request, reader, vector = await _stored(container, tenant)
 
             async def every_connection_free() -> bool:
                 # all of the pool's connections can be had at once: none is held by a search (one
@@ -161,6 +174,45 @@ def test_the_entity_statement_runs_beside_the_vector_one_when_the_keyword_one_en
             new = await reader.search_candidates(scope, request, after_the_keyword_statement, 100)
             assert sorted(calls) == [["entity"], ["keyword"], ["vector"]]
             assert [c.model_dump() for c in new] == [c.model_dump() for c in repeated]
+        finally:
+            await container.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_the_model_starts_first_and_every_candidate_text_is_prepared(
+    stack: LocalStack, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The query embedding is asked for before any statement is sent (the model is a new query's long
+    pole), and ``prepare`` is handed the texts of every candidate, statement by statement."""
+    settings = stack.require_settings()
+    events: list[str] = []
+    original = memory_reads.tenant_rows
+
+    async def spied(pool: object, tenant_id: str, query: object, params: object = None) -> object:
+        events.append("statement")
+        return await original(pool, tenant_id, query, params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(memory_reads, "tenant_rows", spied)
+
+    async def scenario() -> None:
+        container = await build_container(settings, with_queue=False, embedder=None)
+        try:
+            scope, request, reader, vector = await _stored(container, tenant)
+
+            async def embed() -> Vector:
+                events.append("embed")
+                await asyncio.sleep(0.05)  # a model at work: the keyword statement ends meanwhile
+                return vector
+
+            batches: list[list[str]] = []
+            candidates = await reader.search_candidates(scope, request, embed, 100, batches.append)
+            assert events[:2] == ["embed", "statement"]
+            assert candidates
+            assert len(batches) >= 2  # the keyword statement's texts, then the vector statement's
+            assert {c.memory.content for c in candidates} <= {text for batch in batches for text in batch}
+            given = await reader.search_candidates(scope, request, embed, 100)
+            assert [c.model_dump() for c in given] == [c.model_dump() for c in candidates]
         finally:
             await container.aclose()
 

@@ -77,10 +77,17 @@ class ScriptedStore:
         """(tenant, agent, (conversation, session, turn)) → content, for turn_contents."""
 
     async def search_candidates(
-        self, scope: Scope, request: SearchRequest, embed: Callable[[], Awaitable[Vector]], pool: int
+        self,
+        scope: Scope,
+        request: SearchRequest,
+        embed: Callable[[], Awaitable[Vector]],
+        pool: int,
+        prepare: Callable[[Sequence[str]], None] | None = None,
     ) -> list[Candidate]:
         self.asked.append((scope, request, pool))
         self.embeddings.append(await embed())  # as the port says: asked once, its errors raised
+        if prepare is not None and self.candidates:  # as the store does: the texts of what it returns
+            prepare([c.memory.content for c in self.candidates])
         return self.candidates
 
     async def store(self, prepared: Sequence[PreparedWrite], dedup_cosine: float) -> list[StoreResult]:

@@ -34,6 +34,7 @@ from hindsight.domain.ranking_features import (
     NEIGHBOUR_REACH,
     RRF_K,
     STAGE_TWO,
+    PoolTexts,
     _content_features,
     _names_time,
     _Query,
@@ -362,6 +363,32 @@ def test_time_words_with_a_lookalike_letter_equal_the_expression() -> None:
                 for content in (changed, f"on {changed}, then", f"{changed}é", f"é {changed}"):
                     expected = _TIME_WORDS.search(content) is not None
                     assert _names_time(content, _WORD.findall(content)) == expected, content
+
+
+@settings(max_examples=100, deadline=None)
+@given(pool=_pools, query=_queries, data=st.data())
+def test_features_of_texts_prepared_as_statements_return_equal_those_computed_at_once(
+    pool: list[Candidate], query: str, data: st.DataObject
+) -> None:
+    """The search hands ranking each statement's texts as they arrive (``PoolTexts.add``, some texts
+    twice, some of another query's pool never ranked): the matrix and the scores are the same bytes as
+    when every text is tokenised at once, and texts prepared for another query are not used."""
+    request = SearchRequest(text=query, top_k=10, now=NOW)
+    policy = RankingPolicy(learned=load_ranker())
+    at_once = candidate_features(pool, request)
+    texts = PoolTexts(query)
+    contents = [c.memory.content for c in pool]
+    for batch in data.draw(st.lists(st.lists(st.sampled_from(contents)) if contents else st.just([]))):
+        texts.add([*batch, "never a candidate"])
+    assert candidate_features(pool, request, texts=texts).tobytes() == at_once.tobytes()
+    plain = score_candidates(pool, policy=policy, now=NOW, request=request)
+    prepared = score_candidates(pool, policy=policy, now=NOW, request=request, texts=texts)
+    assert [(s.candidate.memory.id, s.model, s.final) for s in prepared] == [
+        (s.candidate.memory.id, s.model, s.final) for s in plain
+    ]
+    other = PoolTexts(query + " Lisbon")
+    other.add(contents)
+    assert candidate_features(pool, request, texts=other).tobytes() == at_once.tobytes()
 
 
 @settings(max_examples=100, deadline=None)

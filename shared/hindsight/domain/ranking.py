@@ -46,7 +46,7 @@ from hindsight.domain.memory import (
     SearchRequest,
     StoredMemory,
 )
-from hindsight.domain.ranking_features import candidate_features, pool_positions
+from hindsight.domain.ranking_features import PoolTexts, candidate_features, pool_positions
 from hindsight.domain.timeparse import TimeIntent
 from hindsight.domain.timetravel import is_upcoming
 
@@ -230,16 +230,18 @@ def score_candidates(
     now: datetime,
     intent: TimeIntent | None = None,
     request: SearchRequest | None = None,
+    texts: PoolTexts | None = None,
 ) -> list[ScoredCandidate]:
     """Every candidate scored, best first (ties: similarity, then id). ``request`` (the query) is what
     the learned ranker's features read; without it, or without a learned ranker in the policy, relevance
-    is the weighted RRF. SearchHit models are built by ``ScoredCandidate.hit``, for returned hits only."""
+    is the weighted RRF. ``texts``: content features computed already (``ranking_features.PoolTexts``).
+    SearchHit models are built by ``ScoredCandidate.hit``, for returned hits only."""
     rrfs = _fused(candidates, policy)
     model: list[float | None]
     if policy.learned is not None and request is not None and candidates:
         positions = pool_positions(candidates)
         scores = policy.learned.score(
-            candidate_features(candidates, request, positions), candidates, positions
+            candidate_features(candidates, request, positions, texts), candidates, positions
         )
         model = list(scores)
         top = max(scores)

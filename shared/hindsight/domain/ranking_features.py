@@ -243,11 +243,13 @@ def candidate_features(
     candidates: Sequence[Candidate],
     request: SearchRequest,
     positions: Sequence[Position | None] | None = None,
+    texts: PoolTexts | None = None,
 ) -> np.ndarray:
     """An (n, len(FEATURES)) float64 matrix: one row of ``FEATURES`` values per candidate, in the
     candidates' order. Signal and neighbour features are computed column-wise with numpy; the content
     features need one tokenising pass over each candidate's text (``_content_features``). ``positions``:
-    ``pool_positions(candidates)``, when the caller has them already."""
+    ``pool_positions(candidates)``, when the caller has them already; ``texts``: the content features
+    of texts computed already for this query (``PoolTexts``; ignored when built for another text)."""
     n = len(candidates)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
     if n == 0:
@@ -290,10 +292,11 @@ def candidate_features(
         out[:, column["neighbour_sum"]] = total
         out[:, column["neighbour_prev"]] = neighbours[:, NEIGHBOUR_REACH - 1]
         out[:, column["neighbour_next"]] = neighbours[:, NEIGHBOUR_REACH]
-    query = _Query(request.text)
+    given = texts if texts is not None and texts.text == request.text else None
+    query = given.query if given is not None else _Query(request.text)
     asks_when = bool(_WHEN_QUESTION.search(request.text))
     overlap, counts, question, timed, held = _pool_content_features(
-        [c.memory.content for c in candidates], query
+        [c.memory.content for c in candidates], query, given.rows if given is not None else None
     )
     out[:, column["query_overlap"]] = overlap
     out[:, column["length_log"]] = [math.log1p(count) for count in counts]
@@ -363,43 +366,83 @@ _ASCII_FOLD = bytes(
 words, lower-cased (only ASCII text is translated; the upper half is never read)."""
 
 
+ContentRow = tuple[float, int, float, float, AbstractSet[str]]
+"""``_content_features`` of one text as one tuple: (query overlap, word count, ends with "?", names a
+time, query stems held)."""
+ContentColumns = tuple[
+    tuple[float, ...], tuple[int, ...], tuple[float, ...], tuple[float, ...], tuple[AbstractSet[str], ...]
+]
+"""``ContentRow``'s values of a pool's texts, as one column each."""
+
+
+class PoolTexts:
+    """The content features of a search's candidate texts against its query, computed as the statements
+    that find them return (``add``, the store's ``prepare`` hook of ``search_candidates``), so that
+    tokenising a statement's texts runs while the other statements, or the query embedding, are still
+    under way instead of after the last of them (~5 µs a text, ~200 texts a pool: most of the features'
+    CPU, bench/cpu_replay.py). Keyed by the text itself: a content feature depends on nothing else (a
+    memory rewound to another text at a point in time is computed anew), and ``candidate_features``
+    computes any text not given here, so what is added changes no value, only when it is computed."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.query = _Query(text)
+        self.rows: dict[str, ContentRow] = {}
+
+    def add(self, contents: Sequence[str]) -> None:
+        """Compute the features of the texts not seen yet."""
+        rows = self.rows
+        new = [c for c in contents if c not in rows]
+        rows.update(zip(new, _content_rows(new, self.query), strict=True))
+
+
 def _pool_content_features(
-    contents: Sequence[str], query: _Query
-) -> tuple[list[float], list[int], list[float], list[float], list[AbstractSet[str]]]:
+    contents: Sequence[str], query: _Query, known: dict[str, ContentRow] | None = None
+) -> ContentColumns:
     """``_content_features`` of every text of a pool, as columns: (query overlap, word count, ends with
-    "?", names a time, query stems held). The fast path is inlined (a call, a tuple and its unpacking
-    less per candidate, and the sets and divisions skipped for a text holding none of the wanted words);
-    other text goes through ``_content_features``."""
-    overlaps: list[float] = []
-    counts: list[int] = []
-    questions: list[float] = []
-    timed: list[float] = []
-    held: list[AbstractSet[str]] = []
+    "?", names a time, query stems held); those of ``known`` (``PoolTexts.rows``) as they are there."""
+    if not contents:
+        return (), (), (), (), ()
+    if known:
+        rows: list[ContentRow | None] = [known.get(c) for c in contents]
+        missing = [c for c, row in zip(contents, rows, strict=True) if row is None]
+        computed = iter(_content_rows(missing, query))
+        columns = zip(*[row if row is not None else next(computed) for row in rows], strict=True)
+    else:
+        columns = zip(*_content_rows(contents, query), strict=True)
+    overlaps, counts, questions, timed, held = columns
+    return overlaps, counts, questions, timed, held
+
+
+def _content_rows(contents: Sequence[str], query: _Query) -> list[ContentRow]:
+    """``_content_features`` of each text, as one tuple a text. The fast path is inlined (a call, a tuple
+    and its unpacking less per candidate, and the sets and divisions skipped for a text holding none of
+    the wanted words); other text goes through ``_content_features``."""
+    out: list[ContentRow] = []
     fold, time_tokens, wanted = _ASCII_FOLD, _ASCII_TIME_TOKENS, query.ascii_wanted
     words, stem_of, width = query.ascii_words, query.ascii_stem_of, len(query.words)
     nothing: frozenset[str] = frozenset()
     for content in contents:
         if content.isascii() and "_" not in content:
             tokens = content.encode("ascii").translate(fold).split()
-            counts.append(len(tokens))
+            question = 1.0 if content.rstrip().endswith("?") else 0.0
             found = wanted.intersection(tokens)
             if found:
-                overlaps.append(len(words & found) / width if width else 0.0)
-                timed.append(0.0 if time_tokens.isdisjoint(found) else 1.0)
-                held.append({stem_of[w] for w in found if w in stem_of})
+                out.append(
+                    (
+                        len(words & found) / width if width else 0.0,
+                        len(tokens),
+                        question,
+                        0.0 if time_tokens.isdisjoint(found) else 1.0,
+                        {stem_of[w] for w in found if w in stem_of},
+                    )
+                )
             else:
-                overlaps.append(0.0)
-                timed.append(0.0)
-                held.append(nothing)
-            questions.append(1.0 if content.rstrip().endswith("?") else 0.0)
+                out.append((0.0, len(tokens), question, 0.0, nothing))
         else:
             (overlap, count, question, time), stems = _content_features(content, query)
-            overlaps.append(overlap)
-            counts.append(count)
-            questions.append(question)
-            timed.append(time)
-            held.append(stems)
-    return overlaps, counts, questions, timed, held
+            out.append((overlap, count, question, time, stems))
+    return out
 
 
 _TIME_LENGTHS = range(min(map(len, _TIME_TOKENS)), max(map(len, _TIME_TOKENS)) + 1)

@@ -69,14 +69,23 @@ class MemoryReader(Protocol):
     """The read side of long-term memory. Every method is scoped to one tenant and agent."""
 
     async def search_candidates(
-        self, scope: Scope, request: SearchRequest, embed: Callable[[], Awaitable[Vector]], pool: int
+        self,
+        scope: Scope,
+        request: SearchRequest,
+        embed: Callable[[], Awaitable[Vector]],
+        pool: int,
+        prepare: Callable[[Sequence[str]], None] | None = None,
     ) -> list[Candidate]:
         """Up to ``pool`` candidates per signal (vector, keyword, entity), each with its ranks.
 
         ``embed`` computes the query's embedding (``Embedder.embed_query`` of ``request.text``): the
-        store calls it once, when it needs the vector, and may run what needs only the text (the
-        full-text signal) meanwhile, so the model's time and the store's overlap. Its errors, and the
-        store's, are raised as they are; none leaves work running behind."""
+        store calls it once, as early as it can, and may run what needs only the text (the full-text
+        signal) meanwhile, so the model's time and the store's overlap. Its errors, and the store's, are
+        raised as they are; none leaves work running behind. ``prepare``, when given, is called with the
+        texts (``content``) of the candidates each statement returns, as they arrive — possibly while
+        other statements or the model still run — so the caller's work on the texts alone overlaps them
+        (ranking's content features, ``ranking_features.PoolTexts``); every candidate's text is among
+        those given. It must not raise."""
         ...
 
     async def latest(self, scope: Scope, request: SearchRequest, limit: int) -> list[StoredMemory]:

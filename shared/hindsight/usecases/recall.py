@@ -37,6 +37,7 @@ from hindsight.domain.memory import (
     StoredMemory,
 )
 from hindsight.domain.ranking import RankingPolicy, ScoredCandidate, demote_injections, score_candidates
+from hindsight.domain.ranking_features import PoolTexts
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
 from hindsight.domain.timetravel import PointInTime, at_point, point_of, readable_by, search_statuses
@@ -191,15 +192,8 @@ class Recall:
         """The retrieval itself, for callers that built a SearchRequest (benchmarks, the CLI).
         ``record_access=False``: an operator's look, not counted as a recall."""
         started = time.perf_counter()
-        candidates = await self._reader.search_candidates(
-            scope, request, partial(self._embedder.embed_query, request.text), max(self._pool, request.top_k)
-        )
         point = point_of(request)
-        if not point.is_now:
-            candidates = await self._candidates_at(scope, await self._full(scope, candidates), point)
-        scored = score_candidates(
-            candidates, policy=self._policy, now=request.now, intent=request.time_intent, request=request
-        )
+        candidates, scored = await self._scored(scope, request, max(self._pool, request.top_k), point)
         top = max(request.top_k, self._rerank_top_n) if self._reranker else request.top_k
         found, relations = await self._hits_and_relations(scope, request, scored[:top])
         hits = demote_injections(found, self._policy, request.top_k)
@@ -225,15 +219,7 @@ class Recall:
         code as ``search`` (so the top ``top_k`` rows are exactly what search returns). Records no access."""
         started = time.perf_counter()
         pool = max(self._pool, request.top_k)
-        candidates = await self._reader.search_candidates(
-            scope, request, partial(self._embedder.embed_query, request.text), pool
-        )
-        point = point_of(request)
-        if not point.is_now:
-            candidates = await self._candidates_at(scope, await self._full(scope, candidates), point)
-        scored = score_candidates(
-            candidates, policy=self._policy, now=request.now, intent=request.time_intent, request=request
-        )
+        candidates, scored = await self._scored(scope, request, pool, point_of(request))
         ranked = demote_injections(await self._hits(scope, request, scored), self._policy, request.top_k)
         by_id = {c.memory.id: c for c in candidates}
         rows = [
@@ -251,6 +237,32 @@ class Recall:
         return RetrievalTrace(
             query=request.text, top_k=request.top_k, pool=pool, latency_ms=round(latency, 2), rows=rows
         )
+
+    async def _scored(
+        self, scope: Scope, request: SearchRequest, pool: int, point: PointInTime
+    ) -> tuple[list[Candidate], list[ScoredCandidate]]:
+        """The store's candidates (as they stood at ``point``) and all of them scored, best first. With a
+        learned ranker their texts' content features are computed as each statement returns
+        (``PoolTexts``: while the other statements or the model still run), not after the last one."""
+        texts = PoolTexts(request.text) if self._policy.learned is not None else None
+        candidates = await self._reader.search_candidates(
+            scope,
+            request,
+            partial(self._embedder.embed_query, request.text),
+            pool,
+            texts.add if texts is not None else None,
+        )
+        if not point.is_now:
+            candidates = await self._candidates_at(scope, await self._full(scope, candidates), point)
+        scored = score_candidates(
+            candidates,
+            policy=self._policy,
+            now=request.now,
+            intent=request.time_intent,
+            request=request,
+            texts=texts,
+        )
+        return candidates, scored
 
     async def _full(self, scope: Scope, candidates: list[Candidate]) -> list[Candidate]:
         """The candidates with their full stored rows (one query for those the search SQL returned only
