@@ -71,6 +71,10 @@ def test_decay_counts_from_the_latest_of_access_change_and_decay() -> None:
     assert decay_anchor(created, None, NOW - timedelta(days=1), NOW - timedelta(days=3)) == NOW - timedelta(
         days=1
     )
+    # a fact that holds from a later date is not idle before it holds (new-user trial F7)
+    ahead = NOW + timedelta(days=30)
+    assert decay_anchor(created, None, None, None, ahead) == ahead
+    assert decay_step(0.5, "semantic", "active", ahead, NOW, POLICY) is None
 
 
 def test_decay_step_is_due_only_when_it_takes_at_least_min_step_off() -> None:

@@ -16,11 +16,13 @@ from hindsight.domain.relative_time import (
     INFERRED_KEY,
     annotate_relative_time,
     infer_event_time,
+    redated,
     relative_mentions,
     with_inferred_time,
     words_anchor,
 )
 from hindsight.domain.text import information_words
+from tests.unit.fakes import memory
 
 # Wednesday 2 December 2026, 09:30 UTC
 ANCHOR = datetime(2026, 12, 2, 9, 30, tzinfo=UTC)
@@ -330,3 +332,29 @@ def test_the_anchor_is_the_write_paths_own_when_it_can_be_checked() -> None:
     # a conversation turn's words were said at its session's start
     session = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     assert words_anchor(written.content, None, session, session) == session
+
+
+def test_an_edit_of_the_words_that_dated_a_memory_dates_it_again_from_the_same_anchor() -> None:
+    """New-user trial F15: "Yesterday" edited to "Two weeks ago" kept the day before the write."""
+    written = with_inferred_time(MemoryDraft(content="Yesterday I renewed my passport"), ANCHOR)
+    stored = memory(written.content).model_copy(
+        update={"occurred_at": written.occurred_at, "metadata": {**written.metadata, "via": "chat"}}
+    )
+    again = redated(stored, "Two weeks ago I renewed my passport", None)
+    assert again is not None
+    assert again.span == TimeSpan(datetime(2026, 11, 16, tzinfo=UTC), "week")  # two ISO weeks before
+    assert again.metadata == {
+        "via": "chat",
+        INFERRED_KEY: {"expression": "two weeks ago", "anchor": ANCHOR.isoformat()},
+    }
+    gone = redated(stored, "I renewed my passport", {"via": "form"})
+    assert gone is not None
+    assert (gone.span, gone.metadata) == (None, {"via": "form"})
+    session = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a turn: as its write stores it, its session's start
+    turn = redated(stored.model_copy(update={"session_at": session}), "I renewed my passport", None)
+    assert turn is not None
+    assert turn.span == TimeSpan(session)
+    # not the inference's: a caller's occurred_at, or the content unchanged
+    given = stored.model_copy(update={"occurred_at": datetime(2026, 3, 2, tzinfo=UTC)})
+    assert redated(given, "Two weeks ago I renewed my passport", None) is None
+    assert redated(stored, written.content, None) is None

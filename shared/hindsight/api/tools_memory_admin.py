@@ -13,7 +13,7 @@ from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.presenters import MemoryOut
 from hindsight.api.tool_hints import change, read_only
 from hindsight.domain.errors import InvalidInput
-from hindsight.domain.isotime import EndTime, StartTime
+from hindsight.domain.isotime import EndTime, StartTime, TimeInput
 from hindsight.domain.limits import (
     MAX_CHAIN_DEPTH,
     AgentId,
@@ -195,6 +195,15 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
         ] = MISSING,  # type: ignore[assignment]  # absent (keep) is not null (clear)
         verified: StrictBool = False,
         shared_with: SharedWith | None = None,
+        occurred_at: Annotated[
+            TimeInput | None,
+            Field(
+                description="When it happened, as memory_write takes it: ISO 8601 ('2026-11-24T10:30:00Z', "
+                "or a partial date '2026-11-24', '2026-W47', '2026-11', '2026'). It cannot be cleared "
+                "(null is refused); leave it out to keep it (a new content re-dates a time that was "
+                "inferred from the old words)."
+            ),
+        ] = MISSING,  # type: ignore[assignment]  # absent (keep); null is refused, not ignored
         expected_version: ExpectedVersion | None = None,
         agent_id: AgentId | None = None,
     ) -> UpdateOut:
@@ -203,6 +212,11 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
                 "valid_from",
                 "valid_from cannot be cleared: a fact holds from when it happened or was written; give a "
                 "time, or leave valid_from out to keep it",
+            )
+        if occurred_at is None:  # explicit null: ignoring it would lie
+            raise InvalidInput(
+                "occurred_at",
+                "occurred_at cannot be cleared: give a time, or leave occurred_at out to keep it",
             )
         changes = MemoryChanges(
             content=content,
@@ -217,6 +231,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             clear_valid_to=valid_to is None,
             verified=verified,
             shared_with=shared_with,
+            occurred_at=None if cast(object, occurred_at) is MISSING else occurred_at,  # left out: kept
         )
         result = await holder.get().manage.update(
             current_principal(), agent_id, id, action, changes, reason, expected_version

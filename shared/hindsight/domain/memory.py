@@ -22,7 +22,16 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from hindsight.domain.errors import InvalidInput
-from hindsight.domain.isotime import EndTime, Precision, StartTime, TimeRefused, TimeSpan, Timestamp, span_of
+from hindsight.domain.isotime import (
+    EndTime,
+    Precision,
+    StartTime,
+    TimeInput,
+    TimeRefused,
+    TimeSpan,
+    Timestamp,
+    span_of,
+)
 from hindsight.domain.limits import (
     DEFAULT_AGENT_ID,
     DEFAULT_IMPORTANCE,
@@ -204,10 +213,15 @@ class MemoryChanges(BaseModel):
     """Mark the fact as verified now (resets 'possibly stale')."""
     shared_with: SharedWith | None = None
     """Replace the list of agents it is shared with ([] makes it private again)."""
+    occurred_at: TimeInput | None = None
+    """When it happened, as ``memory_write`` takes it (a partial date is its span: start and precision)."""
+    clear_occurred_at: bool = False
+    """Remove the stored occurred_at (an inferred time whose words an edit removed: ``relative_time.
+    redated``). Ignored when ``occurred_at`` is given."""
 
     def is_empty(self) -> bool:
-        """Nothing to change: no field given, no valid_to to clear, not verified."""
-        flags = ("verified", "clear_valid_to")
+        """Nothing to change: no field given, no valid_to or occurred_at to clear, not verified."""
+        flags = ("verified", "clear_valid_to", "clear_occurred_at")
         return not (self.verified or self.clear_valid_to) and all(
             v is None for k, v in self if k not in flags
         )
@@ -217,6 +231,36 @@ class MemoryChanges(BaseModel):
         if self.valid_to is not None:
             return self.valid_to
         return None if self.clear_valid_to else stored
+
+    def occurred_at_after(self, stored: datetime | None) -> datetime | None:
+        """The occurred_at the memory has after this change (``stored``: its occurred_at before)."""
+        if self.occurred_at is not None:
+            return self.occurred_at.start
+        return None if self.clear_occurred_at else stored
+
+
+def check_event_time(changes: MemoryChanges, memory: StoredMemory) -> None:
+    """Refuse a change of when ``memory`` happened that leaves its validity period empty, as a write is
+    refused (``check_period_end``): a memory without valid_from (an episode's) holds from occurred_at,
+    else from created_at, so its valid_to after the change must be later than that. A fact (valid_from
+    stored or given) is not bounded by occurred_at. Raises InvalidInput (field ``occurred_at``, limit:
+    the valid_to)."""
+    if changes.occurred_at is None and not changes.clear_occurred_at:
+        return
+    end = changes.valid_to_after(memory.valid_to)
+    if end is None or changes.valid_from is not None or memory.valid_from is not None:
+        return
+    occurred = changes.occurred_at_after(memory.occurred_at)
+    start, source = (occurred, "occurred_at") if occurred is not None else (memory.created_at, "created_at")
+    if end > start:
+        return
+    raise InvalidInput(
+        "occurred_at",
+        f"the validity period would be empty: valid_to {end.isoformat()} must be after where the event holds "
+        f"from, its {source} {start.isoformat()} after this change (no valid_from: an event holds from "
+        "occurred_at, else created_at); give an earlier occurred_at, or a later valid_to",
+        limit=end.isoformat(),
+    )
 
 
 def check_validity_period(

@@ -52,6 +52,13 @@ One scan (``_scan``) serves the write path's inference and the annotation of cop
 reads these as times. Expressions pointing elsewhere (tomorrow, next …) are looked for without these
 exceptions: any of them still stops the inference.
 
+Edited words (``redated``)
+    A content edit (``memory_update``) of a memory whose occurred_at was inferred resolves the new
+    words from the anchor the inference recorded — the edit corrects what was written then — and
+    stores the span they name, or none (its session's start for a conversation turn) when they name
+    no time; the record under ``INFERRED_KEY`` follows. A caller-given occurred_at is never touched by
+    a content edit.
+
 Copied text (``annotate_relative_time``)
     The content keeps the relative words: right while the memory carries its own time and anchor, wrong
     once the words are copied into text read at another time — a consolidation summary quoting members
@@ -72,11 +79,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from pydantic import ValidationError
+from pydantic import JsonValue, ValidationError
 
 from hindsight.domain.isotime import TimeRefused, TimeSpan
 from hindsight.domain.memory import MemoryDraft, StoredMemory
@@ -404,24 +411,62 @@ def with_inferred_time(draft: MemoryDraft, submitted_at: datetime) -> MemoryDraf
         return draft
 
 
-def words_anchor(
-    content: str, inferred: object, occurred_at: datetime | None, session_at: datetime | None
-) -> datetime | None:
-    """When a stored memory's words were written, as far as that is certain: the anchor recorded under
-    ``INFERRED_KEY`` (``inferred``: that metadata value) when resolving ``content`` from it again gives
-    the recorded expression and the stored ``occurred_at`` (an edited content, a superseding copy of the
-    metadata or a malformed record fail that check); else ``session_at`` (a conversation turn: its words
-    were said then); else None (a caller-given occurred_at may be the event's time or the words')."""
+def recorded_anchor(content: str, inferred: object, occurred_at: datetime | None) -> datetime | None:
+    """The anchor recorded under ``INFERRED_KEY`` (``inferred``: that metadata value) when resolving
+    ``content`` from it again gives the recorded expression and the stored ``occurred_at``: the stored
+    time is then the inference's, not a caller's. None otherwise (no record, a malformed one, a content
+    edited since without the time following it, a superseding copy of the metadata)."""
     if isinstance(inferred, dict) and isinstance(inferred.get("anchor"), str) and occurred_at is not None:
         try:
             anchor = datetime.fromisoformat(inferred["anchor"])
         except ValueError:
-            anchor = None
-        if anchor is not None and anchor.tzinfo is not None:
+            return None
+        if anchor.tzinfo is not None:
             again = infer_event_time(content, anchor)
             if again and again.expression == inferred.get("expression") and again.span.start == occurred_at:
                 return anchor
-    return session_at
+    return None
+
+
+def words_anchor(
+    content: str, inferred: object, occurred_at: datetime | None, session_at: datetime | None
+) -> datetime | None:
+    """When a stored memory's words were written, as far as that is certain: the inference's anchor
+    (``recorded_anchor``); else ``session_at`` (a conversation turn: its words were said then); else None
+    (a caller-given occurred_at may be the event's time or the words')."""
+    return recorded_anchor(content, inferred, occurred_at) or session_at
+
+
+@dataclass(frozen=True)
+class Redated:
+    """When an edited memory happened, its stored time having been inferred from its old words: ``span``
+    (None: the new words name no time, or several) and its metadata with the record of the inference
+    made again (or without it)."""
+
+    span: TimeSpan | None
+    metadata: dict[str, JsonValue]
+
+
+def redated(memory: StoredMemory, content: str, metadata: Mapping[str, JsonValue] | None) -> Redated | None:
+    """The event time of ``memory`` once its content is ``content``, when its stored occurred_at was
+    inferred from its current words (``recorded_anchor``): ``content`` resolved from the *same* anchor
+    (the words are a correction of what was written then, not new words of today), so "Two weeks ago"
+    replacing "Yesterday" names two weeks before that write. None when the stored time is not the
+    inference's (given by a caller: a content edit never touches it) or the content is unchanged.
+    ``metadata``: the metadata the edit gives (None: the stored one), to carry the new record."""
+    inferred = memory.metadata.get(INFERRED_KEY)
+    anchor = recorded_anchor(memory.content, inferred, memory.occurred_at)
+    if anchor is None or content == memory.content:
+        return None
+    base = {k: v for k, v in (memory.metadata if metadata is None else metadata).items() if k != INFERRED_KEY}
+    again = infer_event_time(content, anchor)
+    if again is None:  # as a write of these words would store it: its session's start, else no time
+        return Redated(TimeSpan(memory.session_at) if memory.session_at else None, base)
+    note: dict[str, JsonValue] = {
+        "expression": again.expression,
+        "anchor": anchor.astimezone(UTC).isoformat(),
+    }
+    return Redated(again.span, base | {INFERRED_KEY: note})
 
 
 def memory_anchor(memory: StoredMemory) -> datetime | None:

@@ -44,6 +44,9 @@ REWOUND_FIELDS = (
     "valid_from",
     "valid_to",
     "shared_with",
+    "occurred_at",
+    "occurred_precision",
+    "occurred_end",
 )
 """Fields the history records as ``{"from": …, "to": …}`` and a memory is rewound through."""
 

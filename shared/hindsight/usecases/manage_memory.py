@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, InvalidInput, NotFound
@@ -38,6 +38,7 @@ from hindsight.domain.memory import (
     StoredMemory,
 )
 from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
+from hindsight.domain.relative_time import INFERRED_KEY, Redated, redated
 from hindsight.domain.text import passage_text
 from hindsight.domain.timetravel import NOW, PointInTime, is_upcoming, valid_start
 from hindsight.domain.trust import importance_cap
@@ -165,6 +166,28 @@ def _not_seen(memory: StoredMemory, point: PointInTime, readable_then: bool) -> 
     )
 
 
+def _event_time(
+    current: StoredMemory, changes: MemoryChanges, metadata: dict[str, JsonValue]
+) -> Redated | None:
+    """When ``current`` happened after ``changes`` (``metadata``: the metadata it has then), kept true to
+    its words; None: as it is. A given occurred_at is the caller's (the record that it was inferred,
+    ``relative_time.INFERRED_KEY``, is dropped); else a new content of a memory whose occurred_at was
+    inferred from its old words is dated again from the same anchor, or loses the inferred time when the
+    new words name none (``relative_time.redated``)."""
+    if changes.occurred_at is not None:
+        return Redated(changes.occurred_at, {k: v for k, v in metadata.items() if k != INFERRED_KEY})
+    return None if changes.content is None else redated(current, changes.content, metadata)
+
+
+def _with_event_time(changes: MemoryChanges, current: StoredMemory) -> MemoryChanges:
+    """``changes`` with when ``current`` happened set as ``_event_time`` has it."""
+    event = _event_time(current, changes, current.metadata if changes.metadata is None else changes.metadata)
+    if event is None:
+        return changes
+    update = {"occurred_at": event.span, "clear_occurred_at": event.span is None, "metadata": event.metadata}
+    return MemoryChanges.model_validate(changes.model_dump() | update)
+
+
 def _not_owner(memory: StoredMemory) -> Forbidden:
     return Forbidden(
         f"memory {memory.id} belongs to agent '{memory.agent_id}' and is shared with this agent "
@@ -272,7 +295,9 @@ class ManageMemory:
         on an active semantic memory makes it the fact on that key: the agent's active facts already on
         it are superseded (``superseded``), as a ``memory_write`` with that key would do; so does a
         ``restore`` of a semantic memory with a key (it is valid again: the end its supersede gave it is
-        removed)."""
+        removed). A new content re-dates an occurred_at inferred from the old words (``_event_time``); a
+        given occurred_at replaces it (InvalidInput, field ``occurred_at``, when an event's period would
+        then be empty)."""
         principal.require_write()
         scope = principal.scope(agent_id)
         ensure_key_unredacted(self._redactor, changes.key, "key")
@@ -317,6 +342,7 @@ class ManageMemory:
         cap = importance_cap(current.source, texts, principal.trusted)
         if cap is not None and changes.importance is not None and changes.importance > cap:
             changes = changes.model_copy(update={"importance": cap})  # domain.trust: untrusted claim
+        changes = _with_event_time(changes, current)
         embedding = None
         if changes.content is not None and changes.content != current.content:
             draft = MemoryDraft(content=changes.content, query=changes.query or current.query)
@@ -360,21 +386,23 @@ class ManageMemory:
             raise InvalidInput(
                 "id", f"memory {memory_id} is {old.status}; only an active memory can be superseded"
             )
+        metadata: dict[str, JsonValue] = {
+            **old.metadata,
+            **(changes.metadata or {}),
+            **({"supersede_reason": reason} if reason else {}),
+        }
+        event = _event_time(old, changes, metadata)  # the new words' time, as an update's (F15)
         draft = MemoryDraft(
             content=changes.content,
             layer=old.layer,
             key=changes.key or old.key,
             query=changes.query or old.query,
             importance=changes.importance if changes.importance is not None else old.importance,
-            metadata={
-                **old.metadata,
-                **(changes.metadata or {}),
-                **({"supersede_reason": reason} if reason else {}),
-            },
+            metadata=metadata if event is None else event.metadata,
             tags=changes.tags if changes.tags is not None else old.tags,
             entities=changes.entities if changes.entities is not None else old.entities,
             source=old.source,
-            occurred_at=old.occurred_at,
+            occurred_at=old.occurred_at if event is None else event.span,
             valid_from=changes.valid_from,
             valid_to=changes.valid_to,
             supersedes=memory_id,

@@ -57,7 +57,8 @@ from hindsight.domain.maintenance import (
 from hindsight.domain.memory import Scope, StoredMemory, content_hash
 
 SUMMARY_FIELDS = frozenset(
-    {"content", "query", "key", "importance", "tags", "entities", "metadata", "shared_with"}
+    {"content", "query", "key", "importance", "tags", "entities", "metadata", "shared_with", "occurred_at"}
+    | {"occurred_end"}  # its span (``summary_span``): a member re-dated by memory_update moves it
 )
 """Fields of a member a summary is derived from (``domain.maintenance.plan_consolidation``)."""
 

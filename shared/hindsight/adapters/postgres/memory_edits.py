@@ -87,6 +87,7 @@ from hindsight.domain.memory import (
     Relation,
     Scope,
     StoredMemory,
+    check_event_time,
     check_supersedes_link,
     check_validity_period,
     content_hash,
@@ -453,6 +454,21 @@ async def _retire_successors(
     return await _fit_restored(conn, scope, restored, rows, RESTORED_OVER, actor)
 
 
+def _event_columns(changes: MemoryChanges, current: StoredMemory) -> dict[str, Any]:
+    """The event-time columns a change of occurred_at sets (given, or cleared), each only where it differs
+    from ``current``: occurred_at, its precision and its span's exclusive end, stored as a write stores
+    them (``memory_writes.insert_params``)."""
+    if changes.occurred_at is None and not changes.clear_occurred_at:
+        return {}
+    span = changes.occurred_at
+    columns = {
+        "occurred_at": span.start if span else None,
+        "occurred_precision": span.precision if span else None,
+        "occurred_end": span.end if span and span.precision != "instant" else None,
+    }
+    return {name: value for name, value in columns.items() if value != getattr(current, name)}
+
+
 class PostgresMemoryEditor:
     """The MemoryEditor port. ``consolidation_min_size`` and ``patterns``: the maintenance constants an
     edit of a summary's member or of an inference's evidence derives them again by (``derived_edits``)."""
@@ -498,7 +514,9 @@ class PostgresMemoryEditor:
                 # another update moved it between the read and the lock (rare): its key's lock too
                 await conn.execute(KEY_LOCK, (key_lock(scope.tenant_id, scope.agent_id, current.key),))
             check_memory_version(current, expected_version)
-            check_validity_period(changes, current.valid_from, current.valid_to, held_from(current))
+            moved = current.model_copy(update={"occurred_at": changes.occurred_at_after(current.occurred_at)})
+            check_validity_period(changes, current.valid_from, current.valid_to, held_from(moved))
+            check_event_time(changes, current)
             sets: list[sql.Composable] = [sql.SQL("updated_at = now()")]
             params: dict[str, Any] = {"id": memory_id, "t": scope.tenant_id}
             diff: dict[str, Any] = {}
@@ -523,6 +541,10 @@ class PostgresMemoryEditor:
                     continue
                 diff[name] = {"from": _json(getattr(current, name)), "to": _json(value)}
                 params[name] = Jsonb(value) if name in ("entities", "metadata") else value
+                sets.append(sql.SQL("{} = %({})s").format(sql.Identifier(name), sql.SQL(name)))
+            for name, value in _event_columns(changes, current).items():
+                diff[name] = {"from": _json(getattr(current, name)), "to": _json(value)}
+                params[name] = value
                 sets.append(sql.SQL("{} = %({})s").format(sql.Identifier(name), sql.SQL(name)))
             if changes.content is not None and "content" in diff:
                 if embedding is None:

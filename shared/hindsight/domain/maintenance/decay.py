@@ -4,7 +4,9 @@ threshold is archived. Pure: ``now`` is always passed in.
 Decay (``DecayPolicy``, ``decay_step``)
     importance ← importance · 0.5 ^ (Δt / half_life(layer)), Δt = now − the memory's *decay anchor*:
     the latest of created_at, last_accessed_at (its last recall), updated_at (its last change by a
-    writer: a merge, an edit, feedback, a restore) and decayed_at (its last decay step). Recording
+    writer: a merge, an edit, feedback, a restore), decayed_at (its last decay step) and valid_from (a
+    fact written ahead of the date it holds from — "my parking spot will be P-12 from June" — has not
+    been idle before then: it never fades, nor is archived, before it takes effect). Recording
     ``decayed_at`` is what makes decay idempotent and resumable: the time up to it is already paid for,
     so a second run right after the first, or a run resumed after a crash, never decays the same
     interval twice; a recall in between forgives the idle time before it ("time since last access").
@@ -84,9 +86,12 @@ def decay_anchor(
     last_accessed_at: datetime | None = None,
     updated_at: datetime | None = None,
     decayed_at: datetime | None = None,
+    valid_from: datetime | None = None,
 ) -> datetime:
-    """The instant decay counts from: the latest of the four (None ignored)."""
-    return max(t for t in (created_at, last_accessed_at, updated_at, decayed_at) if t is not None)
+    """The instant decay counts from: the latest of the five (None ignored); a ``valid_from`` still ahead
+    makes the idle time negative, which decays nothing (``decayed_importance``)."""
+    moments = (created_at, last_accessed_at, updated_at, decayed_at, valid_from)
+    return max(t for t in moments if t is not None)
 
 
 def decayed_importance(importance: float, idle: timedelta, half_life: timedelta) -> float:

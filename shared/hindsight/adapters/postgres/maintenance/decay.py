@@ -13,7 +13,8 @@ from hindsight.domain.memory import Scope
 # The decay rule of hindsight.domain.maintenance.decay_step, in SQL: one statement per batch selects the
 # due rows (locking them, skipping rows another transaction holds), applies the step, archives what went
 # under the cold threshold and writes both history rows. The anchor is the latest of created_at,
-# last_accessed_at (its own table, migration 018), updated_at and decayed_at (greatest() ignores NULLs).
+# last_accessed_at (its own table, migration 018), updated_at, decayed_at and valid_from (a fact that
+# holds from a later date does not fade before it holds: trial F7; greatest() ignores NULLs).
 _DECAY = """
 WITH due AS (
     SELECT m.id, m.importance AS before, d.after
@@ -23,7 +24,7 @@ WITH due AS (
             0.5::float8,
             greatest(0, extract(epoch FROM %(now)s::timestamptz - greatest(
                 m.created_at, (SELECT a.last_accessed_at FROM memory_access a WHERE a.memory_id = m.id),
-                m.updated_at, m.decayed_at)))
+                m.updated_at, m.decayed_at, m.valid_from)))
             / CASE m.layer WHEN 'episodic' THEN %(h_episodic)s::float8 ELSE %(h_semantic)s::float8 END
         ) AS after
     ) d
