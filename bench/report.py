@@ -292,13 +292,18 @@ def targets(data: dict[str, Any]) -> list[tuple[str, str, str]]:
                 )
             )
     nb = data.get("neighbours")
-    if nb and nb.get("bulk_lane_p95_s") is not None:
+    if nb and nb.get("bulk_lane_p95_s") is not None and "one_queue" in nb:
         rows.append(
             (
                 "an agent's write-to-stored p95 < 5 s while another tenant imports",
                 f"{nb['bulk_lane_p95_s']} s with the bulk lane; "
                 f"{_s(nb['one_queue']['write_to_stored_ms'].get('p95'))} s on one queue (same run, "
-                f"{nb['config']['import_size']:,}-memory import)",
+                f"{nb['config']['import_size']:,}-memory import)"
+                + (
+                    f"; {nb['huge_lanes_p95_s']} s beside a {nb['config']['huge_chars']:,}-emoji write"
+                    if nb.get("huge_lanes_p95_s") is not None
+                    else ""
+                ),
                 _met(nb["met"]),
             )
         )
@@ -1102,24 +1107,28 @@ def _neighbours(data: dict[str, Any], out: list[str]) -> None:
         return
     cfg = nb["config"]
     out.append(
-        f"Tenant A imports {cfg['import_size']:,} memories through the queue (`hindsight ingest`'s use case) "
-        f"while tenant B's agent calls `memory_write` every {cfg['agent_interval_s']} s "
-        f"({cfg['agent_writes']} writes), both starting together; one embedding worker behind the local "
-        f"poller (batch {cfg['poller_batch_size']}; bulk batches of {cfg.get('bulk_poll_batch_size', '–')}, "
-        f"one after every {cfg.get('bulk_poll_share', '–')} write-queue batches while both have work), "
+        f"Tenant A imports {cfg['import_size']:,} memories through the queue (`hindsight ingest`'s use "
+        f"case), or makes one `memory_write` of {cfg.get('huge_chars', 32_000):,} emoji (new-user trial "
+        f"F2), while tenant B's agent calls `memory_write` every {cfg['agent_interval_s']} s "
+        f"({cfg['agent_writes']} writes), both starting together; the embedding worker behind the local "
+        f"poller (batch {cfg['poller_batch_size']}; bulk batches of {cfg.get('bulk_poll_batch_size', '–')}), "
         f"embedder {cfg['embedder']} on "
         f"{cfg['embed_threads']} thread(s). Write-to-stored: from the agent's call until the job's "
-        "`write_results` row exists. The two rows are phases of one run on one stack: the bulk lane off "
-        "(the import shares the write queue, as before) and on (the import on its own queue, the poller "
-        "taking the write queue first). The import is bounded to fit the time; without the lane the "
-        "agent's wait grows with the backlog, with it it does not.\n"
+        "`write_results` row exists. The rows are phases of one run on one stack: the bulk lane off (the "
+        "import shares the write queue, as before); on, with one worker taking the write queue first "
+        f"(a bulk batch after every {cfg.get('bulk_poll_share', '–')} write-queue batches while both have "
+        "work); on, with the bulk queue's own worker beside the write queue's (`make run` since the huge-"
+        "write row); and the huge write on one worker (not sent to the bulk lane by its size, as before) "
+        f"against the bulk lane's own worker (writes of {cfg.get('bulk_write_bytes', '–')} UTF-8 bytes or "
+        "more go there). The import is bounded to fit the time; without the lane the agent's wait grows "
+        "with the backlog, with it it does not.\n"
     )
     out.append(
-        "| lanes | agent write→stored p50 s | p95 s | max s | agent writes stored | import stored after s "
-        "| bulk batches / batches | load avg (start → end) |"
+        "| tenant A · lanes | agent write→stored p50 s | p95 s | max s | agent writes stored "
+        "| tenant A stored after s | bulk batches / batches | load avg (start → end) |"
     )
     out.append("|---|---|---|---|---|---|---|---|")
-    for name, label in (("one_queue", "one queue"), ("bulk_lane", "bulk lane")):
+    for name, label in NEIGHBOUR_PHASES.items():
         r = nb.get(name)
         if not r:
             continue
@@ -1131,6 +1140,17 @@ def _neighbours(data: dict[str, Any], out: list[str]) -> None:
             f"{r['load_average_end'][0]} |"
         )
     out.append("")
+
+
+NEIGHBOUR_PHASES = {
+    "one_queue": "import · one queue",
+    "bulk_lane_shared": "import · bulk lane, one worker",
+    "bulk_lane": "import · bulk lane, its own worker",
+    "huge_one_worker": "huge write · one queue's worker",
+    "huge_lanes": "huge write · bulk lane, its own worker",
+    "huge_lanes_bulk_shared_threads": "huge write · bulk lane, its own worker on `embed_threads`",
+}
+"""bench/neighbours.py's phases, in table order, with their row labels."""
 
 
 def _hnsw_sweep(data: dict[str, Any], out: list[str]) -> None:

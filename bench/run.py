@@ -9,7 +9,7 @@ Each piece starts its own throw-away local stack, writes its section into bench/
     python bench/run.py latency --sizes 1000000 --search-only   # 1M, once (~1 h here; see docs/benchmarks.md)
     python bench/run.py latency --sizes 1000000 --search-only --keep-stack   # load once, reuse after
     python bench/run.py throughput [--db-only]   # --db-only: the model alone and the worker's DB part
-    python bench/run.py neighbours [--import-size 1000] [--writes 40]   # the bulk lane, A/B in one run
+    python bench/run.py neighbours [--import-size 1000] [--writes 40] [--phases ...]   # lanes, A/B in one run
     python bench/run.py report          # only regenerate docs/benchmarks.md and the plot
 """
 
@@ -117,7 +117,13 @@ def run_throughput(args: argparse.Namespace) -> None:
 def run_neighbours(args: argparse.Namespace) -> None:
     import neighbours
 
-    result = neighbours.run(import_size=args.import_size, writes=args.writes, interval_s=args.interval)
+    result = neighbours.run(
+        import_size=args.import_size,
+        writes=args.writes,
+        interval_s=args.interval,
+        huge_chars=args.huge_chars,
+        phases=args.phases.split(",") if args.phases else neighbours.DEFAULT_PHASES,
+    )
     merge_results("neighbours", result, _command())
 
 
@@ -150,6 +156,11 @@ def main() -> None:
     p.add_argument("--import-size", type=int, default=1000, help="memories the other tenant imports")
     p.add_argument("--writes", type=int, default=40, help="the interactive agent's writes")
     p.add_argument("--interval", type=float, default=0.5, help="seconds between the agent's writes")
+    p.add_argument("--huge-chars", type=int, default=32_000, help="emoji in the huge-write phases' write")
+    p.add_argument(
+        "--phases",
+        help="comma-separated, run in this order (default and names: bench/neighbours.py)",
+    )
     sub.add_parser("report")
     args = parser.parse_args()
     # A plain `kill` must still stop the throw-away stacks (their context managers run on SystemExit).

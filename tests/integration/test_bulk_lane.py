@@ -1,19 +1,25 @@
-"""The bulk lane (issue 15, noisy neighbours): imports and large batches go to a queue of their own, the
-local poller takes the write queue first, a bulk backlog still drains, and failed bulk jobs end in the
-bulk queue's dead-letter queue. Real components: the SQS emulator over HTTP, Postgres, Redis, the worker.
+"""The bulk lane (issue 15, noisy neighbours): imports, large batches and long writes go to a queue of
+their own; the local poller takes the write queue first, or, with the bulk queue's own worker, runs the
+two apart, so a long bulk batch holds up no agent's write; a bulk backlog still drains, stopping waits
+for the bulk batch in progress, and failed bulk jobs end in the bulk queue's dead-letter queue. Real
+components: the SQS emulator over HTTP, Postgres, Redis, the worker (the bulk worker's embedder is a
+fake that holds its batch until the test lets it go).
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import anyio
 import pytest
 
+from hindsight.adapters.embedders.hash_embedder import HashEmbedder
+from hindsight.api.sqs_worker import WriteJobWorker
 from hindsight.bootstrap import build_container
 from hindsight.client import call
 from hindsight.domain.interchange import IngestItem
@@ -23,6 +29,7 @@ from hindsight.local.serve import BackgroundServer
 from hindsight.local.sqs_emulator import BULK_DLQ, BULK_QUEUE
 from hindsight.local.stack import LocalStack
 from hindsight.operator_tools import operator_tools
+from hindsight.ports import Vector
 from tests.support import count_memories, drain, mcp_client, mint
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
@@ -209,3 +216,138 @@ def test_the_bulk_queue_dead_letters_to_its_own_queue(
 
 async def _poll_once(poller: SqsPoller) -> int:
     return await anyio.to_thread.run_sync(poller.poll_once)
+
+
+async def test_a_long_write_takes_the_bulk_lane_by_its_utf8_bytes(
+    server: BackgroundServer, poller: SqsPoller, stack: LocalStack, tenant: str, token: str
+) -> None:
+    limit = stack.require_settings().bulk_write_bytes
+    assert limit > 0
+    text = "Noor packed the Lisbon files for the audit. " * (limit // 40)  # ~1,000 model tokens
+    await drain(poller)
+    async with mcp_client(server.url, token) as client:
+        # Given a write one byte short of the limit: the write queue
+        await call(client, "memory_write", {"content": text[: limit - 1]})
+        assert _depths(stack) == (1, 0)
+        # When a write of as many characters reaches it in bytes (emoji: 4 bytes, ~1 model token each)
+        await call(client, "memory_write", {"content": "\N{GRINNING FACE}" * (limit // 4)})
+        # Then it is bulk work, whichever call carries it: a long item of a small batch too
+        assert _depths(stack) == (1, 1)
+        other = ("Ines counted the pallets at the Oslo depot twice. " * (limit // 40))[:limit]
+        items = [{"content": "Noor booked the Lisbon flight"}, {"content": other}]
+        await call(client, "memory_write_batch", {"items": items})
+        assert _depths(stack) == (2, 2)
+    await drain(poller, timeout_s=180)  # ~3,000 tokens for the model, on a machine that may be busy
+    assert count_memories(stack, tenant) == 4
+
+
+class GatedEmbedder(HashEmbedder):
+    """Hash vectors, given only once the test opens ``gate``: a batch of passages that takes as long as
+    the test wants (a write of many chunks), ``embedding`` set while it waits."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__(dim)
+        self.embedding = threading.Event()
+        self.gate = threading.Event()
+
+    async def embed_passages(self, texts: Sequence[str]) -> list[Vector]:
+        self.embedding.set()
+        await anyio.to_thread.run_sync(self.gate.wait)
+        return await super().embed_passages(texts)
+
+
+@pytest.fixture
+async def lanes_apart(stack: LocalStack, poller: SqsPoller) -> AsyncIterator[tuple[SqsPoller, GatedEmbedder]]:
+    """The stack's queues drained, then a started poller whose write queue goes to a worker as the stack
+    builds it and whose bulk queue goes to a second worker embedding with a ``GatedEmbedder``."""
+    await drain(poller)
+    settings = stack.require_settings()
+    assert stack.queues is not None
+    assert settings.bulk_queue_url is not None
+    gated = GatedEmbedder(settings.embedding_dim)
+    worker = WriteJobWorker(lambda: build_container(settings, with_queue=False))
+    bulk_worker = WriteJobWorker(
+        lambda: build_container(settings, with_queue=False, verify_schema=False, embedder=gated)
+    )
+    apart = SqsPoller(
+        stack.sqs_client(),
+        stack.queues.writes,
+        worker,
+        function_name="embed_worker",
+        wait_time_s=0,
+        bulk_queue_url=settings.bulk_queue_url,
+        bulk_handler=bulk_worker,
+    ).start()
+    try:
+        yield apart, gated
+    finally:
+        gated.gate.set()
+        await anyio.to_thread.run_sync(apart.stop, 60)
+        await anyio.to_thread.run_sync(worker.close)
+        await anyio.to_thread.run_sync(bulk_worker.close)
+
+
+async def _status(client: Any, write_id: str) -> str:
+    status = await call(client, "memory_status", {"ids": [write_id]})
+    return str(status["writes"][0]["status"])
+
+
+async def _stored(client: Any, write_id: str) -> str:
+    """The write's status once it is no longer queued (60 s at most: a bound on a hang, not a timing;
+    five calls a second stay within the key's rate limit)."""
+    for _ in range(300):
+        status = await _status(client, write_id)
+        if status != "queued":
+            break
+        await anyio.sleep(0.2)
+    return status
+
+
+async def test_a_long_write_in_progress_holds_up_no_other_tenants_write(
+    server: BackgroundServer,
+    stack: LocalStack,
+    token: str,
+    lanes_apart: tuple[SqsPoller, GatedEmbedder],
+) -> None:
+    apart, gated = lanes_apart
+    # Given tenant A's long write, being embedded by the bulk queue's worker (held there)
+    async with mcp_client(server.url, token) as client:
+        long = await call(client, "memory_write", {"content": "Quarterly notes on the Oslo depot. " * 150})
+        assert await anyio.to_thread.run_sync(gated.embedding.wait, 60)
+        # When tenant B's agent writes
+        other = await mint(stack, f"t-agt-{uuid.uuid4().hex[:8]}")
+        async with mcp_client(server.url, other) as agent:
+            ack = await call(agent, "memory_write", {"content": "Ines moved the standup to 9:30"})
+            # Then B's write is stored while A's is still in progress
+            assert await _stored(agent, ack["id"]) == "stored"
+        assert await _status(client, long["id"]) == "queued"
+        # And A's is stored once its embedding ends, by the bulk queue's worker
+        gated.gate.set()
+        assert await _stored(client, long["id"]) == "stored"
+    assert apart.bulk_batches >= 1
+
+
+async def test_stopping_waits_for_the_bulk_batch_in_progress_and_deletes_it(
+    server: BackgroundServer,
+    stack: LocalStack,
+    tenant: str,
+    token: str,
+    lanes_apart: tuple[SqsPoller, GatedEmbedder],
+) -> None:
+    apart, gated = lanes_apart
+    # Given a long write the bulk queue's worker is embedding
+    async with mcp_client(server.url, token) as client:
+        await call(client, "memory_write", {"content": "Minutes of the Bergen planning day. " * 150})
+    assert await anyio.to_thread.run_sync(gated.embedding.wait, 60)
+    # When the poller is told to stop
+    stopping = threading.Thread(target=apart.stop, args=(60,))
+    stopping.start()
+    stopping.join(0.5)
+    # Then it waits for that batch (it cannot end before the embedding does)
+    assert stopping.is_alive()
+    gated.gate.set()
+    await anyio.to_thread.run_sync(stopping.join, 60)
+    assert not stopping.is_alive()
+    # And the write is stored and its message deleted: nothing is left on either queue
+    assert count_memories(stack, tenant) == 1
+    assert _depths(stack) == (0, 0)

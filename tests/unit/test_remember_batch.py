@@ -122,6 +122,24 @@ async def test_a_large_batch_takes_the_bulk_lane_and_a_small_one_does_not() -> N
     assert [j.lane for j in queue.jobs] == ["bulk"]
 
 
+async def test_a_long_write_takes_the_bulk_lane_by_its_utf8_bytes() -> None:
+    # Given writes bulk from 8 UTF-8 bytes
+    queue = ListQueue()
+    remember = Remember(queue, FixedClock(), bulk_bytes=8)
+    for content in ("x" * 7, "x" * 8, "\N{GRINNING FACE}" * 2, "\N{GRINNING FACE}" + "xxx"):
+        await remember(ALICE, "agent", MemoryDraft(content=content))
+    # Then a write's lane follows its bytes, not its characters (an emoji is 4 bytes and ~1 model token)
+    assert [j.lane for j in queue.jobs] == ["interactive", "bulk", "bulk", "interactive"]
+    # And in a small batch, each long item is bulk work on its own
+    queue.jobs.clear()
+    await RememberBatch(remember, bulk_items=3)(ALICE, "agent", _items("short", "long enough"))
+    assert [j.lane for j in queue.jobs] == ["interactive", "bulk"]
+    # And without the setting no write is bulk by its size
+    queue.jobs.clear()
+    await Remember(queue, FixedClock())(ALICE, "agent", MemoryDraft(content="x" * 32_000))
+    assert [j.lane for j in queue.jobs] == ["interactive"]
+
+
 class CountingOperations:
     """An operation log that notes how many records are in flight at once."""
 

@@ -97,8 +97,8 @@ def worker(
 
     from hindsight.adapters.sqs_queue import sqs_client
     from hindsight.api.sqs_worker import ReflectJobWorker, WriteJobWorker
-    from hindsight.bootstrap import build_container
     from hindsight.local.poller import SqsPoller
+    from hindsight.local.stack import job_poller
     from hindsight.logs import configure_local_logging
 
     configure_local_logging("WARNING")
@@ -118,22 +118,12 @@ def worker(
     workers: list[WriteJobWorker | ReflectJobWorker] = []
     try:
         for name, url, worker_type in queues:
-            job_worker = worker_type(lambda: build_container(settings, with_queue=False))
-            workers.append(job_worker)
             client = sqs_client(settings.aws_region, settings.aws_endpoint_url)  # one per thread
-            pollers.append(
-                SqsPoller(
-                    client,
-                    url,
-                    job_worker,
-                    function_name=name,
-                    batch_size=batch_size,
-                    region=settings.aws_region,
-                    bulk_queue_url=settings.bulk_queue_url if worker_type is WriteJobWorker else None,
-                    bulk_share=settings.bulk_poll_share,
-                    bulk_batch_size=min(batch_size, settings.bulk_poll_batch_size),
-                ).start()
+            poller, job_workers = job_poller(
+                client, settings, worker_type, url, name, region=settings.aws_region, batch_size=batch_size
             )
+            workers.extend(job_workers)
+            pollers.append(poller.start())
             console.print(f"{name}: polling {url}")
         print(f"workers ready (pid {os.getpid()})", flush=True)
         while not stop.wait(0.5):

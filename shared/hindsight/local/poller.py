@@ -90,12 +90,18 @@ class SqsPoller:
     ``wait_time_s``). In AWS the two queues have an event source mapping each, the bulk one with a
     lower MaximumConcurrency (template.yaml).
 
+    With a ``bulk_handler`` (a second worker: the bulk queue's own instance, as in AWS), bulk batches go
+    to it. Started, the poller then runs the bulk queue apart, on threads of its own (a poller of that
+    queue alone, ``bulk_batch_size`` a batch), beside the main handler: a long bulk batch (an import, a
+    write of many chunks, ``Settings.bulk_write_bytes``) never holds up the write queue, whose writes
+    then wait for no bulk batch at all. Driven one step at a time, the two still take turns as above.
+
     Started, one thread receives and another invokes the handler: the receiver holds at most one batch
     ready, received while the handler runs the current one (none while batches take a quarter of the
     visibility timeout or more: a batch received ahead must not time out before it is handled), and the
-    deletes run on a third thread. The handler is never invoked twice at once, as with a concurrency of
-    one. ``stop()`` stops receiving, lets the handler finish its batch and returns a batch received ahead
-    to its queue."""
+    deletes run on a third thread. Each handler is never invoked twice at once, as with a concurrency of
+    one (a worker runs one event loop: ``api.runtime.ProcessLoop``). ``stop()`` stops receiving, lets the
+    handler finish its batch and returns a batch received ahead to its queue."""
 
     def __init__(
         self,
@@ -111,6 +117,7 @@ class SqsPoller:
         bulk_queue_url: str | None = None,
         bulk_share: int = 4,
         bulk_batch_size: int | None = None,
+        bulk_handler: Handler | None = None,
     ) -> None:
         if bulk_share < 1:
             raise ValueError(f"bulk_share must be at least 1 ({bulk_share} given)")
@@ -121,6 +128,12 @@ class SqsPoller:
         self._streak = 0
         """Batches taken from the main queue in a row while the bulk queue had work waiting."""
         self._handler = handler
+        self._bulk_handler = bulk_handler
+        self._bulk_poller: SqsPoller | None = None
+        """Started with a ``bulk_handler``: the poller of the bulk queue alone, kept (and restarted) across
+        ``stop()`` and ``start()`` so its counts stay."""
+        self._bulk_apart = False
+        """Whether the bulk poller runs: the background receiver then takes the main queue only."""
         self._function_name = function_name
         self._batch_size = batch_size
         self._bulk_batch_size = bulk_batch_size or batch_size
@@ -143,9 +156,22 @@ class SqsPoller:
         self._receiving = threading.Event()
         """Set while the background receiver runs."""
         self._deleter: ThreadPoolExecutor | None = None
-        self.batches = 0
-        self.failures = 0
-        self.bulk_batches = 0
+        self._batches = self._failures = self._bulk_batches = 0
+
+    @property
+    def batches(self) -> int:
+        """Batches handled, of both queues (the bulk poller's included)."""
+        return self._batches + (self._bulk_poller.batches if self._bulk_poller else 0)
+
+    @property
+    def bulk_batches(self) -> int:
+        """Batches of the bulk queue handled, by either handler."""
+        return self._bulk_batches + (self._bulk_poller.batches if self._bulk_poller else 0)
+
+    @property
+    def failures(self) -> int:
+        """Records the handlers reported as failed, or whose batch raised."""
+        return self._failures + (self._bulk_poller.failures if self._bulk_poller else 0)
 
     @property
     def _urls(self) -> list[str]:
@@ -190,8 +216,9 @@ class SqsPoller:
         """The next batch and its queue: the main queue first; the bulk queue when the main one is empty
         or its turn has come (``bulk_share``); a long poll on the main queue when both are empty. None,
         having received nothing, when the next batch would come from the bulk queue and ``bulk_allowed``
-        is False (the background receiver takes a bulk batch only when the handler is free)."""
-        if self._bulk_url is None:
+        is False (the background receiver takes a bulk batch only when the handler is free). The main
+        queue only while the bulk poller runs the bulk queue apart."""
+        if self._bulk_url is None or self._bulk_apart:
             return self._queue_url, self._receive_from(self._queue_url, self._wait_s)
         if self._streak >= self._bulk_share:
             if not bulk_allowed:
@@ -231,17 +258,18 @@ class SqsPoller:
         (none when it raised)."""
         event = to_lambda_event(messages, self._arns[url], self._region)
         failed: set[str] = set()
+        handler = self._bulk_handler if url == self._bulk_url and self._bulk_handler else self._handler
         started = time.monotonic()
         try:
-            response = self._handler(event, LocalLambdaContext(self._function_name)) or {}
+            response = handler(event, LocalLambdaContext(self._function_name)) or {}
             failed = {f["itemIdentifier"] for f in response.get("batchItemFailures", [])}
         except Exception:
             log.exception("%s raised; the whole batch returns to the queue", self._function_name)
             failed = {m["MessageId"] for m in messages}
         self._last_handler_s = time.monotonic() - started
-        self.batches += 1
-        self.bulk_batches += url != self._queue_url
-        self.failures += len(failed)
+        self._batches += 1
+        self._bulk_batches += url != self._queue_url
+        self._failures += len(failed)
         return [m for m in messages if m["MessageId"] not in failed]
 
     def _delete(self, url: str, done: list[dict[str, Any]]) -> None:
@@ -381,7 +409,9 @@ class SqsPoller:
             )
 
     def start(self) -> SqsPoller:
-        """Run in the background (a receiving, an invoking and a deleting thread) until ``stop()``."""
+        """Run in the background (a receiving, an invoking and a deleting thread) until ``stop()``; with a
+        ``bulk_handler``, the bulk queue apart on three more (``_start_bulk``)."""
+        self._start_bulk()
         self._stop.clear()
         self._receiving.set()
         self._deleter = ThreadPoolExecutor(1, thread_name_prefix=f"poller-{self._function_name}-delete")
@@ -393,15 +423,42 @@ class SqsPoller:
             thread.start()
         return self
 
+    def _start_bulk(self) -> None:
+        """Start the bulk queue's own poller, when there is a bulk queue and a handler of its own for it:
+        the same function (as one function has both event source mappings in AWS), its batches of
+        ``bulk_batch_size``, received and handled apart from the main queue's."""
+        if self._bulk_url is None or self._bulk_handler is None:
+            return
+        if self._bulk_poller is None:
+            self._bulk_poller = SqsPoller(
+                self._client,
+                self._bulk_url,
+                self._bulk_handler,
+                function_name=self._function_name,
+                batch_size=self._bulk_batch_size,
+                batching_window_s=self._window_s,
+                wait_time_s=self._wait_s,
+                region=self._region,
+            )
+        self._bulk_poller.start()
+        self._bulk_apart = True
+
     def stop(self, timeout_s: float = 10.0) -> None:
         """Stop receiving, let the handler finish the batch it runs and its deletes, and wait for the
         threads (up to ``timeout_s`` each; the receiver may be in a long poll of ``wait_time_s``). A batch
         received ahead and not started goes back to its queue, visible at once (its messages keep the
-        receive this counted), so stopping waits for one batch at most, as before."""
+        receive this counted), so stopping waits for one batch at most, as before; the bulk poller's
+        likewise, at the same time."""
         self._stop.set()
+        bulk = self._bulk_poller if self._bulk_apart else None
+        if bulk is not None:
+            bulk._stop.set()  # both finish their batch at once; joined below
         for thread in self._threads:
             thread.join(timeout_s)
         self._threads = []
         if self._deleter is not None:
             self._deleter.shutdown(wait=True)
             self._deleter = None
+        if bulk is not None:
+            bulk.stop(timeout_s)
+            self._bulk_apart = False

@@ -329,8 +329,9 @@ class LocalStack:
         self, *, batch_size: int = 10, batching_window_s: float = 0.05, background: bool = True
     ) -> SqsPoller:
         """The embedding worker fed by a poller, as Lambda's event source mappings would feed it: the
-        write queue first, then the bulk lane's queue (``SqsPoller``; unless the settings turn the lane
-        off with an empty ``bulk_queue_url``)."""
+        write queue, and the bulk lane's queue with a worker of its own (``job_poller``; unless the
+        settings turn the lane off with an empty ``bulk_queue_url``): in the background the two run
+        apart; driven one step at a time (``background=False``), the write queue first."""
         assert self.queues is not None
         return self._start_poller(
             WriteJobWorker, self.queues.writes, "embed_worker", batch_size, batching_window_s, background
@@ -359,25 +360,60 @@ class LocalStack:
         batching_window_s: float,
         background: bool,
     ) -> SqsPoller:
-        settings = self.require_settings()
-        worker = worker_type(lambda: build_container(settings, with_queue=False))
-        self._workers.append(worker)
-        poller = SqsPoller(
+        poller, workers = job_poller(
             self.sqs_client(),
+            self.require_settings(),
+            worker_type,
             queue_url,
-            worker,
-            function_name=name,
+            name,
+            region=self._region,
             batch_size=batch_size,
             batching_window_s=batching_window_s,
-            region=self._region,
-            bulk_queue_url=settings.bulk_queue_url if worker_type is WriteJobWorker else None,
-            bulk_share=settings.bulk_poll_share,
-            bulk_batch_size=min(batch_size, settings.bulk_poll_batch_size),
         )
+        self._workers.extend(workers)
         if background:
             poller.start()
         self._pollers.append(poller)
         return poller
+
+
+def job_poller(
+    client: Any,
+    settings: Settings,
+    worker_type: type[WriteJobWorker] | type[ReflectJobWorker],
+    queue_url: str,
+    name: str,
+    *,
+    region: str,
+    batch_size: int = 10,
+    batching_window_s: float = 0.05,
+) -> tuple[SqsPoller, list[WriteJobWorker | ReflectJobWorker]]:
+    """A poller feeding ``queue_url`` to a new ``worker_type`` worker (not started), and the workers it
+    invokes, to close once it has stopped. The embedding worker's poller takes the bulk lane's queue too
+    (unless the settings turn the lane off with an empty ``bulk_queue_url``), with a second worker of its
+    own for it, as the bulk queue's event source mapping has instances of its own in AWS: started, the
+    poller runs the two apart, so a long bulk batch never holds up the write queue (``SqsPoller``). The
+    bulk worker's model runs on ``bulk_embed_threads`` threads: the two share this machine's cores."""
+    worker = worker_type(lambda: build_container(settings, with_queue=False))
+    bulk_url = settings.bulk_queue_url if worker_type is WriteJobWorker else None
+    bulk_worker = None
+    if bulk_url:
+        bulk_settings = settings.replace(embed_threads=settings.bulk_embed_threads)
+        bulk_worker = WriteJobWorker(lambda: build_container(bulk_settings, with_queue=False))
+    poller = SqsPoller(
+        client,
+        queue_url,
+        worker,
+        function_name=name,
+        batch_size=batch_size,
+        batching_window_s=batching_window_s,
+        region=region,
+        bulk_queue_url=bulk_url,
+        bulk_share=settings.bulk_poll_share,
+        bulk_batch_size=min(batch_size, settings.bulk_poll_batch_size),
+        bulk_handler=bulk_worker,
+    )
+    return poller, [worker] + ([bulk_worker] if bulk_worker else [])
 
 
 def _quietly(step: Callable[[], object], what: str) -> None:

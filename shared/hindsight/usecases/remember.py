@@ -101,7 +101,12 @@ def reflection_id(tenant_id: str, agent_id: str, task_id: str) -> UUID:
 
 
 class Remember:
-    """``memory_write``: validate (already done by the draft model), assign an id, enqueue."""
+    """``memory_write``: validate (already done by the draft model), assign an id, enqueue.
+
+    A write whose content is at least ``bulk_bytes`` UTF-8 bytes goes to the ``bulk`` lane: embedding its
+    many chunks takes seconds to minutes of the model (a 32,000-emoji write ~70 s of one core), which on
+    the write queue every other agent's writes would wait for (new-user trial F2). None: no write is
+    bulk by its size."""
 
     def __init__(
         self,
@@ -113,7 +118,9 @@ class Remember:
         idempotency: IdempotencyRecords | None = None,
         sessions: SessionSequence | None = None,
         parents: CausalParentCheck | None = None,
+        bulk_bytes: int | None = None,
     ) -> None:
+        self._bulk_bytes = bulk_bytes
         self._parents = parents
         self._metrics = metrics
         self._operations = operations
@@ -185,6 +192,7 @@ class Remember:
             submitted_at=first.submitted_at if first else now,
             draft=draft,
             filter=filter,
+            lane=self._lane(draft),
         )
         if job.chains:
             job = job.model_copy(update={"session_seq": await self._sequence(job)})
@@ -202,6 +210,13 @@ class Remember:
             await self.release(job, ack)
             raise
         return job, ack
+
+    def _lane(self, draft: MemoryDraft) -> Lane:
+        """``bulk`` for content of ``bulk_bytes`` or more (UTF-8: bytes follow the model's tokens across
+        scripts far more closely than characters do, see ``Settings.bulk_write_bytes``)."""
+        if self._bulk_bytes and len(draft.content.encode()) >= self._bulk_bytes:
+            return "bulk"
+        return "interactive"
 
     async def _sequence(self, job: WriteJob) -> int | None:
         """The write's place in its session's chain, numbered now, at acknowledgement (the queue does not
@@ -339,7 +354,8 @@ class RememberBatch:
     few requests as the queue allows (``JobQueue.enqueue_many``).
 
     A call with at least ``bulk_items`` valid items is bulk work (an import or a backfill, not a turn's
-    worth of memories): its jobs go to the ``bulk`` lane, so they never hold up other agents' writes.
+    worth of memories): its jobs go to the ``bulk`` lane, so they never hold up other agents' writes; in a
+    smaller call, so does each item long enough on its own (``Remember``'s ``bulk_bytes``).
 
     With ``processed`` (``hindsight ingest``), a replay of a write the worker has processed already is
     answered and not queued again (``ItemOutcome.processed_before``): a re-ingested file queues only what
