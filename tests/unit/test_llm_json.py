@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import Annotated
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter
 
 from hindsight.adapters.llm_json import ReplyNotJson, extract_json_object, iter_json_objects, parse_reply
+from hindsight.domain.limits import NOT_BLANK
 from hindsight.domain.reflection import EpisodeRecord
 
 RECORD = {
@@ -116,8 +119,21 @@ _SCALAR = st.one_of(
 )
 
 
+_TEXT_CHECK = TypeAdapter(Annotated[str, NOT_BLANK])
+
+
+def _readable(text: str) -> bool:
+    """Whether the record's own text check accepts ``text``: not blank and with a visible character (a lone
+    soft hyphen "\xad" is format-only, refused as blank), no noncharacter."""
+    try:
+        _TEXT_CHECK.validate_python(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _bounded(max_size: int) -> st.SearchStrategy[str]:
-    return st.text(_TEXT, min_size=1, max_size=max_size).map(str.strip).filter(bool)
+    return st.text(_TEXT, min_size=1, max_size=max_size).map(str.strip).filter(_readable)
 
 
 records = st.builds(
