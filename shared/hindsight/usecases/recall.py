@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import partial
 from uuid import UUID
@@ -27,6 +27,7 @@ from hindsight.domain.errors import InvalidInput, Unavailable
 from hindsight.domain.limits import MAX_CHAIN_DEPTH
 from hindsight.domain.memory import (
     Candidate,
+    HistoryEntry,
     Layer,
     MemoryStatus,
     RelatedMemory,
@@ -40,7 +41,7 @@ from hindsight.domain.ranking import RankingPolicy, ScoredCandidate, demote_inje
 from hindsight.domain.ranking_features import PoolTexts
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
-from hindsight.domain.timetravel import PointInTime, at_point, point_of, readable_by, search_statuses
+from hindsight.domain.timetravel import NOW, PointInTime, at_point, point_of, readable_by, search_statuses
 from hindsight.ports import AccessLog, ChainLink, Clock, Embedder, MemoryReader, Metrics, Reranker
 
 trace_log = logging.getLogger("hindsight.retrieval")
@@ -193,9 +194,9 @@ class Recall:
         ``record_access=False``: an operator's look, not counted as a recall."""
         started = time.perf_counter()
         point = point_of(request)
-        candidates, scored = await self._scored(scope, request, max(self._pool, request.top_k), point)
+        candidates, scored, later = await self._scored(scope, request, max(self._pool, request.top_k), point)
         top = max(request.top_k, self._rerank_top_n) if self._reranker else request.top_k
-        found, relations = await self._hits_and_relations(scope, request, scored[:top])
+        found, relations = await self._hits_and_relations(scope, request, scored[:top], point, later)
         hits = demote_injections(found, self._policy, request.top_k)
         if self._reranker is not None and hits:
             hits = (await self._rerank(self._reranker, request.text, hits))[: request.top_k]
@@ -219,8 +220,10 @@ class Recall:
         code as ``search`` (so the top ``top_k`` rows are exactly what search returns). Records no access."""
         started = time.perf_counter()
         pool = max(self._pool, request.top_k)
-        candidates, scored = await self._scored(scope, request, pool, point_of(request))
-        ranked = demote_injections(await self._hits(scope, request, scored), self._policy, request.top_k)
+        point = point_of(request)
+        candidates, scored, later = await self._scored(scope, request, pool, point)
+        hits = await self._hits(scope, request, scored, point=point, later=later)
+        ranked = demote_injections(hits, self._policy, request.top_k)
         by_id = {c.memory.id: c for c in candidates}
         rows = [
             TraceRow(
@@ -240,10 +243,11 @@ class Recall:
 
     async def _scored(
         self, scope: Scope, request: SearchRequest, pool: int, point: PointInTime
-    ) -> tuple[list[Candidate], list[ScoredCandidate]]:
-        """The store's candidates (as they stood at ``point``) and all of them scored, best first. With a
-        learned ranker their texts' content features are computed as each statement returns
-        (``PoolTexts``: while the other statements or the model still run), not after the last one."""
+    ) -> tuple[list[Candidate], list[ScoredCandidate], dict[UUID, list[HistoryEntry]]]:
+        """The store's candidates (as they stood at ``point``: ``_candidates_at``), all of them scored, best
+        first, and the history after ``known_at`` read for them. With a learned ranker their texts' content
+        features are computed as each statement returns (``PoolTexts``: while the other statements or the
+        model still run), not after the last one."""
         texts = PoolTexts(request.text) if self._policy.learned is not None else None
         candidates = await self._reader.search_candidates(
             scope,
@@ -252,8 +256,7 @@ class Recall:
             pool,
             texts.add if texts is not None else None,
         )
-        if not point.is_now:
-            candidates = await self._candidates_at(scope, await self._full(scope, candidates), point)
+        candidates, later = await self._candidates_at(scope, request, candidates, point)
         scored = score_candidates(
             candidates,
             policy=self._policy,
@@ -262,7 +265,7 @@ class Recall:
             request=request,
             texts=texts,
         )
-        return candidates, scored
+        return candidates, scored, later
 
     async def _full(self, scope: Scope, candidates: list[Candidate]) -> list[Candidate]:
         """The candidates with their full stored rows (one query for those the search SQL returned only
@@ -278,17 +281,23 @@ class Recall:
         ]
 
     async def _hits_and_relations(
-        self, scope: Scope, request: SearchRequest, scored: list[ScoredCandidate]
+        self,
+        scope: Scope,
+        request: SearchRequest,
+        scored: list[ScoredCandidate],
+        point: PointInTime,
+        later: Mapping[UUID, Sequence[HistoryEntry]],
     ) -> tuple[list[SearchHit], tuple[set[UUID], list[Relation]] | None]:
         """``_hits``, and with the rows the relations of the semantic ones among them (one round trip
         for both, instead of a second one in ``_with_conflicts``): (the ids asked about, their
         relations), or None when no row had to be fetched (then ``_with_conflicts`` asks itself)."""
         missing = [s.candidate.memory.id for s in scored if not isinstance(s.candidate.memory, StoredMemory)]
         if not missing:
-            return await self._hits(scope, request, scored), None
+            return await self._hits(scope, request, scored, point=point, later=later), None
         semantic = {s.candidate.memory.id for s in scored if s.candidate.memory.layer == "semantic"}
         fetched, relations = await self._reader.get_many_with_relations(scope, missing, list(semantic))
-        return await self._hits(scope, request, scored, fetched), (semantic, relations)
+        hits = await self._hits(scope, request, scored, fetched, point, later)
+        return hits, (semantic, relations)
 
     async def _hits(
         self,
@@ -296,11 +305,14 @@ class Recall:
         request: SearchRequest,
         scored: list[ScoredCandidate],
         fetched: list[StoredMemory] | None = None,
+        point: PointInTime = NOW,
+        later: Mapping[UUID, Sequence[HistoryEntry]] | None = None,
     ) -> list[SearchHit]:
         """Hits of the scored candidates, in order, with their full stored rows: the search SQL returns
         only what ranking reads for its whole pool, so the rows of the few returned are fetched here (one
-        query, unless ``fetched`` brings them). A memory whose status changed in between to one the request
-        does not ask for, or that is gone, is left out."""
+        query, unless ``fetched`` brings them), each as a read at ``point`` sees it (``memories_at``, with
+        ``later`` the history after ``known_at`` read for the candidates). A memory whose status changed in
+        between to one the request does not ask for, or that is gone, is left out."""
         memories: dict[UUID, StoredMemory] = {}
         missing = []
         for s in scored:
@@ -311,6 +323,8 @@ class Recall:
         if missing:
             if fetched is None:
                 fetched = await self._reader.get_many(scope, missing)
+            if not point.is_now:
+                fetched = list((await memories_at(self._reader, scope, fetched, point, later)).values())
             memories |= {m.id: m for m in fetched if m.status in request.statuses}
         return [
             s.hit(memories[s.candidate.memory.id], request.now, self._policy)
@@ -415,14 +429,41 @@ class Recall:
         return out
 
     async def _candidates_at(
-        self, scope: Scope, candidates: list[Candidate], point: PointInTime
-    ) -> list[Candidate]:
-        """Each candidate as it stood at ``point`` (rewound through its history after ``known_at``); those
-        the point does not see are dropped (the store's filter already kept only those it does). Needs
-        the full rows (``_full``)."""
-        full = [c.memory for c in candidates if isinstance(c.memory, StoredMemory)]
-        seen = await memories_at(self._reader, scope, full, point)
-        return [c.model_copy(update={"memory": seen[c.memory.id]}) for c in candidates if c.memory.id in seen]
+        self, scope: Scope, request: SearchRequest, candidates: list[Candidate], point: PointInTime
+    ) -> tuple[list[Candidate], dict[UUID, list[HistoryEntry]]]:
+        """The candidates a read at ``point`` ranks, and the history after ``known_at`` of each that has
+        one (by id; empty without ``known_at``).
+
+        The store's filter kept only the memories the point sees, by the values they had then
+        (``memory_reads._filters``). A candidate whose history records no change since ``known_at`` (each
+        one without it) had then the values ranking reads, so it ranks on what the store returned, as a
+        search of today does, and its full row is read only if it is returned (``_hits`` views it at the
+        point). Why (issue 15): the full rows of the whole pool (~200), read and validated to be rewound
+        before ranking, made a ``valid_at`` search ~1.4x the default one at 100k memories. The others
+        (changed since: their text or importance may have been other) are read in full and rewound before
+        ranking, and dropped when the point does not see them; so is every candidate when the request
+        asks for forgotten memories, which the store returns and a point in time never sees."""
+        if point.is_now:
+            return candidates, {}
+        ids = [c.memory.id for c in candidates]
+        later = (
+            await self._reader.history_after(scope, ids, point.known_at)
+            if point.known_at is not None and ids
+            else {}
+        )
+        rewind = [c for c in candidates if c.memory.id in later or "forgotten" in request.statuses]
+        if not rewind:
+            return candidates, later
+        full = await self._full(scope, rewind)
+        rows = [c.memory for c in full if isinstance(c.memory, StoredMemory)]  # all: _full read them
+        seen = await memories_at(self._reader, scope, rows, point, later)
+        then = {c.memory.id: c.model_copy(update={"memory": m}) for c in full if (m := seen.get(c.memory.id))}
+        rewound = {c.memory.id for c in rewind}
+        return [
+            then[c.memory.id] if c.memory.id in rewound else c
+            for c in candidates
+            if c.memory.id in then or c.memory.id not in rewound
+        ], later
 
     async def _with_successors(self, scope: Scope, hits: list[SearchHit]) -> list[SearchHit]:
         """Each hit superseded (today, or at the point read) with ``superseded_by``: the memory that
@@ -543,19 +584,25 @@ def _stands_beside(memory: StoredMemory, other: StoredMemory) -> bool:
 
 
 async def memories_at(
-    reader: MemoryReader, scope: Scope, memories: Sequence[StoredMemory], point: PointInTime
+    reader: MemoryReader,
+    scope: Scope,
+    memories: Sequence[StoredMemory],
+    point: PointInTime,
+    later: Mapping[UUID, Sequence[HistoryEntry]] | None = None,
 ) -> dict[UUID, StoredMemory]:
     """``memories`` as a read at ``point`` by the scope's agent sees them, by id; those it does not see are
     left out — also another agent's memory whose version at ``known_at`` was not shared with this agent, or
-    was forgotten (``readable_by``). One history query under ``known_at``, one relations query when some
-    are superseded today."""
+    was forgotten (``readable_by``). One history query under ``known_at`` (none when ``later`` brings
+    the history after it, by id: a memory not in it has none), one relations query when some are
+    superseded today."""
     if point.is_now:
         return {m.id: m for m in memories}
-    later = (
-        await reader.history_after(scope, [m.id for m in memories], point.known_at)
-        if point.known_at is not None and memories
-        else {}
-    )
+    if later is None:
+        later = (
+            await reader.history_after(scope, [m.id for m in memories], point.known_at)
+            if point.known_at is not None and memories
+            else {}
+        )
     superseded = [m.id for m in memories if m.status == "superseded"]
     successors = await reader.successors(scope, superseded) if superseded else {}
     out: dict[UUID, StoredMemory] = {}
