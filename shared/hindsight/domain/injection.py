@@ -133,13 +133,10 @@ def _gates() -> Gates:
 
 
 @lru_cache(maxsize=1)
-def _kinds() -> tuple[tuple[str, range], ...]:
-    """Each kind and the indexes of its alternatives in ``_gates().patterns``."""
-    out, start = [], 0
-    for kind, alternatives in _patterns():
-        out.append((kind, range(start, start + len(alternatives))))
-        start += len(alternatives)
-    return tuple(out)
+def _kind_of() -> tuple[str, ...]:
+    """The kind of each alternative in ``_gates().patterns`` (each kind's alternatives side by side, the
+    kinds in their fixed order)."""
+    return tuple(kind for kind, alternatives in _patterns() for _ in alternatives)
 
 
 def _sources() -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -362,10 +359,12 @@ def injection_signals(text: str) -> tuple[str, ...]:
         kinds.append("hidden_text")
     normal = normalise(text)
     folded = fold(normal)
-    gates = _gates()
-    candidates = gates.candidates(folded)
-    for kind, indexes in _kinds():
-        if any(i in candidates and gates.patterns[i].search(normal, folded) for i in indexes):
+    gates, kind_of = _gates(), _kind_of()
+    # only the few candidates are visited, in index order, which is the kinds' order; once one of a
+    # kind's alternatives matches, its others are not searched
+    for i in sorted(gates.candidates(folded)):
+        kind = kind_of[i]
+        if kinds[-1:] != [kind] and gates.patterns[i].search(normal, folded):
             kinds.append(kind)
     return tuple(kinds)
 

@@ -17,6 +17,7 @@ No I/O.
 from __future__ import annotations
 
 import importlib
+import operator
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -24,6 +25,9 @@ from typing import Any
 
 Condition = tuple[frozenset[str], ...]
 """Every set must have one of its strings in the text (an AND of ORs); () claims nothing."""
+
+_GRAM = 3
+"""Length of the prefix of a gate string ``Gates`` looks up among a text's substrings of that length."""
 
 _MAX_STRINGS = 64
 """Largest set of alternative strings kept for one run (``(?:a|b)(?:c|d)`` is ac, ad, bc, bd)."""
@@ -65,7 +69,8 @@ class Gates:
     """Which of many ``Prefiltered`` patterns a text may match, from one substring test per gate: each
     condition's most selective set (its longest strings) is its gate, and a pattern is a candidate when
     a string of one of its gates is in the text (a condition holds only if its gate does). A text that
-    holds no gate costs one test per gate string instead of every condition of every pattern."""
+    holds no gate costs a lookup of its trigrams (``_GRAM``) among the gates' first three characters, and a
+    substring test only for the gate strings those start, instead of every condition of every pattern."""
 
     def __init__(self, patterns: Sequence[Prefiltered]) -> None:
         self.patterns = tuple(patterns)
@@ -78,13 +83,30 @@ class Gates:
                     for s in max(condition, key=lambda strings: (min(map(len, strings)), -len(strings))):
                         gates.setdefault(s, set()).add(i)
         self.gates = tuple((s, frozenset(ids)) for s, ids in gates.items())
+        # A gate string is looked for only if the text holds its first three characters: the text's
+        # trigrams are met with all gates' at once (C set operations), where one substring test per gate
+        # string was most of the cost of labelling a text. Shorter strings are tested as they are.
+        by_gram: dict[str, list[tuple[str, frozenset[int]]]] = {}
+        for s, ids in self.gates:
+            if len(s) >= _GRAM:
+                by_gram.setdefault(s[:_GRAM], []).append((s, ids))
+        self._by_gram = {gram: tuple(entries) for gram, entries in by_gram.items()}
+        self._grams = frozenset(by_gram)
+        short = [(s, ids) for s, ids in self.gates if len(s) < _GRAM]
+        self._short = tuple(short)
+        self._short_ascii = tuple((s, ids) for s, ids in short if s.isascii())
 
     def candidates(self, folded: str) -> set[int]:
         """Indexes of the patterns ``folded`` (``fold(text)``) may match; the others cannot."""
         out = set(self.always)
-        for s, ids in self.gates:
+        for s, ids in self._short_ascii if folded.isascii() else self._short:
             if s in folded:
                 out |= ids
+        grams = map(operator.add, map(operator.add, folded, folded[1:]), folded[2:])
+        for gram in self._grams.intersection(grams):
+            for s, ids in self._by_gram[gram]:
+                if len(s) == _GRAM or s in folded:
+                    out |= ids
         return out
 
 
