@@ -80,7 +80,55 @@ async def test_forgetting_the_bounded_value_makes_the_split_value_whole_again(
             "2026-01-01T00:00:00Z",
             None,
         )
-        error = await tool_error(client, "memory_get", {"id": ids["again"]})
+        assert await _dropped(client, ids["again"]) == ids["faro"]  # out of every read of today (MED-2)
+
+
+async def _dropped(client: Client, memory_id: str) -> str:
+    """The memory whose change dropped the continuation ``memory_id`` (``key_rejoin.drop``): it is
+    forgotten, with the history row that says so."""
+    found = await call(client, "memory_get", {"id": memory_id})
+    assert found["memory"]["status"] == "forgotten", found
+    return str(found["history"][-1]["changes"]["dropped"])
+
+
+@pytest.mark.anyio
+async def test_the_continuation_a_rejoin_drops_is_still_what_the_store_held_before_it(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Trial MED-2: forgetting Braga makes Faro one memory again, and its continuation (Faro from April) was
+    deleted with its history: a ``known_at`` read at an instant before the forget ("what did we hold
+    then") no longer answered Faro from April. It is dropped, not deleted: out of every read of today, not
+    restorable, and seen as it stood by a read at an instant it held, until Faro is forgotten on request."""
+    async with mcp_client(server.url, token) as client:
+        ids = await _split(cli, poller, tenant, tmp_path, client)
+        await anyio.sleep(0.05)  # an instant strictly between the split and the forget
+        then = _iso(datetime.now(UTC))
+        await anyio.sleep(0.05)
+        await call(client, "memory_forget", {"id": ids["braga"]})
+        known = {"known_at": then, "valid_at": "2026-05-01"}
+        assert await _values_at(client, "sam.city", CITY, **known) == {"Sam lives in Faro": ids["again"]}
+        assert await _values_at(client, "sam.city", CITY, valid_at="2026-05-01") == {
+            "Sam lives in Faro": ids["faro"]
+        }
+        held = (await call(client, "memory_get", {"id": ids["again"], "known_at": then}))["memory"]
+        assert (held["status"], held["valid_from"], held["valid_to"]) == (
+            "active",
+            "2026-04-01T00:00:00Z",
+            None,
+        )
+        assert await _dropped(client, ids["again"]) == ids["faro"]
+        refused = await tool_error(client, "memory_update", {"id": ids["again"], "action": "restore"})
+        assert (refused["kind"], refused["errors"][0]["field"]) == ("invalid_arguments", "id"), refused
+        assert ids["faro"] in refused["message"], refused
+        await _timeline(client, [("2026-03-10", "Faro"), ("2026-05-01", "Faro"), (None, "Faro")])
+        await call(client, "memory_forget", {"id": ids["faro"]})  # on request: seen at no time any more
+        assert await _values_at(client, "sam.city", CITY, **known) == {}
+        error = await tool_error(client, "memory_get", {"id": ids["again"], "known_at": then})
         assert error["kind"] == "not_found", error
 
 
@@ -133,6 +181,33 @@ async def test_moving_a_bounded_values_end_earlier_or_later_moves_where_the_spli
         await _timeline(client, [("2026-02-01", "Faro"), ("2026-04-10", "Braga"), ("2026-05-10", "Faro"),
                                  (None, "Faro")])  # fmt: skip
         assert await _state(client, ids["braga"]) == ("superseded", "2026-05-01T00:00:00Z", ids["again"])
+
+
+@pytest.mark.anyio
+async def test_moving_a_bounded_values_end_to_where_the_next_value_begins_drops_the_continuation_between(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Trial LOW-5: Faro from January, Braga [Mar, Apr), Porto from June: Faro holds again [Apr, Jun) as its
+    continuation. Moving Braga's end to June (where Porto begins) was refused against that continuation,
+    whose period is only derived from Braga's; Braga holds until Porto begins now, and the continuation,
+    left holding nothing, is dropped."""
+    async with mcp_client(server.url, token) as client:
+        ids = await _split(cli, poller, tenant, tmp_path, client)
+        porto = await _stored(
+            client, poller, key="sam.city", content="Sam lives in Porto", occurred_at="2026-06-01"
+        )
+        await _timeline(client, [("2026-05-01", "Faro"), ("2026-06-10", "Porto")])
+        change = {"id": ids["braga"], "action": "update", "valid_to": "2026-06-01T00:00:00Z"}
+        await call(client, "memory_update", change)
+        await _timeline(client, [("2026-02-01", "Faro"), ("2026-03-10", "Braga"), ("2026-05-01", "Braga"),
+                                 ("2026-06-10", "Porto"), (None, "Porto")])  # fmt: skip
+        assert await _state(client, ids["braga"]) == ("superseded", "2026-06-01T00:00:00Z", porto)
+        assert await _dropped(client, ids["again"]) == ids["braga"]
 
 
 @pytest.mark.anyio
@@ -344,3 +419,42 @@ async def test_restoring_a_bounded_value_a_value_written_since_overlaps_leaves_t
         assert await _state(client, porto_id) == ("active", None, None)
         assert (await _memory(client, porto_id))["valid_from"] == f"{porto}T00:00:00Z"
         assert await _state(client, ids["braga"]) == ("superseded", f"{porto}T00:00:00Z", porto_id)
+
+
+@pytest.mark.anyio
+async def test_a_restore_that_leaves_a_past_value_changes_nothing_and_a_forgotten_successor_is_named_by_none(
+    cli: Any,  # noqa: F811
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Trial leftovers: Faro [Jan, Mar), Porto from March (open). A restore of Faro, a past value of Porto
+    that stays one, bumped its version by 2 (active, then superseded again) though nothing changed: it
+    changes nothing now (the version kept, no history row), with its note. Porto forgotten, Faro (and a
+    fact superseded by a ``supersedes`` link, its successor forgotten) kept naming it in ``superseded_by``:
+    it names no forgotten memory."""
+    lines = [_sam("Faro", "2026-01-01", "2026-03-01"), _sam("Porto", "2026-03-01")]
+    with draining_in_background(poller):
+        await anyio.to_thread.run_sync(lambda: _ingest_each(cli, tenant, tmp_path, lines))
+    async with mcp_client(server.url, token) as client:
+        faro = (await _values_at(client, "sam.city", CITY, valid_at="2026-02-01"))["Sam lives in Faro"]
+        porto = (await _values_at(client, "sam.city", CITY))["Sam lives in Porto"]
+        before = await call(client, "memory_get", {"id": faro})
+        answer = await call(client, "memory_update", {"id": faro, "action": "restore"})
+        assert answer["note"].startswith(f"past value: memory {porto} holds key sam.city"), answer
+        after = await call(client, "memory_get", {"id": faro})
+        assert (after["memory"]["version"], len(after["history"])) == (
+            before["memory"]["version"],
+            len(before["history"]),
+        )
+        assert await _state(client, faro) == ("superseded", "2026-03-01T00:00:00Z", porto)
+        await call(client, "memory_forget", {"id": porto})
+        assert await _state(client, faro) == ("superseded", "2026-03-01T00:00:00Z", None)
+        tea = await _stored(client, poller, key=None, content="The office opens at 9")
+        coffee = await _stored(client, poller, key=None, content="The office now opens at 8 on weekdays")
+        await call(client, "memory_link", {"from_id": coffee, "to_id": tea, "kind": "supersedes"})
+        assert (await _memory(client, tea))["superseded_by"] == coffee
+        await call(client, "memory_forget", {"id": coffee})
+        assert await _state(client, tea) == ("superseded", (await _memory(client, tea))["valid_to"], None)

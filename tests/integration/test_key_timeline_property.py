@@ -1,10 +1,11 @@
 """A key's timeline is what its values' stated periods say, whatever happens to them (trial 3): a property
 test over random sequences of writes of bounded and open values on one key, forgets of bounded values,
-forgets undone by a restore, and moves of a bounded value's end, against real Postgres (the use cases and
-the worker's store, no queue). After each step, at every probe instant at most one live value of the key
-holds, and it is the value with the latest stated start among the unforgotten ones whose stated period
-contains the instant. (Forgetting a key's open value leaves no value after it: not a stated-period rule,
-so not drawn.)"""
+forgets undone by a restore, moves of a bounded value's end (refused only when a value of the key begins
+inside the longer period) and moves of a bounded value onto another key (it leaves this key's timeline),
+against real Postgres (the use cases and the worker's store, no queue). After each step, at every probe
+instant at most one live value of the key holds, and it is the value with the latest stated start among the
+unforgotten ones whose stated period contains the instant. (Forgetting a key's open value, or moving it
+off the key, leaves no value after it: not a stated-period rule, so not drawn.)"""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ from tests.unit.fakes import ListQueue
 
 pytestmark = [pytest.mark.integration]
 KEY = "sam.city"
+ELSEWHERE = "sam.hometown"
+"""The key a value is moved to (``memory_update`` with a new key): another key's timeline."""
 DAY0 = datetime(2026, 1, 1, tzinfo=UTC)
 WEEKS = 30
 PROBES = [DAY0 + timedelta(weeks=w, days=3) for w in range(-1, WEEKS + 12)]
@@ -40,6 +43,7 @@ OPS = st.one_of(
     st.tuples(st.just("forget+restore"), st.integers(0, 30), st.just(None)),
     # a bounded value's end moved to ``weeks`` weeks after its start
     st.tuples(st.just("end"), st.integers(0, 30), st.integers(1, 10)),
+    st.tuples(st.just("move"), st.integers(0, 30), st.just(None)),
 )
 """One step: (kind, a week or the pick of a value written so far, weeks)."""
 
@@ -103,6 +107,12 @@ def _held(stack: LocalStack, tenant: str, at: datetime) -> list[str]:
 @example(  # found by this test: a split value given the end it already held until (its cut)
     ops=[("write", 17, 4), ("write", 19, 1), ("end", 0, 2)]
 )
+@example(  # trial LOW-5: a bounded value's end moved to where the next value begins (was refused)
+    ops=[("write", 0, None), ("write", 8, 4), ("write", 18, None), ("end", 1, 10)]
+)
+@example(  # trial F10: a bounded value moved onto another key left the instants it had cut empty
+    ops=[("write", 0, None), ("write", 8, 4), ("move", 0, None)]
+)
 @given(ops=st.lists(OPS, min_size=2, max_size=8))
 async def test_a_keys_timeline_is_what_the_stated_periods_say(
     stack: LocalStack, ops: list[tuple[Any, ...]]
@@ -139,13 +149,20 @@ async def test_a_keys_timeline_is_what_the_stated_periods_say(
                 value = live[at % len(live)]
                 await manage.forget(principal, None, value.id, hard=False, reason=None)
                 await manage.update(principal, None, value.id, "restore", MemoryChanges(), None)
+            elif kind == "move":  # as a forget: a key's open value moved off it leaves no value after it
+                if not (bounded := [v for v in live if v.end is not None]):
+                    continue
+                value = bounded[at % len(bounded)]
+                await manage.update(principal, None, value.id, "update", MemoryChanges(key=ELSEWHERE), None)
+                value.forgotten = True  # a value of another key now
             elif (value := live[at % len(live)]).end is not None:
                 end = value.start + timedelta(weeks=weeks)
                 try:
                     changes = MemoryChanges(valid_to=end)
                     await manage.update(principal, None, value.id, "update", changes, None)
-                except HindsightError:
-                    pass  # refused (another value would hold inside the longer period): nothing changed
+                except HindsightError:  # nothing changed; only when a value begins inside the longer period
+                    inside = [v for v in live if v is not value and value.start < v.start < end]
+                    assert inside, ("refused", n, ops[: n + 1])
                 else:
                     value.end = end
             for probe in PROBES:

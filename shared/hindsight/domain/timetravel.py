@@ -32,6 +32,13 @@ RESUMES_METADATA_KEY = "resumes"
 """Metadata key of a continuation: the id of the memory whose value it holds again after a bounded value
 inside that memory's period (``adapters.postgres.key_resume``); a forget of either takes the other."""
 
+DROPPED_CHANGE = "dropped"
+"""The ``changes`` key of the history row in which a continuation (``RESUMES_METADATA_KEY``) was dropped
+(``adapters.postgres.key_rejoin``): derived data left holding nothing — its value holds its instants again,
+or the value it continues ends before it. Its value: the memory whose change left it nothing. The row's
+status becomes ``forgotten`` (out of every read of today) but the row and its history stay, so a ``known_at``
+read at an instant it held still sees it (``held_until_dropped``): unlike a forget on request."""
+
 REWOUND_FIELDS = (
     "content",
     "key",
@@ -185,6 +192,14 @@ def readable_by(memory: StoredMemory, agent_id: str) -> bool:
     return shared and memory.status != "forgotten"
 
 
+def held_until_dropped(later: Sequence[HistoryEntry]) -> bool:
+    """Whether a memory forgotten today was dropped as a continuation (``DROPPED_CHANGE``), not forgotten
+    on request: its latest status change among ``later`` (its history after a ``known_at``) is the drop.
+    A forget on request of its value since (a later status change) hides it again, at every time."""
+    changes = [e for e in sorted(later, key=lambda e: e.at) if "status" in e.changes]
+    return bool(changes) and DROPPED_CHANGE in changes[-1].changes
+
+
 def at_point(
     memory: StoredMemory,
     point: PointInTime,
@@ -194,8 +209,10 @@ def at_point(
     """The memory as a read at ``point`` sees it, or None when that read does not see it: created after
     ``known_at``, not valid at ``valid_at``, forgotten. ``later``: its history after ``known_at``
     (ignored without). ``superseded_by``: the memory that replaced it, shown when it is superseded
-    today. Under ``valid_at`` a fact superseded since is shown active (it held then)."""
-    if memory.status == "forgotten":
+    today. Under ``valid_at`` a fact superseded since is shown active (it held then). A continuation dropped
+    after ``known_at`` (``held_until_dropped``) is seen as it stood then."""
+    dropped = point.known_at is not None and held_until_dropped(later)
+    if memory.status == "forgotten" and not dropped:
         return None
     if superseded_by is not None and memory.status == "superseded":
         memory = memory.model_copy(update={"superseded_by": superseded_by})

@@ -290,14 +290,14 @@ class ManageMemory:
     ) -> UpdateResult:
         """Raises NotFound, InvalidInput (nothing to change; supersede without new content; archive or
         restore with a change besides the status, naming it; a key redaction would change, field
-        ``key``), Forbidden, VersionConflict (``expected_version`` given and
-        the memory is at another). The result's ``redacted`` names what redaction replaced. A new ``key``
-        on an active semantic memory makes it the fact on that key: the agent's active facts already on
-        it are superseded (``superseded``), as a ``memory_write`` with that key would do; so does a
-        ``restore`` of a semantic memory with a key (it is valid again: the end its supersede gave it is
-        removed). A new content re-dates an occurred_at inferred from the old words (``_event_time``); a
-        given occurred_at replaces it (InvalidInput, field ``occurred_at``, when an event's period would
-        then be empty)."""
+        ``key``; a continuation dropped from its key's timeline, field ``id``: ``key_rejoin.drop``),
+        Forbidden, VersionConflict (``expected_version`` given and the memory is at another). The result's
+        ``redacted`` names what redaction replaced. A new ``key`` on an active semantic memory makes it the
+        fact on that key: the agent's active facts already on it are superseded (``superseded``), as a
+        ``memory_write`` with that key would do; so does a ``restore`` of a semantic memory with a key (it
+        is valid again: the end its supersede gave it is removed). A new content re-dates an occurred_at
+        inferred from the old words (``_event_time``); a given occurred_at replaces it (InvalidInput, field
+        ``occurred_at``, when an event's period would then be empty)."""
         principal.require_write()
         scope = principal.scope(agent_id)
         ensure_key_unredacted(self._redactor, changes.key, "key")

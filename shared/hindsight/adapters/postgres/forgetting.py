@@ -9,7 +9,7 @@ from uuid import UUID
 from psycopg import AsyncConnection
 
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
-from hindsight.adapters.postgres.key_rejoin import fill, holes_of
+from hindsight.adapters.postgres.key_rejoin import dropped_of, fill, holes_of
 from hindsight.adapters.postgres.rows import fetch_all
 from hindsight.domain import forgetting
 from hindsight.domain.forgetting import ForgottenAlong
@@ -102,7 +102,8 @@ async def forget_with_derived(
     (foreign keys, migration 002); a causal child keeps living with no parent. The instants a forgotten
     value of ``target``'s key held until an end are given back to the values whose stated periods cover
     them (``key_rejoin``: a value split around a forgotten bounded value is one memory again); the caller
-    holds that key's lock."""
+    holds that key's lock. The continuations of the value dropped earlier (``key_rejoin.drop``, out of
+    every read of today but ``known_at``) go too: deleted, or seen at no time any more (a history row)."""
     along, summaries = await _along(conn, scope, target)
     gone = [target.id, *(a.id for a in along)]
     rows = await fetch_all(
@@ -115,6 +116,7 @@ async def forget_with_derived(
     along = [a for a in along if a.id in status]  # gone meanwhile (deleted by another forget)
     # read before they go (a hard forget deletes the rows and their links)
     holes = [h for h in await holes_of(conn, scope.tenant_id, gone) if h[1] == target.key]
+    dropped = await dropped_of(conn, scope.tenant_id, gone) if target.key is not None else []
     back = await fetch_all(
         conn,
         _STILL_SUMMARISED,
@@ -128,7 +130,7 @@ async def forget_with_derived(
     restored = list(dict.fromkeys(r["id"] for r in back))
     if hard:
         await conn.execute(
-            "DELETE FROM memories WHERE id = ANY(%s) AND tenant_id = %s", (gone, scope.tenant_id)
+            "DELETE FROM memories WHERE id = ANY(%s) AND tenant_id = %s", (gone + dropped, scope.tenant_id)
         )
     else:
         along = [a for a in along if status[a.id] != "forgotten"]  # already forgotten: no change
@@ -142,7 +144,14 @@ async def forget_with_derived(
                WHERE id = ANY(%s) AND tenant_id = %s""",
             ([h.memory_id for h in changed], scope.tenant_id),
         )
-        await record_history(conn, scope.tenant_id, actor, *changed)
+        # a dropped continuation is forgotten already: this row says it was forgotten on request since
+        hidden = [
+            HistoryRow(
+                d, "forgotten", forgetting.same_value(target.id), status_change("forgotten", "forgotten")
+            )
+            for d in dropped
+        ]
+        await record_history(conn, scope.tenant_id, actor, *changed, *hidden)
     for agent_id, key, hole in holes:
         await fill(conn, scope.tenant_id, agent_id, key, hole, gone, actor)
     if restored:

@@ -10,8 +10,8 @@ stated period contains it — gives back to whoever B had cut:
 - P, the value that ended where the hole begins, holds again until its stated end (the end it had before
   the supersedes that cut it: ``end_before_cuts``) or the hole's end, whichever is first; when it reaches
   the hole's end and the value there is its own continuation, the two are one memory again (the
-  continuation, derived data that nobody wrote, is deleted; its links and the continuations of it move to
-  P); when another value begins there, P is a past value of it;
+  continuation, derived data that nobody wrote, is dropped: ``drop``; its links and the continuations of it
+  move to P); when another value begins there, P is a past value of it;
 - a continuation that begins where the hole ends, of a value stated to hold over the rest of the hole,
   starts earlier (where P's part ends, or the hole's start).
 
@@ -33,8 +33,9 @@ from hindsight.adapters.postgres.conflicts import supersede
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.key_resume import PAST_VALUE, resume_after
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one
+from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import Scope, StoredMemory
-from hindsight.domain.timetravel import RESUMES_METADATA_KEY, valid_start
+from hindsight.domain.timetravel import DROPPED_CHANGE, RESUMES_METADATA_KEY, valid_start
 
 REJOINED = "rejoined"
 """The ``changes`` key of a history row in which a value took back instants a bounded value had cut from
@@ -60,7 +61,7 @@ _ON_KEY = """SELECT id, status, valid_to AS until, metadata->>%(resumes)s AS res
      AND coalesce(valid_to, 'infinity') > coalesce(valid_from, occurred_at, created_at)"""
 _ENDS_AT = _ON_KEY + " AND valid_to = %(at)s ORDER BY created_at DESC, id DESC LIMIT 1"
 """The live value of a key whose (non-empty) period ends at an instant: the one a hole begins after."""
-_BEGINS_AT = (
+BEGINS_AT = (
     _ON_KEY + " AND coalesce(valid_from, occurred_at, created_at) = %(at)s ORDER BY created_at DESC, id DESC"
     " LIMIT 1"
 )
@@ -125,7 +126,7 @@ async def fill(
         return []
     scope = {"t": tenant_id, "a": agent_id, "key": key, "not": list(gone), "resumes": RESUMES_METADATA_KEY}
     before = await fetch_one(conn, _ENDS_AT, scope | {"at": hole.start})
-    after = None if hole.end is None else await fetch_one(conn, _BEGINS_AT, scope | {"at": hole.end})
+    after = None if hole.end is None else await fetch_one(conn, BEGINS_AT, scope | {"at": hole.end})
     done: list[str] = []
     reached: datetime | None = hole.start
     if before is not None:
@@ -197,7 +198,7 @@ async def _merge(
 ) -> None:
     """``first`` and its continuation ``rest`` are one memory again: ``first`` takes ``rest``'s end and
     status, the links to and from ``rest`` (but those between the two and to the value that left the hole),
-    and the continuations of ``rest``; ``rest`` is deleted (with its chunks, history and relations)."""
+    and the continuations of ``rest``; ``rest`` is dropped (``drop``)."""
     await conn.execute(
         "UPDATE memories SET valid_to = %s, status = %s, updated_at = now() WHERE id = %s AND tenant_id = %s",
         (rest["until"], rest["status"], first["id"], tenant_id),
@@ -218,7 +219,8 @@ async def _merge(
            WHERE tenant_id = %(t)s AND metadata->>%(k)s = %(rest)s::text""",
         {"t": tenant_id, "k": RESUMES_METADATA_KEY, "first": first["id"], "rest": rest["id"]},
     )
-    await conn.execute("DELETE FROM memories WHERE id = %s AND tenant_id = %s", (rest["id"], tenant_id))
+    why = f"one memory again with {first['id']}, the value it continues, which holds its instants again"
+    await drop(conn, tenant_id, rest["id"], rest["status"], first["id"], why, actor)
     await _unlink(conn, tenant_id, hole.left, first["id"])
     before = rest["until"].isoformat() if rest["until"] is not None else None
     changes: dict[str, Any] = {"valid_to": {"from": first["until"].isoformat(), "to": before}}
@@ -228,6 +230,67 @@ async def _merge(
     await record_history(
         conn, tenant_id, actor, HistoryRow(first["id"], "updated", why, changes | {REJOINED: str(hole.left)})
     )
+
+
+async def drop(
+    conn: AsyncConnection, tenant_id: str, memory_id: UUID, status: str, by: UUID, why: str, actor: str
+) -> None:
+    """Drop the continuation ``memory_id`` (status ``status``), left holding nothing by ``by``'s change:
+    derived data nobody wrote, so it goes out of every read of today (status ``forgotten``, its links
+    removed), but it is not deleted: its row and history stay, with a ``DROPPED_CHANGE`` history row, so a
+    ``known_at`` read at an instant it held still answers what the store held then (trial: the deleted
+    continuation took that answer with it)."""
+    await conn.execute(
+        "DELETE FROM memory_relations WHERE tenant_id = %s AND (from_id = %s OR to_id = %s)",
+        (tenant_id, memory_id, memory_id),
+    )
+    await conn.execute(
+        "UPDATE memories SET status = 'forgotten', updated_at = now() WHERE id = %s AND tenant_id = %s",
+        (memory_id, tenant_id),
+    )
+    changes = status_change(status, "forgotten") | {DROPPED_CHANGE: str(by)}
+    await record_history(conn, tenant_id, actor, HistoryRow(memory_id, "updated", why, changes))
+
+
+_DROPPED_BELOW = """WITH RECURSIVE down(id) AS (
+       SELECT id FROM memories
+        WHERE tenant_id = %(t)s AND layer = 'semantic' AND metadata->>%(resumes)s = ANY(%(ids)s::text[])
+       UNION
+       SELECT m.id FROM down
+         JOIN memories m
+           ON m.tenant_id = %(t)s AND m.layer = 'semantic' AND m.metadata->>%(resumes)s = down.id::text)
+   SELECT m.id FROM memories m JOIN down ON down.id = m.id
+    WHERE m.tenant_id = %(t)s AND m.status = 'forgotten' AND NOT m.id::text = ANY(%(ids)s::text[])
+      AND EXISTS (SELECT 1 FROM memory_history h
+                   WHERE h.tenant_id = %(t)s AND h.memory_id = m.id AND h.changes ? %(dropped)s)
+    ORDER BY m.id"""
+"""The dropped continuations (``drop``) of some memories, and of their continuations, at any depth."""
+
+
+async def dropped_of(conn: AsyncConnection, tenant_id: str, ids: Sequence[UUID]) -> list[UUID]:
+    """The continuations of ``ids`` (any depth) dropped earlier (``drop``): the same value, so a forget of
+    it takes them along (soft: a ``known_at`` read no longer sees them either; hard: deleted)."""
+    params = {"t": tenant_id, "ids": [str(i) for i in ids], "resumes": RESUMES_METADATA_KEY}
+    rows = await fetch_all(conn, _DROPPED_BELOW, params | {"dropped": DROPPED_CHANGE})
+    return [r["id"] for r in rows]
+
+
+async def refuse_dropped(conn: AsyncConnection, tenant_id: str, memory_id: UUID) -> None:
+    """Raise InvalidInput (field ``id``) when ``memory_id`` is a dropped continuation (``drop``): it holds
+    nothing, its value holds its instants, so no change of it (a restore, an edit) can bring it back."""
+    row = await fetch_one(
+        conn,
+        """SELECT changes->>%s AS by FROM memory_history
+           WHERE tenant_id = %s AND memory_id = %s AND changes ? %s ORDER BY at DESC, id DESC LIMIT 1""",
+        (DROPPED_CHANGE, tenant_id, memory_id, DROPPED_CHANGE),
+    )
+    if row is not None:
+        raise InvalidInput(
+            "id",
+            f"memory {memory_id} held its value again after a value given an end inside its period, and "
+            f"holds nothing since a change of memory {row['by']} (its value holds those instants, or ends "
+            "before them): there is nothing to change or restore; change the value it continued instead",
+        )
 
 
 async def _unlink(conn: AsyncConnection, tenant_id: str, from_id: UUID, to_id: UUID) -> None:
@@ -327,7 +390,7 @@ async def shortened(
     assert clock is not None
     if end <= clock["now"]:
         at: dict[str, Any] = {"t": scope.tenant_id, "a": scope.agent_id, "key": memory.key, "at": end}
-        after = await fetch_one(conn, _BEGINS_AT, at | {"not": [memory.id], "resumes": RESUMES_METADATA_KEY})
+        after = await fetch_one(conn, BEGINS_AT, at | {"not": [memory.id], "resumes": RESUMES_METADATA_KEY})
         if after is not None:
             await supersede(conn, scope.tenant_id, after["id"], memory.id, end, ENDED_BEFORE_NOW, actor)
 
@@ -349,19 +412,18 @@ async def cut_pieces(
     conn: AsyncConnection, scope: Scope, memory: StoredMemory, end: datetime, actor: str
 ) -> int:
     """The continuations of ``memory`` (its stated end just moved earlier, to ``end``) hold nothing past
-    ``end``: one that begins there or later is deleted (derived data), one that runs past it ends there;
-    the instants they gave up go back as any hole (``fill``). How many there were. (Also when the stored
-    end does not move: a split value given the end it already held until keeps no continuation after
-    it.)"""
+    ``end``: one that begins there or later is dropped (``drop``: derived data), one that runs past it
+    ends there; the instants they gave up go back as any hole (``fill``). How many there were. (Also when
+    the stored end does not move: a split value given the end it already held until keeps no continuation
+    after it.)"""
     assert memory.key is not None
     params = {"t": scope.tenant_id, "resumes": RESUMES_METADATA_KEY, "id": memory.id, "end": end}
     pieces = await fetch_all(conn, _CONTINUATIONS, params)
     for piece in pieces:
         if piece["since"] >= end:
             hole = Hole(piece["id"], piece["since"], piece["until"], piece["status"] == "active")
-            await conn.execute(
-                "DELETE FROM memories WHERE id = %s AND tenant_id = %s", (piece["id"], scope.tenant_id)
-            )
+            why = f"the value it continues, {memory.id}, ends at {end.isoformat()} now, before it begins"
+            await drop(conn, scope.tenant_id, piece["id"], piece["status"], memory.id, why, actor)
         else:
             hole = Hole(piece["id"], end, piece["until"], piece["status"] == "active")
             await conn.execute(
@@ -376,6 +438,29 @@ async def cut_pieces(
             )
         await fill(conn, scope.tenant_id, scope.agent_id, memory.key, hole, [memory.id, piece["id"]], actor)
     return len(pieces)
+
+
+async def leave_key(conn: AsyncConnection, scope: Scope, memory: StoredMemory, actor: str) -> None:
+    """``memory`` (a keyed value, as read before an update moves it onto another key) leaves its key's
+    timeline: its continuations there (``key_resume``: the same value, derived from that key's values)
+    are dropped, and the instants it and they held until an end go back to the key's other values as a
+    forget's do (``fill``; trial F10: the value it had cut held nowhere over them). Called before its key
+    changes; the caller holds the old key's lock."""
+    assert memory.key is not None
+    params = {
+        "t": scope.tenant_id,
+        "resumes": RESUMES_METADATA_KEY,
+        "id": memory.id,
+        "end": valid_start(memory),
+    }
+    pieces = await fetch_all(conn, _CONTINUATIONS, params)
+    gone = [memory.id, *(p["id"] for p in pieces)]
+    holes = await holes_of(conn, scope.tenant_id, gone)
+    for piece in pieces:
+        why = f"the value it continues, {memory.id}, moved to another key"
+        await drop(conn, scope.tenant_id, piece["id"], piece["status"], memory.id, why, actor)
+    for agent_id, key, hole in holes:
+        await fill(conn, scope.tenant_id, agent_id, key, hole, gone, actor)
 
 
 async def started_later(
@@ -399,8 +484,11 @@ def _overlap(a: tuple[datetime, datetime | None], b: tuple[datetime, datetime | 
     return (b1 is None or a0 < b1) and (a1 is None or b0 < a1)
 
 
-_PIECES_BELOW = """SELECT id FROM memories
-   WHERE tenant_id = %(t)s AND agent_id = %(a)s AND metadata->>%(resumes)s = ANY(%(ids)s::text[])"""
+_PIECES_BELOW = """SELECT id FROM memories m
+   WHERE tenant_id = %(t)s AND agent_id = %(a)s AND metadata->>%(resumes)s = ANY(%(ids)s::text[])
+     AND NOT EXISTS (SELECT 1 FROM memory_history h
+                      WHERE h.tenant_id = %(t)s AND h.memory_id = m.id AND h.changes ? %(dropped)s)"""
+"""The continuations of some memories, but those dropped (``drop``: never a piece again)."""
 _PRIOR_STATUS = """SELECT DISTINCT ON (memory_id) memory_id, changes->'status'->>'from' AS status
    FROM memory_history WHERE tenant_id = %s AND memory_id = ANY(%s) AND action = 'forgotten'
    ORDER BY memory_id, at DESC, id DESC"""
@@ -424,6 +512,7 @@ async def restore_as_before(
     holds the key's lock."""
     assert memory.key is not None
     params = {"t": scope.tenant_id, "a": scope.agent_id, "resumes": RESUMES_METADATA_KEY}
+    params["dropped"] = DROPPED_CHANGE
     root = await fetch_one(conn, _ROOT_START, params | {"id": memory.id})
     assert root is not None
     group, frontier = {root["id"]}, [str(root["id"])]

@@ -40,7 +40,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from psycopg import AsyncConnection, sql
+from psycopg import AsyncConnection, Rollback, sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
@@ -49,9 +49,13 @@ from hindsight.adapters.postgres.derived_edits import follow_edit
 from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
 from hindsight.adapters.postgres.key_rejoin import (
+    BEGINS_AT,
     cut_pieces,
+    drop,
     end_before_cuts,
+    leave_key,
     pieces_note,
+    refuse_dropped,
     restore_as_before,
     shortened,
     start_at,
@@ -370,12 +374,14 @@ async def _fit_period(
     rows = await fetch_all(conn, _VALUES_ON_KEY, (scope.tenant_id, scope.agent_id, after.key, after.id))
     ended: list[UUID] = []
     later: list[dict[str, Any]] = []
+    covered: list[dict[str, Any]] = []
     for row in rows:
         other = (row["since"], row["until"])
         if not _overlap(now, other) or _overlap(was, other):
             continue
-        if await _starts_after(conn, scope.tenant_id, row, start, after.valid_to):
-            later.append(row)  # a continuation stated before it: it holds after the moved end (MED)
+        if under := await _continuation_under(conn, scope.tenant_id, row, start, after.valid_to):
+            # a continuation stated before it: it holds after the moved end (MED), or nowhere (LOW-5)
+            (later if under == "after" else covered).append(row)
             continue
         order = order_contradiction(after.source, start, row["source"], row["since"])
         if order == "keep_both":
@@ -397,21 +403,31 @@ async def _fit_period(
         assert after.valid_to is not None
         why = f"holds from where {after.id} ends now (its start is derived from that value's period)"
         await start_at(conn, scope.tenant_id, row["id"], row["since"], after.valid_to, actor, why)
+    for row in covered:
+        why = f"{after.id} holds over all of it now (its start is derived from that value's period)"
+        await drop(conn, scope.tenant_id, row["id"], row["status"], after.id, why, actor)
+    if covered:  # the value that cut the dropped continuation begins where the moved value ends now
+        at = {"t": scope.tenant_id, "a": scope.agent_id, "key": after.key, "at": after.valid_to}
+        gone = [after.id, *(r["id"] for r in covered)]
+        holder = await fetch_one(conn, BEGINS_AT, at | {"not": gone, "resumes": RESUMES_METADATA_KEY})
+        if holder is not None:
+            await supersede(conn, scope.tenant_id, holder["id"], after.id, holder["since"], PAST_VALUE, actor)
     return ended
 
 
-async def _starts_after(
+async def _continuation_under(
     conn: AsyncConnection, tenant_id: str, row: dict[str, Any], start: datetime, end: datetime | None
-) -> bool:
+) -> str | None:
     """Whether ``row`` (a ``_VALUES_ON_KEY`` row a value moved to ``[start, end)`` now overlaps) is a
-    continuation (``key_resume``) that begins inside that period, holds past its end, and whose value
-    was stated before ``start``: the moved value holds over it (the latest stated start), so it begins
-    where the moved value ends instead of refusing the change."""
+    continuation (``key_resume``) that begins inside that period and whose value was stated before
+    ``start``: the moved value holds over it (the latest stated start), so instead of refusing the change
+    it begins where the moved value ends ("after": it holds past that end), or holds nothing any more
+    ("inside": it ends by then, at the value that cut it or at its value's stated end). None: it is not."""
     if row["resumes"] is None or end is None or row["since"] < start:
-        return False
-    if row["until"] is not None and row["until"] <= end:
-        return False
-    return await stated_start(conn, tenant_id, row["id"]) < start
+        return None
+    if await stated_start(conn, tenant_id, row["id"]) >= start:
+        return None
+    return "inside" if row["until"] is not None and row["until"] <= end else "after"
 
 
 RESTORED_OVER = "restored over the fact that superseded it, by memory_update"
@@ -469,6 +485,54 @@ def _event_columns(changes: MemoryChanges, current: StoredMemory) -> dict[str, A
     return {name: value for name, value in columns.items() if value != getattr(current, name)}
 
 
+async def _key_timeline(conn: AsyncConnection, scope: Scope, key: str | None) -> list[tuple[Any, ...]]:
+    """The agent's values of ``key`` as they stand: (id, status, valid_from, valid_to), by id."""
+    rows = await fetch_all(
+        conn,
+        """SELECT id, status, valid_from, valid_to FROM memories
+           WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s ORDER BY id""",
+        (scope.tenant_id, scope.agent_id, key),
+    )
+    return [(r["id"], r["status"], r["valid_from"], r["valid_to"]) for r in rows]
+
+
+async def _new_status(
+    conn: AsyncConnection,
+    scope: Scope,
+    current: StoredMemory,
+    status: MemoryStatus,
+    action: str,
+    reason: str | None,
+    actor: str,
+) -> list[UUID]:
+    """``current`` takes ``status`` (``set_status``): a restore reopens the end its supersedes gave it and
+    fits it back among its key's values (``_fit_restored``), or a key-less fact among its successors
+    (``_retire_successors``). The ids superseded."""
+    superseded: list[UUID] = []
+    changes = status_change(current.status, status)
+    reopen, end = (False, None)
+    if status == "active":
+        reopen, end = await end_before_cuts(conn, scope.tenant_id, current.id, current.valid_to)
+    if reopen:
+        assert current.valid_to is not None
+        changes["valid_to"] = {"from": current.valid_to.isoformat(), "to": _json(end)}
+    await conn.execute(
+        """UPDATE memories SET status = %s, updated_at = now(),
+                  valid_to = CASE WHEN %s THEN %s ELSE valid_to END
+           WHERE id = %s AND tenant_id = %s""",
+        (status, reopen, end, current.id, scope.tenant_id),
+    )
+    await record_history(conn, scope.tenant_id, actor, HistoryRow(current.id, action, reason, changes))
+    if status == "active" and current.layer == "semantic" and current.key is not None:
+        restored = await _reload(conn, current.id)
+        on_key = (scope.tenant_id, scope.agent_id, restored.key, restored.id)
+        rows = await fetch_all(conn, _VALUES_ON_KEY, on_key)
+        superseded = await _fit_restored(conn, scope, restored, rows, RESTORED_ONTO_KEY, actor)
+    elif status == "active" and current.layer == "semantic":
+        superseded = await _retire_successors(conn, scope, await _reload(conn, current.id), actor)
+    return superseded
+
+
 class PostgresMemoryEditor:
     """The MemoryEditor port. ``consolidation_min_size`` and ``patterns``: the maintenance constants an
     edit of a summary's member or of an inference's evidence derives them again by (``derived_edits``)."""
@@ -514,6 +578,8 @@ class PostgresMemoryEditor:
                 # another update moved it between the read and the lock (rare): its key's lock too
                 await conn.execute(KEY_LOCK, (key_lock(scope.tenant_id, scope.agent_id, current.key),))
             check_memory_version(current, expected_version)
+            if current.status == "forgotten":
+                await refuse_dropped(conn, scope.tenant_id, memory_id)
             moved = current.model_copy(update={"occurred_at": changes.occurred_at_after(current.occurred_at)})
             check_validity_period(changes, current.valid_from, current.valid_to, held_from(moved))
             check_event_time(changes, current)
@@ -564,6 +630,8 @@ class PostgresMemoryEditor:
                 if stated and end is not None and await cut_pieces(conn, scope, current, end, actor):
                     return EditedMemory(await _reload(conn, memory_id), current.version)
                 return EditedMemory(current, current.version)
+            if "key" in diff and _keyed_value(current) and current.status in ("active", "superseded"):
+                await leave_key(conn, scope, current, actor)  # before it moves: its old key's instants
             await conn.execute(
                 sql.SQL("UPDATE memories SET {} WHERE id = %(id)s AND tenant_id = %(t)s").format(
                     sql.SQL(", ").join(sets)
@@ -604,8 +672,10 @@ class PostgresMemoryEditor:
         """Set the status (a no-op when it is already that). A restore (``active``) of a semantic memory
         with a key makes it the fact on that key: the end of validity its supersedes gave it is undone and
         it is put back into the key's timeline (``_fit_restored``; the values it ends or retires in
-        ``superseded``); a key-less one retires the facts holding its chain (``_retire_successors``).
-        Raises VersionConflict as ``update``."""
+        ``superseded``); a key-less one retires the facts holding its chain (``_retire_successors``). A
+        restore that leaves its key's values as they were (a past value that stays one) changes nothing:
+        no history row, the version kept (trial: it went up by 2). A dropped continuation
+        (``key_rejoin.drop``) is refused (InvalidInput, ``id``). Raises VersionConflict as ``update``."""
         action = {
             "active": "restored",
             "archived": "archived",
@@ -621,6 +691,8 @@ class PostgresMemoryEditor:
                 # an update moved it between the read and the lock (rare): its new key's lock too
                 await conn.execute(KEY_LOCK, (key_lock(scope.tenant_id, scope.agent_id, current.key),))
             check_memory_version(current, expected_version)
+            if current.status == "forgotten":
+                await refuse_dropped(conn, scope.tenant_id, memory_id)
             superseded: list[UUID] = []
             if status == "active" and current.status == "forgotten" and _keyed_value(current):
                 pieces = await restore_as_before(conn, scope, current, reason, actor)
@@ -641,29 +713,14 @@ class PostgresMemoryEditor:
                 if split is not None:  # its value already holds again: left as it is (trial 11:08 H2)
                     return EditedMemory(current, current.version, note=split_note(current, split))
             if current.status != status:
-                changes = status_change(current.status, status)
-                reopen, end = (False, None)
-                if status == "active":
-                    reopen, end = await end_before_cuts(conn, scope.tenant_id, current.id, current.valid_to)
-                if reopen:
-                    assert current.valid_to is not None
-                    changes["valid_to"] = {"from": current.valid_to.isoformat(), "to": _json(end)}
-                await conn.execute(
-                    """UPDATE memories SET status = %s, updated_at = now(),
-                              valid_to = CASE WHEN %s THEN %s ELSE valid_to END
-                       WHERE id = %s AND tenant_id = %s""",
-                    (status, reopen, end, memory_id, scope.tenant_id),
-                )
-                await record_history(
-                    conn, scope.tenant_id, actor, HistoryRow(memory_id, action, reason, changes)
-                )
-                if status == "active" and current.layer == "semantic" and current.key is not None:
-                    restored = await _reload(conn, memory_id)
-                    on_key = (scope.tenant_id, scope.agent_id, restored.key, restored.id)
-                    rows = await fetch_all(conn, _VALUES_ON_KEY, on_key)
-                    superseded = await _fit_restored(conn, scope, restored, rows, RESTORED_ONTO_KEY, actor)
-                elif status == "active" and current.layer == "semantic":
-                    superseded = await _retire_successors(conn, scope, await _reload(conn, memory_id), actor)
+                # a restore that leaves its key's timeline as it was changes nothing: no version, no history
+                keyed = status == "active" and _keyed_value(current)
+                before = await _key_timeline(conn, scope, current.key) if keyed else None
+                async with conn.transaction() as savepoint:
+                    superseded = await _new_status(conn, scope, current, status, action, reason, actor)
+                    if before is not None and await _key_timeline(conn, scope, current.key) == before:
+                        superseded = []
+                        raise Rollback(savepoint)
             after = await _reload(conn, memory_id)
             note = None
             if status == "active" and after.status == "superseded":  # restored as a past value (M3)

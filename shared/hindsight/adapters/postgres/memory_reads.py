@@ -41,6 +41,7 @@ from hindsight.domain.text import (
     MAX_LEXEME_SHARE,
     MIN_DOCS_FOR_CUT,
 )
+from hindsight.domain.timetravel import DROPPED_CHANGE
 from hindsight.ports import ChainDirection, ChainLink, Vector
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -84,6 +85,11 @@ STATUS_AT = """coalesce((SELECT h.changes -> 'status' ->> 'from' FROM memory_his
                           ORDER BY h.at, h.id LIMIT 1), status)"""
 """SQL: a memory's status at ``known_at`` — the ``from`` of its first status change after then, else
 today's (``domain.timetravel.rewound`` reads the history the same way)."""
+DROPPED_SINCE = f"""coalesce((SELECT h.changes ? '{DROPPED_CHANGE}' FROM memory_history h
+                           WHERE h.memory_id = memories.id AND h.changes ? 'status'
+                           ORDER BY h.at DESC, h.id DESC LIMIT 1), false)"""
+"""SQL: a memory forgotten today was dropped as a continuation, not forgotten on request: its latest status
+change is the drop (``domain.timetravel.held_until_dropped``); a ``known_at`` read before it still sees it."""
 VALID_AT = """coalesce(valid_from, occurred_at, created_at) <= %(valid_at)s
               AND (valid_to IS NULL OR valid_to > %(valid_at)s)"""
 """SQL: the memory's valid interval [start, valid_to) holds ``valid_at`` (``domain.timetravel.valid_at``)."""
@@ -141,7 +147,9 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
             status += f" AND {VALID_AT}"
     else:  # statuses (and validity) at known_at; created by then; never what was forgotten on request since
         held = _held_at_known(request.valid_at is not None)
-        status = f"created_at <= %(known_at)s AND status <> 'forgotten' AND {held}"
+        # a dropped continuation is forgotten today but was held (the planner sizes this by status alone)
+        live = f"(status <> 'forgotten' OR (status = 'forgotten' AND {DROPPED_SINCE}))"
+        status = f"created_at <= %(known_at)s AND {live} AND {held}"
     clauses = [
         sql.SQL("tenant_id = %(tenant)s"),
         sql.SQL(visible()),  # type: ignore[arg-type]
@@ -294,13 +302,14 @@ _SUCCESSORS = f"""SELECT DISTINCT ON (r.to_id) r.to_id, r.from_id
    JOIN memories a ON a.id = r.from_id AND a.tenant_id = r.tenant_id
    JOIN memories b ON b.id = r.to_id AND b.tenant_id = r.tenant_id
    WHERE r.tenant_id = %(t)s AND r.kind = 'supersedes' AND r.to_id = ANY(%(ids)s)
-     AND {visible("a")} AND {visible("b")}
+     AND {visible("a")} AND {visible("b")} AND a.status <> 'forgotten'
    ORDER BY r.to_id, coalesce(coalesce(a.valid_from, a.occurred_at, a.created_at) = b.valid_to, false) DESC,
             r.created_at DESC, r.from_id"""
 """``successors``: per superseded memory (``b``), of the memories linked ``supersedes`` to it (``a``), the
 one that began to hold where it ended — its successor in valid time: links made in one transaction share
 their ``created_at``, and a later arrival may be an earlier value (trial F6) —, else the newest link (an
-end that is no successor's start: a ``memory_link``'s moment, a retired future value's own start)."""
+end that is no successor's start: a ``memory_link``'s moment, a retired future value's own start). Never a
+forgotten one: it replaces nothing (trial: ``superseded_by`` named it)."""
 
 
 class PostgresMemoryReader:
