@@ -89,14 +89,14 @@ class Run:
     errors: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, data_dir: Path, redis_url: str, embedder: str = "hash") -> Run:
+    def start(cls, data_dir: Path, redis_url: str, embedder: str = "hash", columns: int = 200) -> Run:
         env = {
             **os.environ,
             "HINDSIGHT_EMBEDDER": embedder,
             "HINDSIGHT_RATE_LIMIT_PER_MINUTE": "0",
             "HINDSIGHT_RATE_LIMIT_WRITES_PER_MINUTE": "0",
             "HINDSIGHT_MAINTENANCE_INTERVAL_S": "3600",
-            "COLUMNS": "200",
+            "COLUMNS": str(columns),
         }
         port = str(free_port())
         process = subprocess.Popen(
@@ -188,6 +188,20 @@ def redis_url() -> str:
     """A Redis URL nothing answers on: ``hindsight run`` starts its own, private Redis (append-only
     file in the data folder, so the operation log survives restarts) instead of using port 6379."""
     return f"redis://127.0.0.1:{free_port()}/0"
+
+
+def test_each_service_is_printed_on_one_line_in_a_narrow_terminal(tmp_path: Path, redis_url: str) -> None:
+    """The new-user trial (L6): in an 80-column terminal "Postgres: " was printed with the URL on the next
+    line."""
+    run = Run.start(tmp_path / "data", redis_url, columns=60)
+    try:
+        printed = run.lines[: next(i for i, line in enumerate(run.lines) if line.startswith("MCP URL: "))]
+    finally:
+        code = run.stop(signal.SIGTERM)
+    _assert_clean_exit(code, run)
+    services = [line for line in printed if line.startswith(("Postgres:", "Redis:", "CLI settings:"))]
+    assert len(services) == 3, run.output()
+    assert all(len(line.split(": ", 1)[1].strip()) > 10 for line in services), services
 
 
 def test_sigint_and_sigterm_stop_cleanly_and_lose_no_acknowledged_write(

@@ -12,6 +12,7 @@ from hindsight.domain.memory import HistoryEntry, MemoryChanges, StoredMemory, c
 from hindsight.domain.timetravel import (
     NOW,
     PointInTime,
+    archived_facts_only,
     at_point,
     is_upcoming,
     readable_by,
@@ -85,7 +86,11 @@ def test_a_point_sees_what_it_should() -> None:
     assert at_point(old, PointInTime(valid_at=T1)) is None
     assert at_point(_memory(created_at=T1), PointInTime(known_at=T0)) is None  # stored later
     assert at_point(_memory(status="forgotten"), NOW) is None  # never recalled, at any time
-    assert search_statuses(PointInTime(valid_at=T0), ("active",)) == ("active", "superseded")
+    # archived facts too: archiving is no retraction (trial F6); archived_facts_only keeps episodes out
+    assert search_statuses(PointInTime(valid_at=T0), ("active",)) == ("active", "superseded", "archived")
+    assert archived_facts_only(PointInTime(valid_at=T0), ("active",))
+    assert not archived_facts_only(PointInTime(valid_at=T0), ("active", "archived"))
+    assert not archived_facts_only(PointInTime(known_at=T0), ("active",))
     assert search_statuses(PointInTime(known_at=T0), ("active",)) == ("active",)
 
 

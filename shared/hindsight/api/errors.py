@@ -41,6 +41,7 @@ from hindsight.domain.errors import (
     Unavailable,
     VersionConflict,
 )
+from hindsight.domain.limits import PATTERN_FORMATS
 
 UNAVAILABLE = -32001  # a dependency is down; retry later (retryable = true)
 NOT_FOUND = -32002  # the code MCP uses for an unknown resource
@@ -149,6 +150,10 @@ def validation_error(exc: ValidationError, prefix: str = "") -> dict[str, Any]:
         field = f"{prefix}.{_field(loc)}" if prefix and loc else prefix or _field(loc)
         ctx = err.get("ctx") or {}
         limit = {k: _jsonable(ctx[k]) for k in _LIMIT_KEYS if k in ctx}
+        if err["type"] == "string_pattern_mismatch" and (
+            words := PATTERN_FORMATS.get(str(ctx.get("pattern")))
+        ):
+            message, limit = f"must be {words}", {"format": words}  # the regex stays in the schema
         detail: dict[str, Any] = {"field": field, "message": message, "type": err["type"]}
         if limit:
             detail["limit"] = limit

@@ -44,9 +44,12 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
             "Call it when you will need the information again in this session but it is not (yet) worth "
             "remembering for ever; for that use memory_write, or working_memory_promote later. Setting an "
             "existing key replaces it (item.version counts the sets; pass expected_version when several "
-            "agents share the session). The session has a token budget: when it is full the least "
-            "important, least recently used items are evicted (returned in 'evicted'); items marked "
-            "core=true are never evicted. The session expires after a period without writes."
+            "clients act as this agent in the session). A session is one agent's: another agent_id with "
+            "the same session_id has a session of its own and does not see these items; hand over what "
+            "another agent needs with memory_write shared_with. The session has a token budget: when "
+            "it is full the least important, least recently used items are evicted (returned in "
+            "'evicted'); items marked core=true are never evicted. The session expires after a period "
+            "without writes."
         ),
         **change("Keep in working memory"),
     )
@@ -79,7 +82,7 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
                 "item.version); 0 means 'only if the key is not set'. Given, the item is replaced only "
                 "if it is still at that version; otherwise nothing changes and the error (kind "
                 "version_conflict) shows the current item: merge and retry with its version. Use it when "
-                "several agents share the session.",
+                "several clients act as the same agent in the session (a session is per agent).",
             ),
         ] = None,
         agent_id: AgentId | None = None,
@@ -92,10 +95,12 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
         name="working_memory_get",
         description=(
             "Read this session's working memory. Call it at the start of each turn of a multi-step task, "
-            "after a context reset or hand-off, and before asking the user again for something they told "
-            "you earlier in this session. Without key it returns every item (core first, then most "
-            "important); with key, that one item (an empty list if it expired or was evicted). Reading "
-            "an item counts as using it, which protects it from eviction."
+            "after a context reset or a hand-off to a client acting as the same agent (a session is per "
+            "agent: another agent_id sees its own session, empty unless it set items), and before "
+            "asking the user again for something they told you earlier in this session. Without key it "
+            "returns every item (core first, then most important); with key, that one item (an empty "
+            "list if it expired or was evicted). Reading an item counts as using it, which protects it "
+            "from eviction."
         ),
         **recall("Read working memory"),
     )

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.context_budget import leading_sentences
 from hindsight.domain.injection import memory_injection_signals
+from hindsight.domain.maintenance import pattern_key_label
 from hindsight.domain.memory import FAILED_OUTCOMES, SearchHit, StoredMemory
 from hindsight.domain.relative_time import annotate_relative_time, memory_anchor
 from hindsight.domain.text import keyword_terms
@@ -103,6 +104,12 @@ class HintLine(BaseModel):
         "it), 'active_inference' (this fact is the user's archived statement; an active inference says "
         "otherwise).",
     )
+    owners: list[str] = Field(
+        default_factory=list,
+        description="The other agents whose shared memories the line is drawn from (empty: the reader's "
+        "own). Keys are per agent: another agent's fact on the same key name is its value, not the "
+        "reader's.",
+    )
     ids: list[UUID] = Field(min_length=1, description="The memories this line is drawn from.")
 
 
@@ -157,7 +164,10 @@ def _kind(memory: StoredMemory, now: datetime | None) -> HintKind:
 
 
 def _line(
-    memory: StoredMemory, now: datetime | None, conflicts: Mapping[UUID, ConflictWith] | None = None
+    memory: StoredMemory,
+    now: datetime | None,
+    conflicts: Mapping[UUID, ConflictWith] | None = None,
+    reader: str | None = None,
 ) -> HintLine | None:
     kind = _kind(memory, now)
     anchor = memory_anchor(memory)
@@ -179,6 +189,7 @@ def _line(
         upcoming_from=memory.valid_from if now is not None and is_upcoming(memory, now) else None,
         possible_conflict=conflict is not None,
         conflict_with=conflict,
+        owners=[memory.agent_id] if reader is not None and memory.agent_id != reader else [],
         ids=[memory.id],
     )
 
@@ -223,6 +234,19 @@ def conflict_sides(partners: Mapping[UUID, Sequence[StoredMemory]]) -> dict[UUID
     return sides
 
 
+def with_owner_labels(
+    lines: Sequence[HintLine], memories: Iterable[StoredMemory], reader: str
+) -> list[HintLine]:
+    """``lines`` (a chat model's) with ``owners`` set to the agents other than ``reader`` whose memories
+    each line cites (in order of citation): whose a value is is ours to say, never the writer's."""
+    owner = {m.id: m.agent_id for m in memories}
+    out = []
+    for line in lines:
+        others = [o for i in line.ids if (o := owner.get(i)) is not None and o != reader]
+        out.append(line.model_copy(update={"owners": list(dict.fromkeys(others))}))
+    return out
+
+
 def with_upcoming_labels(
     lines: Sequence[HintLine], memories: Iterable[StoredMemory], now: datetime
 ) -> list[HintLine]:
@@ -239,7 +263,8 @@ def with_upcoming_labels(
 def current_facts(
     memories: Iterable[StoredMemory], conflicts: Collection[UUID] = (), now: datetime | None = None
 ) -> list[StoredMemory]:
-    """The semantic memories that give a key's current value — per key, the active one the user stated
+    """The semantic memories that give a key's current value — per owner agent and key (keys are per
+    agent: another agent's shared fact on the same key name is its own value), the active one the user stated
     (a ``user_stated`` fact never loses to an ``agent_inferred`` one) that became true last
     (``valid_from``, else when it was written) — and the active key-less facts, in the order given.
     A fact in ``conflicts`` (it contradicts another active fact, both kept: ``recall.conflict_partners``)
@@ -249,14 +274,15 @@ def current_facts(
     one that holds now: per key, the value of now and the next upcoming one are both kept (a bounded
     value holding now and the value that holds again after it, trial 11:08 M5)."""
     memories = list(memories)
-    best: dict[tuple[str, bool], StoredMemory] = {}
+    best: dict[tuple[str, str, bool], StoredMemory] = {}
     for memory in memories:
         if memory.layer != "semantic" or memory.status != "active" or memory.key is None:
             continue
         later = now is not None and is_upcoming(memory, now)
-        held = best.get((memory.key, later))
+        slot = (memory.agent_id, memory.key, later)
+        held = best.get(slot)
         if held is None or _precedence(memory, later) > _precedence(held, later):
-            best[(memory.key, later)] = memory
+            best[slot] = memory
     chosen = {m.id for m in best.values()} | set(conflicts)
     return [
         m
@@ -303,11 +329,13 @@ def extract_hint(
     max_lines: int = MAX_HINT_LINES,
     now: datetime | None = None,
     conflicts: Mapping[UUID, ConflictWith] | None = None,
+    reader: str | None = None,
 ) -> ExperienceHint:
     """The extractive hint over ``memories`` (most relevant first): one line per episode and per current
-    fact, identical lines merged (their ids joined). The first ``max_lines`` lines in the order given
-    (relevance) are kept — every line of a conflict first, so no cut keeps one side alone — then listed
-    by kind, failures first (``KIND_ORDER``), relevance order within a kind (facts the user stated
+    fact, identical lines merged (their ids joined); a line drawn from the memory of an agent other
+    than ``reader`` (shared with it) names that agent (``owners``). The first ``max_lines`` lines in the
+    order given (relevance) are kept — every line of a conflict first, so no cut keeps one side alone —
+    then listed by kind, failures first (``KIND_ORDER``), relevance order within a kind (facts the user stated
     before inferred ones); ``note`` says how many were left out (``cut_note``). An episode without
     outcome whose occurred_at is after ``now`` (the summary's time) is "Upcoming", not "Happened";
     without ``now`` none is. Facts of ``conflicts`` (each contradicts another fact, both kept; the value
@@ -324,7 +352,7 @@ def extract_hint(
             continue
         if memory.status != "active" and memory.id not in facts:
             continue
-        line = _line(memory, now, conflicts)
+        line = _line(memory, now, conflicts, reader)
         if line is None:
             continue
         identity = (
@@ -337,6 +365,7 @@ def extract_hint(
             line.upcoming_from,
             line.possible_conflict,
             line.conflict_with,
+            tuple(line.owners),
         )
         held = merged.get(identity)
         merged[identity] = line if held is None else held.model_copy(update={"ids": [*held.ids, *line.ids]})
@@ -386,15 +415,20 @@ def assemble(
 
 
 def render_line(line: HintLine, ids: Sequence[UUID]) -> str:
-    """``- Label: text Lesson: lesson [1, 3]``: the label (a fact's key and "(inferred)" when so; "(possible
+    """``- Label: text Lesson: lesson [1, 3]``: the label (a fact's key and "(inferred)" when so — an
+    inference's derived key by what it is, "(lesson for create tasks, inferred)"; "(shared by
+    alice)" when drawn from another agent's memory; "(possible
     conflict …)" when the fact contradicts another one kept beside it, naming that one's status
     (``_CONFLICT_LABELS``); "(possible injection …)" when the line is drawn from text that reads like
     instructions, as search labels such a hit; "(not valid yet: holds from …)" for a fact that begins to
     hold later), the line's own words, and where they come from."""
     label = LABELS[line.kind]
     if line.kind == "fact":
-        label += f" {line.key}" if line.key else ""
-        label += " (inferred)" if line.inferred else ""
+        named = pattern_key_label(line.key) if line.key and line.inferred else None
+        label += f" ({named}, inferred)" if named else f" {line.key}" if line.key else ""
+        label += " (inferred)" if line.inferred and not named else ""
+    if line.owners:
+        label += f" (shared by {', '.join(line.owners)})"
     if line.upcoming_from is not None:
         label += f" (not valid yet: holds from {line.upcoming_from.isoformat()})"
     if line.possible_conflict:

@@ -293,16 +293,27 @@ SearchText = Annotated[
         description=f"What you want to remember, as a question or phrase (≤ {MAX_SEARCH_QUERY_CHARS} chars)."
     ),
 ]
+PRINTABLE_ASCII = r"^[\x21-\x7e]+$"
+"""The pattern of a caller's own id stored verbatim (conversation, idempotency key, task): printable ASCII
+without spaces."""
+AGENT_ID_PATTERN = r"^[A-Za-z0-9_.:@-]+$"
+"""The pattern of an agent id and of a session id."""
+PATTERN_FORMATS: dict[str, str] = {
+    PRINTABLE_ASCII: "printable ASCII without spaces (characters ! to ~)",
+    AGENT_ID_PATTERN: "letters, digits and _.:@- only",
+}
+"""A pattern in words: the message and ``limit.format`` of a value that does not match it (a regex tells a
+model little, trial L1); the JSON schemas keep the regex."""
 AgentId = Annotated[
     str,
-    StringConstraints(min_length=1, max_length=MAX_AGENT_ID_CHARS, pattern=r"^[A-Za-z0-9_.:@-]+$"),
+    StringConstraints(min_length=1, max_length=MAX_AGENT_ID_CHARS, pattern=AGENT_ID_PATTERN),
     Field(description="Which agent's memory to use (letters, digits and _.:@-). Defaults to 'default'."),
 ]
 MAX_SHARED_WITH = 32
 SHARE_WITH_EVERY_AGENT = "*"
 ChainSessionId = Annotated[
     str,
-    StringConstraints(min_length=1, max_length=MAX_AGENT_ID_CHARS, pattern=r"^[A-Za-z0-9_.:@-]+$"),
+    StringConstraints(min_length=1, max_length=MAX_AGENT_ID_CHARS, pattern=AGENT_ID_PATTERN),
     Field(
         description="The session (conversation or task run) this event belongs to: any stable id you choose "
         "(letters, digits and _.:@-, ≤ 128), the same for every write of the session. Each episodic write "
@@ -313,7 +324,7 @@ ChainSessionId = Annotated[
 ConversationId = Annotated[
     str,
     Identifier("conversation id", "chat-42"),  # stored verbatim: redaction would merge two conversations
-    StringConstraints(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$"),
+    StringConstraints(min_length=1, max_length=128, pattern=PRINTABLE_ASCII),
     Field(
         description="The conversation (thread) this memory comes from, your own id for it (printable ASCII, "
         "≤ 128). Turns of one conversation are recalled with their neighbours."
@@ -352,16 +363,29 @@ ContextWindow = Annotated[
 
 
 def _check_shared_with(value: list[str]) -> list[str]:
-    """Each entry an agent id or '*' (every agent of the tenant); duplicates dropped, order kept."""
+    """Each entry an agent id or '*' (every agent of the tenant); duplicates dropped, order kept; with
+    '*', '*' alone (every agent includes those named). The error's limit is the rule the entry broke:
+    its length (``max_length``) or its characters (``format``)."""
     for entry in value:
         if entry != SHARE_WITH_EVERY_AGENT and not _AGENT_ID.fullmatch(entry):
+            sized = 0 < len(entry) <= MAX_AGENT_ID_CHARS  # then its characters are what is wrong
             raise PydanticCustomError(
                 "shared_with_entry",
-                "each entry must be an agent id (letters, digits and _.:@-, 1–{max_length} characters) "
-                "or '*'",
-                {"max_length": MAX_AGENT_ID_CHARS},
+                f"each entry must be an agent id (letters, digits and _.:@-, 1–{MAX_AGENT_ID_CHARS} "
+                "characters) or '*'",
+                {"format": PATTERN_FORMATS[AGENT_ID_PATTERN]}
+                if sized
+                else {"max_length": MAX_AGENT_ID_CHARS},
             )
+    if SHARE_WITH_EVERY_AGENT in value:
+        return [SHARE_WITH_EVERY_AGENT]
     return list(dict.fromkeys(value))
+
+
+def shared_with_others(shared_with: list[str], owner: str) -> list[str]:
+    """``shared_with`` without ``owner``: an agent always reads its own memories, so naming itself shares
+    nothing and is dropped (trial L2), as a duplicate is."""
+    return [agent for agent in shared_with if agent != owner]
 
 
 _AGENT_ID = re.compile(rf"[A-Za-z0-9_.:@-]{{1,{MAX_AGENT_ID_CHARS}}}")
@@ -496,7 +520,7 @@ Reason = Annotated[
 ]
 IdempotencyKey = Annotated[
     str,
-    StringConstraints(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$"),
+    StringConstraints(min_length=1, max_length=128, pattern=PRINTABLE_ASCII),
     Field(
         description="Your own id for this write: retrying with the same key returns the same memory id "
         "and never stores twice (printable ASCII, ≤ 128)."

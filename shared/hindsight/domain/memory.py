@@ -557,6 +557,9 @@ class SearchRequest(BaseModel):
     known_at: datetime | None = None
     """Only memories this store held at this instant, in their status and content of then; ``statuses``
     are statuses at that time."""
+    archived_facts_only: bool = False
+    """'archived' is among ``statuses`` for facts only (``timetravel.search_statuses``: a ``valid_at``
+    search brings archived facts whose period holds T, not archived episodes)."""
 
 
 class CandidateMemory(EventPlace, BaseModel):

@@ -26,6 +26,7 @@ from hindsight.domain.limits import (
     MAX_KEY_DECISIONS,
     MAX_SHORT_TEXT_CHARS,
     NOT_BLANK,
+    PRINTABLE_ASCII,
     AgentId,
     Entities,
     Identifier,
@@ -68,7 +69,7 @@ TaskId = Annotated[
     str,
     Identifier("task id", "deploy-9"),  # the reflection's idempotency key: never rewritten by redaction
     StringConstraints(
-        strip_whitespace=True, min_length=1, max_length=MAX_TASK_ID_CHARS, pattern=r"^[\x21-\x7e]+$"
+        strip_whitespace=True, min_length=1, max_length=MAX_TASK_ID_CHARS, pattern=PRINTABLE_ASCII
     ),
     NOT_BLANK,
     Field(description=f"The agent's id for the task (printable ASCII, ≤ {MAX_TASK_ID_CHARS} characters)."),

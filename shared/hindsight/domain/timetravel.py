@@ -230,9 +230,21 @@ def at_point(
 
 def search_statuses(point: PointInTime, asked: Iterable[MemoryStatus]) -> tuple[MemoryStatus, ...]:
     """The statuses a search keeps: under ``valid_at``, asking for active facts also brings those
-    superseded since (a fact replaced later was the truth then, and is shown active). Under
-    ``known_at`` they are statuses at that time (the store's filter reads them from the history)."""
+    superseded since (a fact replaced later was the truth then, and is shown active) and archived facts
+    (``archived_facts_only``). Under ``known_at`` they are statuses at that time (the store's filter
+    reads them from the history)."""
     statuses = tuple(dict.fromkeys(asked))
-    if point.valid_at is not None and "active" in statuses and "superseded" not in statuses:
-        return (*statuses, "superseded")
+    if point.valid_at is not None and "active" in statuses:
+        implied: tuple[MemoryStatus, ...] = ("superseded", "archived")
+        extra = tuple(s for s in implied if s not in statuses)
+        return (*statuses, *extra)
     return statuses
+
+
+def archived_facts_only(point: PointInTime, asked: Iterable[MemoryStatus]) -> bool:
+    """Whether ``search_statuses`` added 'archived' for facts only: under ``valid_at``, active asked and
+    archived not. Archiving (cold from disuse, or on request) is no retraction — what an archived fact
+    says held during its period (trial F6), so it is shown, with its status ``archived``. Archived
+    episodes stay out: most are members of a consolidation summary that is itself shown."""
+    statuses = set(asked)
+    return point.valid_at is not None and "active" in statuses and "archived" not in statuses

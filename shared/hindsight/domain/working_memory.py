@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import Timestamp
 from hindsight.domain.limits import (
+    AGENT_ID_PATTERN,
     MAX_CONTENT_CHARS,
     MAX_KEY_CHARS,
     Content,
@@ -55,7 +56,7 @@ make two sessions' memories claim one source, so one that redaction would change
 SessionId = Annotated[
     str,
     SESSION_ID,
-    StringConstraints(min_length=1, max_length=MAX_SESSION_ID_CHARS, pattern=r"^[A-Za-z0-9_.:@-]+$"),
+    StringConstraints(min_length=1, max_length=MAX_SESSION_ID_CHARS, pattern=AGENT_ID_PATTERN),
     Field(
         description="The conversation or task this scratchpad belongs to: any stable id you choose for the "
         f"current session (letters, digits and _.:@-, ≤ {MAX_SESSION_ID_CHARS} characters). Use the same id "

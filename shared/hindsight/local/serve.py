@@ -249,10 +249,13 @@ def _run_locked(
             scheduler = MaintenanceScheduler.for_settings(settings).start()  # plays the EventBridge schedule
             server = BackgroundServer(settings, chosen).start()
             lock.update(url=server.url)  # a second `hindsight run` on this folder names it
-            console.print(f"Postgres: {settings.require_database_url()}")
+            # soft_wrap: a long URL or path stays on its label's line, whatever the terminal's width
+            console.print(f"Postgres: {settings.require_database_url()}", soft_wrap=True)
             emulator = "LocalStack (host mode)" if localstack_python else "SQS emulator"
-            console.print(f"Redis: {settings.redis_url}   {emulator}: {settings.aws_endpoint_url}")
-            console.print(f"CLI settings: {env_file}")
+            console.print(
+                f"Redis: {settings.redis_url}   {emulator}: {settings.aws_endpoint_url}", soft_wrap=True
+            )
+            console.print(f"CLI settings: {env_file}", soft_wrap=True)
             console.print(f"Maintenance: every {settings.maintenance_interval_s:g} s")
             console.print("MCP client configuration:")
             print(client_config(server.url, token), flush=True)  # plain print: rich would wrap the token

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, InvalidInput, NotFound
 from hindsight.domain.forgetting import ForgottenAlong
-from hindsight.domain.limits import MAX_CHAIN_DEPTH
+from hindsight.domain.limits import MAX_CHAIN_DEPTH, shared_with_others
 from hindsight.domain.memory import (
     HistoryEntry,
     MemoryChanges,
@@ -301,6 +301,10 @@ class ManageMemory:
         principal.require_write()
         scope = principal.scope(agent_id)
         ensure_key_unredacted(self._redactor, changes.key, "key")
+        if changes.shared_with is not None:
+            changes = changes.model_copy(
+                update={"shared_with": shared_with_others(changes.shared_with, scope.agent_id)}
+            )
         redacted: set[str] = set()
         changes = redact_model(self._redactor, changes, CHANGE_TEXT_FIELDS, redacted)
         reason = self._reason(reason, redacted)

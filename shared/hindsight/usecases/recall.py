@@ -41,7 +41,15 @@ from hindsight.domain.ranking import RankingPolicy, ScoredCandidate, demote_inje
 from hindsight.domain.ranking_features import PoolTexts
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
-from hindsight.domain.timetravel import NOW, PointInTime, at_point, point_of, readable_by, search_statuses
+from hindsight.domain.timetravel import (
+    NOW,
+    PointInTime,
+    archived_facts_only,
+    at_point,
+    point_of,
+    readable_by,
+    search_statuses,
+)
 from hindsight.ports import AccessLog, ChainLink, Clock, Embedder, MemoryReader, Metrics, Reranker
 
 trace_log = logging.getLogger("hindsight.retrieval")
@@ -107,6 +115,7 @@ def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
         now=now,
         layers=query.layers,
         statuses=search_statuses(point, query.statuses),
+        archived_facts_only=archived_facts_only(point, query.statuses),
         valid_at=query.valid_at,
         known_at=query.known_at,
         key=query.key,
@@ -442,7 +451,9 @@ class Recall:
         before ranking, made a ``valid_at`` search ~1.4x the default one at 100k memories. The others
         (changed since: their text or importance may have been other) are read in full and rewound before
         ranking, and dropped when the point does not see them; so is every candidate when the request
-        asks for forgotten memories, which the store returns and a point in time never sees."""
+        asks for forgotten memories, which the store returns and a point in time never sees. With
+        ``archived_facts_only`` a rewound candidate that was then an archived episode is dropped too (the
+        store's filter could only judge today's status of those)."""
         if point.is_now:
             return candidates, {}
         ids = [c.memory.id for c in candidates]
@@ -457,7 +468,12 @@ class Recall:
         full = await self._full(scope, rewind)
         rows = [c.memory for c in full if isinstance(c.memory, StoredMemory)]  # all: _full read them
         seen = await memories_at(self._reader, scope, rows, point, later)
-        then = {c.memory.id: c.model_copy(update={"memory": m}) for c in full if (m := seen.get(c.memory.id))}
+        then = {
+            c.memory.id: c.model_copy(update={"memory": m})
+            for c in full
+            if (m := seen.get(c.memory.id))
+            and not (request.archived_facts_only and m.status == "archived" and m.layer != "semantic")
+        }
         rewound = {c.memory.id for c in rewind}
         return [
             then[c.memory.id] if c.memory.id in rewound else c

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import HindsightError, IdempotencyKeyReused, InvalidInput, Unavailable
 from hindsight.domain.ids import uuid7
-from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits
+from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits, shared_with_others
 from hindsight.domain.memory import (
     Lane,
     MemoryDraft,
@@ -179,6 +179,9 @@ class Remember:
         )
         # the caller's arguments, before we change them; only a write with a key is ever compared
         fingerprint = write_fingerprint(draft, filter) if draft.idempotency_key is not None else None
+        draft = draft.model_copy(
+            update={"shared_with": shared_with_others(draft.shared_with, scope.agent_id)}
+        )
         redacted: set[str] = set()
         draft = redact_model(self._redactor, draft, DRAFT_TEXT_FIELDS, redacted)  # before the text leaves us
         now = self._clock.now()

@@ -36,6 +36,7 @@ from hindsight.domain.experience import (
     off_query_note,
     on_query,
     with_injection_labels,
+    with_owner_labels,
     with_upcoming_labels,
 )
 from hindsight.domain.limits import KeyFilter
@@ -99,7 +100,7 @@ class Summarize:
         scope = principal.scope(agent_id)
         memories, note = await self._matching(scope, request, now)
         memories, conflicts = await self._with_conflicts(scope, memories)
-        drawn = extract_hint(memories, now=now, conflicts=conflicts)
+        drawn = extract_hint(memories, now=now, conflicts=conflicts, reader=scope.agent_id)
         note = _notes(note, await self._inactive_key_note(scope, request, now, memories))
         extractive = drawn.model_copy(update={"note": _notes(note, drawn.note)})
         if self._writer is None or not memories:
@@ -115,6 +116,7 @@ class Summarize:
             refused = f"the chat model's hint was refused: {problem}"
             return extractive.model_copy(update={"note": _notes(note, refused)})
         labelled = with_upcoming_labels(with_injection_labels(lines, memories, conflicts), memories, now)
+        labelled = with_owner_labels(labelled, memories, scope.agent_id)
         return assemble(labelled, considered=len(memories), method="model", note=note)
 
     async def _inactive_key_note(

@@ -167,8 +167,8 @@ class WorkingMemory:
         goes up by one (a new item is version 1). The TTL restarts. With ``expected_version``
         the item is set only if it is at that version (0: only if the key is not set), checked inside
         the store's optimistic transaction (WATCH/MULTI: a write that lands between the read and the
-        change aborts it and the check runs again on the fresh session), so two agents sharing a
-        session never overwrite each other unknowingly.
+        change aborts it and the check runs again on the fresh session), so two clients acting as the
+        agent in one session never overwrite each other unknowingly (a session is per agent).
 
         Raises:
             Forbidden: read-only key, or agent not allowed.

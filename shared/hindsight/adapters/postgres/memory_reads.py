@@ -145,11 +145,15 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
         status = "status = ANY(%(statuses)s)"
         if request.valid_at is not None:
             status += f" AND {VALID_AT}"
+        if request.archived_facts_only:  # valid_at brings archived facts, not archived episodes
+            status += " AND (status <> 'archived' OR layer = 'semantic')"
     else:  # statuses (and validity) at known_at; created by then; never what was forgotten on request since
         held = _held_at_known(request.valid_at is not None)
         # a dropped continuation is forgotten today but was held (the planner sizes this by status alone)
         live = f"(status <> 'forgotten' OR (status = 'forgotten' AND {DROPPED_SINCE}))"
         status = f"created_at <= %(known_at)s AND {live} AND {held}"
+        if request.archived_facts_only:  # one whose status changed since is judged rewound (usecases.recall)
+            status += f" AND (status <> 'archived' OR layer = 'semantic' OR {_changed_since(['status'])})"
     clauses = [
         sql.SQL("tenant_id = %(tenant)s"),
         sql.SQL(visible()),  # type: ignore[arg-type]

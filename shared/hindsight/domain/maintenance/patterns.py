@@ -198,6 +198,18 @@ def _span_metadata(kind: PatternKind, evidence: Sequence[Episode], **extra: obje
     }
 
 
+def pattern_key_label(key: str) -> str | None:
+    """A reader's name for the key ``find_patterns`` gives an inference ("lesson:create:d6e35f94d8a6" →
+    "lesson for create tasks", "preference:b9bb…" → "preference"), or None for any other key: the digest
+    only keeps the id stable and means nothing to a reader (trial L7)."""
+    kind, _, rest = key.partition(":")
+    if kind == "lesson" and rest.count(":") == 1:
+        return f"lesson for {rest.split(':')[0]} tasks"
+    if kind == "preference" and rest and ":" not in rest:
+        return "preference"
+    return None
+
+
 def find_patterns(scope: Scope, episodes: Sequence[Episode], policy: PatternPolicy) -> list[PatternPlan]:
     """Lessons and preferences seen in ≥ ``min_episodes`` distinct episodes (module docstring), ordered
     lessons first, then by key. ``episodes`` should already be the window's evidence."""

@@ -1,0 +1,67 @@
+"""memory_search with valid_at through the official MCP client (real Postgres): archiving is no retraction,
+so a fact archived since (cold from disuse, or on request) is returned for an instant its period holds,
+with its status ``archived``; archived episodes stay out (trial F6)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from hindsight.client import call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
+from tests.integration.test_maintenance import _container, _insert, _step
+from tests.support import drain, mcp_client
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+async def test_valid_at_returns_facts_archived_since_labelled_archived(
+    stack: LocalStack, server: BackgroundServer, poller: SqsPoller, tenant: str, token: str
+) -> None:
+    long_ago = datetime.now(UTC) - timedelta(days=400)
+    async with _container(stack) as c:
+        cold = await _insert(
+            c,
+            tenant,
+            "Dave's team works from the Lisbon office",
+            created_at=long_ago,
+            layer="semantic",
+            key="team.office",
+        )
+        assert c.maintain is not None
+        assert _step(await c.maintain.run(tenant_id=tenant), "decay")["archived"] == 1
+    async with mcp_client(server.url, token) as client:
+        asked = await call(client, "memory_write", {"content": "Dave's team parks in the Lisbon garage"})
+        event = await call(
+            client,
+            "memory_write",
+            {"content": "Dave's team visited the Lisbon office for a workshop", "layer": "episodic"},
+        )
+        await drain(poller)
+        for memory in (asked, event):
+            await call(client, "memory_update", {"id": memory["id"], "action": "archive"})
+        then = (datetime.now(UTC) - timedelta(days=1)).isoformat()
+        now = datetime.now(UTC).isoformat()
+        at_then = await call(client, "memory_search", {"query": "Dave team Lisbon", "valid_at": then})
+        at_now = await call(client, "memory_search", {"query": "Dave team Lisbon", "valid_at": now})
+        held_now = await call(
+            client,
+            "memory_search",
+            {"query": "Dave team Lisbon", "valid_at": now, "known_at": datetime.now(UTC).isoformat()},
+        )
+        today = await call(client, "memory_search", {"query": "Dave team Lisbon"})
+        superseded_only = await call(
+            client, "memory_search", {"query": "Dave team Lisbon", "valid_at": now, "status": ["superseded"]}
+        )
+
+    found_then = {h["memory"]["id"]: h["memory"]["status"] for h in at_then["results"]}
+    assert found_then == {str(cold): "archived"}  # the garage fact and the event began after `then`
+    found_now = {h["memory"]["id"]: h["memory"]["status"] for h in at_now["results"]}
+    assert found_now == {str(cold): "archived", asked["id"]: "archived"}  # never the archived episode
+    found_held = {h["memory"]["id"]: h["memory"]["status"] for h in held_now["results"]}
+    assert found_held == found_now  # the same under known_at (statuses as held then)
+    assert today["results"] == []  # the default search still shows active memories only
+    assert superseded_only["results"] == []  # archived facts come with "active", not with any status
