@@ -17,6 +17,7 @@ import pytest
 import redis
 
 from hindsight.adapters.embedders.hash_embedder import HashEmbedder
+from hindsight.adapters.postgres import write_batch
 from hindsight.adapters.postgres.memory_writes import MEMORY_COLUMNS
 from hindsight.api.runtime import ProcessLoop
 from hindsight.api.sqs_worker import WriteJobWorker
@@ -321,6 +322,31 @@ def test_a_batchs_plain_new_memories_are_written_beside_it_by_a_second_transacti
     states, ids = _one_by_one_and_batch(loop, container, stack, [], plain)
     assert states["batch"] == states["one_by_one"]
     assert _transactions(stack, ids["batch"]) == 2
+
+
+def test_a_batch_on_a_large_scope_asks_for_each_jobs_near_duplicates_and_decides_as_one_by_one(
+    runtime: tuple[ProcessLoop, Container], stack: LocalStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 15: on a scope of ``LARGE_SCOPE`` memories or more the batch asks ``_store_one``'s own
+    near-duplicate query for each job (served by the HNSW index at scale) instead of one pass over the
+    whole scope: it still decides exactly what storing the jobs one by one decides."""
+    loop, container = runtime
+    asked: list[int] = []
+    close_each = write_batch._Segment._close_each
+
+    async def counted(self: Any, todo: list[int], jobs: dict[int, WriteJob]) -> list[dict[str, Any]]:
+        asked.append(len(todo))
+        return await close_each(self, todo, jobs)
+
+    monkeypatch.setattr(write_batch, "LARGE_SCOPE", 1)  # every scope is large
+    monkeypatch.setattr(write_batch._Segment, "_close_each", counted)
+    plain: list[tuple[str, dict[str, Any]]] = [(c, {}) for c in PLAIN]
+    states, _ = _one_by_one_and_batch(loop, container, stack, BEFORE, plain + BATCH)
+    assert states["batch"] == states["one_by_one"]
+    assert asked
+    assert sum(asked) >= len(PLAIN)
+    outcomes = [r[1] for r in states["batch"]["returned"]]
+    assert outcomes.count("merged") >= 6
 
 
 def test_a_batch_whose_job_has_a_waiting_child_the_batch_also_merges_into_is_stored_as_one_by_one(
