@@ -190,7 +190,9 @@ async def build_container(
         reader, writer, editor = (
             PostgresMemoryReader(pool),
             PostgresMemoryWriter(pool, conflict_cosine=settings.conflict_cosine),
-            PostgresMemoryEditor(pool, derive.consolidation.min_size, derive.patterns),
+            PostgresMemoryEditor(
+                pool, derive.consolidation.min_size, derive.patterns, settings.conflict_cosine
+            ),
         )
         key_store = PostgresApiKeyStore(pool)
         access_log = DeferredAccessLog(editor)

@@ -285,3 +285,56 @@ async def test_an_imported_past_value_is_fitted_into_the_keys_timeline_one_value
     assert copied.exit_code == 0, copied.output
     [(metadata,)] = _rows(stack, "SELECT metadata FROM memories WHERE id = %s", remap(resumed, copy))
     assert metadata["resumes"] == remap(nine, copy)
+
+
+@pytest.mark.anyio
+async def test_a_restored_older_value_survives_an_export_import_round_trip(
+    cli: Any,  # noqa: F811
+    stack: LocalStack,
+    server: BackgroundServer,
+    poller: SqsPoller,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """New-user trial F8: the value a restore retired has an empty period ``[Apr 1, Apr 1)``; import read it
+    as a bounded value inside the restored fact's period and split that fact around it (a new continuation
+    memory held the key; the id agents hold named a past value; "skipped 1 existing" into an empty
+    tenant)."""
+    source, copy = f"{tenant}-src", f"{tenant}-copy"
+    async with mcp_client(server.url, await mint(stack, source)) as client:
+        ids = []
+        for city, at in (("Madrid", "2026-03-01"), ("Lisbon", "2026-04-01")):
+            args = {"content": f"The team works from {city}", "key": "team.location", "occurred_at": at}
+            ids.append(str((await call(client, "memory_write", args))["id"]))
+            await drain(poller)
+        await call(
+            client, "memory_update", {"id": ids[0], "action": "restore", "reason": "Lisbon was a mistake"}
+        )
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    exported = await anyio.to_thread.run_sync(lambda: cli("export", "--tenant", source, "-o", str(first)))
+    assert exported.exit_code == 0, exported.output
+    imported = await anyio.to_thread.run_sync(
+        lambda: cli("import", str(first), "--tenant", copy, "--remap-ids", "--json")
+    )
+    assert imported.exit_code == 0, imported.output
+    report = json.loads(imported.stdout)
+    assert (report["skipped"], report["settled"]) == (0, [])
+
+    def timeline(t: str) -> list[tuple[Any, ...]]:
+        return _rows(
+            stack,
+            """SELECT id::text, content, status, valid_from, valid_to FROM memories
+               WHERE tenant_id = %s ORDER BY valid_from, content""",
+            t,
+        )
+
+    madrid, lisbon = (remap(i, copy) for i in ids)
+    assert [(r[0], *r[2:]) for r in timeline(copy)] == [
+        (madrid, "active", datetime(2026, 3, 1, tzinfo=UTC), None),
+        (lisbon, "superseded", datetime(2026, 4, 1, tzinfo=UTC), datetime(2026, 4, 1, tzinfo=UTC)),
+    ]
+    assert [r[1:] for r in timeline(copy)] == [r[1:] for r in timeline(source)]
+    exported = await anyio.to_thread.run_sync(lambda: cli("export", "--tenant", copy, "-o", str(second)))
+    assert exported.exit_code == 0, exported.output
+    count = len(_rows(stack, "SELECT 1 FROM memory_relations WHERE tenant_id = %s", source))
+    assert len(_rows(stack, "SELECT 1 FROM memory_relations WHERE tenant_id = %s", copy)) == count

@@ -1,10 +1,11 @@
 """A key's timeline is what its values' stated periods say, whatever happens to them (trial 3): a property
 test over random sequences of writes of bounded and open values on one key, forgets of bounded values,
 forgets undone by a restore, moves of a bounded value's end (refused only when a value of the key begins
-inside the longer period) and moves of a bounded value onto another key (it leaves this key's timeline),
-against real Postgres (the use cases and the worker's store, no queue). After each step, at every probe
-instant at most one live value of the key holds, and it is the value with the latest stated start among the
-unforgotten ones whose stated period contains the instant. (Forgetting a key's open value, or moving it
+inside the longer period), moves of a bounded value onto another key (it leaves this key's timeline),
+and a value written while another is archived (then restored: new-user trial F5), against real Postgres (the
+use cases and the worker's store, no queue). After each step, at every probe instant at most one live value
+of the key holds, and it is the value with the latest stated start among the unforgotten ones whose stated
+period contains the instant. (Forgetting a key's open value, or moving it
 off the key, leaves no value after it: not a stated-period rule, so not drawn.)"""
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ OPS = st.one_of(
     # a bounded value's end moved to ``weeks`` weeks after its start
     st.tuples(st.just("end"), st.integers(0, 30), st.integers(1, 10)),
     st.tuples(st.just("move"), st.integers(0, 30), st.just(None)),
+    # a value archived, a value written (from week, for weeks) while it is, then the first restored
+    st.tuples(
+        st.just("archive+write+restore"),
+        st.integers(0, 30),
+        st.tuples(st.integers(0, WEEKS), st.one_of(st.none(), st.integers(1, 10))),
+    ),
 )
 """One step: (kind, a week or the pick of a value written so far, weeks)."""
 
@@ -113,6 +120,15 @@ def _held(stack: LocalStack, tenant: str, at: datetime) -> list[str]:
 @example(  # trial F10: a bounded value moved onto another key left the instants it had cut empty
     ops=[("write", 0, None), ("write", 8, 4), ("move", 0, None)]
 )
+@example(  # new-user trial F5: a value written while the open value is archived, then it is restored
+    ops=[("write", 0, None), ("archive+write+restore", 0, (8, None))]
+)
+@example(  # the restored value holds again after a bounded value written meanwhile
+    ops=[("write", 0, None), ("archive+write+restore", 0, (8, 4))]
+)
+@example(  # found by this test: a past value archived, restored after a value written meanwhile
+    ops=[("write", 17, None), ("write", 19, None), ("archive+write+restore", 0, (15, 5))]
+)
 @given(ops=st.lists(OPS, min_size=2, max_size=8))
 async def test_a_keys_timeline_is_what_the_stated_periods_say(
     stack: LocalStack, ops: list[tuple[Any, ...]]
@@ -123,20 +139,24 @@ async def test_a_keys_timeline_is_what_the_stated_periods_say(
     values: list[Value] = []
     async with _container(stack) as c:
         manage = ManageMemory(c.reader, c.editor, c.embedder, Remember(queue, c.clock), c.redactor)
+
+        async def write(n: int, at: int, weeks: int | None) -> None:
+            start = DAY0 + timedelta(weeks=at)
+            if any(v.start == start for v in values):
+                return  # one stated start per value: a tie is a correction, not tested here
+            end = start + timedelta(weeks=weeks) if weeks is not None else None
+            city = f"City{n}"
+            draft = MemoryDraft(content=f"Sam lives in {city}", key=KEY, valid_from=start, valid_to=end)
+            await Remember(queue, c.clock)(principal, None, draft)
+            jobs, queue.jobs[:] = list(queue.jobs), []
+            [result] = await c.store_memories(jobs)
+            assert result.outcome == "stored", result
+            assert result.memory_id is not None
+            values.append(Value(result.memory_id, city, start, end, n))
+
         for n, (kind, at, weeks) in enumerate(ops):
             if kind == "write":
-                start = DAY0 + timedelta(weeks=at)
-                if any(v.start == start for v in values):
-                    continue  # one stated start per value: a tie is a correction, not tested here
-                end = start + timedelta(weeks=weeks) if weeks is not None else None
-                city = f"City{n}"
-                draft = MemoryDraft(content=f"Sam lives in {city}", key=KEY, valid_from=start, valid_to=end)
-                await Remember(queue, c.clock)(principal, None, draft)
-                jobs, queue.jobs[:] = list(queue.jobs), []
-                [result] = await c.store_memories(jobs)
-                assert result.outcome == "stored", result
-                assert result.memory_id is not None
-                values.append(Value(result.memory_id, city, start, end, n))
+                await write(n, at, weeks)
             elif not (live := [v for v in values if not v.forgotten]):
                 continue
             elif kind == "forget":
@@ -155,6 +175,11 @@ async def test_a_keys_timeline_is_what_the_stated_periods_say(
                 value = bounded[at % len(bounded)]
                 await manage.update(principal, None, value.id, "update", MemoryChanges(key=ELSEWHERE), None)
                 value.forgotten = True  # a value of another key now
+            elif kind == "archive+write+restore":
+                value = live[at % len(live)]
+                await manage.update(principal, None, value.id, "archive", MemoryChanges(), None)
+                await write(n, *weeks)
+                await manage.update(principal, None, value.id, "restore", MemoryChanges(), None)
             elif (value := live[at % len(live)]).end is not None:
                 end = value.start + timedelta(weeks=weeks)
                 try:

@@ -159,3 +159,90 @@ async def test_a_restored_keyless_fact_holds_alone_at_every_instant_since_it_beg
         for later in (second, third):
             memory = await _memory(client, later)
             assert (memory["status"], memory["valid_to"]) == ("superseded", memory["created_at"]), later
+
+
+# ---- new-user trial F5, F14: a restore from the archive settles with what was written meanwhile ---------
+
+
+async def _answered(
+    client: Client, query: str, summarize: dict[str, Any], holder: tuple[str, str], past: str
+) -> None:
+    """A default search answers ``holder`` (id, words) and not ``past``; the summary states only the
+    holder's words."""
+    hits = await _search(client, query)
+    assert holder[0] in hits
+    assert past not in hits
+    hint = (await call(client, "memory_summarize", summarize))["hint"]
+    assert holder[1] in hint
+    assert (await _memory(client, past))["content"] not in hint
+
+
+@pytest.mark.anyio
+async def test_a_value_restored_from_the_archive_is_a_past_value_of_the_one_written_meanwhile(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """Trial F5 HIGH: the archived value kept its open period (a write settles only against active values),
+    so its restore retired the newer value with an empty period and search answered the old one."""
+    async with mcp_client(server.url, token) as client:
+        basic = await _stored(client, poller, key="nora.plan", content="Nora's phone plan is Basic 10GB")
+        await call(client, "memory_update", {"id": basic, "action": "archive", "reason": "not needed"})
+        unlimited = await _stored(
+            client, poller, key="nora.plan", content="Nora's phone plan is Unlimited 5G"
+        )
+        restored = await call(client, "memory_update", {"id": basic, "action": "restore"})
+        newer = await _memory(client, unlimited)
+        # the value with the latest stated start holds: the newer one keeps its period
+        assert not restored["superseded"]
+        assert (newer["status"], newer["valid_to"]) == ("active", None)
+        assert await _state(client, basic) == ("superseded", newer["valid_from"], unlimited)
+        assert restored["memory"]["status"] == "superseded"
+        assert f"memory {unlimited} holds key nora.plan" in restored["note"]
+        await _answered(client, "Nora phone plan", {"key": "nora.plan"}, (unlimited, "Unlimited 5G"), basic)
+
+
+@pytest.mark.anyio
+async def test_a_value_restored_from_the_archive_holds_again_after_a_bounded_value_written_meanwhile(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        home = await _stored(
+            client, poller, key="sam.city", content="Sam lives in Porto", occurred_at="2026-01-01"
+        )
+        await call(client, "memory_update", {"id": home, "action": "archive"})
+        stay = await _stored(
+            client, poller, key="sam.city", content="Sam lives in Berlin", occurred_at="2026-03-01"
+        )
+        change = {"id": stay, "action": "update", "valid_to": "2026-05-01T00:00:00Z"}
+        await call(client, "memory_update", change)
+        await call(client, "memory_update", {"id": home, "action": "restore"})
+
+        async def held(at: str) -> list[str]:
+            found = await call(
+                client, "memory_search", {"query": "where does Sam live", "key": "sam.city", "valid_at": at}
+            )
+            return [h["memory"]["content"] for h in found["results"]]
+
+        assert await held("2026-02-01") == ["Sam lives in Porto"]
+        assert await held("2026-04-01") == ["Sam lives in Berlin"]
+        assert await held("2026-06-01") == ["Sam lives in Porto"]
+        assert (await _memory(client, stay))["valid_to"] == "2026-05-01T00:00:00Z"
+
+
+@pytest.mark.anyio
+async def test_a_keyless_fact_restored_from_the_archive_is_checked_for_contradictions_as_a_write(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """Trial F14 MED: restoring an archived key-less fact left it and the contradicting fact written
+    meanwhile both active and unflagged."""
+    async with mcp_client(server.url, token) as client:
+        enjoy = await _stored(client, poller, key=None, content="I really enjoy Thai green curry")
+        await call(client, "memory_update", {"id": enjoy, "action": "archive"})
+        hate = await _stored(client, poller, key=None, content="I can't stand Thai green curry any more")
+        restored = await call(client, "memory_update", {"id": enjoy, "action": "restore"})
+        # the later statement holds; the restored one is its past value, as the write would have left it
+        assert restored["memory"]["status"] == "superseded"
+        assert await _state(client, hate) == ("active", None, None)
+        assert (await _state(client, enjoy))[2] == hate
+        await _answered(
+            client, "Thai green curry", {"query": "Thai green curry"}, (hate, "can't stand"), enjoy
+        )

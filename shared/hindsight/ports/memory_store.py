@@ -223,7 +223,8 @@ class MemoryEditor(Protocol):
     ) -> EditedMemory | None:
         """Set the status; a restore (``active``) of a semantic memory with a key supersedes the agent's
         other active facts on that key (``superseded``) and removes the end of validity its own supersede
-        gave it. None when it is not the scope's own."""
+        gave it; one restored from the archive is a past value of the values written meanwhile and checked
+        for contradictions as a write. None when it is not the scope's own."""
         ...
 
     async def forget(

@@ -473,12 +473,13 @@ async def _fit_past_value(conn: AsyncConnection, tenant_id: str, memory_id: Any)
     as ``fit_in_past``; the caller holds the key's lock): each value that held when it began and that it
     may replace ends where it begins — and holds again after its end when it held past it
     (``key_resume.resume_after``); it ends where the earliest value that began inside its period begins
-    (superseded by it). An addition, and the pairs the source rules keep, stay beside it. None when it
-    shared no instant with another value of the key."""
+    (superseded by it). An addition, and the pairs the source rules keep, stay beside it; a value with an
+    empty period (``[t, t)``: it never held) is fitted nowhere (new-user trial F8: the current fact was split
+    around one). None when it shared no instant with another value of the key."""
     new = await fetch_one(conn, _IMPORTED, (memory_id, tenant_id))
     assert new is not None
-    if is_additive(new["content"]):
-        return None
+    if is_additive(new["content"]) or new["valid_to"] <= new["since"]:
+        return None  # an empty period (a value a restore retired: it never held) interrupts nothing (F8)
     since = new["since"]
     others = await fetch_all(
         conn,

@@ -21,7 +21,8 @@ from hindsight.domain.contradiction import (
     compare_facts,
     order_contradiction,
 )
-from hindsight.domain.memory import OpenConflict, Source, WriteJob
+from hindsight.domain.memory import OpenConflict, Source, StoredMemory, WriteJob
+from hindsight.domain.timetravel import valid_start
 
 WORKER = "worker"
 
@@ -111,6 +112,61 @@ async def check_conflicts(
                 )
             )
     return ConflictOutcome(tuple(superseded), tuple(kept), tuple(open_), past_of)
+
+
+RESTORED_CANDIDATES = """SELECT c.id, c.content, c.source, 1 - (c.embedding <=> m.embedding) AS similarity,
+          coalesce(c.valid_from, c.occurred_at, c.created_at) AS since
+   FROM memories m JOIN memories c ON c.tenant_id = m.tenant_id AND c.agent_id = m.agent_id
+   WHERE m.id = %(id)s AND m.tenant_id = %(t)s AND c.layer = 'semantic' AND c.status = 'active'
+     AND c.id <> m.id AND NOT (c.id = ANY(%(exclude)s::uuid[])) AND (m.key IS NULL OR c.key IS NULL)
+   ORDER BY c.embedding <=> m.embedding LIMIT %(n)s"""
+"""The active facts of a restored memory's agent most like it (a keyed one: the key-less ones; its key's
+values are its key's timeline's business), as ``check_conflicts`` finds them for a write."""
+
+
+async def check_restored(
+    conn: AsyncConnection,
+    tenant_id: str,
+    restored: StoredMemory,
+    cosine: float,
+    actor: str,
+    exclude: Sequence[UUID] = (),
+) -> list[UUID]:
+    """Run a write's contradiction check (``check_conflicts``) for a memory a restore made active again
+    (trial F14: a fact archived, a contradicting one written meanwhile, then the first restored, left both
+    active and unflagged): each active fact at least ``cosine`` similar (``exclude``: those the restore
+    settled already) that the rules find contradicting is linked ``contradicts`` and settled in valid-time
+    order by the source rules (``order_contradiction``): the restored one supersedes it, is a past value
+    of it (superseded by it from its start, the first such), or both stay (flagged); a possible conflict is
+    linked ``contradicts`` (flagged ``possible_conflict``; no judge is asked for a restore). The ids the
+    restored fact superseded."""
+    since = valid_start(restored)
+    rows = await fetch_all(
+        conn,
+        RESTORED_CANDIDATES,
+        {"id": restored.id, "t": tenant_id, "exclude": list(exclude), "n": CONFLICT_CANDIDATES},
+    )
+    superseded: list[UUID] = []
+    past_of = False
+    for row in rows:
+        if row["similarity"] is None or row["similarity"] < cosine:
+            continue
+        verdict = compare_facts(restored.content, row["content"])
+        if verdict.relation == "possible_conflict":
+            await _relate(conn, tenant_id, restored.id, row["id"], "contradicts", unsure(verdict))
+        if verdict.relation != "contradiction":
+            continue
+        await _relate(conn, tenant_id, restored.id, row["id"], "contradicts", verdict.reason)
+        order = order_contradiction(restored.source, since, row["source"], row["since"])
+        if order == "supersede":
+            why = f"restored fact that contradicts it: {verdict.reason}"
+            await supersede(conn, tenant_id, restored.id, row["id"], since, why, actor)
+            superseded.append(row["id"])
+        elif order == "superseded" and not past_of:  # once past, the first later fact ends it
+            why = f"{LATER_FACT}: {verdict.reason}"
+            await supersede(conn, tenant_id, row["id"], restored.id, row["since"], why, actor)
+            past_of = True
+    return superseded
 
 
 LATER_FACT = "a fact that began to hold later contradicts it"

@@ -44,7 +44,7 @@ from psycopg import AsyncConnection, Rollback, sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from hindsight.adapters.postgres.conflicts import supersede
+from hindsight.adapters.postgres.conflicts import check_restored, supersede
 from hindsight.adapters.postgres.derived_edits import follow_edit
 from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
@@ -82,7 +82,7 @@ from hindsight.adapters.postgres.rows import (
     tenant_transaction,
     vector_literal,
 )
-from hindsight.domain.contradiction import is_additive, order_contradiction, resolve
+from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction, resolve
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.maintenance import CONSOLIDATION_MIN_SIZE, PatternPolicy
 from hindsight.domain.memory import (
@@ -275,6 +275,7 @@ async def _fit_restored(
     rows: Sequence[dict[str, Any]],
     why: str,
     actor: str,
+    written_since: bool = False,
 ) -> list[UUID]:
     """A restored semantic value (its supersede ends undone) is the fact again from its own start, settled
     with ``rows`` — the other values of its key (``_VALUES_ON_KEY``), or for a key-less fact those of its
@@ -287,9 +288,18 @@ async def _fit_restored(
     the write's source rules (``domain.contradiction.resolve``, the restored value in the newer one's role;
     ``_kept_beside``): a restored inference never ends what the user stated, nor does an inference make the
     restored statement of the user a past value — such pairs stay as they are, linked ``contradicts``
-    (flagged ``possible_conflict``). ``why``: the ``supersedes`` reason. The caller holds the key's lock
-    (a keyed value). The ids superseded (ended or retired)."""
+    (flagged ``possible_conflict``). ``written_since``: the restore brings it back from the archive, and
+    the values that began after it inside its period and never superseded it were written
+    while it was out — they never settled with it, and the one with the latest stated start holds: it
+    holds until the earliest of them begins, a past value of it (trial F5: such a restore emptied the
+    newer value's period and answered the old value). ``why``: the ``supersedes`` reason. The caller holds
+    the key's lock (a keyed value). The ids superseded (ended or retired)."""
     start = valid_start(restored)
+    cutters = await _written_since(conn, scope.tenant_id, restored, rows) if written_since else []
+    cutter = cutters[0] if cutters else None
+    if cutters:
+        await _around_written_since(conn, scope.tenant_id, restored, cutters, actor)
+        restored = await _reload(conn, restored.id)
     period = (start, restored.valid_to)
     retired: list[UUID] = []
     later: list[dict[str, Any]] = []
@@ -317,13 +327,76 @@ async def _fit_restored(
     for row in later:  # an inference never makes the user's restored statement its past value
         if resolve(row["source"], restored.source) == "keep_both":
             await _kept_beside(conn, scope.tenant_id, row["id"], restored.id)
-    holders = [r for r in later if resolve(r["source"], restored.source) == "supersede"]
+    # a past value of a value written since already (cutter): none of these holds after it
+    holders = [r for r in later if resolve(r["source"], restored.source) == "supersede" and cutter is None]
     if holders:  # restored with an end before the value that holds began: a past value of it
         holder = min(holders, key=lambda r: r["since"])
         await supersede(conn, scope.tenant_id, holder["id"], restored.id, holder["since"], PAST_VALUE, actor)
-    elif restored.key is not None:
+    elif restored.key is not None and cutter is None:
         await _beside_archived_statements(conn, scope, restored)
     return retired
+
+
+_SUPERSEDED_BY = """SELECT from_id FROM memory_relations
+   WHERE tenant_id = %s AND to_id = %s AND kind = 'supersedes' AND from_id = ANY(%s)"""
+
+
+async def _written_since(
+    conn: AsyncConnection, tenant_id: str, restored: StoredMemory, rows: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Of ``rows`` (``_fit_restored``'s), the values stated to begin after ``restored``'s start (a
+    continuation: its original's start), inside its period, that never superseded it (written while it was
+    archived) and may end it by the source rules (an inference never makes what the user stated its past
+    value), earliest first."""
+    start = valid_start(restored)
+    inside = [
+        r
+        for r in rows
+        if r["since"] > start
+        and _overlap((start, restored.valid_to), (r["since"], r["until"]))
+        and resolve(r["source"], restored.source) == "supersede"
+    ]
+    if not inside:
+        return []
+    settled = await fetch_all(conn, _SUPERSEDED_BY, (tenant_id, restored.id, [r["id"] for r in inside]))
+    done = {r["from_id"] for r in settled}
+    later = [
+        r
+        for r in inside
+        if r["id"] not in done
+        and (r["resumes"] is None or await stated_start(conn, tenant_id, r["id"]) > start)
+    ]
+    return sorted(later, key=lambda r: r["since"])
+
+
+async def _around_written_since(
+    conn: AsyncConnection,
+    tenant_id: str,
+    restored: StoredMemory,
+    cutters: Sequence[dict[str, Any]],
+    actor: str,
+) -> None:
+    """``restored`` (active again, ``[start, end)``) holds only where none of ``cutters`` (``_written_since``,
+    earliest first; one value at each instant among them) does: it is a past value of the first, ending
+    where it begins, and holds again after each one that ends before its end, as a continuation
+    (``key_resume.resume_after``) until the next begins — the value with the latest stated start holds."""
+    end = restored.valid_to
+    first = cutters[0]
+    await supersede(conn, tenant_id, first["id"], restored.id, first["since"], PAST_VALUE, actor)
+    bounded, reach = first, first["until"]
+    for nxt in [*cutters[1:], None]:
+        if reach is None or (end is not None and reach >= end):
+            return
+        if nxt is not None and nxt["since"] <= reach:  # it begins where the last ends, or inside it
+            if nxt["until"] is None or nxt["until"] > reach:
+                bounded, reach = nxt, nxt["until"]
+            continue
+        until = end if nxt is None or (end is not None and nxt["since"] >= end) else nxt["since"]
+        gap = {"id": restored.id, "status": "active" if until == end else "superseded", "until": until}
+        await resume_after(conn, tenant_id, bounded["id"], [gap], actor)
+        if nxt is None or until == end:
+            return
+        bounded, reach = nxt, nxt["until"]
 
 
 async def _kept_beside(conn: AsyncConnection, tenant_id: str, inference: UUID, statement: UUID) -> None:
@@ -504,14 +577,22 @@ async def _new_status(
     action: str,
     reason: str | None,
     actor: str,
+    conflict_cosine: float,
 ) -> list[UUID]:
     """``current`` takes ``status`` (``set_status``): a restore reopens the end its supersedes gave it and
     fits it back among its key's values (``_fit_restored``), or a key-less fact among its successors
-    (``_retire_successors``). The ids superseded."""
+    (``_retire_successors``). One restored from the archive keeps the period it had there and is a past
+    value of the values written meanwhile (``written_since``), then is checked for contradictions as a
+    write (``conflicts.check_restored``, from ``conflict_cosine``): new-user trial F5, F14. The ids
+    superseded."""
     superseded: list[UUID] = []
     changes = status_change(current.status, status)
     reopen, end = (False, None)
-    if status == "active":
+    # from the archive it comes back with the period it had there, a past value stays one (archiving says
+    # nothing about truth); what was written since never settled with it (a forget is a retraction: a
+    # restore of one says it holds again, docs/tools.md)
+    was_out = current.status == "archived"
+    if status == "active" and not was_out:
         reopen, end = await end_before_cuts(conn, scope.tenant_id, current.id, current.valid_to)
     if reopen:
         assert current.valid_to is not None
@@ -527,23 +608,35 @@ async def _new_status(
         restored = await _reload(conn, current.id)
         on_key = (scope.tenant_id, scope.agent_id, restored.key, restored.id)
         rows = await fetch_all(conn, _VALUES_ON_KEY, on_key)
-        superseded = await _fit_restored(conn, scope, restored, rows, RESTORED_ONTO_KEY, actor)
+        superseded = await _fit_restored(
+            conn, scope, restored, rows, RESTORED_ONTO_KEY, actor, written_since=was_out
+        )
     elif status == "active" and current.layer == "semantic":
         superseded = await _retire_successors(conn, scope, await _reload(conn, current.id), actor)
+    if status == "active" and current.layer == "semantic" and was_out:  # as a write of it (F14)
+        restored = await _reload(conn, current.id)
+        if restored.status == "active":
+            superseded += await check_restored(
+                conn, scope.tenant_id, restored, conflict_cosine, actor, superseded
+            )
     return superseded
 
 
 class PostgresMemoryEditor:
     """The MemoryEditor port. ``consolidation_min_size`` and ``patterns``: the maintenance constants an
-    edit of a summary's member or of an inference's evidence derives them again by (``derived_edits``)."""
+    edit of a summary's member or of an inference's evidence derives them again by (``derived_edits``);
+    ``conflict_cosine``: the write's similarity from which a restored fact is compared with the active
+    ones (``conflicts.check_restored``)."""
 
     def __init__(
         self,
         pool: AsyncConnectionPool,
         consolidation_min_size: int = CONSOLIDATION_MIN_SIZE,
         patterns: PatternPolicy | None = None,
+        conflict_cosine: float = CONFLICT_COSINE,
     ) -> None:
         self._pool = pool
+        self._conflict_cosine = conflict_cosine
         self._min_size = consolidation_min_size
         self._patterns = patterns or PatternPolicy()
 
@@ -675,7 +768,10 @@ class PostgresMemoryEditor:
         ``superseded``); a key-less one retires the facts holding its chain (``_retire_successors``). A
         restore that leaves its key's values as they were (a past value that stays one) changes nothing:
         no history row, the version kept (trial: it went up by 2). A dropped continuation
-        (``key_rejoin.drop``) is refused (InvalidInput, ``id``). Raises VersionConflict as ``update``."""
+        (``key_rejoin.drop``) is refused (InvalidInput, ``id``). One restored from the archive is a past
+        value of the values written meanwhile (``_fit_restored`` ``written_since``) and is checked for
+        contradictions as a write (``conflicts.check_restored``; new-user trial F5, F14). Raises
+        VersionConflict as ``update``."""
         action = {
             "active": "restored",
             "archived": "archived",
@@ -717,7 +813,9 @@ class PostgresMemoryEditor:
                 keyed = status == "active" and _keyed_value(current)
                 before = await _key_timeline(conn, scope, current.key) if keyed else None
                 async with conn.transaction() as savepoint:
-                    superseded = await _new_status(conn, scope, current, status, action, reason, actor)
+                    superseded = await _new_status(
+                        conn, scope, current, status, action, reason, actor, self._conflict_cosine
+                    )
                     if before is not None and await _key_timeline(conn, scope, current.key) == before:
                         superseded = []
                         raise Rollback(savepoint)

@@ -262,9 +262,11 @@ PAST_ON_KEY = f"""SELECT id, source, status, valid_to AS until, (metadata->>'res
           {STATED}
    FROM memories m
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'superseded'
-     AND coalesce(valid_to, 'infinity') > %s AND id <> %s"""
+     AND coalesce(valid_to, 'infinity') > %s AND id <> %s
+     AND coalesce(valid_to, 'infinity') > coalesce(valid_from, occurred_at, created_at)"""
 """An agent's past values on a key (superseded) still valid after an instant (id, source, status, until:
-valid_to, since): those a value beginning then ends or falls before (``fit_in_past``)."""
+valid_to, since): those a value beginning then ends or falls before (``fit_in_past``); never one with an
+empty period (``[t, t)``, a value a restore retired), which held at no instant and so ends nothing."""
 LATER_VALUE = "a value on the same key began while it held: it ends there"
 """The reason of the ``supersedes`` link from a value to a past value of its key that it ends."""
 
