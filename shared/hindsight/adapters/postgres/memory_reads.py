@@ -95,6 +95,19 @@ VALID_AT = """coalesce(valid_from, occurred_at, created_at) <= %(valid_at)s
 """SQL: the memory's valid interval [start, valid_to) holds ``valid_at`` (``domain.timetravel.valid_at``)."""
 
 
+NOT_REPLACED_BY_VALID_AT = """(key IS NULL OR NOT EXISTS (
+                 SELECT 1 FROM memories n
+                 WHERE n.tenant_id = memories.tenant_id AND n.agent_id = memories.agent_id
+                   AND n.key = memories.key AND n.layer = 'semantic' AND n.id <> memories.id
+                   AND n.status IN ('active', 'superseded', 'archived')
+                   AND coalesce(n.valid_from, n.created_at) > coalesce(memories.valid_from, memories.created_at)
+                   AND coalesce(n.valid_from, n.created_at) <= %(valid_at)s))"""
+"""SQL: no other value of this keyed fact's key began after it and by ``valid_at``. A write settles only
+with the key's active values, so an archived value keeps the open period it had when archived although a
+value written since holds the key from its own start (the latest stated start holds: ``key_rejoin``); a
+``valid_at`` search that brings archived facts must not answer it beside, or instead of, that value."""
+
+
 def _bound_at_known(name: str) -> str:
     """SQL: the timestamp column ``name`` as it read at ``known_at`` — the ``from`` of its first recorded
     change after then (a JSON null is an open end), else today's value."""
@@ -146,7 +159,7 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
         if request.valid_at is not None:
             status += f" AND {VALID_AT}"
         if request.archived_facts_only:  # valid_at brings archived facts, not archived episodes
-            status += " AND (status <> 'archived' OR layer = 'semantic')"
+            status += f" AND (status <> 'archived' OR (layer = 'semantic' AND {NOT_REPLACED_BY_VALID_AT}))"
     else:  # statuses (and validity) at known_at; created by then; never what was forgotten on request since
         held = _held_at_known(request.valid_at is not None)
         # a dropped continuation is forgotten today but was held (the planner sizes this by status alone)
