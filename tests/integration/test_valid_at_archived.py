@@ -73,15 +73,21 @@ async def test_valid_at_leaves_out_an_archived_value_of_a_key_written_again_sinc
     """An archived keyed value keeps its open period (writes settle with active values only): from the
     start of the value written on its key since, that value holds, not the archived one."""
     async with mcp_client(server.url, token) as client:
-        old = await call(client, "memory_write", {"content": "Nora's phone plan is Basic 5GB", "key": "nora.plan"})
+        old = await call(
+            client, "memory_write", {"content": "Nora's phone plan is Basic 5GB", "key": "nora.plan"}
+        )
         await drain(poller)
         await call(client, "memory_update", {"id": old["id"], "action": "archive"})
         between = datetime.now(UTC).isoformat()
-        new = await call(client, "memory_write", {"content": "Nora's phone plan is Unlimited", "key": "nora.plan"})
+        new = await call(
+            client, "memory_write", {"content": "Nora's phone plan is Unlimited", "key": "nora.plan"}
+        )
         await drain(poller)
         now = datetime.now(UTC).isoformat()
         at_now = await call(client, "memory_search", {"query": "Nora phone plan", "valid_at": now})
         at_between = await call(client, "memory_search", {"query": "Nora phone plan", "valid_at": between})
 
     assert {h["memory"]["id"]: h["memory"]["status"] for h in at_now["results"]} == {new["id"]: "active"}
-    assert {h["memory"]["id"]: h["memory"]["status"] for h in at_between["results"]} == {old["id"]: "archived"}
+    assert {h["memory"]["id"]: h["memory"]["status"] for h in at_between["results"]} == {
+        old["id"]: "archived"
+    }

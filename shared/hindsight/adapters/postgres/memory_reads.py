@@ -100,7 +100,8 @@ NOT_REPLACED_BY_VALID_AT = """(key IS NULL OR NOT EXISTS (
                  WHERE n.tenant_id = memories.tenant_id AND n.agent_id = memories.agent_id
                    AND n.key = memories.key AND n.layer = 'semantic' AND n.id <> memories.id
                    AND n.status IN ('active', 'superseded', 'archived')
-                   AND coalesce(n.valid_from, n.created_at) > coalesce(memories.valid_from, memories.created_at)
+                   AND coalesce(n.valid_from, n.created_at)
+                       > coalesce(memories.valid_from, memories.created_at)
                    AND coalesce(n.valid_from, n.created_at) <= %(valid_at)s))"""
 """SQL: no other value of this keyed fact's key began after it and by ``valid_at``. A write settles only
 with the key's active values, so an archived value keeps the open period it had when archived although a
