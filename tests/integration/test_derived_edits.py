@@ -5,6 +5,7 @@ evidence episode of an inferred preference is no longer counted (the inference r
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -14,7 +15,7 @@ import pytest
 from hindsight.client import call
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
-from tests.integration.test_forgetting import _consolidated
+from tests.integration.test_forgetting import _consolidated, _repeats
 from tests.integration.test_maintenance import _container, _insert, _rows, _step
 from tests.support import mcp_client
 
@@ -190,3 +191,78 @@ async def test_an_inference_withdrawn_by_an_edit_comes_back_when_stated_enough_a
         assert view["memory"]["content"].startswith("Preference stated in 3 episodes")
         assert "withdrawn_at" not in view["memory"]["metadata"]["inferred_from"]
         assert view["history"][-1]["action"] == "restored"
+
+
+# ---- an edit racing maintenance (re-trial N0, N0b) -------------------------------------------------
+
+
+def _edit_after_read(
+    container: Any, read: str, edit: Callable[[], Awaitable[Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Make the maintenance store's ``read`` step run ``edit`` once right after it read its rows: the edit
+    lands between the plan's read and its write, as a user's correction racing a maintenance run."""
+    store = container.maintain._store
+    original = getattr(store, read)
+
+    async def read_then_edit(*args: Any, **kwargs: Any) -> Any:
+        rows = await original(*args, **kwargs)
+        await edit()
+        return rows
+
+    monkeypatch.setattr(store, read, read_then_edit)
+
+
+async def test_a_member_edited_while_maintenance_plans_its_summary_stays_active(
+    stack: LocalStack, server: BackgroundServer, tenant: str, token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Re-trial N0: the edit answered ``active``, then maintenance archived it under a summary quoting
+    the old words. Now the cluster is skipped this run (re-planned from fresh rows by the next)."""
+    async with _container(stack) as c, mcp_client(server.url, token) as client:
+        members = [str(m) for m in await _repeats(c, tenant, PASSED)]
+
+        async def edit() -> None:
+            answer = await call(
+                client,
+                "memory_update",
+                {"id": members[0], "action": "update", "content": FAILED, "reason": "the user corrected it"},
+            )
+            assert answer["memory"]["status"] == "active"
+
+        _edit_after_read(c, "consolidation_candidates", edit, monkeypatch)
+        assert c.maintain is not None
+        report = await c.maintain.run(tenant_id=tenant)
+    assert _step(report, "consolidate").get("summaries", 0) == 0
+    summaries = "SELECT id FROM memories WHERE tenant_id = %s AND metadata ? 'consolidation'"
+    assert _rows(stack, summaries, tenant) == []
+    assert _status(stack, *members) == ["active"] * 3
+
+
+async def test_an_evidence_episode_edited_while_maintenance_plans_an_inference_is_not_counted(
+    stack: LocalStack, server: BackgroundServer, tenant: str, token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Re-trial N0b: "Preference stated in 3 episodes: I prefer aisle seats" was created from an episode
+    corrected to "window seats" after maintenance read it. Now the inference is not created this run."""
+    now = datetime.now(UTC)
+    async with _container(stack) as c, mcp_client(server.url, token) as client:
+        episodes = [
+            str(
+                await _insert(
+                    c, tenant, AISLE, created_at=now - d * DAY, occurred_at=now - d * DAY, task_id=f"t{d}"
+                )
+            )
+            for d in (15, 8, 1)
+        ]
+
+        async def edit() -> None:
+            await call(
+                client,
+                "memory_update",
+                {"id": episodes[2], "action": "update", "content": WINDOW, "reason": "the user said window"},
+            )
+
+        _edit_after_read(c, "pattern_evidence", edit, monkeypatch)
+        assert c.maintain is not None
+        report = await c.maintain.run(tenant_id=tenant)
+    assert _step(report, "extract_patterns").get("created", 0) == 0
+    assert _rows(stack, "SELECT id FROM memories WHERE tenant_id = %s AND layer = 'semantic'", tenant) == []
+    assert _status(stack, *episodes) == ["active"] * 3

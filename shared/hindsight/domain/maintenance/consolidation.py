@@ -132,6 +132,9 @@ class ConsolidationPlan:
     metadata: dict[str, object]
     entities: dict[str, object] = field(default_factory=dict)
     shared_with: list[str] = field(default_factory=list)
+    member_versions: tuple[int, ...] = ()
+    """The members' versions as the plan read them (aligned with ``member_ids``): a member changed since
+    is not archived under a summary of its old words (trial N0)."""
 
 
 def _unit_rows(vectors: Sequence[Sequence[float]]) -> np.ndarray:
@@ -352,6 +355,7 @@ def plan_consolidation(scope: Scope, cluster: Sequence[Episode]) -> Consolidatio
     plan = ConsolidationPlan(
         summary_id=derived_id("consolidation", scope.tenant_id, scope.agent_id, *sorted(map(str, ids))),
         member_ids=ids,
+        member_versions=tuple(ep.version for ep in cluster),
         representative_id=representative.id,
         content=summary_text(cluster, representative),
         embedding=[float(x) for x in mean],

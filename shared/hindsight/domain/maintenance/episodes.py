@@ -45,6 +45,9 @@ class Episode:
     """The caller's metadata: every key but the service's own marks (``SERVICE_METADATA_KEYS``)."""
     shared_with: tuple[str, ...] = ()
     """The other agents that may read it (sorted): who sees it is part of what it is."""
+    version: int = 1
+    """Its ``version`` when read (bumped by every change of what it says: migration 010): the writing
+    steps check it under lock, so a plan is never applied to a memory edited after it was read."""
 
     def dated(self, text: str | None) -> str | None:
         """``text`` (one of its fields) as it reads when copied elsewhere: each relative expression

@@ -97,6 +97,9 @@ class PatternPlan:
     contested_by: tuple[UUID, ...] = ()
     """Later episodes that take it back (``contested``): then it is not created, and one created
     before is linked ``contradicts`` to them, so recall flags it."""
+    evidence_versions: tuple[int, ...] = ()
+    """The evidence's versions as the plan read them (aligned with ``evidence_ids``): an episode edited
+    since does not count for an inference of its old words (trial N0b)."""
 
 
 _TRAILING = re.compile(r"[\s.!?;:,\"'`)\]]+$")
@@ -240,6 +243,7 @@ def find_patterns(scope: Scope, episodes: Sequence[Episode], policy: PatternPoli
                 query=f"before starting a {task_type} task like these again",
                 importance=_importance(evidence),
                 evidence_ids=tuple(ep.id for ep in evidence),
+                evidence_versions=tuple(ep.version for ep in evidence),
                 metadata=_span_metadata("lesson", evidence, task_type=task_type, outcomes=dict(outcomes)),
                 statement=latest_text,
             )
@@ -261,6 +265,7 @@ def find_patterns(scope: Scope, episodes: Sequence[Episode], policy: PatternPoli
                 query="when the user's preferences or choices matter",
                 importance=_importance(evidence),
                 evidence_ids=tuple(ep.id for ep in evidence),
+                evidence_versions=tuple(ep.version for ep in evidence),
                 metadata=_span_metadata("preference", evidence),
                 statement=statement,
                 contested_by=contested(said, group, stated),

@@ -12,7 +12,11 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
-from hindsight.adapters.postgres.maintenance.episodes import EPISODE_COLUMNS, episode_from_row
+from hindsight.adapters.postgres.maintenance.episodes import (
+    EPISODE_COLUMNS,
+    episode_from_row,
+    lock_unchanged,
+)
 from hindsight.adapters.postgres.rows import fetch_all, tenant_transaction, vector_literal
 from hindsight.domain.maintenance import (
     CONSOLIDATION_RULE,
@@ -58,18 +62,10 @@ class PostgresConsolidation:
     async def consolidate(self, scope: Scope, plan: ConsolidationPlan, now: datetime) -> bool:
         """Write the summary, link each member to it (``part_of``) and archive the members, with history,
         in one transaction. False (nothing written) when a member is no longer active or the summary
-        exists already."""
+        exists already, or a member changed since the plan read it (``lock_unchanged``)."""
         members = list(plan.member_ids)
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
-            locked = await fetch_all(
-                conn,
-                """SELECT id FROM memories
-                   WHERE id = ANY(%s) AND tenant_id = %s AND agent_id = %s AND layer = 'episodic'
-                     AND status = 'active'
-                   ORDER BY id FOR UPDATE""",
-                (members, scope.tenant_id, scope.agent_id),
-            )
-            if len(locked) != len(members):
+            if not await lock_unchanged(conn, scope, members, plan.member_versions, ("active",)):
                 return False
             # Recall hint and context: the representative's, dated (the plan's); entities, metadata and
             # shared_with: the members' (equal in a plan).

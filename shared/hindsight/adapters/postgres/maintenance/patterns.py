@@ -14,7 +14,11 @@ from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.conflicts import relate_if_new, unsure
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
-from hindsight.adapters.postgres.maintenance.episodes import EPISODE_COLUMNS, episode_from_row
+from hindsight.adapters.postgres.maintenance.episodes import (
+    EPISODE_COLUMNS,
+    episode_from_row,
+    lock_unchanged,
+)
 from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction, vector_literal
 from hindsight.domain.contradiction import CONFLICT_CANDIDATES, compare_facts
 from hindsight.domain.maintenance import (
@@ -109,8 +113,11 @@ class PostgresPatterns:
 
     async def create_pattern(self, scope: Scope, plan: PatternPlan, embedding: Vector, now: datetime) -> bool:
         """Insert the inferred semantic memory (source ``agent_inferred``), its ``related`` links to the
-        evidence that still exists and its history, in one transaction. False if the id exists."""
+        evidence that still exists and its history, in one transaction. False if the id exists, or an
+        evidence episode changed since the plan read it (``lock_unchanged``)."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            if not await self._evidence_unchanged(conn, scope, plan):
+                return False
             cur = await conn.execute(
                 """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, content, content_hash,
                                          importance, created_at, updated_at, metadata, embedding, source,
@@ -154,8 +161,12 @@ class PostgresPatterns:
     async def extend_pattern(self, scope: Scope, plan: PatternPlan, now: datetime) -> int:
         """Link new evidence to an existing *active* inferred memory; when there is any, refresh its
         evidence count and last_verified_at (a history row says so). Returns the evidence links added.
-        Links it ``contradicts`` to the later episodes that contest it (``PatternPlan.contested_by``)."""
+        Links it ``contradicts`` to the later episodes that contest it (``PatternPlan.contested_by``).
+        Nothing (0) when an evidence episode changed since the plan read it (``lock_unchanged``)."""
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
+            # Evidence first, then the inference: the order an evidence edit locks them in.
+            if not await self._evidence_unchanged(conn, scope, plan):
+                return 0
             row = await fetch_one(
                 conn,
                 """SELECT id FROM memories WHERE id = %s AND tenant_id = %s AND agent_id = %s
@@ -247,6 +258,12 @@ class PostgresPatterns:
                 at=now,
             )
         return True
+
+    @staticmethod
+    async def _evidence_unchanged(conn: AsyncConnection, scope: Scope, plan: PatternPlan) -> bool:
+        return await lock_unchanged(
+            conn, scope, plan.evidence_ids, plan.evidence_versions, ("active", "archived")
+        )
 
     @staticmethod
     async def _link_evidence(conn: Any, scope: Scope, plan: PatternPlan) -> int:
