@@ -39,6 +39,17 @@ async def _get(client: Any, memory_id: str) -> dict[str, Any]:
     return await call(client, "memory_get", {"id": memory_id})
 
 
+async def _write_two(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
+) -> list[dict[str, Any]]:
+    """``first`` then ``second``, each its own worker batch (so the first is stored when the second is
+    checked); their ``memory_get`` views in that order."""
+    async with mcp_client(server.url, token) as client:
+        old = await _write(client, poller, content=first)
+        new = await _write(client, poller, content=second)
+        return [await _get(client, memory_id) for memory_id in (old, new)]
+
+
 @pytest.mark.parametrize("mode", PROTOCOL_ERAS)
 async def test_a_contradiction_without_a_key_supersedes_the_old_fact(
     server: BackgroundServer, poller: SqsPoller, token: str, mode: str
@@ -129,15 +140,30 @@ async def test_facts_on_two_codes_that_name_two_things_stay_apart(
     server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
 ) -> None:
     """Trial 0825, H5: the same statement about widget A0 and widget B0 is two facts, not a changed value,
-    and a negated one about db-2 does not contradict db-1's (each write its own worker batch, so the old one
-    is already stored when the new one is checked)."""
-    async with mcp_client(server.url, token) as client:
-        old = await _write(client, poller, content=first)
-        new = await _write(client, poller, content=second)
-        views = [await _get(client, memory_id) for memory_id in (old, new)]
+    and a negated one about db-2 does not contradict db-1's."""
+    views = await _write_two(server, poller, token, first, second)
     for view in views:
         assert view["memory"]["status"] == "active"
         assert not [r for r in view["relations"] if r["kind"] in ("contradicts", "supersedes")]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I can't eat gluten any more", "I can't eat dairy any more"),
+        ("Maya no longer drinks coffee", "Maya no longer drinks alcohol"),
+        ("I can't stand okra any more", "I can't stand tripe any more"),
+    ],
+)
+async def test_two_negative_facts_about_different_things_both_hold(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
+) -> None:
+    """Trial 2, N0c: a second restriction or dislike is another fact, not a new value of the first; the
+    older one stays active (at most flagged), without a judge."""
+    views = await _write_two(server, poller, token, first, second)
+    for view in views:
+        assert view["memory"]["status"] == "active"
+        assert not [r for r in view["relations"] if r["kind"] == "supersedes"]
 
 
 async def test_an_unsure_pair_stays_flagged_without_a_judge(

@@ -25,6 +25,24 @@ from hindsight.domain.contradiction import compare_facts, is_additive, resolve
         ("The user prefers tea.", "The user prefers coffee, not tea.", "contradiction"),
         ("我很喜欢吃泰式绿咖喱。", "我不再喜欢吃泰式绿咖喱了。", "contradiction"),
         ("用户的生日是5月3日。", "用户的生日是6月9日。", "contradiction"),
+        # two negative statements about different things are two facts, not a changed value (trial 2, N0c)
+        ("I can't eat gluten any more", "I can't eat dairy any more", "possible_conflict"),
+        ("Maya no longer drinks coffee", "Maya no longer drinks alcohol", "possible_conflict"),
+        ("I can't stand okra any more", "I can't stand tripe any more", "possible_conflict"),
+        (
+            "The user doesn't work at Globex any more.",
+            "The user doesn't work at Initech now.",
+            "possible_conflict",
+        ),
+        # ... while flipping a statement still does, and a negated bound can still move
+        ("I can eat gluten", "I can't eat gluten any more", "contradiction"),
+        ("Maya drinks coffee", "Maya no longer drinks coffee", "contradiction"),
+        ("I like okra", "I can't stand okra any more", "contradiction"),
+        (
+            "The user doesn't start before 9:00.",
+            "Actually the user doesn't start before 10:00.",
+            "contradiction",
+        ),
         # additions never supersede
         ("The user speaks French.", "The user also speaks German.", "addition"),
         ("用户会说法语。", "用户也会说德语。", "addition"),

@@ -30,7 +30,9 @@ intensifiers and correction markers removed, copulas made one token:
    is not in use" / "server db-2 is in use any more"). A change after a verb
    that can hold many values ("speaks", "plays", "likes", "reads") is only a possible conflict: "The user
    speaks French" / "The user speaks German" is more often an addition. A change of a verb or other word
-   that is no value ("learning" / "studying") is a possible conflict.
+   that is no value ("learning" / "studying") is a possible conflict. Two negative statements with a
+   changed word other than a number are at most a possible conflict: "can't eat gluten" / "can't eat
+   dairy any more" deny two things, neither replaces the other.
 3. **Explicit correction** ("no longer", "now", "actually", "instead", "correction:", "X, not Y",
    "switched", "moved to", 不再, 其实, 改成, 现在): with a changed value or flipped polarity it makes the
    verdict sure; with other differences it makes it a possible conflict.
@@ -503,6 +505,11 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     longest = max(len(was), len(now))
     if longest > (6 if cjk and b.correction else 4 if cjk else 2) and not numeric:
         return unsure
+    if a.negative and b.negative and not numeric:
+        # Denying one thing says nothing of another: "can't eat gluten" / "can't eat dairy any more" are
+        # two restrictions, however sure the correction marker sounds (trial 2, N0c). A number can still
+        # move a negated bound ("doesn't leave until 18:40" / "… until 20:15"), so it keeps the rule.
+        return PairVerdict("possible_conflict", ("changed_value", *correction))
     valued = all(_is_value(t, a.names | b.names) for t in differing)
     multi = any(t in _MULTI_VALUED or t in _MULTI_VALUED_ZH for t in a.tokens[max(0, start - 2) : start])
     if b.strong or (b.correction and not multi) or (valued and not multi):
