@@ -315,12 +315,14 @@ def test_after_a_sigkill_the_next_run_owns_the_database_processes_it_finds(
     run = Run.start(data_dir, redis_url)
     try:
         crashed = run.services()
+        # read before the kill: the emulator dies with the stack, and a process not yet reaped is a zombie
+        # whose command line can no longer be read
+        databases = [p for p in crashed if "moto.server" not in " ".join(p.cmdline())]
         ids = asyncio.run(_write(run.url, run.token, _contents(5, "crash")))
         os.killpg(run.process.pid, signal.SIGKILL)  # the whole stack at once; no cleanup code runs
         run.process.wait(STOP_TIMEOUT_S)
     finally:
         run.kill()
-    databases = [p for p in crashed if "moto.server" not in " ".join(p.cmdline())]
     # The premise: Postgres and the private Redis outlive the SIGKILL (the emulator follows its parent).
     assert len(databases) == 2
     assert all(_alive(p) for p in databases)
