@@ -12,6 +12,7 @@ from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.text import (
     ARTICLES,
     MAX_KEYWORD_TERMS,
+    carried_entities,
     information_sequence,
     keyword_terms,
     passage_text,
@@ -151,3 +152,17 @@ def test_real_repeats_still_merge() -> None:
     assert same_information("Cold room reading was 5 C", "Cold room reading was 5. C")
     assert same_information("Request from Lisbon - VPN drops", "Request from Lisbon, VPN drops")
     assert information_sequence("Build tag aB3xK9.") == ("build", "tag", "aB3xK9")
+
+
+def test_a_supersede_keeps_the_entities_but_the_value_it_replaces() -> None:
+    old = {"person": "Alex", "city": "Lisbon", "user": "maya", "tags": ["Lisbon", "Porto", "home"]}
+    assert carried_entities(old, "Alex lives in Lisbon", "Alex moved to Porto") == {
+        "person": "Alex",
+        "user": "maya",
+        "tags": ["Porto", "home"],
+    }
+    # whole words, case-insensitive; wide characters anywhere in the run
+    assert carried_entities({"city": "Porto"}, "Alex lives in Porto", "Alex left porto") == {"city": "Porto"}
+    assert carried_entities({"city": "Lis"}, "Alex lives in Lisbon", "Alex moved") == {"city": "Lis"}
+    assert carried_entities({"城市": "里斯本"}, "亚历克斯住在里斯本", "亚历克斯搬到了波尔图") == {}
+    assert carried_entities({"n": 42}, "Alex is 42", "Alex is 43") == {}

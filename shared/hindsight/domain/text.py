@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
+
+from pydantic import JsonValue
 
 from hindsight.domain.memory import MemoryDraft
 
@@ -162,3 +165,39 @@ MAX_KEYWORD_RANKED_BINDING = 500
 """Rows the full-text signal reads and ranks when the rarest query word alone is in more than
 MAX_KEYWORD_RANKED of a scope's memories (migration 017): those holding it and a second query word first,
 then its other rows. Below that bound nothing changes, so LoCoMo's scopes are searched as before."""
+
+
+def _names(text: str, value: object) -> bool:
+    """Whether ``text`` (lower-cased NFKC) names ``value``: its text as a whole word (anywhere, for a value
+    of wide characters, which are written without spaces)."""
+    wanted = unicodedata.normalize("NFKC", str(value)).strip().lower()
+    if not wanted:
+        return False
+    if any(unicodedata.east_asian_width(c) in ("W", "F") for c in wanted):
+        return wanted in text
+    return re.search(r"(?<!\w)" + re.escape(wanted) + r"(?!\w)", text) is not None
+
+
+def carried_entities(entities: Mapping[str, JsonValue], old: str, new: str) -> dict[str, JsonValue]:
+    """The entities of a superseded fact (``old``: its content) that its replacement (``new``) keeps when
+    the supersede gives none: all but the values the old words named and the new words do not — those
+    are the value replaced ("Alex lives in Lisbon" {"person": "Alex", "city": "Lisbon"} superseded by
+    "Alex moved to Porto" keeps {"person": "Alex"}), and an entity search for the old value must not
+    answer the new fact (trial 7). A value neither text names (who or what the fact is about, attached by
+    the caller: {"user": "maya"}) carries over. A list keeps its items that carry over (left out when
+    none does)."""
+    old_text = unicodedata.normalize("NFKC", old).lower()
+    new_text = unicodedata.normalize("NFKC", new).lower()
+
+    def kept(value: JsonValue) -> bool:
+        return not (_names(old_text, value) and not _names(new_text, value))
+
+    carried: dict[str, JsonValue] = {}
+    for name, value in entities.items():
+        if isinstance(value, list):
+            items: list[JsonValue] = [item for item in value if kept(item)]
+            if items:
+                carried[name] = items
+        elif kept(value):
+            carried[name] = value
+    return carried

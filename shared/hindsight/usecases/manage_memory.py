@@ -39,7 +39,7 @@ from hindsight.domain.memory import (
 )
 from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.relative_time import INFERRED_KEY, Redated, redated
-from hindsight.domain.text import passage_text
+from hindsight.domain.text import carried_entities, passage_text
 from hindsight.domain.timetravel import NOW, PointInTime, is_upcoming, valid_start
 from hindsight.domain.trust import importance_cap
 from hindsight.domain.versions import check_memory_version
@@ -297,7 +297,10 @@ class ManageMemory:
         ``memory_write`` with that key would do; so does a ``restore`` of a semantic memory with a key (it
         is valid again: the end its supersede gave it is removed). A new content re-dates an occurred_at
         inferred from the old words (``_event_time``); a given occurred_at replaces it (InvalidInput, field
-        ``occurred_at``, when an event's period would then be empty)."""
+        ``occurred_at``, when an event's period would then be empty). A supersede is a new fact: it holds
+        from its own date (given, or read from its new words by the worker), else from when it is made,
+        never from the old fact's occurred_at; it keeps the old fact's entities but the replaced values
+        (``text.carried_entities``)."""
         principal.require_write()
         scope = principal.scope(agent_id)
         ensure_key_unredacted(self._redactor, changes.key, "key")
@@ -390,23 +393,32 @@ class ManageMemory:
             raise InvalidInput(
                 "id", f"memory {memory_id} is {old.status}; only an active memory can be superseded"
             )
+        # the new fact's own words are dated from now by the worker (``relative_time.with_inferred_time``):
+        # the old fact's record of its inference describes the old words, so it does not carry over
         metadata: dict[str, JsonValue] = {
-            **old.metadata,
-            **(changes.metadata or {}),
-            **({"supersede_reason": reason} if reason else {}),
+            k: v
+            for k, v in {
+                **old.metadata,
+                **(changes.metadata or {}),
+                **({"supersede_reason": reason} if reason else {}),
+            }.items()
+            if k != INFERRED_KEY
         }
-        event = _event_time(old, changes, metadata)  # the new words' time, as an update's (F15)
         draft = MemoryDraft(
             content=changes.content,
             layer=old.layer,
             key=changes.key or old.key,
             query=changes.query or old.query,
             importance=changes.importance if changes.importance is not None else old.importance,
-            metadata=metadata if event is None else event.metadata,
+            metadata=metadata,
             tags=changes.tags if changes.tags is not None else old.tags,
-            entities=changes.entities if changes.entities is not None else old.entities,
+            entities=changes.entities
+            if changes.entities is not None
+            else carried_entities(old.entities, old.content, changes.content),
             source=old.source,
-            occurred_at=old.occurred_at if event is None else event.span,
+            # a new fact, not the old one's: it holds from its own date (given, or read from its words by
+            # the worker), else from now; the old fact keeps the period it was true (trial 2 HIGH)
+            occurred_at=changes.occurred_at,
             valid_from=changes.valid_from,
             valid_to=changes.valid_to,
             supersedes=memory_id,
