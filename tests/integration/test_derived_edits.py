@@ -17,7 +17,7 @@ from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from tests.integration.test_forgetting import _consolidated, _repeats
 from tests.integration.test_maintenance import _container, _insert, _rows, _step
-from tests.support import mcp_client
+from tests.support import mcp_client, tool_error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 DAY = timedelta(days=1)
@@ -191,6 +191,42 @@ async def test_an_inference_withdrawn_by_an_edit_comes_back_when_stated_enough_a
         assert view["memory"]["content"].startswith("Preference stated in 3 episodes")
         assert "withdrawn_at" not in view["memory"]["metadata"]["inferred_from"]
         assert view["history"][-1]["action"] == "restored"
+
+
+async def test_an_undone_summary_is_not_restored_with_words_its_members_no_longer_say(
+    stack: LocalStack, server: BackgroundServer, tenant: str, token: str
+) -> None:
+    """Trial N4: undone by a member's correction, the summary came back active on a restore, saying "3
+    similar events … passed" beside the corrected member. Refused, naming ``id``: its members are active
+    memories again, and maintenance summarises them again while enough repeat one event."""
+    summary, members = await _consolidated(stack, tenant, PASSED)
+    async with mcp_client(server.url, token) as client:
+        await call(client, "memory_update", {"id": members[0], "action": "update", "content": FAILED})
+        refused = await tool_error(client, "memory_update", {"id": summary, "action": "restore"})
+        assert (refused["kind"], refused["errors"][0]["field"]) == ("invalid_arguments", "id"), refused
+        assert "undone" in refused["message"], refused
+        hits = await _search(client, "staging smoke test")
+        assert not any("similar events" in h["content"] for h in hits), hits
+    assert _status(stack, summary, *members) == ["archived", "active", "active", "active"]
+
+
+async def test_a_withdrawn_inference_is_not_restored_with_a_count_its_episodes_no_longer_support(
+    stack: LocalStack, server: BackgroundServer, tenant: str, token: str
+) -> None:
+    """Trial N5: withdrawn because only two episodes still state it, the inference came back active on a
+    restore, "Preference stated in 3 episodes", and memory_summarize served it. Refused, naming ``id``;
+    one the user archived is restored as before."""
+    pattern, episodes = await _inferred(stack, tenant, [AISLE, AISLE, AISLE])
+    async with mcp_client(server.url, token) as client:
+        await call(client, "memory_update", {"id": episodes[2], "action": "update", "content": WINDOW})
+        refused = await tool_error(client, "memory_update", {"id": str(pattern), "action": "restore"})
+        assert (refused["kind"], refused["errors"][0]["field"]) == ("invalid_arguments", "id"), refused
+        assert "withdrawn" in refused["message"], refused
+        hint = (await call(client, "memory_summarize", {"query": "seat preference on flights"}))["hint"]
+        assert "Preference stated in" not in hint, hint
+        restored = await call(client, "memory_update", {"id": episodes[0], "action": "restore"})
+        assert restored["memory"]["status"] == "active"  # an ordinary memory: nothing to refuse
+    assert _status(stack, str(pattern)) == ["archived"]
 
 
 # ---- an edit racing maintenance (re-trial N0, N0b) -------------------------------------------------

@@ -21,6 +21,7 @@ from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from hindsight.usecases.archive import remap
+from tests.integration.test_forgetting import _consolidated
 from tests.integration.test_operator_cli import _store, cli  # noqa: F401 (the fixture)
 from tests.support import drain, mcp_client, mint
 
@@ -338,3 +339,34 @@ async def test_a_restored_older_value_survives_an_export_import_round_trip(
     assert exported.exit_code == 0, exported.output
     count = len(_rows(stack, "SELECT 1 FROM memory_relations WHERE tenant_id = %s", source))
     assert len(_rows(stack, "SELECT 1 FROM memory_relations WHERE tenant_id = %s", copy)) == count
+
+
+def test_a_remapped_copy_names_only_its_own_memories(
+    cli: Any,  # noqa: F811
+    stack: LocalStack,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    """Trial L5: a ``--remap-ids`` copy kept the source's ids inside its rows — a summary's
+    ``representative`` in metadata, its history's members, "consolidated into summary <id>" — naming
+    memories the copy does not hold (and, in one tenant, the originals). Every reference is the copy's."""
+    summary, members = anyio.run(_consolidated, stack, tenant)
+    dump = tmp_path / "dump.jsonl"
+    assert cli("export", "--tenant", tenant, "-o", str(dump)).exit_code == 0
+    copy = f"{tenant}-copy"
+    imported = cli("import", str(dump), "--tenant", copy, "--remap-ids")
+    assert imported.exit_code == 0, imported.output
+    held = [
+        *_rows(stack, "SELECT metadata::text FROM memories WHERE tenant_id = %s", copy),
+        *_rows(stack, "SELECT reason, changes::text FROM memory_history WHERE tenant_id = %s", copy),
+        *_rows(stack, "SELECT reason FROM memory_relations WHERE tenant_id = %s", copy),
+    ]
+    assert not [r for r in held if any(i in str(r) for i in (summary, *members))]
+    [(metadata,)] = _rows(stack, "SELECT metadata FROM memories WHERE id = %s", remap(summary, copy))
+    assert metadata["consolidation"]["representative"] in {remap(m, copy) for m in members}
+    [(changes,)] = _rows(
+        stack,
+        "SELECT changes FROM memory_history WHERE memory_id = %s AND action = 'created'",
+        remap(summary, copy),
+    )
+    assert sorted(changes["members"]) == sorted(remap(m, copy) for m in members)

@@ -225,3 +225,94 @@ async def test_a_memory_shared_by_a_repeat_write_is_not_rewound_to_before_it_was
         assert pin not in await _hits(client, "coder", "alarm code word", known_at=private_then)
         shared_now = await _hits(client, "coder", "alarm code word")
         assert shared_now[pin]["memory"]["content"] == edited
+
+
+async def test_a_reader_never_sees_the_id_of_a_private_causal_parent(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """Trial L4: a memory shared with the coder whose cause is the planner's private memory showed that
+    memory's id as its ``causal_parent`` — in memory_get, search hits, related memories and chains. A
+    reader sees nothing of a memory it may not read, its id included; the owner, and a reader of a parent
+    shared with it, still see the link."""
+    async with mcp_client(server.url, token) as client:
+        cause = await _stored(
+            client,
+            poller,
+            "planner",
+            content="Payroll export failed: the bank rejected file 7781",
+            layer="episodic",
+        )
+        effect = await _stored(
+            client,
+            poller,
+            "planner",
+            content="Payroll was paid a day late this month",
+            layer="episodic",
+            causal_parent=cause,
+            shared_with=["coder"],
+        )
+        later = await _stored(
+            client,
+            poller,
+            "planner",
+            content="Payroll now exports two days before payday",
+            layer="episodic",
+            causal_parent=effect,
+            shared_with=["coder"],
+        )
+        at = await _created_at(client, later)
+        seen = await call(client, "memory_get", {"id": effect, "agent_id": "coder"})
+        assert seen["memory"]["causal_parent"] is None
+        for args in ({}, {"known_at": at}, {"include_related": True}):
+            hits = await _hits(client, "coder", "payroll paid late", **args)
+            assert hits[effect]["memory"]["causal_parent"] is None, args
+            assert cause not in str(hits), args
+        chain = await call(client, "memory_recall_chain", {"id": later, "agent_id": "coder"})
+        assert cause not in str(chain)
+        assert [s["memory"]["causal_parent"] for s in chain["chain"]] == [None, effect]
+        # the owner reads its own link; a parent shared with the reader is the reader's to see
+        owner = await call(client, "memory_get", {"id": effect, "agent_id": "planner"})
+        assert owner["memory"]["causal_parent"] == cause
+        shared = await call(client, "memory_get", {"id": later, "agent_id": "coder"})
+        assert shared["memory"]["causal_parent"] == effect
+
+
+async def test_a_merge_is_rewound_at_known_at_its_source_and_importance_too(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """Trial F9: a repeat stated by the user merged into the agent's inference made it user_stated and
+    raised its importance, and a known_at read from before the merge already showed both: the merge's
+    history row did not record the importance, and a read did not rewind the source."""
+    async with mcp_client(server.url, token) as client:
+        fact = await _stored(
+            client,
+            poller,
+            "planner",
+            content="The customer prefers invoices in euros",
+            source="agent_inferred",
+            importance=0.3,
+        )
+        before = await _created_at(client, fact)
+        merged = await call(
+            client,
+            "memory_write",
+            {
+                "agent_id": "planner",
+                "content": "The customer prefers invoices in euros",
+                "source": "user_stated",
+                "importance": 0.8,
+            },
+        )
+        await drain(poller)
+        status = await call(client, "memory_status", {"ids": [merged["id"]], "agent_id": "planner"})
+        assert status["writes"][0]["status"] == "merged", status
+        now = await call(client, "memory_get", {"id": fact, "agent_id": "planner"})
+        assert (now["memory"]["source"], now["memory"]["importance"]) == ("user_stated", 0.8)
+        assert now["history"][-1]["changes"]["importance"] == {"from": pytest.approx(0.3), "to": 0.8}
+        then = await call(client, "memory_get", {"id": fact, "agent_id": "planner", "known_at": before})
+        assert then["memory"]["source"] == "agent_inferred"
+        assert then["memory"]["importance"] == pytest.approx(0.3)
+        found = await _hits(client, "planner", "invoice currency", known_at=before)
+        assert found[fact]["memory"]["source"] == "agent_inferred"
+        assert "inference" in found[fact]["flags"]
+        assert not await _hits(client, "planner", "invoice currency", known_at=before, min_importance=0.5)

@@ -44,6 +44,7 @@ REWOUND_FIELDS = (
     "key",
     "query",
     "importance",
+    "source",
     "status",
     "tags",
     "entities",

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
 from datetime import datetime
 from typing import Any, Literal
@@ -65,6 +66,16 @@ _ID_FIELDS: dict[str, tuple[str, ...]] = {
     "pending_link": ("child_id", "parent_id"),
 }
 """Every column holding a memory (or job) id, per record kind: what ``remap_ids`` rewrites."""
+_TEXT_FIELDS: dict[str, tuple[str, ...]] = {
+    "memory": ("metadata",),
+    "relation": ("reason",),
+    "history": ("reason", "changes"),
+    "write_result": ("reason",),
+}
+"""Columns (text or JSON) that may name a memory of the file inside them — a summary's representative, a
+continuation's ``resumes``, a history row's members, "superseded by <id>" —: ``remap_ids`` rewrites each
+id of a memory the file holds there too (new-user trial L5: the copy's metadata named the source's ids)."""
+_UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
 
 
 def _is_uuid(text: str) -> bool:
@@ -310,6 +321,9 @@ class _ImportState:
         self.history_seen: dict[bytes, int] = {}
         """How often each history entry (a digest of its values) was read so far: its ``occurrence``."""
         self.settled: list[KeySettlement] = []
+        self.source_ids: set[str] = set()
+        """The ids (as in the file, lower case) of the file's memories read so far: under ``remap_ids`` an
+        id of one of these inside a text or JSON column is a reference to rewrite (``_TEXT_FIELDS``)."""
 
     @property
     def tenant(self) -> str:
@@ -337,6 +351,19 @@ class _ImportState:
             return value
         return remap(str(value), self.tenant)
 
+    def _ids_within(self, value: Any) -> Any:
+        """``value`` (text, or a JSON value: strings at any depth, never member names) with every id of a
+        memory of the file (``source_ids``: read so far, or named as a continuation's) remapped."""
+        if isinstance(value, str):
+            return _UUID.sub(
+                lambda m: self._id(m[0].lower()) if m[0].lower() in self.source_ids else m[0], value
+            )
+        if isinstance(value, list):
+            return [self._ids_within(item) for item in value]
+        if isinstance(value, dict):
+            return {name: self._ids_within(item) for name, item in value.items()}
+        return value
+
     def prepare(self, record: dict[str, Any], line: int) -> dict[str, Any] | None:
         kind = record["kind"]
         row = dict(record["row"])
@@ -344,11 +371,17 @@ class _ImportState:
         for name in _ID_FIELDS[kind]:
             if name in row:
                 row[name] = self._id(row[name])
+        if kind == "memory":
+            self.source_ids.add(str(record["row"]["id"]).lower())
         metadata = row.get("metadata") if kind == "memory" else None
         resumes = metadata.get(RESUMES_METADATA_KEY) if isinstance(metadata, dict) else None
         if self.remap_ids and isinstance(metadata, dict) and isinstance(resumes, str) and _is_uuid(resumes):
             # a continuation names the memory it continues (adapters.postgres.key_resume): one more reference
-            row["metadata"] = {**metadata, RESUMES_METADATA_KEY: self._id(resumes)}
+            self.source_ids.add(resumes.lower())
+        if self.remap_ids:
+            for name in _TEXT_FIELDS.get(kind, ()):
+                if row.get(name) is not None:
+                    row[name] = self._ids_within(row[name])
         if kind == "memory" and row.get("causal_parent") is not None:
             self.causal_links.append((UUID(row["id"]), UUID(row["causal_parent"])))
             row["causal_parent"] = None  # set once every memory is in (the parent may come later)

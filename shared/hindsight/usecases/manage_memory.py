@@ -27,6 +27,7 @@ from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, InvalidInput, NotFound
 from hindsight.domain.forgetting import ForgottenAlong
 from hindsight.domain.limits import MAX_CHAIN_DEPTH, shared_with_others
+from hindsight.domain.maintenance.stale import restore_refusal
 from hindsight.domain.memory import (
     HistoryEntry,
     MemoryChanges,
@@ -333,6 +334,10 @@ class ManageMemory:
                     "memory with action 'update' (its own call), or leave this argument out",
                 )
             status: MemoryStatus = "archived" if action == "archive" else "active"
+            if action == "restore":
+                current = await self._owned(scope, memory_id)
+                if (why := restore_refusal(current.id, current.status, current.metadata)) is not None:
+                    raise InvalidInput("id", why)
             edited = await self._editor.set_status(
                 scope, memory_id, status, reason, principal.key_id, expected_version
             )

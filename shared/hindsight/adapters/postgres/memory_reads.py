@@ -15,7 +15,7 @@ from psycopg_pool import AsyncConnectionPool
 from pydantic import BaseModel
 
 from hindsight.adapters.postgres.rows import (
-    MEMORY_COLUMNS,
+    MEMORY_FIELDS,
     history_from_row,
     memory_columns,
     memory_from_row,
@@ -62,6 +62,23 @@ def visible(alias: str = "", agent: str = "agent", shared: str = "readers") -> s
         f"({prefix}agent_id = %({agent})s"
         f" OR ({prefix}shared_with && %({shared})s::text[] AND {prefix}status <> 'forgotten'))"
     )
+
+
+def readable_columns(agent: str = "agent", shared: str = "readers") -> sql.SQL:
+    """The select list of a full memory row ``m`` as the scope (named params ``agent`` and ``readers``)
+    may see it: ``causal_parent`` only when the scope may read the parent too (``visible``), else null.
+    A reader a memory is shared with sees nothing of the owner's memories it may not read, ids included
+    (new-user trial L4: the id of a private parent was shown). A subquery by primary key, run only for a
+    row that has a parent."""
+    parent = f"""(SELECT p.id FROM memories p WHERE p.id = m.causal_parent AND p.tenant_id = m.tenant_id
+                   AND {visible("p", agent, shared)})"""
+    return memory_columns(MEMORY_FIELDS, {"causal_parent": parent})
+
+
+MEMORY_COLUMNS = readable_columns()
+"""``readable_columns`` for statements that name the scope ``agent`` and ``readers``."""
+_CHAIN_COLUMNS = readable_columns("a")
+"""``readable_columns`` for the causal-chain statement (it names the agent ``a``)."""
 
 
 def _narrowed(request: SearchRequest) -> bool:
@@ -152,9 +169,99 @@ def _held_at_known(valid_at: bool) -> str:
 LIVE_STATUSES = ["active", "superseded", "archived"]
 
 
-def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict[str, Any]]:
+def _at_known(name: str, cast: str) -> str:
+    """SQL: the scalar column ``name`` as it read at ``known_at`` — the ``from`` of its first recorded
+    change after then (as ``cast``; a JSON null is a null), else today's value (``domain.timetravel.
+    rewound`` reads the history the same way)."""
+    return f"""(coalesce((SELECT ARRAY[(h.changes -> '{name}' ->> 'from')::{cast}] FROM memory_history h
+                          WHERE h.memory_id = memories.id AND h.at > %(known_at)s
+                            AND h.changes -> '{name}' ? 'from'
+                          ORDER BY h.at, h.id LIMIT 1), ARRAY[{name}]))[1]"""
+
+
+def _merged_at_known(name: str, today: str, members: str) -> str:
+    """SQL: the JSON column ``name`` (``today``: its value as jsonb) as it read at ``known_at``: the ``from``
+    of its first recorded change after then (else today's value), without what the merges of repeats
+    recorded up to that change added to it (``members``: a set-returning function of the ``added`` value
+    giving the array items or object keys added) — ``domain.timetravel.rewound``'s order."""
+    return f"""(SELECT coalesce(e.v, {today}) - ARRAY(
+                    SELECT {members}(a.changes -> 'added' -> '{name}') FROM memory_history a
+                    WHERE a.memory_id = memories.id AND a.at > %(known_at)s
+                      AND a.changes -> 'added' ? '{name}'
+                      AND (e.at IS NULL OR (a.at, a.id) <= (e.at, e.id)))
+                FROM (SELECT) AS one LEFT JOIN LATERAL (
+                    SELECT h.at, h.id, h.changes -> '{name}' -> 'from' AS v FROM memory_history h
+                    WHERE h.memory_id = memories.id AND h.at > %(known_at)s AND h.changes -> '{name}' ? 'from'
+                    ORDER BY h.at, h.id LIMIT 1) AS e ON true)"""
+
+
+_SINCE = "({occurred_at} >= %(since)s OR {occurred_end} > %(since)s)"
+_UNTIL = "{occurred_at} < %(until)s"
+_TODAY = {"occurred_at": "coalesce(occurred_at, created_at)", "occurred_end": "occurred_end"}
+_THEN = {
+    "occurred_at": f"coalesce({_at_known('occurred_at', 'timestamptz')}, created_at)",
+    "occurred_end": _at_known("occurred_end", "timestamptz"),
+}
+_REWOUND_FILTERS: dict[str, tuple[tuple[str, ...], str, str]] = {
+    # filter: (the history's changes that move it, the clause on today's values, on the values at known_at)
+    "key": (("key",), "key = %(key)s", f"{_at_known('key', 'text')} = %(key)s"),
+    "tags": (
+        ("tags", "added"),
+        "tags @> %(tags)s",
+        f"{_merged_at_known('tags', 'to_jsonb(tags)', 'jsonb_array_elements_text')}"
+        " @> to_jsonb(%(tags)s::text[])",
+    ),
+    "entities": (
+        ("entities", "added"),
+        "entities @> %(entities)s",
+        f"{_merged_at_known('entities', 'entities', 'jsonb_object_keys')} @> %(entities)s",
+    ),
+    "since": (("occurred_at", "occurred_end"), _SINCE.format(**_TODAY), _SINCE.format(**_THEN)),
+    "until": (("occurred_at",), _UNTIL.format(**_TODAY), _UNTIL.format(**_THEN)),
+    "min_importance": (
+        ("importance",),
+        "importance >= %(min_importance)s",
+        f"{_at_known('importance', 'float8')} >= %(min_importance)s",
+    ),
+}
+"""The filters a memory's history can move (``domain.timetravel.REWOUND_FIELDS``; the merge of a repeat
+adds tags and entities, recorded under ``added``)."""
+
+
+def rewound_filter_changes(request: SearchRequest) -> list[str]:
+    """The history's change names that move a filter of ``request`` at ``known_at`` (none without it):
+    a memory whose history records one after ``known_at`` may have passed the filter then by other
+    values than today's."""
+    if request.known_at is None:
+        return []
+    present = {
+        "key": request.key is not None,
+        "tags": bool(request.tags),
+        "entities": bool(request.entities),
+        "since": request.since is not None,
+        "until": request.until is not None,
+        "min_importance": request.min_importance > 0,
+    }
+    return sorted({c for name, on in present.items() if on for c in _REWOUND_FILTERS[name][0]})
+
+
+CHANGED_SINCE_KNOWN = """SELECT DISTINCT memory_id FROM memory_history
+   WHERE tenant_id = %(t)s AND at > %(known_at)s AND changes ?| %(changes)s::text[]"""
+"""The memories whose history records one of ``changes`` after ``known_at`` (index of schema 025)."""
+
+
+def _filters(
+    scope: Scope, request: SearchRequest, changed: Sequence[UUID] = ()
+) -> tuple[sql.Composable, dict[str, Any]]:
     """The WHERE clause every signal shares; only the filters present, so plans stay specific. Without
-    ``valid_at``/``known_at`` (the default) the status is today's and nothing else is joined."""
+    ``valid_at``/``known_at`` (the default) the status is today's and nothing else is joined.
+
+    Under ``known_at`` a filter holds the values of then (new-user trial F3: a past key, tags, entities,
+    importance or time matched by today's): ``changed`` are the memories whose history records a change
+    that moves a filter after ``known_at`` (``rewound_filter_changes``, ``CHANGED_SINCE_KNOWN``); each
+    filter is judged on today's values for every other memory (they are the values of then), on the
+    values at ``known_at`` for those (``_REWOUND_FILTERS``). Few memories change after a given instant,
+    so the plan still reads today's filter from its index beside those few ids."""
     if request.known_at is None:
         status = "status = ANY(%(statuses)s)"
         if request.valid_at is not None:
@@ -211,8 +318,16 @@ def _filters(scope: Scope, request: SearchRequest) -> tuple[sql.Composable, dict
     ]
     for present, clause, name, value in optional:
         if present:
+            if changed and name in _REWOUND_FILTERS:
+                _, _, then = _REWOUND_FILTERS[name]
+                clause = (
+                    f"((memories.id <> ALL(%(changed)s::uuid[]) AND {clause})"
+                    f" OR (memories.id = ANY(%(changed)s::uuid[]) AND {then}))"
+                )
             clauses.append(sql.SQL(clause))  # type: ignore[arg-type]
             params[name] = value
+    if changed:
+        params["changed"] = list(changed)
     return sql.SQL(" AND ").join(clauses), params
 
 
@@ -382,7 +497,12 @@ class PostgresMemoryReader:
         prepare: Callable[[Sequence[str]], None] | None,
     ) -> list[Candidate]:
         """``search_candidates`` with its embedding under way."""
-        where, params = _filters(scope, request)
+        changed: list[UUID] = []
+        if changes := rewound_filter_changes(request):  # known_at with a filter: who changed since
+            query = CHANGED_SINCE_KNOWN
+            found = {"t": scope.tenant_id, "known_at": request.known_at, "changes": changes}
+            changed = [r["memory_id"] for r in await tenant_rows(self._pool, scope.tenant_id, query, found)]
+        where, params = _filters(scope, request, changed)
         params |= {
             "pool": pool,
             "text": request.text,
@@ -628,7 +748,7 @@ class PostgresMemoryReader:
             "down": direction in ("effects", "both"),
         }
         rows = await tenant_rows(
-            self._pool, scope.tenant_id, sql.SQL(query).format(columns=MEMORY_COLUMNS), params
+            self._pool, scope.tenant_id, sql.SQL(query).format(columns=_CHAIN_COLUMNS), params
         )  # type: ignore[arg-type]
         chains: dict[UUID, list[ChainLink]] = {}
         for r in rows:

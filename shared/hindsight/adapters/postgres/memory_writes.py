@@ -481,8 +481,25 @@ def merge_history(job: WriteJob, target: dict[str, Any], absorbed: Absorbed) -> 
     changes: dict[str, Any] = {"similarity": round(float(target["similarity"]), 4)}
     if job.draft.source == "user_stated" and target["source"] != "user_stated":
         changes["source"] = {"from": target["source"], "to": "user_stated"}
+    if _raises(target, job.draft.importance):  # MERGE_INTO keeps the higher: a known_at read before it
+        changes["importance"] = {"from": float(target["importance"]), "to": job.draft.importance}
     changes |= absorbed.changes()
     return HistoryRow(target["id"], "merged", f"near-duplicate write {job.id}", changes)
+
+
+def _raises(target: dict[str, Any], importance: float) -> bool:
+    """Whether a repeat of ``importance`` raises the candidate row ``target``'s (``importance``, read
+    from a ``real`` column: compared at its precision, so an equal value is no raise)."""
+    return round(importance, 6) > round(float(target["importance"]), 6)
+
+
+def merged_values(target: dict[str, Any], draft: MemoryDraft) -> dict[str, Any]:
+    """The ``importance`` and ``source`` the candidate row ``target`` holds once ``draft`` merged into it
+    (``MERGE_INTO``): a later repeat in the same batch compares with these (``write_batch``)."""
+    return {
+        "importance": draft.importance if _raises(target, draft.importance) else target["importance"],
+        "source": "user_stated" if draft.source == "user_stated" else target["source"],
+    }
 
 
 def held(row: dict[str, Any]) -> Held:
@@ -508,7 +525,7 @@ def near_duplicates(n: str = "") -> str:
     value (``key = NULL OR (NULL IS NULL AND key IS NULL)`` is ``key IS NULL``): ``IS NOT DISTINCT FROM``
     a parameter is estimated at a handful of rows, and on a large scope the plan was then an exact scan
     of every memory of the scope (120 ms a job at 100,000 memories) instead of the HNSW index (~2 ms)."""
-    return f"""SELECT id, content, source, entities, tags, metadata, occurred_at, shared_with,
+    return f"""SELECT id, content, source, importance, entities, tags, metadata, occurred_at, shared_with,
               1 - (embedding <=> %(e{n})s::vector) AS similarity FROM memories
        WHERE tenant_id = %(t)s AND agent_id = %(a{n})s AND layer = %(layer{n})s AND status = 'active'
          AND (key = %(key{n})s OR (%(key{n})s::text IS NULL AND key IS NULL))

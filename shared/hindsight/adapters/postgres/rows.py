@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -47,18 +47,22 @@ ACCESS_FIELDS = {
 writes no row of ``memories``), as expressions: a primary-key lookup each, no row → never recalled."""
 
 
-def memory_columns(fields: Sequence[str]) -> sql.SQL:
+def memory_columns(fields: Sequence[str], expressions: Mapping[str, str] | None = None) -> sql.SQL:
     """The select list of ``fields`` of the memory aliased ``m``, pre-quoted like ``quoted_columns``: a
-    column of ``memories``, or an access counter's ``ACCESS_FIELDS`` lookup named as the field."""
+    column of ``memories``, or an access counter's ``ACCESS_FIELDS`` lookup named as the field, or the
+    SQL expression ``expressions`` gives for it (named as the field)."""
+    computed = {**ACCESS_FIELDS, **(expressions or {})}
     return sql.SQL(
         ", ".join(
-            f'{ACCESS_FIELDS[f]} AS "{f}"' if f in ACCESS_FIELDS else quoted_columns("m", [f]).as_string(None)
+            f'{computed[f]} AS "{f}"' if f in computed else quoted_columns("m", [f]).as_string(None)
             for f in fields
         )
     )
 
 
 MEMORY_COLUMNS = memory_columns(_FIELDS)
+MEMORY_FIELDS: tuple[str, ...] = tuple(_FIELDS)
+"""The fields ``MEMORY_COLUMNS`` selects, in its order."""
 _MEMORY_FIELDS = set(StoredMemory.model_fields)
 
 

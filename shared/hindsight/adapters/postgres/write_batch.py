@@ -44,6 +44,7 @@ from hindsight.adapters.postgres.memory_writes import (
     lock_key,
     merge_history,
     merge_params,
+    merged_values,
     near_duplicate_params,
     near_duplicates,
     order_on_key,
@@ -92,7 +93,8 @@ _CLOSE = """WITH q AS MATERIALIZED (
        FROM q JOIN s ON s.agent_id = q.a AND s.layer = q.layer AND s.k = q.k AND s.keyless = q.keyless
                     AND s.ev = q.ev AND s.evp = q.evp
        WHERE (NOT q.ctx OR s.content_hash = q.hash) AND 1 - (s.embedding <=> q.e) >= %(min)s)
-   SELECT r.n, r.id, m.content, m.source, m.entities, m.tags, m.metadata, m.occurred_at, m.shared_with,
+   SELECT r.n, r.id, m.content, m.source, m.importance, m.entities, m.tags, m.metadata, m.occurred_at,
+          m.shared_with,
           1 - r.d AS similarity
    FROM ranked r JOIN memories m ON m.id = r.id AND m.tenant_id = %(t)s
    WHERE r.r <= %(limit)s"""
@@ -230,6 +232,7 @@ class _Segment:
         self._stored_keys: set[tuple[str, str]] = set()  # (agent, key) of the semantic facts in _stored
         self._touched: set[UUID] = set()  # memories whose status this segment changed
         self._held: dict[UUID, Held] = {}  # what memories merged into in this segment now hold
+        self._merged: dict[UUID, dict[str, Any]] = {}  # and their importance and source (merged_values)
         self._close: dict[int, list[dict[str, Any]]] = {}
         self._on_key: dict[int, list[dict[str, Any]]] = {}
         self._conflicting: dict[int, list[dict[str, Any]]] = {}
@@ -376,6 +379,7 @@ class _Segment:
             self._writes.adopt.append((job.id, target))
             # a later repeat in the batch sees the memory as this merge leaves it
             self._held[target] = absorbed.after(held(nearest))
+            self._merged[target] = merged_values(nearest, draft)
             return self._record(job, "merged", target, absorbed.reason(target))
 
         replaced = self._facts_to_replace(index, job)
@@ -507,10 +511,14 @@ class _Segment:
             similarity = self._similarity(index, s.index)
             if similarity >= self._dedup:
                 row = {"id": s.id, "content": d.content, "source": d.source, "similarity": similarity}
+                row |= {"importance": d.importance}
                 row |= {"entities": d.entities, "tags": list(d.tags), "metadata": d.metadata}
                 row |= {"shared_with": list(d.shared_with)}
                 extra.append(row | {"occurred_at": d.event_at})
-        rows = [r | _columns(self._held[r["id"]]) if r["id"] in self._held else r for r in rows + extra]
+        rows = [
+            r | _columns(self._held[r["id"]]) | self._merged[r["id"]] if r["id"] in self._held else r
+            for r in rows + extra
+        ]
         return _nearest(rows, DEDUP_CANDIDATES)
 
     def _facts_to_replace(self, index: int, job: WriteJob) -> list[dict[str, Any]]:

@@ -25,6 +25,7 @@ from hindsight.domain.maintenance import (
     ConsolidationPlan,
     Episode,
 )
+from hindsight.domain.maintenance.stale import UNDONE_AT
 from hindsight.domain.memory import Scope, content_hash
 
 UNCHECKED_SUMMARY = f"""layer = 'episodic' AND status = 'active' AND metadata ? '{SUMMARY_METADATA_KEY}'
@@ -213,13 +214,14 @@ async def undo_summary(
     summary = await fetch_all(
         conn,
         """UPDATE memories SET status = 'archived', updated_at = %(now)s,
-                  metadata = jsonb_set(metadata, ARRAY[%(k)s, 'undone_at'], to_jsonb(%(iso)s::text))
+                  metadata = jsonb_set(metadata, ARRAY[%(k)s, %(undone)s], to_jsonb(%(iso)s::text))
            WHERE id = %(id)s AND tenant_id = %(t)s AND agent_id = %(a)s AND status = 'active'
            RETURNING id""",
         {
             "now": now,
             "iso": now.isoformat(),
             "k": SUMMARY_METADATA_KEY,
+            "undone": UNDONE_AT,
             "id": summary_id,
             "t": scope.tenant_id,
             "a": scope.agent_id,
