@@ -61,6 +61,7 @@ from hindsight.adapters.postgres.rows import (
 )
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
+from hindsight.domain.inferred_order import held_from_words
 from hindsight.domain.memory import MemoryDraft, OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
 from hindsight.domain.repeat import Absorbed, Held, absorb
 from hindsight.domain.text import entity_terms, same_information
@@ -250,6 +251,31 @@ def order_values(
         (superseded if order == "supersede" else later if order == "superseded" else kept).append(row)
     holder = min(later, key=lambda r: r["since"]) if later else None
     return superseded, kept, holder
+
+
+def redated_on_key(job: WriteJob, replaced: list[dict[str, Any]]) -> tuple[WriteJob, str | None]:
+    """``job`` held from when its words were said, when its start is a date read from them that would
+    make it a past value of a fact on its key and may not (``domain.inferred_order``: new-user trial 3 —
+    "moved to Berlin last month" after "lives in Lisbon" from the 15th), or would start a supersede before
+    the memory it names; with the outcome's part that says so. (``job``, None) when its start stands.
+    ``replaced``: ``_facts_to_replace``'s rows. Raises nothing."""
+    draft = job.draft
+    if not replaced or draft.layer != "semantic":
+        return job, None
+    if draft.supersedes is not None:
+        start = held_from_words(draft, job.valid_since, [r["since"] for r in replaced], supersede=True)
+    elif is_additive(draft.content):
+        return job, None
+    else:
+        holder = order_on_key(job, replaced)[2]
+        start = None if holder is None else held_from_words(draft, job.valid_since, [stated(holder, True)])
+    if start is None:
+        return job, None
+    why = (
+        f"the date read from its words ({job.valid_since.isoformat()}) does not make it a past value "
+        f"of the fact on its key: it holds from {start.isoformat()}, when it was said"
+    )
+    return job.model_copy(update={"draft": draft.model_copy(update={"valid_from": start})}), why
 
 
 STATED = """(SELECT coalesce(o.valid_from, o.occurred_at, o.created_at) FROM memories o
@@ -700,6 +726,8 @@ async def _store_one(
         not_merged = None
 
     replaced = await _facts_to_replace(conn, job)
+    job, redated = redated_on_key(job, replaced)  # before the row is written with its start
+    draft = job.draft
     await _insert(conn, job, vector)
     for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
         await conn.execute(
@@ -722,7 +750,7 @@ async def _store_one(
     if keyed and not is_additive(draft.content):  # a key's past values: ordered by the same rule
         past = await fetch_all(conn, PAST_ON_KEY, (tenant, job.agent_id, draft.key, job.valid_since, job.id))
         ended, holder = fit_in_past(draft.source, job.valid_since, past, holder, draft.valid_to is None)
-    parts = []
+    parts = [redated] if redated else []
     last = datetime.max.replace(tzinfo=UTC)
     if (  # the holder is a continuation: its start is derived, the write's end stated (trial 11:08 M1)
         holder is not None

@@ -49,6 +49,7 @@ from hindsight.adapters.postgres.memory_writes import (
     near_duplicates,
     order_on_key,
     past_value_reason,
+    redated_on_key,
     repeat_of,
     supersedes_reason,
 )
@@ -383,6 +384,8 @@ class _Segment:
             return self._record(job, "merged", target, absorbed.reason(target))
 
         replaced = self._facts_to_replace(index, job)
+        if redated_on_key(job, replaced)[1] is not None:
+            raise _Restart  # its inferred date yields to when it was said: ``_store_one`` re-dates it
         # the fact this write is a past value of: the one on its key, or a later contradicting fact
         holder: dict[str, Any] | None = None
         kept: list[dict[str, Any]] = []

@@ -1,0 +1,95 @@
+"""When a date read from a write's own words may order it before the value that holds its key.
+
+Valid time orders a key's values (``timetravel.takes_key``): a value that began to hold before the fact
+on its key is stored as a past value of it. A date the caller gives (``valid_from``, ``occurred_at``, a
+turn's ``session_at``) is the caller's word for when the value held. A date read from the text
+(``relative_time.with_inferred_time``) is a guess about it: "The user moved to Berlin last month" names
+when the move happened, and "The user's manager is Oscar, who joined the company last year" dates a side
+clause about something else. Making the newest statement on a key a past value on such a guess would
+hide the user's latest word behind an older one (new-user trial 3 HIGH), and a value we cannot interpret
+is refused, never guessed.
+
+The rule (``may_precede``): an inferred date orders a write before a value of its key only when
+
+- its whole span ends at or before that value's start (a month that contains the other value's day
+  overlaps it: no order can be read from it), and
+- the sentence states a past state (``states_past``): a marker such as "used to", "previously",
+  "formerly", "no longer", "back then", or a past-tense state verb ("was", "were", "lived", "worked",
+  "had", …), and no present-state marker ("is", "are", "lives", "now", "currently", …) outside a "used to
+  …" phrase. "moved", "joined", "started" name an event that began a state which may still hold: they
+  do not count.
+
+Otherwise the write holds its key from when its words were said (the inference's anchor: the write's
+acknowledgement, or the turn's ``session_at``; ``held_from_words``), which orders it by when it was
+stated; its ``occurred_at`` (what search's time filters read) stays as inferred. A supersede
+(``memory_update``) is never a past value of the memory it names: an inferred date before that memory's
+start yields to the anchor the same way (``supersede=True``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import datetime
+
+from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.relative_time import INFERRED_KEY, recorded_anchor
+from hindsight.domain.timetravel import takes_key
+
+_PAST_STATE = re.compile(
+    r"\b(?:used to|previously|formerly|no longer|not any ?more|back then|at the time|in the past"
+    r"|was|were|lived|worked|stayed|studied|owned|had|belonged|reported|led|managed|ran|held|liked|loved"
+    r"|preferred|wanted|needed|used)\b|以前|曾经|过去|原来|之前"
+)
+"""Words that state a past state (the value held then and the sentence says it no longer does, or says
+nothing of now)."""
+_PRESENT_STATE = re.compile(
+    r"\b(?:is|are|am|has|have|lives|works|stays|owns|runs|leads|manages|reports|likes|loves|prefers|wants"
+    r"|needs|now|currently|still|these days|nowadays)\b|现在|目前|如今"
+)
+"""Words that state the present state: a sentence holding one speaks of now, whatever else it dates."""
+_USED_TO = re.compile(r"\bused to \w+")
+
+
+def states_past(text: str) -> bool:
+    """Whether ``text`` clearly states a past state (module docstring): a past-state marker and no
+    present-state marker outside a "used to <verb>" phrase ("used to live" is past; "lives" is now)."""
+    lowered = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
+    if not _PAST_STATE.search(lowered):
+        return False
+    return not _PRESENT_STATE.search(_USED_TO.sub(" ", lowered))
+
+
+def inferred_anchor(draft: MemoryDraft) -> datetime | None:
+    """When the words of ``draft`` were said, when its start is a date read from them: no ``valid_from``
+    or ``valid_to`` given, and an ``occurred_at`` the recorded inference reproduces
+    (``relative_time.recorded_anchor``). None: its start is the caller's (or the write time)."""
+    if draft.valid_from is not None or draft.valid_to is not None:
+        return None
+    return recorded_anchor(draft.content, draft.metadata.get(INFERRED_KEY), draft.occurred_at)
+
+
+def may_precede(draft: MemoryDraft, holder_start: datetime) -> bool:
+    """Whether the date of ``draft`` may make it a past value of a value of its key holding from
+    ``holder_start`` (UTC): always for a date the caller gave; for an inferred one only when its whole span
+    ends by then and the words state a past state (module docstring)."""
+    span = draft.event_span
+    if inferred_anchor(draft) is None or span is None:
+        return True
+    return span.end <= holder_start and states_past(draft.content)
+
+
+def held_from_words(
+    draft: MemoryDraft, since: datetime, holder_starts: list[datetime], supersede: bool = False
+) -> datetime | None:
+    """The start a write true from ``since`` (its ``WriteJob.valid_since``) takes instead, when its start is
+    an inferred date that would make it a past value of a value of its key (``holder_starts``: when each
+    value it would follow began) and may not (``may_precede``; a supersede never may): the inference's
+    anchor, when the words were said. None: its own start stands."""
+    anchor = inferred_anchor(draft)
+    if anchor is None:
+        return None
+    later = [start for start in holder_starts if not takes_key(since, start)]
+    if not later or (not supersede and may_precede(draft, min(later))):
+        return None
+    return anchor if anchor > since else None

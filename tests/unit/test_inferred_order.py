@@ -1,0 +1,63 @@
+"""``domain.inferred_order``: a date read from the words orders a write before the value on its key only
+when its whole span ends before that value began and the words state a past state (new-user trial 3)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from hindsight.domain.inferred_order import held_from_words, may_precede, states_past
+from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.relative_time import with_inferred_time
+
+SAID = datetime(2026, 12, 6, 20, 0, tzinfo=UTC)
+
+
+def _draft(content: str, **fields: object) -> MemoryDraft:
+    return with_inferred_time(MemoryDraft(content=content, key="user.city", **fields), SAID)
+
+
+@pytest.mark.parametrize(
+    ("text", "past"),
+    [
+        ("The user lived in Paris two years ago", True),
+        ("The user used to live in Paris last year", True),
+        ("Last year the user was in Paris", True),
+        ("The user previously worked at Acme, until last year", True),
+        ("我去年曾经住在巴黎", True),
+        ("The user moved to Berlin last month", False),
+        ("The user's manager is Oscar, who joined the company last year", False),
+        ("The user lives in Rome; last year they lived in Paris", False),
+        ("Last year the user started at Acme", False),
+        ("The user now works at Acme, where they were hired last year", False),
+    ],
+)
+def test_a_past_state_is_read_from_its_markers(text: str, past: bool) -> None:
+    assert states_past(text) is past
+
+
+def test_an_inferred_date_precedes_a_value_only_when_its_span_ends_first_and_the_words_say_past() -> None:
+    rome = datetime(2026, 3, 1, tzinfo=UTC)
+    assert may_precede(_draft("The user lived in Paris last year"), rome)
+    # the span (2026-11) contains the value's start: no order can be read from it
+    lisbon = datetime(2026, 11, 15, tzinfo=UTC)
+    assert not may_precede(_draft("The user lived in Berlin last month"), lisbon)
+    assert not may_precede(_draft("The user moved to Berlin last month"), datetime(2026, 12, 2, tzinfo=UTC))
+    # a date the caller gave is the caller's word
+    given = MemoryDraft(content="The user moved to Berlin", key="user.city", occurred_at="2019")
+    assert may_precede(given, rome)
+
+
+def test_a_write_that_may_not_precede_holds_from_when_it_was_said() -> None:
+    lisbon = datetime(2026, 11, 15, tzinfo=UTC)
+    berlin = _draft("The user moved to Berlin last month")
+    since = berlin.occurred_at
+    assert since == datetime(2026, 11, 1, tzinfo=UTC)
+    assert held_from_words(berlin, since, [lisbon]) == SAID
+    assert held_from_words(berlin, since, [datetime(2026, 10, 1, tzinfo=UTC)]) is None  # it takes the key
+    paris = _draft("The user lived in Paris last year")
+    assert held_from_words(paris, datetime(2025, 1, 1, tzinfo=UTC), [lisbon]) is None  # a past value
+    assert held_from_words(paris, datetime(2025, 1, 1, tzinfo=UTC), [lisbon], supersede=True) == SAID
+    bounded = _draft("The user moved to Berlin last month", valid_to="2026-12-20")
+    assert held_from_words(bounded, since, [lisbon]) is None  # the caller bounded it: dates are theirs
