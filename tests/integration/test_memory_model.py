@@ -617,6 +617,7 @@ BAD_CALLS = [
     ("memory_feedback", {"id": "00000000-0000-0000-0000-000000000000"}, "useful"),
     ("memory_search", {"query": "x", "time_range": "fortnight ago"}, "time_range"),
     ("memory_search", {"query": "x", "status": ["deleted"]}, "status"),
+    ("memory_search", {"query": "x", "status": []}, "status"),  # not silently ["active"] (trial 8)
     ("memory_write", {"content": "x", "key_decisions": ["a", "b", "c", "d"]}, "key_decisions"),
     ("memory_write", {"content": "x", "tags": ["has space"]}, "tags"),
     ("memory_write", {"content": "x", "entities": {"9bad": "x"}}, "entities"),

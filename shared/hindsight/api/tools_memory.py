@@ -263,7 +263,10 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         status: Annotated[
             list[MemoryStatus] | None,
             Field(
-                max_length=4, description="Default ['active']; add 'superseded' or 'archived' to see history."
+                min_length=1,
+                max_length=4,
+                description="Default ['active'] (leave it out; an empty list is refused); add 'superseded' "
+                "or 'archived' to see history.",
             ),
         ] = None,
         min_importance: Annotated[
@@ -299,7 +302,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             text=query,
             top_k=top_k,
             layers=(layer,) if layer else ("episodic", "semantic"),
-            statuses=tuple(dict.fromkeys(status)) if status else ("active",),
+            statuses=tuple(dict.fromkeys(status)) if status is not None else ("active",),
             key=key,
             tags=tuple(tags or ()),
             entities=entities or {},
