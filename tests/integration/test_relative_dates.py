@@ -96,3 +96,29 @@ async def test_a_summary_of_members_written_on_different_days_says_which_day_eac
         assert f"Yesterday ({day}) I deployed the billing service to production" in summary_en
         assert f"{chinese}（昨天 = {day}）" in summary_zh
     assert "Yesterday I" not in summary_en
+
+
+async def test_n_months_ago_in_a_turn_is_found_by_a_search_for_n_months_ago(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """New-user trial 6: a turn said on 2026-03-01 "… 2 months ago" is stored as January 2026; a search for
+    "2 months ago" asked at that moment looked at 2025-12-31 (60 days back) and found nothing."""
+    async with mcp_client(server.url, token) as client:
+        turn = {
+            "content": "I adopted a greyhound 2 months ago",
+            "layer": "episodic",
+            "conversation_id": "pets",
+            "turn_index": 0,
+            "session_at": "2026-03-01T12:00:00Z",
+        }
+        ack = await call(client, "memory_write", turn)
+        await drain(poller)
+        got = (await call(client, "memory_get", {"id": ack["id"]}))["memory"]
+        assert (got["occurred_at"], got["occurred_precision"]) == ("2026-01-01T00:00:00Z", "month"), got
+        window = {"query": "greyhound", "time_range": "2 months ago", "as_of": "2026-03-01T12:00:00Z"}
+        hits = await call(client, "memory_search", window)
+        assert ack["id"] in [h["memory"]["id"] for h in hits["results"]], hits
+        # and a window that does not hold January does not find it
+        window["time_range"] = "3 months ago"
+        hits = await call(client, "memory_search", window)
+        assert ack["id"] not in [h["memory"]["id"] for h in hits["results"]], hits

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.limits import MAX_TIMESTAMP, MIN_TIMESTAMP, TIMESTAMP_LIMIT
+from hindsight.domain.relative_time import infer_event_time
 from hindsight.domain.timeparse import detect_time_intent, parse_time_range, resolve_bound
 
 NOW = datetime(2026, 11, 30, 15, 30, tzinfo=UTC)  # a Monday
@@ -32,6 +33,10 @@ def day(d: int, m: int = 11) -> datetime:
         ("past 3 days", NOW - timedelta(days=3), NOW),
         ("last 2 weeks", NOW - timedelta(weeks=2), NOW),
         ("3 days ago", day(27), day(28)),
+        # calendar units, as a write's "N … ago" is stored (calendar_ago; trial 6): not 30·N / 365·N days
+        ("2 weeks ago", day(16), day(23)),
+        ("2 months ago", day(1, 9), day(1, 10)),
+        ("1 year ago", datetime(2025, 1, 1, tzinfo=UTC), datetime(2026, 1, 1, tzinfo=UTC)),
         ("2026-11-02", day(2), day(3)),
         ("2026-11-01..2026-11-15", day(1), day(16)),
     ],
@@ -39,6 +44,21 @@ def day(d: int, m: int = 11) -> datetime:
 def test_phrases(phrase: str, start: datetime, end: datetime) -> None:
     span = parse_time_range(phrase, NOW)
     assert (span.start, span.end) == (start, end)
+
+
+@pytest.mark.parametrize(
+    "phrase", ["1 day ago", "3 weeks ago", "2 months ago", "11 months ago", "4 years ago"]
+)
+@pytest.mark.parametrize(
+    "moment", [NOW, datetime(2026, 3, 1, 12, tzinfo=UTC), datetime(2024, 12, 31, 23, tzinfo=UTC)]
+)
+def test_a_search_for_n_units_ago_names_the_span_a_write_of_it_is_stored_with(
+    phrase: str, moment: datetime
+) -> None:
+    stored = infer_event_time(f"I renewed my passport {phrase}", moment)
+    assert stored is not None
+    window = parse_time_range(phrase, moment)
+    assert (window.start, window.end) == (stored.span.start, stored.span.end)
 
 
 def test_since_is_open_ended_and_bounds_pick_the_right_edge() -> None:

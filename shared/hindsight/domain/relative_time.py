@@ -81,10 +81,11 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from pydantic import JsonValue, ValidationError
 
+from hindsight.domain.calendar_ago import ago, day_span, month_span, week_span, year_span
 from hindsight.domain.isotime import TimeRefused, TimeSpan
 from hindsight.domain.memory import MemoryDraft, StoredMemory
 
@@ -107,23 +108,6 @@ class InferredTime:
     expression: str
 
 
-def _day(d: date) -> TimeSpan:
-    return TimeSpan(datetime.combine(d, time.min, UTC), "day")
-
-
-def _week(d: date) -> TimeSpan:
-    return TimeSpan(datetime.combine(d - timedelta(days=d.weekday()), time.min, UTC), "week")
-
-
-def _month(d: date, back: int) -> TimeSpan:
-    index = d.year * 12 + d.month - 1 - back
-    return TimeSpan(datetime(index // 12, index % 12 + 1, 1, tzinfo=UTC), "month")
-
-
-def _year(d: date, back: int) -> TimeSpan:
-    return TimeSpan(datetime(d.year - back, 1, 1, tzinfo=UTC), "year")
-
-
 def _number(text: str) -> int:
     """Digits, an English number word or a Chinese numeral below 100 (``十二``, ``二十``, ``两``)."""
     if text.isdigit():
@@ -138,51 +122,41 @@ def _number(text: str) -> int:
     return _DIGITS_ZH[text]
 
 
-def _ago(unit: str, count: int, d: date) -> TimeSpan:
-    if unit == "day":
-        return _day(d - timedelta(days=count))
-    if unit == "week":
-        return _week(d - timedelta(weeks=count))
-    if unit == "month":
-        return _month(d, count)
-    return _year(d, count)
-
-
 def _last_weekday(name: str, d: date) -> TimeSpan:
     back = (d.weekday() - _WEEKDAYS_EN.index(name)) % 7 or 7
-    return _day(d - timedelta(days=back))
+    return day_span(d - timedelta(days=back))
 
 
 def _zh_last_week(day: str, d: date) -> TimeSpan:
     monday = d - timedelta(days=d.weekday() + 7)
-    return _week(monday) if not day else _day(monday + timedelta(days=_WEEKDAYS_ZH[day]))
+    return week_span(monday) if not day else day_span(monday + timedelta(days=_WEEKDAYS_ZH[day]))
 
 
 _ZH_UNITS = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], date], TimeSpan]]
 _RULES: tuple[Rule, ...] = (
-    (re.compile(r"\bthe day before yesterday\b"), lambda m, d: _day(d - timedelta(days=2))),
-    (re.compile(r"\b(?:yesterday|last night)\b"), lambda m, d: _day(d - timedelta(days=1))),
-    (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"), lambda m, d: _day(d)),
+    (re.compile(r"\bthe day before yesterday\b"), lambda m, d: day_span(d - timedelta(days=2))),
+    (re.compile(r"\b(?:yesterday|last night)\b"), lambda m, d: day_span(d - timedelta(days=1))),
+    (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"), lambda m, d: day_span(d)),
     (re.compile(r"\blast (" + "|".join(_WEEKDAYS_EN) + r")\b"), lambda m, d: _last_weekday(m.group(1), d)),
-    (re.compile(r"\blast week\b"), lambda m, d: _week(d - timedelta(weeks=1))),
-    (re.compile(r"\blast month\b"), lambda m, d: _month(d, 1)),
-    (re.compile(r"\blast year\b"), lambda m, d: _year(d, 1)),
+    (re.compile(r"\blast week\b"), lambda m, d: week_span(d - timedelta(weeks=1))),
+    (re.compile(r"\blast month\b"), lambda m, d: month_span(d, 1)),
+    (re.compile(r"\blast year\b"), lambda m, d: year_span(d, 1)),
     (
         re.compile(r"\b" + _NUM_EN + r" (day|week|month|year)s? ago\b"),
-        lambda m, d: _ago(m.group(2), _number(m.group(1)), d),
+        lambda m, d: ago(m.group(2), _number(m.group(1)), d),
     ),
-    (re.compile(r"大前天"), lambda m, d: _day(d - timedelta(days=3))),
-    (re.compile(r"前天"), lambda m, d: _day(d - timedelta(days=2))),
-    (re.compile(r"昨[天日晚]"), lambda m, d: _day(d - timedelta(days=1))),
-    (re.compile(r"今[天日早晚]"), lambda m, d: _day(d)),
+    (re.compile(r"大前天"), lambda m, d: day_span(d - timedelta(days=3))),
+    (re.compile(r"前天"), lambda m, d: day_span(d - timedelta(days=2))),
+    (re.compile(r"昨[天日晚]"), lambda m, d: day_span(d - timedelta(days=1))),
+    (re.compile(r"今[天日早晚]"), lambda m, d: day_span(d)),
     (re.compile(r"上(?:周|星期|礼拜)([一二三四五六日天]?)"), lambda m, d: _zh_last_week(m.group(1), d)),
-    (re.compile(r"上个?月"), lambda m, d: _month(d, 1)),
-    (re.compile(r"去年"), lambda m, d: _year(d, 1)),
-    (re.compile(r"前年"), lambda m, d: _year(d, 2)),
+    (re.compile(r"上个?月"), lambda m, d: month_span(d, 1)),
+    (re.compile(r"去年"), lambda m, d: year_span(d, 1)),
+    (re.compile(r"前年"), lambda m, d: year_span(d, 2)),
     (
         re.compile(_NUM_ZH + r"\s*(?:个)?\s*(天|周|星期|礼拜|月|年)(?:之|以)?前"),
-        lambda m, d: _ago(_ZH_UNITS[m.group(2)], _number(m.group(1)), d),
+        lambda m, d: ago(_ZH_UNITS[m.group(2)], _number(m.group(1)), d),
     ),
 )
 _ELSEWHERE = re.compile(

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
+from hindsight.domain.calendar_ago import ago
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import TIME_FORMAT, TimeRefused, span_of
 from hindsight.domain.limits import MAX_TIMESTAMP, MIN_TIMESTAMP, TIMESTAMP_LIMIT
@@ -159,9 +160,9 @@ def _parse_time_range(text: str, now: datetime, field: str) -> TimeRange:
         return TimeRange(*fixed[phrase])
     if m := _ROLLING.match(phrase):
         return TimeRange(_earlier(now, _count(m, text, field) * _UNITS[m.group(2)]), now)
-    if m := _AGO.match(phrase):
-        day = _earlier(now, _count(m, text, field) * _UNITS[m.group(2)]).astimezone(UTC).date()
-        return TimeRange(_day_start(day), _day_start(day + timedelta(days=1)))
+    if m := _AGO.match(phrase):  # the span a write's "N units ago" is stored as (``calendar_ago``)
+        span = ago(m.group(2), _count(m, text, field), today)
+        return TimeRange(span.start, span.end)
     if m := _SINCE.match(phrase):
         return TimeRange(_parse_instant(m.group(1), field)[0], None)
     if m := _RANGE.match(phrase):  # ISO dates and times contain none of the separators

@@ -1,0 +1,50 @@
+"""What "N days/weeks/months/years ago" means, in one place for the words of a write
+(``relative_time``: the span its occurred_at is read as) and for a search's time phrases (``timeparse``:
+the window ``time_range``/``since``/``until`` and a query's own words name), so that what a write stores
+as "2 months ago" a search for "2 months ago" asked at the same moment finds (new-user trial 6).
+
+Calendar units, counted from a day: N days ago is that day; N weeks ago the ISO week (Monday to Sunday)
+N weeks before the day's; N months ago the calendar month N months before the day's; N years ago that
+calendar year. The same day gives the same span on both paths."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Literal
+
+from hindsight.domain.isotime import TimeSpan
+
+CalendarUnit = Literal["day", "week", "month", "year"]
+
+
+def day_span(d: date) -> TimeSpan:
+    """The day ``d`` (UTC midnight to midnight)."""
+    return TimeSpan(datetime.combine(d, time.min, UTC), "day")
+
+
+def week_span(d: date) -> TimeSpan:
+    """The ISO week holding ``d``."""
+    return TimeSpan(datetime.combine(d - timedelta(days=d.weekday()), time.min, UTC), "week")
+
+
+def month_span(d: date, back: int) -> TimeSpan:
+    """The calendar month ``back`` months before ``d``'s. Raises ValueError before year 1."""
+    index = d.year * 12 + d.month - 1 - back
+    return TimeSpan(datetime(index // 12, index % 12 + 1, 1, tzinfo=UTC), "month")
+
+
+def year_span(d: date, back: int) -> TimeSpan:
+    """The calendar year ``back`` years before ``d``'s. Raises ValueError before year 1."""
+    return TimeSpan(datetime(d.year - back, 1, 1, tzinfo=UTC), "year")
+
+
+def ago(unit: CalendarUnit | str, count: int, d: date) -> TimeSpan:
+    """The span "``count`` ``unit``s ago" names from the day ``d`` (module docstring). Raises ValueError
+    or OverflowError when it falls off the calendar (before year 1)."""
+    if unit == "day":
+        return day_span(d - timedelta(days=count))
+    if unit == "week":
+        return week_span(d - timedelta(weeks=count))
+    if unit == "month":
+        return month_span(d, count)
+    return year_span(d, count)
