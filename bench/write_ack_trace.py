@@ -9,9 +9,10 @@ Each round: one SendMessage from this process, then for every checkout (its MCP 
 ``PYTHONPATH=<checkout>/shared:<checkout>:bench``; the order rotates by round) ``memory_write`` through the
 official MCP client and the same write as a raw JSON-RPC POST (``write_ack._raw_write``). The client marks
 when httpx hands the request over and when the response headers arrive; the server marks the request's
-arrival (outermost ASGI), the token check, ``call_tool``, the rate limit, admission, the SQS send, the
-operation log, the response's start and the request's end (``--redis``: also the rate limit's first Redis
-send and its last reply). Prints each segment's median, per checkout and client, the server's path from
+arrival (outermost ASGI), the token check, ``call_tool``, the rate limit, admission, the SQS send (and
+inside it when the queue's send thread starts and ends the SendMessage), the operation log, the
+response's start and the request's end (``--redis``: also the rate limit's first Redis send and its last
+reply). Prints each segment's median, per checkout and client, the server's path from
 arrival to SendMessage (everything an acknowledgement waits for before the one call it cannot skip) and
 from SendMessage's end to the response, and the end-to-end p50s with their per-round ratios to the first
 checkout. Medians of per-request differences: segments do not add up to the total exactly.
@@ -61,7 +62,8 @@ SERVER_MARKS = [
 """(module, class, coroutine method, mark at its start, mark at its end) timed inside the server."""
 ORDER = [
     "c0", "c_req", "s_in", "s_auth", "s_call", "s_rl", "s_redis_send", "s_redis_read", "s_rl_end",
-    "s_admit", "s_admit_end", "s_send", "s_send_end", "s_note_end", "s_call_end", "s_resp", "s_out",
+    "s_admit", "s_admit_end", "s_send", "s_thread", "s_thread_end", "s_send_end", "s_note_end", "s_call_end",
+    "s_resp", "s_out",
     "c_resp", "c1",
 ]  # fmt: skip
 """Marks in the order a write passes them (client c_*, server s_*); segments are between neighbours."""
@@ -83,6 +85,25 @@ def _timed(original: Any, start: str | None, end: str | None) -> Any:
                 _mark(end)
 
     return wrapper
+
+
+def _mark_send_thread() -> None:
+    """Mark when the queue's send thread starts the SendMessage (``SqsJobQueue.enqueue_sync``) and when
+    it is done: ``s_send -> s_thread`` is the wait for the thread (the GIL, a core), apart from the
+    SendMessage itself."""
+    from hindsight.adapters.sqs_queue import SqsJobQueue
+
+    original = SqsJobQueue.enqueue_sync
+
+    @functools.wraps(original)
+    def enqueue_sync(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _mark("s_thread")
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            _mark("s_thread_end")
+
+    SqsJobQueue.enqueue_sync = enqueue_sync  # type: ignore[method-assign]
 
 
 def _mark_redis() -> None:
@@ -144,6 +165,7 @@ def serve_child(port: int, out: Path, settings_file: Path, redis: bool) -> None:
     for module, cls_name, method, start, end in SERVER_MARKS:
         cls = getattr(importlib.import_module(module), cls_name)
         setattr(cls, method, _timed(getattr(cls, method), start, end))
+    _mark_send_thread()
     if redis:
         _mark_redis()
 
