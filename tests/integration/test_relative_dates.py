@@ -122,3 +122,30 @@ async def test_n_months_ago_in_a_turn_is_found_by_a_search_for_n_months_ago(
         window["time_range"] = "3 months ago"
         hits = await call(client, "memory_search", window)
         assert ack["id"] not in [h["memory"]["id"] for h in hits["results"]], hits
+
+
+async def test_yesterday_counts_from_the_local_day_of_the_offset_given(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """New-user trial 5: a turn of a session at 21:00 on 10 February at UTC−5 (02:00 UTC on the 11th)
+    saying "Yesterday I renewed my passport." was stored as the 10th; the speaker's yesterday is the 9th.
+    A search asked at that local time for "yesterday" looks at the 9th."""
+    async with mcp_client(server.url, token) as client:
+        turn = {
+            "content": "Yesterday I renewed my passport.",
+            "layer": "episodic",
+            "conversation_id": "errands",
+            "turn_index": 0,
+            "session_at": "2026-02-10T21:00:00-05:00",
+        }
+        ack = await call(client, "memory_write", turn)
+        await drain(poller)
+        got = (await call(client, "memory_get", {"id": ack["id"]}))["memory"]
+        assert (got["occurred_at"], got["occurred_precision"]) == ("2026-02-09T00:00:00Z", "day"), got
+        assert got["metadata"]["occurred_at_inferred"]["anchor"] == "2026-02-10T21:00:00-05:00", got
+        window = {"query": "passport", "time_range": "yesterday", "as_of": "2026-02-10T21:00:00-05:00"}
+        hits = await call(client, "memory_search", window)
+        assert ack["id"] in [h["memory"]["id"] for h in hits["results"]], hits
+        window["as_of"] = "2026-02-11T02:00:00Z"  # the same instant read as a UTC day: yesterday is the 10th
+        hits = await call(client, "memory_search", window)
+        assert ack["id"] not in [h["memory"]["id"] for h in hits["results"]], hits

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, timezone
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import TypeAdapter
 
-from hindsight.domain.isotime import TimeSpan
+from hindsight.domain.isotime import LocalAsOfTime, LocalTimestamp, TimeSpan
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relative_time import (
     INFERRED_KEY,
@@ -22,6 +23,7 @@ from hindsight.domain.relative_time import (
     words_anchor,
 )
 from hindsight.domain.text import information_words
+from hindsight.domain.timeparse import parse_time_range
 from tests.unit.fakes import memory
 
 # Wednesday 2 December 2026, 09:30 UTC
@@ -358,3 +360,36 @@ def test_an_edit_of_the_words_that_dated_a_memory_dates_it_again_from_the_same_a
     given = stored.model_copy(update={"occurred_at": datetime(2026, 3, 2, tzinfo=UTC)})
     assert redated(given, "Two weeks ago I renewed my passport", None) is None
     assert redated(stored, written.content, None) is None
+
+
+def test_relative_words_count_from_the_local_day_of_the_offset_given() -> None:
+    """New-user trial 5: "Yesterday …" said at 21:00 on 10 February at UTC−5 (02:00 UTC on the 11th) is
+    the 9th; a search asked then for "yesterday" looks at the 9th too."""
+    said = TypeAdapter(LocalTimestamp).validate_python("2026-02-10T21:00:00-05:00")
+    assert said == datetime(2026, 2, 11, 2, tzinfo=UTC)  # the same instant, in the speaker's offset
+    assert said.utcoffset() == timedelta(hours=-5)
+    inferred = infer_event_time("Yesterday I renewed my passport.", said)
+    assert inferred is not None
+    assert inferred.span.start == datetime(2026, 2, 9, tzinfo=UTC)
+    asked = TypeAdapter(LocalAsOfTime).validate_python("2026-02-10T21:00:00-05:00")
+    window = parse_time_range("yesterday", asked)
+    assert (window.start, window.end) == (datetime(2026, 2, 9, tzinfo=UTC), datetime(2026, 2, 10, tzinfo=UTC))
+    # no offset, Z, or a partial date: UTC as before
+    for text in ("2026-02-11T02:00:00Z", "2026-02-11T02:00:00"):
+        utc = TypeAdapter(LocalTimestamp).validate_python(text)
+        assert utc.utcoffset() == timedelta(0)
+        again = infer_event_time("Yesterday I renewed it", utc)
+        assert again is not None
+        assert again.span.start == datetime(2026, 2, 10, tzinfo=UTC)
+    assert TypeAdapter(LocalAsOfTime).validate_python("2026-02-10").utcoffset() == timedelta(0)
+    east = datetime(2026, 2, 11, 7, tzinfo=timezone(timedelta(hours=9)))  # 22:00 UTC on the 10th
+    today = infer_event_time("today I renewed it", east)
+    assert today is not None
+    assert today.span.start == datetime(2026, 2, 11, tzinfo=UTC)
+    turn = MemoryDraft(
+        content="Yesterday I renewed it", conversation_id="c", session_at="2026-02-10T21:00:00-05:00"
+    )
+    record = with_inferred_time(turn, datetime(2026, 3, 1, tzinfo=UTC))
+    anchor = {"expression": "yesterday", "anchor": "2026-02-10T21:00:00-05:00"}
+    assert record.metadata[INFERRED_KEY] == anchor
+    assert record.occurred_at == datetime(2026, 2, 9, tzinfo=UTC)

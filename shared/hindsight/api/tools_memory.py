@@ -35,7 +35,7 @@ from hindsight.domain.context_budget import (
     BudgetReport,
     CompactHit,
 )
-from hindsight.domain.isotime import AsOfTime
+from hindsight.domain.isotime import LocalAsOfTime
 from hindsight.domain.limits import (
     DEFAULT_TOP_K,
     MAX_BATCH_ITEMS,
@@ -276,7 +276,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             bool, Field(description="Attach each hit's causal chain and linked memories.")
         ] = False,
         as_of: Annotated[
-            AsOfTime | None,
+            LocalAsOfTime | None,
             Field(
                 description="Answer as if asked at this time (relative phrases and recency use it); ISO "
                 "8601, a partial date meaning its end ('2026-11-24': that evening)."

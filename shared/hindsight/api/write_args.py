@@ -13,7 +13,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, create_model
 
 from hindsight.api.errors import ArgumentErrors, validation_error
-from hindsight.domain.isotime import TimeInput, Timestamp
+from hindsight.domain.isotime import LocalTimestamp, TimeInput
 from hindsight.domain.limits import (
     DEFAULT_IMPORTANCE,
     MAX_KEY_DECISIONS,
@@ -90,7 +90,7 @@ def _declaration(
     turn_index: TurnIndex | None = None,
     session_index: SessionIndex | None = None,
     session_at: Annotated[
-        Timestamp | None,
+        LocalTimestamp | None,
         Field(
             description="When the turn's session started (ISO 8601); the turn happened then unless "
             "occurred_at says otherwise. Needs conversation_id."

@@ -373,6 +373,48 @@ AsOfTime = Annotated[
 ]
 """A point of view: the last instant of the span (``as_of: "2026-11-24"`` is the end of that day, so
 "yesterday" is the 23rd and everything on the 24th is in the past)."""
+
+
+def _keep_offset(value: object, moment: datetime) -> datetime:
+    """``moment`` (UTC, validated from ``value``) in the UTC offset ``value`` gave, when it gave one other
+    than UTC (an ISO string with ``±hh:mm``, or an aware datetime): the same instant, whose ``date()`` is
+    the local day of whoever wrote it. UTC otherwise."""
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return moment.astimezone(value.tzinfo)
+    match = _ISO.fullmatch(value.strip()) if isinstance(value, str) else None
+    if match is not None and match["offset"] and match["offset"].upper() != "Z":
+        return moment.astimezone(_offset(match["offset"]))
+    return moment
+
+
+def local_day(moment: datetime) -> date:
+    """The calendar day of ``moment`` in the offset it carries (``LocalTimestamp``, ``LocalAsOfTime``);
+    the UTC day for a UTC or naive one."""
+    return moment.date() if moment.tzinfo is not None else moment.replace(tzinfo=UTC).date()
+
+
+LocalTimestamp = Annotated[
+    datetime,
+    BeforeValidator(lambda v: _keep_offset(v, _instant(v))),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date-time",
+            "description": "ISO 8601 date and time; its UTC offset, when given, is the speaker's local time.",
+        }
+    ),
+]
+"""A full instant that keeps the UTC offset it was given (``_keep_offset``): a conversation's
+``session_at``, whose local day relative words ("yesterday") are counted from (``relative_time``)."""
+LocalAsOfTime = Annotated[
+    datetime,
+    BeforeValidator(lambda v: _keep_offset(v, _validated(v).last)),
+    WithJsonSchema(
+        _schema(_FORMS + "; a partial date means its end; a UTC offset is the asker's local time.")
+    ),
+]
+"""``AsOfTime`` that keeps the UTC offset a full time was given: search's ``as_of``, whose local day the
+relative phrases ("yesterday", "last week") are counted from (``timeparse``)."""
 Timestamp = Annotated[
     datetime,
     BeforeValidator(_instant),

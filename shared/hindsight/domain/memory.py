@@ -24,6 +24,7 @@ from pydantic_core import PydanticCustomError
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import (
     EndTime,
+    LocalTimestamp,
     Precision,
     StartTime,
     TimeInput,
@@ -137,7 +138,7 @@ class MemoryDraft(BaseModel):
     conversation_id: ConversationId | None = None
     turn_index: TurnIndex | None = None
     session_index: SessionIndex | None = None
-    session_at: Timestamp | None = Field(
+    session_at: LocalTimestamp | None = Field(
         default=None,
         description="When the session started; an event without occurred_at happened then. "
         "Needs conversation_id.",

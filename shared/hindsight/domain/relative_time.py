@@ -4,7 +4,9 @@ my passport", "上周二开了会"), resolved against the moment the words were 
 Deterministic rules, no model. A memory written without ``occurred_at`` gets the span (``isotime.TimeSpan``:
 start and precision) of the one relative expression its text contains, measured from the *anchor*: the
 write's acknowledgement time, or the session's start for a conversation turn (``session_at``: the words
-were said then). Days are UTC days, weeks ISO weeks (Monday to Sunday).
+were said then). Days are the anchor's local days when it carries a UTC offset (``isotime.LocalTimestamp``:
+a ``session_at`` given as ``…T21:00:00-05:00``: the speaker's yesterday), else UTC days; weeks ISO weeks
+(Monday to Sunday). The span is that calendar date's, written as UTC dates.
 
 ==================================================  ==========  ===========================================
 expression                                          precision   span
@@ -81,12 +83,12 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from pydantic import JsonValue, ValidationError
 
 from hindsight.domain.calendar_ago import ago, day_span, month_span, week_span, year_span
-from hindsight.domain.isotime import TimeRefused, TimeSpan
+from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
 
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -257,12 +259,13 @@ def _scan(cased: str, day: date) -> list[tuple[int, int, str, TimeSpan | None]]:
 
 def infer_event_time(text: str, anchor: datetime) -> InferredTime | None:
     """The span of the one explicit relative expression in ``text`` (module table), measured from
-    ``anchor``'s UTC day; None when there is none, when there are several naming different times, when
-    the text also points elsewhere in time, or when the span would fall outside the supported range."""
+    ``anchor``'s local day (``isotime.local_day``); None when there is none, when there are several
+    naming different times, when the text also points elsewhere in time, or when the span would fall
+    outside the supported range."""
     cased = unicodedata.normalize("NFKC", text)
     if _ELSEWHERE.search(_lowered(cased)):
         return None
-    found = _scan(cased, anchor.astimezone(UTC).date())
+    found = _scan(cased, local_day(anchor))
     spans = {span for _, _, _, span in found}
     _, _, expression, span = found[0] if len(spans) == 1 else (0, 0, "", None)
     return None if span is None else InferredTime(span, expression)
@@ -292,14 +295,14 @@ def _normal_form(text: str) -> tuple[str, list[int]]:
 
 
 def relative_mentions(text: str, anchor: datetime) -> list[RelativeMention]:
-    """Each expression of the module table in ``text`` with the span it names from ``anchor``'s UTC day,
+    """Each expression of the module table in ``text`` with the span it names from ``anchor``'s local day,
     in text order, each on its own (unlike ``infer_event_time``, which wants the one event time: a text
     naming two times still has two mentions, and one pointing elsewhere keeps its resolved ones). Left
     out: a span outside the supported range, and a match that starts or ends inside one character's
     normal form."""
     normal, offsets = _normal_form(text)
     mentions = []
-    for start, end, _, span in _scan(normal, anchor.astimezone(UTC).date()):
+    for start, end, _, span in _scan(normal, local_day(anchor)):
         if span is not None and offsets[start] >= 0 and offsets[end] >= 0:
             mentions.append(RelativeMention(offsets[start], offsets[end], span))
     return mentions
@@ -373,7 +376,7 @@ def with_inferred_time(draft: MemoryDraft, submitted_at: datetime) -> MemoryDraf
     inferred = infer_event_time(draft.content, anchor)
     if inferred is None:
         return draft
-    note = {"expression": inferred.expression, "anchor": anchor.astimezone(UTC).isoformat()}
+    note = {"expression": inferred.expression, "anchor": anchor.isoformat()}
     data = draft.model_dump() | {
         "occurred_at": inferred.span.start,
         "occurred_precision": inferred.span.precision,
@@ -438,7 +441,7 @@ def redated(memory: StoredMemory, content: str, metadata: Mapping[str, JsonValue
         return Redated(TimeSpan(memory.session_at) if memory.session_at else None, base)
     note: dict[str, JsonValue] = {
         "expression": again.expression,
-        "anchor": anchor.astimezone(UTC).isoformat(),
+        "anchor": anchor.isoformat(),
     }
     return Redated(again.span, base | {INFERRED_KEY: note})
 

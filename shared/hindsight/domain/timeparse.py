@@ -1,6 +1,8 @@
 """Relative time phrases ("last week", "past 3 days", "yesterday") resolved against the query time.
 
-Ranges are half-open ``[start, end)`` in UTC. Calendar phrases use ISO weeks (Monday first) and
+Ranges are half-open ``[start, end)`` in UTC. Calendar phrases count from the query time's local day
+(``isotime.local_day``: the offset an ``as_of`` was given, else UTC; the span is that calendar date's,
+written as UTC dates, as a write's relative words are stored) and use ISO weeks (Monday first) and
 calendar months; "past/last N units" is a rolling window ending at the query time.
 
 Every instant is bounded like the rest of the API (``domain.limits.MIN_TIMESTAMP``/``MAX_TIMESTAMP``,
@@ -16,7 +18,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from hindsight.domain.calendar_ago import ago
 from hindsight.domain.errors import InvalidInput
-from hindsight.domain.isotime import TIME_FORMAT, TimeRefused, span_of
+from hindsight.domain.isotime import TIME_FORMAT, TimeRefused, local_day, span_of
 from hindsight.domain.limits import MAX_TIMESTAMP, MIN_TIMESTAMP, TIMESTAMP_LIMIT
 
 _UNITS = {
@@ -144,7 +146,7 @@ def parse_time_range(text: str, now: datetime, field: str = "time_range") -> Tim
 
 def _parse_time_range(text: str, now: datetime, field: str) -> TimeRange:
     phrase = " ".join(text.lower().split())
-    today = now.astimezone(UTC).date()
+    today = local_day(now)
     week_start = today - timedelta(days=today.weekday())
     fixed = {
         "today": (_day_start(today), _day_start(today + timedelta(days=1))),
