@@ -202,66 +202,119 @@ _THEN = {
     "occurred_at": f"coalesce({_at_known('occurred_at', 'timestamptz')}, created_at)",
     "occurred_end": _at_known("occurred_end", "timestamptz"),
 }
-_REWOUND_FILTERS: dict[str, tuple[tuple[str, ...], str, str]] = {
-    # filter: (the history's changes that move it, the clause on today's values, on the values at known_at)
-    "key": (("key",), "key = %(key)s", f"{_at_known('key', 'text')} = %(key)s"),
+_TIME_MOVED = "(h.changes ? 'occurred_at' OR h.changes ? 'occurred_end')"
+_REWOUND_FILTERS: dict[str, tuple[tuple[str, ...], str, str, str]] = {
+    # filter: (the history's changes that move it, the clause on today's values, on the values at known_at,
+    # on a history row ``h``: it records a value before it the filter takes)
+    "key": (
+        ("key",),
+        "key = %(key)s",
+        f"{_at_known('key', 'text')} = %(key)s",
+        "h.changes -> 'key' ->> 'from' = %(key)s",
+    ),
     "tags": (
         ("tags", "added"),
         "tags @> %(tags)s",
         f"{_merged_at_known('tags', 'to_jsonb(tags)', 'jsonb_array_elements_text')}"
         " @> to_jsonb(%(tags)s::text[])",
+        "h.changes -> 'tags' -> 'from' @> to_jsonb(%(tags)s::text[])",
     ),
     "entities": (
         ("entities", "added"),
         "entities @> %(entities)s",
         f"{_merged_at_known('entities', 'entities', 'jsonb_object_keys')} @> %(entities)s",
+        "h.changes -> 'entities' -> 'from' @> %(entities)s",
     ),
-    "since": (("occurred_at", "occurred_end"), _SINCE.format(**_TODAY), _SINCE.format(**_THEN)),
-    "until": (("occurred_at",), _UNTIL.format(**_TODAY), _UNTIL.format(**_THEN)),
+    "since": (
+        ("occurred_at", "occurred_end"),
+        _SINCE.format(**_TODAY),
+        _SINCE.format(**_THEN),
+        _TIME_MOVED,
+    ),
+    "until": (("occurred_at",), _UNTIL.format(**_TODAY), _UNTIL.format(**_THEN), _TIME_MOVED),
     "min_importance": (
         ("importance",),
         "importance >= %(min_importance)s",
         f"{_at_known('importance', 'float8')} >= %(min_importance)s",
+        "(h.changes -> 'importance' ->> 'from')::float8 >= %(min_importance)s",
     ),
 }
 """The filters a memory's history can move (``domain.timetravel.REWOUND_FIELDS``; the merge of a repeat
-adds tags and entities, recorded under ``added``)."""
+adds tags and entities, recorded under ``added``, and what it added a value held then lacked: it never
+makes a filter pass then that fails today)."""
 
 
-def rewound_filter_changes(request: SearchRequest) -> list[str]:
-    """The history's change names that move a filter of ``request`` at ``known_at`` (none without it):
-    a memory whose history records one after ``known_at`` may have passed the filter then by other
-    values than today's."""
+def _optional(request: SearchRequest) -> list[tuple[str, str, Any]]:
+    """The optional filters ``request`` sets: (name, clause on today's values, parameter value)."""
+    optional = [
+        (request.key is not None, "key = %(key)s", "key", request.key),
+        (bool(request.tags), "tags @> %(tags)s", "tags", list(request.tags)),
+        (bool(request.entities), "entities @> %(entities)s", "entities", Jsonb(request.entities)),
+        # a memory's time is a span (a partial occurred_at: occurred_end is set): it matches when the spans
+        # overlap — it ends after `since` and starts before `until`; an instant must be in [since, until)
+        (request.since is not None, _SINCE.format(**_TODAY), "since", request.since),
+        (request.until is not None, _UNTIL.format(**_TODAY), "until", request.until),
+        (
+            request.min_importance > 0,
+            "importance >= %(min_importance)s",
+            "min_importance",
+            request.min_importance,
+        ),
+        (request.task_type is not None, "task_type = %(task_type)s", "task_type", request.task_type),
+    ]
+    return [(name, clause, value) for present, clause, name, value in optional if present]
+
+
+class Moved(BaseModel):
+    """What a ``known_at`` search with filters the history can move (``_REWOUND_FILTERS``) needs beside
+    today's values: of the memories whose history records such a change after ``known_at``, those that
+    passed the filters then (``kept``) and those that pass them today but did not then (``dropped``)."""
+
+    kept: list[UUID] = []
+    dropped: list[UUID] = []
+
+
+def moved_query(scope: Scope, request: SearchRequest) -> tuple[str, dict[str, Any]] | None:
+    """The statement that finds ``Moved`` for ``request`` (rows: ``id``, ``then_ok``, ``today_ok``), or None
+    when nothing can move its filters (no ``known_at``, or none of those filters). It reads the tenant's
+    history after ``known_at`` by time (index of schema 025) and judges only the memories it names: few
+    change after a given instant, so the search statements keep judging every other memory by today's
+    values, from their indexes."""
     if request.known_at is None:
-        return []
-    present = {
-        "key": request.key is not None,
-        "tags": bool(request.tags),
-        "entities": bool(request.entities),
-        "since": request.since is not None,
-        "until": request.until is not None,
-        "min_importance": request.min_importance > 0,
-    }
-    return sorted({c for name, on in present.items() if on for c in _REWOUND_FILTERS[name][0]})
-
-
-CHANGED_SINCE_KNOWN = """SELECT DISTINCT memory_id FROM memory_history
-   WHERE tenant_id = %(t)s AND at > %(known_at)s AND changes ?| %(changes)s::text[]"""
-"""The memories whose history records one of ``changes`` after ``known_at`` (index of schema 025)."""
+        return None
+    rewindable = [(n, c, v) for n, c, v in _optional(request) if n in _REWOUND_FILTERS]
+    if not rewindable:
+        return None
+    changes = sorted({c for name, _, _ in rewindable for c in _REWOUND_FILTERS[name][0]})
+    then = " AND ".join(_REWOUND_FILTERS[name][2] for name, _, _ in rewindable)
+    today = " AND ".join(clause for _, clause, _ in rewindable)
+    before = " OR ".join(_REWOUND_FILTERS[name][3] for name, _, _ in rewindable)
+    # A memory passed the filters then only if it passes them today or one of its values then (the
+    # ``from`` of a change since) passes one: only those are judged on their values of then — the first
+    # read from today's filter (its index), the second from the history read.
+    query = f"""WITH h AS MATERIALIZED (
+           SELECT memory_id, changes FROM memory_history
+           WHERE tenant_id = %(t)s AND at > %(known_at)s AND changes ?| %(changes)s::text[])
+       SELECT memories.id, ({then}) AS then_ok, ({today}) AS today_ok FROM memories
+       WHERE tenant_id = %(t)s AND {today} AND id IN (SELECT memory_id FROM h)
+       UNION
+       SELECT memories.id, ({then}) AS then_ok, ({today}) AS today_ok FROM memories
+       WHERE tenant_id = %(t)s AND id IN (SELECT h.memory_id FROM h WHERE {before})"""
+    params = {"t": scope.tenant_id, "known_at": request.known_at, "changes": changes}
+    return query, params | {name: value for name, _, value in rewindable}
 
 
 def _filters(
-    scope: Scope, request: SearchRequest, changed: Sequence[UUID] = ()
+    scope: Scope, request: SearchRequest, moved: Moved | None = None
 ) -> tuple[sql.Composable, dict[str, Any]]:
     """The WHERE clause every signal shares; only the filters present, so plans stay specific. Without
     ``valid_at``/``known_at`` (the default) the status is today's and nothing else is joined.
 
     Under ``known_at`` a filter holds the values of then (new-user trial F3: a past key, tags, entities,
-    importance or time matched by today's): ``changed`` are the memories whose history records a change
-    that moves a filter after ``known_at`` (``rewound_filter_changes``, ``CHANGED_SINCE_KNOWN``); each
-    filter is judged on today's values for every other memory (they are the values of then), on the
-    values at ``known_at`` for those (``_REWOUND_FILTERS``). Few memories change after a given instant,
-    so the plan still reads today's filter from its index beside those few ids."""
+    importance or time matched by today's): ``moved`` (``moved_query``) names the memories whose history
+    moves those filters after ``known_at`` and that passed them then (``kept``: taken whatever their
+    values today) or pass them only today (``dropped``: left out); every other memory is judged by
+    today's values, which are those of then. With neither the clause is today's, so is the plan."""
     if request.known_at is None:
         status = "status = ANY(%(statuses)s)"
         if request.valid_at is not None:
@@ -295,39 +348,23 @@ def _filters(
     if set(request.layers) != {"episodic", "semantic"}:
         clauses.append(sql.SQL("layer = ANY(%(layers)s)"))
         params["layers"] = list(request.layers)
-    optional = [
-        (request.key is not None, "key = %(key)s", "key", request.key),
-        (bool(request.tags), "tags @> %(tags)s", "tags", list(request.tags)),
-        (bool(request.entities), "entities @> %(entities)s", "entities", Jsonb(request.entities)),
-        # a memory's time is a span (a partial occurred_at: occurred_end is set): it matches when the spans
-        # overlap — it ends after `since` and starts before `until`; an instant must be in [since, until)
-        (
-            request.since is not None,
-            "(coalesce(occurred_at, created_at) >= %(since)s OR occurred_end > %(since)s)",
-            "since",
-            request.since,
-        ),
-        (request.until is not None, "coalesce(occurred_at, created_at) < %(until)s", "until", request.until),
-        (
-            request.min_importance > 0,
-            "importance >= %(min_importance)s",
-            "min_importance",
-            request.min_importance,
-        ),
-        (request.task_type is not None, "task_type = %(task_type)s", "task_type", request.task_type),
-    ]
-    for present, clause, name, value in optional:
-        if present:
-            if changed and name in _REWOUND_FILTERS:
-                _, _, then = _REWOUND_FILTERS[name]
-                clause = (
-                    f"((memories.id <> ALL(%(changed)s::uuid[]) AND {clause})"
-                    f" OR (memories.id = ANY(%(changed)s::uuid[]) AND {then}))"
-                )
+    rewindable: list[str] = []
+    for name, clause, value in _optional(request):
+        params[name] = value
+        if moved is not None and name in _REWOUND_FILTERS:
+            rewindable.append(clause)
+        else:
             clauses.append(sql.SQL(clause))  # type: ignore[arg-type]
-            params[name] = value
-    if changed:
-        params["changed"] = list(changed)
+    if rewindable:
+        assert moved is not None
+        today = " AND ".join(rewindable)
+        if moved.dropped:
+            today += " AND memories.id <> ALL(%(dropped)s::uuid[])"
+            params["dropped"] = moved.dropped
+        if moved.kept:
+            today = f"(({today}) OR memories.id = ANY(%(kept)s::uuid[]))"
+            params["kept"] = moved.kept
+        clauses.append(sql.SQL(today))  # type: ignore[arg-type]
     return sql.SQL(" AND ").join(clauses), params
 
 
@@ -497,12 +534,14 @@ class PostgresMemoryReader:
         prepare: Callable[[Sequence[str]], None] | None,
     ) -> list[Candidate]:
         """``search_candidates`` with its embedding under way."""
-        changed: list[UUID] = []
-        if changes := rewound_filter_changes(request):  # known_at with a filter: who changed since
-            query = CHANGED_SINCE_KNOWN
-            found = {"t": scope.tenant_id, "known_at": request.known_at, "changes": changes}
-            changed = [r["memory_id"] for r in await tenant_rows(self._pool, scope.tenant_id, query, found)]
-        where, params = _filters(scope, request, changed)
+        moved = None
+        if (asked := moved_query(scope, request)) is not None:  # known_at with a filter: who moved since
+            rows = await tenant_rows(self._pool, scope.tenant_id, *asked)
+            moved = Moved(
+                kept=[r["id"] for r in rows if r["then_ok"]],
+                dropped=[r["id"] for r in rows if r["today_ok"] and not r["then_ok"]],
+            )
+        where, params = _filters(scope, request, moved)
         params |= {
             "pool": pool,
             "text": request.text,
