@@ -3,8 +3,8 @@
 batch path and its one-job path): "moved to Berlin last month" after "lives in Lisbon" from the 15th of
 that month, and "manager is Oscar, who joined the company last year" after "manager is Priya", take the
 key from when they were said; "lived in Paris two years ago" after "lives in Rome" stays a past value,
-as does a write the caller dated; a supersede whose words name a date before the old fact began holds
-from when it was made."""
+as do a write the caller dated and an undated "lived in Lyon in 2019"; a supersede whose words name a
+date before the old fact began holds from when it was made."""
 
 from __future__ import annotations
 
@@ -101,6 +101,27 @@ async def test_a_genuinely_past_value_stays_past(
             assert (await _reason(client, past["id"])).startswith(f"past value: {holder['id']} holds the key")
         assert (await _memory(client, rome["id"]))["status"] == "active"
         assert await _current(client, "where does the user live", key) == [rome["id"]]
+
+        # undated, but a past state in one named year: dated that year, a past value (not today's value)
+        key = "user.home.undated"
+        rome = await _stored(client, poller, content="The user lives in Rome", key=key)
+        lyon = await _stored(client, poller, content="The user lived in Lyon in 2019", key=key)
+        past, held = await _memory(client, lyon["id"]), await _memory(client, rome["id"])
+        assert (past["status"], past["valid_from"], past["occurred_precision"]) == (
+            "superseded",
+            "2019-01-01T00:00:00Z",
+            "year",
+        ), past
+        assert past["valid_to"] == held["valid_from"], (past, held)
+        reason = await _reason(client, lyon["id"])
+        assert reason.startswith("dated 2019 from its words"), reason
+        assert f"past value: {rome['id']} holds the key" in reason, reason
+        assert await _current(client, "where does the user live", key) == [rome["id"]]
+        # a present state beside the year takes the key as any undated value does
+        milan = await _stored(
+            client, poller, content="The user lives in Milan, where they moved in 2019", key=key
+        )
+        assert await _current(client, "where does the user live", key) == [milan["id"]]
 
 
 async def test_a_supersede_dated_by_its_words_before_the_old_fact_keeps_the_old_period(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hindsight.domain.inferred_order import held_from_words, may_precede, states_past
+from hindsight.domain.inferred_order import held_from_words, may_precede, stated_past_year, states_past
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relative_time import with_inferred_time
 
@@ -61,3 +61,22 @@ def test_a_write_that_may_not_precede_holds_from_when_it_was_said() -> None:
     assert held_from_words(paris, datetime(2025, 1, 1, tzinfo=UTC), [lisbon], supersede=True) == SAID
     bounded = _draft("The user moved to Berlin last month", valid_to="2026-12-20")
     assert held_from_words(bounded, since, [lisbon]) is None  # the caller bounded it: dates are theirs
+
+
+def test_an_undated_fact_that_states_a_past_in_one_year_is_dated_that_year_for_its_key() -> None:
+    rome = datetime(2026, 3, 1, tzinfo=UTC)
+    lyon = MemoryDraft(content="The user lived in Lyon in 2019", key="user.city")
+    year = stated_past_year(lyon, rome)
+    assert year is not None
+    assert (year.start, year.precision) == (datetime(2019, 1, 1, tzinfo=UTC), "year")
+    assert stated_past_year(lyon, datetime(2019, 6, 1, tzinfo=UTC)) is None  # the year had not ended
+    for content in (
+        "The user lives in Lyon, where they moved in 2019",  # a present state
+        "The user lived in Lyon in 2019 and in Nice in 2020",  # two years
+        "The user lived in Lyon in 2019 at 12 rue 2020",  # another four-digit number
+        "The user lived in Lyon",  # no year
+    ):
+        assert stated_past_year(MemoryDraft(content=content, key="user.city"), rome) is None, content
+    dated = MemoryDraft(content="The user lived in Lyon in 2019", key="user.city", occurred_at="2018")
+    assert stated_past_year(dated, rome) is None  # the caller's date stands
+    assert stated_past_year(MemoryDraft(content="The user lived in Lyon in 2019"), rome) is None  # no key

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import datetime
+from datetime import UTC, datetime
 
+from hindsight.domain.isotime import TimeSpan
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relative_time import INFERRED_KEY, recorded_anchor
 from hindsight.domain.timetravel import takes_key
@@ -49,6 +50,8 @@ _PRESENT_STATE = re.compile(
 )
 """Words that state the present state: a sentence holding one speaks of now, whatever else it dates."""
 _USED_TO = re.compile(r"\bused to \w+")
+_IN_YEAR = re.compile(r"\b(?:in|during)\s+((?:19|20)\d{2})\b")
+_YEAR = re.compile(r"(?<![\w.-])\d{4}(?![\w.-])")
 
 
 def states_past(text: str) -> bool:
@@ -93,3 +96,22 @@ def held_from_words(
     if not later or (not supersede and may_precede(draft, min(later))):
         return None
     return anchor if anchor > since else None
+
+
+def stated_past_year(draft: MemoryDraft, holder_start: datetime) -> TimeSpan | None:
+    """The year an undated keyed fact says it held in, when it clearly does and that year ended by
+    ``holder_start`` (the earliest start of the values on its key): "The user lived in Paris in 2019"
+    after "The user lives in Rome" — a past state (``states_past``) in one named year ("in 2019",
+    "during 2019"; no other four-digit number in the text). Only for a semantic fact with a key and no
+    date of its own (``valid_from``, ``valid_to``, ``occurred_at``, ``session_at``): it then orders as a
+    past value of the key's holder instead of replacing it on the strength of when it was written. None
+    otherwise (the relative table never reads absolute years: this is for ordering on a key only)."""
+    dated = (draft.valid_from, draft.valid_to, draft.occurred_at, draft.session_at)
+    if draft.layer != "semantic" or draft.key is None or any(d is not None for d in dated):
+        return None
+    text = unicodedata.normalize("NFKC", draft.content)
+    named = _IN_YEAR.findall(text.lower())
+    if len(named) != 1 or len(_YEAR.findall(text)) != 1 or not states_past(text):
+        return None
+    span = TimeSpan(datetime(int(named[0]), 1, 1, tzinfo=UTC), "year")
+    return span if span.end <= holder_start else None

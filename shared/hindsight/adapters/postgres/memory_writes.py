@@ -61,7 +61,7 @@ from hindsight.adapters.postgres.rows import (
 )
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
-from hindsight.domain.inferred_order import held_from_words
+from hindsight.domain.inferred_order import held_from_words, stated_past_year
 from hindsight.domain.memory import MemoryDraft, OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
 from hindsight.domain.repeat import Absorbed, Held, absorb
 from hindsight.domain.text import entity_terms, same_information
@@ -257,8 +257,10 @@ def redated_on_key(job: WriteJob, replaced: list[dict[str, Any]]) -> tuple[Write
     """``job`` held from when its words were said, when its start is a date read from them that would
     make it a past value of a fact on its key and may not (``domain.inferred_order``: new-user trial 3 —
     "moved to Berlin last month" after "lives in Lisbon" from the 15th), or would start a supersede before
-    the memory it names; with the outcome's part that says so. (``job``, None) when its start stands.
-    ``replaced``: ``_facts_to_replace``'s rows. Raises nothing."""
+    the memory it names; or dated the one year its words say a past state held in, when it has no date
+    and that year ended before the key's values began (``stated_past_year``: "lived in Paris in 2019" is
+    a past value, not today's value); with the outcome's part that says so. (``job``, None) when its
+    start stands. ``replaced``: ``_facts_to_replace``'s rows. Raises nothing."""
     draft = job.draft
     if not replaced or draft.layer != "semantic":
         return job, None
@@ -267,6 +269,11 @@ def redated_on_key(job: WriteJob, replaced: list[dict[str, Any]]) -> tuple[Write
     elif is_additive(draft.content):
         return job, None
     else:
+        year = stated_past_year(draft, min(stated(r, True) for r in replaced))
+        if year is not None:  # "lived in Paris in 2019": a past value, not today's value
+            update = {"occurred_at": year.start, "occurred_precision": year.precision}
+            why = f"dated {year.start.year} from its words (a past state in that year)"
+            return job.model_copy(update={"draft": draft.model_copy(update=update)}), why
         holder = order_on_key(job, replaced)[2]
         start = None if holder is None else held_from_words(draft, job.valid_since, [stated(holder, True)])
     if start is None:
