@@ -134,6 +134,10 @@ async def test_facts_on_two_different_keys_are_never_compared(
         ),
         # the polarity rule: a negated statement about another code is no contradiction either
         ("The user's server db-1 is in use.", "The user's server db-2 is no longer in use."),
+        # new-user trial, finding 1: a name or number inside the subject names another thing
+        ("My daughter Emma is allergic to peanuts", "My daughter Sofia is allergic to peanuts"),
+        ("Our client Globex pays invoices in euros", "Our client Initech pays invoices in euros"),
+        ("The user's order 1042 has shipped", "The user's order 1043 has shipped"),
     ],
 )
 async def test_facts_on_two_codes_that_name_two_things_stay_apart(
@@ -179,6 +183,42 @@ async def test_an_unsure_pair_stays_flagged_without_a_judge(
     assert {first, second} <= set(by_id)
     assert all("possible_conflict" in by_id[i]["flags"] for i in (first, second))
     assert all(by_id[i]["memory"]["status"] == "active" for i in (first, second))
+
+
+async def test_an_edit_that_contradicts_another_fact_flags_both_and_retires_neither(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """New-user trial, finding 4: an in-place content edit is checked as a write is, but only flagged —
+    an edit names one memory and never silently supersedes another."""
+    async with mcp_client(server.url, token) as client:
+        milk = await _write(client, poller, content="The user drinks oat milk")
+        bike = await _write(client, poller, content="The user owns a red bike")
+        answer = await call(
+            client,
+            "memory_update",
+            {"id": bike, "action": "update", "content": "The user no longer drinks oat milk"},
+        )
+        hits = (await call(client, "memory_search", {"query": "does the user drink oat milk?"}))["results"]
+        views = [await _get(client, i) for i in (milk, bike)]
+    assert milk in answer["note"]
+    assert "possible conflict" in answer["note"]
+    assert not answer.get("superseded")
+    by_id = {h["memory"]["id"]: h for h in hits}
+    assert {milk, bike} <= set(by_id)
+    assert all("possible_conflict" in by_id[i]["flags"] for i in (milk, bike))
+    assert [v["memory"]["status"] for v in views] == ["active", "active"]
+    assert {(r["from_id"], r["to_id"], r["kind"]) for r in views[1]["relations"]} == {
+        (bike, milk, "contradicts")
+    }
+    # an edit that contradicts nothing links nothing
+    async with mcp_client(server.url, token) as client:
+        plain = await _write(client, poller, content="The user's bike is red")
+        again = await call(
+            client, "memory_update", {"id": plain, "action": "update", "content": "The user's bike is blue"}
+        )
+        view = await _get(client, plain)
+    assert not again.get("note")
+    assert not [r for r in view["relations"] if r["kind"] == "contradicts"]
 
 
 # ---- the conflict judge (the chat model asked where the rules are unsure) -------------------------------

@@ -67,6 +67,69 @@ from hindsight.domain.contradiction import compare_facts, is_additive, resolve
         ("Order A-1042 is not shipped any more.", "Order A-1043 is shipped now.", "unrelated"),
         ("The user's server db-1 is in use.", "The user's server db-1 is no longer in use.", "contradiction"),
         ("The user likes jazz.", "The user's partner dislikes jazz.", "unrelated"),
+        # a name, number or noun inside the subject phrase, before the verb, is another thing, wherever
+        # it stands in the phrase (new-user trial, finding 1: "Sofia" superseded "Emma")
+        ("My daughter Emma is allergic to peanuts", "My daughter Sofia is allergic to peanuts", "unrelated"),
+        ("The user's order 1042 has shipped", "The user's order 1043 has shipped", "unrelated"),
+        (
+            "Our client Globex pays invoices in euros",
+            "Our client Initech pays invoices in euros",
+            "unrelated",
+        ),
+        ("Meeting room 101 is booked for Friday", "Meeting room 102 is booked for Friday", "unrelated"),
+        ("Invoice number 2024-117 has been paid", "Invoice number 2024-118 has been paid", "unrelated"),
+        ("The billing team's standup is at 10:00", "The billing team's retro is now at 10:00", "unrelated"),
+        (
+            "Project Apollo's staging database runs on Postgres 16",
+            "Project Apollo's production database now runs on Postgres 16",
+            "unrelated",
+        ),
+        (
+            "The user's landlord in Lisbon is Mr. Costa.",
+            "The user's landlord in Porto is Mr. Costa.",
+            "unrelated",
+        ),
+        (
+            "The user's manager's assistant Priya books flights.",
+            "The user's manager's assistant Omar books flights.",
+            "unrelated",
+        ),
+        ("The user's daughter Emma can swim.", "The user's daughter Sofia can swim.", "unrelated"),
+        (
+            "My daughter Emma is allergic to peanuts.",
+            "My daughter Sofia is not allergic to peanuts.",
+            "unrelated",
+        ),
+        ("The user's partner Alex no longer eats meat.", "The user's partner Sam eats meat.", "unrelated"),
+        # in Chinese: a Latin name or a number right after a noun it stands in apposition to
+        ("我女儿Emma对花生过敏", "我女儿Sofia对花生过敏", "unrelated"),
+        ("用户的订单1042已经发货", "用户的订单1043已经发货", "unrelated"),
+        ("会议室101周五被预订了", "会议室102周五被预订了", "unrelated"),
+        ("用户的女儿Emma今年7岁", "用户的女儿Emma今年8岁", "contradiction"),
+        ("仓库晚上6点关门", "仓库晚上8点关门", "contradiction"),
+        # ... while the same subject with another value after the verb still supersedes
+        (
+            "My daughter Emma is allergic to peanuts",
+            "My daughter Emma is no longer allergic to peanuts",
+            "contradiction",
+        ),
+        (
+            "The user's order 1042 ships on Monday.",
+            "The user's order 1042 ships on Thursday.",
+            "contradiction",
+        ),
+        ("The user's son Leo is 7 years old.", "The user's son Leo is 8 years old.", "contradiction"),
+        (
+            "Our client Globex pays invoices in euros.",
+            "Our client Globex now pays invoices in dollars.",
+            "contradiction",
+        ),
+        ("I leave work at 17:00.", "I leave work at 18:00 now.", "contradiction"),
+        ("The user drove a diesel car.", "The user drove an electric car instead.", "contradiction"),
+        # two dated statements with two values are two periods: both may be true (trial, finding 9)
+        ("The user lived in Paris in 2019", "The user lived in Rome in 2021", "possible_conflict"),
+        ("The user worked at Globex in 2018.", "The user worked at Initech in 2022.", "possible_conflict"),
+        ("The project deadline is 2026-12-15.", "The project deadline is 2027-01-10.", "contradiction"),
         ("用户喜欢喝咖啡。", "用户的同事不喜欢喝咖啡。", "unrelated"),
         # unsure: flagged, never superseded
         ("The user speaks French.", "The user speaks German.", "possible_conflict"),
@@ -88,6 +151,24 @@ def test_long_texts_are_not_compared() -> None:
     assert compare_facts(
         notes + "The user is not vegetarian.", notes + "The user is vegetarian."
     ).relation == ("unrelated")
+
+
+def test_combining_accents_are_read_composed() -> None:
+    # new-user trial, finding 10: a repeat in NFD is the same information, and a value written with a
+    # combining accent is the same value
+    nfd = "The user lives in Sa\u0303o Paulo."
+    assert compare_facts(nfd, "The user lives in S\u00e3o Paulo.").relation == "same"
+    verdict = compare_facts("The user now lives in Bogota\u0301.", "The user lives in S\u00e3o Paulo.")
+    assert verdict.relation == "contradiction"
+
+
+def test_a_subject_change_names_its_signal() -> None:
+    verdict = compare_facts(
+        "My son Max plays football on Saturdays", "My son Leo plays football on Saturdays"
+    )
+    assert verdict.reason == "unrelated (other_subject)"
+    dated = compare_facts("The user lived in Rome in 2021", "The user lived in Paris in 2019")
+    assert dated.reason == "possible_conflict (other_time)"
 
 
 def test_the_verdict_names_its_signals() -> None:

@@ -30,6 +30,10 @@ def test_passage_text_includes_the_recall_hint() -> None:
     assert passage_text(MemoryDraft(content="Alex is vegan", query="what can Alex eat?")) == (
         "Alex is vegan\nwhat can Alex eat?"
     )
+    # embedded in NFC, so a repeat pasted with combining marks embeds as the composed text (trial, 10)
+    decomposed = MemoryDraft(content="Zoe\u0308 lives in Malmo\u0308", query="where does Zoe\u0308 live?")
+    assert passage_text(decomposed) == "Zo\u00eb lives in Malm\u00f6\nwhere does Zo\u00eb live?"
+    assert decomposed.content == "Zoe\u0308 lives in Malmo\u0308"  # the content keeps its form
 
 
 def test_uuid7_is_version_7_and_time_ordered() -> None:
@@ -45,6 +49,17 @@ def test_uuid7_is_version_7_and_time_ordered() -> None:
 def test_same_information_ignores_case_punctuation_and_articles() -> None:
     assert same_information("The user prefers dark mode.", "user prefers DARK mode")
     assert same_information("Alex: allergic to peanuts!", "alex, allergic to the peanuts")
+
+
+def test_combining_accents_are_the_letters_they_compose() -> None:
+    # new-user trial, finding 10: "São Paulo" with U+0303 was read as "Sa" + a sign + "o", so a repeat
+    # pasted from a macOS file name or a PDF (NFD) was no repeat of the composed one
+    composed = "The user moved to S\u00e3o Paulo for the caf\u00e9"
+    decomposed = "The user moved to Sa\u0303o Paulo for the cafe\u0301"
+    assert same_information(composed, decomposed)
+    words = ("user", "moved", "to", "s\u00e3o", "paulo", "for", "caf\u00e9")
+    assert information_sequence(decomposed) == words
+    assert not same_information(composed, "The user moved to Sao Paulo for the cafe")
 
 
 def test_the_same_words_in_another_order_are_new_information() -> None:

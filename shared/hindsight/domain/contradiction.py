@@ -27,7 +27,12 @@ intensifiers and correction markers removed, copulas made one token:
    ("The user's flight lands at 18:40" / "… at 20:15"; "The user prefers window seats" / "… aisle seats
    now"). A different identifier (A-1042 / A-1043), or a different code (A0 / B0, db-1 / db-2) followed by
    the same statement about it, names another thing: unrelated, in this rule and in rule 1 ("server db-1
-   is not in use" / "server db-2 is in use any more"). A change after a verb
+   is not in use" / "server db-2 is in use any more"). So does any change inside the subject phrase,
+   before the statement's verb (a copula, an auxiliary, a word with a verb's ending, …: ``_verb_like``):
+   "My daughter Emma is allergic to peanuts" / "My daughter Sofia is …", "Our client Globex pays …" /
+   "… Initech pays …", "Meeting room 101 is booked" / "… 102 …" (new-user trial, finding 1). A statement
+   dated to another time with another value ("lived in Paris in 2019" / "lived in Rome in 2021": two
+   periods, both may be true) is at most a possible conflict. A change after a verb
    that can hold many values ("speaks", "plays", "likes", "reads") is only a possible conflict: "The user
    speaks French" / "The user speaks German" is more often an addition. A change of a verb or other word
    that is no value ("learning" / "studying") is a possible conflict. Two negative statements with a
@@ -45,6 +50,7 @@ bench/contradictions.py``; docs/detectors.md).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from difflib import SequenceMatcher
@@ -73,7 +79,8 @@ PairRelation = Literal["contradiction", "possible_conflict", "addition", "same",
 @dataclass(frozen=True)
 class PairVerdict:
     """What ``compare_facts`` found: the relation and the signals behind it (``polarity``,
-    ``changed_value``, ``correction``, ``additive``, ``other_identifier``)."""
+    ``changed_value``, ``correction``, ``additive``, ``other_identifier``, ``other_subject``,
+    ``other_time``)."""
 
     relation: PairRelation
     signals: tuple[str, ...] = ()
@@ -203,7 +210,11 @@ single characters: 有 (have), 会 (can), 说 (speak), 玩 (play), 读/看 (read
 _MULTI_VALUED_ZH = frozenset("有会说玩读看学吃喝养")
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_NUMERAL = frozenset("〇零一二两三四五六七八九十百千万")
-_TOKEN = re.compile(rf"[{_CJK}]|\d[\w:.,/-]*|[^\W\d_{_CJK}][\w'@.+-]*", re.UNICODE)
+_TOKEN = re.compile(
+    rf"[{_CJK}]|\d(?:[^\W{_CJK}]|[:.,/-])*|[^\W\d_{_CJK}](?:[^\W{_CJK}]|['@.+-])*", re.UNICODE
+)
+"""A Chinese character, a number, or a word — neither runs into Chinese characters: "Emma对花生" is
+"emma", 对, 花, 生 (a Latin name inside a Chinese statement is a token of its own)."""
 _IDENTIFIER = re.compile(r"^[a-z]{1,6}-\d{2,}|^#\d+$")
 _CODE = re.compile(r"^[a-z]{1,6}-?\d+[a-z]?$")
 """A short code of letters and digits ("A0", "B-3", "db-1", "rack7b"): it names a thing. Followed by what
@@ -336,6 +347,10 @@ class _Frame:
     strong: bool
     """A strong correction marker, or "…, not Y"."""
     additive: bool
+    verb: int | None = None
+    """Index in ``tokens`` where the first verb of the statement is (``_verb_like``; an auxiliary,
+    negation or dropped sentiment verb marks where it was): what comes before it is the subject phrase.
+    None when no verb was recognised (an irregular past, a verb the markers removed: "moved")."""
 
 
 @lru_cache(maxsize=4096)
@@ -357,9 +372,14 @@ def _frame(text: str) -> _Frame:
     body = _ADDITIVE.sub(" ", body)
     names: set[str] = set()
     tokens: list[str] = []
+    verb: int | None = None
+    previous = ""
     for i, match in enumerate(_TOKEN.finditer(body)):
         raw = match.group(0).strip("'.,-+")
         word = raw.casefold().removesuffix("'s")
+        if verb is None and word and _verb_like(raw, word, previous):
+            verb = len(tokens)
+        previous = word
         if not word or word in _FUNCTION:
             continue
         if word in _NEGATORS:
@@ -380,7 +400,97 @@ def _frame(text: str) -> _Frame:
         if raw[:1].isupper() and i > 0:
             names.add(token)
         tokens.append(token)
-    return _Frame(tuple(tokens), frozenset(names), negatives % 2 == 1, correction, strong, additive)
+    return _Frame(tuple(tokens), frozenset(names), negatives % 2 == 1, correction, strong, additive, verb)
+
+
+_AUXILIARIES = frozenset(
+    [
+        "have",
+        "has",
+        "had",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "must",
+        "might",
+        "do",
+        "does",
+        "did",
+    ]
+)
+_PRONOUNS = frozenset(["i", "we", "they", "you", "he", "she"])
+_IRREGULAR_PAST = frozenset(
+    [
+        *_IRREGULAR,
+        "became",
+        "began",
+        "bought",
+        "brought",
+        "built",
+        "came",
+        "chose",
+        "drove",
+        "flew",
+        "forgot",
+        "found",
+        "gave",
+        "got",
+        "grew",
+        "held",
+        "kept",
+        "knew",
+        "led",
+        "left",
+        "lost",
+        "made",
+        "meant",
+        "met",
+        "paid",
+        "put",
+        "ran",
+        "rode",
+        "said",
+        "sat",
+        "saw",
+        "sent",
+        "slept",
+        "sold",
+        "spent",
+        "stood",
+        "swam",
+        "taught",
+        "thought",
+        "told",
+        "took",
+        "understood",
+        "went",
+        "woke",
+        "won",
+        "wore",
+    ]
+)
+"""Common irregular past forms (besides ``_IRREGULAR``'s): verbs without a regular ending."""
+
+
+def _verb_like(raw: str, word: str, previous: str) -> bool:
+    """Whether ``word`` (``raw`` as written; ``previous``: the word before it, case-folded) looks like the
+    statement's verb: a copula, an auxiliary or modal, a negation, a sentiment or negating verb, a
+    common irregular past, the word after a subject pronoun ("I play"), or a lower-case word with a
+    verb's ending (-s, -ed: "pays", "prefers", "lived"). No tagger: a plural noun ("invoices") also
+    passes, which only moves the subject's end earlier — the rule that reads it (``_in_subject``) then
+    finds fewer subjects, never more."""
+    if word in _COPULA or word in _AUXILIARIES or word in _NEGATORS or word in _IRREGULAR_PAST:
+        return True
+    if previous in _PRONOUNS or _lemma(word) in _LIKE or _lemma(word) in _NEGATIVE_VERBS:
+        return True
+    if not raw[:1].islower() or raw.casefold().endswith("'s") or not word.isalpha():
+        return False
+    if word.endswith("ed") and len(word) > 4:
+        return True
+    return word.endswith("s") and len(word) > 3 and not word.endswith(("ss", "us", "is", "ics"))
 
 
 def _replacement(
@@ -431,18 +541,71 @@ def _names_the_subject(old: tuple[str, ...], start: int, length: int, differing:
     return start + length < len(old) and any(_CODE.match(t) for t in differing)
 
 
-def _another_thing(tokens: tuple[str, ...], start: int, was: tuple[str, ...], now: tuple[str, ...]) -> bool:
-    """Whether a changed span (``was`` → ``now`` at ``start`` of the old frame ``tokens``, both sides
-    non-empty) names another thing rather than giving another value: a different identifier ("order
-    A-1042" / "order A-1043") or a code naming the subject ("server db-1 has" / "server db-2 has"). A span
-    right after a copula is a value ("the rack is B12" / "… B14"); so is a code at the end
-    (``_names_the_subject``). One rule for the polarity and the changed-value branches."""
+def _another_thing(
+    a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]
+) -> str | None:
+    """Whether a changed span (``was`` → ``now`` at ``start`` of the old frame ``a``; ``b``: the new one;
+    both sides non-empty) names another thing rather than giving another value, and the signal that says
+    so: ``other_subject`` when the span lies in the subject phrase of both statements, before their verb
+    ("My daughter Emma is allergic…" / "My daughter Sofia is…", "Our client Globex pays…" / "… Initech
+    pays…", "Meeting room 101 is booked" / "… 102 …": a name, number or noun there says whom the rest
+    is about); ``other_identifier`` for a different identifier ("order A-1042" / "order A-1043") or a code
+    naming the subject ("server db-1 has" / "server db-2 has"). A span right after a copula is a value
+    ("the rack is B12" / "… B14"); so is a code at the end (``_names_the_subject``). One rule for the
+    polarity and the changed-value branches. None: the span may be a value."""
+    if _in_subject(a, start, len(was)) and _in_subject(b, start, len(now)):
+        return "other_subject"
+    if _named_after_a_zh_noun(a.tokens, start, was, now):
+        return "other_subject"
+    tokens = a.tokens
     if start > 0 and tokens[start - 1] == "<be>":
-        return False
+        return None
     if any(_IDENTIFIER.match(t) for t in (*was, *now)):
-        return True
+        return "other_identifier"
     differing = [t for t in (*was, *now) if not (t in was and t in now)]
-    return _names_the_subject(tokens, start, len(was), differing)
+    return "other_identifier" if _names_the_subject(tokens, start, len(was), differing) else None
+
+
+_ZH_NAMING_NOUNS = (
+    *("女儿", "儿子", "孩子", "丈夫", "妻子", "哥哥", "姐姐", "弟弟", "妹妹", "父亲", "母亲", "爸爸", "妈妈"),
+    *("同事", "客户", "朋友", "邻居", "室友", "老板", "经理", "老师", "医生", "公司", "团队", "供应商"),
+    *("订单", "房间", "会议室", "发票", "项目", "工单", "编号", "服务器", "航班"),
+)
+"""Chinese nouns a name or number directly after stands in apposition to: 我女儿Emma, 订单1042, 会议室101."""
+
+
+def _named_after_a_zh_noun(
+    tokens: tuple[str, ...], start: int, was: tuple[str, ...], now: tuple[str, ...]
+) -> bool:
+    """Whether a Chinese statement's changed span is a Latin name or a number right after a noun of
+    ``_ZH_NAMING_NOUNS``, with the statement going on after it and no copula before it: 我女儿Emma对花生过敏 /
+    我女儿Sofia对花生过敏 are about two daughters (Chinese verbs are not found, so ``_in_subject`` cannot
+    tell)."""
+    if not start or "<be>" in tokens[:start] or start + len(was) >= len(tokens):
+        return False
+    if any(_cjk(t) for t in (*was, *now)) or not _cjk(tokens[start - 1]):
+        return False
+    return "".join(tokens[max(0, start - 3) : start]).endswith(_ZH_NAMING_NOUNS)
+
+
+def _in_subject(frame: _Frame, start: int, length: int) -> bool:
+    """Whether the ``length`` frame tokens from ``start`` come before the statement's verb (``_Frame.verb``;
+    not when no verb was recognised: then the span may be the value of a verb that was not)."""
+    return frame.verb is not None and start + length <= frame.verb
+
+
+_TIME_ANCHOR = re.compile(r"^(?:1[6-9]|20)\d\d(?:-\d\d?){0,2}$|^\d\d?/\d\d?/\d{2,4}$|^\d{4}年")
+"""A point in time a statement is dated by: a year ("2019"), an ISO date or month, a d/m/y date."""
+
+
+def _other_time(was: tuple[str, ...], now: tuple[str, ...]) -> bool:
+    """Whether the changed span moves a dated statement to another time *and* another value ("lived in
+    Paris in 2019" / "lived in Rome in 2021", "worked at Globex in 2018" / "… Initech in 2022"): two
+    periods, each may be true — at most a possible conflict (new-user trial, finding 9). A changed
+    date alone is still a changed value ("the deadline is 2026-12-15" / "… 2027-01-10")."""
+    dated = [[t for t in side if _TIME_ANCHOR.match(t)] for side in (was, now)]
+    other = [[t for t in side if not _TIME_ANCHOR.match(t) and t not in _TIME_WORDS] for side in (was, now)]
+    return all(dated) and dated[0] != dated[1] and all(other) and other[0] != other[1]
 
 
 def _predicate_overlap(a: _Frame, b: _Frame) -> float:
@@ -458,9 +621,11 @@ def _loose(tokens: tuple[str, ...]) -> tuple[str, ...]:
 
 def compare_facts(new: str, old: str) -> PairVerdict:
     """How ``new`` relates to ``old`` (module docstring: the rules and what each verdict leads to).
-    Texts longer than ``MAX_COMPARED_CHARS`` are ``unrelated``."""
+    Texts longer than ``MAX_COMPARED_CHARS`` are ``unrelated``; both are read in Unicode NFC (a combining
+    accent is the same letter as the composed one)."""
     if len(new) > MAX_COMPARED_CHARS or len(old) > MAX_COMPARED_CHARS:
         return PairVerdict("unrelated")
+    new, old = unicodedata.normalize("NFC", new), unicodedata.normalize("NFC", old)  # one form of "é"
     if same_information(new, old):
         return PairVerdict("same")
     a, b = _frame(old), _frame(new)
@@ -475,8 +640,9 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         if _loose(a.tokens) == _loose(b.tokens):
             return PairVerdict("contradiction", ("polarity", *correction))
         named = _replacement(a.tokens, b.tokens)  # on the full frames: a copula before the span counts
-        if named is not None and named[1] and named[2] and _another_thing(a.tokens, *named):
-            return PairVerdict("unrelated", ("other_identifier",))  # "db-1 is not in use" / "db-2 is"
+        other = _another_thing(a, b, *named) if named is not None and named[1] and named[2] else None
+        if other is not None:
+            return PairVerdict("unrelated", (other,))  # "db-1 is not in use" / "db-2 is"
         change = _replacement(_loose(a.tokens), _loose(b.tokens))
         if change is not None and change[0] < subject and not (change[1] and change[2]):
             return PairVerdict("unrelated")  # a word added to the subject: "the user's partner dislikes"
@@ -497,8 +663,11 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         return unsure  # "学" / "正在学习": words added around the old ones, nothing replaced
     if "<be>" in was or "<be>" in now:
         return unsure  # "is billing.example.org" / "login page": the predicate changed, not its value
-    if _another_thing(a.tokens, start, was, now):
-        return PairVerdict("unrelated", ("other_identifier",))  # "order A-1042", "server db-1 has" / "…-2"
+    other = _another_thing(a, b, start, was, now)
+    if other is not None:  # "daughter Emma is" / "… Sofia is", "order A-1042", "server db-1 has" / "…-2"
+        return PairVerdict("unrelated", (other,))
+    if _other_time(was, now):
+        return PairVerdict("possible_conflict", ("other_time", *correction))
     differing = [t for t in (*was, *now) if not (t in was and t in now)]
     numeric = all(_numeric(t) for t in differing)
     cjk = all(_cjk(t) for t in (*was, *now))

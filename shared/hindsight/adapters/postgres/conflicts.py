@@ -169,6 +169,38 @@ async def check_restored(
     return superseded
 
 
+async def check_edited(
+    conn: AsyncConnection,
+    tenant_id: str,
+    edited: StoredMemory,
+    cosine: float,
+    exclude: Sequence[UUID] = (),
+) -> list[str]:
+    """Run a write's contradiction rules for an active semantic memory whose content an update changed in
+    place (new-user trial, finding 4: "The user owns a red bike" edited to "The user no longer drinks oat
+    milk" left both facts active and unflagged). Each active fact at least ``cosine`` similar to the new
+    content (``RESTORED_CANDIDATES``; ``exclude``: those the update settled already) that the rules find
+    contradicting or possibly conflicting is linked ``contradicts`` — search flags both
+    ``possible_conflict`` and shows each beside the other — and nothing is superseded: an edit names one
+    memory, so it never retires another silently (``memory_update`` action ``supersede`` does that, said
+    so). Returns one note per link for the update's answer."""
+    rows = await fetch_all(
+        conn,
+        RESTORED_CANDIDATES,
+        {"id": edited.id, "t": tenant_id, "exclude": list(exclude), "n": CONFLICT_CANDIDATES},
+    )
+    notes: list[str] = []
+    for row in rows:
+        if row["similarity"] is None or row["similarity"] < cosine:
+            continue
+        verdict = compare_facts(edited.content, row["content"])
+        if verdict.relation not in ("contradiction", "possible_conflict"):
+            continue
+        await _relate(conn, tenant_id, edited.id, row["id"], "contradicts", f"edited: {unsure(verdict)}")
+        notes.append(f"possible conflict with {row['id']} ({verdict.reason}); both kept")
+    return notes
+
+
 LATER_FACT = "a fact that began to hold later contradicts it"
 """The reason of the ``supersedes`` link from a contradicting fact to a new one that began before it."""
 

@@ -44,7 +44,7 @@ from psycopg import AsyncConnection, Rollback, sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from hindsight.adapters.postgres.conflicts import check_restored, supersede
+from hindsight.adapters.postgres.conflicts import check_edited, check_restored, supersede
 from hindsight.adapters.postgres.derived_edits import follow_edit
 from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
@@ -657,8 +657,10 @@ class PostgresMemoryEditor:
         A new ``key`` on an active semantic memory supersedes the active facts of the agent already on
         that key (their ids in ``superseded``; module doc). A consolidation summary standing for it, or an
         inference citing it as evidence, follows the change (``derived_edits.follow_edit``; what followed
-        in ``note``). Raises VersionConflict when ``expected_version`` is given and the memory is at
-        another."""
+        in ``note``). New content of an active semantic memory is compared with the agent's active facts
+        as a write's is, but a contradiction is only linked ``contradicts`` (flagged ``possible_conflict``,
+        nothing superseded: ``conflicts.check_edited``; each link in ``note``). Raises VersionConflict
+        when ``expected_version`` is given and the memory is at another."""
         period = changes.valid_from is not None or changes.valid_to is not None or changes.clear_valid_to
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
             moved_from = await _lock_keys(conn, scope, memory_id, changes.key)
@@ -746,6 +748,10 @@ class PostgresMemoryEditor:
                     await started_later(conn, scope, moved, valid_start(current), actor)
             # a summary or inference derived from it follows the edit (trial F12, F13)
             notes = await follow_edit(conn, scope, current, diff, actor, self._min_size, self._patterns)
+            if "content" in diff and current.layer == "semantic" and current.status == "active":
+                # the new content is checked as a write's is, but only flagged (trial finding 4)
+                edited = await _reload(conn, memory_id)
+                notes += await check_edited(conn, scope.tenant_id, edited, self._conflict_cosine, superseded)
             return EditedMemory(
                 await _reload(conn, memory_id),
                 current.version,
