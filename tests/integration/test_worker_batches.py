@@ -12,9 +12,11 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
 import psycopg
 import pytest
 import redis
+from pgvector.psycopg import register_vector
 
 from hindsight.adapters.embedders.hash_embedder import HashEmbedder
 from hindsight.adapters.postgres import write_batch
@@ -24,7 +26,7 @@ from hindsight.api.sqs_worker import WriteJobWorker
 from hindsight.bootstrap import build_container
 from hindsight.container import Container
 from hindsight.domain.auth import Principal
-from hindsight.domain.memory import MemoryDraft, StoreResult, WriteJob
+from hindsight.domain.memory import MemoryDraft, PreparedWrite, StoreResult, WriteJob
 from hindsight.local.poller import LocalLambdaContext, to_lambda_event
 from hindsight.local.stack import LocalStack
 from hindsight.ports import Vector
@@ -324,6 +326,82 @@ def test_a_batchs_plain_new_memories_are_written_beside_it_by_a_second_transacti
     assert _transactions(stack, ids["batch"]) == 2
 
 
+def test_a_batchs_questions_to_the_store_go_half_to_a_second_connection_deciding_the_same(
+    runtime: tuple[ProcessLoop, Container], stack: LocalStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 15: before a batch writes anything, what its transaction reads another connection reads too;
+    half the jobs' near-duplicate and conflict questions go to a second backend beside the batch's. What
+    is stored is what storing the jobs one by one stores."""
+    loop, container = runtime
+    asked: list[tuple[str, int]] = []  # (which, backend), in the order asked
+    rows_of, tenant_rows_on = write_batch.rows_of, write_batch.tenant_rows_on
+
+    async def on_batch(conn: Any, statements: Any) -> Any:
+        asked.append(("batch", conn.info.backend_pid))
+        return await rows_of(conn, statements)
+
+    async def beside(conn: Any, tenant: str, statements: Any) -> Any:
+        asked.append(("beside", conn.info.backend_pid))
+        return await tenant_rows_on(conn, tenant, statements)
+
+    monkeypatch.setattr(write_batch, "rows_of", on_batch)
+    monkeypatch.setattr(write_batch, "tenant_rows_on", beside)
+    plain: list[tuple[str, dict[str, Any]]] = [(c, {}) for c in PLAIN]
+    states, _ = _one_by_one_and_batch(loop, container, stack, BEFORE, plain + BATCH)
+    assert states["batch"] == states["one_by_one"]
+    pairs = [(asked[n - 1], ask) for n, ask in enumerate(asked) if ask[0] == "beside"]
+    assert pairs  # the batch's half asked beside it: the batch's own half, then the other
+    assert all(mine[0] == "batch" and mine[1] != other[1] for mine, other in pairs)  # two backends
+
+
+def test_a_stored_embedding_is_the_nearest_float32_of_each_value_the_embedder_gave(
+    runtime: tuple[ProcessLoop, Container], stack: LocalStack, tenant: str
+) -> None:
+    """Issue 15: embeddings go to Postgres in pgvector's binary form, by the batch and by the job-by-job
+    path, memories and chunks alike. The text form's 7 digits did not tell float32 values apart:
+    0.9237168431282043 (a float32) was stored as 0.9237167835235596."""
+    loop, container = runtime
+    values = [0.9237168431282043, 0.747717559337616, 0.5141737461090088]
+    dim = stack.require_settings().embedding_dim
+
+    def vector(at: int) -> list[float]:
+        v = [0.0] * dim
+        v[at : at + len(values)] = values
+        return v
+
+    jobs = [_job(tenant, c, {}) for c in PLAIN[:3]]
+    own_path = _job(tenant, PLAIN[3], {"causal_parent": jobs[0].id})  # stored by ``_store_one``
+    chunked = PreparedWrite(job=jobs[2], embedding=vector(6), chunks=[("chunk two", vector(9))])
+    prepared = [
+        PreparedWrite(job=jobs[0], embedding=vector(0)),
+        PreparedWrite(job=jobs[1], embedding=vector(3)),
+    ]
+    prepared += [
+        chunked,
+        PreparedWrite(job=own_path, embedding=vector(12), chunks=[("its chunk", vector(15))]),
+    ]
+    results = loop.run(container.writer.store(prepared, 0.95))
+    assert [r.outcome for r in results] == ["stored"] * 4
+    expected = {p.job.id: np.asarray(p.embedding, dtype=np.float32) for p in prepared}
+    expected_chunks = {
+        (p.job.id, 1): np.asarray(p.chunks[0][1], dtype=np.float32) for p in prepared if p.chunks
+    }
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        register_vector(conn)
+        stored = dict(
+            conn.execute("SELECT id, embedding FROM memories WHERE tenant_id = %s", (tenant,)).fetchall()
+        )
+        chunks = conn.execute(
+            "SELECT memory_id, chunk_no, embedding FROM memory_chunks WHERE tenant_id = %s", (tenant,)
+        ).fetchall()
+    assert {k: v.to_numpy().tolist() for k, v in stored.items()} == {
+        k: v.tolist() for k, v in expected.items()
+    }
+    assert {(m, n): v.to_numpy().tolist() for m, n, v in chunks} == {
+        k: v.tolist() for k, v in expected_chunks.items()
+    }
+
+
 def test_a_batch_on_a_large_scope_asks_for_each_jobs_near_duplicates_and_decides_as_one_by_one(
     runtime: tuple[ProcessLoop, Container], stack: LocalStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -334,9 +412,9 @@ def test_a_batch_on_a_large_scope_asks_for_each_jobs_near_duplicates_and_decides
     asked: list[int] = []
     close_each = write_batch._Segment._close_each
 
-    async def counted(self: Any, todo: list[int], jobs: dict[int, WriteJob]) -> list[dict[str, Any]]:
+    def counted(self: Any, todo: list[int], jobs: dict[int, WriteJob]) -> tuple[str, dict[str, Any]]:
         asked.append(len(todo))
-        return await close_each(self, todo, jobs)
+        return close_each(self, todo, jobs)
 
     monkeypatch.setattr(write_batch, "LARGE_SCOPE", 1)  # every scope is large
     monkeypatch.setattr(write_batch._Segment, "_close_each", counted)

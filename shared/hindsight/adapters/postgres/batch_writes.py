@@ -51,7 +51,7 @@ from hindsight.adapters.postgres.memory_writes import (
     MERGE_INTO,
     RELATE,
     WORKER,
-    memories_json,
+    insert_rows,
 )
 
 Lane = Callable[[], AbstractAsyncContextManager[AsyncConnection | None]]
@@ -240,7 +240,7 @@ async def write(conn: AsyncConnection, tenant: str, w: Writes) -> None:
     async with conn.pipeline():
         cur = conn.cursor()
         if w.inserts:
-            await cur.execute(INSERT_MEMORIES, (memories_json(w.inserts),))
+            await cur.execute(INSERT_MEMORIES, insert_rows(w.inserts))
         if w.chunks:
             await cur.executemany(INSERT_CHUNK, w.chunks)
         if w.merges:

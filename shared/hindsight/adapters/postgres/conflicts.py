@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
+import numpy as np
 from psycopg import AsyncConnection
 
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
@@ -50,7 +51,7 @@ class ConflictOutcome:
 
 
 async def check_conflicts(
-    conn: AsyncConnection, job: WriteJob, vector: str, cosine: float, exclude: Sequence[UUID] = ()
+    conn: AsyncConnection, job: WriteJob, vector: np.ndarray, cosine: float, exclude: Sequence[UUID] = ()
 ) -> ConflictOutcome:
     """Compare the new semantic memory (already inserted) with the most similar active ones of its agent
     (cosine ≥ ``cosine``, at most ``CONFLICT_CANDIDATES``; ``exclude``: the facts its key replaced) and act:

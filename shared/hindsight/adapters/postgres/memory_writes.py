@@ -36,6 +36,7 @@ from functools import partial
 from typing import Any
 from uuid import UUID
 
+import numpy as np
 import psycopg
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
@@ -55,10 +56,11 @@ from hindsight.adapters.postgres.key_resume import (
 from hindsight.adapters.postgres.rows import (
     fetch_all,
     fetch_one,
+    spare_connection,
     spare_transaction,
     tenant_transaction,
-    vector_literal,
 )
+from hindsight.adapters.postgres.vectors import VectorRows, vector_param
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
 from hindsight.domain.inferred_order import held_from_words, stated_past_year
@@ -103,9 +105,13 @@ class PostgresMemoryWriter:
         for tenant_id, items in by_tenant.items():
             # a second connection links half the new rows into the vector index beside (``batch_writes``)
             lane = partial(spare_transaction, self._pool, tenant_id) if self._pool.max_size > 1 else None
+            # and asks the store about half the jobs beside, before the batch writes (``write_batch``)
+            reader = partial(spare_connection, self._pool) if self._pool.max_size > 1 else None
             try:
                 async with tenant_transaction(self._pool, tenant_id) as conn:
-                    stored = await store_batch(conn, items, dedup_cosine, self._conflict_cosine, one, lane)
+                    stored = await store_batch(
+                        conn, items, dedup_cosine, self._conflict_cosine, one, lane, reader
+                    )
                 for item, result in zip(items, stored, strict=True):
                     results[item.job.id] = result
             except Exception as batch_exc:
@@ -451,16 +457,23 @@ INSERT_MEMORY = (
 )
 """A write stored as a new memory (``insert_params``)."""
 
+_JSON_COLUMNS = tuple(c for c in MEMORY_COLUMNS if c[2] != "vector")
+"""The columns ``INSERT_MEMORIES`` reads from its JSON parameter: all but the embedding."""
 INSERT_MEMORIES = (
     f"INSERT INTO memories ({', '.join(c for c, _, _ in MEMORY_COLUMNS)})\n"
     f"   SELECT {', '.join(c for c, _, _ in MEMORY_COLUMNS)}\n"
-    f"   FROM jsonb_to_recordset(%s::jsonb) AS r({', '.join(f'{c} {t}' for c, _, t in MEMORY_COLUMNS)})\n"
+    "   FROM ROWS FROM (jsonb_to_recordset(%s::jsonb)\n"
+    f"                     AS ({', '.join(f'{c} {t}' for c, _, t in _JSON_COLUMNS)}),\n"
+    "                   unnest(%s::vector[]))\n"
+    f"        AS r({', '.join(c for c, _, _ in _JSON_COLUMNS)}, embedding)\n"
     "   ON CONFLICT (id) DO NOTHING"
 )
 """``INSERT_MEMORY`` for many writes in one statement (the batch path: one statement instead of one per
-row, each of which Postgres parses, plans and checks against row-level security on its own); its one
-parameter is ``memories_json`` of the rows' ``insert_params``. Rows are inserted in the array's order.
-(COPY would be cheaper still, but Postgres refuses COPY FROM into a table with row-level security.)"""
+row, each of which Postgres parses, plans and checks against row-level security on its own); its
+parameters are ``insert_rows`` of the rows' ``insert_params``: the columns as one JSON array, and the
+embeddings as one binary ``vector[]`` beside it (``vectors``), the n-th vector the n-th row's
+(``ROWS FROM`` zips the two). Rows are inserted in the arrays' order. (COPY would be cheaper still, but
+Postgres refuses COPY FROM into a table with row-level security.)"""
 
 INSERT_CHUNK = """INSERT INTO memory_chunks (memory_id, chunk_no, tenant_id, agent_id, content, embedding)
    VALUES (%s, %s, %s, %s, %s, %s::vector) ON CONFLICT DO NOTHING"""
@@ -569,8 +582,8 @@ def near_duplicates(n: str = "") -> str:
        ORDER BY embedding <=> %(e{n})s::vector LIMIT %(candidates)s"""
 
 
-def near_duplicate_params(job: WriteJob, vector: str, n: str = "") -> dict[str, Any]:
-    """``near_duplicates(n)``'s parameters of ``job`` with its embedding (``vector_literal``)."""
+def near_duplicate_params(job: WriteJob, vector: np.ndarray, n: str = "") -> dict[str, Any]:
+    """``near_duplicates(n)``'s parameters of ``job`` with its embedding (``vectors.vector_param``)."""
     draft, span = job.draft, job.draft.event_span
     return {
         f"a{n}": job.agent_id,
@@ -601,8 +614,8 @@ def repeat_of(
     return None, None, refused
 
 
-def insert_params(job: WriteJob, vector: str, content_hash: str | None = None) -> dict[str, Any]:
-    """``INSERT_MEMORY``'s parameters for ``job`` with its embedding (``vector_literal``) and its
+def insert_params(job: WriteJob, vector: np.ndarray, content_hash: str | None = None) -> dict[str, Any]:
+    """``INSERT_MEMORY``'s parameters for ``job`` with its embedding (``vectors.vector_param``) and its
     ``content_hash`` (computed here when not given)."""
     d = job.draft
     span = d.event_span
@@ -648,13 +661,18 @@ def insert_params(job: WriteJob, vector: str, content_hash: str | None = None) -
     }
 
 
-def memories_json(rows: Sequence[dict[str, Any]]) -> str:
-    """``INSERT_MEMORIES``' parameter: ``insert_params`` dicts as one JSON array of objects keyed by column
-    (UUIDs and times as text, which Postgres reads back exactly: ISO 8601 keeps the microseconds and the
-    offset; a NULL left out, which ``jsonb_to_recordset`` reads as NULL)."""
-    keys = [(c, k) for c, k, _ in MEMORY_COLUMNS]
+def insert_rows(rows: Sequence[dict[str, Any]]) -> tuple[str, VectorRows]:
+    """``INSERT_MEMORIES``' parameters: ``insert_params`` dicts as one JSON array of objects keyed by column,
+    the embedding aside (UUIDs and times as text, which Postgres reads back exactly: ISO 8601 keeps the
+    microseconds and the offset; a NULL left out, which ``jsonb_to_recordset`` reads as NULL), and their
+    embeddings, in the same order, as one ``vector[]``.
+
+    Raises:
+        ValueError: embeddings of different dimensions (``VectorRows.of``).
+    """
+    keys = [(c, k) for c, k, _ in _JSON_COLUMNS]
     objects = [{c: v for c, k in keys if (v := row[k]) is not None} for row in rows]
-    return json.dumps(objects, default=_json_value)
+    return json.dumps(objects, default=_json_value), VectorRows.of([row["e"] for row in rows])
 
 
 def _json_value(v: Any) -> Any:
@@ -709,7 +727,7 @@ async def _store_one(
                 f"version conflict: memory {draft.supersedes} is {now}, not version "
                 f"{draft.supersedes_version}; nothing stored",
             )
-    vector = vector_literal(embedding)
+    vector = vector_param(embedding)
     # Episodic memories are events: only the same event reported twice (same occurred_at) is a duplicate;
     # the same words at another or an unknown time are another event (maintenance consolidates repeats).
     # A repeat is close in embedding space *and* says the same words in the same order
@@ -739,7 +757,7 @@ async def _store_one(
     for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
         await conn.execute(
             INSERT_CHUNK,
-            (job.id, number, tenant, job.agent_id, text, vector_literal(chunk_embedding)),
+            (job.id, number, tenant, job.agent_id, text, vector_param(chunk_embedding)),
         )
     reason = None
     holder = None  # the fact on the key, when this write is a past value of it
@@ -862,7 +880,7 @@ async def _facts_to_replace(conn: AsyncConnection, job: WriteJob) -> list[dict[s
     return named + [h for h in holders if all(h["id"] != n["id"] for n in named)]
 
 
-async def _insert(conn: AsyncConnection, job: WriteJob, vector: str) -> None:
+async def _insert(conn: AsyncConnection, job: WriteJob, vector: np.ndarray) -> None:
     await conn.execute(INSERT_MEMORY, insert_params(job, vector))
 
 

@@ -15,6 +15,7 @@ from pgvector.psycopg import register_vector_async
 from psycopg import AsyncConnection, OperationalError
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
+from hindsight.adapters.postgres.vectors import register_vector_rows
 from hindsight.domain.errors import ConfigurationError, Unavailable
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,7 @@ log = logging.getLogger(__name__)
 async def _configure(conn: AsyncConnection) -> None:
     try:
         await register_vector_async(conn)
+        register_vector_rows(conn)  # vector[] parameters in binary (``vectors``)
     except Exception:
         # Before `hindsight migrate` the vector type may not exist yet; the schema check reports it.
         log.debug("pgvector type not registered on this connection", exc_info=True)

@@ -127,6 +127,21 @@ async def spare_transaction(
         await pool.putconn(conn)
 
 
+@asynccontextmanager
+async def spare_connection(pool: AsyncConnectionPool) -> AsyncIterator[AsyncConnection | None]:
+    """A connection the pool has idle now (autocommit, no tenant set), or None: it never waits for one,
+    like ``spare_transaction``."""
+    try:
+        conn = await pool.getconn(timeout=SPARE_WAIT_S)
+    except PoolTimeout:
+        yield None
+        return
+    try:
+        yield conn
+    finally:
+        await pool.putconn(conn)
+
+
 async def tenant_rows(
     pool: AsyncConnectionPool, tenant_id: str, query: Any, params: Any = None
 ) -> list[dict[str, Any]]:
@@ -145,14 +160,32 @@ async def tenant_rows_of(
     """Each ``(query, params)``'s rows, in order: ``tenant_rows`` for several read statements, all in
     the same implicit transaction and the same one round trip."""
     async with pool.connection() as conn:
-        async with conn.pipeline():
-            await conn.execute(_SET_TENANT, (tenant_id,))
-            cursors = []
-            for query, params in statements:
-                cursors.append(cur := conn.cursor(row_factory=dict_row))
-                await cur.execute(query, params)
-        # the pipeline's exit sent the Sync and collected every result
-        return [await cur.fetchall() for cur in cursors]
+        return await tenant_rows_on(conn, tenant_id, statements)
+
+
+async def tenant_rows_on(
+    conn: AsyncConnection, tenant_id: str, statements: Sequence[tuple[Any, Any]]
+) -> list[list[dict[str, Any]]]:
+    """``tenant_rows_of`` on ``conn``, an autocommit connection the caller holds."""
+    async with conn.pipeline():
+        await conn.execute(_SET_TENANT, (tenant_id,))
+        cursors = []
+        for query, params in statements:
+            cursors.append(cur := conn.cursor(row_factory=dict_row))
+            await cur.execute(query, params)
+    # the pipeline's exit sent the Sync and collected every result
+    return [await cur.fetchall() for cur in cursors]
+
+
+async def rows_of(conn: AsyncConnection, statements: Sequence[tuple[Any, Any]]) -> list[list[dict[str, Any]]]:
+    """Each ``(query, params)``'s rows, in order, in ``conn``'s transaction: pipelined, one round trip.
+    Errors surface here."""
+    async with conn.pipeline():
+        cursors = []
+        for query, params in statements:
+            cursors.append(cur := conn.cursor(row_factory=dict_row))
+            await cur.execute(query, params)
+    return [await cur.fetchall() for cur in cursors]
 
 
 async def tenant_execute(pool: AsyncConnectionPool, tenant_id: str, query: Any, params: Any = None) -> None:
