@@ -129,6 +129,12 @@ def _held(stack: LocalStack, tenant: str, at: datetime) -> list[str]:
 @example(  # found by this test: a past value archived, restored after a value written meanwhile
     ops=[("write", 17, None), ("write", 19, None), ("archive+write+restore", 0, (15, 5))]
 )
+@example(  # a forgotten bounded fact left a gap: a value written before a past value stayed active over it
+    ops=[("write", 12, 8), ("write", 21, 8), ("forget", 1, None), ("write", 7, 9)]
+)
+@example(  # an open value written before a bounded past value that split the fact held over it too
+    ops=[("write", 0, None), ("write", 20, 5), ("write", 15, None)]
+)
 @given(ops=st.lists(OPS, min_size=2, max_size=8))
 async def test_a_keys_timeline_is_what_the_stated_periods_say(
     stack: LocalStack, ops: list[tuple[Any, ...]]

@@ -330,14 +330,18 @@ def fit_in_past(
     past value that began at or before it, still held then, and that it may replace ends where it begins
     (``ended``); when it is itself a past value of ``holder`` (``order_on_key``), the earliest past value
     that began between the two (and that may make it a past value) is its holder instead: its period ends
-    where the next value begins, not where the fact of now does. (ended, holder). Raises nothing."""
+    where the next value begins, not where the fact of now does. With no ``holder`` (no active value began
+    after it: the key's fact was forgotten and left a gap, or it began before the write) the earliest past
+    value that began after it is its holder all the same — the value with the latest stated start holds,
+    so the write must not hold over it (trial: a past value written after the key's bounded fact was
+    forgotten was stored active over a past value's period). (ended, holder). Raises nothing."""
     ended: list[dict[str, Any]] = []
     later: list[dict[str, Any]] = []
     for row in past:
         order = order_contradiction(source, since, row["source"], stated(row, open_value))
         if order == "supersede":
             ended.append(row)
-        elif order == "superseded" and holder is not None and row["since"] < holder["since"]:
+        elif order == "superseded" and (holder is None or row["since"] < holder["since"]):
             later.append(row)
     return ended, min(later, key=lambda r: r["since"], default=holder)
 
