@@ -5,6 +5,7 @@ with its status ``archived``; archived episodes stay out (trial F6)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from tests.integration.test_maintenance import _container, _insert, _step
-from tests.support import drain, mcp_client
+from tests.support import drain, mcp_client, tool_error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -91,3 +92,57 @@ async def test_valid_at_leaves_out_an_archived_value_of_a_key_written_again_sinc
     assert {h["memory"]["id"]: h["memory"]["status"] for h in at_between["results"]} == {
         old["id"]: "archived"
     }
+
+
+async def test_an_archived_value_of_a_key_written_again_since_is_not_valid_by_any_read(
+    stack: LocalStack, server: BackgroundServer, poller: SqsPoller, tenant: str, token: str
+) -> None:
+    """Trial N1: the archived old value was left out only by a ``valid_at`` search of today asking for
+    ``active``; with ``known_at``, with ``status`` naming ``archived``, and by ``memory_get`` it still
+    read as valid beside the value written on its key since. Before that value began it still holds."""
+    async with mcp_client(server.url, token) as client:
+        old = await call(
+            client, "memory_write", {"content": "Nora's phone plan is Basic 5GB", "key": "nora.plan"}
+        )
+        await drain(poller)
+        await call(client, "memory_update", {"id": old["id"], "action": "archive"})
+        between = datetime.now(UTC).isoformat()
+        new = await call(
+            client, "memory_write", {"content": "Nora's phone plan is Unlimited", "key": "nora.plan"}
+        )
+        await drain(poller)
+        now = datetime.now(UTC).isoformat()
+
+        async def found(**point: Any) -> dict[str, str]:
+            answer = await call(client, "memory_search", {"query": "Nora phone plan"} | point)
+            return {h["memory"]["id"]: h["memory"]["status"] for h in answer["results"]}
+
+        both = ["active", "archived"]
+        at_now = {
+            "known_at": await found(valid_at=now, known_at=now),
+            "status": await found(valid_at=now, status=both),
+            "known_at and status": await found(valid_at=now, known_at=now, status=both),
+            "archived only": await found(valid_at=now, status=["archived"]),
+        }
+        at_between = {
+            "known_at": await found(valid_at=between, known_at=now),
+            "status": await found(valid_at=between, status=both),
+        }
+        got_between = await call(client, "memory_get", {"id": old["id"], "valid_at": between})
+        missing = await tool_error(client, "memory_get", {"id": old["id"], "valid_at": now})
+        missing_known = await tool_error(
+            client, "memory_get", {"id": old["id"], "valid_at": now, "known_at": now}
+        )
+
+    assert at_now == {
+        "known_at": {new["id"]: "active"},
+        "status": {new["id"]: "active"},
+        "known_at and status": {new["id"]: "active"},
+        "archived only": {},
+    }
+    assert at_between == {"known_at": {old["id"]: "archived"}, "status": {old["id"]: "archived"}}
+    assert got_between["memory"]["status"] == "archived"
+    for error in (missing, missing_known):
+        assert error["kind"] == "not_found"
+        assert error["field"] == "valid_at", error
+        assert "key 'nora.plan'" in error["message"], error

@@ -105,6 +105,15 @@ class MemoryReader(Protocol):
         that began to hold where it ended; else the newest link). Ids without one are left out."""
         ...
 
+    async def replaced_on_key(
+        self, scope: Scope, ids: Sequence[UUID], valid_at: datetime, known_at: datetime | None
+    ) -> set[UUID]:
+        """Of ``ids`` (archived keyed facts: a write settles only with a key's live values, so they keep
+        the open period they had when archived), those another value of their key that may replace them
+        (the source rules) began after and by ``valid_at`` — and still holds then; under ``known_at``, one
+        stored by then: at ``valid_at`` that value held the key, not them."""
+        ...
+
     async def get_many_with_relations(
         self, scope: Scope, ids: Sequence[UUID], relation_ids: Sequence[UUID]
     ) -> tuple[list[StoredMemory], list[Relation]]:

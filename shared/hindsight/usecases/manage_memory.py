@@ -41,7 +41,7 @@ from hindsight.domain.memory import (
 from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.relative_time import INFERRED_KEY, Redated, redated
 from hindsight.domain.text import carried_entities, passage_text
-from hindsight.domain.timetravel import NOW, PointInTime, is_upcoming, valid_start
+from hindsight.domain.timetravel import NOW, PointInTime, is_upcoming, valid_at, valid_start
 from hindsight.domain.trust import importance_cap
 from hindsight.domain.versions import check_memory_version
 from hindsight.ports import ChainDirection, ChainLink, EditedMemory, Embedder, MemoryEditor, MemoryReader
@@ -157,6 +157,14 @@ def _not_seen(memory: StoredMemory, point: PointInTime, readable_then: bool) -> 
             f"{point.known_at.isoformat()} (or was forgotten then): another agent's memory is read at a "
             "point in time only as it stood while shared with this agent",
             "known_at",
+        )
+    if point.valid_at is not None and memory.key is not None and valid_at(memory, point.valid_at):
+        # its period holds valid_at: an archived fact whose key a later value took (memories_at)
+        return NotFound(
+            f"memory {memory.id} was not valid at {point.valid_at.isoformat()}: it was archived, and a "
+            f"value of its key '{memory.key}' stored since began after it and holds then; search with "
+            "valid_at for what held then",
+            "valid_at",
         )
     until = memory.valid_to.isoformat() if memory.valid_to else "open"
     return NotFound(

@@ -610,7 +610,8 @@ async def memories_at(
     left out — also another agent's memory whose version at ``known_at`` was not shared with this agent, or
     was forgotten (``readable_by``). One history query under ``known_at`` (none when ``later`` brings
     the history after it, by id: a memory not in it has none), one relations query when some are
-    superseded today."""
+    superseded today, and under ``valid_at`` one query when some were archived keyed facts then (left
+    out when a later value of their key holds at ``valid_at``: ``MemoryReader.replaced_on_key``)."""
     if point.is_now:
         return {m.id: m for m in memories}
     if later is None:
@@ -626,6 +627,12 @@ async def memories_at(
         seen = at_point(memory, point, later.get(memory.id, []), successors.get(memory.id))
         if seen is not None and readable_by(seen, scope.agent_id):
             out[memory.id] = seen
+    # an archived keyed fact keeps the open period it had when archived: a value of its key that began
+    # since holds from its start (trial N1: memory_get with valid_at answered the archived old value)
+    archived = [m.id for m in out.values() if m.status == "archived" and m.layer == "semantic" and m.key]
+    if archived and point.valid_at is not None:
+        for gone in await reader.replaced_on_key(scope, archived, point.valid_at, point.known_at):
+            del out[gone]
     return out
 
 

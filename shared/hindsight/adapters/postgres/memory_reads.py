@@ -112,18 +112,41 @@ VALID_AT = """coalesce(valid_from, occurred_at, created_at) <= %(valid_at)s
 """SQL: the memory's valid interval [start, valid_to) holds ``valid_at`` (``domain.timetravel.valid_at``)."""
 
 
-NOT_REPLACED_BY_VALID_AT = """(key IS NULL OR NOT EXISTS (
+def not_replaced_by_valid_at(known: bool = False) -> str:
+    """SQL: no other value of this keyed fact's key (table ``memories``) that may replace it began after
+    it and by ``valid_at`` — and, without ``known`` (a read of today's values), still holds then; with
+    ``known``, one stored by ``known_at`` (its end as held then is not read: a value that began by then
+    replaces it). A write settles only with the key's live values, so an archived value keeps the open
+    period it had when archived although a value written since holds the key from its own start (the
+    latest stated start holds: ``key_rejoin``); a ``valid_at`` read that brings archived facts — asked for
+    or implied, by search or by id — must not answer it beside, or instead of, that value (trial N1). By
+    the source rules an inference never replaces what the user stated (``domain.contradiction.resolve``:
+    both are kept, shown beside each other); a value that never held (an empty period) replaces
+    nothing."""
+    then = (
+        "AND n.created_at <= %(known_at)s"
+        if known
+        else "AND (n.valid_to IS NULL OR n.valid_to > %(valid_at)s)"
+    )
+    return f"""(key IS NULL OR NOT EXISTS (
                  SELECT 1 FROM memories n
                  WHERE n.tenant_id = memories.tenant_id AND n.agent_id = memories.agent_id
                    AND n.key = memories.key AND n.layer = 'semantic' AND n.id <> memories.id
                    AND n.status IN ('active', 'superseded', 'archived')
+                   AND NOT (n.source = 'agent_inferred' AND memories.source = 'user_stated')
+                   AND coalesce(n.valid_to, 'infinity') > coalesce(n.valid_from, n.created_at)
                    AND coalesce(n.valid_from, n.created_at)
                        > coalesce(memories.valid_from, memories.created_at)
-                   AND coalesce(n.valid_from, n.created_at) <= %(valid_at)s))"""
-"""SQL: no other value of this keyed fact's key began after it and by ``valid_at``. A write settles only
-with the key's active values, so an archived value keeps the open period it had when archived although a
-value written since holds the key from its own start (the latest stated start holds: ``key_rejoin``); a
-``valid_at`` search that brings archived facts must not answer it beside, or instead of, that value."""
+                   AND coalesce(n.valid_from, n.created_at) <= %(valid_at)s {then}))"""
+
+
+NOT_REPLACED_BY_VALID_AT = not_replaced_by_valid_at()
+"""``not_replaced_by_valid_at`` for a read of today's values."""
+REPLACED_ON_KEY = """SELECT id FROM memories
+   WHERE tenant_id = %(t)s AND id = ANY(%(ids)s::uuid[]) AND layer = 'semantic' AND key IS NOT NULL
+     AND NOT {replaced}"""
+"""The keyed facts of ``ids`` that a value of their key replaced by ``valid_at`` (``replaced_on_key``;
+``{replaced}``: ``not_replaced_by_valid_at``)."""
 
 
 def _bound_at_known(name: str) -> str:
@@ -320,7 +343,9 @@ def _filters(
         if request.valid_at is not None:
             status += f" AND {VALID_AT}"
         if request.archived_facts_only:  # valid_at brings archived facts, not archived episodes
-            status += f" AND (status <> 'archived' OR (layer = 'semantic' AND {NOT_REPLACED_BY_VALID_AT}))"
+            status += " AND (status <> 'archived' OR layer = 'semantic')"
+        if request.valid_at is not None:  # asked for or implied, an archived fact a later value replaced
+            status += f" AND (status <> 'archived' OR layer <> 'semantic' OR {NOT_REPLACED_BY_VALID_AT})"
     else:  # statuses (and validity) at known_at; created by then; never what was forgotten on request since
         held = _held_at_known(request.valid_at is not None)
         # a dropped continuation is forgotten today but was held (the planner sizes this by status alone)
@@ -328,6 +353,10 @@ def _filters(
         status = f"created_at <= %(known_at)s AND {live} AND {held}"
         if request.archived_facts_only:  # one whose status changed since is judged rewound (usecases.recall)
             status += f" AND (status <> 'archived' OR layer = 'semantic' OR {_changed_since(['status'])})"
+        if request.valid_at is not None:  # archived then and replaced by a value known then (the same)
+            replaced = not_replaced_by_valid_at(known=True)
+            status += f" AND (status <> 'archived' OR layer <> 'semantic' OR {replaced}"
+            status += f" OR {_changed_since(['status'])})"
     clauses = [
         sql.SQL("tenant_id = %(tenant)s"),
         sql.SQL(visible()),  # type: ignore[arg-type]
@@ -686,6 +715,16 @@ class PostgresMemoryReader:
         params = {"t": scope.tenant_id, "ids": list(ids), "agent": scope.agent_id, "readers": readers(scope)}
         rows = await tenant_rows(self._pool, scope.tenant_id, _SUCCESSORS, params)
         return {r["to_id"]: r["from_id"] for r in rows}
+
+    async def replaced_on_key(
+        self, scope: Scope, ids: Sequence[UUID], valid_at: datetime, known_at: datetime | None
+    ) -> set[UUID]:
+        """See ``MemoryReader.replaced_on_key`` (``REPLACED_ON_KEY``)."""
+        if not ids:
+            return set()
+        query = REPLACED_ON_KEY.format(replaced=not_replaced_by_valid_at(known_at is not None))
+        params = {"t": scope.tenant_id, "ids": list(ids), "valid_at": valid_at, "known_at": known_at}
+        return {r["id"] for r in await tenant_rows(self._pool, scope.tenant_id, query, params)}
 
     async def get_many_with_relations(
         self, scope: Scope, ids: Sequence[UUID], relation_ids: Sequence[UUID]
