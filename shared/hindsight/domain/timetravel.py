@@ -24,6 +24,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import AsOfTime
 from hindsight.domain.limits import SHARE_WITH_EVERY_AGENT
 from hindsight.domain.memory import HistoryEntry, MemoryStatus, SearchRequest, StoredMemory
@@ -31,6 +32,25 @@ from hindsight.domain.memory import HistoryEntry, MemoryStatus, SearchRequest, S
 RESUMES_METADATA_KEY = "resumes"
 """Metadata key of a continuation: the id of the memory whose value it holds again after a bounded value
 inside that memory's period (``adapters.postgres.key_resume``); a forget of either takes the other."""
+
+
+def check_resumes(metadata: Mapping[str, object] | None, held: Mapping[str, object] | None = None) -> None:
+    """Refuse a ``metadata`` given by a caller that sets ``RESUMES_METADATA_KEY`` — the store's own mark of a
+    continuation: a write marked so would be taken for derived data (ordered by another memory's start,
+    dropped when its key's timeline is settled again). ``held``: the metadata of the memory an update
+    changes, whose own mark may be given back unchanged (an update merges the keys it names). Raises
+    InvalidInput (field ``metadata.resumes``)."""
+    if metadata is None or RESUMES_METADATA_KEY not in metadata:
+        return
+    mine = held.get(RESUMES_METADATA_KEY) if held is not None else None
+    if mine is not None and metadata[RESUMES_METADATA_KEY] == mine:
+        return
+    raise InvalidInput(
+        f"metadata.{RESUMES_METADATA_KEY}",
+        f"'{RESUMES_METADATA_KEY}' is set by the store alone, on a continuation of a key's value (the id of "
+        "the memory it continues); a write or an update cannot set or change it: leave it out",
+    )
+
 
 DROPPED_CHANGE = "dropped"
 """The ``changes`` key of the history row in which a continuation (``RESUMES_METADATA_KEY``) was dropped

@@ -41,7 +41,15 @@ from hindsight.domain.memory import (
 from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.relative_time import INFERRED_KEY, Redated, redated
 from hindsight.domain.text import carried_entities, passage_text
-from hindsight.domain.timetravel import NOW, PointInTime, is_upcoming, valid_at, valid_start
+from hindsight.domain.timetravel import (
+    NOW,
+    RESUMES_METADATA_KEY,
+    PointInTime,
+    check_resumes,
+    is_upcoming,
+    valid_at,
+    valid_start,
+)
 from hindsight.domain.trust import importance_cap
 from hindsight.domain.versions import check_memory_version
 from hindsight.ports import ChainDirection, ChainLink, EditedMemory, Embedder, MemoryEditor, MemoryReader
@@ -358,6 +366,7 @@ class ManageMemory:
             raise InvalidInput("changes", "nothing to update: give at least one field or verified=true")
         current = await self._owned(scope, memory_id)
         check_memory_version(current, expected_version)  # early: no embedding for a refused change
+        check_resumes(changes.metadata, current.metadata)
         texts = [changes.content or current.content, changes.key or current.key or "", current.query or ""]
         cap = importance_cap(current.source, texts, principal.trusted)
         if cap is not None and changes.importance is not None and changes.importance > cap:
@@ -406,8 +415,10 @@ class ManageMemory:
             raise InvalidInput(
                 "id", f"memory {memory_id} is {old.status}; only an active memory can be superseded"
             )
+        check_resumes(changes.metadata)  # the new fact is no continuation of anything
         # the new fact's own words are dated from now by the worker (``relative_time.with_inferred_time``):
-        # the old fact's record of its inference describes the old words, so it does not carry over
+        # the old fact's record of its inference describes the old words, so it does not carry over; a
+        # continuation's mark stays with it too: the fact replacing it is a value of its own
         metadata: dict[str, JsonValue] = {
             k: v
             for k, v in {
@@ -415,7 +426,7 @@ class ManageMemory:
                 **(changes.metadata or {}),
                 **({"supersede_reason": reason} if reason else {}),
             }.items()
-            if k != INFERRED_KEY
+            if k not in (INFERRED_KEY, RESUMES_METADATA_KEY)
         }
         draft = MemoryDraft(
             content=changes.content,

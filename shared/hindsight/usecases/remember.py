@@ -31,6 +31,7 @@ from hindsight.domain.memory import (
     write_fingerprint,
 )
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, ensure_key_unredacted, redact_model
+from hindsight.domain.timetravel import check_resumes
 from hindsight.domain.trust import admit_draft
 from hindsight.ports import (
     Clock,
@@ -169,7 +170,9 @@ class Remember:
         Raises IdempotencyKeyReused, ValidationError or InvalidInput (also: a valid_to at or before the
         start its period would be stored with, ``check_period_end``; a causal_parent that names
         nothing the agent wrote, ``usecases.causal_parents``; a key or conversation_id redaction would
-        change, field ``key`` / ``conversation_id``: ``ensure_key_unredacted``)."""
+        change, field ``key`` / ``conversation_id``: ``ensure_key_unredacted``; a ``metadata.resumes``,
+        ``domain.timetravel.check_resumes``)."""
+        check_resumes(draft.metadata)  # the store's mark of a continuation: never the caller's
         if draft.causal_parent is not None and self._parents is not None:
             await self._parents(scope, draft.causal_parent)
         ensure_key_unredacted(self._redactor, draft.key, "key")  # an identifier: never rewritten
