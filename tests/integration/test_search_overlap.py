@@ -111,8 +111,9 @@ def test_the_entity_statement_runs_beside_the_vector_one_when_the_keyword_one_en
 ) -> None:
     """A new query: the keyword statement ends while the model runs, so its connection is idle when the
     embedding arrives; the entity statement then runs there, not queued after the vector probe. A
-    repeated query (the embedding at hand while the keyword statement runs) keeps the entity statement
-    after the vector probe in one round trip. The candidates are the same either way."""
+    repeated query (the embedding at hand at once) sends the vector probe first, with the entity
+    statement after it in one round trip, then the keyword statement. The candidates are the same
+    either way."""
     settings = stack.require_settings()
     calls: list[list[str]] = []  # per round trip, the search statements it carried
     keyword_ended = asyncio.Event()
@@ -166,7 +167,8 @@ def test_the_entity_statement_runs_beside_the_vector_one_when_the_keyword_one_en
                 return vector
 
             repeated = await reader.search_candidates(scope, request, at_hand, 100)
-            assert sorted(calls) == [["keyword"], ["vector", "entity"]]
+            # the longer round trip is sent first: the keyword statement waits for it to be on its way
+            assert calls == [["vector", "entity"], ["keyword"]]
             assert any(c.entity_matches for c in repeated)
 
             calls.clear()
