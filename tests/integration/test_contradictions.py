@@ -210,6 +210,16 @@ async def test_an_edit_that_contradicts_another_fact_flags_both_and_retires_neit
     assert {(r["from_id"], r["to_id"], r["kind"]) for r in views[1]["relations"]} == {
         (bike, milk, "contradicts")
     }
+    # an edit that ends the conflict ends its link and its flag
+    async with mcp_client(server.url, token) as client:
+        back = await call(
+            client, "memory_update", {"id": bike, "action": "update", "content": "The user owns a red bike"}
+        )
+        hits = (await call(client, "memory_search", {"query": "does the user drink oat milk?"}))["results"]
+        view = await _get(client, milk)
+    assert f"no longer in conflict with {milk}" in back["note"]
+    assert not [r for r in view["relations"] if r["kind"] == "contradicts"]
+    assert not [h for h in hits if "possible_conflict" in h["flags"]]
     # an edit that contradicts nothing links nothing
     async with mcp_client(server.url, token) as client:
         plain = await _write(client, poller, content="The user's bike is red")

@@ -170,6 +170,20 @@ async def check_restored(
     return superseded
 
 
+RULE_LINKS = """SELECT r.from_id, r.to_id, c.id, c.content, 1 - (c.embedding <=> m.embedding) AS similarity
+   FROM memories m JOIN memory_relations r ON r.tenant_id = m.tenant_id AND r.kind = 'contradicts'
+        AND (r.from_id = %(id)s OR r.to_id = %(id)s)  -- its two indexes
+   JOIN memories c ON c.tenant_id = m.tenant_id AND c.status = 'active'
+        AND c.id = CASE WHEN r.from_id = m.id THEN r.to_id ELSE r.from_id END
+   WHERE m.id = %(id)s AND m.tenant_id = %(t)s
+     AND (r.reason LIKE 'contradiction (%%' OR r.reason LIKE 'possible conflict, %%'
+          OR r.reason LIKE 'edited: possible conflict, %%')"""
+"""The ``contradicts`` links between a memory and an active fact that a write's rules, the judge or an
+edit's check made (their reasons: ``PairVerdict.reason``, ``unsure``, "contradiction (judge)"), with the
+fact and its similarity — not a caller's own ``memory_link``, nor a key's links (restores, archived
+statements)."""
+
+
 async def check_edited(
     conn: AsyncConnection,
     tenant_id: str,
@@ -184,13 +198,28 @@ async def check_edited(
     contradicting or possibly conflicting is linked ``contradicts`` — search flags both
     ``possible_conflict`` and shows each beside the other — and nothing is superseded: an edit names one
     memory, so it never retires another silently (``memory_update`` action ``supersede`` does that, said
-    so). Returns one note per link for the update's answer."""
+    so). A link the rules or the judge made between it and an active fact (``RULE_LINKS``) that the new
+    content no longer conflicts with — below ``cosine``, or no contradiction or possible conflict by the
+    rules — is removed, so the old conflict's flag does not outlive it. Returns one note per link made or
+    removed, for the update's answer."""
+    notes: list[str] = []
+    linked = await fetch_all(conn, RULE_LINKS, {"id": edited.id, "t": tenant_id})
+    for row in linked:
+        verdict = compare_facts(edited.content, row["content"])
+        close = row["similarity"] is not None and row["similarity"] >= cosine
+        if close and verdict.relation in ("contradiction", "possible_conflict"):
+            continue
+        await conn.execute(
+            """DELETE FROM memory_relations WHERE tenant_id = %s AND from_id = %s AND to_id = %s
+               AND kind = 'contradicts'""",
+            (tenant_id, row["from_id"], row["to_id"]),
+        )
+        notes.append(f"no longer in conflict with {row['id']}: unlinked")
     rows = await fetch_all(
         conn,
         RESTORED_CANDIDATES,
         {"id": edited.id, "t": tenant_id, "exclude": list(exclude), "n": CONFLICT_CANDIDATES},
     )
-    notes: list[str] = []
     for row in rows:
         if row["similarity"] is None or row["similarity"] < cosine:
             continue

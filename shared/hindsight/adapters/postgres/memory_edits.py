@@ -659,7 +659,8 @@ class PostgresMemoryEditor:
         inference citing it as evidence, follows the change (``derived_edits.follow_edit``; what followed
         in ``note``). New content of an active semantic memory is compared with the agent's active facts
         as a write's is, but a contradiction is only linked ``contradicts`` (flagged ``possible_conflict``,
-        nothing superseded: ``conflicts.check_edited``; each link in ``note``). Raises VersionConflict
+        nothing superseded: ``conflicts.check_edited``, which also removes the rules' links the new
+        content no longer supports; each link made or removed in ``note``). Raises VersionConflict
         when ``expected_version`` is given and the memory is at another."""
         period = changes.valid_from is not None or changes.valid_to is not None or changes.clear_valid_to
         async with tenant_transaction(self._pool, scope.tenant_id) as conn:
