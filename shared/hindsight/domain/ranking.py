@@ -49,6 +49,7 @@ from hindsight.domain.memory import (
 from hindsight.domain.ranking_features import PoolTexts, candidate_features, pool_positions
 from hindsight.domain.timeparse import TimeIntent
 from hindsight.domain.timetravel import is_upcoming
+from hindsight.domain.trusted import trusted
 
 Flag = str
 FLAG_FAILED = "failed_before"
@@ -203,24 +204,45 @@ class ScoredCandidate(NamedTuple):
     final: float
 
     def hit(self, memory: StoredMemory, now: datetime, policy: RankingPolicy) -> SearchHit:
-        """The search hit of this candidate, given its full stored memory; labels computed here."""
+        """The search hit of this candidate, given its full stored memory; labels computed here. Built
+        as validation would build it (``trusted``: each score a ``float`` — the model's is a numpy one —,
+        the hit's lists new, the same fields set) without validating values ranking computed itself."""
         cand = self.candidate
-        return SearchHit(
-            memory=memory,
-            scores=Scores(
-                vector=cand.vector_similarity,
-                keyword=cand.keyword_score,
-                entity=cand.entity_matches,
-                rrf=self.rrf,
-                model=self.model,
-                relevance=self.relevance,
-                time=self.time,
-                frequency=self.frequency,
-                importance=memory.importance,
-                final=self.final,
-            ),
-            flags=flags_for(memory, now, policy),
-        )
+        scores = {
+            "vector": cand.vector_similarity,
+            "keyword": cand.keyword_score,
+            "entity": cand.entity_matches,
+            "rrf": float(self.rrf),
+            "model": None if self.model is None else float(self.model),
+            "relevance": float(self.relevance),
+            "rerank": None,
+            "time": float(self.time),
+            "frequency": float(self.frequency),
+            "importance": float(memory.importance),
+            "final": float(self.final),
+        }
+        hit = {
+            "memory": memory,
+            "scores": trusted(Scores, scores, set(_SCORES_SET)),
+            "flags": flags_for(memory, now, policy),
+            "related": [],
+            "context_turns": [],
+        }
+        return trusted(SearchHit, hit, set(_HIT_SET))
+
+
+_SCORES_SET = frozenset(Scores.model_fields) - {"rerank"}
+"""The fields ``ScoredCandidate.hit`` gives a hit's scores (the rerank score is set by the reranker)."""
+_HIT_SET = ("memory", "scores", "flags")
+"""The fields ``ScoredCandidate.hit`` gives a hit (related memories and turns are added on request)."""
+_BUILT = (
+    ("vector", "keyword", "entity", "rrf", "model", "relevance", "rerank", "time", "frequency", "importance",
+     "final"),
+    ("memory", "scores", "flags", "related", "context_turns"),
+)  # fmt: skip
+if (tuple(Scores.model_fields), tuple(SearchHit.model_fields)) != _BUILT:  # pragma: no cover
+    # a change of the models that ScoredCandidate.hit, which builds them field by field, must follow
+    raise RuntimeError("ScoredCandidate.hit builds Scores and SearchHit field by field: update it")
 
 
 def score_candidates(

@@ -42,9 +42,8 @@ from hindsight.domain.text import (
     MIN_DOCS_FOR_CUT,
 )
 from hindsight.domain.timetravel import DROPPED_CHANGE
+from hindsight.domain.trusted import trusted
 from hindsight.ports import ChainDirection, ChainLink, Vector
-
-_Model = TypeVar("_Model", bound=BaseModel)
 
 
 def readers(scope: Scope) -> list[str]:
@@ -901,28 +900,6 @@ def _merged(*statements: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-
-
-def _trusted(cls: type[_Model], values: dict[str, Any], fields_set: set[str]) -> _Model:
-    """An instance of the pydantic model ``cls`` holding ``values`` as they are: every field of ``cls``,
-    in its order, each already of its field's type (columns read from Postgres; ``_ranked`` builds
-    them). What ``model_construct`` makes, without its per-field pass over aliases and defaults — the
-    ~430 instances of a 200-candidate pool took 3–4 ms of a search that way (issue 15). ``fields_set`` is
-    shared by the instances of one call: pydantic copies it before changing it (``model_copy``). The
-    slots are set through BaseModel's own descriptors (what ``object.__setattr__`` ends in, a lookup
-    less each: a third of the time of building the pool's ~400 instances)."""
-    instance = cls.__new__(cls)
-    _set_dict(instance, values)
-    _set_fields_set(instance, fields_set)
-    _set_extra(instance, None)
-    _set_private(instance, None)
-    return instance
-
-
 def _competition_ranks(keys: list[Any]) -> list[int | None]:
     """Each key's rank among the keys that are not None, smallest first (None where the key is None).
     Competition ranking ("1224"): equal keys share a rank, so a tie never depends on row order or ids
@@ -959,7 +936,7 @@ def _ranked(rows: list[dict[str, Any]]) -> list[Candidate]:
         # the signals taken out, the row holds the candidate's columns in the statements' order (the
         # fields'): it becomes the memory's values itself, without a copy of 12 columns per row
         values = r if r.keys() == memory_fields else {k: r[k] for k in _CANDIDATE_FIELDS}
-        memory = _trusted(CandidateMemory, values, memory_fields)
+        memory = trusted(CandidateMemory, values, memory_fields)
         signals = {
             "memory": memory,
             "vector_rank": vector_rank[i],
@@ -969,5 +946,5 @@ def _ranked(rows: list[dict[str, Any]]) -> list[Candidate]:
             "entity_rank": entity_rank[i],
             "entity_matches": int(matches) if matches is not None else None,
         }
-        out.append(_trusted(Candidate, signals, candidate_fields))
+        out.append(trusted(Candidate, signals, candidate_fields))
     return out
