@@ -2,6 +2,7 @@
 
     python bench/ab_search.py <baseline checkout> <candidate checkout> [--size 10000] [--queries 200]
                               [--rounds 2] [--chunk 10] [--record] [--note TEXT]
+                              [--keep-stacks DIR_A DIR_B]
 
 Each checkout gets a child process of its own (``--child``) with ``PYTHONPATH=<checkout>/shared:<this
 bench folder>``: the product code (search, ranking, SQL, migrations, the learned ranker's model) is the
@@ -48,8 +49,9 @@ POINT_KINDS = ("valid_at", "known_at")
 # ---- child: one checkout's stack ----------------------------------------------------------------
 
 
-def child(checkout: Path, size: int, searches: int) -> None:
-    """Serve timing requests (JSON lines on stdin) against a loaded stack of ``checkout``'s code."""
+def child(checkout: Path, size: int, searches: int, kept: Path | None = None) -> None:
+    """Serve timing requests (JSON lines on stdin) against a loaded stack of ``checkout``'s code (in
+    ``kept``, reusing the tier it holds: ``latency.load_or_reuse``; else a throw-away one)."""
     # The protocol owns the real stdout; anything the product or the harness prints goes to stderr.
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
@@ -72,9 +74,9 @@ def child(checkout: Path, size: int, searches: int) -> None:
         raise SystemExit(f"hindsight imported from {hindsight.__file__}, not {shared}")
     point = [k for k in POINT_KINDS if k in RecallQuery.model_fields]
     data = latency.build_dataset(searches, WARMUP)
-    with LocalStack(bench_tmpdir("ab"), ephemeral=True) as stack:
+    with LocalStack(kept or bench_tmpdir("ab"), ephemeral=kept is None) as stack:
         settings = stack.require_settings()
-        tier = latency.load_tier(settings.require_database_url(), data, size)
+        tier = latency.load_or_reuse(settings.require_database_url(), data, size, kept)
         tier["keyword_stats"] = asyncio.run(latency.keyword_stats(settings))
         hello = {"hindsight": hindsight.__file__, "point_in_time": point, "tier": tier}
         asyncio.run(_serve(settings, data, hello, proto))
@@ -153,14 +155,17 @@ def _mean(values: list[int]) -> float:
 class Side:
     """One checkout's child process."""
 
-    def __init__(self, label: str, checkout: Path, size: int, searches: int, logs: Path) -> None:
+    def __init__(
+        self, label: str, checkout: Path, size: int, searches: int, logs: Path, kept: Path | None = None
+    ) -> None:
         self.label, self.checkout = label, checkout.resolve()
         own = self.checkout / ".venv" / "bin" / "python"
         python = str(own) if own.exists() else sys.executable
         env = {**os.environ, "PYTHONPATH": f"{self.checkout / 'shared'}{os.pathsep}{HERE}"}
         self.log_path = logs / f"{label}.log"
         self.proc = subprocess.Popen(
-            [python, str(Path(__file__).resolve()), "--child", str(self.checkout), str(size), str(searches)],
+            [python, str(Path(__file__).resolve()), "--child", str(self.checkout), str(size), str(searches)]
+            + ([str(kept.resolve())] if kept is not None else []),
             cwd=self.checkout,
             env=env,
             stdin=subprocess.PIPE,
@@ -295,6 +300,14 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=10, help="queries a side runs before the other's turn")
     parser.add_argument("--record", action="store_true", help="merge into bench/results/latest.json")
     parser.add_argument("--note", default="", help="what the pair isolates, for the report")
+    parser.add_argument(
+        "--keep-stacks",
+        nargs=2,
+        type=Path,
+        metavar=("DIR_A", "DIR_B"),
+        help="a stack folder per side, its tier reused when it holds it (latency.load_or_reuse; two "
+        "copies of one kept stack: the same HNSW graph on both sides), else loaded and kept there",
+    )
     args = parser.parse_args()
     if args.queries % args.chunk:
         parser.error("--queries must be a multiple of --chunk")
@@ -302,9 +315,10 @@ def main() -> None:
     logs = Path(tempfile.mkdtemp(prefix="hindsight-ab-"))
     print(f"child logs in {logs}", flush=True)
     # one after the other: the first fills var/bench-cache, the second only reads it
-    a = Side("a", args.baseline, args.size, searches, logs)
+    kept_a, kept_b = args.keep_stacks or (None, None)
+    a = Side("a", args.baseline, args.size, searches, logs, kept_a)
     a.hello = a.read()
-    b = Side("b", args.candidate, args.size, searches, logs)
+    b = Side("b", args.candidate, args.size, searches, logs, kept_b)
     try:
         b.hello = b.read()
         uptime_before, load_before = _uptime(), os.getloadavg()
@@ -353,7 +367,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--child":
-        child(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    if len(sys.argv) in (5, 6) and sys.argv[1] == "--child":
+        child(
+            Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5]) if sys.argv[5:] else None
+        )
     else:
         main()
