@@ -687,14 +687,19 @@ class PostgresMemoryReader:
 
     async def latest(self, scope: Scope, request: SearchRequest, limit: int) -> list[StoredMemory]:
         """Up to ``limit`` memories passing the request's filters, latest first (when they happened,
-        else when written); the request's text is not used."""
+        else when written); the request's text is not used. With ``valid_at``/``known_at`` the filters
+        keep what the point sees and the rows are today's (``usecases.recall.memories_at`` rewinds them)."""
         where, params = _filters(scope, request)
+        # the filters name the table itself (``memories.id`` in the point-in-time clauses), the columns
+        # its alias ``m``: the rows are chosen unaliased, then read through the alias
         rows = await tenant_rows(
             self._pool,
             scope.tenant_id,
             sql.SQL(
-                """SELECT {columns} FROM memories m WHERE {where}
-                       ORDER BY coalesce(m.occurred_at, m.created_at) DESC, m.id DESC LIMIT %(limit)s"""
+                """SELECT {columns}
+                   FROM (SELECT memories.* FROM memories WHERE {where}
+                         ORDER BY coalesce(occurred_at, created_at) DESC, id DESC LIMIT %(limit)s) AS m
+                   ORDER BY coalesce(m.occurred_at, m.created_at) DESC, m.id DESC"""
             ).format(columns=MEMORY_COLUMNS, where=where),
             params | {"limit": limit},
         )
