@@ -98,6 +98,16 @@ def held_from_words(
     return anchor if anchor > since else None
 
 
+def held_from_words_reason(inferred: datetime, said: datetime, of: str) -> str:
+    """The outcome's part that says a write holds from when its words were said (``said``), not from the
+    date read from them (``inferred``), because that date may not make it a past value of ``of`` ("the fact
+    on its key", "the fact it contradicts")."""
+    return (
+        f"the date read from its words ({inferred.isoformat()}) does not make it a past value "
+        f"of {of}: it holds from {said.isoformat()}, when it was said"
+    )
+
+
 def stated_past_year(draft: MemoryDraft, holder_start: datetime) -> TimeSpan | None:
     """The year an undated keyed fact says it held in, when it clearly does and that year ended by
     ``holder_start`` (the earliest start of the values on its key): "The user lived in Paris in 2019"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 import numpy as np
@@ -22,6 +23,7 @@ from hindsight.domain.contradiction import (
     compare_facts,
     order_contradiction,
 )
+from hindsight.domain.inferred_order import held_from_words, held_from_words_reason
 from hindsight.domain.memory import OpenConflict, Source, StoredMemory, WriteJob
 from hindsight.domain.timetravel import valid_start
 
@@ -39,10 +41,14 @@ class ConflictOutcome:
     past_of: tuple[UUID, datetime, str] | None = None
     """The contradicting fact that began to hold later and so supersedes the new one: its id, its start
     and the link's reason (the caller supersedes the new one after recording its creation)."""
+    redated: str | None = None
+    """The part of the outcome saying the new one holds from when it was said, not from the date read
+    from its words (``held_from_words_of``; its row's ``valid_from`` was moved there)."""
 
     @property
     def reason(self) -> str | None:
-        parts = [f"supersedes {i} (contradiction)" for i in self.superseded]
+        parts = [self.redated] if self.redated else []
+        parts += [f"supersedes {i} (contradiction)" for i in self.superseded]
         if self.past_of is not None:
             parts.append(contradicted_past_reason(*self.past_of[:2]))
         parts += [f"contradicts {i} (user_stated, kept active)" for i in self.kept]
@@ -60,7 +66,9 @@ async def check_conflicts(
     a contradiction is linked ``contradicts`` and, by the source rules in valid-time order
     (``domain.contradiction.order_contradiction``), supersedes the old fact, keeps both, or — the old one
     began to hold later — is returned as ``past_of`` (the first such); a possible conflict is linked
-    ``contradicts`` and returned open for the judge."""
+    ``contradicts`` and returned open for the judge. A start read from the new memory's words that may not
+    make it a past value of a fact it contradicts (``held_from_words_of``) is moved, on its row, to when
+    they were said, and the order follows from there (the outcome's ``redated`` says so)."""
     draft = job.draft
     rows = await fetch_all(
         conn,
@@ -80,21 +88,25 @@ async def check_conflicts(
             "n": CONFLICT_CANDIDATES,
         },
     )
+    close = [row for row in rows if row["similarity"] >= cosine]
+    judged = [(row, compare_facts(draft.content, row["content"])) for row in close]
+    since = job.valid_since
+    said = held_from_words_of(job, judged)
+    if said is not None:  # the row was inserted from the inferred date: it holds from when it was said
+        redate = "UPDATE memories SET valid_from = %s WHERE tenant_id = %s AND id = %s"
+        await conn.execute(redate, (said, job.tenant_id, job.id))
+        since = said
     superseded: list[UUID] = []
     kept: list[UUID] = []
     open_: list[OpenConflict] = []
     past_of: tuple[UUID, datetime, str] | None = None
-    for row in rows:
-        if row["similarity"] < cosine:
-            continue
-        verdict = compare_facts(draft.content, row["content"])
+    for row, verdict in judged:
         if verdict.relation == "contradiction":
             await _relate(conn, job.tenant_id, job.id, row["id"], "contradicts", verdict.reason)
-            order = order_contradiction(draft.source, job.valid_since, row["source"], row["since"])
+            order = order_contradiction(draft.source, since, row["source"], row["since"])
             if order == "supersede":
-                until = job.valid_since
                 why = f"newer fact that contradicts it: {verdict.reason}"
-                await supersede(conn, job.tenant_id, job.id, row["id"], until, why)
+                await supersede(conn, job.tenant_id, job.id, row["id"], since, why)
                 superseded.append(row["id"])
             elif order == "superseded" and past_of is None:  # once past, the first later fact ends it
                 past_of = (row["id"], row["since"], f"{LATER_FACT}: {verdict.reason}")
@@ -112,7 +124,30 @@ async def check_conflicts(
                     old_source=row["source"],
                 )
             )
-    return ConflictOutcome(tuple(superseded), tuple(kept), tuple(open_), past_of)
+    redated = None if said is None else held_from_words_reason(job.valid_since, said, CONTRADICTED)
+    return ConflictOutcome(tuple(superseded), tuple(kept), tuple(open_), past_of, redated)
+
+
+CONTRADICTED = "the fact it contradicts"
+"""What an inferred date may not make a keyless write a past value of (``held_from_words_of``)."""
+
+
+def held_from_words_of(
+    job: WriteJob, judged: Sequence[tuple[dict[str, Any], PairVerdict]]
+) -> datetime | None:
+    """When ``job`` holds from instead of its start, when that start is a date read from its words that
+    would make it a past value of a fact it contradicts (``judged``: the candidates' rows — ``source``,
+    ``since`` — with their verdicts) and may not (``domain.inferred_order.held_from_words``: new-user
+    trial 3, "moved to Berlin last month" after "lives in Lisbon" from the 15th, as on a key): the
+    moment its words were said. None: its start stands. Raises nothing."""
+    later = [
+        row["since"]
+        for row, verdict in judged
+        if verdict.relation == "contradiction"
+        and order_contradiction(job.draft.source, job.valid_since, row["source"], row["since"])
+        == "superseded"
+    ]
+    return held_from_words(job.draft, job.valid_since, later) if later else None
 
 
 RESTORED_CANDIDATES = """SELECT c.id, c.content, c.source, 1 - (c.embedding <=> m.embedding) AS similarity,

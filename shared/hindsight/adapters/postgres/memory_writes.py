@@ -63,7 +63,7 @@ from hindsight.adapters.postgres.rows import (
 from hindsight.adapters.postgres.vectors import VectorRows, vector_param
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
-from hindsight.domain.inferred_order import held_from_words, stated_past_year
+from hindsight.domain.inferred_order import held_from_words, held_from_words_reason, stated_past_year
 from hindsight.domain.memory import MemoryDraft, OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
 from hindsight.domain.repeat import Absorbed, Held, absorb
 from hindsight.domain.text import entity_terms, same_information
@@ -284,10 +284,7 @@ def redated_on_key(job: WriteJob, replaced: list[dict[str, Any]]) -> tuple[Write
         start = None if holder is None else held_from_words(draft, job.valid_since, [stated(holder, True)])
     if start is None:
         return job, None
-    why = (
-        f"the date read from its words ({job.valid_since.isoformat()}) does not make it a past value "
-        f"of the fact on its key: it holds from {start.isoformat()}, when it was said"
-    )
+    why = held_from_words_reason(job.valid_since, start, "the fact on its key")
     return job.model_copy(update={"draft": draft.model_copy(update={"valid_from": start})}), why
 
 

@@ -40,6 +40,7 @@ from hindsight.adapters.postgres.batch_writes import Lane, Writes, write_segment
 from hindsight.adapters.postgres.conflicts import (
     LATER_FACT,
     contradicted_past_reason,
+    held_from_words_of,
     unsure,
 )
 from hindsight.adapters.postgres.history import HistoryRow, status_change
@@ -70,6 +71,7 @@ from hindsight.domain.contradiction import (
     is_additive,
     order_contradiction,
 )
+from hindsight.domain.inferred_order import inferred_anchor
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.repeat import Held
 
@@ -456,6 +458,11 @@ class _Segment:
             replaced, kept, holder = order_on_key(job, replaced)
         semantic = draft.layer == "semantic" and holder is None  # a past value is not compared: not current
         conflicts = self._conflict_candidates(index, job, replaced + kept, additive) if semantic else []
+        if conflicts and inferred_anchor(draft) is not None:
+            close = [r for r in conflicts if r["similarity"] >= self._conflict]
+            judged = [(r, compare_facts(draft.content, r["content"])) for r in close]
+            if held_from_words_of(job, judged) is not None:
+                raise _Restart  # its inferred date yields to when it was said: ``_store_one`` re-dates it
         # Every check has passed: from here on the job's writes are decided.
         self._writes.inserts.append(insert_params(job, self._vectors[index], self._hashes[index]))
         for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
