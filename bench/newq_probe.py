@@ -30,8 +30,10 @@ time from the ctypes call's return to the worker's last line (GIL), and from the
 coroutine resuming (the event loop's wake-up, and the GIL held by whoever runs); and the search's total
 wall time and the main thread's CPU time. Columns: ``to_thread`` (call to the worker's first line),
 ``to_thread_main_cpu`` (the main thread's CPU in that interval: what keeps the worker from the GIL),
-``ctypes_wall``/``ctypes_cpu``/``ctypes_runq`` (the model call; ``ctypes_proc_cpu``: the whole process's
-CPU over it, every OpenMP thread's), ``after_ctypes``, ``to_loop``, ``embed_wall``; ``post_wall`` and
+``pre_call`` (the worker's first line to the model call: the probe's schedstat read lets the GIL go,
+so this includes a wait for the GIL the product's path does not have), ``ctypes_wall``/``ctypes_cpu``/
+``ctypes_runq`` (the model call; ``ctypes_proc_cpu``: the whole process's CPU over it, every OpenMP
+thread's), ``after_ctypes``, ``to_loop``, ``embed_wall``; ``post_wall`` and
 ``post_cpu`` (from the embedding's arrival to the search's end: the critical path after the model).
 Prints medians and means per variant and ``uptime`` before and after.
 
@@ -94,6 +96,9 @@ class ProbeEmbedder:
         return out, {
             "to_thread": (started - called) * 1000,
             "to_thread_main_cpu": (main_cpu_at_start - HANDOFF.get("cpu", main_cpu_at_start)) * 1000,
+            # includes re-taking the GIL after the schedstat read (a file read lets it go): the probe's
+            # own cost, which the product's path (no read) does not pay
+            "pre_call": (c0 - started) * 1000,
             "ctypes_wall": (c1 - c0) * 1000,
             "ctypes_cpu": (cpu1 - cpu0) / 1e6,
             "ctypes_runq": (wait1 - wait0) / 1e6,
