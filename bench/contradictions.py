@@ -61,7 +61,7 @@ def verdicts(records: list[dict[str, str]], gate: bool) -> list[str]:
 def table(records: list[dict[str, str]], found: list[str]) -> str:
     """Supersede precision / recall / false-supersede rate per split and language, then the confusion."""
     rows = []
-    splits = ("tune", "validate", "holdout", "holdout2", "holdout3", "holdout4")
+    splits = ("tune", "validate", "holdout", "holdout2", "holdout3", "holdout4", "holdout5")
     groups = [(s, lang) for s in splits for lang in ("en", "zh")] + [("all", "all")]
     for split, lang in groups:
         chosen = [

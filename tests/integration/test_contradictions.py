@@ -154,6 +154,31 @@ async def test_facts_on_two_codes_that_name_two_things_stay_apart(
 @pytest.mark.parametrize(
     ("first", "second"),
     [
+        ("The user met Ana", "The user met Ben"),
+        ("The user visited Paris", "The user visited Rome"),
+        ("The user flew to Berlin last week", "The user flew to Oslo last week"),
+        # a plural noun or an adjective after a possessive is no verb: the name after it is the subject's
+        ("The user's cats Tom and Tibbles eat dry food", "The user's cats Tom and Felix eat dry food"),
+        ("My retired colleague Ana lives in Faro", "My retired colleague Rui lives in Faro"),
+    ],
+)
+async def test_two_past_events_both_stay_while_a_changed_state_supersedes(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
+) -> None:
+    """Meeting Ben does not undo meeting Ana: a past event verb with another object is a second event,
+    stored beside the first, neither linked ``contradicts`` nor superseded; a present state with another
+    value ("lives in Paris" / "lives in Rome") still retires the old one."""
+    views = await _write_two(server, poller, token, first, second)
+    for view in views:
+        assert view["memory"]["status"] == "active"
+        assert not [r for r in view["relations"] if r["kind"] in ("contradicts", "supersedes")]
+    old, new = await _write_two(server, poller, token, "The user lives in Paris", "The user lives in Rome")
+    assert (old["memory"]["status"], new["memory"]["status"]) == ("superseded", "active")
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
         ("I can't eat gluten any more", "I can't eat dairy any more"),
         ("Maya no longer drinks coffee", "Maya no longer drinks alcohol"),
         ("I can't stand okra any more", "I can't stand tripe any more"),

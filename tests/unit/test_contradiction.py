@@ -131,6 +131,30 @@ from hindsight.domain.contradiction import compare_facts, is_additive, resolve
         ("The user worked at Globex in 2018.", "The user worked at Initech in 2022.", "possible_conflict"),
         ("The project deadline is 2026-12-15.", "The project deadline is 2027-01-10.", "contradiction"),
         ("用户喜欢喝咖啡。", "用户的同事不喜欢喝咖啡。", "unrelated"),
+        # a past event with another object is a second event: both happened, neither retires the other
+        ("The user met Ana.", "The user met Ben.", "unrelated"),
+        ("The user visited Paris.", "The user visited Rome.", "unrelated"),
+        ("The user bought a bike.", "The user bought a car.", "unrelated"),
+        ("The user called the bank.", "The user called the dentist.", "unrelated"),
+        ("The user met Ana for lunch.", "Actually, the user met Ben for lunch.", "contradiction"),
+        ("The user met Ana.", "The user met Ben instead of Ana.", "contradiction"),
+        ("The user lived in Paris.", "The user lived in Rome.", "contradiction"),  # a past state
+        ("The user met Clara on Tuesday.", "The user met Clara on Wednesday.", "possible_conflict"),
+        # ... while a state with another value still supersedes
+        ("The user lives in Paris.", "The user lives in Rome.", "contradiction"),
+        ("The user's favourite colour is blue.", "The user's favourite colour is green.", "contradiction"),
+        # a plural noun or an adjective after a possessive is no verb: the name after it is in the subject
+        (
+            "The user's cats Tom and Tibbles eat dry food.",
+            "The user's cats Tom and Felix eat dry food.",
+            "unrelated",
+        ),
+        ("My retired colleague Ana lives in Faro.", "My retired colleague Rui lives in Faro.", "unrelated"),
+        (
+            "The user's retired father Tom lives in York.",
+            "The user's retired father Tom now lives in Leeds.",
+            "contradiction",
+        ),
         # unsure: flagged, never superseded
         ("The user speaks French.", "The user speaks German.", "possible_conflict"),
         ("The office has a cafeteria.", "The office now has a gym.", "possible_conflict"),

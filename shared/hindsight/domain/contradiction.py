@@ -30,7 +30,10 @@ intensifiers and correction markers removed, copulas made one token:
    is not in use" / "server db-2 is in use any more"). So does any change inside the subject phrase,
    before the statement's verb (a copula, an auxiliary, a word with a verb's ending, …: ``_verb_like``):
    "My daughter Emma is allergic to peanuts" / "My daughter Sofia is …", "Our client Globex pays …" /
-   "… Initech pays …", "Meeting room 101 is booked" / "… 102 …" (new-user trial, finding 1). A statement
+   "… Initech pays …", "Meeting room 101 is booked" / "… 102 …" (new-user trial, finding 1). One
+   past-tense verb with another object after it and no strong correction marker is two events, both
+   happened ("The user met Ana" / "The user met Ben": ``_two_events``); a past event with another number
+   or time only is a possible conflict (a past state, "lived in", is not an event). A statement
    dated to another time with another value ("lived in Paris in 2019" / "lived in Rome in 2021": two
    periods, both may be true) is at most a possible conflict. A change after a verb
    that can hold many values ("speaks", "plays", "likes", "reads") is only a possible conflict: "The user
@@ -60,6 +63,15 @@ from typing import Literal
 from hindsight.domain.memory import Source
 from hindsight.domain.text import same_information
 from hindsight.domain.timetravel import takes_key
+from hindsight.domain.verb_words import (
+    AUXILIARIES,
+    DETERMINERS,
+    IRREGULAR,
+    IRREGULAR_PAST,
+    PAST_NOT_EVENT,
+    PAST_STATES,
+    PRONOUNS,
+)
 
 CONFLICT_COSINE = 0.85
 """Active semantic memories at least this similar to a new one are compared with it. Measured on the
@@ -278,25 +290,10 @@ def _contractions(text: str) -> str:
     return re.sub(r"n't\b", " not", text, flags=re.I)
 
 
-_IRREGULAR = {
-    "has": "have",
-    "had": "have",
-    "having": "have",
-    "ate": "eat",
-    "drank": "drink",
-    "spoke": "speak",
-    "wrote": "write",
-    "taught": "teach",
-    "knew": "know",
-    "went": "go",
-    "goes": "go",
-}
-
-
 def _stem(word: str) -> str:
     """A crude English stem, enough to align "plays" / "playing", "dislikes" / "dislike"."""
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
+    if word in IRREGULAR:
+        return IRREGULAR[word]
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith("ing") and len(word) > 5:
@@ -351,6 +348,9 @@ class _Frame:
     """Index in ``tokens`` where the first verb of the statement is (``_verb_like``; an auxiliary,
     negation or dropped sentiment verb marks where it was): what comes before it is the subject phrase.
     None when no verb was recognised (an irregular past, a verb the markers removed: "moved")."""
+    past: str | None = None
+    """The verb, case-folded, when it is written in the past tense ("met", "visited", "lived"; not "was"):
+    an event that happened or a state that held then (``_two_events``)."""
 
 
 @lru_cache(maxsize=4096)
@@ -373,13 +373,15 @@ def _frame(text: str) -> _Frame:
     names: set[str] = set()
     tokens: list[str] = []
     verb: int | None = None
-    previous = ""
+    past: str | None = None
+    previous, previous_raw = "", ""
     for i, match in enumerate(_TOKEN.finditer(body)):
         raw = match.group(0).strip("'.,-+")
         word = raw.casefold().removesuffix("'s")
-        if verb is None and word and _verb_like(raw, word, previous):
+        if verb is None and word and _verb_like(raw, word, previous, previous_raw if i > 1 else ""):
             verb = len(tokens)
-        previous = word
+            past = _past_form(raw, word)
+        previous, previous_raw = word, raw
         if not word or word in _FUNCTION:
             continue
         if word in _NEGATORS:
@@ -400,97 +402,69 @@ def _frame(text: str) -> _Frame:
         if raw[:1].isupper() and i > 0:
             names.add(token)
         tokens.append(token)
-    return _Frame(tuple(tokens), frozenset(names), negatives % 2 == 1, correction, strong, additive, verb)
+    negative = negatives % 2 == 1
+    return _Frame(tuple(tokens), frozenset(names), negative, correction, strong, additive, verb, past)
 
 
-_AUXILIARIES = frozenset(
-    [
-        "have",
-        "has",
-        "had",
-        "can",
-        "could",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "must",
-        "might",
-        "do",
-        "does",
-        "did",
-    ]
-)
-_PRONOUNS = frozenset(["i", "we", "they", "you", "he", "she"])
-_IRREGULAR_PAST = frozenset(
-    [
-        *_IRREGULAR,
-        "became",
-        "began",
-        "bought",
-        "brought",
-        "built",
-        "came",
-        "chose",
-        "drove",
-        "flew",
-        "forgot",
-        "found",
-        "gave",
-        "got",
-        "grew",
-        "held",
-        "kept",
-        "knew",
-        "led",
-        "left",
-        "lost",
-        "made",
-        "meant",
-        "met",
-        "paid",
-        "put",
-        "ran",
-        "rode",
-        "said",
-        "sat",
-        "saw",
-        "sent",
-        "slept",
-        "sold",
-        "spent",
-        "stood",
-        "swam",
-        "taught",
-        "thought",
-        "told",
-        "took",
-        "understood",
-        "went",
-        "woke",
-        "won",
-        "wore",
-    ]
-)
-"""Common irregular past forms (besides ``_IRREGULAR``'s): verbs without a regular ending."""
-
-
-def _verb_like(raw: str, word: str, previous: str) -> bool:
-    """Whether ``word`` (``raw`` as written; ``previous``: the word before it, case-folded) looks like the
-    statement's verb: a copula, an auxiliary or modal, a negation, a sentiment or negating verb, a
-    common irregular past, the word after a subject pronoun ("I play"), or a lower-case word with a
-    verb's ending (-s, -ed: "pays", "prefers", "lived"). No tagger: a plural noun ("invoices") also
+def _verb_like(raw: str, word: str, previous: str, previous_raw: str) -> bool:
+    """Whether ``word`` (``raw`` as written; ``previous``: the word before it, case-folded;
+    ``previous_raw``: as written, empty at the statement's first word) looks like the statement's verb:
+    a copula, an auxiliary or modal, a negation, a sentiment or negating verb, a common irregular past,
+    the word after a subject pronoun ("I play"), a lower-case word right after a name inside the
+    statement ("the user's cats Tom and Tibbles eat"), or a lower-case word with a verb's ending (-s,
+    -ed: "pays", "prefers", "lived") that does not follow a determiner or a possessive ("my cats", "the
+    user's retired father": a noun or an adjective). No tagger: a plural noun elsewhere ("invoices") also
     passes, which only moves the subject's end earlier — the rule that reads it (``_in_subject``) then
     finds fewer subjects, never more."""
-    if word in _COPULA or word in _AUXILIARIES or word in _NEGATORS or word in _IRREGULAR_PAST:
+    if word in _COPULA or word in AUXILIARIES or word in _NEGATORS or word in IRREGULAR_PAST:
         return True
-    if previous in _PRONOUNS or _lemma(word) in _LIKE or _lemma(word) in _NEGATIVE_VERBS:
+    if previous in PRONOUNS or _lemma(word) in _LIKE or _lemma(word) in _NEGATIVE_VERBS:
         return True
     if not raw[:1].islower() or raw.casefold().endswith("'s") or not word.isalpha():
+        return False
+    if _after_a_name(previous, previous_raw) and word not in _FUNCTION:
+        return True
+    if previous in DETERMINERS or previous_raw.casefold().endswith("'s"):
         return False
     if word.endswith("ed") and len(word) > 4:
         return True
     return word.endswith("s") and len(word) > 3 and not word.endswith(("ss", "us", "is", "ics"))
+
+
+def _after_a_name(previous: str, previous_raw: str) -> bool:
+    """Whether the word before is a name written inside the statement (capitalised, not a possessive)."""
+    return previous_raw[:1].isupper() and not previous_raw.casefold().endswith("'s") and previous.isalpha()
+
+
+def _past_form(raw: str, word: str) -> str | None:
+    """``word`` when it is a verb written in the past tense ("met", "visited", "lived"), else None (a
+    copula, a present form, an auxiliary other than "had")."""
+    if word in PAST_NOT_EVENT or word in _COPULA:
+        return None
+    if word in IRREGULAR_PAST:
+        return word
+    regular = raw[:1].islower() and word.isalpha() and word.endswith("ed") and len(word) > 4
+    return word if regular else None
+
+
+def _two_events(a: _Frame, b: _Frame, start: int, differing: list[str]) -> PairVerdict | None:
+    """Two statements of one past-tense verb whose object or complement changed (``start``: where the
+    change begins in the old frame ``a``, after the verb) and no strong correction marker in the new one
+    ``b`` ("actually", "instead", "not X", "no longer", "correction"): "The user met Ana" / "The user met
+    Ben", "visited Paris" / "visited Rome" are two events, both happened — ``unrelated (other_event)``.
+    A changed number or time only ("met Clara on Tuesday" / "… on Wednesday": one event moved, or two)
+    is unsure: a possible conflict. None when the rule does not apply (a present verb, another verb, a
+    change before the verb, a past state: "lived in Paris" / "lived in Rome", ``PAST_STATES``, is left to
+    the changed-value rule, which the valid-time ordering of past values relies on)."""
+    if a.past is None or a.past != b.past or b.strong or a.verb is None or a.verb != b.verb:
+        return None
+    if start <= a.verb or a.tokens[a.verb] != b.tokens[b.verb]:
+        return None
+    if a.past in PAST_STATES:
+        return None
+    if all(_numeric(t) or t in _TIME_WORDS for t in differing):
+        return PairVerdict("possible_conflict", ("changed_value", "past"))
+    return PairVerdict("unrelated", ("other_event",))
 
 
 def _replacement(
@@ -669,6 +643,9 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     if _other_time(was, now):
         return PairVerdict("possible_conflict", ("other_time", *correction))
     differing = [t for t in (*was, *now) if not (t in was and t in now)]
+    events = _two_events(a, b, start, differing)
+    if events is not None:
+        return events
     numeric = all(_numeric(t) for t in differing)
     cjk = all(_cjk(t) for t in (*was, *now))
     longest = max(len(was), len(now))
