@@ -18,6 +18,7 @@ version-conflict reason in ``memory_status``, nothing stored)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from typing import Literal
 from uuid import UUID
 
@@ -26,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, InvalidInput, NotFound
 from hindsight.domain.forgetting import ForgottenAlong
+from hindsight.domain.isotime import TimeSpan
 from hindsight.domain.limits import MAX_CHAIN_DEPTH, shared_with_others
 from hindsight.domain.maintenance.stale import restore_refusal
 from hindsight.domain.memory import (
@@ -317,7 +319,8 @@ class ManageMemory:
         ``occurred_at``, when an event's period would then be empty). A supersede is a new fact: it holds
         from its own date (given, or read from its new words by the worker), else from when it is made,
         never from the old fact's occurred_at; it keeps the old fact's entities but the replaced values
-        (``text.carried_entities``)."""
+        (``text.carried_entities``). An episode's supersede corrects the record of an event that happened
+        once: it keeps the old occurred_at (re-dated as an update's, ``_event_time``) unless one is given."""
         principal.require_write()
         scope = principal.scope(agent_id)
         ensure_key_unredacted(self._redactor, changes.key, "key")
@@ -426,8 +429,18 @@ class ManageMemory:
                 **(changes.metadata or {}),
                 **({"supersede_reason": reason} if reason else {}),
             }.items()
-            if k not in (INFERRED_KEY, RESUMES_METADATA_KEY)
+            if k != RESUMES_METADATA_KEY
         }
+        occurred_at: datetime | TimeSpan | None = changes.occurred_at
+        if old.layer == "episodic":
+            # an event's supersede corrects the record of what happened then, not a state that holds from
+            # now: it keeps when the event happened (re-dated from the same anchor when its new words name
+            # another time, ``_event_time``), unless the caller gives an occurred_at
+            event = _event_time(old, changes, metadata)
+            occurred_at = old.occurred_at if event is None else event.span
+            metadata = metadata if event is None else event.metadata
+        else:
+            metadata = {k: v for k, v in metadata.items() if k != INFERRED_KEY}
         draft = MemoryDraft(
             content=changes.content,
             layer=old.layer,
@@ -442,7 +455,7 @@ class ManageMemory:
             source=old.source,
             # a new fact, not the old one's: it holds from its own date (given, or read from its words by
             # the worker), else from now; the old fact keeps the period it was true (trial 2 HIGH)
-            occurred_at=changes.occurred_at,
+            occurred_at=occurred_at,
             valid_from=changes.valid_from,
             valid_to=changes.valid_to,
             supersedes=memory_id,
