@@ -7,7 +7,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hindsight.domain.inferred_order import held_from_words, may_precede, stated_past_year, states_past
+from hindsight.domain.errors import InvalidInput
+from hindsight.domain.inferred_order import (
+    check_undated_past,
+    held_from_words,
+    may_precede,
+    stated_past_period,
+    stated_past_year,
+    states_past,
+)
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relative_time import with_inferred_time
 
@@ -80,3 +88,55 @@ def test_an_undated_fact_that_states_a_past_in_one_year_is_dated_that_year_for_i
     dated = MemoryDraft(content="The user lived in Lyon in 2019", key="user.city", occurred_at="2018")
     assert stated_past_year(dated, rome) is None  # the caller's date stands
     assert stated_past_year(MemoryDraft(content="The user lived in Lyon in 2019"), rome) is None  # no key
+
+
+@pytest.mark.parametrize(
+    ("text", "period"),
+    [
+        ("The user lived in Lyon from 2015 to 2019", ("2015-01-01", "2020-01-01")),
+        ("The user lived in Lyon between 2015 and 2019", ("2015-01-01", "2020-01-01")),
+        ("The user lived in Lyon until March 2024", ("2024-03-01", "2024-04-01")),
+        ("The user lived in Lyon until 2024", ("2024-01-01", "2025-01-01")),
+        ("The user lived in Lyon in the 1990s", ("1990-01-01", "2000-01-01")),
+        ("The user lives in Milan, where they studied from 2015 to 2019", None),  # a present state
+        ("The user lived in Lyon from 2019 to 2015", None),  # reversed: not read
+        ("The user lived in Lyon from 2015 to 2019 and in Nice in 2021", None),  # another year
+        ("The user lived in Lyon from 2020 to 2026", None),  # ends after the holder began
+    ],
+)
+def test_an_undated_fact_naming_its_past_period_gets_that_period(
+    text: str, period: tuple[str, str] | None
+) -> None:
+    holder = datetime(2026, 6, 1, tzinfo=UTC)
+    got = stated_past_period(MemoryDraft(content=text, key="user.city"), holder)
+    assert (got and (got[0].date().isoformat(), got[1].date().isoformat())) == period
+    assert stated_past_period(MemoryDraft(content=text), holder) is None  # keyed facts only
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ("The user used to live in Lyon", True),
+        ("The user previously lived in Lyon", True),
+        ("The user's former home was Lyon", True),
+        ("Before moving to Rome, the user lived in Lyon", True),
+        ("As a child the user lived in Lyon", True),
+        ("The user lived in Lyon for 5 years", True),
+        ("The user has lived in Rome for 5 years", False),  # a present state
+        ("The user used to live in Lyon two years ago", False),  # a date read from the words
+        ("The user previously lived in Lyon in 2019", False),  # a year: the worker places it
+        ("The user was born in Lyon", False),  # a past verb alone is no undated past value
+        ("The user no longer eats meat", False),  # says what holds now
+    ],
+)
+def test_an_undated_past_value_on_a_key_is_refused(text: str, refused: bool) -> None:
+    draft = MemoryDraft(content=text, key="user.city")
+    if refused:
+        with pytest.raises(InvalidInput) as caught:
+            check_undated_past(draft, SAID)
+        assert caught.value.field == "content"
+        assert "Give occurred_at" in str(caught.value)
+    else:
+        check_undated_past(draft, SAID)
+    check_undated_past(MemoryDraft(content=text), SAID)  # no key: an ordinary fact
+    check_undated_past(MemoryDraft(content=text, key="user.city", valid_to=SAID), SAID)  # dated

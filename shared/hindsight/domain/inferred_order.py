@@ -32,9 +32,10 @@ import re
 import unicodedata
 from datetime import UTC, datetime
 
+from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import TimeSpan
 from hindsight.domain.memory import MemoryDraft
-from hindsight.domain.relative_time import INFERRED_KEY, recorded_anchor
+from hindsight.domain.relative_time import INFERRED_KEY, infer_event_time, recorded_anchor
 from hindsight.domain.timetravel import takes_key
 
 _PAST_STATE = re.compile(
@@ -125,3 +126,97 @@ def stated_past_year(draft: MemoryDraft, holder_start: datetime) -> TimeSpan | N
         return None
     span = TimeSpan(datetime(int(named[0]), 1, 1, tzinfo=UTC), "year")
     return span if span.end <= holder_start else None
+
+
+_Y = r"((?:19|20)\d{2})"
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_RANGE = re.compile(rf"\b(?:from|between)\s+{_Y}\s*(?:to|until|till|through|and|-|\u2013)\s*{_Y}\b")
+_UNTIL = re.compile(rf"\b(?:until|till|up to)\s+(?:(?:in\s+)?({'|'.join(_MONTHS)})\s+)?{_Y}\b")
+_DECADE = re.compile(r"\bin\s+the\s+((?:19|20)\d0)'?s\b")
+_UNDATED_PAST = re.compile(
+    r"\b(?:used to|previously|formerly|former|back then|in the past|at the time"
+    r"|before (?:moving|relocating|coming|going) to|as an? (?:child|kid|teenager|teen|student|boy|girl)"
+    r"|when (?:he|she|they|i|we|the user) (?:was|were) (?:young|little|a child|a kid)"
+    r"|for (?:\d+|a few|a couple of|several|many|two|three|four|five|six|seven|eight|nine|ten)"
+    r" (?:years?|months?|weeks?|decades?))\b|以前|曾经|过去|原来"
+)
+"""Words that say a value held once, with no date: an undated past state ("no longer" is left out: it
+states what holds now)."""
+
+
+def _year(value: str) -> datetime:
+    return datetime(int(value), 1, 1, tzinfo=UTC)
+
+
+def stated_past_period(draft: MemoryDraft, holder_start: datetime) -> tuple[datetime, datetime, str] | None:
+    """The period an undated keyed fact says it held in, when its words name one with an end and a past
+    state (``states_past``) and that end is at or before ``holder_start`` (the earliest start of the
+    values on its key): (valid_from, valid_to, the words read). "from 2015 to 2019" / "between 2015 and
+    2019" hold [2015-01-01, 2020-01-01); "until March 2024" holds the named month (its start is not said:
+    only what the words vouch for is stored); "in the 1990s" holds [1990-01-01, 2000-01-01). Every
+    four-digit number in the text must be in the phrase read. Same conditions as ``stated_past_year``;
+    None otherwise (a range that ends after the holder began, a present-state sentence, another year)."""
+    dated = (draft.valid_from, draft.valid_to, draft.occurred_at, draft.session_at)
+    if draft.layer != "semantic" or draft.key is None or any(d is not None for d in dated):
+        return None
+    text = unicodedata.normalize("NFKC", draft.content).lower().replace("\u2019", "'")
+    years = len(_YEAR.findall(text))
+    period: tuple[datetime, datetime, str] | None = None
+    if (found := _RANGE.findall(text)) and len(found) == 1 and years == 2:
+        first, last = int(found[0][0]), int(found[0][1])
+        if first <= last:
+            period = (_year(found[0][0]), datetime(last + 1, 1, 1, tzinfo=UTC), f"{first} to {last}")
+    elif (until := _UNTIL.findall(text)) and len(until) == 1 and years == 1:
+        month, year = until[0]
+        if month:
+            span = TimeSpan(datetime(int(year), _MONTHS.index(month) + 1, 1, tzinfo=UTC), "month")
+            period = (span.start, span.end, f"until {year}-{span.start.month:02d}")
+        else:
+            period = (_year(year), _year(str(int(year) + 1)), f"until {year}")
+    elif (decade := _DECADE.findall(text)) and len(decade) == 1 and years == 0:
+        start = int(decade[0])
+        period = (_year(decade[0]), datetime(start + 10, 1, 1, tzinfo=UTC), f"the {start}s")
+    if period is None or not states_past(text) or period[1] > holder_start:
+        return None
+    return period
+
+
+def check_undated_past(draft: MemoryDraft, now: datetime) -> None:
+    """Refuse a keyed fact whose words say it held once, with no date (new-user trial 2 HIGH 2): "The user
+    used to live in Lyon", "previously", "former", "before moving to …", "as a child", "for 5 years"
+    with a past-tense state verb (``states_past``; no present-state word outside "used to …"). A value
+    on a key is the key's value from its start on; these words say it is not the value now, and give no
+    date that could place it among the key's values, so storing it would either make it today's value
+    or guess when it ended. Not when the words hold a date: a relative one (read from ``now``, UTC) or
+    any four-digit year (the worker places those: ``stated_past_year``, ``stated_past_period``). Only a
+    semantic write with a key and no ``valid_from``, ``valid_to``, ``occurred_at`` or ``session_at``.
+    Raises InvalidInput (field ``content``) naming the words and asking for ``occurred_at`` (when it held;
+    ``valid_to`` in an ingest line), or no key."""
+    given = (draft.valid_from, draft.valid_to, draft.occurred_at, draft.session_at)
+    if draft.layer != "semantic" or draft.key is None or any(d is not None for d in given):
+        return
+    text = unicodedata.normalize("NFKC", draft.content).lower().replace("\u2019", "'")
+    found = _UNDATED_PAST.search(text)
+    if found is None or _YEAR.search(text) or not states_past(text):
+        return
+    if infer_event_time(draft.content, now) is not None:
+        return
+    raise InvalidInput(
+        "content",
+        f"the words say a past value of key {draft.key!r} with no date ({found.group(0)!r}): as the key's "
+        "value it would replace the value of now. Give occurred_at (when it held; an ingest line may also "
+        "give valid_to, when it stopped), or write it without a key",
+    )

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import HindsightError, IdempotencyKeyReused, InvalidInput, Unavailable
 from hindsight.domain.ids import uuid7
+from hindsight.domain.inferred_order import check_undated_past
 from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits, shared_with_others
 from hindsight.domain.memory import (
     Lane,
@@ -171,8 +172,10 @@ class Remember:
         start its period would be stored with, ``check_period_end``; a causal_parent that names
         nothing the agent wrote, ``usecases.causal_parents``; a key or conversation_id redaction would
         change, field ``key`` / ``conversation_id``: ``ensure_key_unredacted``; a ``metadata.resumes``,
-        ``domain.timetravel.check_resumes``)."""
+        ``domain.timetravel.check_resumes``; a keyed fact whose words state an undated past value, field
+        ``content``: ``domain.inferred_order.check_undated_past``)."""
         check_resumes(draft.metadata)  # the store's mark of a continuation: never the caller's
+        check_undated_past(draft, self._clock.now())  # "used to live in Lyon" on a key: never today's value
         if draft.causal_parent is not None and self._parents is not None:
             await self._parents(scope, draft.causal_parent)
         ensure_key_unredacted(self._redactor, draft.key, "key")  # an identifier: never rewritten

@@ -63,7 +63,12 @@ from hindsight.adapters.postgres.rows import (
 from hindsight.adapters.postgres.vectors import VectorRows, vector_param
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
-from hindsight.domain.inferred_order import held_from_words, held_from_words_reason, stated_past_year
+from hindsight.domain.inferred_order import (
+    held_from_words,
+    held_from_words_reason,
+    stated_past_period,
+    stated_past_year,
+)
 from hindsight.domain.memory import MemoryDraft, OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
 from hindsight.domain.repeat import Absorbed, Held, absorb
 from hindsight.domain.text import entity_terms, same_information
@@ -265,7 +270,9 @@ def redated_on_key(job: WriteJob, replaced: list[dict[str, Any]]) -> tuple[Write
     "moved to Berlin last month" after "lives in Lisbon" from the 15th), or would start a supersede before
     the memory it names; or dated the one year its words say a past state held in, when it has no date
     and that year ended before the key's values began (``stated_past_year``: "lived in Paris in 2019" is
-    a past value, not today's value); with the outcome's part that says so. (``job``, None) when its
+    a past value, not today's value), or given the period its words name when that ended before
+    (``stated_past_period``: "from 2015 to 2019", "until March 2024", "in the 1990s"); with the outcome's
+    part that says so. (``job``, None) when its
     start stands. ``replaced``: ``_facts_to_replace``'s rows. Raises nothing."""
     draft = job.draft
     if not replaced or draft.layer != "semantic":
@@ -279,6 +286,14 @@ def redated_on_key(job: WriteJob, replaced: list[dict[str, Any]]) -> tuple[Write
         if year is not None:  # "lived in Paris in 2019": a past value, not today's value
             update = {"occurred_at": year.start, "occurred_precision": year.precision}
             why = f"dated {year.start.year} from its words (a past state in that year)"
+            return job.model_copy(update={"draft": draft.model_copy(update=update)}), why
+        period = stated_past_period(draft, min(stated(r, True) for r in replaced))
+        if period is not None:  # "lived in Lyon from 2015 to 2019": a past value with the period it names
+            start, end, words = period
+            why = (
+                f"period {start.date().isoformat()} to {end.date().isoformat()} read from its words ({words})"
+            )
+            update = {"valid_from": start, "valid_to": end}
             return job.model_copy(update={"draft": draft.model_copy(update=update)}), why
         holder = order_on_key(job, replaced)[2]
         start = None if holder is None else held_from_words(draft, job.valid_since, [stated(holder, True)])
