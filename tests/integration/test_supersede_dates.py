@@ -117,3 +117,35 @@ async def test_a_supersede_dates_its_own_words_from_when_it_was_made(
         await drain(poller)
         braga = await _memory(client, str(dated["queued"]["id"]))
         assert (braga["occurred_at"], braga["entities"]) == (f"{today}T00:00:00Z", {"city": "Braga"}), braga
+
+
+async def test_a_supersede_that_names_the_old_value_as_left_does_not_keep_it(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    # trial 2 MED 6: "moved from Paris to Rome" still names Paris, but only as what Alex left
+    async with mcp_client(server.url, token) as client:
+        ack = await call(
+            client,
+            "memory_write",
+            {
+                "content": "Alex lives in Paris",
+                "key": "alex.city.left",
+                "entities": {"city": "Paris", "user": "maya"},
+            },
+        )
+        await drain(poller)
+        moved = await call(
+            client,
+            "memory_update",
+            {
+                "id": ack["id"],
+                "action": "supersede",
+                "content": "Alex moved from Paris to Rome",
+                "reason": "moved",
+            },
+        )
+        await drain(poller)
+        rome = str(moved["queued"]["id"])
+        assert (await _memory(client, rome))["entities"] == {"user": "maya"}
+        assert rome not in await _found(client, entities={"city": "Paris"})
+        assert await _found(client, entities={"user": "maya"}) == [rome]

@@ -177,7 +177,22 @@ def test_a_supersede_keeps_the_entities_but_the_value_it_replaces() -> None:
         "tags": ["Porto", "home"],
     }
     # whole words, case-insensitive; wide characters anywhere in the run
-    assert carried_entities({"city": "Porto"}, "Alex lives in Porto", "Alex left porto") == {"city": "Porto"}
+    assert carried_entities({"city": "Porto"}, "Alex lives in Porto", "Alex loves porto") == {"city": "Porto"}
+    # a value the new words name only as what is left is the value replaced (trial 2 MED 6)
+    for new in (
+        "Alex moved from Paris to Rome",
+        "Alex left Paris for Rome",
+        "Alex no longer lives in Paris; Alex lives in Rome",
+        "Alex is not in Paris anymore",
+        "Alex lives in Rome instead of Paris",
+    ):
+        assert carried_entities({"city": "Paris", "person": "Alex"}, "Alex lives in Paris", new) == {
+            "person": "Alex"
+        }, new
+    # named as held elsewhere in the words: kept
+    assert carried_entities(
+        {"city": "Paris"}, "Alex lives in Paris", "Alex moved from Lyon back to Paris"
+    ) == {"city": "Paris"}
     assert carried_entities({"city": "Lis"}, "Alex lives in Lisbon", "Alex moved") == {"city": "Lis"}
     assert carried_entities({"城市": "里斯本"}, "亚历克斯住在里斯本", "亚历克斯搬到了波尔图") == {}
     assert carried_entities({"n": 42}, "Alex is 42", "Alex is 43") == {}

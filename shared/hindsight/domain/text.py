@@ -185,19 +185,42 @@ def _names(text: str, value: object) -> bool:
     return re.search(r"(?<!\w)" + re.escape(wanted) + r"(?!\w)", text) is not None
 
 
+_LEFT = re.compile(
+    r"(?:\bfrom|\bleft|\bleaving|\bleave|\bleaves|\bquit|\bquitting|\bquits|\binstead of|\brather than"
+    r"|\bout of|\baway from|\bno longer(?: \w+){0,2}|\bnot(?: \w+){0,2}|\bformerly|\bex-)"
+    r"\s*(?:(?:in|at|with|for|on|to|the|a|an)\s+)?$"
+)
+"""What stands right before a value the words name only as what is left: "moved from Paris to Rome",
+"left Acme", "no longer lives in Paris", "is not in Paris (anymore)", "instead of tea", "quit Acme"."""
+
+
+def _names_as_held(text: str, value: object) -> bool:
+    """Whether ``text`` (lower-cased NFKC) names ``value`` other than as what is left (``_LEFT``): "moved
+    from Paris to Rome" names Rome as held, Paris only as left."""
+    wanted = unicodedata.normalize("NFKC", str(value)).strip().lower()
+    if not wanted:
+        return False
+    if any(unicodedata.east_asian_width(c) in ("W", "F") for c in wanted):
+        return wanted in text
+    pattern = re.compile(r"(?<!\w)" + re.escape(wanted) + r"(?!\w)")
+    return any(_LEFT.search(text[: found.start()]) is None for found in pattern.finditer(text))
+
+
 def carried_entities(entities: Mapping[str, JsonValue], old: str, new: str) -> dict[str, JsonValue]:
     """The entities of a superseded fact (``old``: its content) that its replacement (``new``) keeps when
     the supersede gives none: all but the values the old words named and the new words do not — those
     are the value replaced ("Alex lives in Lisbon" {"person": "Alex", "city": "Lisbon"} superseded by
     "Alex moved to Porto" keeps {"person": "Alex"}), and an entity search for the old value must not
-    answer the new fact (trial 7). A value neither text names (who or what the fact is about, attached by
-    the caller: {"user": "maya"}) carries over. A list keeps its items that carry over (left out when
-    none does)."""
+    answer the new fact (trial 7). A value the new words name only as what is left ("Alex moved from
+    Paris to Rome", "left Acme", "no longer in Paris", "instead of tea": ``_names_as_held``) is not named
+    by them: it is the value replaced too, so an entity search for Paris does not answer the Rome fact
+    (trial 2 MED 6). A value neither text names (who or what the fact is about, attached by the caller:
+    {"user": "maya"}) carries over. A list keeps its items that carry over (left out when none does)."""
     old_text = unicodedata.normalize("NFKC", old).lower()
     new_text = unicodedata.normalize("NFKC", new).lower()
 
     def kept(value: JsonValue) -> bool:
-        return not (_names(old_text, value) and not _names(new_text, value))
+        return not (_names(old_text, value) and not _names_as_held(new_text, value))
 
     carried: dict[str, JsonValue] = {}
     for name, value in entities.items():
