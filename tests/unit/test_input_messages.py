@@ -17,6 +17,7 @@ from hindsight.api.strict_args import validate_strict
 from hindsight.domain.errors import InvalidInput, Unavailable
 from hindsight.domain.limits import MAX_TIMESTAMP, Fraction, Importance
 from hindsight.domain.memory import MemoryChanges, Scope, StoreResult
+from hindsight.domain.relative_time import infer_event_time
 from hindsight.domain.timeparse import MAX_RELATIVE_COUNT, parse_time_range
 from hindsight.usecases.causal_parents import CheckCausalParent
 from hindsight.usecases.recall import RecallQuery, resolve
@@ -131,6 +132,50 @@ def test_an_empty_window_says_it_is_empty_without_repeating_the_instant() -> Non
         resolve(RecallQuery(text="q", since="2026-11-25", until="2026-11-20"), NOW)
     assert "the time window is empty" in str(reversed_window.value)
     assert reversed_window.value.field == "until"
+
+
+def test_an_empty_window_of_time_range_alone_names_time_range() -> None:
+    # trial 2 LOW 7: "past 0 days" was refused naming until ("give an until after since")
+    with pytest.raises(InvalidInput) as zero:
+        resolve(RecallQuery(text="q", time_range="past 0 days"), NOW)
+    assert zero.value.field == "time_range"
+    assert zero.value.limit == {"ge": 1}
+    assert "'past 0 days' holds no time" in str(zero.value)
+    instant = "2026-11-24T10:00:00Z"
+    with pytest.raises(InvalidInput) as same:
+        resolve(RecallQuery(text="q", time_range=f"{instant}..{instant}"), NOW)
+    assert same.value.field == "time_range"
+    assert "the time window is empty" in str(same.value)
+    with pytest.raises(InvalidInput) as bound:  # a bound that closes the window is named instead
+        resolve(RecallQuery(text="q", time_range="last month", since="2026-12-01"), NOW)
+    assert bound.value.field == "since"
+
+
+@pytest.mark.parametrize(
+    ("words", "digits"),
+    [
+        ("three months ago", "3 months ago"),
+        ("Twelve days ago", "12 days ago"),
+        ("a year ago", "1 year ago"),
+        ("an hour ago", None),  # "N … ago" takes days to years only, as before
+        ("past three days", "past 3 days"),
+        ("last two weeks", "last 2 weeks"),
+    ],
+)
+def test_time_range_reads_the_number_words_a_write_reads(words: str, digits: str | None) -> None:
+    # trial 2 LOW 8: one table (calendar_ago.NUMBER_WORDS) for a write's words and a search's time_range
+    if digits is None:
+        with pytest.raises(InvalidInput):
+            parse_time_range(words, NOW)
+        return
+    assert parse_time_range(words, NOW) == parse_time_range(digits, NOW)
+    if words.endswith("ago"):  # the span a write's "Three months ago …" is stored as
+        inferred = infer_event_time(f"{words} the user moved", NOW)
+        assert inferred is not None
+        assert (inferred.span.start, inferred.span.end) == (
+            parse_time_range(words, NOW).start,
+            parse_time_range(words, NOW).end,
+        )
 
 
 class _Reader:

@@ -16,6 +16,21 @@ from hindsight.domain.isotime import TimeSpan
 
 CalendarUnit = Literal["day", "week", "month", "year"]
 
+NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}  # fmt: skip
+"""The English number words the N of "N units ago" may be written as, on both paths: a write's "Three
+months ago …" and a search's ``time_range`` "three months ago" (new-user trial 2 LOW 8)."""
+NUMBER_WORD_PATTERN = "|".join(NUMBER_WORDS)
+"""``NUMBER_WORDS`` as a regular-expression alternation (lower case)."""
+
+
+def count_of(text: str) -> int:
+    """The N of "N units ago": ASCII digits or a ``NUMBER_WORDS`` word (lower case). Raises KeyError for
+    anything else."""
+    return int(text) if text.isascii() and text.isdigit() else NUMBER_WORDS[text]
+
 
 def day_span(d: date) -> TimeSpan:
     """The day ``d`` (UTC midnight to midnight)."""

@@ -87,16 +87,13 @@ from datetime import date, datetime, timedelta
 
 from pydantic import JsonValue, ValidationError
 
-from hindsight.domain.calendar_ago import ago, day_span, month_span, week_span, year_span
+from hindsight.domain.calendar_ago import NUMBER_WORDS, ago, day_span, month_span, week_span, year_span
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
 
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_WORDS_EN = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-}  # fmt: skip
+_WORDS_EN = NUMBER_WORDS  # one table for writes and searches (``calendar_ago``)
 _DIGITS_ZH = dict(zip("零一二三四五六七八九", range(10), strict=True)) | {"两": 2}
 _NUM_EN = r"(\d{1,3}|" + "|".join(_WORDS_EN) + r")"
 _NUM_ZH = r"(\d{1,3}|[零一二两三四五六七八九十]{1,3})"

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from hindsight.domain.calendar_ago import ago
+from hindsight.domain.calendar_ago import NUMBER_WORD_PATTERN, ago, count_of
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import TIME_FORMAT, TimeRefused, local_day, span_of
 from hindsight.domain.limits import MAX_TIMESTAMP, MIN_TIMESTAMP, TIMESTAMP_LIMIT
@@ -33,8 +33,11 @@ MAX_RELATIVE_COUNT = 9_999
 """The N of "last N days" and "N days ago" (any unit): at most this (four digits; a look back past
 1900-01-01 is cut there)."""
 # ASCII digits only, as in ISO dates (isotime): "last ٣ days" or "past ３ days" is refused, not read
-_ROLLING = re.compile(r"^(?:last|past|previous)\s+(\d+)\s+(minute|hour|day|week|month|year)s?$", re.ASCII)
-_AGO = re.compile(r"^(\d+)\s+(day|week|month|year)s?\s+ago$", re.ASCII)
+# N may be a number word as in a write's words ("three months ago": ``calendar_ago.NUMBER_WORDS``)
+_ROLLING = re.compile(
+    rf"^(?:last|past|previous)\s+(\d+|{NUMBER_WORD_PATTERN})\s+(minute|hour|day|week|month|year)s?$", re.ASCII
+)
+_AGO = re.compile(rf"^(\d+|{NUMBER_WORD_PATTERN})\s+(day|week|month|year)s?\s+ago$", re.ASCII)
 _SINCE = re.compile(r"^since\s+(.+)$")
 _RANGE = re.compile(r"^(.+?)\s*(?:\.\.|/| to )\s*(.+)$")
 SUPPORTED = (
@@ -47,7 +50,7 @@ SUPPORTED = (
     "this year",
     "last year",
     "last N days/weeks/months/hours",
-    "N days ago",
+    "N days ago (N in digits or a word: one to twelve, a, an)",
     "since <date>",
     "<date>",
     "<date>..<date>",
@@ -98,7 +101,10 @@ def _earlier(now: datetime, delta: timedelta) -> datetime:
 
 
 def _count(match: re.Match[str], text: str, field: str) -> int:
-    """The N of a relative phrase. Raises InvalidInput naming the limit when it is over it."""
+    """The N of a relative phrase (digits or a number word, ``calendar_ago.count_of``). Raises InvalidInput
+    naming the limit when it is over it."""
+    if not match.group(1).isdigit():
+        return count_of(match.group(1))
     digits = match.group(1).lstrip("0") or "0"
     if len(digits) > len(str(MAX_RELATIVE_COUNT)) or int(digits) > MAX_RELATIVE_COUNT:
         raise InvalidInput(
@@ -161,7 +167,13 @@ def _parse_time_range(text: str, now: datetime, field: str) -> TimeRange:
     if phrase in fixed:
         return TimeRange(*fixed[phrase])
     if m := _ROLLING.match(phrase):
-        return TimeRange(_earlier(now, _count(m, text, field) * _UNITS[m.group(2)]), now)
+        if (count := _count(m, text, field)) == 0:  # [now, now): a window that holds no instant
+            raise InvalidInput(
+                field,
+                f"'{text[:64]}' holds no time: the N of 'past N {m.group(2)}s' must be at least 1",
+                {"ge": 1},
+            )
+        return TimeRange(_earlier(now, count * _UNITS[m.group(2)]), now)
     if m := _AGO.match(phrase):  # the span a write's "N units ago" is stored as (``calendar_ago``)
         span = ago(m.group(2), _count(m, text, field), today)
         return TimeRange(span.start, span.end)

@@ -106,8 +106,10 @@ def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
     if query.until:
         bound = resolve_bound(query.until, now, "until", upper=True)
         end = min(end, bound) if end else bound
-    if start and end and start >= end:
-        raise InvalidInput("until", _empty_window(start, end))
+    if start and end and start >= end:  # the field that closed the window: time_range alone, or the bound
+        raise InvalidInput(
+            "until" if query.until else "since" if query.since else "time_range", _empty_window(start, end)
+        )
     point = PointInTime(valid_at=query.valid_at, known_at=query.known_at)
     return SearchRequest(
         text=query.text,
