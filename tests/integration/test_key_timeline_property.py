@@ -2,11 +2,12 @@
 test over random sequences of writes of bounded and open values on one key, forgets of bounded values,
 forgets undone by a restore, moves of a bounded value's end (refused only when a value of the key begins
 inside the longer period), moves of a bounded value onto another key (it leaves this key's timeline),
-and a value written while another is archived (then restored: new-user trial F5), against real Postgres (the
-use cases and the worker's store, no queue). After each step, at every probe instant at most one live value
-of the key holds, and it is the value with the latest stated start among the unforgotten ones whose stated
-period contains the instant. (Forgetting a key's open value, or moving it
-off the key, leaves no value after it: not a stated-period rule, so not drawn.)"""
+a value written while another is archived (then restored: new-user trial F5), and a value restored over
+the values that began inside its period, then each of those archived and restored (trial 2 HIGH 3),
+against real Postgres (the use cases and the worker's store, no queue). After each step, at every probe
+instant at most one live value of the key holds, and it is the value with the latest stated start among
+the unforgotten ones whose stated period contains the instant. (Forgetting a key's open value, or moving
+it off the key, leaves no value after it: not a stated-period rule, so not drawn.)"""
 
 from __future__ import annotations
 
@@ -51,6 +52,9 @@ OPS = st.one_of(
         st.integers(0, 30),
         st.tuples(st.integers(0, WEEKS), st.one_of(st.none(), st.integers(1, 10))),
     ),
+    # a value restored over the values that began inside its period (they never held: retired), then each
+    # of those archived and restored, earliest first (their periods back: as the stated periods say)
+    st.tuples(st.just("restore-over+archive+restore"), st.integers(0, 30), st.just(None)),
 )
 """One step: (kind, a week or the pick of a value written so far, weeks)."""
 
@@ -81,6 +85,18 @@ def _held(stack: LocalStack, tenant: str, at: datetime) -> list[str]:
         at,
     )
     return [str(r[0]).removeprefix("Sam lives in ") for r in rows]
+
+
+def _retired(stack: LocalStack, tenant: str) -> list[uuid.UUID]:
+    """The values of the key a restore retired (an empty period: they never held), earliest start first."""
+    rows = _rows(
+        stack,
+        """SELECT id FROM memories
+           WHERE tenant_id = %s AND key = 'sam.city' AND status = 'superseded' AND valid_to <= valid_from
+           ORDER BY valid_from, id""",
+        tenant,
+    )
+    return [r[0] for r in rows]
 
 
 @pytest.mark.anyio
@@ -135,6 +151,12 @@ def _held(stack: LocalStack, tenant: str, at: datetime) -> list[str]:
 @example(  # an open value written before a bounded past value that split the fact held over it too
     ops=[("write", 0, None), ("write", 20, 5), ("write", 15, None)]
 )
+@example(  # trial 2 HIGH 3: Paris restored over Rome, Rome archived and restored: no value from Rome's start
+    ops=[("write", 0, None), ("write", 8, None), ("restore-over+archive+restore", 0, None)]
+)
+@example(  # the same over an open value split around a bounded one
+    ops=[("write", 0, None), ("write", 8, None), ("write", 16, 4), ("restore-over+archive+restore", 0, None)]
+)
 @given(ops=st.lists(OPS, min_size=2, max_size=8))
 async def test_a_keys_timeline_is_what_the_stated_periods_say(
     stack: LocalStack, ops: list[tuple[Any, ...]]
@@ -186,6 +208,12 @@ async def test_a_keys_timeline_is_what_the_stated_periods_say(
                 await manage.update(principal, None, value.id, "archive", MemoryChanges(), None)
                 await write(n, *weeks)
                 await manage.update(principal, None, value.id, "restore", MemoryChanges(), None)
+            elif kind == "restore-over+archive+restore":
+                value = live[at % len(live)]
+                await manage.update(principal, None, value.id, "restore", MemoryChanges(), None)
+                for retired in _retired(stack, tenant):
+                    await manage.update(principal, None, retired, "archive", MemoryChanges(), None)
+                    await manage.update(principal, None, retired, "restore", MemoryChanges(), None)
             elif (value := live[at % len(live)]).end is not None:
                 end = value.start + timedelta(weeks=weeks)
                 try:

@@ -592,7 +592,10 @@ async def _new_status(
     # nothing about truth); what was written since never settled with it (a forget is a retraction: a
     # restore of one says it holds again, docs/tools.md)
     was_out = current.status == "archived"
-    if status == "active" and not was_out:
+    # ... but one archived with an empty period (a restore had retired it: it never held) would come back
+    # active at no instant, cutting the fact at its start (trial 2 HIGH 3): its supersede ends are undone
+    retired = was_out and current.valid_to is not None and current.valid_to <= valid_start(current)
+    if status == "active" and (not was_out or retired):
         reopen, end = await end_before_cuts(conn, scope.tenant_id, current.id, current.valid_to)
     if reopen:
         assert current.valid_to is not None
