@@ -328,6 +328,20 @@ def _wide(char: str) -> bool:
     return unicodedata.east_asian_width(char) in ("W", "F")
 
 
+def _word_end(text: str, at: int) -> int:
+    """Where the word run that reaches ``at`` ends (``_WORD_TAIL``), combining marks (Unicode category
+    M*) counted in it: a note placed between a letter and its accent would split a character ("e" +
+    U+0301 is "é", one letter once in NFC), and the word may go on after the accent ("cafe\u0301s")."""
+    while True:
+        tail = _WORD_TAIL.match(text, at)
+        end = tail.end() if tail else at
+        while end < len(text) and unicodedata.category(text[end]).startswith("M"):
+            end += 1
+        if end == at:
+            return at
+        at = end
+
+
 def annotate_relative_time(text: str, anchor: datetime | None) -> str:
     """``text`` with each relative expression resolved from ``anchor`` followed by its span (module
     docstring, "Copied text"): "Yesterday (2026-11-04) I deployed", "我昨天部署了服务（昨天 = 2026-11-04）".
@@ -337,8 +351,7 @@ def annotate_relative_time(text: str, anchor: datetime | None) -> str:
         return text
     notes: dict[int, list[tuple[RelativeMention, str]]] = {}
     for mention in relative_mentions(text, anchor):
-        tail = _WORD_TAIL.match(text, mention.end)
-        at = tail.end() if tail else mention.end
+        at = _word_end(text, mention.end)
         notes.setdefault(at, []).append((mention, span_label(mention.span)))
     if not notes:
         return text
