@@ -146,3 +146,53 @@ async def test_an_archived_value_of_a_key_written_again_since_is_not_valid_by_an
         assert error["kind"] == "not_found"
         assert error["field"] == "valid_at", error
         assert "key 'nora.plan'" in error["message"], error
+
+
+async def test_a_live_value_written_from_before_an_archived_one_holds_alone_over_it(
+    stack: LocalStack, server: BackgroundServer, poller: SqsPoller, tenant: str, token: str
+) -> None:
+    """Trial 2 MED 4 (the opposite order of N1): Oslo from May archived, then Bonn from January written on
+    the key (a write settles only with live values: Bonn is open, Oslo keeps its open period). From May
+    both periods hold; every ``valid_at`` read answers the live Bonn alone — one value of a key at each
+    instant — and Oslo's ``memory_get`` there is ``not_found``."""
+    async with mcp_client(server.url, token) as client:
+        oslo = await call(
+            client,
+            "memory_write",
+            {"content": "The user lives in Oslo", "key": "user.city", "occurred_at": "2025-05-01"},
+        )
+        await drain(poller)
+        await call(client, "memory_update", {"id": oslo["id"], "action": "archive"})
+        bonn = await call(
+            client,
+            "memory_write",
+            {"content": "The user lives in Bonn", "key": "user.city", "occurred_at": "2025-01-01"},
+        )
+        await drain(poller)
+        now = datetime.now(UTC).isoformat()
+
+        async def found(**point: Any) -> dict[str, str]:
+            answer = await call(client, "memory_search", {"query": "where does the user live"} | point)
+            return {h["memory"]["id"]: h["memory"]["status"] for h in answer["results"]}
+
+        both = ["active", "archived"]
+        seen = {
+            (at, how): await found(valid_at=at, **point)
+            for at in ("2025-03-01", "2025-06-01", now)
+            for how, point in (
+                ("implied", {}),
+                ("status", {"status": both}),
+                ("known_at", {"known_at": now}),
+                ("known_at and status", {"known_at": now, "status": both}),
+            )
+        }
+        missing = await tool_error(client, "memory_get", {"id": oslo["id"], "valid_at": "2025-06-01"})
+        missing_known = await tool_error(
+            client, "memory_get", {"id": oslo["id"], "valid_at": "2025-06-01", "known_at": now}
+        )
+
+    assert seen == {key: {bonn["id"]: "active"} for key in seen}
+    for error in (missing, missing_known):
+        assert error["kind"] == "not_found"
+        assert error["field"] == "valid_at", error
+        assert "key 'user.city'" in error["message"], error

@@ -169,11 +169,11 @@ def _not_seen(memory: StoredMemory, point: PointInTime, readable_then: bool) -> 
             "known_at",
         )
     if point.valid_at is not None and memory.key is not None and valid_at(memory, point.valid_at):
-        # its period holds valid_at: an archived fact whose key a later value took (memories_at)
+        # its period holds valid_at: an archived fact whose key another value holds then (memories_at)
         return NotFound(
             f"memory {memory.id} was not valid at {point.valid_at.isoformat()}: it was archived, and a "
-            f"value of its key '{memory.key}' stored since began after it and holds then; search with "
-            "valid_at for what held then",
+            f"value of its key '{memory.key}' holds then (begun after it, or a live value over it); "
+            "search with valid_at for what held then",
             "valid_at",
         )
     until = memory.valid_to.isoformat() if memory.valid_to else "open"

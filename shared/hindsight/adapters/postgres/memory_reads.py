@@ -115,28 +115,30 @@ def not_replaced_by_valid_at(known: bool = False) -> str:
     """SQL: no other value of this keyed fact's key (table ``memories``) that may replace it began after
     it and by ``valid_at`` — and, without ``known`` (a read of today's values), still holds then; with
     ``known``, one stored by ``known_at`` (its end as held then is not read: a value that began by then
-    replaces it). A write settles only with the key's live values, so an archived value keeps the open
+    replaces it) — and no live value of its key (active or superseded, not archived) that may replace it,
+    begun before it or with it, holds at ``valid_at`` (with ``known``: stored by ``known_at``, its end as
+    it stands today). A write settles only with the key's live values, so an archived value keeps the open
     period it had when archived although a value written since holds the key from its own start (the
-    latest stated start holds: ``key_rejoin``); a ``valid_at`` read that brings archived facts — asked for
-    or implied, by search or by id — must not answer it beside, or instead of, that value (trial N1). By
-    the source rules an inference never replaces what the user stated (``domain.contradiction.resolve``:
-    both are kept, shown beside each other); a value that never held (an empty period) replaces
-    nothing."""
-    then = (
-        "AND n.created_at <= %(known_at)s"
-        if known
-        else "AND (n.valid_to IS NULL OR n.valid_to > %(valid_at)s)"
-    )
+    latest stated start holds: ``key_rejoin``), or over it, from an earlier start (trial 2 MED 4: Oslo
+    from May archived, Bonn from January written: both at June); a ``valid_at`` read that brings archived
+    facts — asked for or implied, by search or by id — must not answer it beside, or instead of, that
+    value (trial N1): one value of a key at each instant, the live one. By the source rules an inference
+    never replaces what the user stated (``domain.contradiction.resolve``: both are kept, shown beside
+    each other); a value that never held (an empty period) replaces nothing."""
+    began, mine = "coalesce(n.valid_from, n.created_at)", "coalesce(memories.valid_from, memories.created_at)"
+    holds = "(n.valid_to IS NULL OR n.valid_to > %(valid_at)s)"
+    stored = "AND n.created_at <= %(known_at)s" if known else ""
+    then = stored if known else f"AND {holds}"
     return f"""(key IS NULL OR NOT EXISTS (
                  SELECT 1 FROM memories n
                  WHERE n.tenant_id = memories.tenant_id AND n.agent_id = memories.agent_id
                    AND n.key = memories.key AND n.layer = 'semantic' AND n.id <> memories.id
                    AND n.status IN ('active', 'superseded', 'archived')
                    AND NOT (n.source = 'agent_inferred' AND memories.source = 'user_stated')
-                   AND coalesce(n.valid_to, 'infinity') > coalesce(n.valid_from, n.created_at)
-                   AND coalesce(n.valid_from, n.created_at)
-                       > coalesce(memories.valid_from, memories.created_at)
-                   AND coalesce(n.valid_from, n.created_at) <= %(valid_at)s {then}))"""
+                   AND coalesce(n.valid_to, 'infinity') > {began}
+                   AND (({began} > {mine} AND {began} <= %(valid_at)s {then})
+                        OR (n.status IN ('active', 'superseded') AND {began} <= {mine}
+                            AND {holds} {stored}))))"""
 
 
 NOT_REPLACED_BY_VALID_AT = not_replaced_by_valid_at()
