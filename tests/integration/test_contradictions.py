@@ -195,6 +195,51 @@ async def test_two_negative_facts_about_different_things_both_hold(
         assert not [r for r in view["relations"] if r["kind"] == "supersedes"]
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # trial 2, HIGH 1: a changed name after a verb that can hold several values
+        ("The user is allergic to Penicillin", "The user is allergic to Amoxicillin"),
+        ("The user takes Lisinopril 10 mg daily", "The user takes Metformin 500 mg daily"),
+        ("The user owes Tom 50 dollars", "The user owes Anna 20 dollars"),
+        ("The user works with Tom", "The user works with Anna"),
+        # ... and an identifier in the subject that changes with the value
+        ("The user's flight UA 123 departs at 9am", "The user's flight UA 456 departs at 3pm"),
+        ("The user's room 101 costs 90 euros", "The user's room 202 costs 120 euros"),
+    ],
+)
+async def test_a_changed_name_the_user_can_have_several_of_retires_nothing(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
+) -> None:
+    """Trial 2, HIGH 1: two allergies, medications, debts, colleagues, flights or rooms are two facts: the
+    old one stays active (at most flagged ``possible_conflict``), never superseded."""
+    views = await _write_two(server, poller, token, first, second)
+    for view in views:
+        assert view["memory"]["status"] == "active"
+        assert not [r for r in view["relations"] if r["kind"] == "supersedes"]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The user lives in Paris", "The user moved to Rome"),
+        ("The user's phone number is 555-1234", "The user's new phone number is 555-9876"),
+        ("The user drinks coffee", "The user quit coffee"),
+        ("The user's manager is Tom", "Sarah is the user's manager now"),
+        ("The user works at Google", "The user works at Microsoft"),
+    ],
+)
+async def test_a_change_of_a_single_valued_fact_supersedes_it(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
+) -> None:
+    """Trial 2, MED 5: a move, a "new" number, quitting, a manager named first — and a changed employer
+    (one value at a time) — retire the old fact."""
+    old, new = await _write_two(server, poller, token, first, second)
+    assert (old["memory"]["status"], new["memory"]["status"]) == ("superseded", "active")
+    kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in old["relations"]}
+    assert (new["memory"]["id"], old["memory"]["id"], "supersedes") in kinds
+
+
 async def test_an_unsure_pair_stays_flagged_without_a_judge(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:

@@ -170,6 +170,75 @@ def test_pairs(old: str, new: str, relation: str) -> None:
     assert compare_facts(new, old).relation == relation
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "relation"),
+    [
+        # trial 2, HIGH 1: a changed name after a verb that can hold several is unsure, never a supersede
+        ("The user is allergic to Penicillin", "The user is allergic to Amoxicillin", "possible_conflict"),
+        (
+            "The user takes Lisinopril 10 mg daily",
+            "The user takes Metformin 500 mg daily",
+            "possible_conflict",
+        ),
+        (
+            "The user pays Netflix 15 dollars a month",
+            "The user pays Spotify 10 dollars a month",
+            "possible_conflict",
+        ),
+        ("The user owes Tom 50 dollars", "The user owes Anna 20 dollars", "possible_conflict"),
+        ("The user works with Tom", "The user works with Anna", "possible_conflict"),
+        ("The user is friends with Tom", "The user is friends with Anna", "possible_conflict"),
+        ("The user meets Sarah at 10am", "The user meets John at 2pm", "possible_conflict"),
+        (
+            "The user gives Emma 10 dollars pocket money",
+            "The user gives Noah 5 dollars pocket money",
+            "possible_conflict",
+        ),
+        (
+            "The user booked a table at Nobu for 8pm",
+            "The user booked a table at Zuma for 9pm",
+            "unrelated",  # two past events (the past-event rule)
+        ),
+        ("The user is on Metoprolol.", "The user is on Warfarin.", "possible_conflict"),
+        ("The user's friend is Tom.", "The user's friend is Anna.", "possible_conflict"),
+        # ... and an identifier in the subject that changes with the value names another thing
+        ("The user's flight UA 123 departs at 9am", "The user's flight UA 456 departs at 3pm", "unrelated"),
+        ("The user's flight UA123 departs at 9am", "The user's flight UA456 departs at 3pm", "unrelated"),
+        ("The user's room 101 costs 90 euros", "The user's room 202 costs 120 euros", "unrelated"),
+        # a slot known to hold one value still supersedes on a changed name
+        ("The user works at Google.", "The user works at Microsoft.", "contradiction"),
+        ("The user's manager is Tom.", "The user's manager is Sarah.", "contradiction"),
+        ("The user's dentist is Dr. Lee.", "The user's dentist is Dr. Nguyen.", "contradiction"),
+        ("The user is married to Daniel.", "The user is married to Marcus.", "contradiction"),
+        ("The user reports to Tom.", "The user reports to Anna.", "contradiction"),
+        ("The user's dog is called Biscuit.", "The user's dog is called Pretzel.", "contradiction"),
+        # ... so do a correction marker and a changed number of the same thing
+        ("The user works with Tom.", "The user now works with Anna.", "contradiction"),
+        ("The user takes Lisinopril 10 mg daily.", "The user takes Lisinopril 20 mg daily.", "contradiction"),
+        # trial 2, MED 5: true changes written as an event, with "new", another order, another spelling
+        ("The user lives in Paris", "The user moved to Rome", "contradiction"),
+        ("The user lives in Paris", "The user has moved to Rome", "contradiction"),
+        ("The user lives in Paris", "The user relocated to Rome", "contradiction"),
+        ("The user's phone number is 555-1234", "The user's new phone number is 555-9876", "contradiction"),
+        ("The user drinks coffee", "The user quit coffee", "contradiction"),
+        ("The user's manager is Tom", "Sarah is the user's manager now", "contradiction"),
+        ("Tom is the user's manager", "Tom is no longer the user's manager", "contradiction"),
+        ("The user's favourite colour is blue", "The user's favorite color is green now", "contradiction"),
+        ("The user is 34", "The user turned 35", "contradiction"),
+        # a thing moved is not a person's move: its date is still the changed value
+        (
+            "The user's dentist appointment is on 3 December.",
+            "The user's dentist appointment was moved to 10 December.",
+            "contradiction",
+        ),
+    ],
+)
+def test_trial2_pairs(old: str, new: str, relation: str) -> None:
+    """New-user trial 2: HIGH 1 (a changed name after a verb that can hold several values, or an
+    identifier changing with the value, retired a true fact) and MED 5 (true changes missed)."""
+    assert compare_facts(new, old).relation == relation
+
+
 def test_long_texts_are_not_compared() -> None:
     notes = "Meeting notes. " + "The team discussed the roadmap at length. " * 40
     assert compare_facts(

@@ -30,7 +30,12 @@ intensifiers and correction markers removed, copulas made one token:
    is not in use" / "server db-2 is in use any more"). So does any change inside the subject phrase,
    before the statement's verb (a copula, an auxiliary, a word with a verb's ending, …: ``_verb_like``):
    "My daughter Emma is allergic to peanuts" / "My daughter Sofia is …", "Our client Globex pays …" /
-   "… Initech pays …", "Meeting room 101 is booked" / "… 102 …" (new-user trial, finding 1). One
+   "… Initech pays …", "Meeting room 101 is booked" / "… 102 …" (new-user trial, finding 1), and a
+   change that runs from the subject past the verb ("flight UA 123 departs at 9am" / "flight UA 456
+   departs at 3pm": ``_across_the_verb``). A changed name is a value only in a slot known to hold one
+   (``_single_valued``: after "is", "lives in", "works at", "is married to", … — ``value_slots``);
+   elsewhere ("is allergic to Penicillin" / "… Amoxicillin", "owes Tom" / "owes Anna") it is a possible
+   conflict unless the new text has a correction marker (new-user trial 2, HIGH 1). One
    past-tense verb with another object after it and no strong correction marker is two events, both
    happened ("The user met Ana" / "The user met Ben": ``_two_events``); a past event with another number
    or time only is a possible conflict (a past state, "lived in", is not an event). A statement
@@ -63,6 +68,15 @@ from typing import Literal
 from hindsight.domain.memory import Source
 from hindsight.domain.text import same_information
 from hindsight.domain.timetravel import takes_key
+from hindsight.domain.value_slots import (
+    CHANGE_WORDS,
+    COPULA_NOT_SINGLE,
+    NAMING_VERBS,
+    PLURAL_RELATIONS,
+    SINGLE_VALUED_AFTER,
+    SINGLE_VALUED_VERBS,
+    rewrite,
+)
 from hindsight.domain.verb_words import (
     AUXILIARIES,
     DETERMINERS,
@@ -351,6 +365,9 @@ class _Frame:
     past: str | None = None
     """The verb, case-folded, when it is written in the past tense ("met", "visited", "lived"; not "was"):
     an event that happened or a state that held then (``_two_events``)."""
+    lead: tuple[str, ...] = ()
+    """For each token, the function word written right before it ("" when none): "works *at* Globex" /
+    "works *with* Tom" (``_single_valued``)."""
 
 
 @lru_cache(maxsize=4096)
@@ -360,8 +377,8 @@ def _frame(text: str) -> _Frame:
     original = _contractions(text.strip())
     additive = bool(_ADDITIVE.search(original))
     strong = bool(_STRONG_CORRECTION.search(original)) or bool(_ALTERNATIVE.search(original))
-    correction = strong or bool(_CORRECTION.search(original))
-    body = _TAIL_CLAUSE.sub("", _ALTERNATIVE.sub("", original))
+    correction = strong or bool(_CORRECTION.search(original)) or bool(CHANGE_WORDS.search(original))
+    body = rewrite(_TAIL_CLAUSE.sub("", _ALTERNATIVE.sub("", original)))
     body = re.sub(r"^\W*(?:correction|update|note)\s*:\s*", "", body, flags=re.I)
     negatives = len(_NEGATIVE_LIKE.findall(body)) + len(_NEGATIVE_CHANGE.findall(body))
     body = _NEGATIVE_LIKE.sub(" like ", body)
@@ -372,6 +389,8 @@ def _frame(text: str) -> _Frame:
     body = _ADDITIVE.sub(" ", body)
     names: set[str] = set()
     tokens: list[str] = []
+    lead: list[str] = []
+    pending = ""
     verb: int | None = None
     past: str | None = None
     previous, previous_raw = "", ""
@@ -383,6 +402,7 @@ def _frame(text: str) -> _Frame:
             past = _past_form(raw, word)
         previous, previous_raw = word, raw
         if not word or word in _FUNCTION:
+            pending = word or pending
             continue
         if word in _NEGATORS:
             negatives += 1
@@ -394,16 +414,19 @@ def _frame(text: str) -> _Frame:
         if lemma in _LIKE:
             negatives += _LIKE[lemma] < 0
             tokens.append("like")
-            continue
-        if word in _COPULA:
+        elif word in _COPULA:
             tokens.append("<be>")
-            continue
-        token = word.replace(",", "") if _numeric(word) else _stem(word)
-        if raw[:1].isupper() and i > 0:
-            names.add(token)
-        tokens.append(token)
+        else:
+            token = word.replace(",", "") if _numeric(word) else _stem(word)
+            if raw[:1].isupper() and i > 0:
+                names.add(token)
+            tokens.append(token)
+        lead.append(pending)
+        pending = ""
     negative = negatives % 2 == 1
-    return _Frame(tuple(tokens), frozenset(names), negative, correction, strong, additive, verb, past)
+    return _Frame(
+        tuple(tokens), frozenset(names), negative, correction, strong, additive, verb, past, tuple(lead)
+    )
 
 
 def _verb_like(raw: str, word: str, previous: str, previous_raw: str) -> bool:
@@ -582,6 +605,69 @@ def _other_time(was: tuple[str, ...], now: tuple[str, ...]) -> bool:
     return all(dated) and dated[0] != dated[1] and all(other) and other[0] != other[1]
 
 
+def _verb_negated(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> bool:
+    """Whether the only difference of two statements of opposite polarity is one side's verb, which a
+    negating verb took the place of on the other: "The user drinks coffee" / "The user quit coffee"
+    ("stopped", "gave up": the negation is the verb; MED 5 of trial 2), or the reverse."""
+    if not was and len(now) == 1:
+        a, b, was, now = b, a, now, was
+    return len(was) == 1 and not now and a.verb == start and b.verb == start and b.negative
+
+
+def _across_the_verb(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> bool:
+    """Whether the changed span (``was`` → ``now`` from ``start``) begins in the subject phrase and runs
+    past the verb on both sides: a name or number that says which thing changed together with the value
+    ("flight UA 123 departs at 9am" / "flight UA 456 departs at 3pm", "room 101 costs 90 euros" / "room
+    202 costs 120 euros") — another thing, as a change inside the subject alone is."""
+    return (
+        a.verb is not None
+        and b.verb is not None
+        and start < a.verb < start + len(was)
+        and start < b.verb < start + len(now)
+    )
+
+
+@cache
+def _single_words() -> tuple[frozenset[str], frozenset[str], frozenset[str], dict[str, frozenset[str]]]:
+    """``value_slots``' word lists as frame tokens (stemmed; built once, at the first use)."""
+    return (
+        frozenset(_stem(w) for w in SINGLE_VALUED_VERBS),
+        frozenset(_stem(w) for w in NAMING_VERBS),
+        frozenset(_stem(w) for w in PLURAL_RELATIONS),
+        {_stem(w): after for w, after in SINGLE_VALUED_AFTER.items()},
+    )
+
+
+def _single_valued(frame: _Frame, start: int) -> bool:
+    """Whether the value at ``start`` of ``frame`` fills a slot that holds one value at a time: right
+    after a copula ("the user's manager is Tom"; not after "is on"/"is with", nor after a relation the
+    user often has several of: "the user's friend is Tom"), after "is named"/"is called", or after a
+    verb of ``value_slots`` ("lives in", "is based in", "is married to", "works at"/"for", "reports
+    to"). Shared names before the value are skipped ("is Dr. Lee"). Anything else may be one of several
+    ("is allergic to", "takes", "owes", "works with", "meets"): a changed name there is unsure."""
+    verbs, naming, plural, after = _single_words()
+    k = start - 1
+    while k > 0 and frame.tokens[k] in frame.names:
+        k -= 1
+    if k < 0:
+        return False
+    previous, before = frame.tokens[k], frame.tokens[k - 1] if k > 0 else ""
+    lead = frame.lead[k + 1] if k + 1 < len(frame.lead) else ""
+    if previous == "<be>":
+        return lead not in COPULA_NOT_SINGLE and before not in plural
+    if previous in naming:
+        return before == "<be>"
+    return previous in verbs or lead in after.get(previous, ())
+
+
+def _changed_name(differing: list[str], names: frozenset[str]) -> bool:
+    """Whether a changed token is a name (capitalised), not a number, date, time, colour or e-mail."""
+    return any(
+        t in names and not _numeric(t) and t not in _TIME_WORDS and t not in _COLOURS and "@" not in t
+        for t in differing
+    )
+
+
 def _predicate_overlap(a: _Frame, b: _Frame) -> float:
     """Shared share of the words after the subject (the first word), copulas aside."""
     x = {t for t in a.tokens[1:] if t != "<be>"}
@@ -614,6 +700,8 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         if _loose(a.tokens) == _loose(b.tokens):
             return PairVerdict("contradiction", ("polarity", *correction))
         named = _replacement(a.tokens, b.tokens)  # on the full frames: a copula before the span counts
+        if named is not None and _verb_negated(a, b, *named):
+            return PairVerdict("contradiction", ("polarity", *correction))  # "drinks coffee" / "quit coffee"
         other = _another_thing(a, b, *named) if named is not None and named[1] and named[2] else None
         if other is not None:
             return PairVerdict("unrelated", (other,))  # "db-1 is not in use" / "db-2 is"
@@ -633,6 +721,8 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         return unsure
     if start < subject:
         return PairVerdict("unrelated")  # the subject or its first word changed: another thing
+    if _across_the_verb(a, b, start, was, now):
+        return PairVerdict("unrelated", ("other_subject",))  # "UA 123 departs at 9am" / "UA 456 … 3pm"
     if set(was) <= set(now) or set(now) <= set(was):
         return unsure  # "学" / "正在学习": words added around the old ones, nothing replaced
     if "<be>" in was or "<be>" in now:
@@ -656,6 +746,11 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         # two restrictions, however sure the correction marker sounds (trial 2, N0c). A number can still
         # move a negated bound ("doesn't leave until 18:40" / "… until 20:15"), so it keeps the rule.
         return PairVerdict("possible_conflict", ("changed_value", *correction))
+    single = _single_valued(a, start) and _single_valued(b, start)
+    if not b.correction and not single and _changed_name(differing, a.names | b.names):
+        # "allergic to Penicillin" / "… Amoxicillin", "owes Tom 50 dollars" / "owes Anna 20 dollars": the
+        # user can have both; only a slot known to hold one value is replaced (trial 2, HIGH 1).
+        return PairVerdict("possible_conflict", ("changed_value",))
     valued = all(_is_value(t, a.names | b.names) for t in differing)
     multi = any(t in _MULTI_VALUED or t in _MULTI_VALUED_ZH for t in a.tokens[max(0, start - 2) : start])
     if b.strong or (b.correction and not multi) or (valued and not multi):

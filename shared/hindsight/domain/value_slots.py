@@ -1,0 +1,82 @@
+"""Which statements hold one value at a time, and the rewrites that put a change in the words the
+contradiction rules compare (``domain.contradiction``). Pure data and regular expressions: no I/O.
+
+A changed name after a verb is another value only when the frame is known to hold one value: "lives
+in Paris" / "lives in Rome" is a move, while "is allergic to Penicillin" / "… to Amoxicillin", "owes Tom
+50 dollars" / "owes Anna 20 dollars", "works with Tom" / "works with Anna" are two things the user can
+have at once (new-user trial 2, finding 1). Numbers, dates, times, colours and e-mails are left to the
+changed-value rule as before.
+"""
+
+from __future__ import annotations
+
+import re
+
+SINGLE_VALUED_VERBS = frozenset(
+    [
+        *("live", "lives", "lived", "living", "reside", "resides", "resided", "based", "located"),
+        *("married", "born", "prefer", "prefers", "preferred"),
+    ]
+)
+"""Verbs (as written, case-folded) whose object is one value at a time: where the user lives, is
+based, is married to, was born, prefers."""
+NAMING_VERBS = frozenset(["named", "called"])
+"""After "is": what a thing is named or called ("the user's dog is called Biscuit")."""
+SINGLE_VALUED_AFTER = {
+    "work": frozenset(["at", "for", "as"]),
+    "works": frozenset(["at", "for", "as"]),
+    "worked": frozenset(["at", "for", "as"]),
+    "working": frozenset(["at", "for", "as"]),
+    "report": frozenset(["to"]),
+    "reports": frozenset(["to"]),
+}
+"""Verbs that hold one value with these prepositions only: "works at Globex" (one employer) but "works
+with Tom" (many colleagues); "reports to Tom" (one manager)."""
+COPULA_NOT_SINGLE = frozenset(["on", "with", "for", "by", "to", "about"])
+"""After "is", these prepositions introduce one of several ("is on Metoprolol", "is with Tom")."""
+PLURAL_RELATIONS = frozenset(
+    [
+        *("friend", "brother", "sister", "son", "daughter", "child", "kid", "cousin", "colleague"),
+        *("coworker", "neighbour", "neighbor", "client", "customer", "teammate", "classmate", "nephew"),
+        *("niece", "aunt", "uncle", "grandchild", "grandson", "granddaughter", "sibling", "friends"),
+    ]
+)
+"""Relation nouns a person often has several of: "the user's friend is Tom" / "… is Anna" may be two
+friends (unlike "manager", "landlord", "partner")."""
+
+_MOVED = re.compile(
+    r"\b(?<!was )(?<!were )(?<!been )(?<!be )(?:(?:has|have|had)\s+)?(?:moved|relocated)\s+(?:to|into)\b",
+    re.IGNORECASE,
+)
+"""A person's move ("has moved to Rome", "relocated to Rome"), not a thing's ("was moved to Friday")."""
+_TURNED = re.compile(r"\bturned\s+(?=\d)", re.IGNORECASE)
+_NEW_AFTER_OWNER = re.compile(r"(?<='s)\s+new\b|\b(?P<owner>my|our)\s+new\b", re.IGNORECASE)
+_SPELLING = {"favourite": "favorite", "colour": "color", "favourites": "favorites", "colours": "colors"}
+_SPELLING_RE = re.compile(r"\b(?:" + "|".join(_SPELLING) + r")\b", re.IGNORECASE)
+_INVERTED = re.compile(
+    r"^\s*(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+is\s+(?P<neg>(?:no\s+longer|not)\s+)?"
+    r"(?P<role>(?:the\s+user's|my|our)\s+[a-z]+(?:\s+[a-z]+)?)(?P<rest>(?:\s+now)?\s*[.!]?\s*)$"
+)
+"""'Sarah is the user's manager now', "Tom is no longer the user's manager": the name put first, read
+as "the user's manager is Sarah"."""
+_NOT_A_NAME = frozenset(["the", "this", "that", "it", "my", "our", "there", "here", "he", "she", "they"])
+CHANGE_WORDS = re.compile(
+    r"(?<='s)\s+new\b|\b(?:my|our)\s+new\b|\b(?:has|have|had)\s+moved\b|\bturned\s+\d", re.IGNORECASE
+)
+"""Words that say a value changed (weak markers, like "now"): "the user's new phone number is …"."""
+
+
+def rewrite(body: str) -> str:
+    """``body`` with a change written as a state: "moved to X" / "relocated to X" → "lives in X",
+    "turned 35" → "is 35", "the user's new phone number" → "the user's phone number", British
+    spellings of "favourite"/"colour" as American, "Sarah is the user's manager" → "the user's manager
+    is Sarah" (so both sides of a change share their words)."""
+    body = _MOVED.sub(" lives in", body)
+    body = _TURNED.sub("is ", body)
+    body = _NEW_AFTER_OWNER.sub(lambda m: m.group("owner") or "", body)
+    body = _SPELLING_RE.sub(lambda m: _SPELLING[m.group(0).casefold()], body)
+    inverted = _INVERTED.match(body)
+    if inverted and inverted.group("name").split()[0].casefold() not in _NOT_A_NAME:
+        role, name, rest = inverted.group("role", "name", "rest")
+        body = f"{role} is {inverted.group('neg') or ''}{name}{rest}"
+    return body
