@@ -203,6 +203,7 @@ async def test_two_negative_facts_about_different_things_both_hold(
         ("The user takes Lisinopril 10 mg daily", "The user takes Metformin 500 mg daily"),
         ("The user owes Tom 50 dollars", "The user owes Anna 20 dollars"),
         ("The user works with Tom", "The user works with Anna"),
+        ("My colleague is Anna", "My new colleague is Tom"),  # "new": one more colleague, not another
         # ... and an identifier in the subject that changes with the value
         ("The user's flight UA 123 departs at 9am", "The user's flight UA 456 departs at 3pm"),
         ("The user's room 101 costs 90 euros", "The user's room 202 costs 120 euros"),

@@ -221,6 +221,10 @@ def test_pairs(old: str, new: str, relation: str) -> None:
         ("The user lives in Paris", "The user relocated to Rome", "contradiction"),
         ("The user's phone number is 555-1234", "The user's new phone number is 555-9876", "contradiction"),
         ("The user drinks coffee", "The user quit coffee", "contradiction"),
+        # "new" before a relation the user has several of adds one; before a one-value slot it replaces
+        ("My colleague is Anna.", "My new colleague is Tom.", "possible_conflict"),
+        ("The user's friend is Anna.", "The user's new friend is Tom.", "possible_conflict"),
+        ("My manager is Anna.", "My new manager is Tom.", "contradiction"),
         ("The user's manager is Tom", "Sarah is the user's manager now", "contradiction"),
         ("Tom is the user's manager", "Tom is no longer the user's manager", "contradiction"),
         ("The user's favourite colour is blue", "The user's favorite color is green now", "contradiction"),

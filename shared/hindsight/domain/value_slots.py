@@ -60,10 +60,13 @@ _INVERTED = re.compile(
 """'Sarah is the user's manager now', "Tom is no longer the user's manager": the name put first, read
 as "the user's manager is Sarah"."""
 _NOT_A_NAME = frozenset(["the", "this", "that", "it", "my", "our", "there", "here", "he", "she", "they"])
+_NOT_A_RELATION = r"(?!\s+(?:" + "|".join(sorted(PLURAL_RELATIONS)) + r")s?\b)"
 CHANGE_WORDS = re.compile(
-    r"(?<='s)\s+new\b|\b(?:my|our)\s+new\b|\b(?:has|have|had)\s+moved\b|\bturned\s+\d", re.IGNORECASE
+    rf"(?:(?<='s)|\b(?:my|our))\s+new\b{_NOT_A_RELATION}|\b(?:has|have|had)\s+moved\b|\bturned\s+\d",
+    re.IGNORECASE,
 )
-"""Words that say a value changed (weak markers, like "now"): "the user's new phone number is …"."""
+"""Words that say a value changed (weak markers, like "now"): "the user's new phone number is …" — but
+not "the user's new colleague is …" (a relation the user has several of: one more, none replaced)."""
 
 
 def rewrite(body: str) -> str:
