@@ -221,6 +221,9 @@ def test_pairs(old: str, new: str, relation: str) -> None:
         ("The user lives in Paris", "The user relocated to Rome", "contradiction"),
         ("The user's phone number is 555-1234", "The user's new phone number is 555-9876", "contradiction"),
         ("The user drinks coffee", "The user quit coffee", "contradiction"),
+        # ... but a move or birthday dated to a year may be older than the statement: unsure
+        ("The user lives in Paris.", "The user moved to Rome in 2015.", "possible_conflict"),
+        ("The user is 34.", "The user turned 30 in 2020.", "possible_conflict"),
         # "new" before a relation the user has several of adds one; before a one-value slot it replaces
         ("My colleague is Anna.", "My new colleague is Tom.", "possible_conflict"),
         ("The user's friend is Anna.", "The user's new friend is Tom.", "possible_conflict"),

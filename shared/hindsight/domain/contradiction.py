@@ -598,11 +598,13 @@ _TIME_ANCHOR = re.compile(r"^(?:1[6-9]|20)\d\d(?:-\d\d?){0,2}$|^\d\d?/\d\d?/\d{2
 def _other_time(was: tuple[str, ...], now: tuple[str, ...]) -> bool:
     """Whether the changed span moves a dated statement to another time *and* another value ("lived in
     Paris in 2019" / "lived in Rome in 2021", "worked at Globex in 2018" / "… Initech in 2022"): two
-    periods, each may be true — at most a possible conflict (new-user trial, finding 9). A changed
-    date alone is still a changed value ("the deadline is 2026-12-15" / "… 2027-01-10")."""
+    periods, each may be true — at most a possible conflict (new-user trial, finding 9); so is one
+    side dated and the other not ("lives in Paris" / "moved to Rome in 2015": the move may be older than
+    the statement). A changed date alone is still a changed value ("the deadline is 2026-12-15" / "…
+    2027-01-10")."""
     dated = [[t for t in side if _TIME_ANCHOR.match(t)] for side in (was, now)]
     other = [[t for t in side if not _TIME_ANCHOR.match(t) and t not in _TIME_WORDS] for side in (was, now)]
-    return all(dated) and dated[0] != dated[1] and all(other) and other[0] != other[1]
+    return any(dated) and dated[0] != dated[1] and all(other) and other[0] != other[1]
 
 
 def _verb_negated(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> bool:
