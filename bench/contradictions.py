@@ -15,7 +15,7 @@ contradiction means supersede (an agent_inferred fact against a user_stated one 
 Corpus: ``tests/data/contradiction_pairs.jsonl`` — pairs of realistic agent memories (old, new) labelled
 paraphrase, addition, contradiction or unrelated, English and Chinese; splits ``tune`` (read while writing
 the rules), ``validate`` (every third pair of each group, written with it, never read while tuning) and
-``holdout``, ``holdout2`` … ``holdout6`` (each written after the rules were
+``holdout``, ``holdout2`` … ``holdout7`` (each written after the rules were
 frozen, measured once, then used to correct them: their first measurements are in docs/detectors.md).
 """
 
@@ -61,7 +61,17 @@ def verdicts(records: list[dict[str, str]], gate: bool) -> list[str]:
 def table(records: list[dict[str, str]], found: list[str]) -> str:
     """Supersede precision / recall / false-supersede rate per split and language, then the confusion."""
     rows = []
-    splits = ("tune", "validate", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6")
+    splits = (
+        "tune",
+        "validate",
+        "holdout",
+        "holdout2",
+        "holdout3",
+        "holdout4",
+        "holdout5",
+        "holdout6",
+        "holdout7",
+    )
     groups = [(s, lang) for s in splits for lang in ("en", "zh")] + [("all", "all")]
     for split, lang in groups:
         chosen = [

@@ -208,10 +208,12 @@ def test_pairs(old: str, new: str, relation: str) -> None:
         # a slot known to hold one value still supersedes on a changed name
         ("The user works at Google.", "The user works at Microsoft.", "contradiction"),
         ("The user's manager is Tom.", "The user's manager is Sarah.", "contradiction"),
-        ("The user's dentist is Dr. Lee.", "The user's dentist is Dr. Nguyen.", "contradiction"),
+        # trial 3 HIGH 1: a dentist is one of several (two dentists, a second opinion): unsure
+        ("The user's dentist is Dr. Lee.", "The user's dentist is Dr. Nguyen.", "possible_conflict"),
         ("The user is married to Daniel.", "The user is married to Marcus.", "contradiction"),
         ("The user reports to Tom.", "The user reports to Anna.", "contradiction"),
-        ("The user's dog is called Biscuit.", "The user's dog is called Pretzel.", "contradiction"),
+        # trial 3: the user may have two dogs (a pet is a relation of several): unsure
+        ("The user's dog is called Biscuit.", "The user's dog is called Pretzel.", "possible_conflict"),
         # ... so do a correction marker and a changed number of the same thing
         ("The user works with Tom.", "The user now works with Anna.", "contradiction"),
         ("The user takes Lisinopril 10 mg daily.", "The user takes Lisinopril 20 mg daily.", "contradiction"),
@@ -244,6 +246,72 @@ def test_trial2_pairs(old: str, new: str, relation: str) -> None:
     """New-user trial 2: HIGH 1 (a changed name after a verb that can hold several values, or an
     identifier changing with the value, retired a true fact) and MED 5 (true changes missed)."""
     assert compare_facts(new, old).relation == relation
+
+
+_MAY_BE_SEVERAL = [
+    # trial 3, HIGH 1-3, 5, 6: "is" holds one value only after an attribute that does (value_slots)
+    ("The user's grandmother is Maria", "The user's grandmother is Rosa"),
+    ("The user's doctor is Dr. Smith", "The user's doctor is Dr. Jones"),
+    ("Tom is the user's doctor", "Anna is the user's doctor"),
+    ("The user's business partner is Tom", "The user's business partner is Anna"),
+    ("The user's former boss is Tom", "The user's former boss is Ben"),
+    ("The user's ex-wife is Anna", "The user's ex-wife is Maria"),
+    ("The user's allergy is Penicillin", "The user's allergy is Peanuts"),
+    ("The user's medication is Lisinopril", "The user's medication is Metformin"),
+    ("The user's pets are Rex and Bella", "The user's pets are Rex and Luna"),
+    ("The user's team is Tom and Anna", "The user's team is Tom and Ben"),
+    # a relation the user has several of, whatever follows: names and numbers
+    ("The user's son is named Tom", "The user's son is named Ben"),
+    ("The user's son is called Tom", "The user's son is called Ben"),
+    ("The user's sister's name is Anna", "The user's sister's name is Maria"),
+    ("The user's son is 8 years old", "The user's son is 5 years old"),
+    ("The user's friend is 30", "The user's friend is 45"),
+    ("The user's daughter's birthday is May 3", "The user's daughter's birthday is July 9"),
+    ("The user's kid goes to school at 8am", "The user's kid goes to school at 9am"),
+    ("The user's sister lives in Paris", "The user's sister lives in Rome"),
+    ("The user's parents live in Paris", "The user's parents live in Rome"),
+    ("The user has a card ending in 1234", "The user has a card ending in 5678"),
+    # "lives with" and the bare copula hold several
+    ("The user lives with Tom", "The user lives with Anna"),
+    ("The user lives in Paris with Tom", "The user lives in Paris with Anna"),
+    ("The user is French", "The user is German"),
+    ("The user is a Python developer", "The user is a Rust developer"),
+    ("The user is Catholic", "The user is Buddhist"),
+    ("The user is from France", "The user is from Germany"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), _MAY_BE_SEVERAL)
+def test_a_value_that_may_be_one_of_several_is_unsure(old: str, new: str) -> None:
+    assert compare_facts(new, old).relation == "possible_conflict"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user lives in Paris", "The user lives in Rome"),
+        ("The user works at Google", "The user works at Microsoft"),
+        ("The user's manager is Tom", "The user's manager is Sarah"),
+        ("The user's favourite colour is blue", "The user's favourite colour is green"),
+        ("The user's favorite band is Radiohead", "The user's favorite band is Muse"),
+        ("The user's preferred airline is TAP", "The user's preferred airline is Lufthansa"),
+        ("The user is 34", "The user is 35"),
+        ("The user's email is a@x.com", "The user's email is b@x.com"),
+        ("The user's phone number is 555-1234", "The user's phone number is 555-9876"),
+        ("The user is married to Tom", "The user is married to Anna"),
+        ("The user's wife is Anna", "The user's wife is Maria"),
+        ("The user's team lead is Ravi", "Nina is the user's team lead now"),
+        ("The user's sister Clara lives in Madrid", "The user's sister Clara now lives in Valencia"),
+        ("The user's son Leo is 7 years old", "The user's son Leo is 8 years old"),
+        (
+            "The user's dentist appointment is on 3 December",
+            "The user's dentist appointment is on 10 December",
+        ),
+        ("The user's doctor is Dr. Smith", "Actually, the user's doctor is Dr. Jones"),
+    ],
+)
+def test_a_one_value_attribute_still_supersedes(old: str, new: str) -> None:
+    assert compare_facts(new, old).relation == "contradiction"
 
 
 def test_long_texts_are_not_compared() -> None:

@@ -33,8 +33,11 @@ intensifiers and correction markers removed, copulas made one token:
    "… Initech pays …", "Meeting room 101 is booked" / "… 102 …" (new-user trial, finding 1), and a
    change that runs from the subject past the verb ("flight UA 123 departs at 9am" / "flight UA 456
    departs at 3pm": ``_across_the_verb``). A changed name is a value only in a slot known to hold one
-   (``_single_valued``: after "is", "lives in", "works at", "is married to", … — ``value_slots``);
-   elsewhere ("is allergic to Penicillin" / "… Amoxicillin", "owes Tom" / "owes Anna") it is a possible
+   (``_single_valued``: after "is" for an attribute that holds one — "manager", "email", "favorite X";
+   not "doctor", "grandmother", the bare "is French" —, "lives in", "works at", "is married to", … —
+   ``value_slots``); a statement about a relation the user may have several of ("the user's son is 8",
+   "… sister lives in Paris") is unsure for names and numbers alike (new-user trial 3); elsewhere
+   ("is allergic to Penicillin" / "… Amoxicillin", "owes Tom" / "owes Anna") it is a possible
    conflict unless the new text has a correction marker (new-user trial 2, HIGH 1). One
    past-tense verb with another object after it and no strong correction marker is two events, both
    happened ("The user met Ana" / "The user met Ben": ``_two_events``); a past event with another number
@@ -69,10 +72,13 @@ from hindsight.domain.memory import Source
 from hindsight.domain.text import same_information
 from hindsight.domain.timetravel import takes_key
 from hindsight.domain.value_slots import (
+    ANY_ONE_VALUE,
     CHANGE_WORDS,
     COPULA_NOT_SINGLE,
     NAMING_VERBS,
-    PLURAL_RELATIONS,
+    ONE_VALUE_MODIFIERS,
+    ONE_VALUE_NOUNS,
+    RELATIONS,
     SINGLE_VALUED_AFTER,
     SINGLE_VALUED_VERBS,
     rewrite,
@@ -629,25 +635,89 @@ def _across_the_verb(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now
     )
 
 
+@dataclass(frozen=True)
+class _SlotWords:
+    """``value_slots``' word lists as frame tokens (stemmed)."""
+
+    verbs: frozenset[str]
+    naming: frozenset[str]
+    after: dict[str, frozenset[str]]
+    relations: frozenset[str]
+    nouns: frozenset[str]
+    modifiers: frozenset[str]
+    any_noun: frozenset[str]
+
+
 @cache
-def _single_words() -> tuple[frozenset[str], frozenset[str], frozenset[str], dict[str, frozenset[str]]]:
-    """``value_slots``' word lists as frame tokens (stemmed; built once, at the first use)."""
-    return (
+def _single_words() -> _SlotWords:
+    """``value_slots``' word lists as frame tokens (built once, at the first use)."""
+    nouns = frozenset(_stem(w) for w in ONE_VALUE_NOUNS)
+    return _SlotWords(
         frozenset(_stem(w) for w in SINGLE_VALUED_VERBS),
         frozenset(_stem(w) for w in NAMING_VERBS),
-        frozenset(_stem(w) for w in PLURAL_RELATIONS),
         {_stem(w): after for w, after in SINGLE_VALUED_AFTER.items()},
+        frozenset(_stem(w) for w in RELATIONS) - nouns,
+        nouns,
+        frozenset(_stem(w) for w in ONE_VALUE_MODIFIERS),
+        frozenset(_stem(w) for w in ANY_ONE_VALUE),
     )
 
 
+def _about_a_relation(frame: _Frame, start: int) -> bool:
+    """Whether the subject phrase of ``frame`` (the tokens before its verb, or before ``start`` when no
+    verb comes earlier) names a relation the user may have several of (``value_slots.RELATIONS``):
+    "the user's sister lives in Paris", "the user's son is 8", "the user's daughter's birthday is May
+    3" — a value there may be another sister's, son's, daughter's (trial 3). The relation counts as the
+    subject's last word, before an attribute of ``ONE_VALUE_NOUNS`` or before a verb of ``value_slots``
+    ("the user's parents live" when "live" is not read as the verb); one named after it is one person
+    ("the user's sister Clara lives"), one before another noun is a modifier ("dentist appointment")."""
+    end = frame.verb if frame.verb is not None and frame.verb < start else start
+    words, subject = _single_words(), frame.tokens[:end]
+    for i, token in enumerate(subject):
+        after = subject[i + 1] if i + 1 < len(subject) else None
+        held = after is None or after == "<be>" or after in words.nouns or after in words.verbs
+        if token in words.relations and (held or after in words.after):
+            return True  # "the user's sister lives", "… daughter's birthday is"; not "sister Clara lives"
+    return False
+
+
+def _held_among_several(frame: _Frame, start: int) -> bool:
+    """Whether the value at ``start`` sits inside the object of "has"/"owns", not right after it: "has
+    a card ending in 1234" / "… 5678" may be two cards ("has 2 kids" / "has 3 kids" is the count)."""
+    words = _single_words()
+    verb = frame.verb
+    if verb is None or frame.tokens[verb] not in ("have", "own") or start <= verb + 1:
+        return False
+    between = frame.tokens[verb + 1 : start]
+    return not any(t == "<be>" or t in words.verbs or t in words.after for t in between)
+
+
+def _one_value_subject(subject: tuple[str, ...], own: bool) -> bool:
+    """Whether ``subject`` (the frame tokens before "is") names an attribute of ``ONE_VALUE_NOUNS``,
+    with only ``ONE_VALUE_MODIFIERS`` or such nouns before it ("the user's phone number", "… manager's
+    email"), or "favorite X" / "preferred X" (``ANY_ONE_VALUE``); ``own``: the subject itself counts
+    ("the user is called Sam")."""
+    words = _single_words()
+    if len(subject) <= 1:
+        return own
+    if any(t in words.any_noun for t in subject[1:]):
+        return True
+    head, modifiers = subject[-1], subject[1:-1]
+    return head in words.nouns and all(t in words.modifiers or t in words.nouns for t in modifiers)
+
+
 def _single_valued(frame: _Frame, start: int) -> bool:
-    """Whether the value at ``start`` of ``frame`` fills a slot that holds one value at a time: right
-    after a copula ("the user's manager is Tom"; not after "is on"/"is with", nor after a relation the
-    user often has several of: "the user's friend is Tom"), after "is named"/"is called", or after a
-    verb of ``value_slots`` ("lives in", "is based in", "is married to", "works at"/"for", "reports
-    to"). Shared names before the value are skipped ("is Dr. Lee"). Anything else may be one of several
-    ("is allergic to", "takes", "owes", "works with", "meets"): a changed name there is unsure."""
-    verbs, naming, plural, after = _single_words()
+    """Whether the value at ``start`` of ``frame`` fills a slot that holds one value at a time: after a
+    copula whose subject is an attribute holding one value (``_one_value_subject``: "the user's
+    manager is Tom", "… favorite band is Muse"; not "the user's doctor is", "the user is French", nor
+    after "is on"/"is with"/"is from"), after "is named"/"is called" (the user's own name or such an
+    attribute's), or after a verb of ``value_slots`` ("lives in", "is based in", "is married to",
+    "works at"/"for", "reports to"; not "lives with"). Shared names before the value are skipped ("is
+    Dr. Lee"). Never in a statement about a relation (``_about_a_relation``). Anything else may be one
+    of several ("is allergic to", "takes", "owes", "works with", "meets"): a changed name is unsure."""
+    words = _single_words()
+    if _about_a_relation(frame, start) or (start < len(frame.lead) and frame.lead[start] == "with"):
+        return False
     k = start - 1
     while k > 0 and frame.tokens[k] in frame.names:
         k -= 1
@@ -656,10 +726,10 @@ def _single_valued(frame: _Frame, start: int) -> bool:
     previous, before = frame.tokens[k], frame.tokens[k - 1] if k > 0 else ""
     lead = frame.lead[k + 1] if k + 1 < len(frame.lead) else ""
     if previous == "<be>":
-        return lead not in COPULA_NOT_SINGLE and before not in plural
-    if previous in naming:
-        return before == "<be>"
-    return previous in verbs or lead in after.get(previous, ())
+        return lead not in COPULA_NOT_SINGLE and _one_value_subject(frame.tokens[:k], own=False)
+    if previous in words.naming:
+        return before == "<be>" and _one_value_subject(frame.tokens[: k - 1], own=True)
+    return previous in words.verbs or lead in words.after.get(previous, ())
 
 
 def _changed_name(differing: list[str], names: frozenset[str]) -> bool:
@@ -747,6 +817,10 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         # Denying one thing says nothing of another: "can't eat gluten" / "can't eat dairy any more" are
         # two restrictions, however sure the correction marker sounds (trial 2, N0c). A number can still
         # move a negated bound ("doesn't leave until 18:40" / "… until 20:15"), so it keeps the rule.
+        return PairVerdict("possible_conflict", ("changed_value", *correction))
+    if not b.strong and any(f(x, start) for f in (_about_a_relation, _held_among_several) for x in (a, b)):
+        # "the user's son is 8" / "… is 5", "the user's sister lives in Paris" / "… in Rome", "has a
+        # card ending in 1234" / "… 5678": maybe another son, sister, card (trial 3) — names and numbers.
         return PairVerdict("possible_conflict", ("changed_value", *correction))
     single = _single_valued(a, start) and _single_valued(b, start)
     if not b.correction and not single and _changed_name(differing, a.names | b.names):

@@ -32,8 +32,9 @@ SINGLE_VALUED_AFTER = {
 }
 """Verbs that hold one value with these prepositions only: "works at Globex" (one employer) but "works
 with Tom" (many colleagues); "reports to Tom" (one manager)."""
-COPULA_NOT_SINGLE = frozenset(["on", "with", "for", "by", "to", "about"])
-"""After "is", these prepositions introduce one of several ("is on Metoprolol", "is with Tom")."""
+COPULA_NOT_SINGLE = frozenset(["on", "with", "for", "by", "to", "about", "from"])
+"""After "is", these prepositions introduce one of several ("is on Metoprolol", "is with Tom", "is
+from France": a nationality the user may hold beside another)."""
 PLURAL_RELATIONS = frozenset(
     [
         *("friend", "brother", "sister", "son", "daughter", "child", "kid", "cousin", "colleague"),
@@ -43,6 +44,43 @@ PLURAL_RELATIONS = frozenset(
 )
 """Relation nouns a person often has several of: "the user's friend is Tom" / "… is Anna" may be two
 friends (unlike "manager", "landlord", "partner")."""
+RELATIONS = frozenset(
+    [
+        *PLURAL_RELATIONS,
+        *("parent", "parents", "mother", "father", "mom", "dad", "grandmother", "grandfather", "grandma"),
+        *("grandpa", "grandparent", "godfather", "godmother", "godson", "goddaughter", "stepson"),
+        *("stepdaughter", "twin", "relative", "in-law", "ex", "ex-wife", "ex-husband", "roommate"),
+        *("flatmate", "housemate", "teacher", "student", "employee", "patient", "mentor", "mentee"),
+        *("bandmate", "co-founder", "cofounder", "investor", "supplier", "vendor", "doctor", "dentist"),
+        *("pet", "dog", "cat", "ally", "contact", "kids", "children", "sisters", "brothers", "sons"),
+        *("daughters", "cousins", "uncles", "aunts", "pets", "dogs", "cats", "family"),
+    ]
+)
+"""People (and pets) a person may have several of, or whose own facts are not the user's: a value in a
+statement about one of them ("the user's sister lives in Paris", "the user's son is 8", "the user's
+daughter's birthday is May 3") may be about another one of them — never a sure replacement."""
+ONE_VALUE_NOUNS = frozenset(
+    [
+        *("name", "age", "birthday", "email", "phone", "number", "address", "city", "hometown"),
+        *("employer", "manager", "boss", "landlord", "partner", "spouse", "husband", "wife", "salary"),
+        *("rent", "price", "timezone", "title", "deadline", "color", "size", "weight"),
+        *("height", "budget", "username", "password", "pin", "lead"),
+    ]
+)
+"""Attribute nouns that hold one value at a time, after "is": "the user's manager is Tom" / "… Sarah"
+is a change. Any other noun ("the user's doctor", "grandmother", "allergy", "medication", "pet") may
+hold several ("doctor is Dr. Smith" / "Dr. Jones": two doctors; trial 3, HIGH 1): a changed value after
+it is only a possible conflict. "favorite X" holds one value whatever X is."""
+ANY_ONE_VALUE = frozenset(["favorite", "favourite", "preferred"])
+"""Before any noun, these make an attribute holding one value: "favorite band", "preferred airline"."""
+ONE_VALUE_MODIFIERS = frozenset(
+    [
+        *("favorite", "favourite", "current", "home", "mobile", "work", "cell", "full", "first", "last"),
+        *("middle", "maiden", "legal", "email", "phone", "job", "team"),
+    ]
+)
+"""Words that may stand before a noun of ``ONE_VALUE_NOUNS`` ("phone number", "home address", "job
+title"); any other ("business partner", "former boss") makes it another attribute: unsure."""
 
 _MOVED = re.compile(
     r"\b(?<!was )(?<!were )(?<!been )(?<!be )(?:(?:has|have|had)\s+)?(?:moved|relocated)\s+(?:to|into)\b",
