@@ -23,6 +23,7 @@ DATED = [
     ("The user lived in Lyon between 2015 and 2019", "2015-01-01T00:00:00Z", "2020-01-01T00:00:00Z"),
     ("The user lived in Lyon until March 2024", "2024-03-01T00:00:00Z", "2024-04-01T00:00:00Z"),
     ("The user lived in Lyon in the 1990s", "1990-01-01T00:00:00Z", "2000-01-01T00:00:00Z"),
+    ("The user lived in Lyon 2015-2019", "2015-01-01T00:00:00Z", "2020-01-01T00:00:00Z"),  # trial 3 HIGH 7
 ]
 UNDATED = [
     ("The user used to live in Lyon", "used to"),
@@ -31,6 +32,11 @@ UNDATED = [
     ("Before moving to Rome, the user lived in Lyon", "before moving to"),
     ("As a child the user lived in Lyon", "as a child"),
     ("The user lived in Lyon for 5 years", "for 5 years"),
+    # trial 3 HIGH 7
+    ("The user once lived in Lyon", "once"),
+    ("The user had been living in Lyon", "had been living"),
+    ("The user's previous city is Lyon", "previous"),
+    ("The user lived in Lyon since 2015", "since"),
 ]
 
 

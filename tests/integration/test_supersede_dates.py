@@ -149,3 +149,34 @@ async def test_a_supersede_that_names_the_old_value_as_left_does_not_keep_it(
         assert (await _memory(client, rome))["entities"] == {"user": "maya"}
         assert rome not in await _found(client, entities={"city": "Paris"})
         assert await _found(client, entities={"user": "maya"}) == [rome]
+
+
+async def test_a_supersede_keeps_a_value_its_words_still_hold(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    # trial 3 MED 10: a bare "from" is no leaving — "Alex from Paris" is still from Paris
+    async with mcp_client(server.url, token) as client:
+        ack = await call(
+            client,
+            "memory_write",
+            {
+                "content": "Alex from Paris works at Acme",
+                "key": "alex.job.from",
+                "entities": {"city": "Paris"},
+            },
+        )
+        await drain(poller)
+        moved = await call(
+            client,
+            "memory_update",
+            {
+                "id": ack["id"],
+                "action": "supersede",
+                "content": "Alex from Paris now works at Globex",
+                "reason": "new job",
+            },
+        )
+        await drain(poller)
+        globex = str(moved["queued"]["id"])
+        assert (await _memory(client, globex))["entities"] == {"city": "Paris"}
+        assert globex in await _found(client, entities={"city": "Paris"})

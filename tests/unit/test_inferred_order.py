@@ -98,6 +98,9 @@ def test_an_undated_fact_that_states_a_past_in_one_year_is_dated_that_year_for_i
         ("The user lived in Lyon until March 2024", ("2024-03-01", "2024-04-01")),
         ("The user lived in Lyon until 2024", ("2024-01-01", "2025-01-01")),
         ("The user lived in Lyon in the 1990s", ("1990-01-01", "2000-01-01")),
+        ("The user lived in Lyon 2015-2019", ("2015-01-01", "2020-01-01")),
+        ("The user lived in Lyon 2015\u20132019", ("2015-01-01", "2020-01-01")),
+        ("The user lived in Lyon 2015-2019 and in Nice in 2021", None),  # another year
         ("The user lives in Milan, where they studied from 2015 to 2019", None),  # a present state
         ("The user lived in Lyon from 2019 to 2015", None),  # reversed: not read
         ("The user lived in Lyon from 2015 to 2019 and in Nice in 2021", None),  # another year
@@ -127,6 +130,35 @@ def test_an_undated_fact_naming_its_past_period_gets_that_period(
         ("The user previously lived in Lyon in 2019", False),  # a year: the worker places it
         ("The user was born in Lyon", False),  # a past verb alone is no undated past value
         ("The user no longer eats meat", False),  # says what holds now
+        # trial 3 HIGH 7: more undated past states
+        ("The user once lived in Lyon", True),
+        ("The user had lived in Lyon", True),
+        ("The user had been living in Lyon", True),
+        ("The user was living in Lyon", True),
+        ("Until recently the user lived in Lyon", True),
+        ("Earlier the user lived in Lyon", True),
+        ("The user lived in Lyon in his twenties", True),
+        ("The user lived in Lyon when he was a student", True),
+        ("The user's previous city is Lyon", True),
+        ("The user's old home was Lyon", True),
+        ("The user's ex-home town is Lyon", True),
+        # a date in words not read: asked for, not dropped
+        ("The user lived in Lyon since 2015", True),
+        ("The user lived in Lyon in \u201919", True),
+        ("The user lived in Lyon last summer", True),
+        ("The user lived in Lyon in the spring", True),
+        ("The user lived in Lyon between March and May", True),
+        ("The user lives in Lyon since 2015", False),  # a present state
+        ("The user lived in Lyon 2015-2019", False),  # a period the worker places
+        ("The user previously lived in Lyon in 2019.", False),  # the full stop ends the sentence
+        ("The user once lived in Lyon 2015\u20132019", False),
+        # trial 3 MED 8: present facts, corrections
+        ("The user's city was previously misrecorded; it was Rome all along", False),
+        ("Previously stated city was wrong: it was Rome", False),
+        ("The user was hired by Acme as a former intern", False),
+        ("The user was married to the former mayor", False),
+        ("用户原来就喜欢下棋", False),
+        ("The user visited Lyon once a year and had fun", False),
     ],
 )
 def test_an_undated_past_value_on_a_key_is_refused(text: str, refused: bool) -> None:

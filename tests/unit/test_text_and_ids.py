@@ -189,6 +189,19 @@ def test_a_supersede_keeps_the_entities_but_the_value_it_replaces() -> None:
         assert carried_entities({"city": "Paris", "person": "Alex"}, "Alex lives in Paris", new) == {
             "person": "Alex"
         }, new
+    # a bare "from" / "not" is no leaving: the new words still hold the value (trial 3 MED 10)
+    for entities, old_words, new in (
+        ({"city": "Paris"}, "Alex from Paris works at Acme", "Alex from Paris now works at Globex"),
+        ({"person": "Tom"}, "Alex gets weekly reports from Tom", "Alex gets daily reports from Tom at Acme"),
+        ({"city": "Paris"}, "Alex works at Acme in Paris", "Alex works at Globex, not far from Paris"),
+    ):
+        assert carried_entities(entities, old_words, new) == entities, new
+    for new in (
+        "Alex moved away from Paris",
+        "Alex lives in Rome, formerly Paris",
+        "Alex relocated from Paris",
+    ):
+        assert carried_entities({"city": "Paris"}, "Alex lives in Paris", new) == {}, new
     # named as held elsewhere in the words: kept
     assert carried_entities(
         {"city": "Paris"}, "Alex lives in Paris", "Alex moved from Lyon back to Paris"

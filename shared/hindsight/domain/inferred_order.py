@@ -52,7 +52,8 @@ _PRESENT_STATE = re.compile(
 """Words that state the present state: a sentence holding one speaks of now, whatever else it dates."""
 _USED_TO = re.compile(r"\bused to \w+")
 _IN_YEAR = re.compile(r"\b(?:in|during)\s+((?:19|20)\d{2})\b")
-_YEAR = re.compile(r"(?<![\w.-])\d{4}(?![\w.-])")
+_YEAR = re.compile(r"(?<![\w.-])\d{4}(?![\w-]|\.\w)")
+"""A four-digit number standing alone; a full stop after it ends the sentence ("… in 2019.")."""
 
 
 def states_past(text: str) -> bool:
@@ -143,18 +144,51 @@ _MONTHS = (
     "november",
     "december",
 )
-_RANGE = re.compile(rf"\b(?:from|between)\s+{_Y}\s*(?:to|until|till|through|and|-|\u2013)\s*{_Y}\b")
+_RANGE = re.compile(
+    rf"\b(?:(?:from|between)\s+{_Y}\s*(?:to|until|till|through|and|-|\u2013)\s*{_Y}|{_Y}\s*[-\u2013]\s*{_Y})\b"
+)
 _UNTIL = re.compile(rf"\b(?:until|till|up to)\s+(?:(?:in\s+)?({'|'.join(_MONTHS)})\s+)?{_Y}\b")
 _DECADE = re.compile(r"\bin\s+the\s+((?:19|20)\d0)'?s\b")
 _UNDATED_PAST = re.compile(
-    r"\b(?:used to|previously|formerly|former|back then|in the past|at the time"
+    r"\b(?:used to|previously|formerly|back then|in the past|at the time|until recently"
+    r"|once(?! (?:a|an|every|per|or|more|again|in)\b)|earlier(?! than\b)"
     r"|before (?:moving|relocating|coming|going) to|as an? (?:child|kid|teenager|teen|student|boy|girl)"
-    r"|when (?:he|she|they|i|we|the user) (?:was|were) (?:young|little|a child|a kid)"
+    r"|when (?:he|she|they|i|we|the user) (?:was|were) (?:young|little|a child|a kid|a teenager|a student"
+    r"|in college|at school|at university)"
+    r"|in (?:his|her|their|my|our|the user's) (?:teens|twenties|thirties|forties|fifties|youth|childhood)"
     r"|for (?:\d+|a few|a couple of|several|many|two|three|four|five|six|seven|eight|nine|ten)"
-    r" (?:years?|months?|weeks?|decades?))\b|以前|曾经|过去|原来"
+    r" (?:years?|months?|weeks?|decades?)"
+    r"|had been \w+ing|had \w{3,}ed"
+    r"|(?:was|were) (?:living|working|staying|residing|studying|renting|based))\b"
+    r"|以前|曾经|过去|原来(?!就)"
 )
-"""Words that say a value held once, with no date: an undated past state ("no longer" is left out: it
-states what holds now)."""
+"""Words that say a value held once, with no date, in a sentence stating a past state (``states_past``):
+an undated past state ("no longer" is left out: it states what holds now; 原来就 is "all along")."""
+_OLD_VALUE = (
+    r"(?:'s|\b(?:his|her|their|my|our|its))\s+(?P<words>previous|former|old|prior|ex-|ex)\s*(?:{nouns})s?\b"
+)
+_STATE_NOUNS = (
+    "home ?town|home|city|town|country|address|residence|place|house|flat|apartment|job|employer|company"
+    "|team|role|title|position|manager|boss|partner|wife|husband|girlfriend|boyfriend|name|school"
+)
+"""A value the words call the subject's old one ("The user's previous city is Lyon", "his former
+employer was Acme"): "former"/"previous"/"old"/"ex-" count only on the subject's state noun (these or
+the key's last word), not on any noun ("married to the former mayor", "hired as a former intern")."""
+_CORRECTION = re.compile(
+    r"\b(?:was|were|is|been) (?:wrong|incorrect|mistaken|a mistake|an error|in error)\b"
+    r"|\bmis-?(?:recorded|stated|remembered|typed|spelled|heard)\b|\ball along\b|原来就"
+)
+"""Words that correct a value: "it was Rome all along" says the value of now, no past state."""
+_ANY_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+_SEASONS = "spring|summer|autumn|fall|winter"
+_UNREAD_DATE = re.compile(
+    rf"(?<!\d)(?:19|20)\d{{2}}(?!\d)|(?<!\w)'\d{{2}}\b|\bsince\b"
+    rf"|\b(?:last|that|this|the|in|during|one)\s+(?:{_SEASONS})\b"
+    rf"|\b(?:between|from|until|till|in|during)\s+(?:{'|'.join(_MONTHS)})\b"
+)
+"""A date in words the rules here do not read ("Lyon since 2015", "in '19", "last summer", "between March
+and May"): in a past-state sentence on a key it must not make the value today's, so it asks for a date."""
+_FAR = datetime(9999, 1, 1, tzinfo=UTC)
 
 
 def _year(value: str) -> datetime:
@@ -175,7 +209,8 @@ def stated_past_period(draft: MemoryDraft, holder_start: datetime) -> tuple[date
     text = unicodedata.normalize("NFKC", draft.content).lower().replace("\u2019", "'")
     years = len(_YEAR.findall(text))
     period: tuple[datetime, datetime, str] | None = None
-    if (found := _RANGE.findall(text)) and len(found) == 1 and years == 2:
+    found = [(a or c, b or d) for a, b, c, d in _RANGE.findall(text)]
+    if found and len(found) == 1 and len(_ANY_YEAR.findall(text)) == 2:
         first, last = int(found[0][0]), int(found[0][1])
         if first <= last:
             period = (_year(found[0][0]), datetime(last + 1, 1, 1, tzinfo=UTC), f"{first} to {last}")
@@ -195,13 +230,19 @@ def stated_past_period(draft: MemoryDraft, holder_start: datetime) -> tuple[date
 
 
 def check_undated_past(draft: MemoryDraft, now: datetime) -> None:
-    """Refuse a keyed fact whose words say it held once, with no date (new-user trial 2 HIGH 2): "The user
-    used to live in Lyon", "previously", "former", "before moving to …", "as a child", "for 5 years"
-    with a past-tense state verb (``states_past``; no present-state word outside "used to …"). A value
-    on a key is the key's value from its start on; these words say it is not the value now, and give no
-    date that could place it among the key's values, so storing it would either make it today's value
-    or guess when it ended. Not when the words hold a date: a relative one (read from ``now``, UTC) or
-    any four-digit year (the worker places those: ``stated_past_year``, ``stated_past_period``). Only a
+    """Refuse a keyed fact whose words say it held once, with no date we read (new-user trial 2 HIGH 2,
+    trial 3 HIGH 7): "The user used to live in Lyon", "previously", "once", "until recently", "earlier",
+    "before moving to …", "as a child", "in his twenties", "when he was a student", "for 5 years", "had
+    lived", "had been living", "was living" (``_UNDATED_PAST``) with a past-tense state verb
+    (``states_past``; no present-state word outside "used to …"); "The user's previous city is Lyon",
+    "old home", "ex-home town" (``_OLD_VALUE``: on the subject's state noun or the key's last word, any
+    tense); or a past-state sentence with a date in words the rules do not read ("since 2015", "in '19",
+    "last summer", "in the spring", "between March and May": ``_UNREAD_DATE``). A value on a key is the
+    key's value from its start on; these words say it is not the value now, and give no date that could
+    place it among the key's values, so storing it would either make it today's value or guess when it
+    ended. Not when a date is read from the words: a relative one (read from ``now``, UTC), or a year or
+    period the worker places (``stated_past_year``, ``stated_past_period``). Not a correction ("was
+    wrong", "misrecorded", "all along", 原来就: ``_CORRECTION``), which says the value of now. Only a
     semantic write with a key and no ``valid_from``, ``valid_to``, ``occurred_at`` or ``session_at``.
     Raises InvalidInput (field ``content``) naming the words and asking for ``occurred_at`` (when it held;
     ``valid_to`` in an ingest line), or no key."""
@@ -209,14 +250,21 @@ def check_undated_past(draft: MemoryDraft, now: datetime) -> None:
     if draft.layer != "semantic" or draft.key is None or any(d is not None for d in given):
         return
     text = unicodedata.normalize("NFKC", draft.content).lower().replace("\u2019", "'")
-    found = _UNDATED_PAST.search(text)
-    if found is None or _YEAR.search(text) or not states_past(text):
+    if _CORRECTION.search(text):
         return
-    if infer_event_time(draft.content, now) is not None:
+    past = states_past(text)
+    nouns = "|".join([_STATE_NOUNS, *(re.escape(w) for w in re.split(r"[^\w]+", draft.key.lower()) if w)])
+    found = (_UNDATED_PAST.search(text) if past else None) or re.search(_OLD_VALUE.format(nouns=nouns), text)
+    if found is None and past:
+        found = _UNREAD_DATE.search(text)
+    if found is None or infer_event_time(draft.content, now) is not None:
         return
+    if stated_past_year(draft, _FAR) is not None or stated_past_period(draft, _FAR) is not None:
+        return
+    words = found.group("words") if "words" in found.re.groupindex else found.group(0)
     raise InvalidInput(
         "content",
-        f"the words say a past value of key {draft.key!r} with no date ({found.group(0)!r}): as the key's "
+        f"the words say a past value of key {draft.key!r} with no date read ({words!r}): as the key's "
         "value it would replace the value of now. Give occurred_at (when it held; an ingest line may also "
         "give valid_to, when it stopped), or write it without a key",
     )

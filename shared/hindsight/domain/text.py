@@ -186,16 +186,32 @@ def _names(text: str, value: object) -> bool:
 
 
 _LEFT = re.compile(
-    r"(?:\bfrom|\bleft|\bleaving|\bleave|\bleaves|\bquit|\bquitting|\bquits|\binstead of|\brather than"
-    r"|\bout of|\baway from|\bno longer(?: \w+){0,2}|\bnot(?: \w+){0,2}|\bformerly|\bex-)"
+    r"(?:\b(?:moved|moving|moves|relocated|relocating|relocates|came|comes|coming|returned|fled|went)"
+    r"(?: \w+)?\s+(?:away from|out of|from)"
+    r"|\bleft|\bleaving|\bleave|\bleaves|\bquit|\bquitting|\bquits|\binstead of|\brather than"
+    r"|\bno longer(?: \w+){0,2}|\bformerly|\bex-)"
     r"\s*(?:(?:in|at|with|for|on|to|the|a|an)\s+)?$"
 )
 """What stands right before a value the words name only as what is left: "moved from Paris to Rome",
-"left Acme", "no longer lives in Paris", "is not in Paris (anymore)", "instead of tea", "quit Acme"."""
+"left Acme", "no longer lives in Paris", "instead of tea", "quit Acme", "formerly Acme", "ex-Acme". A
+bare "from" or "not" is no leaving ("Alex from Paris now works at Globex", "gets reports from Tom", "not
+far from Paris": trial 3 MED 10)."""
+_NOT_BEFORE = re.compile(r"\bnot(?: \w+){0,2}\s*(?:(?:in|at|with|for|on|to|the|a|an)\s+)?$")
+_ANYMORE_AFTER = re.compile(r"^\W*(?:any ?more|any longer)\b")
+"""A "not" leaves a value only with "anymore" right after it: "Alex is not in Paris anymore"."""
+
+
+def _left_at(text: str, found: re.Match[str]) -> bool:
+    """Whether the value at ``found`` in ``text`` is named as what is left (``_LEFT``, ``_NOT_BEFORE``
+    with ``_ANYMORE_AFTER``)."""
+    before = text[: found.start()]
+    if _LEFT.search(before):
+        return True
+    return bool(_NOT_BEFORE.search(before) and _ANYMORE_AFTER.search(text[found.end() :]))
 
 
 def _names_as_held(text: str, value: object) -> bool:
-    """Whether ``text`` (lower-cased NFKC) names ``value`` other than as what is left (``_LEFT``): "moved
+    """Whether ``text`` (lower-cased NFKC) names ``value`` other than as what is left (``_left_at``): "moved
     from Paris to Rome" names Rome as held, Paris only as left."""
     wanted = unicodedata.normalize("NFKC", str(value)).strip().lower()
     if not wanted:
@@ -203,7 +219,7 @@ def _names_as_held(text: str, value: object) -> bool:
     if any(unicodedata.east_asian_width(c) in ("W", "F") for c in wanted):
         return wanted in text
     pattern = re.compile(r"(?<!\w)" + re.escape(wanted) + r"(?!\w)")
-    return any(_LEFT.search(text[: found.start()]) is None for found in pattern.finditer(text))
+    return any(not _left_at(text, found) for found in pattern.finditer(text))
 
 
 def carried_entities(entities: Mapping[str, JsonValue], old: str, new: str) -> dict[str, JsonValue]:
