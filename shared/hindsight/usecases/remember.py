@@ -175,7 +175,8 @@ class Remember:
         ``domain.timetravel.check_resumes``; a keyed fact whose words state an undated past value, field
         ``content``: ``domain.inferred_order.check_undated_past``)."""
         check_resumes(draft.metadata)  # the store's mark of a continuation: never the caller's
-        check_undated_past(draft, self._clock.now())  # "used to live in Lyon" on a key: never today's value
+        now = self._clock.now()  # read once: the write's submitted_at and what its relative words count from
+        check_undated_past(draft, now)  # "used to live in Lyon" on a key: never today's value
         if draft.causal_parent is not None and self._parents is not None:
             await self._parents(scope, draft.causal_parent)
         ensure_key_unredacted(self._redactor, draft.key, "key")  # an identifier: never rewritten
@@ -190,7 +191,6 @@ class Remember:
         )
         redacted: set[str] = set()
         draft = redact_model(self._redactor, draft, DRAFT_TEXT_FIELDS, redacted)  # before the text leaves us
-        now = self._clock.now()
         write_id = job_id(scope.tenant_id, scope.agent_id, draft.idempotency_key)
         first = await self._claim(scope.tenant_id, write_id, draft, fingerprint, now, principal.trusted)
         draft, asked = admit_draft(draft, trusted_as_first(first, principal.trusted))
