@@ -21,7 +21,12 @@ query cache): a new query each time, the plans warm. Variants (probes, not produ
 * ``alone1``/``alone2``/``full1``/``full2``: ``alone``/``full`` with the model on 1 or 2 OpenMP threads
   (run with HINDSIGHT_EMBED_THREADS=2, so that the engine may use 2);
 * ``kw_after``: the keyword statement is sent only once the embedding has arrived (nothing overlaps the
-  model but the loop itself).
+  model but the loop itself);
+* ``swi``: ``full`` with Python's GIL switch interval at ``SWITCH_INTERVAL_S`` (0.2 ms, default 5 ms) during
+  the search: the model's worker thread waits at most that long for the GIL the main thread holds while
+  it composes and sends the keyword statement;
+* ``prio``/``alone_prio``: ``full``/``alone`` with the model's thread at nice ``PRIO_NICE`` while it runs
+  the model (needs root or CAP_SYS_NICE; the product cannot: what the run-queue wait costs, at most).
 
 Per search it records, for the embedding: the wall time the search's ``await`` saw; from the model's
 worker thread, the time from the call to the thread starting, the ctypes call's wall time, its CPU time
@@ -47,8 +52,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import subprocess
+import sys
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -57,6 +65,10 @@ from typing import Any
 import anyio
 
 SCHED = "/proc/thread-self/schedstat"
+PRIO_NICE = -5
+"""The model thread's nice value in the ``prio``/``alone_prio`` variants (root or CAP_SYS_NICE only)."""
+SWITCH_INTERVAL_S = 0.0002
+"""``sys.setswitchinterval`` during a ``swi`` search (Python's default: 0.005 s)."""
 
 
 def _sched() -> tuple[int, int]:
@@ -82,6 +94,9 @@ class ProbeEmbedder:
         started = time.perf_counter()
         main_cpu_at_start = time.clock_gettime(MAIN_CLOCK["id"]) if "id" in MAIN_CLOCK else 0.0
         inner = self.inner
+        niced = MODE["v"] in ("prio", "alone_prio")
+        if niced:  # needs CAP_SYS_NICE: a probe of what the run-queue wait costs, not a product path
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PRIO_NICE)
         with inner._lock:
             model = inner._get()
             if (signal := STARTED.get("signal")) is not None:
@@ -91,6 +106,8 @@ class ProbeEmbedder:
             vector = model.query(engine_text(text))
             p1, c1 = time.process_time(), time.perf_counter()
             cpu1, wait1 = _sched()
+        if niced:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 0)
         out = list(vector.tolist())
         done = time.perf_counter()
         return out, {
@@ -239,6 +256,9 @@ async def _serve(settings: Any, data: Any, queries: int, variants: list[str]) ->
                 STARTED["event"] = event
                 STARTED["signal"] = lambda: loop.call_soon_threadsafe(event.set)
             recall_module.PoolTexts = original_texts if variant != "no_prepare" else _NoTexts  # type: ignore
+            default_interval = sys.getswitchinterval()
+            if variant == "swi":
+                sys.setswitchinterval(SWITCH_INTERVAL_S)
             started, cpu = time.perf_counter(), time.thread_time()
             if variant.startswith("alone"):
                 await embedder.embed_query(text)
@@ -263,6 +283,7 @@ async def _serve(settings: Any, data: Any, queries: int, variants: list[str]) ->
             else:
                 await recall.search(scope, resolve(RecallQuery(text=text, top_k=10), latency.NOW))
             end, end_cpu = time.perf_counter(), time.thread_time()
+            sys.setswitchinterval(default_interval)
             out = {"total": (end - started) * 1000, "main_cpu": (end_cpu - cpu) * 1000}
             at, at_cpu = EMBEDDED.get("at", (end, end_cpu))
             out |= {"post_wall": (end - at) * 1000, "post_cpu": (end_cpu - at_cpu) * 1000}
