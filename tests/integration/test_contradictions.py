@@ -241,6 +241,51 @@ async def test_a_change_of_a_single_valued_fact_supersedes_it(
     assert (new["memory"]["id"], old["memory"]["id"], "supersedes") in kinds
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # trials, HIGH: another qualifier on either side — both may hold
+        ("The user works at Google on Mondays", "The user works at Meta on Fridays"),
+        ("The user works at Google", "The user works at Meta on Fridays"),
+        # trials, MED: the user may have several alarms and appointments at different times
+        ("The user's alarm is set for 7am", "The user's alarm is set for 9pm"),
+        ("The user's appointment is at 3pm", "The user's appointment is at 5pm"),
+        # new-user trials: two undated past states (two past measurements) each held at its own time
+        ("The user lived in Paris", "The user lived in Rome"),
+        ("The user's run was 5 km", "The user's run was 10 km"),
+    ],
+)
+async def test_statements_that_may_both_hold_are_flagged_never_superseded(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
+) -> None:
+    """New-user trials: a fact with another qualifier, another alarm or appointment time, or another past
+    state stays active beside the old one, linked ``contradicts`` (shown flagged), never superseded."""
+    old, new = await _write_two(server, poller, token, first, second)
+    assert (old["memory"]["status"], new["memory"]["status"]) == ("active", "active")
+    kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in old["relations"]}
+    assert kinds == {(new["memory"]["id"], old["memory"]["id"], "contradicts")}
+
+
+async def test_a_value_written_another_way_is_no_new_value(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """New-user trials: "15:00" after "3pm" retires nothing and links nothing (cosine 0.92: below the dedup
+    threshold, stored as its own memory); "New York City" after "NYC" (cosine 0.99) is a repeat, merged
+    into the memory it repeats."""
+    old, new = await _write_two(server, poller, token, "The meeting is at 3pm", "The meeting is at 15:00")
+    assert (old["memory"]["status"], new["memory"]["status"]) == ("active", "active")
+    assert not old["relations"]
+    assert not new["relations"]
+    async with mcp_client(server.url, token) as client:
+        city = await _write(client, poller, content="The user lives in NYC")
+        repeat = await _write(client, poller, content="The user lives in New York City")
+        (status,) = (await call(client, "memory_status", {"ids": [repeat]}))["writes"]
+        view = await _get(client, city)
+    assert (status["status"], status["memory_id"]) == ("merged", city)
+    assert view["memory"]["status"] == "active"
+    assert view["memory"]["content"] == "The user lives in NYC"
+
+
 async def test_an_unsure_pair_stays_flagged_without_a_judge(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:

@@ -138,7 +138,8 @@ from hindsight.domain.contradiction import compare_facts, is_additive, resolve
         ("The user called the bank.", "The user called the dentist.", "unrelated"),
         ("The user met Ana for lunch.", "Actually, the user met Ben for lunch.", "contradiction"),
         ("The user met Ana.", "The user met Ben instead of Ana.", "contradiction"),
-        ("The user lived in Paris.", "The user lived in Rome.", "contradiction"),  # a past state
+        # two undated past states both held, each at its own time (new-user trials): flagged, never superseded
+        ("The user lived in Paris.", "The user lived in Rome.", "possible_conflict"),
         ("The user met Clara on Tuesday.", "The user met Clara on Wednesday.", "possible_conflict"),
         # ... while a state with another value still supersedes
         ("The user lives in Paris.", "The user lives in Rome.", "contradiction"),
@@ -305,13 +306,102 @@ def test_a_value_that_may_be_one_of_several_is_unsure(old: str, new: str) -> Non
         ("The user's son Leo is 7 years old", "The user's son Leo is 8 years old"),
         (
             "The user's dentist appointment is on 3 December",
-            "The user's dentist appointment is on 10 December",
+            "The user's dentist appointment was moved to 10 December",
         ),
         ("The user's doctor is Dr. Smith", "Actually, the user's doctor is Dr. Jones"),
     ],
 )
 def test_a_one_value_attribute_still_supersedes(old: str, new: str) -> None:
     assert compare_facts(new, old).relation == "contradiction"
+
+
+_BOTH_HOLD = [
+    # trials, HIGH: a qualifier (day, time of day, season, place, project) on either side: both may hold
+    ("The user works at Google on Mondays", "The user works at Meta on Fridays", "other_qualifier"),
+    ("The user works at Google on Mondays", "The user works at Meta", "other_qualifier"),
+    ("The user works at Google", "The user works at Meta on Fridays", "other_qualifier"),
+    ("I work at Google on Mondays", "I work at Meta on Fridays", "other_qualifier"),
+    ("The user works at Google on Mondays", "The user works at Meta on Fridays now", "other_qualifier"),
+    (
+        "The user works at Globex in the mornings",
+        "The user works at Initech in the evenings",
+        "other_qualifier",
+    ),
+    ("The user's manager is Tom", "The user's manager is Anna on weekends", "other_qualifier"),
+    ("The user lives in Paris", "The user lives in Rome on weekends", "other_qualifier"),
+    ("The user lives in Paris on weekdays", "The user lives in Rome on weekends", "other_qualifier"),
+    # trials, MED: alarms, appointments, reminders at another time: the user may have both
+    ("The user's alarm is set for 7am", "The user's alarm is set for 9pm", "several"),
+    ("The user set an alarm for 7am", "The user set an alarm for 9pm", "several"),
+    ("My alarm is set for 7am", "My alarm is set for 8am", "several"),
+    ("The user's appointment is at 3pm", "The user's appointment is at 5pm", "several"),
+    ("The user's next appointment is at 3pm", "The user's next appointment is at 5pm", "several"),
+    ("The user's reminder is at 8am", "The user's reminder is at 6pm", "several"),
+    (
+        "The user's dentist appointment is on 3 December",
+        "The user's dentist appointment is on 10 December",
+        "several",
+    ),
+    # new-user trials: two undated past states, two past measurements
+    ("The user lived in Paris", "The user lived in Rome", "past"),
+    ("The user worked at Globex", "The user worked at Initech", "past"),
+    ("The user's run was 5 km", "The user's run was 10 km", "past"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "signal"), _BOTH_HOLD)
+def test_statements_that_may_both_hold_are_at_most_a_possible_conflict(
+    old: str, new: str, signal: str
+) -> None:
+    verdict = compare_facts(new, old)
+    assert verdict.relation == "possible_conflict"
+    assert signal in verdict.signals
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # the same qualifier on both sides: the value changed
+        ("The user works at Google on Mondays", "The user works at Meta on Mondays"),
+        # a time that is the value itself ("is on Tuesdays"), a time with its day
+        ("The weekly sync is on Tuesdays at 10:00", "The weekly sync is on Thursdays at 15:00"),
+        ("The user's day off is Monday", "The user's day off is Friday"),
+        # an alarm or appointment said to be moved, or corrected
+        ("The user's alarm is set for 7am", "The user's alarm was moved to 9am"),
+        ("The user's appointment is at 3pm", "Actually, the user's appointment is at 5pm"),
+        # a preference for a reminder is one value
+        (
+            "The user wants a reminder 15 minutes before meetings",
+            "The user wants a reminder 30 minutes before meetings",
+        ),
+        # a present state, a corrected past state, a birth place, a dated past state (ordered in valid time)
+        ("The user lives in Paris", "The user lives in Rome"),
+        ("The user lived in Paris", "Actually, the user lived in Rome"),
+        ("The user was born in Paris", "The user was born in Rome"),
+        ("The user lived in Rome", "The user lived in Paris since two years ago"),
+        ("The meeting is at 3pm", "The meeting is at 4pm"),
+    ],
+)
+def test_a_change_without_a_reason_for_both_still_supersedes(old: str, new: str) -> None:
+    assert compare_facts(new, old).relation == "contradiction"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # new-user trials: one value written another way is the same statement, not a new value
+        ("The meeting is at 3pm", "The meeting is at 15:00"),
+        ("The meeting is at 3 pm.", "The meeting is at 3pm"),
+        ("The user's flight lands at 9:30 p.m.", "The user's flight lands at 21:30"),
+        ("The standup is at 9am", "The standup is at 09:00"),
+        ("The user lives in NYC", "The user lives in New York City"),
+        ("The user lives in the USA", "The user lives in the United States of America"),
+        ("The user works at IBM", "The user works at International Business Machines"),
+    ],
+)
+def test_a_value_written_another_way_is_the_same(old: str, new: str) -> None:
+    assert compare_facts(new, old).relation == "same"
+    assert compare_facts(old, new).relation == "same"
 
 
 def test_long_texts_are_not_compared() -> None:

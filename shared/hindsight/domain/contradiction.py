@@ -48,7 +48,12 @@ intensifiers and correction markers removed, copulas made one token:
    speaks French" / "The user speaks German" is more often an addition. A change of a verb or other word
    that is no value ("learning" / "studying") is a possible conflict. Two negative statements with a
    changed word other than a number are at most a possible conflict: "can't eat gluten" / "can't eat
-   dairy any more" deny two things, neither replaces the other.
+   dairy any more" deny two things, neither replaces the other. A change that would supersede is at most a
+   possible conflict when both statements may hold (``domain.both_hold``, new-user trials): another
+   qualifier on either side ("works at Google on Mondays" / "… at Meta on Fridays"), another time of an
+   alarm or appointment ("alarm set for 7am" / "… for 9pm"), two undated past states ("lived in Paris" /
+   "lived in Rome"). One value written another way ("3pm" / "15:00", "NYC" / "New York City":
+   ``domain.rewording``) is ``same``.
 3. **Explicit correction** ("no longer", "now", "actually", "instead", "correction:", "X, not Y",
    "switched", "moved to", 不再, 其实, 改成, 现在): with a changed value or flipped polarity it makes the
    verdict sure; with other differences it makes it a possible conflict.
@@ -68,8 +73,9 @@ from difflib import SequenceMatcher
 from functools import cache, lru_cache
 from typing import Literal
 
+from hindsight.domain.both_hold import other_qualifier, several_at_once, two_past_states
 from hindsight.domain.memory import Source
-from hindsight.domain.text import same_information
+from hindsight.domain.rewording import same_statement
 from hindsight.domain.timetravel import takes_key
 from hindsight.domain.value_slots import (
     ANY_ONE_VALUE,
@@ -758,7 +764,7 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     if len(new) > MAX_COMPARED_CHARS or len(old) > MAX_COMPARED_CHARS:
         return PairVerdict("unrelated")
     new, old = unicodedata.normalize("NFC", new), unicodedata.normalize("NFC", old)  # one form of "é"
-    if same_information(new, old):
+    if same_statement(new, old):  # the same words, or one value written another way ("3pm" / "15:00")
         return PairVerdict("same")
     a, b = _frame(old), _frame(new)
     if b.additive:
@@ -830,8 +836,34 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     valued = all(_is_value(t, a.names | b.names) for t in differing)
     multi = any(t in _MULTI_VALUED or t in _MULTI_VALUED_ZH for t in a.tokens[max(0, start - 2) : start])
     if b.strong or (b.correction and not multi) or (valued and not multi):
+        held = _both_may_hold(a, b, (old, new), start, was, now)
+        if held is not None:  # a qualifier, one of several alarms, two past states: both may be true
+            return PairVerdict("possible_conflict", (*held, *correction))
         return PairVerdict("contradiction", ("changed_value", *correction))
     return PairVerdict("possible_conflict", ("changed_value",))
+
+
+def _both_may_hold(
+    a: _Frame, b: _Frame, texts: tuple[str, str], start: int, was: tuple[str, ...], now: tuple[str, ...]
+) -> tuple[str, ...] | None:
+    """The signals that make a changed value ``was`` → ``now`` (from ``start`` of the old frame ``a``; ``b``:
+    the new one; ``texts``: old and new as written) at most a possible conflict, because both statements
+    may hold (``domain.both_hold``; new-user trials): another qualifier ("works at Google on Mondays" /
+    "… at Meta on Fridays"), whatever the markers; without a strong correction, another time of one of
+    several alarms or appointments ("alarm set for 7am" / "… for 9pm") or two undated past states ("lived
+    in Paris" / "lived in Rome"). None: the change stands."""
+    differing = [t for t in (*was, *now) if not (t in was and t in now)]
+    timed = all(_numeric(t) or t in _TIME_WORDS for t in differing)
+    if other_qualifier((a.tokens, a.lead), (b.tokens, b.lead), start, was, now, timed):
+        return ("other_qualifier",)
+    if b.strong:
+        return None
+    if two_past_states(*texts):
+        return ("changed_value", "past")
+    verb = b.tokens[b.verb] if b.verb is not None and b.verb < len(b.tokens) else None
+    if timed and several_at_once(a.tokens, verb, start, texts[1]):
+        return ("changed_value", "several")
+    return None
 
 
 Resolution = Literal["supersede", "keep_both"]

