@@ -368,6 +368,7 @@ def test_statements_that_may_both_hold_are_at_most_a_possible_conflict(
         ("The user's day off is Monday", "The user's day off is Friday"),
         # an alarm or appointment said to be moved, or corrected
         ("The user's alarm is set for 7am", "The user's alarm was moved to 9am"),
+        ("The user's appointment is at 3pm", "The user's appointment was rescheduled to 5pm"),
         ("The user's appointment is at 3pm", "Actually, the user's appointment is at 5pm"),
         # a preference for a reminder is one value
         (

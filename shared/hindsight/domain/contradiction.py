@@ -55,8 +55,8 @@ intensifiers and correction markers removed, copulas made one token:
    "lived in Rome"). One value written another way ("3pm" / "15:00", "NYC" / "New York City":
    ``domain.rewording``) is ``same``.
 3. **Explicit correction** ("no longer", "now", "actually", "instead", "correction:", "X, not Y",
-   "switched", "moved to", 不再, 其实, 改成, 现在): with a changed value or flipped polarity it makes the
-   verdict sure; with other differences it makes it a possible conflict.
+   "switched", "moved to", "rescheduled", 不再, 其实, 改成, 现在): with a changed value or flipped polarity
+   it makes the verdict sure; with other differences it makes it a possible conflict.
 
 Losing a true fact is worse than keeping a stale one flagged, so every rule that is not sure says
 ``possible_conflict``. Measured on ``tests/data/contradiction_pairs.jsonl`` (``python
@@ -138,7 +138,8 @@ _ADDITIVE = re.compile(
 )
 _CORRECTION = re.compile(
     r"\b(?:no\s+longer|not\s+any\s*more|any\s*more|now|actually|in\s+fact|instead|rather\s+than|correction"
-    r"|corrected|update[ds]?|switched|changed|moved|relocated|from\s+now\s+on|these\s+days)\b"
+    r"|corrected|update[ds]?|switched|changed|moved|relocated|rescheduled|postponed|from\s+now\s+on"
+    r"|these\s+days)\b"
     r"|不再|其实|改成|改为|改到|换成|换到|现在|已经|搬到|更正|实际上",
     re.IGNORECASE,
 )
