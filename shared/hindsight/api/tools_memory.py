@@ -42,11 +42,11 @@ from hindsight.domain.limits import (
     MAX_STATUS_IDS,
     AgentId,
     ContextWindow,
-    Entities,
+    EntityFilter,
     Fraction,
     MemoryKey,
     SearchText,
-    Tags,
+    TagFilter,
     TopK,
 )
 from hindsight.domain.memory import Layer, MemoryStatus, SearchHit
@@ -69,6 +69,7 @@ class BatchItemResult(BaseModel):
     importance_capped_from: float | None = None
     redacted: list[str] | None = None
     replayed: bool | None = None
+    time_not_read: str | None = None
     error: dict[str, Any] | None = Field(
         default=None,
         description="Why it was not queued: the error object memory_write would have answered (kind, "
@@ -245,9 +246,13 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         top_k: TopK = DEFAULT_TOP_K,
         layer: Annotated[Layer | None, Field(description="Only this layer.")] = None,
         key: MemoryKey | None = None,
-        tags: Annotated[Tags | None, Field(description="Only memories with all these tags.")] = None,
+        tags: Annotated[
+            TagFilter | None,
+            Field(description="Only memories with all these tags (at least one; leave out for no filter)."),
+        ] = None,
         entities: Annotated[
-            Entities | None, Field(description="Only memories whose entities include these.")
+            EntityFilter | None,
+            Field(description="Only memories whose entities include these (no blank value)."),
         ] = None,
         time_range: Annotated[
             TimePhrase | None,

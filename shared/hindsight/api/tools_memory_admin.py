@@ -104,6 +104,12 @@ class ForgetOut(BaseModel):
         default=None,
         description="Originals made active again: a summary that stood for them went along. None: none.",
     )
+    note: str | None = Field(
+        default=None,
+        description="Said when the forgotten fact's key is left with no current value while an earlier "
+        "value (superseded or archived) remains: which, and the memory_update 'restore' call that makes it "
+        "current again. None: the key still has a current value, or it had no other.",
+    )
 
 
 class LinkOut(Relation):
@@ -275,6 +281,7 @@ def register_memory_admin_tools(mcp: MCPServer[Any], holder: ContainerHolder) ->
             replaced_version=result.replaced_version,
             also_forgotten=[ForgottenAlongOut(id=a.id, reason=a.reason) for a in result.along] or None,
             restored=result.restored or None,
+            note=result.note,
         )
 
     @mcp.tool(

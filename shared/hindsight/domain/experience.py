@@ -24,16 +24,19 @@ from hindsight.domain.context_budget import leading_sentences
 from hindsight.domain.injection import memory_injection_signals
 from hindsight.domain.maintenance import pattern_key_label
 from hindsight.domain.memory import FAILED_OUTCOMES, SearchHit, StoredMemory
+from hindsight.domain.planned_words import points_ahead
 from hindsight.domain.relative_time import annotate_relative_time, memory_anchor
 from hindsight.domain.text import keyword_terms
 from hindsight.domain.timetravel import is_upcoming
 
-HintKind = Literal["failed", "worked", "partial", "fact", "event", "upcoming"]
+HintKind = Literal["failed", "worked", "partial", "fact", "event", "upcoming", "planned"]
 """failed: an episode that ended in failure or was aborted ("this approach failed before"); worked: one
 that succeeded; partial: one that partly did; fact: the current value of a semantic memory (one per key);
 event: an episode with no outcome; upcoming: one with no outcome whose occurred_at is after the summary's
-time (a planned meeting: it has not happened yet)."""
-KIND_ORDER: tuple[HintKind, ...] = ("failed", "worked", "partial", "fact", "event", "upcoming")
+time (a planned meeting: it has not happened yet); planned: one with no outcome and no occurred_at whose words
+say it lies ahead ("next Tuesday", "in 3 weeks", "will visit": ``planned_words.points_ahead``) — the
+rules read no time from such words, so when it is (or was) planned for is not known (new-user trial H2)."""
+KIND_ORDER: tuple[HintKind, ...] = ("failed", "worked", "partial", "fact", "event", "upcoming", "planned")
 """Lines are listed in this order: what to avoid first."""
 ConflictWith = Literal["active_fact", "archived_statement", "active_inference"]
 """What says otherwise to a fact of a kept conflict (``conflict_sides``): active_fact — another active fact
@@ -56,6 +59,7 @@ LABELS: dict[HintKind, str] = {
     "fact": "Fact",
     "event": "Happened",
     "upcoming": "Upcoming",
+    "planned": "Planned (time not read)",
 }
 DEFAULT_MAX_MEMORIES = 20
 MAX_MEMORIES = 50
@@ -160,6 +164,8 @@ def _kind(memory: StoredMemory, now: datetime | None) -> HintKind:
         return "partial"
     if now is not None and memory.occurred_at is not None and memory.occurred_at > now:
         return "upcoming"
+    if memory.occurred_at is None and points_ahead(memory.content):
+        return "planned"
     return "event"
 
 
@@ -338,9 +344,10 @@ def extract_hint(
     then listed by kind, failures first (``KIND_ORDER``), relevance order within a kind (facts the user stated
     before inferred ones); ``note`` says how many were left out (``cut_note``). An episode without
     outcome whose occurred_at is after ``now`` (the summary's time) is "Upcoming", not "Happened";
-    without ``now`` none is. Facts of ``conflicts`` (each contradicts another fact, both kept; the value
-    says what says otherwise, ``conflict_sides``) are all shown, each labelled ``possible_conflict`` with
-    the other side's status; otherwise a key shows one value (``current_facts``).
+    without ``now`` none is. One without outcome and without occurred_at whose words say it lies ahead is
+    "Planned (time not read)", never "Happened". Facts of ``conflicts`` (each contradicts another fact,
+    both kept; the value says what says otherwise, ``conflict_sides``) are all shown, each labelled
+    ``possible_conflict`` with the other side's status; otherwise a key shows one value (``current_facts``).
 
     Every sentence of every line is copied from the memories the line cites. Deterministic; no I/O.
     """

@@ -453,7 +453,24 @@ Tag = Annotated[
 Tags = Annotated[
     list[Tag],
     Field(max_length=MAX_TAGS, description=f"Labels to filter by (≤ {MAX_TAGS}, letters/digits/_.:/-)."),
+    AfterValidator(lambda tags: list(dict.fromkeys(tags))),
 ]
+"""Tags in their stored form (stripped, lower case, NFC), each once, in the order first given: "Work",
+"work" and "WORK" are one tag (new-user trial L1)."""
+
+
+def _some_tags(tags: list[str]) -> list[str]:
+    """A tag filter names at least one tag: ``[]`` would filter nothing, and an argument is never silently
+    ignored (new-user trial L2)."""
+    if not tags:
+        raise PydanticCustomError(
+            "no_tags", "an empty list filters nothing: give at least one tag, or leave tags out", {}
+        )
+    return tags
+
+
+TagFilter = Annotated[Tags, AfterValidator(_some_tags)]
+"""The tags a search filters by (memories with all of them): at least one."""
 EntityName = Annotated[
     str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z][\w.-]*$"), NFC_FIRST
 ]
@@ -495,6 +512,25 @@ Entities = Annotated[
         f"(≤ {MAX_ENTITIES}); they power exact entity recall."
     ),
 ]
+
+
+def _no_blank_entity_values(value: dict[str, Any]) -> dict[str, Any]:
+    """An entity filter's values are not blank: ``{"person": ""}`` matches no memory and names nothing to
+    look for (new-user trial L3)."""
+    for name, item in value.items():
+        values = item if isinstance(item, list) else [item]
+        if not values or any(isinstance(v, str) and not v.strip() for v in values):
+            raise PydanticCustomError(
+                "blank_entity_value",
+                "entity '{name}' has a blank or empty value: give the value to look for, or leave the entity "
+                "out",
+                {"name": name},
+            )
+    return value
+
+
+EntityFilter = Annotated[Entities, AfterValidator(_no_blank_entity_values)]
+"""The entities a search filters by (memories whose entities include these): no blank value."""
 ContextText = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SHORT_TEXT_CHARS),

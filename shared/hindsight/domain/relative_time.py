@@ -30,6 +30,10 @@ N years ago; N年前; 前年 (2)                        year        the year N y
 
 N is digits, an English number word (a/an/one … twelve) or a Chinese numeral (一 … 九十九, 两).
 
+A full ISO date written in the words ("Sam had surgery on 2026-10-03") is read as that day (precision
+day), by the same rule: only when it is the one time the text names (``content_date``: standalone, not
+quoted, not a bound such as "until 2026-10-03"; any ``YYYY-MM-DD`` form not read counts as a time named).
+
 Never a guess: nothing is inferred when the text holds two expressions naming different times, or any
 expression pointing elsewhere in time that is not resolved (tomorrow, next …, 明天, 后天, 下周, 下个月, 明年).
 Not resolved at all: a weekday alone ("on Tuesday" — this week's or last?), vague phrases ("recently",
@@ -88,6 +92,7 @@ from datetime import date, datetime, timedelta
 from pydantic import JsonValue, ValidationError
 
 from hindsight.domain.calendar_ago import NUMBER_WORDS, ago, day_span, month_span, week_span, year_span
+from hindsight.domain.content_date import iso_date_forms, stated_dates
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
 
@@ -163,6 +168,13 @@ _ELSEWHERE = re.compile(
     r"in \w+ (?:days?|weeks?|months?|years?))\b|明天|明日|后天|下(?:个)?(?:周|星期|礼拜|月)|明年|后年"
 )
 """Expressions naming another time that are not resolved: with one of them the text has two times."""
+
+
+def elsewhere_expressions(text: str) -> list[str]:
+    """The expressions of ``text`` naming another time that the table does not resolve ("tomorrow",
+    "next week", "in 3 weeks", "the day after", "明天"), lower-cased, in text order: any of them stops the
+    inference (``infer_event_time``)."""
+    return [m.group(0) for m in _ELSEWHERE.finditer(_lowered(unicodedata.normalize("NFKC", text)))]
 
 
 _JOINERS = "-‐‑_/.@"
@@ -262,10 +274,30 @@ def infer_event_time(text: str, anchor: datetime) -> InferredTime | None:
     cased = unicodedata.normalize("NFKC", text)
     if _ELSEWHERE.search(_lowered(cased)):
         return None
-    found = _scan(cased, local_day(anchor))
+    found = _scan(cased, local_day(anchor)) + _iso_found(cased)
+    if any(span is None for _, _, _, span in found):
+        return None  # a named time not read (outside the range, an ISO form not read as a day)
     spans = {span for _, _, _, span in found}
-    _, _, expression, span = found[0] if len(spans) == 1 else (0, 0, "", None)
+    _, _, expression, span = min(found, key=lambda f: f[0]) if len(spans) == 1 else (0, 0, "", None)
     return None if span is None else InferredTime(span, expression)
+
+
+def _iso_found(cased: str) -> list[tuple[int, int, str, TimeSpan | None]]:
+    """The ISO dates ``cased`` names (``content_date``), as ``_scan`` finds expressions: the day of each
+    date read, and a span of None standing for every ``YYYY-MM-DD`` form that is not read (joined to a
+    token, quoted, a bound of a period, no such day, outside the supported range) — a time named but not
+    read, which stops the inference."""
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(cased)]
+    found: list[tuple[int, int, str, TimeSpan | None]] = []
+    for stated in stated_dates(cased, quoted):
+        span: TimeSpan | None = day_span(stated.day)
+        try:
+            TimeSpan.of(day_span(stated.day).start, "day")  # inside the supported range
+        except (TimeRefused, ValueError):
+            span = None
+        found.append((stated.start, stated.end, cased[stated.start : stated.end], span))
+    unread = iso_date_forms(cased) - len(found)
+    return found + [(len(cased), len(cased), "", None)] * unread
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,8 @@ memory states. Prefer the memories' own words.
 - kind: "failed" for an approach that failed or was aborted, "worked" for one that succeeded, \
 "partial" for one that partly did, "fact" for what is true now (one line per key: the newest value), \
 "event" for something that happened with no outcome, "upcoming" for a planned one that has not \
-happened yet.
+happened yet, "planned" for one whose words say it lies ahead ("next week", "in 3 weeks", "will …") and \
+whose date no memory gives.
 - text: what happened or what is true, one or two sentences. lesson: what to do next time, only when a \
 memory states one, else null. key: the fact's key, else null. inferred: true only for a fact whose \
 memory has source "agent_inferred".

@@ -38,6 +38,7 @@ from hindsight.domain.memory import (
     Relation,
     RelationKind,
     Scope,
+    SearchRequest,
     StoredMemory,
 )
 from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
@@ -118,11 +119,30 @@ def upcoming_note(memory: StoredMemory) -> str | None:
     )
 
 
+EMPTIED_KEY_SHOWN = 3
+"""How many of a key's inactive values a forget's note names at most (latest first)."""
+
+
+def emptied_key_note(key: str, held: list[StoredMemory]) -> str:
+    """What a forget answers when it left ``key`` with no active value: the key's values that remain,
+    ``held`` (superseded or archived, latest first, not empty), the latest quoted, and the call that makes
+    it current again."""
+    latest = held[0]
+    words = latest.content if len(latest.content) <= 120 else latest.content[:117] + "…"
+    others = f" (and {len(held) - 1} older: {', '.join(str(m.id) for m in held[1:])})" if held[1:] else ""
+    return (
+        f"key '{key}' now has no current value: its previous value {latest.id} ({latest.status}: "
+        f"{words!r}){others} can be made current again with memory_update "
+        f'{{"id": "{latest.id}", "action": "restore"}}'
+    )
+
+
 class ForgetResult(BaseModel):
     """``memory``: the memory after a soft forget (None after a hard delete); ``replaced_version``: the
     version the forget replaced; ``along``: the derived memories forgotten (or deleted) with it, each with
     why (``domain.forgetting``); ``restored``: the originals made active again because the summary that
-    stood for them went along."""
+    stood for them went along; ``note``: that the forgotten fact's key now has no current value, naming
+    the previous value that can be restored (``emptied_key_note``)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -130,6 +150,7 @@ class ForgetResult(BaseModel):
     replaced_version: int
     along: list[ForgottenAlong] = []
     restored: list[UUID] = []
+    note: str | None = None
 
 
 class LinkResult(BaseModel):
@@ -484,17 +505,41 @@ class ManageMemory:
         principal.require_write()
         scope = principal.scope(agent_id)
         reason = self._reason(reason)
+        before = await self._reader.get(scope, memory_id) if hard else None
         outcome = await self._editor.forget(
             scope, memory_id, hard, reason, principal.key_id, expected_version
         )
         if outcome is None:
             raise await self._refusal(scope, memory_id)
+        gone = outcome.memory or before
         return ForgetResult(
             memory=outcome.memory,
             replaced_version=outcome.replaced_version,
             along=list(outcome.along),
             restored=list(outcome.restored),
+            note=await self._emptied_key(scope, gone) if gone is not None else None,
         )
+
+    async def _emptied_key(self, scope: Scope, gone: StoredMemory) -> str | None:
+        """When forgetting ``gone`` (a keyed fact of the scope's agent) left its key with no active value
+        while superseded or archived values remain: ``emptied_key_note`` on them (new-user trial M3: an
+        agent undoing a wrong correction must learn that the true earlier value is still superseded).
+        None otherwise."""
+        if gone.layer != "semantic" or gone.key is None or gone.agent_id != scope.agent_id:
+            return None
+        lookup = SearchRequest(
+            text="",
+            top_k=EMPTIED_KEY_SHOWN,
+            now=gone.updated_at or gone.created_at,
+            key=gone.key,
+            statuses=("active", "archived", "superseded"),
+        )
+        found = await self._reader.latest(scope, lookup, EMPTIED_KEY_SHOWN + 1)
+        # keys are per agent: another agent's shared fact on the same key name is its own value
+        held = [m for m in found if m.id != gone.id and m.agent_id == gone.agent_id][:EMPTIED_KEY_SHOWN]
+        if not held or any(m.status == "active" for m in held):
+            return None
+        return emptied_key_note(gone.key, held)
 
     async def link(
         self,

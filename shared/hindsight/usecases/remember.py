@@ -34,6 +34,7 @@ from hindsight.domain.memory import (
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.timetravel import check_resumes
 from hindsight.domain.trust import admit_draft
+from hindsight.domain.unread_time import unread_time_note
 from hindsight.ports import (
     Clock,
     IdempotencyRecord,
@@ -74,6 +75,12 @@ class WriteAck(BaseModel):
         default=None,
         description="True when the idempotency_key was already used with the same arguments: this is the "
         "first call's answer, and the write is stored once.",
+    )
+    time_not_read: str | None = Field(
+        default=None,
+        description="Said when no occurred_at was given and the words name a time the rules did not read "
+        "('last March', 'in 2 weeks', two different times): which words, and that the memory is placed at "
+        "its session's start or the write time. Give occurred_at to place it.",
     )
 
 
@@ -211,6 +218,7 @@ class Remember:
             importance_capped_from=asked,
             redacted=sorted(redacted) or None,
             replayed=True if first else None,
+            time_not_read=unread_time_note(draft, job.submitted_at),
         )
         try:
             check_period_end(draft, job.submitted_at)  # what the table would refuse after the ack

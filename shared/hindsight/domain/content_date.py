@@ -1,0 +1,65 @@
+"""Full ISO calendar dates written in a memory's words ("Sam had surgery on 2026-10-03"): read as the day
+the memory tells of when it is the one time its words name (``relative_time.infer_event_time``; new-user
+trial M1: such a memory was placed at the write time, so time filters took it for today's).
+
+Only an unambiguous form is read: ``YYYY-MM-DD`` (four-digit year, two-digit month and day), a real
+calendar date inside the supported range. Never a guess, so not read:
+
+- part of a longer token: joined to a letter, digit or one of ``-_/.:@`` ("2026-10-03T10:00Z",
+  "build-2026-10-03", "backup_2026-10-03.tar", "2026-10-03/report");
+- inside quotation marks (the same quotes the relative rules skip: a title or someone's words);
+- a bound rather than the day itself: after "until", "till", "before", "after", "by", "through", "to",
+  "since", "from", "between", "and", "or" ("lived in Lisbon until 2023-05-01" names when it ended;
+  "from 2026-10-01 to 2026-10-05" names two days);
+- other forms: "2026/10/03", "03.10.2026", "10/3", month names, week dates ("2026-W40").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+ISO_DATE = re.compile(r"(?<![\w\-/.:@])(\d{4})-(\d{2})-(\d{2})(?![\w\-/:@]|\.\w)")
+"""A standalone ``YYYY-MM-DD``: no letter, digit or joiner on either side (a full stop after it may end
+the sentence)."""
+_BOUND = re.compile(
+    r"\b(?:until|till|til|before|after|by|through|thru|to|since|from|between|and|or)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
+"""Words before a date that make it a bound of a period, not the day something happened."""
+
+
+@dataclass(frozen=True)
+class StatedDate:
+    """A date written in a text: where (``text[start:end]``, the date as written) and which day."""
+
+    start: int
+    end: int
+    day: date
+
+
+def stated_dates(text: str, quoted: list[tuple[int, int]]) -> list[StatedDate]:
+    """Every ISO date of ``text`` read as a day (module docstring), in text order; ``quoted``: the
+    ``[start, end)`` ranges of quoted passages (dates inside them are not read)."""
+    found = []
+    for match in ISO_DATE.finditer(text):
+        if any(q <= match.start() and match.end() <= q_end for q, q_end in quoted):
+            continue
+        if _BOUND.search(text, 0, match.start()):
+            continue
+        try:
+            day = date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+        except ValueError:  # 2026-02-30: no such day, nothing is read
+            continue
+        found.append(StatedDate(match.start(), match.end(), day))
+    return found
+
+
+_ANY_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def iso_date_forms(text: str) -> int:
+    """How many ``YYYY-MM-DD`` forms ``text`` holds, standalone or not, read or not: each is a time the
+    words name (a date read is used only when every one of them is read and they name one day)."""
+    return len(_ANY_DATE.findall(text))

@@ -1,0 +1,40 @@
+"""Whether an episode's words say it lies ahead: "Sam has a dentist appointment next Tuesday", "Sam will
+visit his mother in 3 weeks", "Sam's MRI is in 2 weeks", "This Friday Sam has a job interview".
+
+The relative-date rules (``relative_time``) read no time from such words on purpose (a future
+expression is never resolved), so the episode has no ``occurred_at``. A summary read days later must then
+not call it something that happened (new-user trial H2): ``experience`` labels it planned, its time not
+read. Deterministic word rules, no model; English and the Chinese future expressions the relative-date
+rules know. When in doubt the episode is not called planned (it keeps the plain label).
+
+Ahead (any of, as a standalone phrase, case-insensitive)
+    - a future expression the relative-date rules stop at (``relative_time.elsewhere_expressions``:
+      tomorrow, next week/month/year/<weekday>, in N days/weeks/months/years, 明天, 下周, 明年 …; not
+      "the day after", which may follow a past event);
+    - "this" or "this coming" before a weekday or "weekend" ("this Friday", "this coming weekend");
+    - the future auxiliaries "will", "shall", "'ll" (not "will not"/"won't": "the build won't start"
+      says how something is now), "is/are scheduled", "scheduled for", "plans to", "planning to",
+      "upcoming".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from hindsight.domain.relative_time import elsewhere_expressions
+
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_AHEAD = re.compile(
+    r"\bthis (?:coming )?(?:" + _WEEKDAYS + r"|weekend)\b"
+    r"|\b(?:will|shall)\b(?! not\b)|\w['\u2019]ll\b"
+    r"|\b(?:is|are) scheduled\b|\bscheduled for\b|\bplan(?:s|ning) to\b|\bupcoming\b"
+)
+
+
+def points_ahead(text: str) -> bool:
+    """Whether ``text`` says what it tells lies in the future (module docstring, "Ahead")."""
+    lowered = unicodedata.normalize("NFKC", text).lower()
+    if any(expression != "the day after" for expression in elsewhere_expressions(text)):
+        return True  # "the day after <something>" may be a day after a past event
+    return _AHEAD.search(lowered) is not None
