@@ -1,7 +1,7 @@
 """Same-run A/B of the write acknowledgement (issue 15) between two checkouts of this repository.
 
     python bench/ab_write_ack.py <baseline checkout> <candidate checkout> [--count 300] [--warmup 20]
-                                 [--record] [--note TEXT]
+                                 [--mode legacy|2026-07-28] [--record] [--note TEXT]
 
 One local stack (Postgres, Redis) and one SQS emulator (moto server, a process of its own:
 ``common.external_sqs``) serve both sides. Each checkout gets two processes of its own, started with
@@ -142,6 +142,7 @@ class Side:
         self.raws: list[float] = []
         self.lambda_acks: list[float] = []
         self.lambda_sends: list[float] = []
+        self.cpu_marks: list[tuple[float, float]] = []
 
     def wait_ready(self) -> None:
         """Until the server answers /healthz and the Lambda child says ready. Raises RuntimeError."""
@@ -173,6 +174,26 @@ class Side:
             self.lambda_sends.append(answer["send_ms"])
             self.lambda_acks.append(answer["ack_ms"])
 
+    def cpu_mark(self) -> None:
+        """Note the CPU time (user + system, all threads) the HTTP server and the Lambda child have used."""
+        import psutil
+
+        self.cpu_marks.append(
+            tuple(sum(psutil.Process(p.pid).cpu_times()[:2]) for p in (self.http, self.lam))  # type: ignore[misc]
+        )
+
+    def cpu_per_round(self, rounds: int) -> dict[str, float] | None:
+        """CPU ms per kept round of the HTTP server (one official-client write and one raw POST, with
+        their SendMessages in its send thread) and of the Lambda child (a SendMessage and one handler
+        invocation): load-independent where wall times are not, on a shared machine."""
+        if len(self.cpu_marks) < 2 or not rounds:
+            return None
+        (http0, lam0), (http1, lam1) = self.cpu_marks[0], self.cpu_marks[-1]
+        return {
+            "http_server": round((http1 - http0) * 1000 / rounds, 2),
+            "lambda_child": round((lam1 - lam0) * 1000 / rounds, 2),
+        }
+
     def parts(self) -> dict[str, float] | None:
         path = self.log_file.with_name("server-parts.json")
         return json.loads(path.read_text()) if path.exists() else None
@@ -189,9 +210,18 @@ class Side:
 
 
 async def _rounds(
-    a: Side, b: Side, token: str, endpoint: str, queue_url: str, count: int, warmup: int
+    a: Side,
+    b: Side,
+    token: str,
+    endpoint: str,
+    queue_url: str,
+    count: int,
+    warmup: int,
+    mode: str = "legacy",
 ) -> list[float]:
-    """Run the rounds (see the module doc); returns SendMessage's times (ms) from this process."""
+    """Run the rounds (see the module doc); returns SendMessage's times (ms) from this process. ``mode``:
+    the protocol era the official client speaks (``hindsight.client.connect``); the raw POST and the
+    Lambda event stay 2025-11-25 requests."""
     import httpx2
     import synthetic
     from write_ack import RAW_HEADERS, _raw_write, _write_args
@@ -203,13 +233,16 @@ async def _rounds(
     sends: list[float] = []
     headers = {**RAW_HEADERS, "Authorization": f"Bearer {token}"}
     async with (
-        connect(a.url, token, mode="legacy") as client_a,
-        connect(b.url, token, mode="legacy") as client_b,
+        connect(a.url, token, mode=mode) as client_a,
+        connect(b.url, token, mode=mode) as client_b,
         httpx2.AsyncClient(headers=headers, timeout=60) as http,
     ):
         clients = {a.label: client_a, b.label: client_b}
         for i, m in enumerate(synthetic.memories(count + warmup, seed=99)):
             keep = i >= warmup
+            if i == warmup:
+                for side in (a, b):
+                    side.cpu_mark()
             args = _write_args(m)
             started = time.perf_counter()
             sqs.send_message(QueueUrl=queue_url, MessageBody=json.dumps(args))
@@ -231,6 +264,8 @@ async def _rounds(
                     side.raws.append(raw_acked)
             for side in order:
                 side.lambda_round(args, i, token, keep)
+    for side in (a, b):
+        side.cpu_mark()
     return sends
 
 
@@ -268,6 +303,7 @@ def summarise(a: Side, b: Side, sends: list[float]) -> dict[str, Any]:
             "lambda_handler": _row(side.lambda_acks, side.lambda_sends),
             "lambda_send_message_alone": percentiles(side.lambda_sends),
             "server_parts_p50_ms": side.parts(),
+            "cpu_ms_per_round": side.cpu_per_round(len(sends)),
         }
     result["b_over_a"] = {
         "mcp_client": _b_over_a(b.acks, a.acks),
@@ -310,6 +346,13 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--record", action="store_true", help="merge into bench/results/latest.json")
     parser.add_argument("--note", default="", help="what the pair isolates, for the report")
+    parser.add_argument(
+        "--mode",
+        default="legacy",
+        choices=["legacy", "2026-07-28"],
+        help="the official client's protocol era: legacy = 2025-11-25 with initialize (default), "
+        "2026-07-28 = stateless with server/discover",
+    )
     parser.add_argument("--out", type=Path, help="also write the result (JSON) to this file")
     parser.add_argument("--serve", nargs=2, metavar=("PORT", "LOG_FILE"), help=argparse.SUPPRESS)
     parser.add_argument("--lambda", dest="lambda_", action="store_true", help=argparse.SUPPRESS)
@@ -342,13 +385,16 @@ def main() -> None:
                 a.wait_ready()
                 b.wait_ready()
                 load_before = os.getloadavg()
-                sends = asyncio.run(_rounds(a, b, token, endpoint, queues.writes, args.count, args.warmup))
+                sends = asyncio.run(
+                    _rounds(a, b, token, endpoint, queues.writes, args.count, args.warmup, args.mode)
+                )
                 load_after = os.getloadavg()
             finally:
                 a.close()
                 b.close()
     result = summarise(a, b, sends)
     result["rounds"] = args.count
+    result["client_mode"] = args.mode
     result["note"] = args.note
     result["load_1_5_15_before"] = [round(x, 2) for x in load_before]
     result["load_1_5_15_after"] = [round(x, 2) for x in load_after]

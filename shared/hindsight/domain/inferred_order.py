@@ -164,9 +164,12 @@ _UNDATED_PAST = re.compile(
 )
 """Words that say a value held once, with no date, in a sentence stating a past state (``states_past``):
 an undated past state ("no longer" is left out: it states what holds now; 原来就 is "all along")."""
-_OLD_VALUE = (
-    r"(?:'s|\b(?:his|her|their|my|our|its))\s+(?P<words>previous|former|old|prior|ex-|ex)\s*(?:{nouns})s?\b"
-)
+_OLD_VALUE_LEAD = r"(?:'s|\b(?:his|her|their|my|our|its))\s+(?P<words>previous|former|old|prior|ex-|ex)"
+_OLD_VALUE = _OLD_VALUE_LEAD + r"\s*(?:{nouns})s?\b"
+_OLD_VALUE_LEAD_RE = re.compile(_OLD_VALUE_LEAD)
+"""What every ``_OLD_VALUE`` match begins with: a text without it is not searched with the key's own
+pattern, which is compiled per key (~1-3 ms each, on a write's acknowledgement path; Python's pattern cache
+keeps 512 and every new key missed it)."""
 _STATE_NOUNS = (
     "home ?town|home|city|town|country|address|residence|place|house|flat|apartment|job|employer|company"
     "|team|role|title|position|manager|boss|partner|wife|husband|girlfriend|boyfriend|name|school"
@@ -229,6 +232,16 @@ def stated_past_period(draft: MemoryDraft, holder_start: datetime) -> tuple[date
     return period
 
 
+def _old_value(text: str, key: str) -> re.Match[str] | None:
+    """``_OLD_VALUE``'s match in ``text`` (lower-cased) on a state noun or a word of ``key``, or None. The
+    per-key pattern is compiled only when the text has its lead (``_OLD_VALUE_LEAD_RE``): the same
+    answer, without a compile for every write whose words say no "previous", "former", "old"…"""
+    if _OLD_VALUE_LEAD_RE.search(text) is None:
+        return None
+    nouns = "|".join([_STATE_NOUNS, *(re.escape(w) for w in re.split(r"[^\w]+", key.lower()) if w)])
+    return re.search(_OLD_VALUE.format(nouns=nouns), text)
+
+
 def check_undated_past(draft: MemoryDraft, now: datetime) -> None:
     """Refuse a keyed fact whose words say it held once, with no date we read (new-user trial 2 HIGH 2,
     trial 3 HIGH 7): "The user used to live in Lyon", "previously", "once", "until recently", "earlier",
@@ -253,8 +266,7 @@ def check_undated_past(draft: MemoryDraft, now: datetime) -> None:
     if _CORRECTION.search(text):
         return
     past = states_past(text)
-    nouns = "|".join([_STATE_NOUNS, *(re.escape(w) for w in re.split(r"[^\w]+", draft.key.lower()) if w)])
-    found = (_UNDATED_PAST.search(text) if past else None) or re.search(_OLD_VALUE.format(nouns=nouns), text)
+    found = (_UNDATED_PAST.search(text) if past else None) or _old_value(text, draft.key)
     if found is None and past:
         found = _UNREAD_DATE.search(text)
     if found is None or infer_event_time(draft.content, now) is not None:
