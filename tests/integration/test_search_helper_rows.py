@@ -26,3 +26,24 @@ def test_the_search_helpers_declare_their_row_counts(stack: LocalStack) -> None:
         "hindsight_entity_matches": 100,
         "hindsight_keyword_queries": 1,
     }
+
+
+def test_the_entity_helper_counts_the_distinct_terms_a_memory_shares(stack: LocalStack) -> None:
+    """Migration 026 counts a memory's matching terms with ``= ANY`` instead of a per-row INTERSECT: the
+    same number, the distinct values both lists hold, whatever repeats either holds."""
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        matches = conn.execute(
+            """SELECT (SELECT count(*) FROM unnest((SELECT array_agg(DISTINCT u) FROM unnest(q) AS u)) AS t
+                       WHERE t = ANY(m)),
+                      cardinality(ARRAY(SELECT unnest(m) INTERSECT SELECT unnest(q)))
+               FROM (VALUES (ARRAY['a', 'b', 'b', 'c'], ARRAY['b', 'b', 'c', 'x']),
+                            (ARRAY['a'], ARRAY['b']), (ARRAY['a', 'a'], ARRAY['a', 'a', 'a']))
+                    AS v(m, q)"""
+        ).fetchall()
+        body = conn.execute(
+            "SELECT prosrc FROM pg_proc WHERE proname = 'hindsight_entity_matches'"
+        ).fetchone()
+    assert matches == [(2, 2), (0, 0), (1, 1)]
+    assert body is not None
+    assert "INTERSECT" not in body[0]
+    assert "array_agg(DISTINCT u)" in body[0]

@@ -445,6 +445,8 @@ def _with_values(query: sql.Composable, params: dict[str, Any], keep: str = "emb
 _CANDIDATE_FIELDS = tuple(CandidateMemory.model_fields)
 CANDIDATE_COLUMNS = memory_columns(_CANDIDATE_FIELDS)
 """The columns of ``CandidateMemory``: what a search reads for every candidate of its pool."""
+_CANDIDATE_COLUMNS_UNALIASED = memory_columns(_CANDIDATE_FIELDS, alias="memories")
+"""``CANDIDATE_COLUMNS`` of the table ``memories`` unaliased (the statements whose filters name it)."""
 
 _First = TypeVar("_First")
 _Second = TypeVar("_Second")
@@ -592,30 +594,33 @@ class PostgresMemoryReader:
         # to rank: fewer, two query words first, when the rarest word alone is in more than max_ranked)
         # are built in the statement itself (migrations 013, 017), so the keyword signal takes one
         # statement.
-        keyword = sql.SQL("""SELECT {columns}, kw.score AS keyword_score
-               FROM (SELECT k.id, k.score
-                     FROM hindsight_keyword_queries(%(text)s, %(tenant)s, %(agent)s, %(max_share)s,
-                                                    %(min_docs)s, %(keep_at_least)s, %(max_ranked)s,
-                                                    %(ranked_when_binding)s) AS kq
-                     CROSS JOIN hindsight_text_matches(kq.score_query, kq.probe_query, kq.pair_query,
-                                                       %(readers)s::text[], %(helper_statuses)s::text[],
-                                                       %(all_layers)s::text[], %(helper_limit)s,
-                                                       kq.ranked) AS k
-                     JOIN memories ON memories.id = k.id
-                     WHERE {where}
-                     ORDER BY k.score DESC LIMIT %(pool)s) AS kw
-               JOIN memories m ON m.id = kw.id""").format(where=where, columns=CANDIDATE_COLUMNS)
+        # The candidate columns are read from the row the filters were checked on (one primary-key
+        # lookup per helper row; a second join by id for the columns cost ~100 more a statement). The
+        # planner computes the access counters' subqueries after the sort, for the rows kept.
+        keyword = sql.SQL("""SELECT {columns}, k.score AS keyword_score
+               FROM hindsight_keyword_queries(%(text)s, %(tenant)s, %(agent)s, %(max_share)s,
+                                              %(min_docs)s, %(keep_at_least)s, %(max_ranked)s,
+                                              %(ranked_when_binding)s) AS kq
+               CROSS JOIN hindsight_text_matches(kq.score_query, kq.probe_query, kq.pair_query,
+                                                 %(readers)s::text[], %(helper_statuses)s::text[],
+                                                 %(all_layers)s::text[], %(helper_limit)s,
+                                                 kq.ranked) AS k
+               JOIN memories ON memories.id = k.id
+               WHERE {where}
+               ORDER BY k.score DESC LIMIT %(pool)s""").format(
+            where=where, columns=_CANDIDATE_COLUMNS_UNALIASED
+        )
         # the entity helper reads the embedding for its tie-break (distance): it runs once that is known
-        entity = sql.SQL("""SELECT {columns}, ent.matches AS entity_matches, ent.distance AS entity_distance
-               FROM (SELECT e.id, e.matches::real AS matches, e.distance
-                     FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
-                                                   %(readers)s::text[], %(helper_statuses)s::text[],
-                                                   %(all_layers)s::text[], %(helper_limit)s,
-                                                   %(max_ranked)s) AS e
-                     JOIN memories ON memories.id = e.id
-                     WHERE {where}
-                     ORDER BY e.matches DESC, e.distance LIMIT %(pool)s) AS ent
-               JOIN memories m ON m.id = ent.id""").format(where=where, columns=CANDIDATE_COLUMNS)
+        entity = sql.SQL("""SELECT {columns}, e.matches::real AS entity_matches, e.distance AS entity_distance
+               FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
+                                             %(readers)s::text[], %(helper_statuses)s::text[],
+                                             %(all_layers)s::text[], %(helper_limit)s,
+                                             %(max_ranked)s) AS e
+               JOIN memories ON memories.id = e.id
+               WHERE {where}
+               ORDER BY e.matches DESC, e.distance LIMIT %(pool)s""").format(
+            where=where, columns=_CANDIDATE_COLUMNS_UNALIASED
+        )
         vector = sql.SQL(
             """WITH whole AS (
                    SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity

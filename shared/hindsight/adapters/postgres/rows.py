@@ -40,22 +40,38 @@ def quoted_columns(alias: str, fields: Sequence[str]) -> sql.SQL:
     return sql.SQL(", ".join(f'"{alias}"."{f}"' for f in fields))
 
 
-ACCESS_FIELDS = {
-    "access_count": "coalesce((SELECT a.access_count FROM memory_access a WHERE a.memory_id = m.id), 0)",
-    "last_accessed_at": "(SELECT a.last_accessed_at FROM memory_access a WHERE a.memory_id = m.id)",
-}
-"""The access counters of the memory ``m`` (migration 018: their own table, so a search's bookkeeping
-writes no row of ``memories``), as expressions: a primary-key lookup each, no row → never recalled."""
+def access_fields(alias: str = "m") -> dict[str, str]:
+    """The access counters of the memory ``alias`` (migration 018: their own table, so a search's
+    bookkeeping writes no row of ``memories``), as expressions: a primary-key lookup each, no row → never
+    recalled. ``alias``: a plain lower-case identifier (``quoted_columns``).
+
+    Raises:
+        ValueError: an alias that would need escaping."""
+    quoted_columns(alias, [])  # the alias check
+    row = f"FROM memory_access a WHERE a.memory_id = {alias}.id"
+    return {
+        "access_count": f"coalesce((SELECT a.access_count {row}), 0)",
+        "last_accessed_at": f"(SELECT a.last_accessed_at {row})",
+    }
 
 
-def memory_columns(fields: Sequence[str], expressions: Mapping[str, str] | None = None) -> sql.SQL:
-    """The select list of ``fields`` of the memory aliased ``m``, pre-quoted like ``quoted_columns``: a
-    column of ``memories``, or an access counter's ``ACCESS_FIELDS`` lookup named as the field, or the
-    SQL expression ``expressions`` gives for it (named as the field)."""
-    computed = {**ACCESS_FIELDS, **(expressions or {})}
+ACCESS_FIELDS = access_fields()
+"""``access_fields`` of the memory ``m``."""
+
+
+def memory_columns(
+    fields: Sequence[str], expressions: Mapping[str, str] | None = None, alias: str = "m"
+) -> sql.SQL:
+    """The select list of ``fields`` of the memory aliased ``alias`` (``m`` unless given), pre-quoted like
+    ``quoted_columns``: a column of ``memories``, or an access counter's ``access_fields`` lookup named as
+    the field, or the SQL expression ``expressions`` gives for it (named as the field).
+
+    Raises:
+        ValueError: an alias or field name that would need escaping."""
+    computed = {**access_fields(alias), **(expressions or {})}
     return sql.SQL(
         ", ".join(
-            f'{computed[f]} AS "{f}"' if f in computed else quoted_columns("m", [f]).as_string(None)
+            f'{computed[f]} AS "{f}"' if f in computed else quoted_columns(alias, [f]).as_string(None)
             for f in fields
         )
     )
