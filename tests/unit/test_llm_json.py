@@ -124,7 +124,10 @@ _TEXT_CHECK = TypeAdapter(Annotated[str, NOT_BLANK])
 
 def _readable(text: str) -> bool:
     """Whether the record's own text check accepts ``text``: not blank and with a visible character (a lone
-    soft hyphen "\xad" is format-only, refused as blank), no noncharacter."""
+    soft hyphen "\xad" is format-only, refused as blank), no noncharacter. "" is not readable: the
+    record's min_length refuses it, while the blank check alone lets it through (whitespace strips to "")."""
+    if not text:
+        return False
     try:
         _TEXT_CHECK.validate_python(text)
     except ValueError:
