@@ -247,6 +247,7 @@ async def test_a_change_of_a_single_valued_fact_supersedes_it(
         # trials, HIGH: another qualifier on either side — both may hold
         ("The user works at Google on Mondays", "The user works at Meta on Fridays"),
         ("The user works at Google", "The user works at Meta on Fridays"),
+        ("School starts at 8:15 on weekdays", "School starts at 9:00 on Saturdays"),
         # trials, MED: the user may have several alarms and appointments at different times
         ("The user's alarm is set for 7am", "The user's alarm is set for 9pm"),
         ("The user's appointment is at 3pm", "The user's appointment is at 5pm"),

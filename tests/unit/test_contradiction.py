@@ -330,6 +330,20 @@ _BOTH_HOLD = [
     ("The user's manager is Tom", "The user's manager is Anna on weekends", "other_qualifier"),
     ("The user lives in Paris", "The user lives in Rome on weekends", "other_qualifier"),
     ("The user lives in Paris on weekdays", "The user lives in Rome on weekends", "other_qualifier"),
+    # ... and a time with another day: the time of each day (trial report H1), not a moved one
+    ("School starts at 8:15 on weekdays", "School starts at 9:00 on Saturdays", "other_qualifier"),
+    ("The gym is open until 22:00 on weekdays", "The gym is open until 18:00 on weekends", "other_qualifier"),
+    (
+        "Omar coaches football on Tuesdays at 18:00",
+        "Omar coaches football on Saturdays at 10:00",
+        "other_qualifier",
+    ),
+    (
+        "Priya's yoga class is at 7am on Tuesdays",
+        "Priya's yoga class is at 6pm on Thursdays",
+        "other_qualifier",
+    ),
+    ("The gym opens at 6am", "The gym opens at 8am on weekends", "other_qualifier"),
     # trials, MED: alarms, appointments, reminders at another time: the user may have both
     ("The user's alarm is set for 7am", "The user's alarm is set for 9pm", "several"),
     ("The user set an alarm for 7am", "The user set an alarm for 9pm", "several"),
@@ -366,6 +380,8 @@ def test_statements_that_may_both_hold_are_at_most_a_possible_conflict(
         # a time that is the value itself ("is on Tuesdays"), a time with its day
         ("The weekly sync is on Tuesdays at 10:00", "The weekly sync is on Thursdays at 15:00"),
         ("The user's day off is Monday", "The user's day off is Friday"),
+        ("The kickoff call is at 9:30 on Monday", "The kickoff call is at 11:00 on Monday"),
+        ("The store closes at 9pm on weekdays", "The store closes at 10pm on weekdays"),
         # an alarm or appointment said to be moved, or corrected
         ("The user's alarm is set for 7am", "The user's alarm was moved to 9am"),
         ("The user's appointment is at 3pm", "The user's appointment was rescheduled to 5pm"),

@@ -8,8 +8,11 @@ reads the frames' tokens (stemmed, function words dropped) and the function word
   *when* or *where* a statement holds ("on Mondays", "in the mornings", "on weekends", "in summer", "at
   home", "for project Atlas", "part-time"). "The user works at Google on Mondays" and "The user works
   at Meta on Fridays" both hold; so do "… at Google" and "… at Meta on Fridays" (a qualifier on one side
-  only). A changed qualifier alone after a verb ("goes to the gym on Mondays" / "… on Fridays") may be
-  a second day; after "is" it is the value ("the sync is on Tuesdays" / "… on Thursdays": a change).
+  only). A time changed with another day is the time of each day ("school starts at 8:15 on weekdays" /
+  "… at 9:00 on Saturdays"), unless the day is what "is" states ("the weekly sync is on Tuesdays at
+  10:00" / "… on Thursdays at 15:00": it moved). A place qualifier alone changed after a verb may be a
+  second place; a weekday alone changed is left to the changed-value rule (the corpus labels "goes to
+  yoga on Wednesdays" / "… on Saturdays" a change).
 - **Several at once** (``several_at_once``): alarms, appointments, reminders, timers, bookings and
   reservations — the user has several at different times ("The user's alarm is set for 7am" / "… for
   9pm"; "dentist appointment at 3pm" / "… at 5pm"). A changed time or date of one is a possible conflict
@@ -89,20 +92,26 @@ def other_qualifier(
 ) -> bool:
     """Whether the changed span (``was`` in the old frame, ``now`` in the new, from ``start``; ``old`` and
     ``new``: each frame's tokens and leads) changes a qualifier as well as a value, or a qualifier alone
-    after a verb (module docstring). ``numeric``: every changed token is a number or time (then the
-    qualifier is part of the time that changed: "Tuesdays at 10:00" / "Thursdays at 15:00")."""
-    if numeric:
-        return False
+    after a verb (module docstring). ``numeric``: every changed token is a number or time word; then a
+    changed number with another qualifier is the time of another day ("school starts at 8:15 on weekdays"
+    / "… at 9:00 on Saturdays", "the yoga class is at 7am on Tuesdays" / "… at 6pm on Thursdays"), unless
+    the day is what the copula states ("the weekly sync is on Tuesdays at 10:00" / "… on Thursdays at
+    15:00": the sync moved)."""
     q_was = _qualifiers(old[0], old[1], start, len(was))
     q_now = _qualifiers(new[0], new[1], start, len(now))
     if sorted(q_was) == sorted(q_now):
         return False
+    after_be = start > 0 and old[0][start - 1] == "<be>"
+    if numeric:
+        numbers = [[t for t in side if any(c.isdigit() for c in t)] for side in (was, now)]
+        moved_day = after_be and (was[0] in QUALIFIER_TIMES or now[0] in QUALIFIER_TIMES)
+        return numbers[0] != numbers[1] and not moved_day  # a day alone changed: the value (as before)
     rest_was = [t for t in was if t not in q_was and not any(c.isdigit() for c in t)]
     rest_now = [t for t in now if t not in q_now and not any(c.isdigit() for c in t)]
     if rest_was and rest_now:
         return rest_was != rest_now  # "Google on Mondays" / "Meta on Fridays", "Google" / "Meta on Fridays"
     only_qualifiers = not rest_was and not rest_now and len(q_was) == len(was) and len(q_now) == len(now)
-    return only_qualifiers and start > 0 and old[0][start - 1] != "<be>"  # "gym on Mondays" / "… Fridays"
+    return only_qualifiers and not after_be  # "goes to the gym on Mondays" / "… on Fridays"
 
 
 def several_at_once(tokens: tuple[str, ...], verb: str | None, start: int, new_text: str) -> bool:
