@@ -51,6 +51,7 @@ from hindsight.factories import (
 from hindsight.ports import Embedder, Metrics
 from hindsight.usecases.api_keys import Authenticate, ManageKeys
 from hindsight.usecases.causal_parents import CheckCausalParent
+from hindsight.usecases.key_values import KeyValues
 from hindsight.usecases.manage_memory import ManageMemory
 from hindsight.usecases.recall import Recall
 from hindsight.usecases.reflect import Reflect, ShouldRemember, SubmitReflection
@@ -219,6 +220,7 @@ async def build_container(
                 sessions=RedisSessionSequence(redis, store_id),
                 parents=CheckCausalParent(reader, writer, operations),
                 bulk_bytes=settings.bulk_write_bytes or None,
+                key_values=KeyValues(reader, clock),
             )
             submit_reflection = SubmitReflection(queue, clock, redactor, operations, idempotency=operations)
             sweeper = SweepStuckWork(operations, writer, queue)

@@ -10,12 +10,17 @@ import pytest
 
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.inferred_order import (
+    check_past_supersede,
+    check_past_value_on_key,
     check_undated_past,
+    first_value_period,
     held_from_words,
     may_precede,
+    past_value_words,
     stated_past_period,
     stated_past_year,
     states_past,
+    undated_past_over_present,
 )
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relative_time import with_inferred_time
@@ -160,6 +165,18 @@ def test_an_undated_fact_naming_its_past_period_gets_that_period(
         ("The user was married to the former mayor", False),
         ("用户原来就喜欢下棋", False),
         ("The user visited Lyon once a year and had fun", False),
+        # "since" as a time word asks for a date; as "because" it is no date at all
+        ("The user lived in Lyon since childhood", True),
+        ("The user lived in Lyon since he was a kid", True),
+        ("The user lived in Lyon since moving from Paris", True),
+        ("The user lived in Lyon since then", True),
+        ("The user lived in Lyon ever since", True),
+        ("The user lived in Lyon since March", True),
+        ("The user lived in Lyon since the divorce", True),
+        ("The user lived in Lyon, since the rent there was low", False),
+        ("The user lived in Lyon since it was close to work", False),
+        ("The user worked at Acme since his wife worked there", False),
+        ("The user lived in Lyon, since that was where the job was", False),
     ],
 )
 def test_an_undated_past_value_on_a_key_is_refused(text: str, refused: bool) -> None:
@@ -205,3 +222,82 @@ def test_a_keyed_write_without_old_value_words_builds_no_pattern_of_its_key(
     with pytest.raises(InvalidInput):
         check_undated_past(MemoryDraft(content="The user's old home was Lyon", key="user.city.k3"), SAID)
     assert len(built) == 1
+
+
+def test_a_first_value_of_a_key_that_states_a_dated_past_gets_the_period_its_words_name() -> None:
+    def period(text: str) -> tuple[str, str, str] | None:
+        found = first_value_period(MemoryDraft(content=text, key="user.city"))
+        return None if found is None else (found[0].date().isoformat(), found[1].date().isoformat(), found[2])
+
+    assert period("In 2019 the user lived in Oslo") == ("2019-01-01", "2020-01-01", "2019")
+    assert period("The user lived in Lyon from 2015 to 2019") == ("2015-01-01", "2020-01-01", "2015 to 2019")
+    assert period("The user lived in Lyon until March 2024") == ("2024-03-01", "2024-04-01", "until 2024-03")
+    assert period("The user lives in Oslo since 2019") is None  # a present state
+    assert period("The user lived in Oslo") is None  # no date in its words
+    assert first_value_period(MemoryDraft(content="In 2019 the user lived in Oslo")) is None  # no key
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ("The user lives in Paris", "The user lived in Rome", "lived"),
+        ("The user lives in Paris", "The user used to live in Rome", "used to"),
+        ("The user lives in Paris", "The user lived in Rome last year", "lived"),
+        ("The user's city is Paris", "The user's city was Rome", "was"),
+        ("The user lives in Paris", "The user lives in Rome", None),
+        ("The user was born in Paris", "The user was born in Rome", None),  # a past state corrected
+        ("The order is pending", "The order was shipped", None),  # a passive past: what holds now
+        ("The meeting is on Thursday", "The meeting was moved to Friday", None),
+        ("The user lives in Paris", "It was Rome all along; Paris was wrong", None),  # a correction
+    ],
+)
+def test_a_supersede_by_an_undated_past_state_of_a_present_fact_is_refused(
+    old: str, new: str, words: str | None
+) -> None:
+    draft = MemoryDraft(content=new)
+    if words is None:
+        check_past_supersede(old, draft)
+        return
+    with pytest.raises(InvalidInput) as caught:
+        check_past_supersede(old, draft)
+    assert caught.value.field == "content"
+    assert f"({words!r})" in str(caught.value)
+    assert "Give occurred_at" in str(caught.value)
+    check_past_supersede(old, MemoryDraft(content=new, occurred_at="2019"))  # dated by the caller
+    check_past_supersede(old, MemoryDraft(content=new, layer="episodic"))  # an event's record
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("The user lived in Rome", "lived"),
+        ("The user's city was Rome", "was"),
+        ("The user lived in Rome two years ago", None),  # a date read from the words: the worker places it
+        ("The user lived in Rome in 2019", None),
+        ("The user lives in Rome", None),
+        ("The user also lived in Rome", None),  # additive: it replaces nothing
+        ("The order was shipped", None),  # a passive past says what holds now
+    ],
+)
+def test_a_keyed_past_state_with_no_date_is_refused_over_a_value_of_now(text: str, words: str | None) -> None:
+    draft = MemoryDraft(content=text, key="user.city")
+    assert past_value_words(draft, SAID) == words
+    assert past_value_words(MemoryDraft(content=text, key="user.city", occurred_at="2019"), SAID) is None
+    assert past_value_words(MemoryDraft(content=text), SAID) is None  # no key
+    if words is None:
+        return
+    with pytest.raises(InvalidInput) as caught:
+        check_past_value_on_key(draft, words, ["The user lives in Paris"])
+    assert caught.value.field == "content"
+    assert f"({words!r}) with no date read" in str(caught.value)
+    check_past_value_on_key(draft, words, [])  # the key's first value
+    check_past_value_on_key(draft, words, ["The user was born in Paris"])  # a past state after a past one
+
+
+def test_a_keyless_past_state_over_a_fact_of_now_is_only_unsure() -> None:
+    was = MemoryDraft(content="The user's home city was Braga")
+    assert undated_past_over_present(was, "The user's home city is Porto")
+    assert not undated_past_over_present(was, "The user's home city was Porto")
+    assert not undated_past_over_present(MemoryDraft(content="The user's home city is Braga"), "… is Porto")
+    dated = MemoryDraft(content="The user's home city was Braga", occurred_at="2019")
+    assert not undated_past_over_present(dated, "The user's home city is Porto")

@@ -166,3 +166,22 @@ def test_far_times_are_cut_or_refused_never_overflow(phrase: str, expected: str 
         with pytest.raises(InvalidInput) as caught:
             parse_time_range(phrase, NOW)
         assert caught.value.limit == TIMESTAMP_LIMIT
+
+
+@pytest.mark.parametrize(
+    ("phrase", "count"),
+    [
+        ("past twenty-one days", "twenty-one"),
+        ("zero days ago", "zero"),
+        ("last zero weeks", "zero"),
+        ("past \uff13 days", "\uff13"),
+        ("\uff13 days ago", "\uff13"),
+        ("last one hundred days", "one hundred"),
+    ],
+)
+def test_a_count_that_is_not_read_is_refused_naming_it(phrase: str, count: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        parse_time_range(phrase, datetime(2026, 12, 6, 12, tzinfo=UTC))
+    assert caught.value.field == "time_range"
+    assert f"is not read from {count!r}" in str(caught.value)
+    assert "ASCII digits" in str(caught.value)

@@ -72,6 +72,20 @@ def test_the_fingerprint_ignores_argument_order_defaults_and_the_key_itself() ->
     assert write_fingerprint(a, False) != write_fingerprint(a.model_copy(update={"importance": 0.9}), False)
 
 
+def test_session_at_is_one_instant_however_its_offset_is_written() -> None:
+    def print_of(session_at: str, content: str = "Mia: I adopted a cat") -> str:
+        draft = MemoryDraft.model_validate(
+            {"content": content, "conversation_id": "chat-7", "session_at": session_at}
+        )
+        return write_fingerprint(draft, False)
+
+    assert print_of("2026-03-01T10:00:00+02:00") == print_of("2026-03-01T08:00:00Z")
+    assert print_of("2026-03-01T08:00:00+00:00") == print_of("2026-03-01T08:00:00Z")
+    assert print_of("2026-03-01T10:00:00+02:00") != print_of("2026-03-01T09:00:00Z")
+    # the same instant on another local day: relative words count from that day, another write
+    assert print_of("2026-03-01T01:00:00+02:00") != print_of("2026-02-28T23:00:00Z")
+
+
 async def test_a_replay_gets_the_first_answer_and_different_arguments_are_refused() -> None:
     queue, records = ListQueue(), DictRecords()
     remember = Remember(queue, StepClock(), idempotency=records)

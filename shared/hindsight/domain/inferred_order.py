@@ -36,6 +36,7 @@ from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import TimeSpan
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relative_time import INFERRED_KEY, infer_event_time, recorded_anchor
+from hindsight.domain.timeparse import MONTHS
 from hindsight.domain.timetravel import takes_key
 
 _PAST_STATE = re.compile(
@@ -130,24 +131,10 @@ def stated_past_year(draft: MemoryDraft, holder_start: datetime) -> TimeSpan | N
 
 
 _Y = r"((?:19|20)\d{2})"
-_MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
 _RANGE = re.compile(
     rf"\b(?:(?:from|between)\s+{_Y}\s*(?:to|until|till|through|and|-|\u2013)\s*{_Y}|{_Y}\s*[-\u2013]\s*{_Y})\b"
 )
-_UNTIL = re.compile(rf"\b(?:until|till|up to)\s+(?:(?:in\s+)?({'|'.join(_MONTHS)})\s+)?{_Y}\b")
+_UNTIL = re.compile(rf"\b(?:until|till|up to)\s+(?:(?:in\s+)?({'|'.join(MONTHS)})\s+)?{_Y}\b")
 _DECADE = re.compile(r"\bin\s+the\s+((?:19|20)\d0)'?s\b")
 _UNDATED_PAST = re.compile(
     r"\b(?:used to|previously|formerly|back then|in the past|at the time|until recently"
@@ -184,13 +171,33 @@ _CORRECTION = re.compile(
 """Words that correct a value: "it was Rome all along" says the value of now, no past state."""
 _ANY_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _SEASONS = "spring|summer|autumn|fall|winter"
+_SUBJECT = r"(?:he|she|they|i|we|you|the user|the family|the couple)"
+_SINCE_TIME = (
+    r"\bever since\b|\bsince(?=\s*(?:$|[.,;:!?)]))|\bsince(?=\s+(?:"
+    r"\d|'\d{2}|then\b|last\b|early\b|late\b|mid\b|childhood|birth|infancy|youth|adolescence|forever"
+    r"|always|ever\b|graduation|college|school|university|high school|kindergarten|retirement|age\b"
+    r"|the (?:\d|age|war|divorce|wedding|pandemic|move|breakup|birth|death|accident|merger|layoffs?"
+    r"|beginning|start|end|early|late|mid|day|year|month|week|summer|spring|autumn|fall|winter)\b"
+    rf"|(?:{'|'.join(MONTHS)})\b|(?:{_SEASONS})\b"
+    rf"|(?:that|this|one) (?:day|time|year|month|week|{_SEASONS})\b"
+    r"|(?:moving|graduating|starting|joining|leaving|retiring|marrying|arriving|returning|relocating"
+    r"|coming|getting|finishing|turning)\b"
+    rf"|{_SUBJECT}\s+(?:was|were)\s+(?:young|little|small|born|a\b|an\b|in\b|at\b|\d)"
+    rf"|{_SUBJECT}\s+(?:moved|started|joined|graduated|left|married|retired|began|arrived|came|got"
+    r"|turned|returned|relocated|finished)\b"
+    r"))"
+)
+""""since" as a time word ("since 2015", "since childhood", "since he was a kid", "since moving", "ever
+since", a bare "since" ending the clause), not as "because" ("lived in Lyon, since the rent was low":
+a reason, no date) — in a past-tense sentence "since" is mostly the reason."""
 _UNREAD_DATE = re.compile(
-    rf"(?<!\d)(?:19|20)\d{{2}}(?!\d)|(?<!\w)'\d{{2}}\b|\bsince\b"
+    rf"(?<!\d)(?:19|20)\d{{2}}(?!\d)|(?<!\w)'\d{{2}}\b|{_SINCE_TIME}"
     rf"|\b(?:last|that|this|the|in|during|one)\s+(?:{_SEASONS})\b"
-    rf"|\b(?:between|from|until|till|in|during)\s+(?:{'|'.join(_MONTHS)})\b"
+    rf"|\b(?:between|from|until|till|in|during)\s+(?:{'|'.join(MONTHS)})\b"
 )
 """A date in words the rules here do not read ("Lyon since 2015", "in '19", "last summer", "between March
-and May"): in a past-state sentence on a key it must not make the value today's, so it asks for a date."""
+and May"; "since" only as a time word, ``_SINCE_TIME``): in a past-state sentence on a key it must not
+make the value today's, so it asks for a date."""
 _FAR = datetime(9999, 1, 1, tzinfo=UTC)
 
 
@@ -220,7 +227,7 @@ def stated_past_period(draft: MemoryDraft, holder_start: datetime) -> tuple[date
     elif (until := _UNTIL.findall(text)) and len(until) == 1 and years == 1:
         month, year = until[0]
         if month:
-            span = TimeSpan(datetime(int(year), _MONTHS.index(month) + 1, 1, tzinfo=UTC), "month")
+            span = TimeSpan(datetime(int(year), MONTHS.index(month) + 1, 1, tzinfo=UTC), "month")
             period = (span.start, span.end, f"until {year}-{span.start.month:02d}")
         else:
             period = (_year(year), _year(str(int(year) + 1)), f"until {year}")
@@ -240,6 +247,20 @@ def _old_value(text: str, key: str) -> re.Match[str] | None:
         return None
     nouns = "|".join([_STATE_NOUNS, *(re.escape(w) for w in re.split(r"[^\w]+", key.lower()) if w)])
     return re.search(_OLD_VALUE.format(nouns=nouns), text)
+
+
+def first_value_period(draft: MemoryDraft) -> tuple[datetime, datetime, str] | None:
+    """The period an undated keyed fact that states a past state holds when no value holds its key (the
+    key's first value, or every other one forgotten): the one year it names (``stated_past_year``: "In
+    2019 the user lived in Oslo" holds [2019-01-01, 2020-01-01)) or the period it names
+    (``stated_past_period``): (valid_from, valid_to, the words read). With no later value to end it, an
+    undated past state would hold from when it was written on, as the key's value of now; given the
+    period its words vouch for, it is a value that ended, and ``valid_at`` answers it only then. None
+    when its words name neither (same conditions as those two)."""
+    year = stated_past_year(draft, _FAR)
+    if year is not None:
+        return year.start, year.end, str(year.start.year)
+    return stated_past_period(draft, _FAR)
 
 
 def check_undated_past(draft: MemoryDraft, now: datetime) -> None:
@@ -280,3 +301,96 @@ def check_undated_past(draft: MemoryDraft, now: datetime) -> None:
         "value it would replace the value of now. Give occurred_at (when it held; an ingest line may also "
         "give valid_to, when it stopped), or write it without a key",
     )
+
+
+_PASSIVE = re.compile(
+    r"\b(?:was|were)\s+(?:\w+ed|\w+en|held|made|set|sent|built|paid|sold|told|found|put|cut|run|led|done"
+    r"|shut|hit|let|kept|left|brought|bought|thought|caught|taught|won|lost|met|read|spent|hung|struck)\b"
+)
+"""A passive past ("was shipped", "was moved to Friday", "were held"): an event that set the value of
+now, not a past state — a supersede's words may say it ("The order was shipped" for "The order is
+pending")."""
+
+
+def only_past(content: str) -> str | None:
+    """The word by which ``content`` states a past state and nothing of now (``states_past``), a passive
+    past aside (``_PASSIVE``); None when it does not, or corrects a value (``_CORRECTION``)."""
+    text = _PASSIVE.sub(" ", unicodedata.normalize("NFKC", content).lower().replace("\u2019", "'"))
+    if _CORRECTION.search(text) or not states_past(text):
+        return None
+    found = _PAST_STATE.search(text)
+    return found.group(0) if found is not None else None
+
+
+def check_past_supersede(old_content: str, draft: MemoryDraft, field: str = "content") -> None:
+    """Refuse a supersede (``memory_update``) of a fact stated in the present by words that state only a
+    past state, with no date given: "The user lived in Rome" replacing "The user lives in Paris". A
+    supersede is never a past value of the memory it names (``held_from_words``): it would be the value
+    of now from the moment it is made, and the fact of now would be retired though nothing says it
+    stopped, nor when — a value we cannot interpret is refused, never guessed. Only a semantic draft with
+    no ``valid_from``, ``valid_to`` or ``occurred_at`` (the caller's dates are their word), whose words
+    state a past state (``only_past``: a passive past — "The order was shipped" for "The order is
+    pending" says what holds now — and a correction, "was wrong", "all along", do not), of a fact whose
+    words do not (a past state replacing a past state, "was born in Lyon" for "was born in Paris", is a
+    correction). Raises InvalidInput naming ``field`` and the words read."""
+    given = (draft.valid_from, draft.valid_to, draft.occurred_at)
+    if draft.layer != "semantic" or any(d is not None for d in given):
+        return
+    words = only_past(draft.content)
+    if words is None or states_past(old_content):
+        return
+    raise InvalidInput(
+        field,
+        f"the new words state a past state ({words!r}) and the fact they would replace states the present: "
+        "as its supersede they would be the value of now, retiring that fact with no date. Give "
+        "occurred_at (when it held; valid_to too, when it stopped), write it as a new memory "
+        "(memory_write) to keep both, correct its words in place (action 'update'), or supersede with the "
+        "value of now",
+    )
+
+
+def past_value_words(draft: MemoryDraft, now: datetime) -> str | None:
+    """The word by which a keyed write states only a past state with no date read (``only_past``): a
+    semantic write with a key, no ``valid_from``, ``valid_to``, ``occurred_at``, ``session_at`` or
+    ``supersedes`` (``check_past_supersede``), not additive ("also"), and no date the rules read from its
+    words (relative, from ``now``; a year or period the worker places). Such a write takes its key from
+    when it is written: ``check_past_value_on_key`` asks whether that would retire a value of now. None
+    otherwise."""
+    given = (draft.valid_from, draft.valid_to, draft.occurred_at, draft.session_at, draft.supersedes)
+    if draft.layer != "semantic" or draft.key is None or any(d is not None for d in given):
+        return None
+    words = only_past(draft.content)
+    if words is None or re.search(r"\b(?:also|too|as well)\b", draft.content.lower()):
+        return None
+    if infer_event_time(draft.content, now) is not None or first_value_period(draft) is not None:
+        return None
+    return words
+
+
+def check_past_value_on_key(draft: MemoryDraft, words: str, values: list[str]) -> None:
+    """Refuse a keyed write whose words state only a past state with no date (``past_value_words`` gave
+    ``words``) when a value on its key states the present (``values``: the contents of the key's active
+    values): "The user lived in Rome" after "The user lives in Paris" on key user.city would take the key
+    as of now and retire Paris, though nothing says Paris stopped, nor when Rome held. Nothing is refused
+    when every value on the key states a past state too ("was born in Lille" for "was born in Lyon": a
+    correction) or the key has none. Raises InvalidInput (field ``content``) naming the words."""
+    if all(states_past(value) for value in values):
+        return
+    raise InvalidInput(
+        "content",
+        f"the words state a past state ({words!r}) with no date read, and the value on key {draft.key!r} "
+        "states the present: as the key's value they would replace it as of now, with no date. Give "
+        "occurred_at (when it held), or write it without a key",
+    )
+
+
+def undated_past_over_present(draft: MemoryDraft, old_content: str) -> bool:
+    """Whether ``draft``, with no date of its own (no ``valid_from``, ``valid_to``, ``occurred_at`` or
+    ``session_at``, none read from its words), states only a past state (``only_past``) where
+    ``old_content`` states the present: "The user's city was Rome" after "The user's city is Paris". Held
+    from when it was written it would retire the fact of now though nothing says that stopped — a
+    contradiction found between the two is at most a possible conflict (both kept, flagged)."""
+    dated = (draft.valid_from, draft.valid_to, draft.occurred_at, draft.session_at)
+    if draft.layer != "semantic" or any(d is not None for d in dated):
+        return False
+    return only_past(draft.content) is not None and not states_past(old_content)

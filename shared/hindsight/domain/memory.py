@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 from uuid import UUID
 
@@ -31,6 +31,7 @@ from hindsight.domain.isotime import (
     TimeRefused,
     TimeSpan,
     Timestamp,
+    local_day,
     span_of,
 )
 from hindsight.domain.limits import (
@@ -705,6 +706,14 @@ def write_fingerprint(draft: MemoryDraft, filter: bool) -> str:
     for name, default in (("session_id", None), ("chain", True), ("occurred_precision", None)):
         if arguments.get(name) == default:
             arguments.pop(name, None)
+    if draft.session_at is not None:
+        # one instant however its offset is written: "…T10:00:00+02:00" and "…T08:00:00Z" are the same
+        # session start, and the same write, unless its local day (what its relative words count from,
+        # ``relative_time``) differs from the UTC day — then that day is part of the arguments
+        at = draft.session_at.astimezone(UTC)
+        arguments["session_at"] = at.isoformat().replace("+00:00", "Z")
+        if local_day(draft.session_at) != at.date():
+            arguments["session_local_day"] = local_day(draft.session_at).isoformat()
     return canonical_digest(arguments)
 
 

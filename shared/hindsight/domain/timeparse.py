@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from hindsight.domain.calendar_ago import NUMBER_WORD_PATTERN, ago, count_of
+from hindsight.domain.calendar_ago import NUMBER_WORD_PATTERN, NUMBER_WORDS, ago, count_of
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import TIME_FORMAT, TimeRefused, local_day, span_of
 from hindsight.domain.limits import MAX_TIMESTAMP, MIN_TIMESTAMP, TIMESTAMP_LIMIT
@@ -38,6 +38,10 @@ _ROLLING = re.compile(
     rf"^(?:last|past|previous)\s+(\d+|{NUMBER_WORD_PATTERN})\s+(minute|hour|day|week|month|year)s?$", re.ASCII
 )
 _AGO = re.compile(rf"^(\d+|{NUMBER_WORD_PATTERN})\s+(day|week|month|year)s?\s+ago$", re.ASCII)
+_ROLLING_ANY = re.compile(r"^(?:last|past|previous)\s+(.+?)\s+(?:minute|hour|day|week|month|year)s?$")
+_AGO_ANY = re.compile(r"^(.+?)\s+(?:minute|hour|day|week|month|year)s?\s+ago$")
+"""A rolling or "ago" phrase whatever its N: one whose N is not read (``_ROLLING``/``_AGO``) is refused
+naming what N may be ("past twenty-one days", "zero days ago", "past ３ days"), never read as a date."""
 _SINCE = re.compile(r"^since\s+(.+)$")
 _RANGE = re.compile(r"^(.+?)\s*(?:\.\.|/| to )\s*(.+)$")
 SUPPORTED = (
@@ -177,6 +181,14 @@ def _parse_time_range(text: str, now: datetime, field: str) -> TimeRange:
     if m := _AGO.match(phrase):  # the span a write's "N units ago" is stored as (``calendar_ago``)
         span = ago(m.group(2), _count(m, text, field), today)
         return TimeRange(span.start, span.end)
+    if m := _ROLLING_ANY.match(phrase) or _AGO_ANY.match(phrase):
+        raise InvalidInput(
+            field,
+            f"'{text[:64]}': the N of 'past N days' or 'N days ago' is not read from '{m.group(1)[:32]}': "
+            f"give ASCII digits (1 to {MAX_RELATIVE_COUNT}; 'past' needs at least 1) or one of the words "
+            f"{', '.join(NUMBER_WORDS)}",
+            {"words": list(NUMBER_WORDS), "le": MAX_RELATIVE_COUNT},
+        )
     if m := _SINCE.match(phrase):
         return TimeRange(_parse_instant(m.group(1), field)[0], None)
     if m := _RANGE.match(phrase):  # ISO dates and times contain none of the separators
@@ -199,7 +211,7 @@ def resolve_bound(text: str, now: datetime, field: str, *, upper: bool) -> datet
     return bound
 
 
-_MONTHS = (
+MONTHS = (
     "january",
     "february",
     "march",
@@ -213,6 +225,8 @@ _MONTHS = (
     "november",
     "december",
 )
+"""The English month names, lower case, January first (``MONTHS.index(name) + 1`` is the month's
+number): a query's "in May 2023" here, a write's "until March 2024" in ``inferred_order``."""
 _RECENT = re.compile(
     r"\b(latest|most recent|recent(ly)?|current(ly)?|right now|nowadays|these days|"
     r"any ?more|still|last time|lately)\b"
@@ -222,7 +236,7 @@ _IN_PHRASE = re.compile(
     r"(?:last|past|previous) \d{1,4} (?:minute|hour|day|week|month|year)s?|"
     r"\d{1,4} (?:day|week|month|year)s? ago)\b"
 )
-_MONTH_YEAR = re.compile(r"\b(" + "|".join(_MONTHS) + r")(?:,? (\d{4}))?\b")
+_MONTH_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + r")(?:,? (\d{4}))?\b")
 _ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 
 
@@ -258,7 +272,7 @@ def _detect_time_intent(text: str, now: datetime) -> TimeIntent | None:
         except InvalidInput:
             pass
     if m := _MONTH_YEAR.search(lowered):
-        month = _MONTHS.index(m.group(1)) + 1
+        month = MONTHS.index(m.group(1)) + 1
         year = int(m.group(2)) if m.group(2) else (now.year if month <= now.month else now.year - 1)
         # "may" is also a verb: a bare month name counts only with a year or after "in"/"during"/"since".
         if m.group(2) or re.search(r"\b(in|during|since|of|early|late|mid) " + m.group(1) + r"\b", lowered):

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, InvalidInput, NotFound
 from hindsight.domain.forgetting import ForgottenAlong
+from hindsight.domain.inferred_order import check_past_supersede
 from hindsight.domain.isotime import TimeSpan
 from hindsight.domain.limits import MAX_CHAIN_DEPTH, shared_with_others
 from hindsight.domain.maintenance.stale import restore_refusal
@@ -341,7 +342,9 @@ class ManageMemory:
         from its own date (given, or read from its new words by the worker), else from when it is made,
         never from the old fact's occurred_at; it keeps the old fact's entities but the replaced values
         (``text.carried_entities``). An episode's supersede corrects the record of an event that happened
-        once: it keeps the old occurred_at (re-dated as an update's, ``_event_time``) unless one is given."""
+        once: it keeps the old occurred_at (re-dated as an update's, ``_event_time``) unless one is given.
+        A fact's supersede by undated words that state only a past state, of a fact stated in the present,
+        is refused (InvalidInput, field ``content``: ``domain.inferred_order.check_past_supersede``)."""
         principal.require_write()
         scope = principal.scope(agent_id)
         ensure_key_unredacted(self._redactor, changes.key, "key")
@@ -484,6 +487,7 @@ class ManageMemory:
             # the replacement of a shared fact is shared as widely, unless the update says otherwise
             shared_with=changes.shared_with if changes.shared_with is not None else old.shared_with,
         )
+        check_past_supersede(old.content, draft)  # "lived in Rome" never retires "lives in Paris" undated
         ack = await self._remember(principal, scope.agent_id, draft)
         return UpdateResult(action="supersede", queued=ack, replaced_version=old.version)
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import HindsightError, IdempotencyKeyReused, InvalidInput, Unavailable
 from hindsight.domain.ids import uuid7
-from hindsight.domain.inferred_order import check_undated_past
+from hindsight.domain.inferred_order import check_past_value_on_key, check_undated_past, past_value_words
 from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits, shared_with_others
 from hindsight.domain.memory import (
     Lane,
@@ -86,6 +86,8 @@ class WriteAck(BaseModel):
 
 CausalParentCheck = Callable[[Scope, UUID], Awaitable[None]]
 """Raises InvalidInput when a write's causal_parent names nothing its agent wrote (``CheckCausalParent``)."""
+KeyValuesRead = Callable[[Scope, str], Awaitable[list[str]]]
+"""The contents of the active facts of the scope's agent on a key (``usecases.key_values.KeyValues``)."""
 
 IDEMPOTENCY_NAMESPACE = UUID("5f0c2a6e-3b7d-4c1e-9a8f-68696e647369")
 
@@ -128,7 +130,9 @@ class Remember:
         sessions: SessionSequence | None = None,
         parents: CausalParentCheck | None = None,
         bulk_bytes: int | None = None,
+        key_values: KeyValuesRead | None = None,
     ) -> None:
+        self._key_values = key_values
         self._bulk_bytes = bulk_bytes
         self._parents = parents
         self._metrics = metrics
@@ -180,10 +184,15 @@ class Remember:
         nothing the agent wrote, ``usecases.causal_parents``; a key or conversation_id redaction would
         change, field ``key`` / ``conversation_id``: ``ensure_key_unredacted``; a ``metadata.resumes``,
         ``domain.timetravel.check_resumes``; a keyed fact whose words state an undated past value, field
-        ``content``: ``domain.inferred_order.check_undated_past``)."""
+        ``content``: ``domain.inferred_order.check_undated_past``; one whose words state only a past state
+        with no date while a value on its key states the present, field ``content``:
+        ``check_past_value_on_key``, the key's values read with ``key_values`` only for such a write)."""
         check_resumes(draft.metadata)  # the store's mark of a continuation: never the caller's
         now = self._clock.now()  # read once: the write's submitted_at and what its relative words count from
         check_undated_past(draft, now)  # "used to live in Lyon" on a key: never today's value
+        if self._key_values is not None and draft.key is not None and (words := past_value_words(draft, now)):
+            # "lived in Rome" on a key that "lives in Paris" holds: it would retire Paris with no date
+            check_past_value_on_key(draft, words, await self._key_values(scope, draft.key))
         if draft.causal_parent is not None and self._parents is not None:
             await self._parents(scope, draft.causal_parent)
         ensure_key_unredacted(self._redactor, draft.key, "key")  # an identifier: never rewritten

@@ -23,8 +23,13 @@ from hindsight.domain.contradiction import (
     compare_facts,
     order_contradiction,
 )
-from hindsight.domain.inferred_order import held_from_words, held_from_words_reason
-from hindsight.domain.memory import OpenConflict, Source, StoredMemory, WriteJob
+from hindsight.domain.inferred_order import (
+    held_from_words,
+    held_from_words_reason,
+    undated_past_over_present,
+)
+from hindsight.domain.memory import MemoryDraft, OpenConflict, Source, StoredMemory, WriteJob
+from hindsight.domain.relative_time import INFERRED_KEY
 from hindsight.domain.timetravel import valid_start
 
 WORKER = "worker"
@@ -44,6 +49,8 @@ class ConflictOutcome:
     redated: str | None = None
     """The part of the outcome saying the new one holds from when it was said, not from the date read
     from its words (``held_from_words_of``; its row's ``valid_from`` was moved there)."""
+    past_over_present: tuple[UUID, ...] = ()
+    """Facts of now an undated past state contradicts: kept, flagged (``past_over_present``)."""
 
     @property
     def reason(self) -> str | None:
@@ -52,6 +59,7 @@ class ConflictOutcome:
         if self.past_of is not None:
             parts.append(contradicted_past_reason(*self.past_of[:2]))
         parts += [f"contradicts {i} (user_stated, kept active)" for i in self.kept]
+        parts += [past_over_present_part(i) for i in self.past_over_present]
         parts += [f"possible conflict with {c.old_id}" for c in self.open]
         return "; ".join(parts) or None
 
@@ -98,10 +106,15 @@ async def check_conflicts(
         since = said
     superseded: list[UUID] = []
     kept: list[UUID] = []
+    unsure_: list[UUID] = []
     open_: list[OpenConflict] = []
     past_of: tuple[UUID, datetime, str] | None = None
     for row, verdict in judged:
-        if verdict.relation == "contradiction":
+        if verdict.relation == "contradiction" and undated_past_over_present(draft, row["content"]):
+            # "The user's city was Rome" retires no "… is Paris": nothing says when, or that it stopped
+            await _relate(conn, job.tenant_id, job.id, row["id"], "contradicts", past_over_present(verdict))
+            unsure_.append(row["id"])
+        elif verdict.relation == "contradiction":
             await _relate(conn, job.tenant_id, job.id, row["id"], "contradicts", verdict.reason)
             order = order_contradiction(draft.source, since, row["source"], row["since"])
             if order == "supersede":
@@ -125,7 +138,22 @@ async def check_conflicts(
                 )
             )
     redated = None if said is None else held_from_words_reason(job.valid_since, said, CONTRADICTED)
-    return ConflictOutcome(tuple(superseded), tuple(kept), tuple(open_), past_of, redated)
+    return ConflictOutcome(tuple(superseded), tuple(kept), tuple(open_), past_of, redated, tuple(unsure_))
+
+
+PAST_OVER_PRESENT = "the new fact states a past state with no date"
+
+
+def past_over_present(verdict: PairVerdict) -> str:
+    """The ``contradicts`` link's reason when an undated past state contradicts a fact of now
+    (``domain.inferred_order.undated_past_over_present``): a possible conflict, both kept (flagged) —
+    nothing says when it held or that the fact of now stopped."""
+    return f"possible conflict, {verdict.reason}; {PAST_OVER_PRESENT}; both kept"
+
+
+def past_over_present_part(old_id: UUID) -> str:
+    """The write outcome's part for such a pair (``past_over_present``)."""
+    return f"possible conflict with {old_id} ({PAST_OVER_PRESENT}; both kept)"
 
 
 CONTRADICTED = "the fact it contradicts"
@@ -352,16 +380,45 @@ async def relate_if_new(
     await conn.execute(RELATE, (tenant_id, from_id, to_id, kind, reason))
 
 
+SETTLED_ROWS = f"""SELECT id, status, source, content, occurred_at, occurred_precision, valid_from, valid_to,
+          metadata -> '{INFERRED_KEY}' AS inferred, coalesce(valid_from, occurred_at, created_at) AS since
+   FROM memories WHERE id = ANY(%s) AND tenant_id = %s AND agent_id = %s FOR UPDATE"""
+"""The two memories of a conflict the judge answered, locked, with what orders them (``settle``)."""
+
+
+def said_instead(new: dict[str, Any], old: dict[str, Any]) -> datetime | None:
+    """When the new memory of a judged conflict (a ``SETTLED_ROWS`` row) holds from instead of its stored
+    start, when that start is a date read from its words that would make it a past value of ``old`` and
+    may not (``domain.inferred_order.held_from_words``, as ``held_from_words_of`` at the write: "moved to
+    Berlin last month" after "lives in Lisbon" from the 15th is the newer fact, not a past value): the
+    moment its words were said. None: its start stands. Raises nothing."""
+    if new["valid_to"] is not None or old["since"] <= new["since"]:
+        return None
+    inferred = new["inferred"]
+    # a semantic row stores its start as valid_from: the inferred occurred_at itself, unless moved since
+    moved = new["valid_from"] is not None and new["valid_from"] != new["occurred_at"]
+    if moved or not isinstance(inferred, dict) or new["occurred_at"] is None:
+        return None
+    draft = MemoryDraft.model_construct(
+        content=new["content"],
+        metadata={INFERRED_KEY: inferred},
+        occurred_at=new["occurred_at"],
+        occurred_precision=new["occurred_precision"],
+        valid_from=None,
+        valid_to=None,
+        session_at=None,
+    )
+    return held_from_words(draft, new["since"], [old["since"]])
+
+
 async def settle(
     conn: AsyncConnection, tenant_id: str, agent_id: str, conflict: OpenConflict, contradiction: bool
 ) -> str:
-    """The judge's answer applied in the caller's transaction (see ``MemoryWriter.settle_conflict``)."""
-    rows = await fetch_all(
-        conn,
-        """SELECT id, status, source, coalesce(valid_from, occurred_at, created_at) AS since FROM memories
-           WHERE id = ANY(%s) AND tenant_id = %s AND agent_id = %s FOR UPDATE""",
-        ([conflict.new_id, conflict.old_id], tenant_id, agent_id),
-    )
+    """The judge's answer applied in the caller's transaction (see ``MemoryWriter.settle_conflict``): a
+    contradiction is ordered in valid time by the source rules (``order_contradiction``), the new fact's
+    start being when its words were said when it is a date read from them that may not make it a past
+    value of the old one (``said_instead``; its row's ``valid_from`` is moved there)."""
+    rows = await fetch_all(conn, SETTLED_ROWS, ([conflict.new_id, conflict.old_id], tenant_id, agent_id))
     status = {r["id"]: r for r in rows}
     if any(status.get(i, {}).get("status") != "active" for i in (conflict.new_id, conflict.old_id)):
         return "gone"
@@ -383,6 +440,11 @@ async def settle(
     await _relate(conn, tenant_id, conflict.new_id, conflict.old_id, "contradicts", "contradiction (judge)")
     new, old = status[conflict.new_id], status[conflict.old_id]
     new_source: Source = new["source"]
+    said = said_instead(new, old)
+    if said is not None:  # its start is a date read from its words that may not make it a past value
+        redate = "UPDATE memories SET valid_from = %s WHERE tenant_id = %s AND id = %s"
+        await conn.execute(redate, (said, tenant_id, conflict.new_id))
+        new = {**new, "since": said}
     order = order_contradiction(new_source, new["since"], old["source"], old["since"])
     if order == "keep_both":
         return "kept_both"

@@ -65,6 +65,7 @@ from hindsight.adapters.postgres.vectors import VectorRows, vector_param
 from hindsight.domain.contradiction import CONFLICT_COSINE, is_additive, order_contradiction
 from hindsight.domain.errors import Unavailable
 from hindsight.domain.inferred_order import (
+    first_value_period,
     held_from_words,
     held_from_words_reason,
     stated_past_period,
@@ -273,12 +274,16 @@ def redated_on_key(job: WriteJob, replaced: list[dict[str, Any]]) -> tuple[Write
     the memory it names; or dated the one year its words say a past state held in, when it has no date
     and that year ended before the key's values began (``stated_past_year``: "lived in Paris in 2019" is
     a past value, not today's value), or given the period its words name when that ended before
-    (``stated_past_period``: "from 2015 to 2019", "until March 2024", "in the 1990s"); with the outcome's
+    (``stated_past_period``: "from 2015 to 2019", "until March 2024", "in the 1990s"); or, when no value
+    holds its key, given the year or period its past-state words name (``first_value_period``: "In 2019
+    the user lived in Oslo" is a value that ended, not the key's value of now); with the outcome's
     part that says so. (``job``, None) when its
     start stands. ``replaced``: ``_facts_to_replace``'s rows. Raises nothing."""
     draft = job.draft
-    if not replaced or draft.layer != "semantic":
+    if draft.layer != "semantic":
         return job, None
+    if not replaced:  # no value holds the key: a past state is given the period its words name
+        return _first_value(job)
     if draft.supersedes is not None:
         start = held_from_words(draft, job.valid_since, [r["since"] for r in replaced], supersede=True)
     elif is_additive(draft.content):
@@ -303,6 +308,24 @@ def redated_on_key(job: WriteJob, replaced: list[dict[str, Any]]) -> tuple[Write
         return job, None
     why = held_from_words_reason(job.valid_since, start, "the fact on its key")
     return job.model_copy(update={"draft": draft.model_copy(update={"valid_from": start})}), why
+
+
+def _first_value(job: WriteJob) -> tuple[WriteJob, str | None]:
+    """``redated_on_key`` for a keyed write no value of its key holds: given the year or period its
+    past-state words name (``first_value_period``), with the outcome's part that says so."""
+    draft = job.draft
+    if draft.key is None or draft.supersedes is not None or is_additive(draft.content):
+        return job, None
+    first = first_value_period(draft)
+    if first is None:
+        return job, None
+    start, end, words = first
+    why = (
+        f"period {start.date().isoformat()} to {end.date().isoformat()} read from its words ({words}): "
+        "a past state, no value of the key holds after it"
+    )
+    update = {"valid_from": start, "valid_to": end}
+    return job.model_copy(update={"draft": draft.model_copy(update=update)}), why
 
 
 STATED = """(SELECT coalesce(o.valid_from, o.occurred_at, o.created_at) FROM memories o

@@ -41,6 +41,8 @@ from hindsight.adapters.postgres.conflicts import (
     LATER_FACT,
     contradicted_past_reason,
     held_from_words_of,
+    past_over_present,
+    past_over_present_part,
     unsure,
 )
 from hindsight.adapters.postgres.history import HistoryRow, status_change
@@ -71,7 +73,7 @@ from hindsight.domain.contradiction import (
     is_additive,
     order_contradiction,
 )
-from hindsight.domain.inferred_order import inferred_anchor
+from hindsight.domain.inferred_order import inferred_anchor, undated_past_over_present
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.repeat import Held
 
@@ -494,13 +496,18 @@ class _Segment:
         reason = "; ".join(on_key) or reason
         open_: list[OpenConflict] = []
         if semantic:
-            superseded, kept = [], []
+            superseded, kept, unsure_ = [], [], []
             past_of: tuple[UUID, datetime, str] | None = None
             for row in conflicts:
                 if row["similarity"] < self._conflict:
                     continue
                 verdict = compare_facts(draft.content, row["content"])
-                if verdict.relation == "contradiction":
+                if verdict.relation == "contradiction" and undated_past_over_present(draft, row["content"]):
+                    self._writes.reasoned_relations.append(  # ``conflicts.check_conflicts``: kept, flagged
+                        (self._tenant, job.id, row["id"], "contradicts", past_over_present(verdict))
+                    )
+                    unsure_.append(row["id"])
+                elif verdict.relation == "contradiction":
                     self._writes.reasoned_relations.append(
                         (self._tenant, job.id, row["id"], "contradicts", verdict.reason)
                     )
@@ -529,6 +536,7 @@ class _Segment:
                     )
             parts = [f"supersedes {i} (contradiction)" for i in superseded]
             parts += [f"contradicts {i} (user_stated, kept active)" for i in kept]
+            parts += [past_over_present_part(i) for i in unsure_]
             parts += [f"possible conflict with {c.old_id}" for c in open_]
             if past_of is not None:
                 parts.append(contradicted_past_reason(past_of[0], past_of[1]))
