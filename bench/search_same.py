@@ -10,10 +10,11 @@ two loads would not give the same vector candidates). Each runs each of the firs
 ``--queries`` queries through ``Recall.search`` (default ranker, top 10) in five forms: as is, with
 ``valid_at`` and with ``known_at`` (at the query time), on the semantic layer only, and with
 ``min_importance`` 0.5 (a filter: the text helpers return every match); and ``Recall.trace`` of the
-plain query (every candidate of the pool, ranked). Each hit is written as its id and every score (floats
-as hex: bit for bit), and so is each search's candidate pool (``search_candidates``, by id). The parent
-compares the two sides' lists, prints the searches that differ and says whether the pools (the rows
-and signals of the store) and the hits (ranked) agree. Exit status 1 when any differs.
+plain query (every candidate of the pool, ranked). Each hit is written as its id, every score (floats
+as hex: bit for bit) and its labels (flags), and so is each search's candidate pool
+(``search_candidates``, by id). The parent compares the two sides' lists, prints the searches that
+differ and says whether the pools (the rows and signals of the store) and the hits (ranked) agree. Exit
+status 1 when any differs.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ async def _searches(settings: Any, data: Any, out: Path) -> None:
                     request = resolve(RecallQuery(text=text, top_k=10, **extra), latency.NOW)
                     hits = await recall.search(scope, request, record_access=False)
                     rows = [
-                        [str(h.memory.id), {k: _hex(v) for k, v in h.scores.model_dump().items()}]
+                        [str(h.memory.id), {k: _hex(v) for k, v in h.scores.model_dump().items()}, h.flags]
                         for h in hits
                     ]
                     f.write(json.dumps({"query": n, "form": form, "hits": rows}) + "\n")

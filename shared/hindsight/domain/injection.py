@@ -5,10 +5,14 @@ web page the agent summarised, or another agent — can address the model in a l
 injection (Greshake et al., "Not what you've signed up for: Compromising Real-World LLM-Integrated
 Applications with Indirect Prompt Injection", AISec 2023; OWASP Top 10 for LLM Applications, LLM01).
 
-The detector is lexical, cheap and computed at read time (no migration; a rule added here applies to
-every stored memory at once). It *labels*, never blocks: a user may legitimately keep a note about prompt
-injection, and the label ("possible_injection" plus a note in search hits) tells the reading agent to
-treat the text as information, not as instructions. Kinds of signal (English and Chinese forms each):
+The detector is lexical and runs once per memory, when it is written (migration 027: a write stores the
+signals with their ``injection_stamp``, the detector's version and a digest of the text it read); a read
+takes the stored signals while the stamp is the one of the memory's text under this detector, and computes
+them otherwise (rows written before, or by a path that stores none, or under an older detector), so a rule
+added here still applies to every stored memory at once. It *labels*, never blocks: a user may
+legitimately keep a note about prompt injection, and the label ("possible_injection" plus a note in
+search hits) tells the reading agent to treat the text as information, not as instructions. Kinds of
+signal (English and Chinese forms each):
 
 - ``instruction_override``: "ignore / disregard / bypass (all) previous instructions", "your prior directives
   are revoked", "system override", "even if it conflicts with your rules", 忽略之前的指令, 不再拒绝.
@@ -43,8 +47,10 @@ No I/O.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -379,10 +385,85 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
+_REVISION = 1
+"""Bumped by a change of the detector that its tables do not show (``normalise``, ``_hidden``, the order
+of the kinds, ``injection_text``): ``detector_version`` then differs, and labels stored before are
+recomputed."""
+
+
+@lru_cache(maxsize=1)
+def detector_version() -> str:
+    """The detector's version: a digest (16 hex digits) of ``_REVISION``, every pattern of ``_sources`` with
+    its flags, and the normalisation tables. Labels stored with another version are stale. Computed on first
+    use (not at import)."""
+    table = repr(
+        (
+            _REVISION,
+            int(_FLAGS),
+            _sources(),
+            (_TAGS.start, _TAGS.stop),
+            sorted(_BIDI),
+            sorted(_ZERO_WIDTH),
+            sorted(_INVISIBLE),
+            sorted(_LOOKALIKES.items()),
+        )
+    )
+    return hashlib.blake2b(table.encode(), digest_size=8).hexdigest()
+
+
+def injection_text(
+    content: str,
+    key: str | None = None,
+    query: str | None = None,
+    summary: str | None = None,
+    lessons: str | None = None,
+    key_decisions: Iterable[str] = (),
+    metadata: Mapping[str, Any] | None = None,
+    entities: Mapping[str, Any] | None = None,
+) -> str:
+    """The one text the detector reads of a memory: every text field an agent is shown — content, key,
+    recall hint, summary, lessons, key decisions, and the keys and strings of metadata and entities (in
+    their mappings' order: the store's, as the memory is read back) — non-empty ones joined by newlines."""
+    parts = [content, key or "", query or "", summary or "", lessons or ""]
+    parts += key_decisions
+    parts += _strings(dict(metadata or {})) + _strings(dict(entities or {}))
+    return "\n".join(p for p in parts if p)
+
+
+def injection_stamp(text: str) -> str:
+    """What stored labels of ``text`` are kept with: ``detector_version`` and a digest of the text (32 hex
+    digits), so labels stored for another text (a field changed by a path that did not store them) or by
+    another detector are never taken for this one's."""
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return f"{detector_version()}:{digest}"
+
+
+def stored_injection(text: str) -> tuple[list[str], str]:
+    """The labels a store keeps for a memory whose ``injection_text`` is ``text``: its signals and their
+    ``injection_stamp`` (a write computes them once; reads take them while the stamp matches)."""
+    return list(injection_signals(text)), injection_stamp(text)
+
+
+def _text_of(memory: StoredMemory) -> str:
+    return injection_text(
+        memory.content,
+        memory.key,
+        memory.query,
+        memory.summary,
+        memory.lessons,
+        memory.key_decisions,
+        memory.metadata,
+        memory.entities,
+    )
+
+
 def memory_injection_signals(memory: StoredMemory) -> tuple[str, ...]:
-    """Signals in every text field an agent is shown: content, key, recall hint, summary, lessons, key
-    decisions, and the keys and strings of metadata and entities."""
-    parts = [memory.content, memory.key or "", memory.query or "", memory.summary or "", memory.lessons or ""]
-    parts += memory.key_decisions
-    parts += _strings(memory.metadata) + _strings(memory.entities)
-    return injection_signals("\n".join(p for p in parts if p))
+    """Signals in every text field an agent is shown (``injection_text``): the labels stored with the
+    memory when their stamp is the one of its text under this detector (``injection_stamp``), else
+    computed now (a row written before labels were stored, by a path that does not store them, or under
+    another ``detector_version``)."""
+    text = _text_of(memory)
+    stored: Sequence[str] | None = memory.injection_signals
+    if stored is not None and memory.injection_stamp == injection_stamp(text):
+        return tuple(stored)
+    return injection_signals(text)

@@ -486,6 +486,11 @@ class StoredMemory(EventPlace, BaseModel):
     """Bumped by every change (content, status, importance, validity, sharing, links it makes, …; not by
     being recalled): ``expected_version`` in a change refuses it when the memory moved on (migration
     ``memory_versions``)."""
+    injection_signals: list[str] | None = Field(default=None, exclude=True, repr=False)
+    """The prompt-injection signals stored when the memory was written (``domain.injection``), or None;
+    taken only while ``injection_stamp`` is the stamp of the memory's text. Never shown to callers."""
+    injection_stamp: str | None = Field(default=None, exclude=True, repr=False)
+    """``domain.injection.injection_stamp`` of the text ``injection_signals`` were computed from."""
     superseded_by: UUID | None = None
     """The memory that replaced it, when it is superseded (set on reads that show superseded memories)."""
     status_now: MemoryStatus | None = None

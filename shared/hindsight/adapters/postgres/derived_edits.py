@@ -34,6 +34,7 @@ from psycopg.types.json import Jsonb
 
 from hindsight.adapters.postgres.conflicts import relate_if_new
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
+from hindsight.adapters.postgres.injection_labels import injection_params
 from hindsight.adapters.postgres.maintenance.consolidation import undo_summary
 from hindsight.adapters.postgres.maintenance.episodes import EPISODE_COLUMNS, episode_from_row
 from hindsight.adapters.postgres.maintenance.patterns import CONTESTED
@@ -191,6 +192,7 @@ _SUMMARY_SET = """UPDATE memories
        entities = %(entities)s, shared_with = %(shared_with)s::text[], metadata = %(metadata)s,
        entity_terms = ARRAY(SELECT DISTINCT term FROM memories x, unnest(x.entity_terms) AS term
                             WHERE x.id = ANY(%(members)s) AND x.tenant_id = %(t)s ORDER BY term),
+       injection_signals = %(injection_signals)s, injection_stamp = %(injection_stamp)s,
        updated_at = now()
    WHERE id = %(id)s AND tenant_id = %(t)s"""
 
@@ -246,6 +248,16 @@ async def _rewrite_summary(
             "hash": content_hash(plan.content),
             "e": vector_literal(plan.embedding),
             "members": list(plan.member_ids),
+            **injection_params(
+                plan.content,
+                plan.key,
+                plan.query,
+                current.summary,
+                plan.lessons,
+                current.key_decisions,
+                plan.metadata,
+                plan.entities,
+            ),
             "id": summary_id,
             "t": scope.tenant_id,
         },

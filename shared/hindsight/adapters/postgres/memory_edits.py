@@ -48,6 +48,7 @@ from hindsight.adapters.postgres.conflicts import check_edited, check_restored, 
 from hindsight.adapters.postgres.derived_edits import follow_edit
 from hindsight.adapters.postgres.forgetting import forget_with_derived
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
+from hindsight.adapters.postgres.injection_labels import injection_params
 from hindsight.adapters.postgres.key_rejoin import (
     BEGINS_AT,
     cut_pieces,
@@ -625,6 +626,10 @@ async def _new_status(
     return superseded
 
 
+_DETECTOR_READS = frozenset({"content", "key", "query", "entities", "metadata"})
+"""The fields an update may change that the injection detector reads (``domain.injection.injection_text``)."""
+
+
 class PostgresMemoryEditor:
     """The MemoryEditor port. ``consolidation_min_size`` and ``patterns``: the maintenance constants an
     edit of a summary's member or of an inference's evidence derives them again by (``derived_edits``);
@@ -719,6 +724,24 @@ class PostgresMemoryEditor:
             if "entities" in diff and changes.entities is not None:
                 sets.append(sql.SQL("entity_terms = %(entity_terms)s"))
                 params["entity_terms"] = entity_terms(changes.entities)
+            if diff.keys() & _DETECTOR_READS:  # the labels of its new text, stored with it (migration 027)
+                after = current.model_copy(
+                    update={n: getattr(changes, n) for n in _DETECTOR_READS if n in diff}
+                )
+                params |= injection_params(
+                    after.content,
+                    after.key,
+                    after.query,
+                    after.summary,
+                    after.lessons,
+                    after.key_decisions,
+                    after.metadata,
+                    after.entities,
+                )
+                sets += [
+                    sql.SQL("injection_signals = %(injection_signals)s"),
+                    sql.SQL("injection_stamp = %(injection_stamp)s"),
+                ]
             if changes.verified:
                 sets.append(sql.SQL("last_verified_at = now()"))
                 diff["verified"] = True

@@ -46,6 +46,7 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.postgres.conflicts import RELATE as RELATE
 from hindsight.adapters.postgres.conflicts import check_conflicts, relate_if_new, settle, supersede
 from hindsight.adapters.postgres.history import HistoryRow, record_history
+from hindsight.adapters.postgres.injection_labels import injection_params
 from hindsight.adapters.postgres.key_rejoin import start_at
 from hindsight.adapters.postgres.key_resume import PAST_VALUE as PAST_VALUE
 from hindsight.adapters.postgres.key_resume import (
@@ -488,6 +489,7 @@ MEMORY_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("session_at", "session_at", "timestamptz"), ("session_id", "session_id", "text"),
     ("session_seq", "session_seq", "bigint"), ("session_auto_parent", "session_auto_parent", "boolean"),
     ("occurred_precision", "occurred_precision", "text"), ("occurred_end", "occurred_end", "timestamptz"),
+    ("injection_signals", "injection_signals", "text[]"), ("injection_stamp", "injection_stamp", "text"),
 )  # fmt: skip
 """The columns a write fills: (column, ``insert_params`` key, type)."""
 
@@ -701,6 +703,9 @@ def insert_params(job: WriteJob, vector: np.ndarray, content_hash: str | None = 
         "session_auto_parent": job.session_seq is not None and d.causal_parent is None,
         "occurred_precision": span.precision if span else None,
         "occurred_end": span.end if span and span.precision != "instant" else None,
+        **injection_params(
+            d.content, d.key, d.query, d.summary, d.lessons, d.key_decisions, d.metadata, d.entities
+        ),
     }
 
 

@@ -21,7 +21,8 @@ _FIELDS = [
     "last_accessed_at", "created_at", "updated_at", "occurred_at", "metadata", "status", "source", "tags",
     "entities", "task_id", "task_type", "outcome", "summary", "key_decisions", "lessons", "causal_parent",
     "last_verified_at", "valid_from", "valid_to", "context", "shared_with", "conversation_id", "turn_index",
-    "session_index", "session_at", "version", "occurred_precision", "occurred_end",
+    "session_index", "session_at", "version", "occurred_precision", "occurred_end", "injection_signals",
+    "injection_stamp",
 ]  # fmt: skip
 _PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
 

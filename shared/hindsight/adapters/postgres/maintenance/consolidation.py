@@ -12,6 +12,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
+from hindsight.adapters.postgres.injection_labels import injection_params
 from hindsight.adapters.postgres.maintenance.episodes import (
     EPISODE_COLUMNS,
     episode_from_row,
@@ -74,14 +75,16 @@ class PostgresConsolidation:
                 """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, context, content,
                                          content_hash, importance, created_at, updated_at, occurred_at,
                                          occurred_end, metadata, embedding, source, tags, entities,
-                                         shared_with, entity_terms, task_type, outcome, lessons, decayed_at)
+                                         shared_with, entity_terms, task_type, outcome, lessons, decayed_at,
+                                         injection_signals, injection_stamp)
                    SELECT %(id)s, %(t)s, %(a)s, 'episodic', %(key)s, %(query)s, %(context)s, %(content)s,
                           %(hash)s, %(importance)s, %(now)s, %(now)s, %(occurred_at)s, %(occurred_end)s,
                           %(metadata)s, %(e)s::vector, %(source)s,
                           %(tags)s::text[], %(entities)s, %(shared_with)s::text[],
                           ARRAY(SELECT DISTINCT term FROM memories x, unnest(x.entity_terms) AS term
                                 WHERE x.id = ANY(%(members)s) AND x.tenant_id = %(t)s ORDER BY term),
-                          %(task_type)s, %(outcome)s, %(lessons)s, %(now)s
+                          %(task_type)s, %(outcome)s, %(lessons)s, %(now)s,
+                          %(injection_signals)s, %(injection_stamp)s
                    FROM memories r WHERE r.id = %(rep)s AND r.tenant_id = %(t)s
                    ON CONFLICT (id) DO NOTHING""",
                 {
@@ -108,6 +111,16 @@ class PostgresConsolidation:
                     "outcome": plan.outcome,
                     "lessons": plan.lessons,
                     "rep": plan.representative_id,
+                    **injection_params(
+                        plan.content,
+                        plan.key,
+                        plan.query,
+                        None,
+                        plan.lessons,
+                        (),
+                        plan.metadata,
+                        plan.entities,
+                    ),
                 },
             )
             if cur.rowcount != 1:

@@ -14,6 +14,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.conflicts import relate_if_new, unsure
 from hindsight.adapters.postgres.history import HistoryRow, record_history, status_change
+from hindsight.adapters.postgres.injection_labels import injection_params
 from hindsight.adapters.postgres.maintenance.episodes import (
     EPISODE_COLUMNS,
     episode_from_row,
@@ -121,10 +122,11 @@ class PostgresPatterns:
             cur = await conn.execute(
                 """INSERT INTO memories (id, tenant_id, agent_id, layer, key, query, content, content_hash,
                                          importance, created_at, updated_at, metadata, embedding, source,
-                                         last_verified_at, valid_from, decayed_at)
+                                         last_verified_at, valid_from, decayed_at, injection_signals,
+                                         injection_stamp)
                    VALUES (%(id)s, %(t)s, %(a)s, 'semantic', %(key)s, %(query)s, %(content)s, %(hash)s,
                            %(importance)s, %(now)s, %(now)s, %(metadata)s, %(e)s::vector, 'agent_inferred',
-                           %(now)s, %(now)s, %(now)s)
+                           %(now)s, %(now)s, %(now)s, %(injection_signals)s, %(injection_stamp)s)
                    ON CONFLICT (id) DO NOTHING""",
                 {
                     "id": plan.memory_id,
@@ -138,6 +140,9 @@ class PostgresPatterns:
                     "now": now,
                     "metadata": Jsonb(plan.metadata),
                     "e": vector_literal(embedding),
+                    **injection_params(
+                        plan.content, plan.key, plan.query, None, None, (), plan.metadata, None
+                    ),
                 },
             )
             if cur.rowcount != 1:
