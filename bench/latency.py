@@ -181,12 +181,35 @@ def build_dataset(searches: int, warmup: int, largest: int = BASE_SIZE) -> Datas
 # ---- loading ------------------------------------------------------------------------------------
 
 
-def _rows(data: Dataset, indices: Any, tenant_of: Any) -> Any:
+LABEL_COLUMNS = [("injection_signals", "text[]"), ("injection_stamp", "text")]
+"""The prompt-injection labels a write stores (migration 027): loaded too where the checkout has them, so a
+search reads stored labels as it does on rows the product wrote, not the recomputing path of older rows."""
+
+
+def _labeller() -> Any:
+    """The checkout's ``injection_params`` (what a write stores), or None for a checkout before 027."""
+    try:
+        from hindsight.adapters.postgres.injection_labels import injection_params
+    except ImportError:
+        return None
+    return injection_params
+
+
+def _has_label_columns(conn: psycopg.Connection[Any]) -> bool:
+    row = conn.execute(
+        "SELECT count(*) FROM information_schema.columns"
+        " WHERE table_name = 'memories' AND column_name = ANY(%s)",
+        [[c for c, _ in LABEL_COLUMNS]],
+    ).fetchone()
+    return bool(row and row[0] == len(LABEL_COLUMNS))
+
+
+def _rows(data: Dataset, indices: Any, tenant_of: Any, labeller: Any = None) -> Any:
     for i in map(int, indices):
         m = data.memories[i]
         created = m.occurred_at
         semantic = m.layer == "semantic"
-        yield [
+        row = [
             row_id(i),
             tenant_of(i),
             AGENT,
@@ -206,6 +229,10 @@ def _rows(data: Dataset, indices: Any, tenant_of: Any) -> Any:
             created if semantic else None,
             created if semantic else None,
         ]
+        if labeller is not None:
+            labels = labeller(m.content, m.key, None, None, None, (), m.metadata, m.entities)
+            row += [labels["injection_signals"], labels["injection_stamp"]]
+        yield row
 
 
 def load_tier(url: str, data: Dataset, size: int) -> dict[str, Any]:
@@ -224,17 +251,19 @@ def load_tier(url: str, data: Dataset, size: int) -> dict[str, Any]:
         ).fetchall()
         for name, _ in indexes:
             conn.execute(f'DROP INDEX "{name}"')
-        names = ", ".join(c for c, _ in COLUMNS)
+        labeller = _labeller() if _has_label_columns(conn) else None
+        columns = COLUMNS + (LABEL_COLUMNS if labeller is not None else [])
+        names = ", ".join(c for c, _ in columns)
         load = {"copy_start": round(os.getloadavg()[0], 2)}
         started = time.monotonic()
         with (
             conn.cursor() as cur,
             cur.copy(f"COPY memories ({names}) FROM STDIN WITH (FORMAT BINARY)") as copy,
         ):
-            copy.set_types([t for _, t in COLUMNS])
-            for row in _rows(data, target_rows(size), lambda _: TENANT):
+            copy.set_types([t for _, t in columns])
+            for row in _rows(data, target_rows(size), lambda _: TENANT, labeller):
                 copy.write_row(row)
-            for row in _rows(data, BACKGROUND_ROWS, lambda i: f"other-{i % OTHER_TENANTS + 1}"):
+            for row in _rows(data, BACKGROUND_ROWS, lambda i: f"other-{i % OTHER_TENANTS + 1}", labeller):
                 copy.write_row(row)
         out["copy_s"] = round(time.monotonic() - started, 2)
         out["rows_loaded"] = size + OTHER_ROWS
