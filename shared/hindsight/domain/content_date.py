@@ -3,14 +3,18 @@ the memory tells of when it is the one time its words name (``relative_time.infe
 trial M1: such a memory was placed at the write time, so time filters took it for today's).
 
 Only an unambiguous form is read: ``YYYY-MM-DD`` (four-digit year, two-digit month and day), a real
-calendar date inside the supported range. Never a guess, so not read:
+calendar date inside the supported range, introduced as the event's day by the word "on" right before it
+("Sam had surgery on 2026-10-03", "On 2026-10-03, Sam …"). A wrong date is worse than none (trial2 H4:
+"firmware version 2026-10-03", "ticket ID 2026-10-03", "the 2026-10-03 release notes" are names, not
+days), so a date after any other word — an identifier, version, ticket, order or ID word, an article —
+is not read. ``relative_time`` further reads a date after the write's day only when the words point
+ahead, and never as a fact's start (trial2 H3, M1). Never a guess, so not read:
 
 - part of a longer token: joined to a letter, digit or one of ``-_/.:@`` ("2026-10-03T10:00Z",
   "build-2026-10-03", "backup_2026-10-03.tar", "2026-10-03/report");
 - inside quotation marks (the same quotes the relative rules skip: a title or someone's words);
-- a bound rather than the day itself: after "until", "till", "before", "after", "by", "through", "to",
-  "since", "from", "between", "and", "or" ("lived in Lisbon until 2023-05-01" names when it ended;
-  "from 2026-10-01 to 2026-10-05" names two days);
+- not right after "on": a bound rather than the day itself ("lived in Lisbon until 2023-05-01" names
+  when it ended; "from 2026-10-01 to 2026-10-05" names two days), a name ("version 2026-10-03");
 - other forms: "2026/10/03", "03.10.2026", "10/3", month names, week dates ("2026-W40").
 """
 
@@ -23,11 +27,8 @@ from datetime import date
 ISO_DATE = re.compile(r"(?<![\w\-/.:@])(\d{4})-(\d{2})-(\d{2})(?![\w\-/:@]|\.\w)")
 """A standalone ``YYYY-MM-DD``: no letter, digit or joiner on either side (a full stop after it may end
 the sentence)."""
-_BOUND = re.compile(
-    r"\b(?:until|till|til|before|after|by|through|thru|to|since|from|between|and|or)\s+(?:the\s+)?$",
-    re.IGNORECASE,
-)
-"""Words before a date that make it a bound of a period, not the day something happened."""
+_ON = re.compile(r"\bon\s+$", re.IGNORECASE)
+"""The word that introduces a date as the day something happened ("on 2026-10-03"), right before it."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,8 @@ def stated_dates(text: str, quoted: list[tuple[int, int]]) -> list[StatedDate]:
     for match in ISO_DATE.finditer(text):
         if any(q <= match.start() and match.end() <= q_end for q, q_end in quoted):
             continue
-        if _BOUND.search(text, 0, match.start()):
-            continue
+        if not _ON.search(text, 0, match.start()):
+            continue  # not introduced as the day: a bound, a name, a version, an ID
         try:
             day = date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
         except ValueError:  # 2026-02-30: no such day, nothing is read

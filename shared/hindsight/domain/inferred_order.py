@@ -290,7 +290,7 @@ def check_undated_past(draft: MemoryDraft, now: datetime) -> None:
     found = (_UNDATED_PAST.search(text) if past else None) or _old_value(text, draft.key)
     if found is None and past:
         found = _UNREAD_DATE.search(text)
-    if found is None or infer_event_time(draft.content, now) is not None:
+    if found is None or infer_event_time(draft.content, now, fact=True) is not None:
         return
     if stated_past_year(draft, _FAR) is not None or stated_past_period(draft, _FAR) is not None:
         return
@@ -362,7 +362,7 @@ def past_value_words(draft: MemoryDraft, now: datetime) -> str | None:
     words = only_past(draft.content)
     if words is None or re.search(r"\b(?:also|too|as well)\b", draft.content.lower()):
         return None
-    if infer_event_time(draft.content, now) is not None or first_value_period(draft) is not None:
+    if infer_event_time(draft.content, now, fact=True) is not None or first_value_period(draft) is not None:
         return None
     return words
 

@@ -14,27 +14,17 @@ Ahead (any of, as a standalone phrase, case-insensitive)
     - "this" or "this coming" before a weekday or "weekend" ("this Friday", "this coming weekend");
     - the future auxiliaries "will", "shall", "'ll" (not "will not"/"won't": "the build won't start"
       says how something is now), "is/are scheduled", "scheduled for", "plans to", "planning to",
-      "upcoming".
+      "upcoming" (``ahead_words``).
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
+from hindsight.domain.ahead_words import ahead_words
 from hindsight.domain.relative_time import elsewhere_expressions
-
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_AHEAD = re.compile(
-    r"\bthis (?:coming )?(?:" + _WEEKDAYS + r"|weekend)\b"
-    r"|\b(?:will|shall)\b(?! not\b)|\w['\u2019]ll\b"
-    r"|\b(?:is|are) scheduled\b|\bscheduled for\b|\bplan(?:s|ning) to\b|\bupcoming\b"
-)
 
 
 def points_ahead(text: str) -> bool:
     """Whether ``text`` says what it tells lies in the future (module docstring, "Ahead")."""
-    lowered = unicodedata.normalize("NFKC", text).lower()
     if any(expression != "the day after" for expression in elsewhere_expressions(text)):
         return True  # "the day after <something>" may be a day after a past event
-    return _AHEAD.search(lowered) is not None
+    return ahead_words(text)

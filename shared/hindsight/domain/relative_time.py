@@ -32,7 +32,10 @@ N is digits, an English number word (a/an/one … twelve) or a Chinese numeral (
 
 A full ISO date written in the words ("Sam had surgery on 2026-10-03") is read as that day (precision
 day), by the same rule: only when it is the one time the text names (``content_date``: standalone, not
-quoted, not a bound such as "until 2026-10-03"; any ``YYYY-MM-DD`` form not read counts as a time named).
+quoted, right after "on"; any ``YYYY-MM-DD`` form not read counts as a time named). A date after the
+anchor's day is read only when the words point ahead (``ahead_words``: "will", "is scheduled" …; trial2
+M1: "had surgery on 2027-03-01" is not stored as upcoming), and never for a fact (``fact``: a fact's
+time is when it holds from, and "passport expires on 2030-01-01" holds now; trial2 H3).
 
 Never a guess: nothing is inferred when the text holds two expressions naming different times, or any
 expression pointing elsewhere in time that is not resolved (tomorrow, next …, 明天, 后天, 下周, 下个月, 明年).
@@ -91,6 +94,7 @@ from datetime import date, datetime, timedelta
 
 from pydantic import JsonValue, ValidationError
 
+from hindsight.domain.ahead_words import ahead_words
 from hindsight.domain.calendar_ago import NUMBER_WORDS, ago, day_span, month_span, week_span, year_span
 from hindsight.domain.content_date import iso_date_forms, stated_dates
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
@@ -266,15 +270,17 @@ def _scan(cased: str, day: date) -> list[tuple[int, int, str, TimeSpan | None]]:
     return sorted(found, key=lambda f: f[0])
 
 
-def infer_event_time(text: str, anchor: datetime) -> InferredTime | None:
+def infer_event_time(text: str, anchor: datetime, *, fact: bool = False) -> InferredTime | None:
     """The span of the one explicit relative expression in ``text`` (module table), measured from
     ``anchor``'s local day (``isotime.local_day``); None when there is none, when there are several
     naming different times, when the text also points elsewhere in time, or when the span would fall
-    outside the supported range."""
+    outside the supported range. ``fact``: ``text`` is a semantic memory's words (an ISO date after the
+    anchor's day is then never read; module docstring)."""
     cased = unicodedata.normalize("NFKC", text)
     if _ELSEWHERE.search(_lowered(cased)):
         return None
-    found = _scan(cased, local_day(anchor)) + _iso_found(cased)
+    today = local_day(anchor)
+    found = _scan(cased, today) + _iso_found(cased, today, fact)
     if any(span is None for _, _, _, span in found):
         return None  # a named time not read (outside the range, an ISO form not read as a day)
     spans = {span for _, _, _, span in found}
@@ -282,15 +288,17 @@ def infer_event_time(text: str, anchor: datetime) -> InferredTime | None:
     return None if span is None else InferredTime(span, expression)
 
 
-def _iso_found(cased: str) -> list[tuple[int, int, str, TimeSpan | None]]:
+def _iso_found(cased: str, today: date, fact: bool) -> list[tuple[int, int, str, TimeSpan | None]]:
     """The ISO dates ``cased`` names (``content_date``), as ``_scan`` finds expressions: the day of each
     date read, and a span of None standing for every ``YYYY-MM-DD`` form that is not read (joined to a
-    token, quoted, a bound of a period, no such day, outside the supported range) — a time named but not
-    read, which stops the inference."""
+    token, quoted, not right after "on", no such day, outside the supported range, after ``today`` in a
+    fact or in words not pointing ahead) — a time named but not read, which stops the inference."""
     quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(cased)]
     found: list[tuple[int, int, str, TimeSpan | None]] = []
     for stated in stated_dates(cased, quoted):
         span: TimeSpan | None = day_span(stated.day)
+        if stated.day > today and (fact or not ahead_words(cased)):
+            span = None  # a later day: never a fact's start, nor an event's unless the words point ahead
         try:
             TimeSpan.of(day_span(stated.day).start, "day")  # inside the supported range
         except (TimeRefused, ValueError):
@@ -415,7 +423,7 @@ def with_inferred_time(draft: MemoryDraft, submitted_at: datetime) -> MemoryDraf
     if draft.occurred_at is not None:
         return draft
     anchor = draft.session_at or submitted_at
-    inferred = infer_event_time(draft.content, anchor)
+    inferred = infer_event_time(draft.content, anchor, fact=draft.layer == "semantic")
     if inferred is None:
         return draft
     note = {"expression": inferred.expression, "anchor": anchor.isoformat()}
@@ -478,7 +486,7 @@ def redated(memory: StoredMemory, content: str, metadata: Mapping[str, JsonValue
     if anchor is None or content == memory.content:
         return None
     base = {k: v for k, v in (memory.metadata if metadata is None else metadata).items() if k != INFERRED_KEY}
-    again = infer_event_time(content, anchor)
+    again = infer_event_time(content, anchor, fact=memory.layer == "semantic")
     if again is None:  # as a write of these words would store it: its session's start, else no time
         return Redated(TimeSpan(memory.session_at) if memory.session_at else None, base)
     note: dict[str, JsonValue] = {

@@ -58,7 +58,7 @@ def unread_time_note(draft: MemoryDraft, submitted_at: datetime) -> str | None:
     if draft.occurred_at is not None:
         return None
     anchor = draft.session_at or submitted_at
-    if infer_event_time(draft.content, anchor) is not None:
+    if infer_event_time(draft.content, anchor, fact=draft.layer == "semantic") is not None:
         return None
     named = named_times(draft.content, anchor)
     if not named:
