@@ -228,6 +228,8 @@ async def test_a_changed_name_the_user_can_have_several_of_retires_nothing(
         ("The user drinks coffee", "The user quit coffee"),
         ("The user's manager is Tom", "Sarah is the user's manager now"),
         ("The user works at Google", "The user works at Microsoft"),
+        # trial 2, H2: another day that the new text says is a change
+        ("The user goes to yoga on Wednesdays", "The user now goes to yoga on Saturdays"),
     ],
 )
 async def test_a_change_of_a_single_valued_fact_supersedes_it(
@@ -248,6 +250,10 @@ async def test_a_change_of_a_single_valued_fact_supersedes_it(
         ("The user works at Google on Mondays", "The user works at Meta on Fridays"),
         ("The user works at Google", "The user works at Meta on Fridays"),
         ("School starts at 8:15 on weekdays", "School starts at 9:00 on Saturdays"),
+        ("Priya's standup is at 9:30 on weekdays", "Priya's standup is at 11:00 on Saturdays"),
+        # trial 2, H2: another day alone, no word saying it changed — maybe a second day
+        ("Priya works at Google on Mondays", "Priya works at Google on Fridays"),
+        ("The user goes to the gym on Mondays", "The user goes to the gym on Fridays"),
         # trials, MED: the user may have several alarms and appointments at different times
         ("The user's alarm is set for 7am", "The user's alarm is set for 9pm"),
         ("The user's appointment is at 3pm", "The user's appointment is at 5pm"),

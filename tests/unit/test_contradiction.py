@@ -113,9 +113,15 @@ from hindsight.domain.contradiction import compare_facts, is_additive, resolve
             "My daughter Emma is no longer allergic to peanuts",
             "contradiction",
         ),
+        # another day alone, no word saying it changed: maybe a second day (trial 2, H2) — unless it says so
         (
             "The user's order 1042 ships on Monday.",
             "The user's order 1042 ships on Thursday.",
+            "possible_conflict",
+        ),
+        (
+            "The user's order 1042 ships on Monday.",
+            "The user's order 1042 now ships on Thursday.",
             "contradiction",
         ),
         ("The user's son Leo is 7 years old.", "The user's son Leo is 8 years old.", "contradiction"),
@@ -344,6 +350,25 @@ _BOTH_HOLD = [
         "other_qualifier",
     ),
     ("The gym opens at 6am", "The gym opens at 8am on weekends", "other_qualifier"),
+    # trial 2, H2: another day or part of the week alone, without a word saying it changed
+    ("Priya works at Google on Mondays", "Priya works at Google on Fridays", "other_qualifier"),
+    ("The user goes to the gym on Mondays", "The user goes to the gym on Fridays", "other_qualifier"),
+    ("Priya works from home on Mondays", "Priya works from home on Fridays", "other_qualifier"),
+    ("The user goes to yoga on Wednesdays", "The user goes to yoga on Saturdays", "other_qualifier"),
+    ("The user runs in the mornings", "The user runs in the evenings", "other_qualifier"),
+    ("The weekly sync is on Tuesdays", "The weekly sync is on Thursdays", "other_qualifier"),
+    (
+        "The staging database is reset every Sunday",
+        "The staging database is reset every Wednesday",
+        "other_qualifier",
+    ),
+    # trial 2, H1: a time with another day
+    ("Priya's standup is at 9:30 on weekdays", "Priya's standup is at 11:00 on Saturdays", "other_qualifier"),
+    (
+        "Priya goes to the gym at 7:00 on Mondays",
+        "Priya goes to the gym at 18:00 on Thursdays",
+        "other_qualifier",
+    ),
     # trials, MED: alarms, appointments, reminders at another time: the user may have both
     ("The user's alarm is set for 7am", "The user's alarm is set for 9pm", "several"),
     ("The user set an alarm for 7am", "The user set an alarm for 9pm", "several"),
@@ -380,6 +405,12 @@ def test_statements_that_may_both_hold_are_at_most_a_possible_conflict(
         # a time that is the value itself ("is on Tuesdays"), a time with its day
         ("The weekly sync is on Tuesdays at 10:00", "The weekly sync is on Thursdays at 15:00"),
         ("The user's day off is Monday", "The user's day off is Friday"),
+        # another day said to be a change: "now", "actually", "instead", "moved", "changed"
+        ("The user goes to yoga on Wednesdays", "The user now goes to yoga on Saturdays"),
+        ("Priya works at Google on Mondays", "Actually, Priya works at Google on Fridays"),
+        ("The user goes to the gym on Mondays", "The user goes to the gym on Fridays instead"),
+        ("The weekly sync is on Tuesdays", "The weekly sync was moved to Thursdays"),
+        ("The weekly sync is on Tuesdays", "The weekly sync is now on Thursdays"),
         ("The kickoff call is at 9:30 on Monday", "The kickoff call is at 11:00 on Monday"),
         ("The store closes at 9pm on weekdays", "The store closes at 10pm on weekdays"),
         # an alarm or appointment said to be moved, or corrected

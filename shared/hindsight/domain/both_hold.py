@@ -11,8 +11,12 @@ reads the frames' tokens (stemmed, function words dropped) and the function word
   only). A time changed with another day is the time of each day ("school starts at 8:15 on weekdays" /
   "… at 9:00 on Saturdays"), unless the day is what "is" states ("the weekly sync is on Tuesdays at
   10:00" / "… on Thursdays at 15:00": it moved). A place qualifier alone changed after a verb may be a
-  second place; a weekday alone changed is left to the changed-value rule (the corpus labels "goes to
-  yoga on Wednesdays" / "… on Saturdays" a change).
+  second place. A day or part of the week alone changed ("works at Google on Mondays" / "… on Fridays",
+  "goes to the gym on Mondays" / "… on Fridays", "the sync is on Tuesdays" / "… on Thursdays") may be a
+  second day (``another_day``): without a word saying it changed ("now", "moved", "rescheduled",
+  "instead", "no longer", "actually", "changed", …) it is at most a possible conflict — an unsure pair is
+  flagged and visible, a true fact silently retired is not (trial 2, H2). A day that is what "is" names
+  ("the user's day off is Monday" / "… is Friday") is the value, not a qualifier.
 - **Several at once** (``several_at_once``): alarms, appointments, reminders, timers, bookings and
   reservations — the user has several at different times ("The user's alarm is set for 7am" / "… for
   9pm"; "dentist appointment at 3pm" / "… at 5pm"). A changed time or date of one is a possible conflict
@@ -58,6 +62,11 @@ RESCHEDULED = re.compile(
     r"\b(?:moved|rescheduled|postponed|pushed|delayed|brought\s+forward|changed|shifted|reset)\b", re.I
 )
 """Words that say an alarm or appointment was moved: the new time replaces the old one."""
+DAY_MOVED = re.compile(
+    r"\b(?:moved|rescheduled|postponed|pushed|delayed|brought\s+forward|changed|shifted|switched)\b", re.I
+)
+"""Words that say a day was moved (``another_day``): ``RESCHEDULED`` without "reset", which is also what a
+thing undergoes on a day ("the staging database is reset every Sunday")."""
 _DATED = re.compile(
     r"(?<![\w-])(?:1[6-9]|20)\d\d(?![\w-])|\b(?:ago|since|until|till|between|during|when|before|after"
     r"|earlier|recently|yesterday|last|as\s+an?\s+(?:child|kid|teen|teenager|student|adult)"
@@ -112,6 +121,18 @@ def other_qualifier(
         return rest_was != rest_now  # "Google on Mondays" / "Meta on Fridays", "Google" / "Meta on Fridays"
     only_qualifiers = not rest_was and not rest_now and len(q_was) == len(was) and len(q_now) == len(now)
     return only_qualifiers and not after_be  # "goes to the gym on Mondays" / "… on Fridays"
+
+
+def another_day(was: tuple[str, ...], now: tuple[str, ...], new_text: str, marked: bool) -> bool:
+    """Whether the changed span (``was`` → ``now``) changes only the day or part of the week or day
+    (``QUALIFIER_TIMES``: "Mondays" → "Fridays", "weekdays" → "weekends", "every Sunday" → "every
+    Wednesday") and the new statement (``new_text``; ``marked``: it has a correction or change marker
+    such as "now", "actually", "instead", "no longer", "new") does not say it changed (nor "moved",
+    "rescheduled", "changed", … ``DAY_MOVED``): a second day is as likely as a moved one."""
+    differing = [t for t in (*was, *now) if not (t in was and t in now)]
+    if not differing or not all(t in QUALIFIER_TIMES for t in differing):
+        return False
+    return not marked and not DAY_MOVED.search(new_text)
 
 
 def several_at_once(tokens: tuple[str, ...], verb: str | None, start: int, new_text: str) -> bool:

@@ -73,7 +73,7 @@ from difflib import SequenceMatcher
 from functools import cache, lru_cache
 from typing import Literal
 
-from hindsight.domain.both_hold import other_qualifier, several_at_once, two_past_states
+from hindsight.domain.both_hold import another_day, other_qualifier, several_at_once, two_past_states
 from hindsight.domain.memory import Source
 from hindsight.domain.rewording import same_statement
 from hindsight.domain.timetravel import takes_key
@@ -850,13 +850,17 @@ def _both_may_hold(
     """The signals that make a changed value ``was`` → ``now`` (from ``start`` of the old frame ``a``; ``b``:
     the new one; ``texts``: old and new as written) at most a possible conflict, because both statements
     may hold (``domain.both_hold``; new-user trials): another qualifier ("works at Google on Mondays" /
-    "… at Meta on Fridays"), whatever the markers; without a strong correction, another time of one of
+    "… at Meta on Fridays"), whatever the markers; a day alone changed without a change word ("on
+    Mondays" / "on Fridays"); without a strong correction, another time of one of
     several alarms or appointments ("alarm set for 7am" / "… for 9pm") or two undated past states ("lived
     in Paris" / "lived in Rome"). None: the change stands."""
     differing = [t for t in (*was, *now) if not (t in was and t in now)]
     timed = all(_numeric(t) or t in _TIME_WORDS for t in differing)
     if other_qualifier((a.tokens, a.lead), (b.tokens, b.lead), start, was, now, timed):
         return ("other_qualifier",)
+    named_day = start > 0 and a.tokens[start - 1] == "<be>" and not (a.lead[start : start + 1] or ("",))[0]
+    if not named_day and another_day(was, now, texts[1], b.correction):  # "on Mondays" / "on Fridays"
+        return ("other_qualifier",)  # maybe a second day; "the day off is Monday" / "… Friday": the value
     if b.strong:
         return None
     if two_past_states(*texts):
