@@ -5,6 +5,8 @@ computes from that text; a search shows the same labels as before."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import psycopg
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+from hindsight.adapters.postgres import injection_labels, memory_writes
 from hindsight.adapters.postgres.injection_labels import jsonb_ordered
 from hindsight.adapters.postgres.rows import MEMORY_COLUMNS, memory_from_row
 from hindsight.client import call
@@ -95,6 +98,52 @@ async def test_written_and_updated_memories_store_the_labels_a_read_computes(
     by_id = {h["memory"]["id"]: h for h in found["results"]}
     assert "possible_injection" in by_id[ids[2]]["flags"]
     assert "injection_stamp" not in by_id[ids[2]]["memory"]
+
+
+@pytest.mark.anyio
+async def test_the_worker_runs_the_detector_before_its_transaction_opens(
+    stack: LocalStack,
+    server: BackgroundServer,
+    poller: SqsPoller,
+    token: str,
+    tenant: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given writes queued through MCP (their labels are computed by the worker that stores them)
+    async with mcp_client(server.url, token) as client:
+        for w in WRITES:
+            await call(client, "memory_write", w)
+    opened = {"n": 0}
+    inside: list[bool] = []
+    transaction = memory_writes.tenant_transaction
+    detector = injection_labels.stored_injection
+
+    @asynccontextmanager
+    async def counted(pool: Any, tenant_id: str) -> AsyncIterator[Any]:
+        async with transaction(pool, tenant_id) as conn:
+            opened["n"] += 1
+            try:
+                yield conn
+            finally:
+                opened["n"] -= 1
+
+    def watched(text: str) -> tuple[list[str], str]:
+        inside.append(opened["n"] > 0)
+        return detector(text)
+
+    # When the worker stores them, the detector watched
+    with monkeypatch.context() as patch:
+        patch.setattr(memory_writes, "tenant_transaction", counted)
+        patch.setattr(injection_labels, "stored_injection", watched)
+        await drain(poller)
+    # Then it ran once per memory, never while the batch's transaction was open (issue 15)
+    assert inside == [False] * len(WRITES)
+    # And each memory holds the labels of its text as read back
+    memories = _rows(stack, tenant)
+    assert len(memories) == len(WRITES)
+    for m in memories:
+        assert m.injection_stamp == injection_stamp(_text(m)), m.content
+        assert tuple(m.injection_signals or ()) == injection_signals.__wrapped__(_text(m)), m.content
 
 
 keys = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=6)

@@ -46,7 +46,7 @@ from psycopg_pool import AsyncConnectionPool
 from hindsight.adapters.postgres.conflicts import RELATE as RELATE
 from hindsight.adapters.postgres.conflicts import check_conflicts, relate_if_new, settle, supersede
 from hindsight.adapters.postgres.history import HistoryRow, record_history
-from hindsight.adapters.postgres.injection_labels import injection_params
+from hindsight.adapters.postgres.injection_labels import Labelled, draft_params, labels_ahead
 from hindsight.adapters.postgres.key_rejoin import start_at
 from hindsight.adapters.postgres.key_resume import PAST_VALUE as PAST_VALUE
 from hindsight.adapters.postgres.key_resume import (
@@ -104,8 +104,11 @@ class PostgresMemoryWriter:
         """
         from hindsight.adapters.postgres.write_batch import store_batch  # it builds on this module
 
+        # the detector runs here, before any transaction holds locks, not at each insert (issue 15)
+        ahead = labels_ahead(item.job.draft for item in prepared if item.skip is None)
+
         async def one(conn: AsyncConnection, item: PreparedWrite) -> StoreResult:
-            return await _store_one(conn, item, dedup_cosine, self._conflict_cosine)
+            return await _store_one(conn, item, dedup_cosine, self._conflict_cosine, ahead)
 
         results: dict[UUID, StoreResult] = {}
         by_tenant: dict[str, list[PreparedWrite]] = defaultdict(list)
@@ -119,7 +122,7 @@ class PostgresMemoryWriter:
             try:
                 async with tenant_transaction(self._pool, tenant_id) as conn:
                     stored = await store_batch(
-                        conn, items, dedup_cosine, self._conflict_cosine, one, lane, reader
+                        conn, items, dedup_cosine, self._conflict_cosine, one, lane, reader, ahead
                     )
                 for item, result in zip(items, stored, strict=True):
                     results[item.job.id] = result
@@ -135,7 +138,7 @@ class PostgresMemoryWriter:
                     try:
                         async with tenant_transaction(self._pool, tenant_id) as conn:
                             results[item.job.id] = await _store_one(
-                                conn, item, dedup_cosine, self._conflict_cosine
+                                conn, item, dedup_cosine, self._conflict_cosine, ahead
                             )
                     except Exception as exc:
                         results[item.job.id] = await self._failed(tenant_id, item.job, exc)
@@ -659,9 +662,12 @@ def repeat_of(
     return None, None, refused
 
 
-def insert_params(job: WriteJob, vector: np.ndarray, content_hash: str | None = None) -> dict[str, Any]:
-    """``INSERT_MEMORY``'s parameters for ``job`` with its embedding (``vectors.vector_param``) and its
-    ``content_hash`` (computed here when not given)."""
+def insert_params(
+    job: WriteJob, vector: np.ndarray, content_hash: str | None = None, ahead: Labelled | None = None
+) -> dict[str, Any]:
+    """``INSERT_MEMORY``'s parameters for ``job`` with its embedding (``vectors.vector_param``), its
+    ``content_hash`` (computed here when not given) and its injection labels (taken from ``ahead`` when
+    computed there for its very text, else computed here: ``injection_labels.draft_params``)."""
     d = job.draft
     span = d.event_span
     return {
@@ -703,9 +709,7 @@ def insert_params(job: WriteJob, vector: np.ndarray, content_hash: str | None = 
         "session_auto_parent": job.session_seq is not None and d.causal_parent is None,
         "occurred_precision": span.precision if span else None,
         "occurred_end": span.end if span and span.precision != "instant" else None,
-        **injection_params(
-            d.content, d.key, d.query, d.summary, d.lessons, d.key_decisions, d.metadata, d.entities
-        ),
+        **draft_params(d, ahead),
     }
 
 
@@ -735,7 +739,11 @@ def _json_value(v: Any) -> Any:
 
 
 async def _store_one(
-    conn: AsyncConnection, item: PreparedWrite, dedup_cosine: float, conflict_cosine: float
+    conn: AsyncConnection,
+    item: PreparedWrite,
+    dedup_cosine: float,
+    conflict_cosine: float,
+    ahead: Labelled | None = None,
 ) -> StoreResult:
     job, embedding = item.job, item.embedding
     draft, tenant = job.draft, job.tenant_id
@@ -801,7 +809,7 @@ async def _store_one(
     replaced = await _facts_to_replace(conn, job)
     job, redated = redated_on_key(job, replaced)  # before the row is written with its start
     draft = job.draft
-    await _insert(conn, job, vector)
+    await _insert(conn, job, vector, ahead)
     for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
         await conn.execute(
             INSERT_CHUNK,
@@ -928,8 +936,10 @@ async def _facts_to_replace(conn: AsyncConnection, job: WriteJob) -> list[dict[s
     return named + [h for h in holders if all(h["id"] != n["id"] for n in named)]
 
 
-async def _insert(conn: AsyncConnection, job: WriteJob, vector: np.ndarray) -> None:
-    await conn.execute(INSERT_MEMORY, insert_params(job, vector))
+async def _insert(
+    conn: AsyncConnection, job: WriteJob, vector: np.ndarray, ahead: Labelled | None = None
+) -> None:
+    await conn.execute(INSERT_MEMORY, insert_params(job, vector, ahead=ahead))
 
 
 async def _link_in_session(conn: AsyncConnection, job: WriteJob) -> None:

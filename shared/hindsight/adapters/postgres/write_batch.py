@@ -46,6 +46,7 @@ from hindsight.adapters.postgres.conflicts import (
     unsure,
 )
 from hindsight.adapters.postgres.history import HistoryRow, status_change
+from hindsight.adapters.postgres.injection_labels import Labelled
 from hindsight.adapters.postgres.memory_writes import (
     DEDUP_CANDIDATES,
     KEY_LOCKS,
@@ -207,11 +208,14 @@ async def store_batch(
     store_one: StoreOne,
     lane: Lane | None = None,
     reader: Reader | None = None,
+    ahead: Labelled | None = None,
 ) -> list[StoreResult]:
     """Store ``items`` (one tenant) in the caller's transaction — a share of the plain new memories in a
     second transaction opened by ``lane``, when given (``batch_writes``); one result per item, in order.
     ``reader``, when given, lends a second connection that asks the store about half the jobs of the
-    first segment beside the batch's (``_Segment._query``). Raises whatever a statement raises (the caller
+    first segment beside the batch's (``_Segment._query``). ``ahead``: injection labels computed before the
+    transaction (``injection_labels.labels_ahead``), taken by each insert whose text they were computed
+    for. Raises whatever a statement raises (the caller
     then stores the jobs one by one to isolate the bad one)."""
     tenant = items[0].job.tenant_id
     rows = await fetch_all(conn, _DONE, (tenant, [i.job.id for i in items]))
@@ -227,7 +231,9 @@ async def store_batch(
         # starts, and the key locks taken above hold the same either way), so its questions can go in
         # two halves to two backends. From then on, only this transaction sees its own writes.
         beside = reader if start == 0 else None
-        segment = _Segment(conn, lane, tenant, items, dedup_cosine, conflict_cosine, done, results, beside)
+        segment = _Segment(
+            conn, lane, tenant, items, dedup_cosine, conflict_cosine, done, results, beside, ahead
+        )
         end = await segment.run(start)
         await segment.flush()
         if end < len(items) and (end == start or needs_own_path(items[end].job)):
@@ -277,8 +283,10 @@ class _Segment:
         done: dict[UUID, tuple[str, UUID | None, str | None]],
         results: list[StoreResult | None],
         reader: Reader | None = None,
+        ahead: Labelled | None = None,
     ) -> None:
         self._conn, self._lane, self._tenant, self._items = conn, lane, tenant, items
+        self._ahead = ahead  # injection labels computed before the transaction (``store_batch``)
         self._reader = reader  # a second connection for half the jobs' questions (``_query``)
         self._dedup, self._conflict = dedup_cosine, conflict_cosine
         self._done, self._results = done, results
@@ -492,7 +500,8 @@ class _Segment:
             if held_from_words_of(job, judged) is not None:
                 raise _Restart  # its inferred date yields to when it was said: ``_store_one`` re-dates it
         # Every check has passed: from here on the job's writes are decided.
-        self._writes.inserts.append(insert_params(job, self._vectors[index], self._hashes[index]))
+        vector, content_hash = self._vectors[index], self._hashes[index]
+        self._writes.inserts.append(insert_params(job, vector, content_hash, self._ahead))
         for number, (text, chunk_embedding) in enumerate(item.chunks, start=1):
             self._writes.chunks.append(
                 (job.id, number, self._tenant, job.agent_id, text, vector_param(chunk_embedding))
