@@ -76,11 +76,32 @@ UNREAD: list[tuple[str, dict[str, Any], str]] = [
         {"content": f"Sam's appointment on {AHEAD}-12-20 was cancelled", "layer": "episodic"},
         f"{AHEAD}-12-20",
     ),
+    (
+        "trial3 name after on",
+        {"content": "Sam worked on 2026-10-03 migration all week", "layer": "episodic"},
+        "2026-10-03",
+    ),
+    (
+        "trial3 present words",
+        {"content": "Sam is working on 2026-10-03 release", "layer": "episodic"},
+        "2026-10-03",
+    ),
+    (
+        "trial3 of the app",
+        {"content": "Sam released version on 2026-10-03 of the app", "layer": "episodic"},
+        "2026-10-03",
+    ),
 ]
 
 READ: list[tuple[str, dict[str, Any], str]] = [
     ("on a past day", {"content": "Sam had surgery on 2026-10-03", "layer": "episodic"}, "2026-10-03"),
     ("On <day>, first", {"content": "On 2026-10-03, Sam had surgery", "layer": "episodic"}, "2026-10-03"),
+    (
+        "on <day> in <place>",
+        {"content": "Sam had surgery on 2026-10-03 in Lisbon", "layer": "episodic"},
+        "2026-10-03",
+    ),
+    ("On <day> <Name>", {"content": "On 2026-11-20 Sam moved to Porto", "layer": "episodic"}, "2026-11-20"),
     (
         "a later day, words pointing ahead",
         {"content": f"Sam will fly to Rome on {AHEAD}-05-01", "layer": "episodic"},

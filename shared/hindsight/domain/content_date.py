@@ -13,6 +13,8 @@ ahead, and never as a fact's start (trial2 H3, M1). Never a guess, so not read:
 - part of a longer token: joined to a letter, digit or one of ``-_/.:@`` ("2026-10-03T10:00Z",
   "build-2026-10-03", "backup_2026-10-03.tar", "2026-10-03/report");
 - inside quotation marks (the same quotes the relative rules skip: a title or someone's words);
+- followed by a lower-case word that does not carry the sentence on ("on 2026-10-03 migration",
+  "on 2026-10-03 of the app": a name the date qualifies; ``_CLAUSE_GOES_ON``);
 - not right after "on": a bound rather than the day itself ("lived in Lisbon until 2023-05-01" names
   when it ended; "from 2026-10-01 to 2026-10-05" names two days), a name ("version 2026-10-03");
 - other forms: "2026/10/03", "03.10.2026", "10/3", month names, week dates ("2026-W40").
@@ -29,6 +31,18 @@ ISO_DATE = re.compile(r"(?<![\w\-/.:@])(\d{4})-(\d{2})-(\d{2})(?![\w\-/:@]|\.\w)
 the sentence)."""
 _ON = re.compile(r"\bon\s+$", re.IGNORECASE)
 """The word that introduces a date as the day something happened ("on 2026-10-03"), right before it."""
+_NEXT_WORD = re.compile(r"\s+(\w+)")
+"""The word right after a date."""
+_CLAUSE_GOES_ON = frozenset(
+    (  # noqa: SIM905 - a word list reads best as one string
+        "in at and with after before when while for to from because but so then or as during until till by "
+        "near around via the a an"
+    ).split()
+)
+"""Lower-case words that may follow the event's day ("on 2026-10-03 in Lisbon", "on 2026-10-03 and …").
+Any other lower-case word right after the date makes it a name's modifier, not the day (trial3 MED-5:
+"worked on 2026-10-03 migration", "is working on 2026-10-03 release", "version on 2026-10-03 of the app"),
+so it is not read; a capital ("On 2026-10-03 Sam moved") or punctuation after it is the day."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +63,9 @@ def stated_dates(text: str, quoted: list[tuple[int, int]]) -> list[StatedDate]:
             continue
         if not _ON.search(text, 0, match.start()):
             continue  # not introduced as the day: a bound, a name, a version, an ID
+        after = _NEXT_WORD.match(text, match.end())
+        if after and after.group(1)[0].islower() and after.group(1) not in _CLAUSE_GOES_ON:
+            continue  # "on 2026-10-03 release": a name the date qualifies
         try:
             day = date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
         except ValueError:  # 2026-02-30: no such day, nothing is read
