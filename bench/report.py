@@ -123,17 +123,23 @@ def _raw_http(raw: dict[str, Any] | None) -> str:
     )
 
 
-def _floor(floor: dict[str, Any] | None) -> str:
-    """The sentence on the floor of the write path (write_ack's ``floor_bare_asgi`` row, ``--floor``), or
-    ""."""
+def _floor(floor: dict[str, Any] | None, client: dict[str, Any] | None = None) -> str:
+    """The sentences on the floor of the write path (write_ack's ``floor_bare_asgi`` row, ``--floor``, and
+    ``floor_official_client`` when recorded), or ""."""
     if not floor:
         return ""
-    return (
+    text = (
         f" The same POST to a bare ASGI app under uvicorn that only parses it and sends one SendMessage "
         f"from a kept thread (the floor: one HTTP round trip and a thread hop over SendMessage, no MCP SDK, "
         f"auth, rate limit, input checks or operation log): p50 {_ms(floor['p50'])} ms, "
         f"{floor['ratio_p50']}× SendMessage."
     )
+    if client:
+        text += (
+            f" The same write through the official MCP client to that app (the client's own work added): "
+            f"p50 {_ms(client['p50'])} ms, {client['ratio_p50']}× SendMessage."
+        )
+    return text
 
 
 def _ms(value: Any) -> str:
@@ -1435,7 +1441,7 @@ def _observations(data: dict[str, Any], out: list[str]) -> None:
             f"the emulator took p50 {_ms(raw['p50'])} ms (p99 {_ms(raw['p99'])}), the whole `memory_write` "
             f"p50 {_ms(ack['p50'])} ms."
             + _raw_http(ack.get("raw_http"))
-            + _floor(ack.get("floor_bare_asgi"))
+            + _floor(ack.get("floor_bare_asgi"), ack.get("floor_official_client"))
             + _server_parts(ack.get("server_parts_p50_ms"), "raw_http" in ack)
         )
     loc = data.get("locomo")

@@ -16,9 +16,11 @@ No worker runs meanwhile: the acknowledgement is what is measured, not storage.
 ``--floor`` adds the write path's floor on this machine in the same rounds: after the raw POST, the same
 request to a bare ASGI app under uvicorn (a process of its own) that only parses it and sends one
 SendMessage from a kept thread, as the server's queue adapter does (``floor_bare_asgi``: no MCP SDK, no
-Starlette, no auth, rate limit, input checks or operation log). What the MCP app adds over that floor
-is what can be optimised; what the floor adds over SendMessage alone (one HTTP round trip and a thread
-hop) cannot.
+Starlette, no auth, rate limit, input checks or operation log), then the same write through the official
+MCP client to that app (``floor_official_client``: the app also answers ``initialize`` and ``tools/list``
+with this server's tools, so the client does its usual work, output-schema check included). What the MCP
+app adds over the floor of its client is what can be optimised; what the floor adds over SendMessage
+alone (one HTTP round trip, a thread hop, and the client's own work) cannot.
 
 ``--record`` merges the result into bench/results/latest.json (then ``make bench-report``); each run also
 reports where the server's time goes (``server_parts_p50_ms``: medians of the tool call, the SQS send,
@@ -111,21 +113,25 @@ def _serve(settings: Settings, port: int, log_file: Path) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
-def _serve_floor(endpoint: str, port: int) -> None:
+def _serve_floor(endpoint: str, port: int, queue_url: str, tools_file: Path) -> None:
     """Child process: the floor of a write acknowledgement over HTTP (``_floor_app``) under uvicorn on
     127.0.0.1:port, served as ``_serve`` serves the MCP app, until terminated."""
     import uvicorn
 
-    uvicorn.run(_floor_app(endpoint), host="127.0.0.1", port=port, log_level="warning")
+    app = _floor_app(endpoint, queue_url, json.loads(tools_file.read_text()))
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
-def _floor_app(endpoint: str) -> Any:
+def _floor_app(endpoint: str, queue_url: str, tools: list[dict[str, Any]]) -> Any:
     """A bare ASGI app that does for a ``tools/call`` POST only what an acknowledgement cannot skip: read
     the body, parse the JSON-RPC request, one SendMessage of its arguments (to the queue URL the request
-    names in ``params.queue_url``) in a kept thread, as ``SqsJobQueue`` sends, and answer a JSON-RPC
-    result naming the message id. No MCP SDK, no Starlette, no auth, no rate limit, no input checks, no
-    operation log: the write path's floor on this machine, in the same run (``floor_bare_asgi``).
-    ``GET /healthz`` answers 200."""
+    names in ``params.queue_url``, else ``queue_url``) in a kept thread, as ``SqsJobQueue`` sends, and
+    answer a ``memory_write``-shaped result (text and structured content) naming the message id. No MCP
+    SDK, no Starlette, no auth, no rate limit, no input checks, no operation log: the write path's floor
+    on this machine, in the same run (``floor_bare_asgi``). For the official MCP client
+    (``floor_official_client``) it also answers ``initialize`` (legacy era), ``tools/list`` (``tools``)
+    and notifications (202). ``GET /healthz`` answers 200."""
+    import uuid
     from concurrent.futures import ThreadPoolExecutor
 
     from hindsight.adapters.sqs_queue import sqs_client
@@ -148,23 +154,43 @@ def _floor_app(endpoint: str) -> Any:
         answer: dict[str, Any] = {"status": "ok"}
         if scope["method"] == "POST":
             request = json.loads(body)
-            params = request["params"]
-            sent = await asyncio.wrap_future(
-                threads.submit(
-                    sqs.send_message,
-                    QueueUrl=params["queue_url"],
-                    MessageBody=json.dumps(params["arguments"]),
-                    MessageAttributes={
-                        "kind": {"DataType": "String", "StringValue": "memory.write"},
-                        "tenant_id": {"DataType": "String", "StringValue": "floor"},
-                    },
+            if "id" not in request:  # a notification (notifications/initialized)
+                await send({"type": "http.response.start", "status": 202, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
+                return
+            params = request.get("params") or {}
+            result: dict[str, Any]
+            if request["method"] == "initialize":
+                result = {
+                    "protocolVersion": params["protocolVersion"],
+                    "capabilities": {"tools": {"listChanged": False}},
+                    "serverInfo": {"name": "floor", "version": "0"},
+                }
+            elif request["method"] == "tools/list":
+                result = {"tools": tools}
+            else:
+                sent = await asyncio.wrap_future(
+                    threads.submit(
+                        sqs.send_message,
+                        QueueUrl=params.get("queue_url", queue_url),
+                        MessageBody=json.dumps(params["arguments"]),
+                        MessageAttributes={
+                            "kind": {"DataType": "String", "StringValue": "memory.write"},
+                            "tenant_id": {"DataType": "String", "StringValue": "floor"},
+                        },
+                    )
                 )
-            )
-            answer = {
-                "jsonrpc": "2.0",
-                "id": request["id"],
-                "result": {"structuredContent": {"id": sent["MessageId"], "status": "queued"}},
-            }
+                ack = {
+                    "id": str(uuid.UUID(sent["MessageId"])),
+                    "status": "queued",
+                    "submitted_at": "2026-12-07T00:00:00Z",
+                }
+                result = {
+                    "content": [{"type": "text", "text": json.dumps(ack, indent=2)}],
+                    "structuredContent": ack,
+                    "isError": False,
+                }
+            answer = {"jsonrpc": "2.0", "id": request["id"], "result": result}
         data = json.dumps(answer).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -177,16 +203,20 @@ class ServerProcess:
     """The MCP server in a spawned process (context manager); ``url`` once it answers /healthz."""
 
     def __init__(self, settings: Settings, log_file: Path, floor_endpoint: str | None = None) -> None:
-        """``floor_endpoint``: serve the floor app (``_floor_app``, SQS at that endpoint) instead."""
+        """``floor_endpoint``: serve the floor app (``_floor_app``, SQS at that endpoint, the settings'
+        write queue, the MCP server's tools) instead."""
         from hindsight.local.ports import free_port
 
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
-        target, args = (
-            (_serve, (settings.replace(http_port=self.port), self.port, log_file))
-            if floor_endpoint is None
-            else (_serve_floor, (floor_endpoint, self.port))
-        )
+        if floor_endpoint is None:
+            target: Any = _serve
+            args: tuple[Any, ...] = (settings.replace(http_port=self.port), self.port, log_file)
+        else:
+            tools_file = log_file.with_name("floor-tools.json")
+            tools_file.write_text(json.dumps(_tool_list()))
+            target = _serve_floor
+            args = (floor_endpoint, self.port, settings.write_queue_url, tools_file)
         self._proc = multiprocessing.get_context("spawn").Process(target=target, args=args, daemon=True)
 
     def __enter__(self) -> ServerProcess:
@@ -207,6 +237,18 @@ class ServerProcess:
     def __exit__(self, *exc: object) -> None:
         self._proc.terminate()
         self._proc.join(10)
+
+
+def _tool_list() -> list[dict[str, Any]]:
+    """The MCP server's ``tools/list`` answer (JSON), as the floor app gives it to the official client."""
+    from hindsight.api.mcp_context import ContainerHolder
+    from hindsight.api.mcp_server import create_mcp_server
+
+    async def factory() -> Any:
+        raise RuntimeError("the tool list needs no container")
+
+    tools = asyncio.run(create_mcp_server(ContainerHolder(), Settings(), factory).list_tools())
+    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
 
 
 def _write_args(m: synthetic.Memory) -> dict[str, Any]:
@@ -286,8 +328,9 @@ async def interleaved(
 ) -> dict[str, Any]:
     """``count`` rounds (after ``warmup``) of SendMessage, memory_write through the official client,
     memory_write as a raw JSON-RPC POST and, with ``floor_url``, the raw POST's request to the floor app
-    (``_floor_app``). Returns the official client's percentiles (ms) with its p50 ratio and median
-    per-round ratio, SendMessage's percentiles, and ``raw_http``'s and ``floor_bare_asgi``'s rows alike.
+    (``_floor_app``) and the same write through the official client to it. Returns the official client's
+    percentiles (ms) with its p50 ratio and median per-round ratio, SendMessage's percentiles, and
+    ``raw_http``'s, ``floor_bare_asgi``'s and ``floor_official_client``'s rows alike.
 
     Raises RuntimeError if an acknowledgement is not ``queued``."""
     import httpx2
@@ -299,12 +342,14 @@ async def interleaved(
     acks: list[float] = []
     raws: list[float] = []
     floors: list[float] = []
+    floor_clients: list[float] = []
     sends: list[float] = []
     headers = {**RAW_HEADERS, "Authorization": f"Bearer {token}"}
-    async with (
-        connect(url, token, mode="legacy") as client,
-        httpx2.AsyncClient(headers=headers, timeout=60) as http,
-    ):
+    async with contextlib.AsyncExitStack() as stack:
+        client = await stack.enter_async_context(connect(url, token, mode="legacy"))
+        http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=60))
+        if floor_url is not None:
+            floor_client = await stack.enter_async_context(connect(floor_url, token, mode="legacy"))
         for i, m in enumerate(memories):
             args = _write_args(m)
             body = json.dumps(args)
@@ -324,11 +369,23 @@ async def interleaved(
                 started = time.perf_counter()
                 await _floor_post(http, floor_url, i, raw_args, queue_url)
                 floors.append((time.perf_counter() - started) * 1000)
+                started = time.perf_counter()
+                floored = await call(floor_client, "memory_write", raw_args)
+                floor_clients.append((time.perf_counter() - started) * 1000)
+                if floored.get("status") != "queued":
+                    raise RuntimeError(f"floor answered the official client {floored}")
             if i >= warmup:
                 sends.append(sent)
                 acks.append(acked)
                 raws.append(raw_acked)
-    floor = {"floor_bare_asgi": _row(floors[warmup:], sends)} if floors else {}
+    floor = (
+        {
+            "floor_bare_asgi": _row(floors[warmup:], sends),
+            "floor_official_client": _row(floor_clients[warmup:], sends),
+        }
+        if floors
+        else {}
+    )
     return {
         **_row(acks, sends),
         "sqs_send_message_alone": percentiles(sends),
@@ -336,7 +393,12 @@ async def interleaved(
         **floor,
         "protocol": "interleaved rounds: SendMessage, memory_write through the official MCP client, "
         "memory_write as a raw JSON-RPC POST"
-        + (", the raw POST to a bare ASGI app doing only its SendMessage (floor)" if floors else "")
+        + (
+            ", the raw POST to a bare ASGI app doing only its SendMessage (floor), the same write through "
+            "the official MCP client to that app"
+            if floors
+            else ""
+        )
         + "; MCP server (and floor app) each in its own process",
     }
 

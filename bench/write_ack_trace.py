@@ -3,6 +3,7 @@ server, per request, on the machine's one monotonic clock, so the segments of on
 across the two processes.
 
     python bench/write_ack_trace.py [--count 300] [--checkout NAME=PATH ...] [--fast-sqs] [--redis]
+                                    [--mode legacy|2026-07-28] [--profile]
     python bench/write_ack_trace.py --client-only [--count 500]
 
 Each round: one SendMessage from this process, then for every checkout (its MCP server a process of its own,
@@ -12,10 +13,15 @@ when httpx hands the request over and when the response headers arrive; the serv
 arrival (outermost ASGI), the token check, ``call_tool``, the rate limit, admission, the SQS send (and
 inside it when the queue's send thread starts and ends the SendMessage), the operation log, the
 response's start and the request's end (``--redis``: also the rate limit's first Redis send and its last
-reply). Prints each segment's median, per checkout and client, the server's path from
-arrival to SendMessage (everything an acknowledgement waits for before the one call it cannot skip) and
-from SendMessage's end to the response, and the end-to-end p50s with their per-round ratios to the first
-checkout. Medians of per-request differences: segments do not add up to the total exactly.
+reply). ``--mode``: the official client's protocol era (the raw POST stays 2025-11-25). ``--profile``: each
+server's main thread also runs under cProfile (its times then include the profiler's own cost; compare
+the profiles, not the times), the top functions by cumulative and own time printed per server and the
+whole profile kept next to its marks (``<name>.prof``).
+
+Prints each segment's median, per checkout and client, the server's path from arrival to SendMessage
+(everything an acknowledgement waits for before the one call it cannot skip) and from SendMessage's end
+to the response, and the end-to-end p50s with their per-round ratios to the first checkout. Medians of
+per-request differences: segments do not add up to the total exactly.
 
 ``--fast-sqs`` runs moto with the local stack's per-call cost independent of the queue's depth
 (``hindsight.local.moto_sqs``); without it moto is as released, as ``write_ack.py`` runs it (its SendMessage
@@ -153,9 +159,12 @@ def _traced(app: Any) -> Any:
     return traced
 
 
-def serve_child(port: int, out: Path, settings_file: Path, redis: bool) -> None:
+def serve_child(port: int, out: Path, settings_file: Path, redis: bool, profile: bool = False) -> None:
     """The checkout's MCP HTTP app under uvicorn on 127.0.0.1:``port``, traced; its requests' marks are
-    written to ``out`` (JSON) when it is terminated."""
+    written to ``out`` (JSON) when it is terminated (``profile``: and its main thread's cProfile to
+    ``out`` with the suffix ``.prof``)."""
+    import cProfile
+
     import uvicorn
 
     from hindsight.api.mcp_server import create_http_app
@@ -169,7 +178,12 @@ def serve_child(port: int, out: Path, settings_file: Path, redis: bool) -> None:
     if redis:
         _mark_redis()
 
+    profiler = cProfile.Profile() if profile else None
+
     def dump(*_: object) -> None:
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(out.with_suffix(".prof"))
         out.write_text(json.dumps(ROWS))
         os._exit(0)
 
@@ -178,13 +192,17 @@ def serve_child(port: int, out: Path, settings_file: Path, redis: bool) -> None:
     configure_local_logging("WARNING")
     configure_json_log_file(out.with_name(f"{out.stem}.log"))
     app = create_http_app(settings, lambda: build_container(settings))
+    if profiler is not None:
+        profiler.enable()
     uvicorn.run(_traced(app), host="127.0.0.1", port=port, log_level="warning")
 
 
 class Server:
     """One checkout's traced server in a subprocess (context manager); ``url`` once /healthz answers."""
 
-    def __init__(self, name: str, checkout: Path, settings: Any, outdir: Path, redis: bool) -> None:
+    def __init__(
+        self, name: str, checkout: Path, settings: Any, outdir: Path, redis: bool, profile: bool = False
+    ) -> None:
         from hindsight.local.ports import free_port
 
         self.name = name
@@ -197,7 +215,10 @@ class Server:
         args = [sys.executable, __file__, "--serve", str(self.port), str(self.out), str(settings_file)]
         self._err = (outdir / f"{name}.err").open("w")
         self._proc = subprocess.Popen(
-            [*args, *(["--redis"] if redis else [])], env=env, stdout=self._err, stderr=self._err
+            [*args, *(["--redis"] if redis else []), *(["--profile"] if profile else [])],
+            env=env,
+            stdout=self._err,
+            stderr=self._err,
         )
 
     def __enter__(self) -> Server:
@@ -225,7 +246,7 @@ class Server:
 
 
 async def _rounds(
-    servers: list[Server], token: str, endpoint: str, queue_url: str, count: int, warmup: int
+    servers: list[Server], token: str, endpoint: str, queue_url: str, count: int, warmup: int, mode: str
 ) -> tuple[list[float], dict[str, list[dict[str, dict[str, float]]]]]:
     """SendMessage times (ms) and, per server, each kept round's client marks by client kind."""
     import httpx2
@@ -258,7 +279,7 @@ async def _rounds(
                 )
             )
             transport = streamable_http_client(server.url, http_client=http)
-            clients[server.name] = await stack.enter_async_context(Client(transport, mode="legacy"))  # type: ignore[arg-type]
+            clients[server.name] = await stack.enter_async_context(Client(transport, mode=mode))  # type: ignore[arg-type]
         raw = await stack.enter_async_context(
             httpx2.AsyncClient(
                 headers={**RAW_HEADERS, "Authorization": f"Bearer {token}", "x-trace": "raw"},
@@ -320,7 +341,15 @@ def _summary(server: Server, rounds: list[dict[str, dict[str, float]]]) -> dict[
     return result
 
 
-def trace(checkouts: list[tuple[str, Path]], count: int, warmup: int, fast_sqs: bool, redis: bool) -> None:
+def trace(
+    checkouts: list[tuple[str, Path]],
+    count: int,
+    warmup: int,
+    fast_sqs: bool,
+    redis: bool,
+    mode: str = "legacy",
+    profile: bool = False,
+) -> None:
     """Run the rounds against every checkout's server and print the breakdown (see the module doc)."""
     from common import bench_tmpdir, external_sqs
     from latency import NO_RATE_LIMIT, TENANT
@@ -336,16 +365,27 @@ def trace(checkouts: list[tuple[str, Path]], count: int, warmup: int, fast_sqs: 
             outdir = bench_tmpdir("write-ack-trace-out")
             with contextlib.ExitStack() as running:
                 servers = [
-                    running.enter_context(Server(name, path, settings, outdir, redis))
+                    running.enter_context(Server(name, path, settings, outdir, redis, profile))
                     for name, path in checkouts
                 ]
                 load_before = os.getloadavg()
-                sends, kept = asyncio.run(_rounds(servers, token, endpoint, queues.writes, count, warmup))
+                sends, kept = asyncio.run(
+                    _rounds(servers, token, endpoint, queues.writes, count, warmup, mode)
+                )
                 load_after = os.getloadavg()
             summaries = {s.name: _summary(s, kept[s.name]) for s in servers}
+    if profile:
+        import pstats
+
+        for server in servers:
+            stats = pstats.Stats(str(server.out.with_suffix(".prof")))
+            print(f"{server.name}: server main-thread profile, {server.out.with_suffix('.prof')}")
+            stats.sort_stats("cumulative").print_stats(45)
+            stats.sort_stats("tottime").print_stats(30)
     send_p50 = statistics.median(sends)
     print(
-        f"SendMessage alone p50 {send_p50:.2f} ms, n={len(sends)}, load {load_before[:2]} -> {load_after[:2]}"
+        f"mode {mode}; SendMessage alone p50 {send_p50:.2f} ms, n={len(sends)}, "
+        f"load {load_before[:2]} -> {load_after[:2]}"
     )
     first = checkouts[0][0]
     for name, summary in summaries.items():
@@ -522,11 +562,15 @@ def main() -> None:
         "--redis", action="store_true", help="also mark the rate limit's Redis send and reply"
     )
     parser.add_argument("--client-only", action="store_true", help="the official client's own cost")
+    parser.add_argument(
+        "--mode", choices=["legacy", "2026-07-28"], default="legacy", help="official client's era"
+    )
+    parser.add_argument("--profile", action="store_true", help="cProfile each server's main thread")
     parser.add_argument("--serve", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--stub", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve_child(int(args.serve[0]), Path(args.serve[1]), Path(args.serve[2]), args.redis)
+        serve_child(int(args.serve[0]), Path(args.serve[1]), Path(args.serve[2]), args.redis, args.profile)
     elif args.stub:
         stub_child(int(args.stub[0]), Path(args.stub[1]))
     elif args.client_only:
@@ -536,7 +580,15 @@ def main() -> None:
         for name, path in checkouts:
             if not (path / "shared" / "hindsight").is_dir():  # else the venv's own install would be traced
                 parser.error(f"--checkout {name}={path}: no shared/hindsight there")
-        trace(checkouts or [("this", HERE.parent)], args.count, args.warmup, args.fast_sqs, args.redis)
+        trace(
+            checkouts or [("this", HERE.parent)],
+            args.count,
+            args.warmup,
+            args.fast_sqs,
+            args.redis,
+            args.mode,
+            args.profile,
+        )
 
 
 if __name__ == "__main__":
