@@ -273,6 +273,60 @@ async def test_statements_that_may_both_hold_are_flagged_never_superseded(
     assert kinds == {(new["memory"]["id"], old["memory"]["id"], "contradicts")}
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # trial 3, finding 1: the "any more" is about the son's football, in another clause
+        (
+            "Lena plays tennis on Tuesdays",
+            "Lena plays tennis on Thursdays; her son doesn't play football any more",
+        ),
+        # finding 2: a new class may be one more, not another in place of the old one
+        ("Emma's yoga class is at 7am", "Emma's new yoga class is at 6pm"),
+        ("Emma's yoga class is on Tuesdays", "Emma's new yoga class is on Thursdays"),
+        # finding 4: an admission of a mistake does not say which fact was wrong
+        ("I am allergic to peanuts", "Sorry, I was wrong: I am allergic to cats"),
+        # finding 5: a day and a time changed together, without a word saying they changed
+        ("Emma's swim class is on Tuesdays at 7pm", "Emma's swim class is on Thursdays at 6pm"),
+    ],
+)
+async def test_a_change_word_elsewhere_or_a_new_thing_retires_no_true_fact(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
+) -> None:
+    """New-user trial 3, findings 1, 2, 4, 5: the old fact stays active beside the new one (at most linked
+    ``contradicts`` and flagged), never superseded."""
+    old, new = await _write_two(server, poller, token, first, second)
+    assert (old["memory"]["status"], new["memory"]["status"]) == ("active", "active")
+    assert not [r for r in old["relations"] if r["kind"] == "supersedes"]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # trial 3, finding 3: the same subject's time changed, however the change is written
+        ("Emma's piano lesson is on Tuesdays", "Emma's piano lesson moved to Thursdays"),
+        ("Emma's piano lesson is on Tuesdays", "Emma's piano lesson has moved to Thursdays"),
+        ("The book club meets on Tuesdays", "The book club switched to Thursdays"),
+        ("Emma has piano on Tuesdays", "Emma has piano on Fridays now"),
+        ("The recycling is collected on Tuesdays", "The recycling is now collected on Wednesdays"),
+        ("Emma's swim class is on Tuesdays", "Emma's swim class isn't on Tuesdays, it's on Thursdays"),
+        # finding 4: the statement after the preface is read; a time changed on one flight
+        ("The user's flight lands at 18:40", "Sorry, I was wrong: the user's flight lands at 20:15"),
+        # finding 5: a day and a time said to have changed
+        ("Emma's swim class is on Tuesdays at 7pm", "Emma's swim class is now on Thursdays at 6pm"),
+    ],
+)
+async def test_a_time_change_of_the_same_subject_supersedes(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
+) -> None:
+    """New-user trial 3, finding 3: "moved to", "switched to", "… now", "isn't A, it's B" retire the old
+    time of the same subject (docs/detectors.md)."""
+    old, new = await _write_two(server, poller, token, first, second)
+    assert (old["memory"]["status"], new["memory"]["status"]) == ("superseded", "active")
+    kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in old["relations"]}
+    assert (new["memory"]["id"], old["memory"]["id"], "supersedes") in kinds
+
+
 async def test_a_value_written_another_way_is_no_new_value(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:

@@ -6,9 +6,11 @@ day after the write's is read only when the words point ahead, never as a fact's
 left unread: the memory is placed at the write time and the write answer says ``time_not_read``.
 
 - H3: "Sam's passport expires on <future>" / keyed "lease ends on <future>" held from that day, so not
-  valid now. H4: "firmware version 2026-10-03", "ticket ID 2026-10-03", "the 2026-10-03 release notes"
-  placed on that day. M1: "had surgery on <future>" stored as upcoming, "appointment on <future> was
-  cancelled" placed then. Future days are counted from the current year, so they stay ahead.
+  valid now; trial 3 (LOW): "Sam's lease ends on <past day>" held from that past day — a fact's end day
+  is never its start, past or not. H4: "firmware version 2026-10-03", "ticket ID 2026-10-03", "the
+  2026-10-03 release notes" placed on that day. M1: "had surgery on <future>" stored as upcoming,
+  "appointment on <future> was cancelled" placed then. Future days are counted from the current year, so
+  they stay ahead.
 """
 
 from __future__ import annotations
@@ -76,6 +78,14 @@ UNREAD: list[tuple[str, dict[str, Any], str]] = [
         {"content": f"Sam's appointment on {AHEAD}-12-20 was cancelled", "layer": "episodic"},
         f"{AHEAD}-12-20",
     ),
+    # trial 3, LOW: a past day a fact's words say something ends on is its end, not when it holds from
+    ("trial3 lease ends, past", {"content": "Sam's lease ends on 2026-10-03"}, "2026-10-03"),
+    (
+        "trial3 lease ends, past, keyed",
+        {"content": "Sam's lease ends on 2026-10-03", "key": "lease_end"},
+        "2026-10-03",
+    ),
+    ("trial3 passport expired", {"content": "Sam's passport expired on 2026-10-03"}, "2026-10-03"),
     (
         "trial3 name after on",
         {"content": "Sam worked on 2026-10-03 migration all week", "layer": "episodic"},
@@ -102,6 +112,8 @@ READ: list[tuple[str, dict[str, Any], str]] = [
         "2026-10-03",
     ),
     ("On <day> <Name>", {"content": "On 2026-11-20 Sam moved to Porto", "layer": "episodic"}, "2026-11-20"),
+    # an episode's end is the day it tells of (trial 3, LOW: only a fact's end is not its start)
+    ("an ending episode", {"content": "Sam's lease ended on 2026-10-03", "layer": "episodic"}, "2026-10-03"),
     (
         "a later day, words pointing ahead",
         {"content": f"Sam will fly to Rome on {AHEAD}-05-01", "layer": "episodic"},

@@ -21,7 +21,7 @@ from hindsight.domain.contradiction import compare_facts, is_additive, resolve
         # polarity, changed values, explicit corrections
         ("The user is vegetarian.", "The user is not vegetarian.", "contradiction"),
         ("The flight lands at 18:40.", "Correction: the flight lands at 20:15.", "contradiction"),
-        ("The sync is on Tuesdays at 10:00.", "The sync is on Thursdays at 15:00.", "contradiction"),
+        ("The sync is on Tuesdays at 10:00.", "The sync is now on Thursdays at 15:00.", "contradiction"),
         ("The user prefers tea.", "The user prefers coffee, not tea.", "contradiction"),
         ("我很喜欢吃泰式绿咖喱。", "我不再喜欢吃泰式绿咖喱了。", "contradiction"),
         ("用户的生日是5月3日。", "用户的生日是6月9日。", "contradiction"),
@@ -357,6 +357,19 @@ _BOTH_HOLD = [
     ("The user goes to yoga on Wednesdays", "The user goes to yoga on Saturdays", "other_qualifier"),
     ("The user runs in the mornings", "The user runs in the evenings", "other_qualifier"),
     ("The weekly sync is on Tuesdays", "The weekly sync is on Thursdays", "other_qualifier"),
+    # trial 3, finding 5: a day and a time changed together, without a word saying they changed — a
+    # second session at another time is as likely as a moved one (decided: flagged, as a day alone is)
+    (
+        "The weekly sync is on Tuesdays at 10:00",
+        "The weekly sync is on Thursdays at 15:00",
+        "other_qualifier",
+    ),
+    (
+        "Emma's swim class is on Tuesdays at 7pm",
+        "Emma's swim class is on Thursdays at 6pm",
+        "other_qualifier",
+    ),
+    ("Emma's swim class is Tuesdays at 7pm", "Emma's swim class is Thursdays at 6pm", "other_qualifier"),
     (
         "The staging database is reset every Sunday",
         "The staging database is reset every Wednesday",
@@ -402,9 +415,9 @@ def test_statements_that_may_both_hold_are_at_most_a_possible_conflict(
     [
         # the same qualifier on both sides: the value changed
         ("The user works at Google on Mondays", "The user works at Meta on Mondays"),
-        # a time that is the value itself ("is on Tuesdays"), a time with its day
-        ("The weekly sync is on Tuesdays at 10:00", "The weekly sync is on Thursdays at 15:00"),
+        # a day that is the value itself ("the day off is Monday"); a day and time said to have changed
         ("The user's day off is Monday", "The user's day off is Friday"),
+        ("The weekly sync is on Tuesdays at 10:00", "The weekly sync was moved to Thursdays at 15:00"),
         # another day said to be a change: "now", "actually", "instead", "moved", "changed"
         ("The user goes to yoga on Wednesdays", "The user now goes to yoga on Saturdays"),
         ("Priya works at Google on Mondays", "Actually, Priya works at Google on Fridays"),
@@ -507,3 +520,83 @@ def test_the_labelled_pairs_meet_the_published_floor() -> None:
     assert sum(v == "contradiction" for v in negatives) / len(negatives) < 0.02
     assert supersedes.count("contradiction") / len(supersedes) >= 0.95
     assert supersedes.count("contradiction") / sum(label == "contradiction" for label, _ in found) >= 0.7
+
+
+_TRIAL3_NEVER_SUPERSEDED = [
+    # finding 1: a change word in another clause is about that clause, not the compared statement
+    ("Lena plays tennis on Tuesdays", "Lena plays tennis on Thursdays; her son no longer plays football"),
+    ("Lena plays tennis on Tuesdays", "Lena plays tennis on Thursdays - her son no longer plays football"),
+    ("Lena plays tennis on Tuesdays", "Lena plays tennis on Thursdays; she doesn't play football any more"),
+    ("Lena plays tennis on Tuesdays", "Lena plays tennis on Thursdays because her son now plays on Tuesdays"),
+    # finding 2: a new thing may be one more, not another in place of the old one
+    ("Emma's yoga class is at 7am", "Emma's new yoga class is at 6pm"),
+    ("Emma's yoga class is on Tuesdays", "Emma's new yoga class is on Thursdays"),
+    ("My yoga class is on Tuesdays", "My new yoga class is on Thursdays"),
+    ("The user takes a yoga class on Tuesdays", "The user started a new yoga class on Thursdays"),
+    # finding 3: a move of another subject, or of the user, or one still ahead
+    ("Emma plays tennis on Tuesdays", "Emma's tennis moved to Thursdays"),
+    ("Emma has piano on Tuesdays", "Emma's piano moved to Fridays"),
+    ("The user goes to yoga on Tuesdays", "The user switched to Thursdays"),
+    ("Emma's piano lesson is on Tuesdays", "Emma's swim class moved to Thursdays"),
+    ("Emma's piano lesson is on Tuesdays", "Emma's piano lesson will be moved to Thursdays"),
+    ("Emma has piano on Tuesdays", "Emma has piano on Fridays"),  # no change word: maybe a second day
+    ("The user has a meeting at 3pm", "The user has a meeting at 5pm"),
+    # finding 4: an admission of a mistake does not say which fact was wrong
+    ("The user's gym is open until 10pm", "Sorry, I was wrong: the user's dentist is Dr. Kim"),
+    ("I am allergic to peanuts", "Sorry, I was wrong: I am allergic to cats"),
+    ("The user's appointment is at 3pm", "Sorry, I was wrong: the user's appointment is at 4pm"),
+    # finding 5 (decided): a day and a time changed together without a change word
+    ("Emma's swim class is on Tuesdays at 7pm", "Emma's swim class is on Thursdays at 6pm"),
+    ("Emma has swimming on Tuesdays at 7pm", "Emma has swimming on Thursdays at 6pm"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), _TRIAL3_NEVER_SUPERSEDED)
+def test_trial3_a_true_fact_is_never_retired(old: str, new: str) -> None:
+    """New-user trial 3, findings 1-5: a change word in another clause, a new additional thing, a move of
+    another subject, an admission of a mistake about something else, or a day and time changed together
+    without a change word retire nothing (at most a possible conflict)."""
+    assert compare_facts(new, old).relation in ("possible_conflict", "unrelated")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # finding 3: a change of the same subject's time, however it is written
+        ("Emma's piano lesson is on Tuesdays", "Emma's piano lesson moved to Thursdays"),
+        ("Emma's piano lesson is on Tuesdays", "Emma's piano lesson has moved to Thursdays"),
+        ("Emma's piano lesson is on Tuesdays", "Emma's piano lesson switched to Thursdays"),
+        ("The book club meets on Tuesdays", "The book club moved to Thursdays"),
+        ("The book club meets on Tuesdays", "The book club has been rescheduled to Thursdays"),
+        ("The team standup is at 9:30", "The team standup moved to 10:00"),
+        ("The sync is at 10:00 on Tuesdays", "The sync was pushed back to 11:00"),
+        ("Emma has piano on Tuesdays", "Emma has piano on Fridays now"),
+        ("The recycling is collected on Tuesdays", "The recycling is now collected on Wednesdays"),
+        ("Emma's swim class is on Tuesdays", "Emma's swim class isn't on Tuesdays, it's on Thursdays"),
+        ("Emma's swim class is on Tuesdays", "Emma's swim class is not on Tuesdays but on Thursdays"),
+        # ... and a change word in the compared statement still counts, whatever follows it
+        ("Lena plays tennis on Tuesdays", "Lena now plays tennis on Thursdays; her son plays football"),
+        # a person's move is still a move; "new" before an attribute holding one value still replaces it
+        ("The user lives in Paris", "The user has moved to Rome"),
+        ("My manager is Anna.", "My new manager is Tom."),
+        # finding 4: the preface no longer hides the statement; a slot holding one value changes
+        ("The user lives in Paris", "Sorry, I was wrong: the user lives in Rome"),
+        ("The flight lands at 18:40.", "Correction - the flight lands at 20:15."),
+        # finding 5: a day and a time said to have changed
+        ("Emma's swim class is on Tuesdays at 7pm", "Emma's swim class is now on Thursdays at 6pm"),
+    ],
+)
+def test_trial3_a_change_of_the_same_subject_supersedes(old: str, new: str) -> None:
+    assert compare_facts(new, old).relation == "contradiction"
+
+
+def test_trial3_signals_name_the_rule() -> None:
+    assert (
+        "moved"
+        in compare_facts("The book club moved to Thursdays", "The book club meets on Tuesdays").signals
+    )
+    assert (
+        "new_thing" in compare_facts("Emma's new yoga class is at 6pm", "Emma's yoga class is at 7am").signals
+    )
+    admitted = compare_facts("Sorry, I was wrong: I am allergic to cats", "I am allergic to peanuts")
+    assert admitted.relation == "possible_conflict"

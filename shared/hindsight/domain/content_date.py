@@ -15,6 +15,9 @@ ahead, and never as a fact's start (trial2 H3, M1). Never a guess, so not read:
 - inside quotation marks (the same quotes the relative rules skip: a title or someone's words);
 - followed by a lower-case word that does not carry the sentence on ("on 2026-10-03 migration",
   "on 2026-10-03 of the app": a name the date qualifies; ``_CLAUSE_GOES_ON``);
+- in a fact's words, the day something ends ("the lease ends on 2026-10-03", "expired on", "is due
+  on": ``StatedDate.ends``, read by ``relative_time``): a fact holds from when it began, and its end is
+  not that; an episode's "ended on 2026-10-03" is still its day;
 - not right after "on": a bound rather than the day itself ("lived in Lisbon until 2023-05-01" names
   when it ended; "from 2026-10-01 to 2026-10-05" names two days), a name ("version 2026-10-03");
 - other forms: "2026/10/03", "03.10.2026", "10/3", month names, week dates ("2026-W40").
@@ -45,13 +48,25 @@ Any other lower-case word right after the date makes it a name's modifier, not t
 so it is not read; a capital ("On 2026-10-03 Sam moved") or punctuation after it is the day."""
 
 
+_ENDS_ON = re.compile(
+    r"\b(?:end|ends|ended|ending|expire|expires|expired|expiring|finish|finishes|finished|terminate"
+    r"|terminates|terminated|lapse|lapses|lapsed|due|deadline(?:\s+is)?|runs?\s+out|ran\s+out)\s+on\s+$",
+    re.IGNORECASE,
+)
+"""Words before "on" that make the date the day something ends ("the lease ends on 2026-10-03", "the
+passport expired on …", "the invoice is due on …"): for a fact, the end of what it tells, not when it
+holds from (trial 3, LOW: a past end date became the fact's valid_from)."""
+
+
 @dataclass(frozen=True)
 class StatedDate:
-    """A date written in a text: where (``text[start:end]``, the date as written) and which day."""
+    """A date written in a text: where (``text[start:end]``, the date as written), which day, and whether
+    the words make it the day something ends (``ends``: ``_ENDS_ON``)."""
 
     start: int
     end: int
     day: date
+    ends: bool = False
 
 
 def stated_dates(text: str, quoted: list[tuple[int, int]]) -> list[StatedDate]:
@@ -70,7 +85,8 @@ def stated_dates(text: str, quoted: list[tuple[int, int]]) -> list[StatedDate]:
             day = date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
         except ValueError:  # 2026-02-30: no such day, nothing is read
             continue
-        found.append(StatedDate(match.start(), match.end(), day))
+        ends = _ENDS_ON.search(text, 0, match.start()) is not None
+        found.append(StatedDate(match.start(), match.end(), day, ends))
     return found
 
 

@@ -56,7 +56,14 @@ intensifiers and correction markers removed, copulas made one token:
    ``domain.rewording``) is ``same``.
 3. **Explicit correction** ("no longer", "now", "actually", "instead", "correction:", "X, not Y",
    "switched", "moved to", "rescheduled", 不再, 其实, 改成, 现在): with a changed value or flipped polarity
-   it makes the verdict sure; with other differences it makes it a possible conflict.
+   it makes the verdict sure; with other differences it makes it a possible conflict. Such words count
+   only in the statement compared, not in a clause after it nor in a preface (``statement_scope``: "…
+   on Thursdays; her son doesn't play football any more" says nothing changed about the first clause;
+   "Sorry, I was wrong: …" only flags). "new" is one only before an attribute holding one value
+   (``value_slots.NEW_THING``: "Emma's new yoga class is at 6pm" is at most a possible conflict).
+4. **A scheduled thing moved** ("the book club moved to Thursdays", "… switched to …", "… was
+   rescheduled to 6pm": ``schedule_moves``): a contradiction of the same subject's old time when the old
+   statement says nothing but when; a possible conflict when it says more of that subject.
 
 Losing a true fact is worse than keeping a stale one flagged, so every rule that is not sure says
 ``possible_conflict``. Measured on ``tests/data/contradiction_pairs.jsonl`` (``python
@@ -73,15 +80,25 @@ from difflib import SequenceMatcher
 from functools import cache, lru_cache
 from typing import Literal
 
-from hindsight.domain.both_hold import another_day, other_qualifier, several_at_once, two_past_states
+from hindsight.domain.both_hold import (
+    CLOCK,
+    QUALIFIER_TIMES,
+    another_day,
+    other_qualifier,
+    several_at_once,
+    two_past_states,
+)
 from hindsight.domain.memory import Source
 from hindsight.domain.rewording import same_statement
+from hindsight.domain.schedule_moves import move_of, moved_to_time
+from hindsight.domain.statement_scope import compared_statement
 from hindsight.domain.timetravel import takes_key
 from hindsight.domain.value_slots import (
     ANY_ONE_VALUE,
     CHANGE_WORDS,
     COPULA_NOT_SINGLE,
     NAMING_VERBS,
+    NEW_THING,
     ONE_VALUE_MODIFIERS,
     ONE_VALUE_NOUNS,
     RELATIONS,
@@ -150,12 +167,6 @@ _STRONG_CORRECTION = re.compile(
 )
 """Markers that say the old statement is wrong (the others — "now", "moved", 现在 — may only say something
 new happened: "the office now has a gym" adds to "the office has a cafeteria")."""
-_ALTERNATIVE = re.compile(
-    r"(?:,|;)\s*(?:and\s+)?not\s+[^,.;]+[.!]?\s*$|\binstead\s+of\s+[^,.;]+", re.IGNORECASE
-)
-"""A trailing ", not Y" / "instead of Y": it names the old value, so the frame drops it."""
-_TAIL_CLAUSE = re.compile(r"(?:;|\s+[-–—]\s+|\s+because\s+|\s+since\s+|\s+after\s+|\s+due\s+to\s+).*$", re.I)
-"""A reason or aside after the statement ("…; it was a misdiagnosis", "… after the promotion")."""
 
 _NEGATIVE_LIKE = re.compile(r"\b(?:can\s+not|could\s+not)\s+stand\b", re.IGNORECASE)
 """Negative sentiment phrases: replaced by "like" plus one negation."""
@@ -381,6 +392,15 @@ class _Frame:
     lead: tuple[str, ...] = ()
     """For each token, the function word written right before it ("" when none): "works *at* Globex" /
     "works *with* Tom" (``_single_valued``)."""
+    moved: int | None = None
+    """When the statement says its subject moved to another time ("the book club moved to Thursdays",
+    ``schedule_moves``): how many tokens the subject is (a copula and the time follow); else None."""
+    admits: bool = False
+    """Whether a preface admits a mistake ("Sorry, I was wrong: …", ``statement_scope``): it says something
+    said before was wrong, not which fact — a pair it would change is flagged, never superseded on it."""
+    new_thing: bool = False
+    """Whether the statement names a new thing that may be one more ("started a new yoga class", "Emma's
+    new yoga class": ``value_slots.NEW_THING``)."""
 
 
 @lru_cache(maxsize=4096)
@@ -388,11 +408,21 @@ def _frame(text: str) -> _Frame:
     """``text``'s frame (immutable, so kept for the texts seen last: a worker's batch compares the same
     stored facts with many writes)."""
     original = _contractions(text.strip())
-    additive = bool(_ADDITIVE.search(original))
-    strong = bool(_STRONG_CORRECTION.search(original)) or bool(_ALTERNATIVE.search(original))
-    correction = strong or bool(_CORRECTION.search(original)) or bool(CHANGE_WORDS.search(original))
-    body = rewrite(_TAIL_CLAUSE.sub("", _ALTERNATIVE.sub("", original)))
-    body = re.sub(r"^\W*(?:correction|update|note)\s*:\s*", "", body, flags=re.I)
+    additive = bool(_ADDITIVE.search(original))  # anywhere: an addition never supersedes
+    statement = compared_statement(original)  # change words count only in it (trial 3, finding 1)
+    strong = statement.strong or bool(_STRONG_CORRECTION.search(statement.text))
+    correction = (
+        strong
+        or statement.corrected
+        or bool(_CORRECTION.search(statement.text))
+        or bool(CHANGE_WORDS.search(statement.text))
+    )
+    new_thing = bool(NEW_THING.search(statement.text))
+    body = statement.text
+    moved = moved_to_time(body)
+    if moved is not None:  # "the book club moved to Thursdays": read as "the book club is Thursdays"
+        body = f"{moved[0]} is {moved[1]}"
+    body = rewrite(body)
     negatives = len(_NEGATIVE_LIKE.findall(body)) + len(_NEGATIVE_CHANGE.findall(body))
     body = _NEGATIVE_LIKE.sub(" like ", body)
     body = _NEGATIVE_CHANGE.sub(" ", body)
@@ -437,8 +467,20 @@ def _frame(text: str) -> _Frame:
         lead.append(pending)
         pending = ""
     negative = negatives % 2 == 1
+    subject = len(_frame(moved[0]).tokens) if moved is not None else None
     return _Frame(
-        tuple(tokens), frozenset(names), negative, correction, strong, additive, verb, past, tuple(lead)
+        tuple(tokens),
+        frozenset(names),
+        negative,
+        correction,
+        strong,
+        additive,
+        verb,
+        past,
+        tuple(lead),
+        subject if subject and subject < len(tokens) and tokens[subject] == "<be>" else None,
+        statement.admits,
+        new_thing,
     )
 
 
@@ -770,8 +812,35 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     a, b = _frame(old), _frame(new)
     if b.additive:
         return PairVerdict("addition", ("additive",))
+    verdict = _moved(a, b) or _compare(a, b, old, new)
+    if verdict.relation == "contradiction" and b.new_thing and not a.new_thing:
+        # "Emma's new yoga class is at 6pm" / "Emma's yoga class is at 7am": one more class as likely as
+        # another in place of the old one (trial 3, finding 2)
+        return PairVerdict("possible_conflict", (*verdict.signals, "new_thing"))
+    return verdict
+
+
+def _moved(a: _Frame, b: _Frame) -> PairVerdict | None:
+    """The verdict when the new statement (frame ``b``) says its subject moved to another time
+    (``schedule_moves.move_of``): a contradiction when the old one (``a``) is that subject's schedule and
+    gives another time of the same kind ("the book club meets on Tuesdays" / "the book club moved to
+    Thursdays"), a possible conflict when it is about the subject and a time of that kind but says more;
+    else None, and the other rules decide (trial 3, finding 3)."""
+    if b.moved is None or a.negative or b.negative:
+        return None
+    move = move_of(a.tokens, a.verb, b.tokens[: b.moved], b.tokens[b.moved + 1 :])
+    if move is None:
+        return None
+    return PairVerdict(
+        "contradiction" if move == "moved" else "possible_conflict", ("changed_value", "correction", "moved")
+    )
+
+
+def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
+    """``compare_facts``' rules on the frames of ``old`` (``a``) and ``new`` (``b``), not additive."""
     correction = ("correction",) if b.correction else ()
-    unsure = PairVerdict("possible_conflict", correction) if b.correction else PairVerdict("unrelated")
+    flag = b.correction or b.admits  # "Sorry, I was wrong: …" flags what it may correct, never retires it
+    unsure = PairVerdict("possible_conflict", correction) if flag else PairVerdict("unrelated")
     if not a.tokens or not b.tokens or a.tokens[0] != b.tokens[0]:
         return PairVerdict("unrelated")  # another subject
     subject = 3 if _cjk(a.tokens[0]) else 2  # "用户" is two tokens, "user" one: the first frame word after
@@ -825,7 +894,13 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         # two restrictions, however sure the correction marker sounds (trial 2, N0c). A number can still
         # move a negated bound ("doesn't leave until 18:40" / "… until 20:15"), so it keeps the rule.
         return PairVerdict("possible_conflict", ("changed_value", *correction))
-    if not b.strong and any(f(x, start) for f in (_about_a_relation, _held_among_several) for x in (a, b)):
+    # another day or clock time of the same thing, said to have changed ("has piano on Fridays now", "is
+    # now collected on Wednesdays"): not another object of a verb that may hold several (trial 3, finding 3)
+    retimed = b.correction and all(
+        t in _TIME_WORDS or t in QUALIFIER_TIMES or CLOCK.match(t) for t in differing
+    )
+    several = (_about_a_relation,) if retimed else (_about_a_relation, _held_among_several)
+    if not b.strong and any(f(x, start) for f in several for x in (a, b)):
         # "the user's son is 8" / "… is 5", "the user's sister lives in Paris" / "… in Rome", "has a
         # card ending in 1234" / "… 5678": maybe another son, sister, card (trial 3) — names and numbers.
         return PairVerdict("possible_conflict", ("changed_value", *correction))
@@ -835,7 +910,9 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         # user can have both; only a slot known to hold one value is replaced (trial 2, HIGH 1).
         return PairVerdict("possible_conflict", ("changed_value",))
     valued = all(_is_value(t, a.names | b.names) for t in differing)
-    multi = any(t in _MULTI_VALUED or t in _MULTI_VALUED_ZH for t in a.tokens[max(0, start - 2) : start])
+    multi = not retimed and any(
+        t in _MULTI_VALUED or t in _MULTI_VALUED_ZH for t in a.tokens[max(0, start - 2) : start]
+    )
     if b.strong or (b.correction and not multi) or (valued and not multi):
         held = _both_may_hold(a, b, (old, new), start, was, now)
         if held is not None:  # a qualifier, one of several alarms, two past states: both may be true
@@ -859,6 +936,7 @@ def _both_may_hold(
     if other_qualifier((a.tokens, a.lead), (b.tokens, b.lead), start, was, now, timed):
         return ("other_qualifier",)
     named_day = start > 0 and a.tokens[start - 1] == "<be>" and not (a.lead[start : start + 1] or ("",))[0]
+    named_day = named_day and all(t in QUALIFIER_TIMES for t in differing)  # "is Tuesdays at 7pm": a schedule
     if not named_day and another_day(was, now, texts[1], b.correction):  # "on Mondays" / "on Fridays"
         return ("other_qualifier",)  # maybe a second day; "the day off is Monday" / "… Friday": the value
     if b.strong:

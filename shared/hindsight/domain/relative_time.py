@@ -35,7 +35,9 @@ day), by the same rule: only when it is the one time the text names (``content_d
 quoted, right after "on"; any ``YYYY-MM-DD`` form not read counts as a time named). A date after the
 anchor's day is read only when the words point ahead (``ahead_words``: "will", "is scheduled" …; trial2
 M1: "had surgery on 2027-03-01" is not stored as upcoming), and never for a fact (``fact``: a fact's
-time is when it holds from, and "passport expires on 2030-01-01" holds now; trial2 H3).
+time is when it holds from, and "passport expires on 2030-01-01" holds now; trial2 H3) — nor, for a
+fact, a day its words say something ends on, past or not ("the lease ends on 2026-10-03": its end, not
+its start; trial 3, LOW).
 
 Never a guess: nothing is inferred when the text holds two expressions naming different times, or any
 expression pointing elsewhere in time that is not resolved (tomorrow, next …, 明天, 后天, 下周, 下个月, 明年).
@@ -299,6 +301,8 @@ def _iso_found(cased: str, today: date, fact: bool) -> list[tuple[int, int, str,
         span: TimeSpan | None = day_span(stated.day)
         if stated.day > today and (fact or not ahead_words(cased)):
             span = None  # a later day: never a fact's start, nor an event's unless the words point ahead
+        if fact and stated.ends:
+            span = None  # "the lease ends on …": the end of what the fact tells, not when it holds from
         try:
             TimeSpan.of(day_span(stated.day).start, "day")  # inside the supported range
         except (TimeRefused, ValueError):

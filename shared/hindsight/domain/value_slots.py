@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from hindsight.domain.schedule_moves import TIME_START
+
 SINGLE_VALUED_VERBS = frozenset(
     [
         *("live", "lives", "lived", "living", "reside", "resides", "resided", "based", "located"),
@@ -83,10 +85,12 @@ ONE_VALUE_MODIFIERS = frozenset(
 title"); any other ("business partner", "former boss") makes it another attribute: unsure."""
 
 _MOVED = re.compile(
-    r"\b(?<!was )(?<!were )(?<!been )(?<!be )(?:(?:has|have|had)\s+)?(?:moved|relocated)\s+(?:to|into)\b",
+    r"\b(?<!was )(?<!were )(?<!been )(?<!be )(?:(?:has|have|had)\s+)?(?:moved|relocated)\s+(?:to|into)\b"
+    rf"(?!\s+{TIME_START})",
     re.IGNORECASE,
 )
-"""A person's move ("has moved to Rome", "relocated to Rome"), not a thing's ("was moved to Friday")."""
+"""A person's move ("has moved to Rome", "relocated to Rome"), not a thing's ("was moved to Friday",
+"moved to Thursdays": ``schedule_moves``)."""
 _TURNED = re.compile(r"\bturned\s+(?=\d)", re.IGNORECASE)
 _NEW_AFTER_OWNER = re.compile(r"(?<='s)\s+new\b|\b(?P<owner>my|our)\s+new\b", re.IGNORECASE)
 _SPELLING = {"favourite": "favorite", "colour": "color", "favourites": "favorites", "colours": "colors"}
@@ -98,13 +102,23 @@ _INVERTED = re.compile(
 """'Sarah is the user's manager now', "Tom is no longer the user's manager": the name put first, read
 as "the user's manager is Sarah"."""
 _NOT_A_NAME = frozenset(["the", "this", "that", "it", "my", "our", "there", "here", "he", "she", "they"])
-_NOT_A_RELATION = r"(?!\s+(?:" + "|".join(sorted(PLURAL_RELATIONS)) + r")s?\b)"
+_ONE_VALUE = (
+    r"(?:(?:" + "|".join(sorted(ANY_ONE_VALUE)) + r")\s+\w+"
+    r"|(?:(?:" + "|".join(sorted(ONE_VALUE_MODIFIERS | ONE_VALUE_NOUNS)) + r")\s+)*"
+    r"(?:" + "|".join(sorted(ONE_VALUE_NOUNS)) + r"))\b"
+)
+"""An attribute that holds one value: "favorite band", "phone number", "home address", "manager"."""
 CHANGE_WORDS = re.compile(
-    rf"(?:(?<='s)|\b(?:my|our))\s+new\b{_NOT_A_RELATION}|\b(?:has|have|had)\s+moved\b|\bturned\s+\d",
+    rf"(?:(?<='s)|\b(?:my|our))\s+new\s+(?={_ONE_VALUE})|\b(?:has|have|had)\s+moved\b|\bturned\s+\d",
     re.IGNORECASE,
 )
 """Words that say a value changed (weak markers, like "now"): "the user's new phone number is …" — but
-not "the user's new colleague is …" (a relation the user has several of: one more, none replaced)."""
+not "the user's new colleague is …" nor "… new yoga class is …" (``NEW_THING``)."""
+NEW_THING = re.compile(rf"\bnew\s+(?!to\b|{_ONE_VALUE})[a-z]")
+""""new" before anything but an attribute holding one value ("started a new yoga class", "Emma's new
+yoga class is on Thursdays", "my new colleague is Tom"): one more such thing as likely as another in
+place of the old one (new-user trial 3, finding 2) — never a sure replacement. Lower case only ("New
+York"); "new to" is not a thing ("is new to Python")."""
 
 
 def rewrite(body: str) -> str:
