@@ -4,6 +4,7 @@ must be the ones validation would build, and behave as pydantic models do (copie
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,7 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hindsight.adapters.postgres.memory_reads import _merged, _ranked
-from hindsight.domain.memory import Candidate, CandidateMemory
+from hindsight.domain.learned_ranker import load_ranker
+from hindsight.domain.memory import Candidate, CandidateMemory, SearchRequest
+from hindsight.domain.pool_columns import CandidatePool, pool_columns
+from hindsight.domain.ranking import RankingPolicy, score_candidates
 
 WHEN = datetime(2026, 11, 30, 12, tzinfo=UTC)
 
@@ -40,7 +44,9 @@ def _row(i: int, similarity: float | None, keyword: float | None, matches: int |
 
 def test_rows_become_the_candidates_validation_would_build() -> None:
     rows = [_row(0, 0.9, None, None), _row(1, 0.8, 0.5, 2), _row(2, None, 0.5, None), _row(3, 0.8, 0.1, 1)]
-    built = _ranked(rows)
+    pool = _ranked(rows)
+    built = list(pool)
+    assert _columns(pool) == _columns(built)
     fields = tuple(CandidateMemory.model_fields)
     expected = [
         Candidate(memory=CandidateMemory.model_validate({k: r[k] for k in fields}), **ranks)
@@ -84,6 +90,11 @@ def test_a_copy_of_one_candidate_leaves_the_others_alone() -> None:
     assert "keyword_rank" in copied.model_fields_set
     assert second.model_fields_set == set(Candidate.model_fields)
     assert second.memory.model_fields_set == set(CandidateMemory.model_fields)
+
+
+def _columns(candidates: Sequence[Candidate]) -> tuple[tuple[Any, ...], ...]:
+    """``pool_columns`` as tuples (a ``CandidatePool`` holds lists, the models' are read as tuples)."""
+    return tuple(tuple(column) for column in pool_columns(candidates))
 
 
 def _reference(vector_rows: list[dict[str, Any]], text_rows: list[dict[str, Any]]) -> list[Candidate]:
@@ -148,8 +159,12 @@ def test_statement_rows_become_the_reference_candidates(
     for r in text_rows:
         del r["similarity"]
     expected = _reference([dict(r) for r in vector_rows], [dict(r) for r in text_rows])
-    built = _ranked(_merged(vector_rows, text_rows))
+    pool = _ranked(_merged(vector_rows, text_rows))
+    built = [pool[i] for i in reversed(range(len(pool)))][::-1]  # built in any order, each from its row
     assert built == expected
+    assert list(pool) == built
+    assert all(a is b for a, b in zip(pool, built, strict=True))  # each built once
+    assert _columns(pool) == _columns(expected)
     assert [c.model_dump() for c in built] == [c.model_dump() for c in expected]
     # the row turned into the memory's values keeps the fields' order (dumps and reprs read it)
     assert [repr(c) for c in built] == [repr(c) for c in expected]
@@ -189,3 +204,33 @@ def test_keyword_and_entity_statements_apart_give_the_candidates_of_one_text_sta
     built = _ranked(_merged(vector_rows, keyword_rows, entity_rows))
     assert len(built) == len(expected)
     assert {c.memory.id: c.model_dump() for c in built} == {i: c.model_dump() for i, c in expected.items()}
+
+
+def test_a_pool_ranks_as_its_candidates_and_builds_only_the_candidates_read() -> None:
+    """Scoring reads the store's columns: the same scores and order as scoring the candidate models
+    (``test_ranking_features_fast`` checks those against the plain definition); a model is built for a
+    place of the ranking only when it is read (a search reads its top_k)."""
+    rows = [
+        _row(i, 0.9 - i / 50 if i % 3 else None, 0.5 - i / 70 if i % 2 else None, i % 4 or None)
+        for i in range(24)
+    ]
+    request = SearchRequest(text="turn 7 of the conversation", top_k=3, now=WHEN)
+    for policy in (RankingPolicy(learned=load_ranker()), RankingPolicy()):
+        pool = _ranked([dict(r) for r in rows])
+        built: list[int] = []
+
+        def build(i: int, pool: CandidatePool = pool, built: list[int] = built) -> Candidate:
+            built.append(i)
+            return pool[i]
+
+        scored = score_candidates(
+            CandidatePool(pool.columns, build), policy=policy, now=WHEN, request=request
+        )
+        top = scored[:3]
+        assert len(built) == 3
+        assert len(scored) == len(rows)
+        models = list(_ranked([dict(r) for r in rows]))
+        plain = score_candidates(models, policy=policy, now=WHEN, request=request)
+        assert [tuple(s) for s in scored] == [tuple(s) for s in plain]
+        assert top == list(scored)[:3]
+        assert scored[-1] is list(scored)[-1]

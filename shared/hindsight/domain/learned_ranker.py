@@ -28,7 +28,8 @@ import numpy as np
 
 from hindsight.domain.errors import ConfigurationError
 from hindsight.domain.memory import Candidate
-from hindsight.domain.ranking_features import FEATURES, STAGE_TWO, Position, stage_two_features
+from hindsight.domain.pool_columns import Position
+from hindsight.domain.ranking_features import FEATURES, STAGE_TWO, stage_two_features
 
 MODEL_FORMAT = 1
 """The one-stage file format (``format`` in the file)."""

@@ -398,6 +398,16 @@ class PreparedWrite(BaseModel):
     """Why the write filter skipped it (then nothing is stored; the outcome says so)."""
 
 
+def position_of(
+    conversation_id: str | None, session_index: int | None, turn_index: int | None
+) -> tuple[str, int, int] | None:
+    """A memory's place in its conversation from its columns: (conversation, session, turn), the session
+    0 when not given; None when it is not a turn of a conversation (no conversation or no turn)."""
+    if conversation_id is None or turn_index is None:
+        return None
+    return (conversation_id, session_index or 0, turn_index)
+
+
 class EventPlace:
     """When and where a memory happened, read from its columns: the event time and span, and its place
     in a conversation. Shared by ``StoredMemory`` and ``CandidateMemory`` (what ranking reads), which
@@ -430,10 +440,9 @@ class EventPlace:
 
     @property
     def position(self) -> tuple[str, int, int] | None:
-        """(conversation, session, turn) when the memory is a turn of a conversation, else None."""
-        if self.conversation_id is None or self.turn_index is None:
-            return None
-        return (self.conversation_id, self.session_index or 0, self.turn_index)
+        """(conversation, session, turn) when the memory is a turn of a conversation, else None
+        (``position_of``)."""
+        return position_of(self.conversation_id, self.session_index, self.turn_index)
 
 
 class StoredMemory(EventPlace, BaseModel):

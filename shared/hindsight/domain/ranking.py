@@ -30,10 +30,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from typing import NamedTuple, overload
+
+import numpy as np
 
 from hindsight.domain.injection import FLAG_INJECTION, memory_injection_signals
 from hindsight.domain.learned_ranker import LearnedRanker
@@ -46,7 +48,8 @@ from hindsight.domain.memory import (
     SearchRequest,
     StoredMemory,
 )
-from hindsight.domain.ranking_features import PoolTexts, candidate_features, pool_positions
+from hindsight.domain.pool_columns import PoolColumns, pool_columns
+from hindsight.domain.ranking_features import PoolTexts, pool_features
 from hindsight.domain.timeparse import TimeIntent
 from hindsight.domain.timetravel import is_upcoming
 from hindsight.domain.trusted import trusted
@@ -192,8 +195,7 @@ def flags_for(memory: StoredMemory, now: datetime, policy: RankingPolicy) -> lis
 
 class ScoredCandidate(NamedTuple):
     """A candidate with its scores (``Scores`` fields but the flags, computed for returned hits only).
-    A named tuple: a search makes one per candidate of its pool (~200), and a tuple is built in a third
-    of the time of a frozen dataclass's field-by-field ``__init__``."""
+    ``score_candidates`` builds one for each place of its ranking that is read (``ScoredPool``)."""
 
     candidate: Candidate
     rrf: float
@@ -253,62 +255,136 @@ def score_candidates(
     intent: TimeIntent | None = None,
     request: SearchRequest | None = None,
     texts: PoolTexts | None = None,
-) -> list[ScoredCandidate]:
+) -> ScoredPool:
     """Every candidate scored, best first (ties: similarity, then id). ``request`` (the query) is what
     the learned ranker's features read; without it, or without a learned ranker in the policy, relevance
     is the weighted RRF. ``texts``: content features computed already (``ranking_features.PoolTexts``).
-    SearchHit models are built by ``ScoredCandidate.hit``, for returned hits only."""
-    rrfs = _fused(candidates, policy)
+    SearchHit models are built by ``ScoredCandidate.hit``, for returned hits only.
+
+    The pool's columns are read (``pool_columns``: a store's ``CandidatePool`` hands them over) and the
+    priors and final scores are computed column-wise: numpy's +, −, ×, ÷ on float64 round as Python's
+    float operations do, in the same order (``_finals``), so every score is the same float as the
+    per-candidate formula gives. Each ``ScoredCandidate`` is built when it is read (``ScoredPool``)."""
+    pool = pool_columns(candidates)
+    n = len(pool.ids)
+    rrfs = _fused(pool, policy)
     model: list[float | None]
-    if policy.learned is not None and request is not None and candidates:
-        positions = pool_positions(candidates)
-        scores = policy.learned.score(
-            candidate_features(candidates, request, positions, texts), candidates, positions
-        )
+    if policy.learned is not None and request is not None and n:
+        scores = policy.learned.score(pool_features(pool, request, texts), candidates, pool.positions)
         model = list(scores)
         top = max(scores)
-        relevances = [math.exp((v - top) / LEARNED_TEMPERATURE) for v in scores]
+        exp, temperature = math.exp, LEARNED_TEMPERATURE
+        relevances = [exp((v - top) / temperature) for v in scores]
     else:
-        model = [None] * len(candidates)
+        model = [None] * n
         best = max(rrfs, default=0.0) or 1.0
         relevances = [rrf / best for rrf in rrfs]
-    # per layer: its weights and their sum, the same floats for every candidate of the layer
-    layers = {
-        name: (w.similarity, w.recency, w.frequency, w.similarity + w.recency + w.frequency)
-        for name, w in policy.weights.items()
-    }
-    keep = 1.0 - policy.relevance_weight
-    saturation, half_life = policy.frequency_saturation, policy.recency_half_life
+    half_life = policy.recency_half_life
+    times = (
+        [1.0] * n
+        if intent is None
+        else [time_fit(c.memory, intent, now, half_life) for c in candidates]  # builds every model
+    )
     # frequency by access count, computed once per count of the pool (most memories share a few counts)
-    frequencies: dict[int, float] = {}
-    scored: list[ScoredCandidate] = []
-    keys = []
-    # the named tuple built by tuple.__new__ itself: its generated __new__ is a Python-level call per
-    # candidate (~6 % of a search's ranking CPU, bench/cpu_replay.py), for the same tuple
-    make = tuple.__new__
-    for cand, rrf, relevance, learned in zip(candidates, rrfs, relevances, model, strict=True):
-        memory = cand.memory
-        similarity, recency_weight, frequency_weight, total = layers[memory.layer]
-        rec = 1.0 if intent is None else time_fit(memory, intent, now, half_life)
-        freq = frequencies.get(count := memory.access_count)
-        if freq is None:
-            freq = frequencies[count] = frequency(count, saturation)
-        # Time and frequency are priors: they scale relevance (and so re-order near-ties) but cannot lift
-        # an irrelevant memory — an additive frequency term let often-recalled memories crowd every
-        # result list (LoCoMo conv-26 recall@5 0.494 → 0.422, bench/locomo_eval.py).
-        prior = similarity + recency_weight * rec + frequency_weight * freq
-        layer_score = relevance * prior / total
-        final = policy.relevance_weight * layer_score + keep * memory.importance
-        if memory.source == "agent_inferred":
-            final *= policy.inferred_penalty
-        scored.append(make(ScoredCandidate, (cand, rrf, learned, relevance, rec, freq, final)))
-        # the id's integer orders as its text does (fixed-width hex), without formatting every id
-        keys.append((-final, -(cand.vector_similarity or 0.0), memory.id.int))
-    order = sorted(range(len(scored)), key=keys.__getitem__)
-    return [scored[i] for i in order]
+    by_count = {count: frequency(count, policy.frequency_saturation) for count in set(pool.access_count)}
+    frequencies = [by_count[count] for count in pool.access_count]
+    finals = _finals(pool, policy, relevances, times, frequencies)
+    # the id's integer orders as its text does (fixed-width hex), without formatting every id
+    keys = list(
+        zip(
+            (-finals).tolist(),
+            [-(v or 0.0) for v in pool.vector_similarity],
+            [i.int for i in pool.ids],
+            strict=True,
+        )
+    )
+    order = sorted(range(n), key=keys.__getitem__)
+    return ScoredPool(candidates, order, (rrfs, model, relevances, times, frequencies, finals.tolist()))
 
 
-def _fused(candidates: Sequence[Candidate], policy: RankingPolicy) -> list[float]:
+class ScoredPool(Sequence[ScoredCandidate]):
+    """``score_candidates``' result: the candidates' scores, best first. The ``ScoredCandidate`` at a
+    place, and the candidate model it holds (``pool_columns.CandidatePool``), are built when it is first
+    read, then kept: a search reads its ``top_k`` of a pool of ~210 (a trace reads them all)."""
+
+    __slots__ = ("_built", "_candidates", "_order", "_scores")
+
+    def __init__(
+        self,
+        candidates: Sequence[Candidate],
+        order: list[int],
+        scores: tuple[list[float], list[float | None], list[float], list[float], list[float], list[float]],
+    ) -> None:
+        """``order``: the candidates' indexes, best first; ``scores``: (rrf, model, relevance, time,
+        frequency, final), one list each, in the candidates' order."""
+        self._candidates = candidates
+        self._order = order
+        self._scores = scores
+        self._built: list[ScoredCandidate | None] = [None] * len(order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, index: int) -> ScoredCandidate: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[ScoredCandidate]: ...
+    def __getitem__(self, index: int | slice) -> ScoredCandidate | list[ScoredCandidate]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._order)))]
+        built = self._built[index]  # IndexError past the end, as a list
+        if built is None:
+            i = self._order[index]
+            rrf, model, relevance, time, frequency, final = self._scores
+            built = ScoredCandidate(
+                self._candidates[i], rrf[i], model[i], relevance[i], time[i], frequency[i], final[i]
+            )
+            self._built[index] = built
+        return built
+
+    def __iter__(self) -> Iterator[ScoredCandidate]:
+        return (self[i] for i in range(len(self._order)))
+
+
+def _finals(
+    pool: PoolColumns,
+    policy: RankingPolicy,
+    relevances: Sequence[float],
+    times: Sequence[float],
+    frequencies: Sequence[float],
+) -> np.ndarray:
+    """Each candidate's final score: relevance × its layer's prior / the layer's weight sum, blended with
+    importance, × the inference penalty for an inferred memory. Time and frequency are priors: they scale
+    relevance (and so re-order near-ties) but cannot lift an irrelevant memory — an additive frequency
+    term let often-recalled memories crowd every result list (LoCoMo conv-26 recall@5 0.494 → 0.422,
+    bench/locomo_eval.py).
+
+    Raises:
+        KeyError: a candidate's layer has no weights in the policy.
+    """
+    # per layer: its weights and their sum, the same floats for every candidate of the layer
+    names = list(policy.weights)
+    weights = np.array(
+        [
+            (w.similarity, w.recency, w.frequency, w.similarity + w.recency + w.frequency)
+            for w in policy.weights.values()
+        ],
+        dtype=np.float64,
+    )
+    index = {name: i for i, name in enumerate(names)}
+    similarity, recency_weight, frequency_weight, total = weights[[index[layer] for layer in pool.layer]].T
+    prior = similarity + recency_weight * np.array(times) + frequency_weight * np.array(frequencies)
+    layer_score = np.array(relevances) * prior / total
+    keep = 1.0 - policy.relevance_weight
+    final: np.ndarray = policy.relevance_weight * layer_score + keep * np.array(
+        pool.importance, dtype=np.float64
+    )
+    inferred = np.array([source == "agent_inferred" for source in pool.source], dtype=bool)
+    final[inferred] *= policy.inferred_penalty
+    return final
+
+
+def _fused(pool: PoolColumns, policy: RankingPolicy) -> list[float]:
     """``reciprocal_rank_fusion`` of each candidate's (vector, keyword, entity) ranks with the policy's k
     and weights, the same sum in the same order, without a call and a list per candidate.
 
@@ -316,23 +392,21 @@ def _fused(candidates: Sequence[Candidate], policy: RankingPolicy) -> list[float
         ValueError: as ``reciprocal_rank_fusion``.
     """
     k, weights = policy.rrf_k, tuple(policy.signal_weights)
-    if len(weights) != 3 or not candidates:
-        return [
-            reciprocal_rank_fusion((c.vector_rank, c.keyword_rank, c.entity_rank), k, weights)
-            for c in candidates
-        ]
+    columns = (pool.vector_rank, pool.keyword_rank, pool.entity_rank)
+    if len(weights) != 3:
+        return [reciprocal_rank_fusion(ranks, k, weights) for ranks in zip(*columns, strict=True)]
     if k < 1:
         raise ValueError("k must be ≥ 1")
     vector, keyword, entity = weights
     out = []
-    for c in candidates:
+    for vector_rank, keyword_rank, entity_rank in zip(*columns, strict=True):
         total = 0.0
-        if (rank := c.vector_rank) is not None:
-            total += vector / (k + _checked(rank))
-        if (rank := c.keyword_rank) is not None:
-            total += keyword / (k + _checked(rank))
-        if (rank := c.entity_rank) is not None:
-            total += entity / (k + _checked(rank))
+        if vector_rank is not None:
+            total += vector / (k + _checked(vector_rank))
+        if keyword_rank is not None:
+            total += keyword / (k + _checked(keyword_rank))
+        if entity_rank is not None:
+            total += entity / (k + _checked(entity_rank))
         out.append(total)
     return out
 

@@ -23,6 +23,7 @@ from itertools import chain
 import numpy as np
 
 from hindsight.domain.memory import Candidate, SearchRequest
+from hindsight.domain.pool_columns import PoolColumns, Position, pool_columns
 
 RRF_K = 10
 """The rank constant of the reciprocal-rank features (the fallback fusion's k, domain.ranking)."""
@@ -110,10 +111,6 @@ _GROUP_STRIDE = 1 << 34
 _TURN_SHIFT = 1 << 32
 """A position (conversation/session group g, turn t) as one int64 key g·2³⁴ + t + 2³²: exact for any
 Postgres integer turn and its neighbours, and ordered by group, then turn."""
-
-
-Position = tuple[str, int, int]
-"""A turn's place: (conversation, session, turn), as ``StoredMemory.position`` gives it."""
 
 
 def _words(text: str) -> set[str]:
@@ -246,41 +243,45 @@ def candidate_features(
     texts: PoolTexts | None = None,
 ) -> np.ndarray:
     """An (n, len(FEATURES)) float64 matrix: one row of ``FEATURES`` values per candidate, in the
-    candidates' order. Signal and neighbour features are computed column-wise with numpy; the content
-    features need one tokenising pass over each candidate's text (``_content_features``). ``positions``:
-    ``pool_positions(candidates)``, when the caller has them already; ``texts``: the content features
-    of texts computed already for this query (``PoolTexts``; ignored when built for another text)."""
-    n = len(candidates)
+    candidates' order (``pool_features`` of their columns). ``positions``: ``pool_positions(candidates)``,
+    when the caller has them already; ``texts``: the content features of texts computed already for this
+    query (``PoolTexts``; ignored when built for another text)."""
+    pool = pool_columns(candidates)
+    return pool_features(pool if positions is None else pool._replace(positions=positions), request, texts)
+
+
+def pool_features(pool: PoolColumns, request: SearchRequest, texts: PoolTexts | None = None) -> np.ndarray:
+    """``candidate_features`` of a pool read into columns (``pool_columns``). Signal and neighbour features
+    are computed column-wise with numpy; the content features need one tokenising pass over each
+    candidate's text (``_content_features``), unless ``texts`` holds them."""
+    n = len(pool.ids)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
     if n == 0:
         return out
     # one column per signal, NaN where it did not rank the candidate (numpy reads None as NaN in a float
-    # array): three flat lists, not a tuple per candidate (a third of the time)
+    # array)
     ranks = np.empty((n, 3), dtype=np.float64)
-    ranks[:, 0] = np.array([c.vector_rank for c in candidates], dtype=np.float64)
-    ranks[:, 1] = np.array([c.keyword_rank for c in candidates], dtype=np.float64)
-    ranks[:, 2] = np.array([c.entity_rank for c in candidates], dtype=np.float64)
+    ranks[:, 0] = pool.vector_rank
+    ranks[:, 1] = pool.keyword_rank
+    ranks[:, 2] = pool.entity_rank
     vector_rr, keyword_rr, entity_rr = (_rr_column(ranks[:, j]) for j in range(3))
     first = vector_rr + keyword_rr + entity_rr  # first-stage score: plain reciprocal-rank sum
     best = float(first.max()) or 1.0
-    column = {name: i for i, name in enumerate(FEATURES)}
-    out[:, column["vector_similarity"]] = [c.vector_similarity or 0.0 for c in candidates]
+    column = _COLUMN
+    out[:, column["vector_similarity"]] = [v or 0.0 for v in pool.vector_similarity]
     out[:, column["vector_rr"]] = vector_rr
     # math.log1p, not numpy's: numpy may use vectorised approximations a unit in the last place away
     log1p = math.log1p
     # log1p(max(score or 0, 0)): 0 without a score (most candidates) or with 0, without the calls
-    out[:, column["keyword_score"]] = [
-        log1p(max(k, 0.0)) if (k := c.keyword_score) else 0.0 for c in candidates
-    ]
+    out[:, column["keyword_score"]] = [log1p(max(k, 0.0)) if k else 0.0 for k in pool.keyword_score]
     out[:, column["keyword_rr"]] = keyword_rr
-    out[:, column["entity_matches"]] = [float(c.entity_matches or 0) for c in candidates]
+    out[:, column["entity_matches"]] = [float(m or 0) for m in pool.entity_matches]
     out[:, column["entity_rr"]] = entity_rr
     out[:, column["signals"]] = (~np.isnan(ranks)).sum(axis=1)
     out[:, column["fused_rr"]] = first
-    if positions is None:
-        positions = pool_positions(candidates)
+    positions = pool.positions
     # without a turn in the pool every neighbour and session feature is 0: the matrix's own zeros
-    placed = any(p is not None for p in positions)
+    placed = positions.count(None) < n
     if placed:
         neighbours = _neighbour_scores(positions, first, best)
         out[:, column["neighbour_best"]] = neighbours.max(axis=1)
@@ -294,21 +295,21 @@ def candidate_features(
     query = given.query if given is not None else _Query(request.text)
     asks_when = bool(_WHEN_QUESTION.search(request.text))
     overlap, counts, question, timed, held = _pool_content_features(
-        [c.memory.content for c in candidates], query, given.rows if given is not None else None
+        pool.content, query, given.rows if given is not None else None
     )
     out[:, column["query_overlap"]] = overlap
-    out[:, column["length_log"]] = [log1p(count) for count in counts]
+    out[:, column["length_log"]] = list(map(log1p, counts))
     out[:, column["short_turn"]] = np.array(counts) <= 5
     out[:, column["is_question"]] = question
     out[:, column["time_words"]] = timed
     if asks_when:
         out[:, column["time_words_when_asked"]] = timed
     # as a bool array first: numpy converts a list of Python bools into floats one object at a time
-    out[:, column["episodic"]] = np.array([c.memory.layer == "episodic" for c in candidates], dtype=bool)
+    out[:, column["episodic"]] = np.array([layer == "episodic" for layer in pool.layer], dtype=bool)
     out[:, column["idf_overlap"]] = _idf_overlap(query.stems, held)
     if placed:
         out[:, column["session_best"]] = _session_best(positions, first) / best
-    similarity = np.array([c.vector_similarity for c in candidates], dtype=np.float64)  # None → NaN
+    similarity = np.array(pool.vector_similarity, dtype=np.float64)  # None → NaN
     if np.all(np.isnan(similarity)):
         similarity[:] = 0.0
     similarity[np.isnan(similarity)] = np.nanmin(similarity)
@@ -316,6 +317,10 @@ def candidate_features(
     keyword = out[:, column["keyword_score"]]
     out[:, column["keyword_rel"]] = keyword / (keyword.max() or 1.0)
     return out
+
+
+_COLUMN = {name: i for i, name in enumerate(FEATURES)}
+"""Each feature's column in ``pool_features``' matrix."""
 
 
 def stage_two_features(
@@ -334,7 +339,7 @@ def stage_two_features(
     out[:, 0] = gap
     if positions is None:
         positions = pool_positions(candidates)
-    if any(p is not None for p in positions):  # else every other column is 0
+    if positions.count(None) < n:  # else every other column is 0
         p = np.exp(gap)
         neighbours = _neighbour_scores(positions, p, 1.0)
         out[:, 1] = neighbours.max(axis=1)
@@ -401,10 +406,12 @@ def _pool_content_features(
     if not contents:
         return (), (), (), (), ()
     if known:
-        rows: list[ContentRow | None] = [known.get(c) for c in contents]
-        missing = [c for c, row in zip(contents, rows, strict=True) if row is None]
-        computed = iter(_content_rows(missing, query))
-        columns = zip(*[row if row is not None else next(computed) for row in rows], strict=True)
+        rows: list[ContentRow | None] = list(map(known.get, contents))
+        if None in rows:  # a text the statements' rows did not bring (none, in a search)
+            missing = [c for c, row in zip(contents, rows, strict=True) if row is None]
+            computed = iter(_content_rows(missing, query))
+            rows = [row if row is not None else next(computed) for row in rows]
+        columns = zip(*rows, strict=True)
     else:
         columns = zip(*_content_rows(contents, query), strict=True)
     overlaps, counts, questions, timed, held = columns
@@ -418,24 +425,24 @@ def _content_rows(contents: Sequence[str], query: _Query) -> list[ContentRow]:
     out: list[ContentRow] = []
     fold, time_tokens, wanted = _ASCII_FOLD, _ASCII_TIME_TOKENS, query.ascii_wanted
     words, stem_of, width = query.ascii_words, query.ascii_stem_of, len(query.words)
+    stem_keys = stem_of.keys()
     nothing: frozenset[str] = frozenset()
     for content in contents:
         if content.isascii() and "_" not in content:
             tokens = content.encode("ascii").translate(fold).split()
             question = 1.0 if content.rstrip().endswith("?") else 0.0
             found = wanted.intersection(tokens)
-            if found:
-                out.append(
-                    (
-                        len(words & found) / width if width else 0.0,
-                        len(tokens),
-                        question,
-                        0.0 if time_tokens.isdisjoint(found) else 1.0,
-                        {stem_of[w] for w in found if w in stem_of},
-                    )
-                )
-            else:
+            if not found:
                 out.append((0.0, len(tokens), question, 0.0, nothing))
+                continue
+            timed = 0.0 if time_tokens.isdisjoint(found) else 1.0
+            if stem_keys.isdisjoint(found):  # time words only: every query word is a stem key
+                out.append((0.0, len(tokens), question, timed, nothing))
+            else:
+                overlap = len(words & found) / width if width else 0.0
+                out.append(
+                    (overlap, len(tokens), question, timed, {stem_of[w] for w in found if w in stem_of})
+                )
         else:
             (overlap, count, question, time), stems = _content_features(content, query)
             out.append((overlap, count, question, time, stems))

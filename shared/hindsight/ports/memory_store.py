@@ -75,8 +75,9 @@ class MemoryReader(Protocol):
         embed: Callable[[], Awaitable[Vector]],
         pool: int,
         prepare: Callable[[Sequence[str]], None] | None = None,
-    ) -> list[Candidate]:
-        """Up to ``pool`` candidates per signal (vector, keyword, entity), each with its ranks.
+    ) -> Sequence[Candidate]:
+        """Up to ``pool`` candidates per signal (vector, keyword, entity), each with its ranks: a list, or
+        a ``pool_columns.CandidatePool`` (the columns ranking reads, each model built when read).
 
         ``embed`` computes the query's embedding (``Embedder.embed_query`` of ``request.text``): the
         store calls it once, as early as it can, and may run what needs only the text (the full-text

@@ -254,7 +254,7 @@ class Recall:
 
     async def _scored(
         self, scope: Scope, request: SearchRequest, pool: int, point: PointInTime
-    ) -> tuple[list[Candidate], list[ScoredCandidate], dict[UUID, list[HistoryEntry]]]:
+    ) -> tuple[Sequence[Candidate], Sequence[ScoredCandidate], dict[UUID, list[HistoryEntry]]]:
         """The store's candidates (as they stood at ``point``: ``_candidates_at``), all of them scored, best
         first, and the history after ``known_at`` read for them. With a learned ranker their texts' content
         features are computed as each statement returns (``PoolTexts``: while the other statements or the
@@ -295,7 +295,7 @@ class Recall:
         self,
         scope: Scope,
         request: SearchRequest,
-        scored: list[ScoredCandidate],
+        scored: Sequence[ScoredCandidate],
         point: PointInTime,
         later: Mapping[UUID, Sequence[HistoryEntry]],
     ) -> tuple[list[SearchHit], tuple[set[UUID], list[Relation]] | None]:
@@ -314,7 +314,7 @@ class Recall:
         self,
         scope: Scope,
         request: SearchRequest,
-        scored: list[ScoredCandidate],
+        scored: Sequence[ScoredCandidate],
         fetched: list[StoredMemory] | None = None,
         point: PointInTime = NOW,
         later: Mapping[UUID, Sequence[HistoryEntry]] | None = None,
@@ -440,8 +440,8 @@ class Recall:
         return out
 
     async def _candidates_at(
-        self, scope: Scope, request: SearchRequest, candidates: list[Candidate], point: PointInTime
-    ) -> tuple[list[Candidate], dict[UUID, list[HistoryEntry]]]:
+        self, scope: Scope, request: SearchRequest, candidates: Sequence[Candidate], point: PointInTime
+    ) -> tuple[Sequence[Candidate], dict[UUID, list[HistoryEntry]]]:
         """The candidates a read at ``point`` ranks, and the history after ``known_at`` of each that has
         one (by id; empty without ``known_at``).
 

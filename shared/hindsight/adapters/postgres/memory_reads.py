@@ -6,6 +6,7 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
+from operator import itemgetter
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -34,6 +35,7 @@ from hindsight.domain.memory import (
     SearchRequest,
     StoredMemory,
 )
+from hindsight.domain.pool_columns import POOL_MEMORY_FIELDS, CandidatePool, PoolColumns, positions_of
 from hindsight.domain.text import (
     KEEP_AT_LEAST,
     MAX_KEYWORD_RANKED,
@@ -539,7 +541,7 @@ class PostgresMemoryReader:
         embed: Callable[[], Awaitable[Vector]],
         pool: int,
         prepare: Callable[[Sequence[str]], None] | None = None,
-    ) -> list[Candidate]:
+    ) -> Sequence[Candidate]:
         """The port's ``search_candidates``: ``embed`` started first, then three statements on two pool
         connections, the keyword one sent while the model runs, the vector one once it has answered, the
         entity one beside it on the keyword statement's connection if that one has ended by then, else
@@ -565,7 +567,7 @@ class PostgresMemoryReader:
         embedding: asyncio.Future[Vector],
         pool: int,
         prepare: Callable[[Sequence[str]], None] | None,
-    ) -> list[Candidate]:
+    ) -> Sequence[Candidate]:
         """``search_candidates`` with its embedding under way."""
         moved = None
         if (asked := moved_query(scope, request)) is not None:  # known_at with a filter: who moved since
@@ -930,33 +932,69 @@ def _competition_ranks(keys: list[Any]) -> list[int | None]:
     return out
 
 
-def _ranked(rows: list[dict[str, Any]]) -> list[Candidate]:
-    vector_rank = _competition_ranks([None if r["similarity"] is None else -r["similarity"] for r in rows])
-    keyword_rank = _competition_ranks(
-        [None if r["keyword_score"] is None else -r["keyword_score"] for r in rows]
-    )
+def _ranked(rows: list[dict[str, Any]]) -> CandidatePool:
+    """The candidates of ``_merged``'s rows, in their order, with each signal's competition rank: their
+    columns read at once (what ranking reads), each ``Candidate`` model built from its row when it is
+    read (``CandidatePool``: a search reads those of the hits it returns). The rows become the models'
+    values: they must not be used after."""
+    if rows:
+        read = itemgetter(
+            *POOL_MEMORY_FIELDS,
+            "conversation_id",
+            "session_index",
+            "turn_index",
+            *_SIGNAL_COLUMNS,
+        )
+        (ids, layer, content, importance, access_count, source, conversations, sessions, turns,
+         similarity, keyword, matches, distance) = zip(*map(read, rows), strict=True)  # fmt: skip
+        positions = positions_of(conversations, sessions, turns)
+    else:
+        ids = layer = content = importance = access_count = source = similarity = keyword = matches = ()
+        distance = ()
+        positions = []
+    vector_rank = _competition_ranks([None if v is None else -v for v in similarity])
+    keyword_rank = _competition_ranks([None if v is None else -v for v in keyword])
     entity_rank = _competition_ranks(
-        [None if r["entity_matches"] is None else (-r["entity_matches"], r["entity_distance"]) for r in rows]
+        [None if m is None else (-m, d) for m, d in zip(matches, distance, strict=True)]
+    )
+    vector_similarity = [None if v is None else float(v) for v in similarity]
+    keyword_score = [None if v is None else float(v) for v in keyword]
+    entity_matches = [None if m is None else int(m) for m in matches]
+    columns = PoolColumns(
+        vector_rank,
+        vector_similarity,
+        keyword_rank,
+        keyword_score,
+        entity_rank,
+        entity_matches,
+        ids,
+        layer,
+        content,
+        importance,
+        access_count,
+        source,
+        positions,
     )
     # the columns arrive typed as the fields are (uuid, text, real, integer, timestamptz): validating
-    # every candidate of the pool would only cost time
+    # a candidate would only cost time
     memory_fields, candidate_fields = set(_CANDIDATE_FIELDS), set(Candidate.model_fields)
-    out = []
-    for i, r in enumerate(rows):
-        similarity, keyword, matches = r.pop("similarity"), r.pop("keyword_score"), r.pop("entity_matches")
-        del r["entity_distance"]
+
+    def build(i: int) -> Candidate:
+        r = rows[i]
+        for name in _SIGNAL_COLUMNS:
+            del r[name]
         # the signals taken out, the row holds the candidate's columns in the statements' order (the
         # fields'): it becomes the memory's values itself, without a copy of 12 columns per row
         values = r if r.keys() == memory_fields else {k: r[k] for k in _CANDIDATE_FIELDS}
-        memory = trusted(CandidateMemory, values, memory_fields)
         signals = {
-            "memory": memory,
+            "memory": trusted(CandidateMemory, values, memory_fields),
             "vector_rank": vector_rank[i],
-            "vector_similarity": float(similarity) if similarity is not None else None,
+            "vector_similarity": vector_similarity[i],
             "keyword_rank": keyword_rank[i],
-            "keyword_score": float(keyword) if keyword is not None else None,
+            "keyword_score": keyword_score[i],
             "entity_rank": entity_rank[i],
-            "entity_matches": int(matches) if matches is not None else None,
+            "entity_matches": entity_matches[i],
         }
-        out.append(trusted(Candidate, signals, candidate_fields))
-    return out
+        return trusted(Candidate, signals, candidate_fields)
+
+    return CandidatePool(columns, build)
