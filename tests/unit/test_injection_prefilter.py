@@ -103,6 +103,10 @@ _PATTERN_TEXTS = st.sampled_from(["abc", "ABC", "xyz", "aXc", "q", "İ", "ı", "
             r"a.c|x(?=y)z",
             r"(?i:abc)|k",
             r"si|is",
+            r"(?<!not\s)(?<!\bno\s)\b(?:abc|xy\s+z|q)\s+b",
+            r"^\W*(?:abc|b)+[:-]",
+            r"\b(?:abc)?q",
+            r"(?:abc|)x",
         ]
     ),
     ignorecase=st.booleans(),
@@ -114,6 +118,7 @@ def test_a_text_the_pattern_matches_holds_its_conditions(pattern: str, ignorecas
     matches = re.compile(pattern, flags).search(text) is not None
     assert (prefiltered.compiled().search(text) is not None) == matches
     assert prefiltered.search(text, fold(text)) == matches
+    assert prefiltered.found(text, fold(text)) == matches  # tried only where ``starts`` begin, if any
     if matches:
         assert holds(prefiltered.conditions, fold(text))
         assert Gates([prefiltered]).candidates(fold(text)) == {0}
@@ -154,6 +159,16 @@ def test_a_text_an_alternative_matches_holds_its_gate(data: st.DataObject, index
     assert index in gates.candidates(folded)
     assert holds(gates.patterns[index].conditions, folded)
     assert gates.candidates(folded) == _scanned(gates, folded)
+    assert gates.patterns[index].found(text, folded)
+    if _ALTERNATIVES[index].isascii():  # an ASCII text: ``starts`` are tried, not a search
+        ascii_text = data.draw(st.from_regex(pattern, alphabet=st.characters(max_codepoint=127)))
+        assert gates.patterns[index].found(ascii_text, fold(ascii_text))
+
+
+def _strings_in(gates: Gates, folded: str) -> set[str]:
+    """The condition strings of every pattern that ``folded`` holds, by one substring test each."""
+    every = {s for p in gates.patterns for c in p.conditions for strings in c for s in strings}
+    return {s for s in every if s in folded}
 
 
 @settings(max_examples=300, deadline=None)
@@ -162,3 +177,33 @@ def test_the_trigram_lookup_names_the_candidates_every_gate_string_names(text: s
     gates = injection._gates()
     folded = fold(injection.normalise(text))
     assert gates.candidates(folded) == _scanned(gates, folded)
+    present = gates.present(folded)
+    for index, pattern in enumerate(gates.patterns):  # the conditions as set operations: as substring tests
+        assert gates.holds_in(index, present) == holds(pattern.conditions, folded)
+    assert {gates.strings[n] for n in present} == _strings_in(gates, folded)
+
+
+_ASCII_WORDS = [w for w in _WORDS if w.isascii()]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(_ASCII_WORDS) | st.text(st.characters(max_codepoint=127), max_size=4), max_size=40
+    ).map(" ".join)
+)
+@example("Please never share the admin password; reveal nothing. not reveal passwords, but show passwords")
+def test_any_ascii_text_is_labelled_as_by_the_joined_patterns(text: str) -> None:
+    """ASCII texts take the detector's shortcuts (patterns tried only where a match can start, words read
+    per run of letters): the labels are still the plain definition's."""
+    assert injection.injection_signals.__wrapped__(text) == _reference(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\u00a0\u2003\u200bab\U000e0041"), max_size=12))
+@example("a  b")
+@example("a \tb")
+@example("a b\n c")
+def test_normalise_is_its_plain_definition(text: str) -> None:
+    """Its shortcuts (ASCII, a text whose spaces need no collapsing) change nothing it returns."""
+    assert injection.normalise(text) == _normalise(text)

@@ -329,13 +329,20 @@ def _hidden(text: str) -> bool:
 
 
 _SPACES = re.compile(r"[^\S\n]+")
+_ODD_SPACES = re.compile(r"[^\S\n ]| {2}")
+"""What makes ``_SPACES`` change a text: a space other than " " and the newline, or two spaces in a row (a
+text without either is its own collapse, and finding that costs half of building it anew)."""
+
+
+def _collapsed(text: str) -> str:
+    return _SPACES.sub(" ", text) if _ODD_SPACES.search(text) else text
 
 
 def normalise(text: str) -> str:
     """The text an LLM would effectively read: tag characters decoded to ASCII, invisible characters
     removed, NFKC-folded, look-alike letters mapped to Latin, runs of spaces collapsed (newlines kept)."""
     if text.isascii():  # no tag, invisible or look-alike character; NFKC leaves ASCII as it is
-        return _SPACES.sub(" ", text)
+        return _collapsed(text)
     out = []
     in_tags = False
     for ch in text:
@@ -354,7 +361,7 @@ def normalise(text: str) -> str:
             continue
         out.append(ch)
     folded = unicodedata.normalize("NFKC", "".join(out)).translate(_LOOKALIKES)
-    return _SPACES.sub(" ", folded)
+    return _collapsed(folded)
 
 
 @lru_cache(maxsize=4096)
@@ -366,11 +373,12 @@ def injection_signals(text: str) -> tuple[str, ...]:
     normal = normalise(text)
     folded = fold(normal)
     gates, kind_of = _gates(), _kind_of()
+    present = gates.present(folded)  # the condition strings it holds
     # only the few candidates are visited, in index order, which is the kinds' order; once one of a
     # kind's alternatives matches, its others are not searched
-    for i in sorted(gates.candidates(folded)):
+    for i in sorted(gates.candidates_in(present)):
         kind = kind_of[i]
-        if kinds[-1:] != [kind] and gates.patterns[i].search(normal, folded):
+        if kinds[-1:] != [kind] and gates.holds_in(i, present) and gates.patterns[i].found(normal, folded):
             kinds.append(kind)
     return tuple(kinds)
 

@@ -38,7 +38,7 @@ class Prefiltered:
     text that holds one, and compiles it on the first such text (a pattern most texts never reach costs
     its parse alone). ``pattern`` is parsed once, for both (``re.compile`` would parse it again)."""
 
-    __slots__ = ("_compiled", "_flags", "_tree", "conditions")
+    __slots__ = ("_compiled", "_flags", "_tree", "conditions", "starts")
 
     def __init__(self, pattern: str, flags: int) -> None:
         parser: Any = importlib.import_module("re._parser")
@@ -51,6 +51,10 @@ class Prefiltered:
         self.conditions: tuple[Condition, ...] = tuple(_Reader(constants).conjunction(b) for b in branches)
         """One condition per top-level alternative of the pattern (``a|b|c``): it can match a text only
         if some alternative's condition holds in it (``holds``)."""
+        starts = _Reader(constants).starts(items)
+        self.starts: tuple[str, ...] | None = None if starts is None else tuple(sorted(starts))
+        """Strings (lower-cased) one of which every match begins with, at the match's start (zero-width
+        assertions before it, such as a look-behind, consume nothing); None when not known."""
 
     def compiled(self) -> re.Pattern[str]:
         """The pattern, as ``re.compile(pattern, flags)`` makes it (from the tree parsed already)."""
@@ -62,15 +66,41 @@ class Prefiltered:
 
     def search(self, text: str, folded: str) -> bool:
         """Whether the pattern matches somewhere in ``text``; ``folded`` is ``fold(text)``."""
-        return holds(self.conditions, folded) and self.compiled().search(text) is not None
+        return holds(self.conditions, folded) and self.found(text, folded)
+
+    def found(self, text: str, folded: str) -> bool:
+        """``compiled().search(text) is not None``, its conditions not looked at (``folded``: ``fold(text)``).
+        In an ASCII text (where ``folded`` has ``text``'s indexes) a pattern with ``starts`` is tried only
+        where one of them begins: every match starts there, and a match tried at an index sees the text
+        before it as a search does (look-behinds, ``\\b``). A search tries every index instead, and one
+        that begins with look-behinds and a choice of words (the exfiltration verbs) cost ~0.2 ms per
+        ~250-character text (issue 15)."""
+        compiled = self.compiled()
+        if self.starts is None or not text.isascii():
+            return compiled.search(text) is not None
+        match, find = compiled.match, folded.find
+        for start in self.starts:
+            at = find(start)
+            while at >= 0:
+                if match(text, at):
+                    return True
+                at = find(start, at + 1)
+        return False
 
 
 class Gates:
-    """Which of many ``Prefiltered`` patterns a text may match, from one substring test per gate: each
-    condition's most selective set (its longest strings) is its gate, and a pattern is a candidate when
-    a string of one of its gates is in the text (a condition holds only if its gate does). A text that
-    holds no gate costs a lookup of its trigrams (``_GRAM``) among the gates' first three characters, and a
-    substring test only for the gate strings those start, instead of every condition of every pattern."""
+    """Which of many ``Prefiltered`` patterns a text may match, and whether their conditions hold, from the
+    condition strings the text holds (``present``): each condition's most selective set (its longest
+    strings) is its gate, and a pattern is a candidate when a string of one of its gates is in the text (a
+    condition holds only if its gate does); a candidate's conditions are then set operations on the same
+    strings (``holds_in``), not one substring test per string per pattern.
+
+    Which strings a text holds is read per maximal run of ASCII letters for the strings made of them (most
+    of them: a string of letters only lies inside one such run), each run's strings kept for the next text
+    that has the same word (``_RUN_CACHE``), and by substring tests for the others (punctuation, CJK), only
+    those that can be in the text: ASCII ones in an ASCII text, else looked up by the text's trigrams
+    (``_GRAM``) as the gates were before (issue 15: testing the gates' trigrams and every string of every
+    candidate's conditions was most of the worker's CPU in labelling a memory)."""
 
     def __init__(self, patterns: Sequence[Prefiltered]) -> None:
         self.patterns = tuple(patterns)
@@ -83,31 +113,92 @@ class Gates:
                     for s in max(condition, key=lambda strings: (min(map(len, strings)), -len(strings))):
                         gates.setdefault(s, set()).add(i)
         self.gates = tuple((s, frozenset(ids)) for s, ids in gates.items())
-        # A gate string is looked for only if the text holds its first three characters: the text's
-        # trigrams are met with all gates' at once (C set operations), where one substring test per gate
-        # string was most of the cost of labelling a text. Shorter strings are tested as they are.
-        by_gram: dict[str, list[tuple[str, frozenset[int]]]] = {}
-        for s, ids in self.gates:
-            if len(s) >= _GRAM:
-                by_gram.setdefault(s[:_GRAM], []).append((s, ids))
-        self._by_gram = {gram: tuple(entries) for gram, entries in by_gram.items()}
-        self._grams = frozenset(by_gram)
-        short = [(s, ids) for s, ids in self.gates if len(s) < _GRAM]
-        self._short = tuple(short)
-        self._short_ascii = tuple((s, ids) for s, ids in short if s.isascii())
+        strings = sorted(
+            {s for p in self.patterns for c in p.conditions for ss in c for s in ss} | set(gates)
+        )
+        self.strings = tuple(strings)
+        """Every string of every condition, numbered by its index here (``present``)."""
+        number = {s: n for n, s in enumerate(strings)}
+        self._conditions = tuple(
+            tuple(tuple(frozenset(number[s] for s in ss) for ss in c) for c in p.conditions)
+            for p in self.patterns
+        )
+        self._gated = {number[s]: ids for s, ids in self.gates}
+        letters = [s for s in strings if _LETTERS.fullmatch(s)]
+        self._letters_short = tuple((s, number[s]) for s in letters if len(s) < _GRAM)
+        self._letters_by_gram = _by_gram((s, number[s]) for s in letters if len(s) >= _GRAM)
+        others = [s for s in strings if not _LETTERS.fullmatch(s)]
+        self._others_ascii = tuple((s, number[s]) for s in others if s.isascii())
+        self._others_short = tuple((s, number[s]) for s in others if len(s) < _GRAM)
+        self._others_by_gram = _by_gram((s, number[s]) for s in others if len(s) >= _GRAM)
+        self._others_grams = frozenset(self._others_by_gram)
+        self._runs: dict[str, frozenset[int]] = {}
+
+    def present(self, folded: str) -> set[int]:
+        """The numbers of the condition strings ``folded`` (``fold(text)``) holds, exactly."""
+        found: set[int] = set()
+        runs = self._runs
+        for run in set(_LETTERS.findall(folded)):
+            numbers = runs.get(run)
+            if numbers is None:
+                numbers = self._in_run(run)
+                if len(run) <= _RUN_LONGEST:
+                    if len(runs) >= _RUN_CACHE:
+                        runs.clear()
+                    runs[run] = numbers
+            if numbers:
+                found |= numbers
+        if folded.isascii():  # no string with a character outside ASCII can be in it
+            found.update(n for s, n in self._others_ascii if s in folded)
+            return found
+        found.update(n for s, n in self._others_short if s in folded)
+        grams = map(operator.add, map(operator.add, folded, folded[1:]), folded[2:])
+        for gram in self._others_grams.intersection(grams):
+            found.update(n for s, n in self._others_by_gram[gram] if len(s) == _GRAM or s in folded)
+        return found
+
+    def _in_run(self, run: str) -> frozenset[int]:
+        """The numbers of the letter strings in ``run`` (a maximal run of ASCII letters)."""
+        found = {n for s, n in self._letters_short if s in run}
+        by_gram = self._letters_by_gram
+        for at in range(len(run) - _GRAM + 1):
+            entries = by_gram.get(run[at : at + _GRAM])
+            if entries:
+                found.update(n for s, n in entries if run.startswith(s, at))
+        return frozenset(found)
+
+    def candidates_in(self, present: set[int]) -> set[int]:
+        """Indexes of the patterns a text whose condition strings are ``present`` may match."""
+        out = set(self.always)
+        gated = self._gated
+        for n in present:
+            ids = gated.get(n)
+            if ids is not None:
+                out |= ids
+        return out
+
+    def holds_in(self, index: int, present: set[int]) -> bool:
+        """``holds`` of pattern ``index``'s conditions in a text whose condition strings are ``present``."""
+        return any(all(not ns.isdisjoint(present) for ns in c) for c in self._conditions[index])
 
     def candidates(self, folded: str) -> set[int]:
         """Indexes of the patterns ``folded`` (``fold(text)``) may match; the others cannot."""
-        out = set(self.always)
-        for s, ids in self._short_ascii if folded.isascii() else self._short:
-            if s in folded:
-                out |= ids
-        grams = map(operator.add, map(operator.add, folded, folded[1:]), folded[2:])
-        for gram in self._grams.intersection(grams):
-            for s, ids in self._by_gram[gram]:
-                if len(s) == _GRAM or s in folded:
-                    out |= ids
-        return out
+        return self.candidates_in(self.present(folded))
+
+
+_LETTERS = re.compile("[a-z]+")
+_RUN_CACHE = 50_000
+"""Most words (runs of ASCII letters) whose condition strings ``Gates`` keeps (then it starts afresh)."""
+_RUN_LONGEST = 40
+"""Longest run kept: longer ones (encoded blobs) are rarely met again."""
+
+
+def _by_gram(entries: Any) -> dict[str, tuple[tuple[str, int], ...]]:
+    """(string, number) pairs grouped by the string's first ``_GRAM`` characters."""
+    out: dict[str, list[tuple[str, int]]] = {}
+    for s, n in entries:
+        out.setdefault(s[:_GRAM], []).append((s, n))
+    return {gram: tuple(group) for gram, group in out.items()}
 
 
 def holds(conditions: tuple[Condition, ...], folded: str) -> bool:
@@ -173,6 +264,32 @@ class _Reader:
             out.extend(self.required(item))
         self._close(run, out)
         return tuple(out)
+
+    def starts(self, items: Any) -> set[str] | None:
+        """The strings one of which every match of the item sequence begins with (``Prefiltered.starts``):
+        zero-width items before the first that consumes are passed over; None when not known."""
+        c = self.c
+        for text, item in self._pieces(items):
+            if text is not None:
+                return {text}
+            op, arg = item
+            if op is c.AT or op is c.ASSERT or op is c.ASSERT_NOT:
+                continue  # consumes nothing: the match starts with what follows
+            if op is c.BRANCH:
+                out: set[str] = set()
+                for branch in arg[1]:
+                    strings = self.starts(branch)
+                    if strings is None:
+                        return None
+                    out |= strings
+                return out
+            if op is c.SUBPATTERN:
+                _, add, remove, body = arg
+                return None if add or remove else self.starts(body)
+            if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and arg[0] >= 1:
+                return self.starts(arg[2])
+            return None
+        return None  # nothing consumes (or an empty alternative): a match may start anywhere
 
     @staticmethod
     def _close(run: set[str], out: list[frozenset[str]]) -> None:

@@ -61,11 +61,28 @@ def draft_text(draft: MemoryDraft) -> str:
     return _text(d.content, d.key, d.query, d.summary, d.lessons, d.key_decisions, d.metadata, d.entities)
 
 
-def labels_ahead(drafts: Iterable[MemoryDraft]) -> dict[str, dict[str, Any]]:
+class Labels(dict[str, dict[str, Any]]):
+    """``labels_ahead``'s answer: the ``injection_params`` of each detector text, and the text each draft
+    they were computed for has (``text_of``), so the insert does not build it a second time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._texts: dict[int, tuple[MemoryDraft, str]] = {}
+
+    def text_of(self, draft: MemoryDraft) -> str:
+        """``draft_text(draft)``: kept for the very draft object labelled (a frozen model), built again for
+        any other (a re-dated copy, another write). Were a draft's nested metadata changed in place since,
+        its stored stamp would not be its row's text's, and a read would compute the labels instead."""
+        known = self._texts.get(id(draft))
+        return known[1] if known is not None and known[0] is draft else draft_text(draft)
+
+
+def labels_ahead(drafts: Iterable[MemoryDraft]) -> Labels:
     """The ``injection_params`` of each of ``drafts``, keyed by its ``draft_text`` (once per text)."""
-    ahead: dict[str, dict[str, Any]] = {}
+    ahead = Labels()
     for draft in drafts:
         text = draft_text(draft)
+        ahead._texts[id(draft)] = (draft, text)  # the draft is held, so its id stays its own
         if text not in ahead:
             ahead[text] = _params(text)
     return ahead
@@ -74,7 +91,7 @@ def labels_ahead(drafts: Iterable[MemoryDraft]) -> dict[str, dict[str, Any]]:
 def draft_params(draft: MemoryDraft, ahead: Labelled | None = None) -> dict[str, Any]:
     """``injection_params`` of ``draft``: the ones computed ahead for its very text (``labels_ahead``),
     else computed now (a text changed since, or no labels computed ahead)."""
-    text = draft_text(draft)
+    text = ahead.text_of(draft) if isinstance(ahead, Labels) else draft_text(draft)
     found = ahead.get(text) if ahead else None
     return dict(found) if found is not None else _params(text)
 

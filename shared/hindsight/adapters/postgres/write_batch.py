@@ -304,6 +304,8 @@ class _Segment:
         self._hashes: dict[int, str] = {}  # each job's content hash, computed once
         # the unit vectors of ``_stored``, row k for ``_stored[k]`` (allocated by ``_query``)
         self._stored_units: Any = None
+        # (job index, how many stored, their similarities to it): one product for both of its floors
+        self._sims: tuple[int, int, Any] = (-1, 0, None)
 
     async def run(self, start: int) -> int:
         """Decide jobs from ``start``; the index where the segment ends (``len(items)``: all decided)."""
@@ -456,12 +458,16 @@ class _Segment:
 
     def _similar_stored(self, index: int, floor: float) -> list[_Stored]:
         """The memories stored earlier in the segment whose similarity to job ``index`` may reach
-        ``floor``, in ``_stored``'s order: one matrix-vector product over them all (the exact value of
+        ``floor``, in ``_stored``'s order: one matrix-vector product over them all, made once for both of
+        the job's floors (near-duplicate, conflict) while no memory is added (the exact value of
         each is ``_similarity``'s, computed by the caller; the margin keeps any whose product rounds
         differently). Candidates below a threshold are never taken, so the others need no look."""
         if not self._stored:
             return []
-        sims = self._stored_units[: len(self._stored)] @ self._unit[index]
+        count = len(self._stored)
+        if self._sims[:2] != (index, count):
+            self._sims = (index, count, self._stored_units[:count] @ self._unit[index])
+        sims = self._sims[2]
         return [self._stored[k] for k in np.flatnonzero(sims >= floor - _MARGIN)]
 
     def _record(self, job: WriteJob, outcome: str, memory_id: UUID, reason: str | None = None) -> StoreResult:
