@@ -224,3 +224,35 @@ async def test_valid_at_with_known_at_uses_the_validity_the_store_held_then(
         assert got["memory"]["valid_to"] is None
         before = await _hits(client, "support hours", valid_at="2026-02-01", known_at=_iso(held))
         assert first in before
+
+
+async def test_a_read_before_a_keyless_correction_shows_no_conflict_nor_the_later_memory(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """trial4 HIGH-4: a read at T judges ``possible_conflict`` by the links and the other memories as
+    they stood at T. The correction stored after T supersedes the then-true fact (a ``contradicts`` link
+    made after T): at T that fact is neither flagged nor shown beside the later memory. A conflict the
+    store already held at T (an inference kept beside the user's statement) is still flagged then."""
+    async with mcp_client(server.url, token) as client:
+        stated = await _stored(client, poller, content="The user's favourite colour is blue.")
+        inferred = await _stored(
+            client, poller, content="The user's favourite colour is green.", source="agent_inferred"
+        )
+        silva = await _stored(client, poller, content="The user's dentist is Dr. Silva")
+        moment = _iso(_at((await call(client, "memory_get", {"id": silva}))["memory"]["created_at"]))
+        costa = await _stored(client, poller, content="Correction: the user's dentist is Dr. Costa")
+        assert (await call(client, "memory_get", {"id": silva}))["memory"]["superseded_by"] == costa
+
+        for point in ({"known_at": moment}, {"valid_at": moment}):
+            then = await _hits(client, "who is the user's dentist", **point)
+            assert costa not in then, point
+            hit = then[silva]
+            assert hit["memory"]["status"] == "active", point
+            assert "possible_conflict" not in hit["flags"], point
+            assert costa not in {r["memory"]["id"] for r in hit["related"]}, point
+
+        colours = await _hits(client, "what is the user's favourite colour?", known_at=moment)
+        assert all("possible_conflict" in colours[i]["flags"] for i in (stated, inferred))
+        today = await _hits(client, "who is the user's dentist")
+        assert silva not in today
+        assert "possible_conflict" not in today[costa]["flags"]

@@ -220,7 +220,7 @@ class Recall:
             hits = await self._with_successors(scope, hits)
         if request.context_window > 0 and hits:
             hits = await self._with_context(scope, hits, request.context_window)
-        hits = await self._with_conflicts(scope, hits, relations)
+        hits = await self._with_conflicts(scope, hits, relations, point)
         if record_access:
             self._access.note(scope, [h.memory.id for h in hits], self._clock.now())
         self._observe(scope, request, hits, len(candidates), (time.perf_counter() - started) * 1000)
@@ -416,17 +416,19 @@ class Recall:
         scope: Scope,
         hits: list[SearchHit],
         prefetched: tuple[set[UUID], list[Relation]] | None = None,
+        point: PointInTime = NOW,
     ) -> list[SearchHit]:
         """Label every active semantic hit linked ``contradicts`` to another active memory
         ``possible_conflict`` and put that memory beside it in ``related``, so both are always shown
-        (``conflict_partners``). One relations query when a hit is semantic (none for episodic-only
+        (``conflict_partners``, as the link and the other memory stood at ``point``: the hits are already
+        seen at it). One relations query when a hit is semantic (none for episodic-only
         results), unless ``prefetched`` (ids, the relations touching any of them) covers every such hit:
         those touching the hits are then exactly what the query would return, in its order."""
         ids = {h.memory.id for h in hits if h.memory.layer == "semantic" and h.memory.status == "active"}
         if not ids:
             return hits
         covered = prefetched[1] if prefetched is not None and ids <= prefetched[0] else None
-        partners = await conflict_partners(self._reader, scope, [h.memory for h in hits], covered)
+        partners = await conflict_partners(self._reader, scope, [h.memory for h in hits], covered, point)
         out = []
         for hit in hits:
             mine = partners.get(hit.memory.id)
@@ -558,23 +560,40 @@ async def conflict_partners(
     scope: Scope,
     memories: Sequence[StoredMemory],
     relations: Sequence[Relation] | None = None,
+    point: PointInTime = NOW,
 ) -> dict[UUID, list[RelatedMemory]]:
     """The one definition of ``possible_conflict`` (search's flag, summarize's label): for each active
     semantic memory of ``memories`` linked ``contradicts`` to another active memory (the write path keeps
     both when an ``agent_inferred`` fact contradicts a ``user_stated`` one, or the rules are unsure) — or,
     for an inference, to an archived user statement (``_stands_beside``) —, those
     other memories with the relation, in relation order; memories without any are left out. ``relations``:
-    relations already read that include every one touching these memories (else one query)."""
+    relations already read that include every one touching these memories (else one query).
+
+    ``point``: a read in the past (``memories`` already seen at it) judges the link as it stood then —
+    a relation made after ``known_at`` is left out, and the other memory is seen at ``point``
+    (``memories_at``: left out when the point does not see it, its status of then) — so a memory
+    superseded since by a correction is not flagged, nor shown beside the later memory (trial4 HIGH-4;
+    tools.md "Point in time")."""
     ids = {m.id for m in memories if m.layer == "semantic" and m.status == "active"}
     if not ids:
         return {}
     found = relations if relations is not None else await reader.relations(scope, list(ids))
-    contradicts = [r for r in found if r.kind == "contradicts" and (r.from_id in ids or r.to_id in ids)]
+    contradicts = [
+        r
+        for r in found
+        if r.kind == "contradicts"
+        and (r.from_id in ids or r.to_id in ids)
+        and (point.known_at is None or r.created_at is None or r.created_at <= point.known_at)
+    ]
     if not contradicts:
         return {}
     known = {m.id: m for m in memories}
     missing = {i for r in contradicts for i in (r.from_id, r.to_id)} - set(known)
-    known |= {m.id: m for m in await reader.get_many(scope, list(missing))}
+    others = await reader.get_many(scope, list(missing)) if missing else []
+    if not point.is_now and others:
+        known |= await memories_at(reader, scope, others, point)
+    else:
+        known |= {m.id: m for m in others}
     out: dict[UUID, list[RelatedMemory]] = {}
     for memory in memories:
         if memory.id not in ids:
