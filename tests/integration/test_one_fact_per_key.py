@@ -60,6 +60,37 @@ async def test_a_new_value_after_an_additive_pair_supersedes_both(
 
 
 @pytest.mark.anyio
+async def test_taking_back_one_value_of_an_additive_pair_retires_only_that_value(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """trial4 HIGH-3: "no longer allergic to peanuts" on a key holding peanuts and (also) shellfish retires
+    the peanuts value only; shellfish, never taken back, stays active and unflagged in the default read.
+    A new value (no value surely taken back) still replaces every value on the key."""
+    key = "alex.allergies"
+    async with mcp_client(server.url, token) as client:
+        peanuts = await _write(client, "Alex is allergic to peanuts", key)
+        await drain(poller)
+        shellfish = await _write(client, "Alex is also allergic to shellfish", key)
+        await drain(poller)
+        back = await _write(client, "Alex is no longer allergic to peanuts", key)
+        await drain(poller)
+        assert await _active_on(client, key, [peanuts, shellfish, back]) == {shellfish, back}
+        assert (await call(client, "memory_get", {"id": peanuts}))["memory"]["superseded_by"] == back
+        status = (await call(client, "memory_status", {"ids": [back]}))["writes"][0]
+        assert status["reason"] == (
+            f"supersedes {peanuts}; leaves {shellfish} active (same key: not the value it takes back)"
+        )
+        hits = (await call(client, "memory_search", {"query": "what is Alex allergic to?"}))["results"]
+        by_id = {h["memory"]["id"]: h for h in hits}
+        assert peanuts not in by_id
+        assert by_id[shellfish]["flags"] == []
+
+        other = await _write(client, "Alex is allergic to cats", key)  # a new value: replaces them all
+        await drain(poller)
+        assert await _active_on(client, key, [shellfish, back, other]) == {other}
+
+
+@pytest.mark.anyio
 async def test_a_supersede_onto_another_key_supersedes_the_fact_there(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:

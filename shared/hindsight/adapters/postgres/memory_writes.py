@@ -6,7 +6,8 @@ the same agent, layer and key (for episodic events, also the same occurred_at) w
 dedup threshold and the same words in the same order (``domain.rewording.same_statement``: the same
 information, up to a clock time or a name's initials written another way) absorbs the
 job (importance kept at the higher value, metadata keys already present win); (4) otherwise a semantic
-memory with a key replaces every active fact on that key (after an additive pair, both; a supersede also
+memory with a key replaces every active fact on that key (after an additive pair, both — but a take-back
+of one of its values, "no longer …", retires only that one: ``_take_back``; a supersede also
 takes its key when it is another one or the memory it names was replaced meanwhile:
 ``_facts_to_replace``) — unless it is additive ("also", "as well": both stay, linked ``related``), an
 ``agent_inferred`` job would replace a ``user_stated`` fact, which is never done silently (both stay,
@@ -75,6 +76,7 @@ from hindsight.domain.inferred_order import (
 from hindsight.domain.memory import MemoryDraft, OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
 from hindsight.domain.repeat import Absorbed, Held, absorb
 from hindsight.domain.rewording import same_statement
+from hindsight.domain.take_back import taken_back
 from hindsight.domain.text import entity_terms, same_information
 from hindsight.ports import StoredVectors
 
@@ -824,6 +826,9 @@ async def _store_one(
         await relate_if_new(conn, tenant, job.id, newest, "related", "adds to the fact on the same key")
         reason = f"adds to {newest} (same key, both active)"
         replaced = []
+    left: list[dict[str, Any]] = []  # the key's other values, kept beside a take-back of one of them
+    if len(replaced) > 1 and draft.supersedes is None:
+        replaced, left = _take_back(draft.content, replaced)
     if replaced and draft.supersedes is None:
         replaced, kept, holder = order_on_key(job, replaced)
     ended: list[dict[str, Any]] = []
@@ -853,6 +858,9 @@ async def _store_one(
         why, part = kept_reason(old)
         await relate_if_new(conn, tenant, job.id, old["id"], "contradicts", why)
         parts.append(part)
+    for old in left:
+        await relate_if_new(conn, tenant, job.id, old["id"], "related", NOT_TAKEN_BACK)
+        parts.append(f"leaves {old['id']} active (same key: not the value it takes back)")
     if holder is not None:
         parts.append(past_value_reason(holder["id"], holder["since"]))
     elif keyed and draft.source == "agent_inferred" and not is_additive(draft.content):
@@ -867,7 +875,7 @@ async def _store_one(
     conflicts = None
     if draft.layer == "semantic" and draft.supersedes is None and holder is None:  # a past value: not current
         conflicts = await check_conflicts(
-            conn, job, vector, conflict_cosine, exclude=[r["id"] for r in replaced + kept]
+            conn, job, vector, conflict_cosine, exclude=[r["id"] for r in replaced + kept + left]
         )
         reason = "; ".join(r for r in (reason, conflicts.reason) if r) or None
     await _resolve_causal_parent(conn, job)
@@ -900,14 +908,29 @@ async def _store_one(
     return result
 
 
-KEY_HOLDERS = f"""SELECT id, source, status, valid_to AS until, (metadata->>'resumes') IS NOT NULL AS derived,
+KEY_HOLDERS = f"""SELECT id, source, status, content, valid_to AS until,
+          (metadata->>'resumes') IS NOT NULL AS derived,
           coalesce(valid_from, occurred_at, created_at) AS since,
           {STATED}
    FROM memories m
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s AND status = 'active'
    ORDER BY created_at DESC, id DESC"""
-"""Every active semantic fact of an agent on a key (id, source, status, until: valid_to, since: when it
-began to hold), newest first (``_facts_to_replace``)."""
+"""Every active semantic fact of an agent on a key (id, source, status, content, until: valid_to, since:
+when it began to hold), newest first (``_facts_to_replace``)."""
+
+NOT_TAKEN_BACK = "another value of the same key, not the one taken back"
+
+
+def _take_back(
+    content: str, holders: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The key's active values (``KEY_HOLDERS`` rows, two or more) a write of ``content`` replaces, and
+    those it leaves active: ``domain.take_back`` — a take-back of one value of an additive pair retires
+    only that one (trial4 HIGH-3); any other write replaces them all."""
+    settled = taken_back(content, [h["content"] for h in holders])
+    if settled is None:
+        return holders, []
+    return [holders[i] for i in settled.retired], [holders[i] for i in settled.left]
 
 
 async def _facts_to_replace(conn: AsyncConnection, job: WriteJob) -> list[dict[str, Any]]:

@@ -663,6 +663,8 @@ class _Segment:
             raise _Restart  # a bounded value: the fact it ends may hold again after it (``key_resume``)
         if any(r["valid_to"] is not None for r in rows):
             raise _Restart  # a fact given an end: a value that began before it may hold again after it
+        if len(rows) > 1 and not is_additive(draft.content):
+            raise _Restart  # several values (an additive pair): it may take back one (``_take_back``)
         return rows
 
     def _conflict_candidates(
