@@ -274,7 +274,9 @@ MemoryKey = Annotated[
     KEY_FORM,
     Field(
         description="What the memory is about: a stable topic such as 'user.display_preference' or "
-        f"'order:A-1042' (≤ {MAX_KEY_CHARS} characters). Memories with the same key are deduplicated."
+        f"'order:A-1042' (≤ {MAX_KEY_CHARS} characters). A key holds ONE current value: a new value "
+        "written on it supersedes the old one, and repeats are merged. For list-like facts use one key per "
+        "item ('alex.allergy.peanuts', 'alex.allergy.shellfish'), or write 'also …' to add a value."
     ),
 ]
 RecallHint = Annotated[
