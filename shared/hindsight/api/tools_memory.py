@@ -13,6 +13,7 @@ from uuid import UUID
 
 import pydantic_core
 from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from pydantic import (
     BaseModel,
     Field,
@@ -146,6 +147,10 @@ def search_text(
     return pydantic_core.to_json(result, fallback=str, indent=2).decode()
 
 
+MAX_BODY_MIB = DEFAULT_MAX_REQUEST_BODY_SIZE // 2**20
+"""The request body limit (``api.http_guard``: the MCP SDK's 4 MiB), in MiB, for the batch tool's text."""
+
+
 def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
     """Add memory_write, memory_write_batch, memory_search and memory_status to ``mcp``."""
 
@@ -192,7 +197,10 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             "id (then memory_status as usual), or 'error' with the error memory_write would have given "
             "(an invalid item does not stop the others; 'retryable' says whether sending it again may "
             "succeed — with its idempotency_key the retry keeps the same id). Items count one by one "
-            "against your write budget."
+            "against your write budget. The whole call must fit in one request body of "
+            f"{MAX_BODY_MIB} MiB of UTF-8 JSON, whatever the per-item limits (100 items of 32,000 non-ASCII "
+            "characters do not): split a larger import into several calls; a bigger body is refused "
+            "by HTTP (413) before any item is read."
         ),
         **change("Remember many things", itemwise="items"),
     )
