@@ -7,8 +7,11 @@ Times looked for (a note, never a refusal; deterministic words): the expressions
 stop at (``relative_time.elsewhere_expressions``: tomorrow, next …, in 3 weeks, 明天 …); relative
 expressions they would read but did not (several naming different times); ``YYYY-MM-DD`` forms not read
 (a bound such as "until 2026-10-03", two dates, a date joined to a time); month names written with a
-capital ("last March", "in May"); weekdays ("on Tuesday", "this Friday"); "weekend" and "fortnight".
-A bare year is left out: the worker reads "in 2019" on a keyed fact (``inferred_order``).
+capital ("last March", "in May"); weekdays ("on Tuesday", "this Friday"); "weekend" and "fortnight";
+holidays, capitalised ("last Christmas", "at Easter", "New Year's Eve"); a year after a preposition ("in
+2024", "back in 2019", "since 2015", "in early 2020"; trial4 MED-1: "In 2024 I ran a marathon" was
+placed today, silently). Not a year on a keyed fact: the worker may read "in 2019" there to order the
+key's values (``inferred_order.stated_past_year``), so a note could be wrong.
 """
 
 from __future__ import annotations
@@ -30,14 +33,29 @@ _NAMED = re.compile(
     r"|(?i:(?:\b(?:last|this|next|on|coming)\s+)?\b(?:monday|tuesday|wednesday|thursday|friday|saturday|"
     r"sunday)s?\b|(?:\b(?:last|this|next)\s+)?\bweekend\b|\b(?:a|one|two|\d+)?\s*fortnights?(?:\s+ago)?\b)"
 )
+_HOLIDAYS = (
+    r"Christmas(?:\s+(?:Eve|Day))?|Xmas|Easter(?:\s+(?:Sunday|Monday))?|New\s+Year(?:['’]s)?(?:\s+(?:Eve|Day))?|"
+    r"(?:Chinese|Lunar)\s+New\s+Year|Thanksgiving|Halloween|Hanukkah|Passover|Ramadan|Diwali|Eid|"
+    r"Valentine['’]?s\s+Day|Mother['’]?s\s+Day|Father['’]?s\s+Day|Independence\s+Day|Labou?r\s+Day"
+)
+"""Holidays, capitalised: a day (or days) of some year the relative rules do not place."""
+_HOLIDAY = re.compile(
+    r"(?:\b(?i:last|this|next|on|at|over|for|since|until|by)\s+)?\b(?:" + _HOLIDAYS + r")\b"
+)
+_YEAR = re.compile(
+    r"(?i:\b(?:back\s+)?(?:in|during|since|until|till|from|by|before|after|around)\s+(?:(?:early|late|mid-?)\s*)?)"
+    r"(?:19|20)\d{2}\b(?![-/.]\d)"
+)
+"""A year after a preposition ("in 2024", "back in 2019"), not the start of a date ("in 2024-05-01")."""
 _ANY_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?")
 MAX_NAMED = 3
 """A note quotes at most this many of the times named."""
 
 
-def named_times(text: str, anchor: datetime) -> list[str]:
+def named_times(text: str, anchor: datetime, *, years: bool = True) -> list[str]:
     """The times ``text`` names, as written, in text order (module docstring), each once: those the rules
-    could read and those they cannot. ``anchor``: what relative words count from."""
+    could read and those they cannot. ``anchor``: what relative words count from; ``years``: whether a
+    year after a preposition counts."""
     cased = unicodedata.normalize("NFKC", text)
     found: list[tuple[int, str]] = [
         (m.start, cased[m.start : m.end]) for m in relative_mentions(cased, anchor)
@@ -47,6 +65,9 @@ def named_times(text: str, anchor: datetime) -> list[str]:
         found.append((lowered.find(expression), cased[lowered.find(expression) :][: len(expression)]))
     found += [(m.start(), m.group(0)) for m in _ANY_DATE.finditer(cased)]
     found += [(m.start(), m.group(0).strip()) for m in _NAMED.finditer(cased)]
+    found += [(m.start(), m.group(0)) for m in _HOLIDAY.finditer(cased)]
+    if years:
+        found += [(m.start(), m.group(0)) for m in _YEAR.finditer(cased)]
     return list(dict.fromkeys(words for _, words in sorted(found) if words))
 
 
@@ -60,7 +81,7 @@ def unread_time_note(draft: MemoryDraft, submitted_at: datetime) -> str | None:
     anchor = draft.session_at or submitted_at
     if infer_event_time(draft.content, anchor, fact=draft.layer == "semantic") is not None:
         return None
-    named = named_times(draft.content, anchor)
+    named = named_times(draft.content, anchor, years=not (draft.layer == "semantic" and draft.key))
     if not named:
         return None
     quoted = ", ".join(repr(words) for words in named[:MAX_NAMED]) + (", …" if len(named) > MAX_NAMED else "")
