@@ -323,19 +323,12 @@ def test_a_one_value_attribute_still_supersedes(old: str, new: str) -> None:
 
 _BOTH_HOLD = [
     # trials, HIGH: a qualifier (day, time of day, season, place, project) on either side: both may hold
-    ("The user works at Google on Mondays", "The user works at Meta on Fridays", "other_qualifier"),
+    # (another thing at another, non-overlapping time on both sides holds for sure: test_state_change)
     ("The user works at Google on Mondays", "The user works at Meta", "other_qualifier"),
     ("The user works at Google", "The user works at Meta on Fridays", "other_qualifier"),
-    ("I work at Google on Mondays", "I work at Meta on Fridays", "other_qualifier"),
     ("The user works at Google on Mondays", "The user works at Meta on Fridays now", "other_qualifier"),
-    (
-        "The user works at Globex in the mornings",
-        "The user works at Initech in the evenings",
-        "other_qualifier",
-    ),
     ("The user's manager is Tom", "The user's manager is Anna on weekends", "other_qualifier"),
     ("The user lives in Paris", "The user lives in Rome on weekends", "other_qualifier"),
-    ("The user lives in Paris on weekdays", "The user lives in Rome on weekends", "other_qualifier"),
     # ... and a time with another day: the time of each day (trial report H1), not a moved one
     ("School starts at 8:15 on weekdays", "School starts at 9:00 on Saturdays", "other_qualifier"),
     ("The gym is open until 22:00 on weekdays", "The gym is open until 18:00 on weekends", "other_qualifier"),

@@ -65,6 +65,16 @@ intensifiers and correction markers removed, copulas made one token:
    rescheduled to 6pm": ``schedule_moves``): a contradiction of the same subject's old time when the old
    statement says nothing but when; a possible conflict when it says more of that subject.
 
+4. **Everyday state changes and facts that both hold** (``domain.state_change``, new-user trial 4):
+   an ending verb ("divorced", "broke up with", "sold") with the old statement's object ends the state
+   its verb names; "died", "got married", "went up to" are read as the state they give; a value named as
+   replaced ("instead of Y", "switched from Y to") ends a statement whose object is Y; a take-back ends
+   the statement it repeats, give or take a name or a day, and leaves another object of the same verb
+   alone (``unrelated (other_object)``). Without any change word, another object of a verb that holds
+   several ("allergic to peanuts" / "… shellfish"), another thing at a day that does not overlap
+   ("at Globex on weekdays" / "at a bakery on weekends"), or another relation in the subject ("son" /
+   "daughter") is ``unrelated``: both hold, nothing to ask the user.
+
 Losing a true fact is worse than keeping a stale one flagged, so every rule that is not sure says
 ``possible_conflict``. Measured on ``tests/data/contradiction_pairs.jsonl`` (``python
 bench/contradictions.py``; docs/detectors.md).
@@ -91,7 +101,15 @@ from hindsight.domain.both_hold import (
 from hindsight.domain.memory import Source
 from hindsight.domain.rewording import same_statement
 from hindsight.domain.schedule_moves import move_of, moved_to_time
-from hindsight.domain.statement_scope import compared_statement
+from hindsight.domain.state_change import (
+    ended_states,
+    rewrite_change,
+    same_words,
+    states_a_new_value,
+    takes_back,
+    without_endings,
+)
+from hindsight.domain.statement_scope import TAIL_CLAUSE, compared_statement
 from hindsight.domain.timetravel import takes_key
 from hindsight.domain.value_slots import (
     ANY_ONE_VALUE,
@@ -401,6 +419,14 @@ class _Frame:
     new_thing: bool = False
     """Whether the statement names a new thing that may be one more ("started a new yoga class", "Emma's
     new yoga class": ``value_slots.NEW_THING``)."""
+    ends: bool = False
+    """Words that end a state and negate the frame: "no longer", "not any more", "gave up", "quit",
+    "stopped", "left"."""
+    ended: frozenset[str] = frozenset()
+    """The verbs of the state an ending verb of ``state_change.ENDINGS`` ("sold", "divorced", "broke up
+    with") ends; no negation in the frame ("sold the piano" / "sold the sofa": two events)."""
+    replaced: tuple[str, ...] = ()
+    """The old value a trailing "instead of Y" / ", not Y" or "switched from Y to" names (frame tokens)."""
 
 
 @lru_cache(maxsize=4096)
@@ -417,12 +443,15 @@ def _frame(text: str) -> _Frame:
         or bool(_CORRECTION.search(statement.text))
         or bool(CHANGE_WORDS.search(statement.text))
     )
+    correction = correction or states_a_new_value(statement.text)  # "rent went up to 950"
     new_thing = bool(NEW_THING.search(statement.text))
+    replaced = _replaced_value(TAIL_CLAUSE.sub("", original))
     body = statement.text
     moved = moved_to_time(body)
     if moved is not None:  # "the book club moved to Thursdays": read as "the book club is Thursdays"
         body = f"{moved[0]} is {moved[1]}"
-    body = rewrite(body)
+    body = rewrite_change(rewrite(body))
+    ends = bool(_NEGATIVE_CHANGE.search(body))
     negatives = len(_NEGATIVE_LIKE.findall(body)) + len(_NEGATIVE_CHANGE.findall(body))
     body = _NEGATIVE_LIKE.sub(" like ", body)
     body = _NEGATIVE_CHANGE.sub(" ", body)
@@ -453,6 +482,7 @@ def _frame(text: str) -> _Frame:
         lemma = _lemma(word)
         if lemma in _NEGATIVE_VERBS:
             negatives += 1
+            ends = ends or lemma != "avoid"
             continue
         if lemma in _LIKE:
             negatives += _LIKE[lemma] < 0
@@ -481,7 +511,28 @@ def _frame(text: str) -> _Frame:
         subject if subject and subject < len(tokens) and tokens[subject] == "<be>" else None,
         statement.admits,
         new_thing,
+        ends,
+        ended_states(statement.text),
+        replaced,
     )
+
+
+_NAMED_OLD = re.compile(
+    r"\binstead\s+of\s+(?P<a>[^,.;]+)|(?:,|;)\s*(?:and\s+)?not\s+(?P<b>[^,.;]+)[.!]?\s*$"
+    r"|\b(?:switched|changed|moved)\s+(?:\w+\s+)?from\s+(?P<c>[^,.;]+?)\s+to\b",
+    re.IGNORECASE,
+)
+"""Where a statement names the old value it replaces: "instead of Y", a trailing ", not Y", "switched
+(production) from Y to"."""
+
+
+def _replaced_value(text: str) -> tuple[str, ...]:
+    """The frame tokens of the old value ``text`` names as replaced (``_NAMED_OLD``), or ()."""
+    found = _NAMED_OLD.search(text)
+    if found is None:
+        return ()
+    words = (m.group(0).casefold() for m in _TOKEN.finditer(next(g for g in found.groups() if g)))
+    return tuple(w.replace(",", "") if _numeric(w) else _stem(w) for w in words if w not in _FUNCTION)
 
 
 def _verb_like(raw: str, word: str, previous: str, previous_raw: str) -> bool:
@@ -800,6 +851,9 @@ def _loose(tokens: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(t for t in tokens if t != "<be>")
 
 
+_STRENGTH = {"contradiction": 2, "possible_conflict": 1}
+
+
 def compare_facts(new: str, old: str) -> PairVerdict:
     """How ``new`` relates to ``old`` (module docstring: the rules and what each verdict leads to).
     Texts longer than ``MAX_COMPARED_CHARS`` are ``unrelated``; both are read in Unicode NFC (a combining
@@ -813,11 +867,31 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     if b.additive:
         return PairVerdict("addition", ("additive",))
     verdict = _moved(a, b) or _compare(a, b, old, new)
+    if verdict.relation != "contradiction":
+        verdict = _state_change(a, b, new, verdict) or verdict
     if verdict.relation == "contradiction" and b.new_thing and not a.new_thing:
         # "Emma's new yoga class is at 6pm" / "Emma's yoga class is at 7am": one more class as likely as
         # another in place of the old one (trial 3, finding 2)
         return PairVerdict("possible_conflict", (*verdict.signals, "new_thing"))
     return verdict
+
+
+def _state_change(a: _Frame, b: _Frame, new: str, verdict: PairVerdict) -> PairVerdict | None:
+    """A stronger verdict than ``verdict`` (the other rules', not a contradiction) from
+    ``state_change``'s rules on the old frame ``a`` and the new ``b`` (``new`` as written): an ending verb
+    with the old statement's object ("sold the Honda Civic" / "owns a Honda Civic", "divorced Tom" / "is
+    married to Tom"), or the old value named as replaced ("now uses Bitwarden instead of LastPass" / "the
+    user's password manager is LastPass"). None: nothing stronger."""
+    if not a.tokens or not b.tokens or a.tokens[0] != b.tokens[0]:
+        return None
+    if b.ended and not a.ended and not a.negative and not b.negative:
+        rest = _loose(_frame(without_endings(new)).tokens)
+        if takes_back(_loose(a.tokens), rest, a.verb, b.ended, a.names.__contains__) == "same":
+            return PairVerdict("contradiction", ("polarity", "ended"))
+    named = _names_the_old_value(a, b)
+    if named is not None and _STRENGTH[named.relation] > _STRENGTH.get(verdict.relation, 0):
+        return named
+    return None
 
 
 def _moved(a: _Frame, b: _Frame) -> PairVerdict | None:
@@ -845,8 +919,14 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
         return PairVerdict("unrelated")  # another subject
     subject = 3 if _cjk(a.tokens[0]) else 2  # "用户" is two tokens, "user" one: the first frame word after
     if a.negative != b.negative:
-        if _loose(a.tokens) == _loose(b.tokens):
+        if same_words(_loose(a.tokens), _loose(b.tokens)):  # "smokes" / "quit smoking"
             return PairVerdict("contradiction", ("polarity", *correction))
+        if b.ends and not a.negative:
+            back = takes_back(_loose(a.tokens), _loose(b.tokens), a.verb, frozenset(), a.names.__contains__)
+            if back == "same":  # "Sam no longer has a dog" / "Sam has a dog named Rex", "divorced Tom"
+                return PairVerdict("contradiction", ("polarity", "ended", *correction))
+            if back == "other":  # "Sam no longer has a dog" / "Sam has a cat named Milo": another thing
+                return PairVerdict("unrelated", ("other_object",))
         named = _replacement(a.tokens, b.tokens)  # on the full frames: a copula before the span counts
         if named is not None and _verb_negated(a, b, *named):
             return PairVerdict("contradiction", ("polarity", *correction))  # "drinks coffee" / "quit coffee"
@@ -863,6 +943,8 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
         return PairVerdict("unrelated")
     change = _replacement(a.tokens, b.tokens, a.names | b.names)
     if change is None:
+        if _other_relation(a, b):  # "the user's daughter is 5" / "the user's son is now 9": two people
+            return PairVerdict("unrelated", ("other_subject",))
         return unsure if _predicate_overlap(a, b) >= 0.5 else PairVerdict("unrelated")
     start, was, now = change
     if not was or not now:  # words only added or only removed: a refinement, not another value
@@ -881,6 +963,10 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
     if _other_time(was, now):
         return PairVerdict("possible_conflict", ("other_time", *correction))
     differing = [t for t in (*was, *now) if not (t in was and t in now)]
+    if not flag and not a.negative and not b.negative:  # no word says anything changed or was wrong
+        both = _other_object(a, b, start, was, now) or _other_scope(a, start, was, now)
+        if both is not None:  # "allergic to peanuts" / "… to shellfish", "on weekdays" / "on weekends"
+            return PairVerdict("unrelated", (both,))
     events = _two_events(a, b, start, differing)
     if events is not None:
         return events
@@ -919,6 +1005,92 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
             return PairVerdict("possible_conflict", (*held, *correction))
         return PairVerdict("contradiction", ("changed_value", *correction))
     return PairVerdict("possible_conflict", ("changed_value",))
+
+
+ADDITIVE_VERBS = frozenset(
+    [*(v for v in _MULTI_VALUED if v != "use"), "allergic", "enjoy", "love", "grow", "cook", "attend"]
+)
+"""Frame words after which the user holds several objects at once: another object, with no word
+saying anything changed, is another fact ("is allergic to peanuts" / "… to shellfish", "owns a red
+Toyota" / "… a blue bicycle"). Not "use" (a tool is often replaced: "uses Jira" / "uses Linear")."""
+_NUMBER_WORDS = frozenset(
+    [
+        *("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"),
+        *("twelve", "dozen", "several", "few", "no"),
+    ]
+)
+"""Numbers written as words: "has two kids" / "has three kids" is another count, not another thing."""
+_DAY_GROUPS = {"weekday": frozenset(["monday", "tuesday", "wednesday", "thursday", "friday"])}
+_DAY_GROUPS["weekend"] = frozenset(["saturday", "sunday"])
+
+
+def _other_object(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> str | None:
+    """``other_object`` when a change after a verb of ``ADDITIVE_VERBS`` (the word or two before
+    ``start`` in the old frame ``a``; ``b``: the new one) puts another thing on each side, not another
+    value of it: each side has a word that is no number (in digits or words), date, time, colour or
+    name ("2 cats" / "3 dogs", "peanuts" / "shellfish"), up to the statement's end; "likes Muse" /
+    "likes Radiohead", "has 2 cats" / "has 3 cats" and "likes window seats" / "… aisle seats" (another
+    kind of one thing) stay unsure. The caller has made sure no word says anything changed."""
+    if a.verb is None or start <= a.verb or start + len(was) < len(a.tokens):
+        return None  # a word after the change is shared: "likes window seats" / "… aisle seats", a kind
+    if not any(t in ADDITIVE_VERBS for t in a.tokens[max(a.verb, start - 2) : start]):
+        return None
+    names = a.names | b.names
+    thing = [
+        any(not _is_value(t, names) and t not in _NUMBER_WORDS and t != "<be>" for t in side)
+        for side in (was, now)
+    ]
+    return "other_object" if all(thing) and set(was) != set(now) else None
+
+
+def _other_scope(a: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> str | None:
+    """``other_qualifier`` when both sides of a change after the verb name another thing *and* a day or
+    part of the day (``both_hold.QUALIFIER_TIMES``) that does not overlap the other's ("coffee in the
+    morning" / "tea in the evening", "works at Globex on weekdays" / "… at a bakery on weekends";
+    "on weekdays" / "on Mondays" overlap): each statement holds at its own time. A day alone changed
+    ("goes to the gym on Mondays" / "… on Fridays", "at 9:00 on weekdays" / "at 10:00 on Saturdays") may
+    be the same thing moved: left to ``both_hold`` (at most a possible conflict), as is a day that "is"
+    states ("the sync is on Tuesdays"). The caller has made sure no word says anything changed."""
+    if a.verb is None or start <= a.verb or a.tokens[start - 1] == "<be>":
+        return None
+    times = [{t for t in side if t in QUALIFIER_TIMES} for side in (was, now)]
+    shared = set(was) & set(now)
+    things = [
+        {t for t in side if t not in QUALIFIER_TIMES and not _numeric(t)} - shared for side in (was, now)
+    ]
+    if not all(times) or not all(things) or things[0] == things[1]:
+        return None
+    spread = [set().union(*(_DAY_GROUPS.get(t, {t}) for t in side)) for side in times]
+    return None if spread[0] & spread[1] else "other_qualifier"
+
+
+def _other_relation(a: _Frame, b: _Frame) -> bool:
+    """Whether the subject phrases (before each verb) name two relations ("son" / "daughter",
+    ``value_slots.RELATIONS``) where the rest may differ too: two people, two facts."""
+    if a.verb is None or b.verb is None:
+        return False
+    words = _single_words()
+    x, y = set(a.tokens[: a.verb]), set(b.tokens[: b.verb])
+    return bool((x - y) & words.relations) and bool((y - x) & words.relations)
+
+
+def _names_the_old_value(a: _Frame, b: _Frame) -> PairVerdict | None:
+    """What a new statement that names the old value it replaces (``_Frame.replaced``: "now uses
+    Bitwarden instead of LastPass", "switched from 1Password to Bitwarden") says of a positive old one
+    about the same subject, no relation of it ("the user's sister's …"): a contradiction when that value
+    is all the old statement says after its verb ("the user's password manager is LastPass"), a
+    possible conflict when the old statement only mentions it. None: the rule does not apply."""
+    if not b.replaced or a.negative or b.negative or a.verb is None:
+        return None
+    words = _single_words()
+    if set(a.tokens[: a.verb]) & words.relations - set(b.tokens):
+        return None
+    after = tuple(t for t in a.tokens[a.verb + 1 :] if t != "<be>")
+    if after == b.replaced:
+        return PairVerdict("contradiction", ("changed_value", "correction", "replaced"))
+    if set(b.replaced) <= set(after):
+        return PairVerdict("possible_conflict", ("changed_value", "correction", "replaced"))
+    return None
 
 
 def _both_may_hold(
