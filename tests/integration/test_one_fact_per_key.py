@@ -84,6 +84,8 @@ async def test_taking_back_one_value_of_an_additive_pair_retires_only_that_value
         by_id = {h["memory"]["id"]: h for h in hits}
         assert peanuts not in by_id
         assert by_id[shellfish]["flags"] == []
+        hint = await call(client, "memory_summarize", {"key": key})  # the values that hold the key now
+        assert set(hint["ids"]) == {shellfish, back}, hint["hint"]
 
         other = await _write(client, "Alex is allergic to cats", key)  # a new value: replaces them all
         await drain(poller)

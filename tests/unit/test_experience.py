@@ -471,3 +471,14 @@ async def test_a_line_drawn_from_text_that_reads_like_instructions_is_labelled_a
     )
     assert written.method == "model"
     assert [line.possible_injection for line in written.lines] == [True, False]
+
+
+def test_values_that_hold_a_key_together_are_all_shown() -> None:
+    """trial4 HIGH-3: an additive pair on a key (or what a take-back of one value left) is the key's value
+    together: a hint given them as ``together`` shows both, else the latest only."""
+    newer = NEW_WINDOW.model_copy(update={"content": "Deploys also happen on Fridays."})
+    assert extract_hint([OLD_WINDOW, newer]).ids == [newer.id]
+    assert extract_hint([OLD_WINDOW, newer], together={OLD_WINDOW.id, newer.id}).ids == [
+        OLD_WINDOW.id,
+        newer.id,
+    ]

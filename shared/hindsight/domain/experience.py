@@ -267,7 +267,10 @@ def with_upcoming_labels(
 
 
 def current_facts(
-    memories: Iterable[StoredMemory], conflicts: Collection[UUID] = (), now: datetime | None = None
+    memories: Iterable[StoredMemory],
+    conflicts: Collection[UUID] = (),
+    now: datetime | None = None,
+    together: Collection[UUID] = (),
 ) -> list[StoredMemory]:
     """The semantic memories that give a key's current value — per owner agent and key (keys are per
     agent: another agent's shared fact on the same key name is its own value), the active one the user stated
@@ -278,7 +281,9 @@ def current_facts(
     contradicts (``recall.conflict_partners``). Otherwise superseded, archived and forgotten facts are
     never current. With ``now``, a fact not valid yet then (``timetravel.is_upcoming``) never hides the
     one that holds now: per key, the value of now and the next upcoming one are both kept (a bounded
-    value holding now and the value that holds again after it, trial 11:08 M5)."""
+    value holding now and the value that holds again after it, trial 11:08 M5). The active facts in
+    ``together`` are kept too: values that hold a key together (an additive pair, or what a take-back of
+    one of its values left: linked ``related`` on the key, ``Summarize``; trial4 HIGH-3)."""
     memories = list(memories)
     best: dict[tuple[str, str, bool], StoredMemory] = {}
     for memory in memories:
@@ -289,7 +294,7 @@ def current_facts(
         held = best.get(slot)
         if held is None or _precedence(memory, later) > _precedence(held, later):
             best[slot] = memory
-    chosen = {m.id for m in best.values()} | set(conflicts)
+    chosen = {m.id for m in best.values()} | set(conflicts) | set(together)
     return [
         m
         for m in memories
@@ -336,6 +341,7 @@ def extract_hint(
     now: datetime | None = None,
     conflicts: Mapping[UUID, ConflictWith] | None = None,
     reader: str | None = None,
+    together: Collection[UUID] = (),
 ) -> ExperienceHint:
     """The extractive hint over ``memories`` (most relevant first): one line per episode and per current
     fact, identical lines merged (their ids joined); a line drawn from the memory of an agent other
@@ -347,12 +353,13 @@ def extract_hint(
     without ``now`` none is. One without outcome and without occurred_at whose words say it lies ahead is
     "Planned (time not read)", never "Happened". Facts of ``conflicts`` (each contradicts another fact,
     both kept; the value says what says otherwise, ``conflict_sides``) are all shown, each labelled
-    ``possible_conflict`` with the other side's status; otherwise a key shows one value (``current_facts``).
+    ``possible_conflict`` with the other side's status; otherwise a key shows one value (``current_facts``),
+    or the values in ``together`` that hold it together.
 
     Every sentence of every line is copied from the memories the line cites. Deterministic; no I/O.
     """
     conflicts = conflicts or {}
-    facts = {m.id for m in current_facts(memories, conflicts, now)}
+    facts = {m.id for m in current_facts(memories, conflicts, now, together)}
     merged: dict[tuple[object, ...], HintLine] = {}
     for memory in memories:
         if memory.layer == "semantic" and memory.id not in facts:

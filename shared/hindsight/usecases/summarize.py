@@ -100,7 +100,8 @@ class Summarize:
         scope = principal.scope(agent_id)
         memories, note = await self._matching(scope, request, now)
         memories, conflicts = await self._with_conflicts(scope, memories)
-        drawn = extract_hint(memories, now=now, conflicts=conflicts, reader=scope.agent_id)
+        together = await self._held_together(scope, memories)
+        drawn = extract_hint(memories, now=now, conflicts=conflicts, reader=scope.agent_id, together=together)
         note = _notes(note, await self._inactive_key_note(scope, request, now, memories))
         extractive = drawn.model_copy(update={"note": _notes(note, drawn.note)})
         if self._writer is None or not memories:
@@ -139,6 +140,28 @@ class Summarize:
         if not held or any(m.status == "active" for m in held):
             return None
         return inactive_key_note(request.key, held)
+
+    async def _held_together(self, scope: Scope, memories: list[StoredMemory]) -> set[UUID]:
+        """The active facts of ``memories`` that hold their key together with another one of them: an
+        additive pair ("also …"), or what a take-back of one of its values left — linked ``related`` by the
+        write path (``memory_writes``). A hint shows them all, not only the latest value of the key
+        (trial4 HIGH-3). One relations query, only when a key has two active values among them."""
+        groups: dict[tuple[str, str], set[UUID]] = {}
+        for m in memories:
+            if m.layer == "semantic" and m.status == "active" and m.key is not None:
+                groups.setdefault((m.agent_id, m.key), set()).add(m.id)
+        several = [ids for ids in groups.values() if len(ids) > 1]
+        if not several:
+            return set()
+        relations = await self._reader.relations(scope, [i for ids in several for i in ids])
+        return {
+            i
+            for r in relations
+            if r.kind == "related"
+            for ids in several
+            if r.from_id in ids and r.to_id in ids
+            for i in (r.from_id, r.to_id)
+        }
 
     async def _with_conflicts(
         self, scope: Scope, memories: list[StoredMemory]
