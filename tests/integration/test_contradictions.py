@@ -302,6 +302,25 @@ async def test_a_change_word_elsewhere_or_a_new_thing_retires_no_true_fact(
 @pytest.mark.parametrize(
     ("first", "second"),
     [
+        # new-user trial 5, HIGH-1/HIGH-5: a bounded or one-off move, or a question, only asks
+        ("The yoga class is on Tuesdays", "The yoga class moved to Thursdays for the holidays"),
+        ("The yoga class is on Tuesdays", "The yoga class moved to Thursday on 2026-12-10"),
+        ("Emma has piano on Tuesdays", "Does Emma have piano on Fridays now?"),
+    ],
+)
+async def test_a_bounded_move_or_a_question_keeps_the_standing_schedule(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
+) -> None:
+    """Trial 5, HIGH-1: "moved to Thursdays for the holidays" retired "The yoga class is on Tuesdays"; now
+    both stay active, at most linked ``contradicts`` (flagged), never ``supersedes``."""
+    old, new = await _write_two(server, poller, token, first, second)
+    assert (old["memory"]["status"], new["memory"]["status"]) == ("active", "active")
+    assert {r["kind"] for r in old["relations"]} <= {"contradicts"}
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
         # trial 3, finding 3: the same subject's time changed, however the change is written
         ("Emma's piano lesson is on Tuesdays", "Emma's piano lesson moved to Thursdays"),
         ("Emma's piano lesson is on Tuesdays", "Emma's piano lesson has moved to Thursdays"),

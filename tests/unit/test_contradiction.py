@@ -562,7 +562,7 @@ def test_trial3_a_true_fact_is_never_retired(old: str, new: str) -> None:
         ("The book club meets on Tuesdays", "The book club moved to Thursdays"),
         ("The book club meets on Tuesdays", "The book club has been rescheduled to Thursdays"),
         ("The team standup is at 9:30", "The team standup moved to 10:00"),
-        ("The sync is at 10:00 on Tuesdays", "The sync was pushed back to 11:00"),
+        ("The sync is at 10:00 on Tuesdays", "The sync was pushed back to 11:00 on Tuesdays"),
         ("Emma has piano on Tuesdays", "Emma has piano on Fridays now"),
         ("The recycling is collected on Tuesdays", "The recycling is now collected on Wednesdays"),
         ("Emma's swim class is on Tuesdays", "Emma's swim class isn't on Tuesdays, it's on Thursdays"),
@@ -593,3 +593,83 @@ def test_trial3_signals_name_the_rule() -> None:
     )
     admitted = compare_facts("Sorry, I was wrong: I am allergic to cats", "I am allergic to peanuts")
     assert admitted.relation == "possible_conflict"
+
+
+_YOGA = "The yoga class is on Tuesdays"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "signal"),
+    [
+        # trial 5 HIGH-5: a question asks, it states nothing
+        ("Emma has piano on Tuesdays", "Does Emma have piano on Fridays now?", "question"),
+        # HIGH-1/HIGH-3: a one-off, bounded or partial move of a standing schedule
+        (_YOGA, "The yoga class moved to Thursday this week", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursdays for the holidays", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursdays in December", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursdays for the summer", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursdays in July and August", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursday on 2026-12-10", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursday, 2026-12-10", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursday on 10 December", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursday because the teacher is sick", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursday after the teacher got sick", "bounded_move"),
+        (_YOGA, "The yoga class was moved to Thursday once", "bounded_move"),
+        (_YOGA, "The yoga class was moved to Thursday today", "bounded_move"),
+        (_YOGA, "The yoga class was rescheduled to Thursday for this week", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursdays for Emma", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursdays for beginners", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursdays for now", "bounded_move"),
+        (_YOGA, "The yoga class moved to Thursday", "bounded_move"),  # one Thursday, maybe
+        (_YOGA, "Update: the yoga class is on Thursdays this week", "bounded"),
+        (_YOGA, "For now the yoga class is on Thursdays", "bounded"),
+        # HIGH-2: one dated occurrence, no change word
+        (_YOGA, "The yoga class is on Thursday on 2026-12-10", "dated_occurrence"),
+        (_YOGA, "The yoga class is on Thursday, 2026-12-10", "dated_occurrence"),
+        # MED-1: the move does not repeat the day: the day would be lost
+        ("The team meeting is on Mondays at 10:00", "The team meeting moved to 11:00", "bounded_move"),
+        ("Emma's piano lesson is on Tuesdays at 5pm", "Emma's piano lesson moved to 6pm", "bounded_move"),
+        ("The yoga class is on Tuesday mornings", "The yoga class moved to evenings", "bounded_move"),
+    ],
+)
+def test_trial5_a_question_or_bounded_move_is_only_flagged(old: str, new: str, signal: str) -> None:
+    verdict = compare_facts(new, old)
+    assert verdict.relation == "possible_conflict"
+    assert signal in verdict.signals
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # trial 5 HIGH-4: another subject's switch leaves the user's own fact alone
+        ("The user's password manager is LastPass", "The user's company switched from LastPass to 1Password"),
+        ("The user's password manager is LastPass", "The user's sister switched from LastPass to Bitwarden"),
+        ("The user uses LastPass", "The user's employer now uses Okta instead of LastPass"),
+        ("The user's phone is an Android", "The user's son switched from Android to an iPhone"),
+        ("The user uses Jira", "The user's team switched from Jira to Linear"),
+    ],
+)
+def test_trial5_another_subjects_switch_does_not_retire(old: str, new: str) -> None:
+    assert compare_facts(new, old).relation in ("possible_conflict", "unrelated")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (_YOGA, "The yoga class moved to Thursdays"),
+        (_YOGA, "The yoga class has been moved to Thursdays."),
+        (_YOGA, "The yoga class moved to Thursdays from now on"),
+        (_YOGA, "The yoga class moved to Thursday evenings"),
+        ("The team meeting is on Mondays at 10:00", "The team meeting moved to Tuesdays at 11:00"),
+        ("The team meeting is on 2026-12-10", "The team meeting was rescheduled to 2026-12-15"),
+        ("The user's flight is at 18:40", "The user's flight was pushed back to 20:15"),
+        ("The user's password manager is LastPass", "The user switched from LastPass to 1Password"),
+        (
+            "The user's password manager is LastPass",
+            "The user's password manager switched from LastPass to 1Password",
+        ),
+        ("The user uses LastPass", "The user now uses Bitwarden instead of LastPass"),
+    ],
+)
+def test_trial5_a_standing_change_still_supersedes(old: str, new: str) -> None:
+    assert compare_facts(new, old).relation == "contradiction"

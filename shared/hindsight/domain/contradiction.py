@@ -75,6 +75,12 @@ intensifiers and correction markers removed, copulas made one token:
    ("at Globex on weekdays" / "at a bakery on weekends"), or another relation in the subject ("son" /
    "daughter") is ``unrelated``: both hold, nothing to ask the user.
 
+5. **Only a flag** (``domain.supersede_guard``, new-user trial 5): a contradiction is a possible conflict
+   when the new text asks ("Does Emma have piano on Fridays now?"), moves a time other than a standing
+   schedule as a whole ("moved to Thursdays for the holidays", "… to Thursday on 2026-12-10", "… to
+   11:00" against "on Mondays at 10:00"), is bounded to a while ("for now", "this week"), or names a date
+   with no change word against an undated fact.
+
 Losing a true fact is worse than keeping a stale one flagged, so every rule that is not sure says
 ``possible_conflict``. Measured on ``tests/data/contradiction_pairs.jsonl`` (``python
 bench/contradictions.py``; docs/detectors.md).
@@ -110,6 +116,7 @@ from hindsight.domain.state_change import (
     without_endings,
 )
 from hindsight.domain.statement_scope import TAIL_CLAUSE, compared_statement
+from hindsight.domain.supersede_guard import only_flag
 from hindsight.domain.timetravel import takes_key
 from hindsight.domain.value_slots import (
     ANY_ONE_VALUE,
@@ -873,6 +880,9 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         # "Emma's new yoga class is at 6pm" / "Emma's yoga class is at 7am": one more class as likely as
         # another in place of the old one (trial 3, finding 2)
         return PairVerdict("possible_conflict", (*verdict.signals, "new_thing"))
+    guard = only_flag(new, old, b.correction) if verdict.relation == "contradiction" else None
+    if guard is not None:  # a question, a bounded move, a dated occurrence: it may not retire (trial 5)
+        return PairVerdict("possible_conflict", (*verdict.signals, guard))
     return verdict
 
 
@@ -1084,6 +1094,15 @@ def _names_the_old_value(a: _Frame, b: _Frame) -> PairVerdict | None:
         return None
     words = _single_words()
     if set(a.tokens[: a.verb]) & words.relations - set(b.tokens):
+        return None
+    # who made the change: the words before the new verb, or before the old value ("switched" is no verb
+    # in the frame); it must be the old fact's subject or its owner, the whole possessive phrase — "the
+    # user's company/sister/son switched from LastPass" leaves the user's own LastPass alone (trial 5)
+    end = (
+        b.verb if b.verb is not None else (b.tokens.index(b.replaced[0]) if b.replaced[0] in b.tokens else 0)
+    )
+    changer = b.tokens[:end]
+    if not changer or a.tokens[: len(changer)] != changer or len(changer) > a.verb:
         return None
     after = tuple(t for t in a.tokens[a.verb + 1 :] if t != "<be>")
     if after == b.replaced:

@@ -1,0 +1,100 @@
+"""When a pair the contradiction rules call sure must only be flagged (new-user trial 5). Pure: regular
+expressions, no I/O. Read by ``domain.contradiction.compare_facts`` on its ``contradiction`` verdicts.
+
+A wrong supersede retires a fact that is still true; a flag only asks. So a contradiction becomes a
+``possible_conflict`` when the new text:
+
+- asks (``question``): it ends in "?" or begins with an auxiliary ("Does Emma have piano on Fridays now?");
+- moves a time, and the move is not of a standing schedule as a whole (``bounded_move``): anything but
+  end punctuation or a standing word ("now", "from now on", "every week", "permanently") after the new
+  time ("moved to Thursday this week", "… to Thursdays for Emma", "… to Thursdays in December", "… to
+  Thursday on 2026-12-10", "… to Thursday because the teacher is sick"), a single day where the old fact
+  gives a plural one ("on Tuesdays" / "moved to Thursday"), or a kind of time the old fact gives that the
+  move does not repeat ("on Mondays at 10:00" / "moved to 11:00": the day would be lost);
+- bounds itself in time (``bounded``): "this week", "for now", "for the holidays", "for the time being";
+- names a date where the old fact names none, with no change word (``dated_occurrence``): "The yoga
+  class is on Thursday on 2026-12-10" is one occurrence, not a new schedule.
+"""
+
+from __future__ import annotations
+
+import re
+
+_QUESTION = re.compile(
+    r"\?\s*$|？\s*$|吗\s*[。.]?\s*$|^\W*(?:does|do|did|is|are|was|were|has|have|had|can|could|should|would|will"
+    r"|shall|may|might|must|when|what|why|how|where|which|who|whether)\b",
+    re.IGNORECASE,
+)
+"""A question: an end "?" (or 吗), or an auxiliary / question word first."""
+_BOUNDED = re.compile(
+    r"\b(?:this|that)\s+(?:week|weekend|month|time)\b|\bfor\s+(?:now|the\s+time\s+being|this\s+\w+)\b"
+    r"|\bfor\s+the\s+(?:holidays?|summer|winter|spring|autumn|fall|season|term|semester|break)\b"
+    r"|\b(?:just|only)\s+once\b|\btemporarily\b",
+    re.IGNORECASE,
+)
+"""Words that bound a statement to a while: it holds then, not from now on."""
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_MONTH = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
+)
+_CLOCK = r"\d{1,2}(?::\d\d)?\s?[ap]\.?m\.?|\d{1,2}:\d\d|noon|midnight"
+_PART = r"(?:morning|afternoon|evening|night|lunchtime)s?"
+_DATE = (
+    rf"\d{{4}}-\d\d-\d\d|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b"
+    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+)
+_UNIT = (
+    rf"(?:(?:the|every|each|on|at|in)\s+)*"
+    rf"(?:{_DATE}|{_DAY}s?|week(?:day|end|night)s?|{_PART}|{_CLOCK}|{_MONTH})\b"
+)
+"""One time of the new schedule: a date, a day or part of the week or day, a clock time, a month."""
+_MORE = rf"(?:\s*(?:,|and|&|at|on|in\s+the)?\s*(?:{_DAY}s?|week(?:day|end|night)s?|{_PART}|{_CLOCK})\b)*"
+"""More of the same time after the first: another day, a part of the day, a clock time — not a date or a
+month, which bound the move ("to Thursdays in December", "to Thursday on 2026-12-10")."""
+_MOVE = re.compile(
+    r"\b(?:moved|moves|switched|changed|shifted|rescheduled|pushed|postponed|delayed|brought)"
+    rf"(?:\s+(?:back|forward|over|up))?\s+(?:to|until|till|for)\s+(?P<time>{_UNIT}{_MORE})",
+    re.IGNORECASE,
+)
+_STANDING = re.compile(
+    r"^(?:,?\s*(?:now|from\s+now\s+on|going\s+forward|permanently|for\s+good|every\s+week|each\s+week"
+    r"|weekly|again))*\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+"""What may follow a standing schedule's new time."""
+_DATES = re.compile(_DATE, re.IGNORECASE)
+_KINDS = {
+    "day": re.compile(rf"\b{_DAY}s?\b|\bweek(?:day|end|night)s?\b", re.I),
+    "clock": re.compile(rf"(?<![\d-])(?:{_CLOCK})(?![\d-])", re.I),
+    "part": re.compile(rf"\b{_PART}\b", re.I),
+    "date": _DATES,
+}
+"""Kinds of time a schedule gives."""
+_PLURAL_DAY = re.compile(rf"\b{_DAY}s\b|\bweek(?:day|end|night)s\b|\bevery\s+{_DAY}\b", re.I)
+
+
+def only_flag(new: str, old: str, corrected: bool) -> str | None:
+    """The signal that makes a sure contradiction of ``old`` by ``new`` (both as written; ``corrected``:
+    the new text has a change word) only a possible conflict (module docstring), or None: it stands."""
+    if _QUESTION.search(new.strip()):
+        return "question"
+    move = _MOVE.search(new)
+    if move is not None and _bounded_move(new[move.end() :], move.group("time"), old):
+        return "bounded_move"
+    if _BOUNDED.search(new):
+        return "bounded"
+    if not corrected and _DATES.search(new) and not _DATES.search(old):
+        return "dated_occurrence"  # an undated fact (a schedule) and one dated occurrence
+    return None
+
+
+def _bounded_move(after: str, time: str, old: str) -> bool:
+    """Whether a move to ``time`` (as written; ``after``: the rest of the text) is not one of a standing
+    schedule as a whole (module docstring)."""
+    if not _STANDING.match(after):
+        return True  # "for the holidays", "for Emma", "because …", "on 2026-12-10", "in December"
+    standing = _PLURAL_DAY.search(time) or re.search(r"(?:morning|afternoon|evening|night)s\b", time, re.I)
+    if _PLURAL_DAY.search(old) and re.search(rf"\b{_DAY}\b", time, re.I) and not standing:
+        return True  # "on Tuesdays" / "moved to Thursday": one Thursday, maybe
+    return any(kind.search(old) and not kind.search(time) for kind in _KINDS.values())
