@@ -623,6 +623,10 @@ _YOGA = "The yoga class is on Tuesdays"
         (_YOGA, "The yoga class moved to Thursday", "bounded_move"),  # one Thursday, maybe
         (_YOGA, "Update: the yoga class is on Thursdays this week", "bounded"),
         (_YOGA, "For now the yoga class is on Thursdays", "bounded"),
+        # the same bounds without a move verb
+        (_YOGA, "The yoga class is now on Thursdays in December", "bounded"),
+        (_YOGA, "The yoga class is now on Thursday", "one_day"),
+        ("Emma has piano on Tuesdays", "Emma has piano on Friday now", "one_day"),
         # HIGH-2: one dated occurrence, no change word
         (_YOGA, "The yoga class is on Thursday on 2026-12-10", "dated_occurrence"),
         (_YOGA, "The yoga class is on Thursday, 2026-12-10", "dated_occurrence"),

@@ -11,7 +11,10 @@ A wrong supersede retires a fact that is still true; a flag only asks. So a cont
   Thursday on 2026-12-10", "… to Thursday because the teacher is sick"), a single day where the old fact
   gives a plural one ("on Tuesdays" / "moved to Thursday"), or a kind of time the old fact gives that the
   move does not repeat ("on Mondays at 10:00" / "moved to 11:00": the day would be lost);
-- bounds itself in time (``bounded``): "this week", "for now", "for the holidays", "for the time being";
+- bounds itself in time (``bounded``): "this week", "for now", "for the holidays", "for the time being",
+  "in December" (the old fact naming no month);
+- names a single day where the old fact gives a plural one (``one_day``): "is now on Thursday" / "is on
+  Tuesdays";
 - names a date where the old fact names none, with no change word (``dated_occurrence``): "The yoga
   class is on Thursday on 2026-12-10" is one occurrence, not a new schedule.
 """
@@ -64,6 +67,8 @@ _STANDING = re.compile(
 )
 """What may follow a standing schedule's new time."""
 _DATES = re.compile(_DATE, re.IGNORECASE)
+_IN_MONTH = re.compile(rf"\b(?:in|during|over|through|for)\s+(?:the\s+month\s+of\s+)?{_MONTH}\b", re.I)
+"""A month that bounds a statement ("is now on Thursdays in December"), where the old fact names none."""
 _KINDS = {
     "day": re.compile(rf"\b{_DAY}s?\b|\bweek(?:day|end|night)s?\b", re.I),
     "clock": re.compile(rf"(?<![\d-])(?:{_CLOCK})(?![\d-])", re.I),
@@ -82,10 +87,12 @@ def only_flag(new: str, old: str, corrected: bool) -> str | None:
     move = _MOVE.search(new)
     if move is not None and _bounded_move(new[move.end() :], move.group("time"), old):
         return "bounded_move"
-    if _BOUNDED.search(new):
+    if _BOUNDED.search(new) or (_IN_MONTH.search(new) and not _IN_MONTH.search(old)):
         return "bounded"
     if not corrected and _DATES.search(new) and not _DATES.search(old):
         return "dated_occurrence"  # an undated fact (a schedule) and one dated occurrence
+    if _one_day(new, old):
+        return "one_day"
     return None
 
 
@@ -94,7 +101,13 @@ def _bounded_move(after: str, time: str, old: str) -> bool:
     schedule as a whole (module docstring)."""
     if not _STANDING.match(after):
         return True  # "for the holidays", "for Emma", "because …", "on 2026-12-10", "in December"
-    standing = _PLURAL_DAY.search(time) or re.search(r"(?:morning|afternoon|evening|night)s\b", time, re.I)
-    if _PLURAL_DAY.search(old) and re.search(rf"\b{_DAY}\b", time, re.I) and not standing:
-        return True  # "on Tuesdays" / "moved to Thursday": one Thursday, maybe
+    if _one_day(time, old):
+        return True
     return any(kind.search(old) and not kind.search(time) for kind in _KINDS.values())
+
+
+def _one_day(new: str, old: str) -> bool:
+    """Whether ``new`` names a single day ("on Thursday") where ``old`` gives a plural one ("on Tuesdays"):
+    one Thursday, maybe, not the schedule ("Thursday evenings" is one)."""
+    standing = _PLURAL_DAY.search(new) or re.search(r"(?:morning|afternoon|evening|night)s\b", new, re.I)
+    return bool(_PLURAL_DAY.search(old) and re.search(rf"\b{_DAY}\b", new, re.I) and not standing)
