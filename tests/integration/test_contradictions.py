@@ -321,6 +321,24 @@ async def test_a_bounded_move_or_a_question_keeps_the_standing_schedule(
 @pytest.mark.parametrize(
     ("first", "second"),
     [
+        # new-user trial 6, H0/H3: "instead of Y" that is not the same standing fact changed only asks
+        ("The user uses LastPass", "The user might try Bitwarden instead of LastPass"),
+        ("The user drinks coffee in the morning", "The user drinks tea instead of coffee in the evening"),
+    ],
+)
+async def test_a_hedged_or_qualified_replacement_keeps_the_old_fact(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
+) -> None:
+    """Trial 6, H0/H3: "might try Bitwarden instead of LastPass" retired "The user uses LastPass"; now
+    both stay active, at most linked ``contradicts`` (flagged), never ``supersedes``."""
+    old, new = await _write_two(server, poller, token, first, second)
+    assert (old["memory"]["status"], new["memory"]["status"]) == ("active", "active")
+    assert {r["kind"] for r in old["relations"]} <= {"contradicts"}
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
         # trial 3, finding 3: the same subject's time changed, however the change is written
         ("Emma's piano lesson is on Tuesdays", "Emma's piano lesson moved to Thursdays"),
         ("Emma's piano lesson is on Tuesdays", "Emma's piano lesson has moved to Thursdays"),

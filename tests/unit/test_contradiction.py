@@ -677,3 +677,79 @@ def test_trial5_another_subjects_switch_does_not_retire(old: str, new: str) -> N
 )
 def test_trial5_a_standing_change_still_supersedes(old: str, new: str) -> None:
     assert compare_facts(new, old).relation == "contradiction"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "signal"),
+    [
+        # trial 6 H0: a possibility, a plan or advice is not what holds now
+        ("The user uses LastPass", "The user might try Bitwarden instead of LastPass", "other_verb"),
+        ("The user uses LastPass", "The user would use Bitwarden instead of LastPass", "other_verb"),
+        ("The user uses LastPass", "The user considered Bitwarden instead of LastPass", "other_verb"),
+        ("The user uses LastPass", "The user will use Bitwarden instead of LastPass", "other_verb"),
+        ("The user uses LastPass", "The user recommends Bitwarden instead of LastPass", "other_verb"),
+        ("The user uses LastPass", "The user now uses Bitwarden instead of LastPass, maybe", "hedged"),
+        # one-off acts against a standing fact
+        ("The user drinks coffee", "The user ordered tea instead of coffee", "other_verb"),
+        ("The user flies with TAP", "The user booked Ryanair instead of TAP", "other_verb"),
+        ("The user drinks coffee", "The user drank tea instead of coffee", "one_off"),
+        ("The user drinks coffee", "The user is buying tea for the office, not coffee", "other_verb"),
+        ("The user works at Globex", "The user applied to Initech instead of Globex", "other_verb"),
+        # another verb
+        ("The user lives in Paris", "The user works in Rome, not Paris", "other_verb"),
+        ("The user drinks coffee", "The user likes tea, not coffee", "other_verb"),
+        ("The user lives in Paris", "The user spends summers in Rome instead of Paris", "other_verb"),
+        # H0/H3: a qualifier the old fact lacks
+        ("The user lives in Paris", "The user lives in Rome during the week instead of Paris", "qualified"),
+        ("The user uses LastPass", "The user uses Bitwarden at work instead of LastPass", "qualified"),
+        ("The user drinks coffee", "The user drinks decaf instead of coffee after 6pm", "qualified"),
+        ("The user uses LastPass", "The user switched from LastPass to Bitwarden at work", "qualified"),
+        (
+            "The user drinks coffee in the morning",
+            "The user drinks tea instead of coffee in the evening",
+            "other_value",
+        ),
+        (
+            "The user takes the bus to work",
+            "The user takes the train instead of the bus on Fridays",
+            "other_value",
+        ),
+        (
+            "The user works from home",
+            "The user works from the office instead of home on Tuesdays",
+            "other_value",
+        ),
+        ("The user eats meat", "The user eats fish instead of meat on Fridays", "other_value"),
+        ("The user commutes by car", "The user commutes by bike instead of by car in summer", "other_value"),
+        (
+            "The user reads the news on a tablet",
+            "The user reads the news on paper instead of the tablet at weekends",
+            "other_value",
+        ),
+    ],
+)
+def test_trial6_a_replacement_not_surely_of_the_standing_fact_only_flags(
+    old: str, new: str, signal: str
+) -> None:
+    verdict = compare_facts(new, old)
+    assert verdict.relation == "possible_conflict"
+    assert signal in verdict.signals
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user uses LastPass", "The user now uses Bitwarden instead of LastPass"),
+        ("The user uses LastPass", "The user uses Bitwarden instead of LastPass"),
+        ("The user uses LastPass", "The user switched from LastPass to Bitwarden"),
+        ("The user uses LastPass", "The user has switched from LastPass to Bitwarden"),
+        ("The user drinks coffee", "The user now drinks tea instead of coffee"),
+        ("The user drinks coffee", "The user drinks tea now, not coffee"),
+        ("The user lives in Paris", "The user now lives in Rome instead of Paris"),
+        ("The user lives in Paris", "The user moved from Paris to Rome"),
+        ("The user commutes by car", "The user commutes by bike instead of by car"),
+        ("The user visited Paris", "The user visited Rome, not Paris"),  # a past fact corrected
+    ],
+)
+def test_trial6_the_same_standing_fact_changed_still_supersedes(old: str, new: str) -> None:
+    assert compare_facts(new, old).relation == "contradiction"

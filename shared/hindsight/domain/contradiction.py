@@ -79,7 +79,9 @@ intensifiers and correction markers removed, copulas made one token:
    when the new text asks ("Does Emma have piano on Fridays now?"), moves a time other than a standing
    schedule as a whole ("moved to Thursdays for the holidays", "… to Thursday on 2026-12-10", "… to
    11:00" against "on Mondays at 10:00"), is bounded to a while ("for now", "this week"), or names a date
-   with no change word against an undated fact.
+   with no change word against an undated fact; and when it names the old value it replaces ("instead of
+   Y", ", not Y", "switched from Y to") but is not surely the same standing fact changed
+   (``_unsure_replacement``, new-user trial 6: another verb, a past act, a hedge, a qualifier).
 
 Losing a true fact is worse than keeping a stale one flagged, so every rule that is not sure says
 ``possible_conflict``. Measured on ``tests/data/contradiction_pairs.jsonl`` (``python
@@ -116,7 +118,7 @@ from hindsight.domain.state_change import (
     without_endings,
 )
 from hindsight.domain.statement_scope import TAIL_CLAUSE, compared_statement
-from hindsight.domain.supersede_guard import only_flag
+from hindsight.domain.supersede_guard import only_flag, unsure_replacement
 from hindsight.domain.timetravel import takes_key
 from hindsight.domain.value_slots import (
     ANY_ONE_VALUE,
@@ -880,10 +882,56 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         # "Emma's new yoga class is at 6pm" / "Emma's yoga class is at 7am": one more class as likely as
         # another in place of the old one (trial 3, finding 2)
         return PairVerdict("possible_conflict", (*verdict.signals, "new_thing"))
+    replacement = _unsure_replacement(a, b, new, old) if verdict.relation == "contradiction" else None
+    if replacement is not None:  # "might try / ordered / works in Y instead of X": X may still hold (trial 6)
+        return PairVerdict("possible_conflict", (*verdict.signals, replacement))
     guard = only_flag(new, old, b.correction) if verdict.relation == "contradiction" else None
     if guard is not None:  # a question, a bounded move, a dated occurrence: it may not retire (trial 5)
         return PairVerdict("possible_conflict", (*verdict.signals, guard))
     return verdict
+
+
+def _unsure_replacement(a: _Frame, b: _Frame, new: str, old: str) -> str | None:
+    """Why a new statement that names the old value it replaces (``_Frame.replaced``: "instead of Y",
+    ", not Y", "switched from Y to") may not retire the old one (frames ``a``, ``b``; texts as written),
+    or None: nothing names a replaced value, or it surely is the same standing fact changed (new-user
+    trial 6). Signals: ``other_value`` (Y is not all the old statement says after its verb, or what the
+    new one repeats then Y: "drinks coffee in the morning" / "drinks tea instead of coffee in the
+    evening"), ``other_verb`` (another verb or subject: "works in Rome, not Paris" / "lives in Paris"; an
+    old "<subject>'s <attribute> is Y" takes any verb of the subject), ``one_off`` (a past act against a
+    present statement: "drank tea instead of coffee" / "drinks coffee"), and
+    ``supersede_guard.unsure_replacement``'s ``hedged`` and ``qualified``."""
+    if not b.replaced:
+        return None
+    if a.verb is None:
+        return "other_value"
+    # the old statement after its verb is Y, or words the new one repeats then Y ("to be called Sam")
+    was = tuple(t for t in a.tokens[a.verb + 1 :] if t != "<be>")
+    lead = was[: len(was) - len(b.replaced)]
+    now = () if b.verb is None else tuple(t for t in b.tokens[b.verb + 1 :] if t != "<be>")
+    if was[len(lead) :] != b.replaced or (lead and now[: len(lead)] != lead):
+        return "other_value"
+    if _SWITCHED.search(new):  # "switched from Y to Z": the change itself, its verb none of the fact's
+        end = b.tokens.index(b.replaced[0]) if b.replaced[0] in b.tokens else 0
+        if end > 1 and b.tokens[end - 1] == "have":  # "has switched from Y to": the changer before it
+            end -= 1
+        if not 0 < end <= a.verb or a.tokens[:end] != b.tokens[:end]:
+            return "other_verb"
+    else:
+        if b.verb is None:
+            return "other_verb"
+        # "the user's password manager is Y": the subject's own attribute, whatever verb the new one uses
+        owner = b.tokens[: b.verb]
+        attribute = a.tokens[a.verb] == "<be>" and len(owner) < a.verb and a.tokens[: len(owner)] == owner
+        if a.tokens[: a.verb + 1] != b.tokens[: b.verb + 1] and not attribute:
+            return "other_verb"
+        if b.past is not None and a.past is None:  # "visited Rome, not Paris" / "visited Paris" corrects
+            return "one_off"
+    return unsure_replacement(new, old)
+
+
+_SWITCHED = re.compile(r"\b(?:switched|changed|moved)\s+(?:\w+\s+)?from\b", re.IGNORECASE)
+"""A switch that names the value it leaves ("switched from Y to Z")."""
 
 
 def _state_change(a: _Frame, b: _Frame, new: str, verdict: PairVerdict) -> PairVerdict | None:

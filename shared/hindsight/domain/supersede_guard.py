@@ -17,6 +17,13 @@ A wrong supersede retires a fact that is still true; a flag only asks. So a cont
   Tuesdays";
 - names a date where the old fact names none, with no change word (``dated_occurrence``): "The yoga
   class is on Thursday on 2026-12-10" is one occurrence, not a new schedule.
+
+A statement that names the old value it replaces ("instead of Y", ", not Y", "switched from Y to",
+new-user trial 6) is read by ``unsure_replacement``: it may retire Y only as a standing statement of
+the same fact, so it only flags when it hedges (``hedged``: "might try / would use / considered / plans
+to use Bitwarden instead of LastPass") or adds a qualifier the old fact lacks (``qualified``: "lives in
+Rome during the week instead of Paris", "drinks tea instead of coffee in the evening"). The checks on
+the frames (same verb and subject, no past act, the same old value) are ``domain.contradiction``'s.
 """
 
 from __future__ import annotations
@@ -77,6 +84,47 @@ _KINDS = {
 }
 """Kinds of time a schedule gives."""
 _PLURAL_DAY = re.compile(rf"\b{_DAY}s\b|\bweek(?:day|end|night)s\b|\bevery\s+{_DAY}\b", re.I)
+
+
+_HEDGE = re.compile(
+    r"\b(?:might|may|could|would|should|will|shall|must|can(?:not)?|ought|'d|'ll"
+    r"|consider(?:s|ed|ing)?|think(?:s|ing)?\s+(?:of|about)|thought\s+(?:of|about)|tr(?:y|ies|ied|ying)"
+    r"|plan(?:s|ned|ning)?|going\s+to|intend(?:s|ed)?|maybe|perhaps|possibly)\b",
+    re.IGNORECASE,
+)
+"""Words that make a statement a possibility or a plan, not what holds now (another verb, "recommends" or
+"wants", is ``domain.contradiction``'s ``other_verb``)."""
+_NAMING = re.compile(
+    r"\binstead\s+of\s+(?P<a>[^,.;]+)|(?:,|;)\s*(?:and\s+)?not\s+(?P<b>[^,.;]+)[.!]?\s*$"
+    r"|\b(?:switched|changed|moved)\s+(?:\w+\s+)?from\s+(?P<c>[^,.;]+?)\s+to\b",
+    re.IGNORECASE,
+)
+"""Where a statement names the old value Y it replaces: "instead of Y", a trailing ", not Y", "switched
+(…) from Y to" (as ``domain.contradiction._NAMED_OLD``, which checks that Y is all the old fact says)."""
+_QUALIFIER = re.compile(
+    r"\b(?:during|on|at|in|for|after|before|when|whenever|if|while|every|each|until|till|unless|except"
+    r"|with|by|from|to|via|sometimes|occasionally|often|mostly|usually)\b",
+    re.IGNORECASE,
+)
+"""Words that open a qualifier (a time, a day, a place, a condition, a purpose)."""
+
+
+def unsure_replacement(new: str, old: str) -> str | None:
+    """The signal that makes ``new``'s replacement of the value it names (module docstring) only a flag
+    on ``old`` (both as written): ``hedged``, ``qualified``; or None."""
+    if any(h.group(0).casefold() not in old.casefold() for h in _HEDGE.finditer(new)):
+        return "hedged"  # one the old fact has too ("would like") is the same standing statement
+    had = [w.casefold() for w in _QUALIFIER.findall(old)]
+    named = _NAMING.search(new)
+    replaced = next((g for g in named.groups() if g), "") if named else ""
+    # Y as written may carry a qualifier of its own ("instead of coffee after 6pm", "instead of by car")
+    for words in (_QUALIFIER.findall(_NAMING.sub(" ", new)), _QUALIFIER.findall(replaced)):
+        added = [w.casefold() for w in words]
+        if any(added.count(w) > had.count(w) for w in set(added)):
+            return (
+                "qualified"  # "during the week", "in the evening", "on Fridays", "at work", "for the office"
+            )
+    return None
 
 
 def only_flag(new: str, old: str, corrected: bool) -> str | None:
