@@ -93,6 +93,71 @@ async def test_taking_back_one_value_of_an_additive_pair_retires_only_that_value
 
 
 @pytest.mark.anyio
+async def test_a_take_back_of_a_value_the_key_does_not_hold_retires_nothing(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """trial6 H1: "no longer allergic to kiwi" on a key holding peanuts and (also) shellfish, or on a key
+    holding peanuts only, names no value of the key: every value stays active, linked ``related``, and
+    the write's answer says so."""
+    async with mcp_client(server.url, token) as client:
+        key = "alex.allergies"
+        peanuts = await _write(client, "Alex is allergic to peanuts", key)
+        await drain(poller)
+        shellfish = await _write(client, "Alex is also allergic to shellfish", key)
+        await drain(poller)
+        kiwi = await _write(client, "Alex is no longer allergic to kiwi", key)
+        await drain(poller)
+        assert await _active_on(client, key, [peanuts, shellfish, kiwi]) == {peanuts, shellfish, kiwi}
+        status = (await call(client, "memory_status", {"ids": [kiwi]}))["writes"][0]
+        why = "active (same key: it takes back no value the key holds)"
+        assert status["reason"] == f"leaves {shellfish} {why}; leaves {peanuts} {why}"
+
+        key = "sam.allergies"
+        one = await _write(client, "Sam is allergic to peanuts", key)
+        await drain(poller)
+        other = await _write(client, "Sam is no longer allergic to shellfish", key)
+        await drain(poller)
+        assert await _active_on(client, key, [one, other]) == {one, other}
+
+
+@pytest.mark.anyio
+async def test_a_re_add_after_a_take_back_retires_only_the_take_back(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """trial6 H2: "allergic to peanuts again" after "no longer allergic to peanuts" retires that take-back;
+    shellfish, never taken back, stays active."""
+    key = "alex.allergies"
+    async with mcp_client(server.url, token) as client:
+        peanuts = await _write(client, "Alex is allergic to peanuts", key)
+        await drain(poller)
+        shellfish = await _write(client, "Alex is also allergic to shellfish", key)
+        await drain(poller)
+        back = await _write(client, "Alex is no longer allergic to peanuts", key)
+        await drain(poller)
+        again = await _write(client, "Alex is allergic to peanuts again", key)
+        await drain(poller)
+        assert await _active_on(client, key, [peanuts, shellfish, back, again]) == {shellfish, again}
+        assert (await call(client, "memory_get", {"id": back}))["memory"]["superseded_by"] == again
+
+
+@pytest.mark.anyio
+async def test_a_value_the_write_says_still_holds_stays_active(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """trial6 MED: "no longer allergic to peanuts but still to shellfish" retires peanuts only."""
+    key = "alex.allergies"
+    async with mcp_client(server.url, token) as client:
+        peanuts = await _write(client, "Alex is allergic to peanuts", key)
+        await drain(poller)
+        shellfish = await _write(client, "Alex is also allergic to shellfish", key)
+        await drain(poller)
+        back = await _write(client, "Alex is no longer allergic to peanuts but still to shellfish", key)
+        await drain(poller)
+        assert await _active_on(client, key, [peanuts, shellfish, back]) == {shellfish, back}
+        assert (await call(client, "memory_get", {"id": peanuts}))["memory"]["superseded_by"] == back
+
+
+@pytest.mark.anyio
 async def test_a_supersede_onto_another_key_supersedes_the_fact_there(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:

@@ -827,7 +827,7 @@ async def _store_one(
         reason = f"adds to {newest} (same key, both active)"
         replaced = []
     left: list[dict[str, Any]] = []  # the key's other values, kept beside a take-back of one of them
-    if len(replaced) > 1 and draft.supersedes is None:
+    if replaced and draft.supersedes is None:
         replaced, left = _take_back(draft.content, replaced)
     if replaced and draft.supersedes is None:
         replaced, kept, holder = order_on_key(job, replaced)
@@ -858,9 +858,10 @@ async def _store_one(
         why, part = kept_reason(old)
         await relate_if_new(conn, tenant, job.id, old["id"], "contradicts", why)
         parts.append(part)
+    why_left = "not the value it takes back" if replaced else "it takes back no value the key holds"
     for old in left:
         await relate_if_new(conn, tenant, job.id, old["id"], "related", NOT_TAKEN_BACK)
-        parts.append(f"leaves {old['id']} active (same key: not the value it takes back)")
+        parts.append(f"leaves {old['id']} active (same key: {why_left})")
     if holder is not None:
         parts.append(past_value_reason(holder["id"], holder["since"]))
     elif keyed and draft.source == "agent_inferred" and not is_additive(draft.content):
@@ -924,9 +925,10 @@ NOT_TAKEN_BACK = "another value of the same key, not the one taken back"
 def _take_back(
     content: str, holders: list[dict[str, Any]]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The key's active values (``KEY_HOLDERS`` rows, two or more) a write of ``content`` replaces, and
-    those it leaves active: ``domain.take_back`` — a take-back of one value of an additive pair retires
-    only that one (trial4 HIGH-3); any other write replaces them all."""
+    """The key's active values (``KEY_HOLDERS`` rows, one or more) a write of ``content`` replaces, and
+    those it leaves active: ``domain.take_back`` — a take-back retires only the values it negates (none
+    when it names a value the key does not hold), a re-add only the take-back it reverses, and a value
+    it says still holds stays (trial4 HIGH-3, trial6 H1, H2); any other write replaces them all."""
     settled = taken_back(content, [h["content"] for h in holders])
     if settled is None:
         return holders, []
