@@ -753,3 +753,34 @@ def test_trial6_a_replacement_not_surely_of_the_standing_fact_only_flags(
 )
 def test_trial6_the_same_standing_fact_changed_still_supersedes(old: str, new: str) -> None:
     assert compare_facts(new, old).relation == "contradiction"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user drinks coffee", "The user no longer drinks coffee after 6pm"),
+        ("The user plays tennis on Mondays and Fridays", "The user no longer plays tennis on Mondays"),
+        ("The user drinks coffee", "The user doesn't drink coffee in the evening any more"),
+        ("Sam works from home", "Sam no longer works from home on Fridays"),
+        ("Sam eats meat", "Sam stopped eating meat at work"),
+    ],
+)
+def test_a_take_back_of_part_of_a_fact_only_flags(old: str, new: str) -> None:
+    # the rest of the old fact (coffee before 6pm, tennis on Fridays) may still hold: a flag, not a retire
+    verdict = compare_facts(new, old)
+    assert verdict.relation == "possible_conflict"
+    assert "polarity" in verdict.signals
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Maya drinks coffee", "Maya no longer drinks coffee"),
+        ("The user plays tennis on Mondays", "The user no longer plays tennis on Mondays"),
+        ("The user works at home", "The user no longer works at home"),
+        ("Sam has a dog named Rex", "Sam no longer has a dog"),
+        ("The user smokes", "The user quit smoking"),
+    ],
+)
+def test_a_take_back_of_the_whole_fact_still_supersedes(old: str, new: str) -> None:
+    assert compare_facts(new, old).relation == "contradiction"

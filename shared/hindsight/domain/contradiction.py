@@ -118,7 +118,7 @@ from hindsight.domain.state_change import (
     without_endings,
 )
 from hindsight.domain.statement_scope import TAIL_CLAUSE, compared_statement
-from hindsight.domain.supersede_guard import only_flag, unsure_replacement
+from hindsight.domain.supersede_guard import only_flag, partial_take_back, unsure_replacement
 from hindsight.domain.timetravel import takes_key
 from hindsight.domain.value_slots import (
     ANY_ONE_VALUE,
@@ -888,6 +888,9 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     guard = only_flag(new, old, b.correction) if verdict.relation == "contradiction" else None
     if guard is not None:  # a question, a bounded move, a dated occurrence: it may not retire (trial 5)
         return PairVerdict("possible_conflict", (*verdict.signals, guard))
+    if verdict.relation == "contradiction" and "polarity" in verdict.signals and partial_take_back(new, old):
+        # "no longer drinks coffee after 6pm" / "drinks coffee": the morning coffee still holds
+        return PairVerdict("possible_conflict", (*verdict.signals, "partial"))
     return verdict
 
 

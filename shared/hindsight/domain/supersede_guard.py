@@ -144,6 +144,27 @@ def only_flag(new: str, old: str, corrected: bool) -> str | None:
     return None
 
 
+_PART_OF = re.compile(
+    rf"\b(?:after|before|during|while|whenever|when|unless|except)\b|\bon\s+(?:week(?:day|end|night)s?|{_DAY}s?)\b"
+    rf"|\bin\s+the\s+{_PART}\b|\bat\s+(?:night|work|home|the\s+weekends?)\b|\bevery\s+{_DAY}\b",
+    re.IGNORECASE,
+)
+"""Words that narrow a statement to some of the times, places or conditions it held in ("after 6pm", "on
+Fridays", "in the evening", "at work", "unless …")."""
+
+
+def partial_take_back(new: str, old: str) -> bool:
+    """Whether a take-back ``new`` ("no longer …", "stopped …"; both texts as written) takes back only part
+    of ``old``: it narrows what it negates with words ``old`` does not have ("no longer drinks coffee after
+    6pm" / "drinks coffee"), or names some of ``old``'s days only ("no longer plays tennis on Mondays" /
+    "plays tennis on Mondays and Fridays"). The rest of ``old`` may still hold, so it is only flagged."""
+    if len(_PART_OF.findall(new)) > len(_PART_OF.findall(old)):
+        return True
+    days_new = {d.casefold() for d in re.findall(_DAY, new, re.IGNORECASE)}
+    days_old = {d.casefold() for d in re.findall(_DAY, old, re.IGNORECASE)}
+    return bool(days_new) and days_new < days_old
+
+
 def _bounded_move(after: str, time: str, old: str) -> bool:
     """Whether a move to ``time`` (as written; ``after``: the rest of the text) is not one of a standing
     schedule as a whole (module docstring)."""
