@@ -784,3 +784,17 @@ def test_a_take_back_of_part_of_a_fact_only_flags(old: str, new: str) -> None:
 )
 def test_a_take_back_of_the_whole_fact_still_supersedes(old: str, new: str) -> None:
     assert compare_facts(new, old).relation == "contradiction"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user is dating Marco", "The user broke up with Marco for a week"),
+        ("The user lives in Paris", "The user moved to Rome for a few months"),
+        ("The yoga class is on Tuesdays", "The yoga class is now on Thursdays for two weeks"),
+    ],
+)
+def test_a_change_for_a_stated_while_only_flags(old: str, new: str) -> None:
+    # trial 6: the old state may hold again after the while
+    verdict = compare_facts(new, old)
+    assert verdict.relation == "possible_conflict"

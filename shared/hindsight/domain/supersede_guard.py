@@ -39,6 +39,7 @@ _QUESTION = re.compile(
 _BOUNDED = re.compile(
     r"\b(?:this|that)\s+(?:week|weekend|month|time)\b|\bfor\s+(?:now|the\s+time\s+being|this\s+\w+)\b"
     r"|\bfor\s+the\s+(?:holidays?|summer|winter|spring|autumn|fall|season|term|semester|break)\b"
+    r"|\bfor\s+(?:a|an|one|two|three|a\s+few|a\s+couple\s+of|several|some|\d+)\s+(?:days?|nights?|weeks?|months?)\b"
     r"|\b(?:just|only)\s+once\b|\btemporarily\b",
     re.IGNORECASE,
 )
