@@ -10,8 +10,13 @@ expressions they would read but did not (several naming different times); ``YYYY
 capital ("last March", "in May"); weekdays ("on Tuesday", "this Friday"); "weekend" and "fortnight";
 holidays, capitalised ("last Christmas", "at Easter", "New Year's Eve"); a year after a preposition ("in
 2024", "back in 2019", "since 2015", "in early 2020"; trial4 MED-1: "In 2024 I ran a marathon" was
-placed today, silently). Not a year on a keyed fact: the worker may read "in 2019" there to order the
-key's values (``inferred_order.stated_past_year``), so a note could be wrong.
+placed today, silently); a month shortened and a day ("Dec 1", "3 Sept"), a day and month in digits ("on
+1/12", "1/12/2026": which is the day is never guessed, and the note says so when either could be), an
+ordinal day ("on the 3rd"; not "on the 3rd floor"), a particular season ("last summer", "in summer 2023",
+"the winter of 2019"; trial6 B). A year on a keyed fact is not said when the worker may read it to place
+the key's value (``inferred_order.first_value_period``: "lived in Paris in 2019", "from 2015 to 2019"),
+so a note could be wrong; any other year there is ("has lived in Lisbon since 2019": the key's value is
+held from the write time; trial6 C).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import re
 import unicodedata
 from datetime import datetime
 
+from hindsight.domain.inferred_order import first_value_period
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relative_time import elsewhere_expressions, infer_event_time, relative_mentions
 
@@ -30,6 +36,7 @@ _MONTHS = (
 """Month names, capitalised ("may" is a verb; "May I …" asks)."""
 _NAMED = re.compile(
     r"(?:\b(?:last|this|next|in|early|late|mid-?)\s+)?\b(?:" + _MONTHS + r")\b"
+    r"(?:\s+\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d))?(?:,?\s+(?:19|20)\d{2}\b(?![-/.]\d))?"
     r"|(?i:(?:\b(?:last|this|next|on|coming)\s+)?\b(?:monday|tuesday|wednesday|thursday|friday|saturday|"
     r"sunday)s?\b|(?:\b(?:last|this|next)\s+)?\bweekend\b|\b(?:a|one|two|\d+)?\s*fortnights?(?:\s+ago)?\b)"
 )
@@ -47,6 +54,36 @@ _YEAR = re.compile(
     r"(?:19|20)\d{2}\b(?![-/.]\d)"
 )
 """A year after a preposition ("in 2024", "back in 2019"), not the start of a date ("in 2024-05-01")."""
+_SHORT_MONTHS = r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)"
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+_SHORT_DATE = re.compile(
+    rf"(?i:\b{_SHORT_MONTHS}\.?\s+{_ORDINAL}(?:,?\s+(?:19|20)\d{{2}})?(?![\d:.]\d|\w)"
+    rf"|\b{_ORDINAL}\s+(?:of\s+)?{_SHORT_MONTHS}\b\.?(?:,?\s+(?:19|20)\d{{2}}\b)?)"
+)
+"""A month shortened, with a day next to it ("Dec 1", "Sept 3rd, 2024", "1 Dec"): "Jan" alone is a name."""
+_DATE_LEAD = r"\b(?:on|by|until|till|since|from|before|after|due|as\s+of|through|to)\s+"
+_DIGIT_DATE = re.compile(
+    rf"(?i:{_DATE_LEAD})?(?<![\w/.-])(?P<a>\d{{1,2}})(?P<sep>[/.])(?P<b>\d{{1,2}})"
+    r"(?:(?P=sep)(?P<year>\d{4}|\d{2}))?(?![\w/-]|[.,]\d)"
+)
+"""A day and a month in digits ("on 1/12", "1/12/2026", "1.12.2026"): a date only after a word that
+introduces one or with a year ("3/4 of the team" is a fraction; "1.12" only with a year);
+``_digit_date`` checks the numbers."""
+_ORDINAL_DAY = re.compile(
+    rf"(?i:{_DATE_LEAD}the\s+\d{{1,2}}(?:st|nd|rd|th)\b"
+    r"(?!\s+(?!(?:of|at|and|or|to|through|until|till|this|next|last|in|for|when|because|but|so|then)\b)"
+    r"[a-z]))"
+)
+"""An ordinal day of an unnamed month ("on the 3rd", "by the 21st"), not of a thing ("on the 3rd floor",
+"on the 2nd try": a lower-case word after it other than "of", "at", "this", …)."""
+_SEASONS = r"(?:spring|summer|autumn|fall|winter)"
+_SEASON = re.compile(
+    rf"(?i:\b(?:(?:in|during|over|since|until|till|by)\s+)?(?:the\s+)?(?:(?:early|late|mid-?)\s*)?"
+    rf"{_SEASONS}\s+(?:of\s+)?(?:19|20)\d{{2}}\b(?![-/.]\d)"
+    rf"|\b(?:last|this|next|past|coming|since|until|till)\s+(?:the\s+)?{_SEASONS}\b)"
+)
+"""A particular season ("last summer", "in summer 2023", "the winter of 2019"), not a habit ("skis in
+winter": no year, no "last"/"this"/"next")."""
 _ANY_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?")
 MAX_NAMED = 3
 """A note quotes at most this many of the times named."""
@@ -66,9 +103,39 @@ def named_times(text: str, anchor: datetime, *, years: bool = True) -> list[str]
     found += [(m.start(), m.group(0)) for m in _ANY_DATE.finditer(cased)]
     found += [(m.start(), m.group(0).strip()) for m in _NAMED.finditer(cased)]
     found += [(m.start(), m.group(0)) for m in _HOLIDAY.finditer(cased)]
+    found += [(m.start(), m.group(0)) for m in _SHORT_DATE.finditer(cased)]
+    found += [(m.start(), m.group(0)) for m in _DIGIT_DATE.finditer(cased) if _digit_date(m)]
+    found += [(m.start(), m.group(0)) for m in _ORDINAL_DAY.finditer(cased)]
+    found += [(m.start(), m.group(0)) for m in _SEASON.finditer(cased)]
     if years:
         found += [(m.start(), m.group(0)) for m in _YEAR.finditer(cased)]
     return list(dict.fromkeys(words for _, words in sorted(found) if words))
+
+
+def _digit_date(match: re.Match[str]) -> bool:
+    """Whether a ``_DIGIT_DATE`` match is a day and a month: introduced by a date word or with a year, and
+    each number a day or month one of the two ways round (``1/12`` either; ``25/12`` day first; ``0/5``,
+    ``14/15`` neither)."""
+    a, b = int(match.group("a")), int(match.group("b"))
+    led = match.group(0)[:1].isalpha()
+    if not (led or match.group("year")) or min(a, b) < 1:
+        return False
+    if match.group("sep") == "." and not match.group("year"):
+        return False  # "on 2.5 mg", "from 9.30": a decimal or a time, not a date
+    return (a <= 31 and b <= 12) or (a <= 12 and b <= 31)
+
+
+def _either_way(named: list[str]) -> list[str]:
+    """The day-month dates in digits among ``named`` that read as a date both ways round ("1/12": 1
+    December or 12 January)."""
+    out = []
+    for words in named:
+        m = _DIGIT_DATE.search(words)
+        if m is not None and _digit_date(m):
+            a, b = int(m.group("a")), int(m.group("b"))
+            if a != b and a <= 12 and b <= 12:
+                out.append(f"{m.group('a')}{m.group('sep')}{m.group('b')}")
+    return out
 
 
 def unread_time_note(draft: MemoryDraft, submitted_at: datetime) -> str | None:
@@ -81,12 +148,19 @@ def unread_time_note(draft: MemoryDraft, submitted_at: datetime) -> str | None:
     anchor = draft.session_at or submitted_at
     if infer_event_time(draft.content, anchor, fact=draft.layer == "semantic") is not None:
         return None
-    named = named_times(draft.content, anchor, years=not (draft.layer == "semantic" and draft.key))
+    keyed = draft.layer == "semantic" and draft.key is not None
+    named = named_times(draft.content, anchor, years=not (keyed and first_value_period(draft) is not None))
     if not named:
         return None
     quoted = ", ".join(repr(words) for words in named[:MAX_NAMED]) + (", …" if len(named) > MAX_NAMED else "")
     where = "its session's start (session_at)" if draft.session_at is not None else "the write time"
+    if keyed:
+        where += " and holds its key from then"
+    either = _either_way(named)
+    ambiguous = (
+        f"; {', '.join(repr(w) for w in either)} may be day/month or month/day, not guessed" if either else ""
+    )
     return (
-        f"the words name a time that was not read ({quoted}): the memory is placed at {where}, so time "
-        "filters take it for then; give occurred_at (ISO 8601) to place it"
+        f"the words name a time that was not read ({quoted}){ambiguous}: the memory is placed at {where}, so "
+        "time filters take it for then; give occurred_at (ISO 8601) to place it"
     )

@@ -1,0 +1,69 @@
+"""``domain.unread_time``: a write's answer names the times its words give that were not read (trial6 B, C)
+— a note only, nothing dated, and a day/month in digits is never guessed."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.unread_time import unread_time_note
+
+SAID = datetime(2026, 12, 7, 6, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("The dentist appointment is on Dec 1", "'Dec 1'"),
+        ("The user flew to Oslo on 3 Sept 2024", "'3 Sept 2024'"),
+        ("The user's dentist appointment is on 1/12", "'on 1/12'"),
+        ("Sam's MRI was 25/11/2026", "'25/11/2026'"),
+        ("The rent is due on the 3rd", "'on the 3rd'"),
+        ("The user went to Greece in summer 2023", "'in summer 2023'"),
+        ("The user started running last summer", "'last summer'"),
+        ("The user's daughter was born in May 2020", "'in May 2020'"),
+    ],
+)
+def test_a_date_the_rules_do_not_read_is_named(text: str, words: str) -> None:
+    note = unread_time_note(MemoryDraft(content=text, layer="episodic"), SAID)
+    assert note is not None
+    assert words in note, note
+    assert "give occurred_at" in note
+
+
+def test_a_day_and_month_in_digits_that_read_both_ways_is_said_to_be_unguessed() -> None:
+    note = unread_time_note(MemoryDraft(content="The dentist appointment is on 1/12"), SAID)
+    assert note is not None
+    assert "'1/12' may be day/month or month/day, not guessed" in note
+    day_first = unread_time_note(MemoryDraft(content="The dentist appointment is on 25/12"), SAID)
+    assert day_first is not None
+    assert "not guessed" not in day_first
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The user lives on the 3rd floor",
+        "Emma uses 3/4 of a cup of flour",
+        "The user takes 2.5 mg on 1.5 days",
+        "The user skis in winter",
+        "Jan likes espresso",
+        "The score was 14/15 on the test",
+    ],
+)
+def test_what_is_no_date_is_not_named(text: str) -> None:
+    assert unread_time_note(MemoryDraft(content=text, layer="episodic"), SAID) is None
+
+
+def test_a_year_on_a_keyed_fact_is_named_unless_the_worker_may_read_it() -> None:
+    since = unread_time_note(
+        MemoryDraft(content="The user has lived in Lisbon since 2019", key="user.city"), SAID
+    )
+    assert since is not None
+    assert "'since 2019'" in since
+    assert "holds its key from then" in since
+    # a past state in one year, or a period: the worker places the key's value by it (no note)
+    for text in ("The user lived in Paris in 2019", "The user lived in Lyon from 2015 to 2019"):
+        assert unread_time_note(MemoryDraft(content=text, key="user.city"), SAID) is None, text
