@@ -301,3 +301,17 @@ def test_a_keyless_past_state_over_a_fact_of_now_is_only_unsure() -> None:
     assert not undated_past_over_present(MemoryDraft(content="The user's home city is Braga"), "… is Porto")
     dated = MemoryDraft(content="The user's home city was Braga", occurred_at="2019")
     assert not undated_past_over_present(dated, "The user's home city is Porto")
+
+
+def test_a_birth_on_a_key_is_no_past_value_and_holds_no_year_only() -> None:
+    # trial6 D: refused as "a past value … ('in may')", and "born in 2020" held its key for 2020 only
+    for text in ("The user's daughter was born in May 2020", "The user's daughter was born in 2020"):
+        draft = MemoryDraft(content=text, key="user.daughter.birthday")
+        check_undated_past(draft, SAID)
+        assert first_value_period(draft) is None, text
+        assert stated_past_year(draft, SAID) is None, text
+    assert not stated_past_period(MemoryDraft(content="The twins were born in the 1990s", key="k"), SAID)
+    # a past state keeps its year, and an undated past value is still refused
+    assert first_value_period(MemoryDraft(content="The user lived in Oslo in 2019", key="user.city"))
+    with pytest.raises(InvalidInput):
+        check_undated_past(MemoryDraft(content="The user used to live in Lyon", key="user.city"), SAID)

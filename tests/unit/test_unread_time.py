@@ -64,6 +64,8 @@ def test_a_year_on_a_keyed_fact_is_named_unless_the_worker_may_read_it() -> None
     assert since is not None
     assert "'since 2019'" in since
     assert "holds its key from then" in since
+    born = MemoryDraft(content="The user's daughter was born in 2020", key="user.daughter.birthday")
+    assert "'in 2020'" in str(unread_time_note(born, SAID))
     # a past state in one year, or a period: the worker places the key's value by it (no note)
     for text in ("The user lived in Paris in 2019", "The user lived in Lyon from 2015 to 2019"):
         assert unread_time_note(MemoryDraft(content=text, key="user.city"), SAID) is None, text

@@ -66,6 +66,22 @@ def states_past(text: str) -> bool:
     return not _PRESENT_STATE.search(_USED_TO.sub(" ", lowered))
 
 
+_LASTING_EVENT = re.compile(r"\b(?:was|were)\s+born\b")
+"""A birth: a past event whose outcome lasts ("was born in May 2020", "… in Lyon"): what it says holds
+now, and its date is when that began — not a past state that ended (trial6 D: "The user's daughter was
+born in May 2020" on a key was refused as "a past value", and "… born in 2020" held its key for 2020
+only). Other events that set a lasting value ("was hired in 2019") are left as they were: on a key
+their year orders them before a value of now, which may be right."""
+
+
+def states_past_state(text: str) -> bool:
+    """``states_past`` on ``text`` without a birth (``_LASTING_EVENT``): "was born in 2020" states no past
+    state; "lived in Oslo in 2019" does. For what a keyed fact's own
+    words date (``stated_past_year``, ``stated_past_period``, ``check_undated_past``)."""
+    lowered = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
+    return states_past(_LASTING_EVENT.sub(" ", lowered))
+
+
 def inferred_anchor(draft: MemoryDraft) -> datetime | None:
     """When the words of ``draft`` were said, when its start is a date read from them: no ``valid_from``
     or ``valid_to`` given, and an ``occurred_at`` the recorded inference reproduces
@@ -124,7 +140,7 @@ def stated_past_year(draft: MemoryDraft, holder_start: datetime) -> TimeSpan | N
         return None
     text = unicodedata.normalize("NFKC", draft.content)
     named = _IN_YEAR.findall(text.lower())
-    if len(named) != 1 or len(_YEAR.findall(text)) != 1 or not states_past(text):
+    if len(named) != 1 or len(_YEAR.findall(text)) != 1 or not states_past_state(text):
         return None
     span = TimeSpan(datetime(int(named[0]), 1, 1, tzinfo=UTC), "year")
     return span if span.end <= holder_start else None
@@ -234,7 +250,7 @@ def stated_past_period(draft: MemoryDraft, holder_start: datetime) -> tuple[date
     elif (decade := _DECADE.findall(text)) and len(decade) == 1 and years == 0:
         start = int(decade[0])
         period = (_year(decade[0]), datetime(start + 10, 1, 1, tzinfo=UTC), f"the {start}s")
-    if period is None or not states_past(text) or period[1] > holder_start:
+    if period is None or not states_past_state(text) or period[1] > holder_start:
         return None
     return period
 
@@ -286,7 +302,7 @@ def check_undated_past(draft: MemoryDraft, now: datetime) -> None:
     text = unicodedata.normalize("NFKC", draft.content).lower().replace("\u2019", "'")
     if _CORRECTION.search(text):
         return
-    past = states_past(text)
+    past = states_past_state(text)  # "was born in May 2020" is no past value (trial6 D)
     found = (_UNDATED_PAST.search(text) if past else None) or _old_value(text, draft.key)
     if found is None and past:
         found = _UNREAD_DATE.search(text)
