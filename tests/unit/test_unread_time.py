@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.planned_words import points_ahead
+from hindsight.domain.relative_time import with_inferred_time
 from hindsight.domain.unread_time import unread_time_note
 
 SAID = datetime(2026, 12, 7, 6, 0, tzinfo=UTC)
@@ -69,3 +71,35 @@ def test_a_year_on_a_keyed_fact_is_named_unless_the_worker_may_read_it() -> None
     # a past state in one year, or a period: the worker places the key's value by it (no note)
     for text in ("The user lived in Paris in 2019", "The user lived in Lyon from 2015 to 2019"):
         assert unread_time_note(MemoryDraft(content=text, key="user.city"), SAID) is None, text
+
+
+@pytest.mark.parametrize(
+    ("text", "layer", "words"),
+    [
+        ("Moving to Berlin a month from today", "episodic", "a month from today"),
+        ("My sister's wedding is two weeks from today", "episodic", "two weeks from today"),
+        ("Starting a new job at Globex three days from today", "episodic", "three days from today"),
+        ("Dinner with the Garcias a week from today", "episodic", "a week from today"),
+        ("We fly to Lisbon 10 days from today", "episodic", "10 days from today"),
+        ("The kitchen renovation starts two weeks from yesterday", "episodic", "two weeks from yesterday"),
+        ("Dinner with Priya a week from Monday", "episodic", "a week from Monday"),
+        ("The audit starts two weeks after today", "episodic", "two weeks after today"),
+        ("We move a couple of weeks from now", "episodic", "a couple of weeks from now"),
+        ("My lease ends a month from today", "semantic", "a month from today"),
+        ("My new job starts a week from today", "semantic", "a week from today"),
+    ],
+)
+def test_a_while_counted_from_today_dates_nothing_today_and_is_named(
+    text: str, layer: str, words: str
+) -> None:
+    """trial7 H2: "a month from today" was dated today (its "today" read) and summarized as having
+    happened; the words point a while past the day they name."""
+    draft = MemoryDraft.model_validate({"content": text, "layer": layer})
+    assert with_inferred_time(draft, SAID).occurred_at is None
+    note = unread_time_note(draft, SAID)
+    assert note is not None
+    assert f"({words!r})" in note, note  # the phrase, not "today" inside it
+    assert points_ahead(text)
+    # the day the words name on their own is still read
+    today = with_inferred_time(MemoryDraft(content="Today I booked the movers", layer="episodic"), SAID)
+    assert today.occurred_at == datetime(2026, 12, 7, tzinfo=UTC)

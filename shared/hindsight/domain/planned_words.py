@@ -9,7 +9,8 @@ rules know. When in doubt the episode is not called planned (it keeps the plain 
 
 Ahead (any of, as a standalone phrase, case-insensitive)
     - a future expression the relative-date rules stop at (``relative_time.elsewhere_expressions``:
-      tomorrow, next week/month/year/<weekday>, in N days/weeks/months/years, 明天, 下周, 明年 …; not
+      tomorrow, next week/month/year/<weekday>, in N days/weeks/months/years, "a month from today",
+      "two weeks from yesterday", 明天, 下周, 明年 …; not
       "the day after", which may follow a past event);
     - "this" or "this coming" before a weekday or "weekend" ("this Friday", "this coming weekend");
     - the future auxiliaries "will", "shall", "'ll" (not "will not"/"won't": "the build won't start"

@@ -40,7 +40,9 @@ fact, a day its words say something ends on, past or not ("the lease ends on 202
 its start; trial 3, LOW).
 
 Never a guess: nothing is inferred when the text holds two expressions naming different times, or any
-expression pointing elsewhere in time that is not resolved (tomorrow, next …, 明天, 后天, 下周, 下个月, 明年).
+expression pointing elsewhere in time that is not resolved (tomorrow, next …, in N days, a while counted
+from a day: "a month from today", "two weeks from yesterday", "a week from Monday" — trial7 H2; 明天, 后天,
+下周, 下个月, 明年).
 Not resolved at all: a weekday alone ("on Tuesday" — this week's or last?), vague phrases ("recently",
 "the other day", "a few days ago", 最近, 前几天), month names ("last March"), and the *mood* of a sentence:
 "if yesterday…" or reported speech ("she said yesterday…") are read like plain statements.
@@ -97,7 +99,15 @@ from datetime import date, datetime, timedelta
 from pydantic import JsonValue, ValidationError
 
 from hindsight.domain.ahead_words import ahead_words
-from hindsight.domain.calendar_ago import NUMBER_WORDS, ago, day_span, month_span, week_span, year_span
+from hindsight.domain.calendar_ago import (
+    NUMBER_WORD_PATTERN,
+    NUMBER_WORDS,
+    ago,
+    day_span,
+    month_span,
+    week_span,
+    year_span,
+)
 from hindsight.domain.content_date import iso_date_forms, stated_dates
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
@@ -169,8 +179,21 @@ _RULES: tuple[Rule, ...] = (
         lambda m, d: ago(_ZH_UNITS[m.group(2)], _number(m.group(1)), d),
     ),
 )
+_COUNTED_FROM = (
+    r"(?:(?:\d{1,3}|" + NUMBER_WORD_PATTERN + r"|(?:a )?(?:few|couple(?: of)?)|several)\s+)?"
+    r"(?:days?|weeks?|months?|years?|fortnights?)\s+"
+    r"(?:from\s+(?:today|tonight|now|tomorrow|yesterday|" + "|".join(_WEEKDAYS_EN) + r")"
+    r"|after\s+(?:today|tonight|now|tomorrow))"
+)
+"""A while counted from a day the table names ("a month from today", "two weeks from yesterday", "10 days
+from now", "a week from Monday", "two weeks after today"; trial7 H2): a time ahead, not the day named —
+"today" in "a month from today" is where the count starts."""
 _ELSEWHERE = re.compile(
-    r"\b(?:tomorrow|the day after|next (?:week|month|year|" + "|".join(_WEEKDAYS_EN) + r")|"
+    r"\b(?:"
+    + _COUNTED_FROM
+    + r"|tomorrow|the day after|next (?:week|month|year|"
+    + "|".join(_WEEKDAYS_EN)
+    + r")|"
     r"in \w+ (?:days?|weeks?|months?|years?))\b|明天|明日|后天|下(?:个)?(?:周|星期|礼拜|月)|明年|后年"
 )
 """Expressions naming another time that are not resolved: with one of them the text has two times."""

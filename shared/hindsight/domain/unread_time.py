@@ -4,7 +4,8 @@ at its session's start or the write time, so time filters take it for then; the 
 ``occurred_at`` to place it, but only if it is told.
 
 Times looked for (a note, never a refusal; deterministic words): the expressions the relative-date rules
-stop at (``relative_time.elsewhere_expressions``: tomorrow, next …, in 3 weeks, 明天 …); relative
+stop at (``relative_time.elsewhere_expressions``: tomorrow, next …, in 3 weeks, "a month from today"
+— named whole, not the "today" inside it —, 明天 …); relative
 expressions they would read but did not (several naming different times); ``YYYY-MM-DD`` forms not read
 (a bound such as "until 2026-10-03", two dates, a date joined to a time); month names written with a
 capital ("last March", "in May"); weekdays ("on Tuesday", "this Friday"); "weekend" and "fortnight";
@@ -109,7 +110,15 @@ def named_times(text: str, anchor: datetime, *, years: bool = True) -> list[str]
     found += [(m.start(), m.group(0)) for m in _SEASON.finditer(cased)]
     if years:
         found += [(m.start(), m.group(0)) for m in _YEAR.finditer(cased)]
-    return list(dict.fromkeys(words for _, words in sorted(found) if words))
+    spans = [(start, start + len(words)) for start, words in found if words]
+    inside = {  # "today" in "a month from today": the longer phrase is the time named
+        (start, words)
+        for start, words in found
+        if any(s <= start and start + len(words) <= e and e - s > len(words) for s, e in spans)
+    }
+    return list(
+        dict.fromkeys(words for start, words in sorted(found) if words and (start, words) not in inside)
+    )
 
 
 def _digit_date(match: re.Match[str]) -> bool:
