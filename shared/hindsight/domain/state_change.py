@@ -26,6 +26,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from hindsight.domain.both_hold import QUALIFIER_TIMES
+from hindsight.domain.value_slots import MOVED
 
 ENDINGS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"\b(?:got\s+|is\s+|are\s+)?divorced(?:\s+from)?\b", re.I), frozenset(["marri"])),
@@ -60,6 +61,48 @@ TIME_TAIL_WORDS = frozenset(["last", "week", "weekend", "month", "year", "yester
 """Frame tokens a statement that ends a state may end with, which the old statement need not carry."""
 NAMING = frozenset(["nam", "name", "call"])
 """Frame stems of "named"/"called": what follows is the name of the thing just said."""
+
+
+JOB_ENDED = re.compile(
+    r"\b(?:got|gets|get|was|were|been|just\s+got)\s+(?:fired|sacked|laid\s+off|let\s+go|made\s+redundant"
+    r"|dismissed)\b|\blost\s+(?:his|her|their|my|our|the|a|its)\s+job\b"
+    r"|\b(?:is|are|am)\s+(?:now\s+)?(?:unemployed|out\s+of\s+work|jobless|between\s+jobs)\b",
+    re.IGNORECASE,
+)
+"""Words that say a job ended with no employer named ("got fired", "was laid off", "lost her job", "is
+unemployed now"): the subject no longer works where a fact says it does — or at another of its jobs."""
+_WORKS = re.compile(
+    r"\b(?:works?|working|is\s+employed)\s+(?:at|for|by|as)\b|\b(?:job|employer)\s+is\b", re.IGNORECASE
+)
+"""A statement of where or as what its subject works ("works at Acme", "is employed by Acme", "the
+user's employer is Acme")."""
+
+
+def _subject(words: str) -> str:
+    """The subject phrase ``words`` (the text before the verb) normalised: case-folded, "the", a trailing
+    possessive "'s" and "now" dropped ("The user's " → "user")."""
+    words = re.sub(r"['’]s\s*$", "", words.strip().casefold().replace("’", "'"))
+    return " ".join(w for w in re.findall(r"[\w'-]+", words) if w not in ("the", "now", "just"))
+
+
+def job_ended(new: str, old: str) -> bool:
+    """Whether ``new`` (its compared statement) says its subject's job ended (``JOB_ENDED``: "The user got
+    fired") and ``old`` that the same subject works somewhere (``_WORKS``: "The user works at Acme"): the
+    old fact may no longer hold — or the job lost was another one, so it is only ever a possible conflict
+    (trial6 A: both stayed active, unflagged). The subject is the words before each verb, the same after
+    ``_subject``; "The user's wife got fired" is about someone else."""
+    ended, works = JOB_ENDED.search(new), _WORKS.search(old)
+    if ended is None or works is None:
+        return False
+    subject = _subject(new[: ended.start()])
+    return bool(subject) and subject == _subject(old[: works.start()])
+
+
+def says_a_change(text: str) -> bool:
+    """Whether ``text`` says a standing state of its subject changed in words that share little with the
+    state it replaces: a person's move ("moved to Rome in March", ``value_slots.MOVED``) or a job lost
+    (``JOB_ENDED``). Such a fact is compared with less similar ones (``contradiction.conflict_floor``)."""
+    return bool(MOVED.search(text) or JOB_ENDED.search(text))
 
 
 def ended_states(text: str) -> frozenset[str]:

@@ -91,6 +91,16 @@ _MOVED = re.compile(
 )
 """A person's move ("has moved to Rome", "relocated to Rome"), not a thing's ("was moved to Friday",
 "moved to Thursdays": ``schedule_moves``)."""
+MOVED = _MOVED
+"""A person's move (public: ``state_change.says_a_change``)."""
+_STILL_LIVING = re.compile(
+    r"\b(?:(?:has|have)\s+been|is|are)\s+(?:now\s+)?(?P<verb>living|working)\b"
+    r"|\b(?:has|have)\s+(?P<perfect>lived|worked)\b(?=\s+(?:in|at|for)\s+[^,.;]*?\b(?:since|for)\b)",
+    re.IGNORECASE,
+)
+"""A state that holds now written in a continuous or perfect form ("has been living in Rome", "is living
+in Rome", "has lived in Rome since March"; not "has lived in Rome", which may be an experience): read as
+"lives in Rome" (trial6 A)."""
 _TURNED = re.compile(r"\bturned\s+(?=\d)", re.IGNORECASE)
 _NEW_AFTER_OWNER = re.compile(r"(?<='s)\s+new\b|\b(?P<owner>my|our)\s+new\b", re.IGNORECASE)
 _SPELLING = {"favourite": "favorite", "colour": "color", "favourites": "favorites", "colours": "colors"}
@@ -119,6 +129,16 @@ NEW_THING = re.compile(rf"\bnew\s+(?!to\b|{_ONE_VALUE})[a-z]")
 yoga class is on Thursdays", "my new colleague is Tom"): one more such thing as likely as another in
 place of the old one (new-user trial 3, finding 2) — never a sure replacement. Lower case only ("New
 York"); "new to" is not a thing ("is new to Python")."""
+
+
+def still_holds(text: str) -> str:
+    """``text`` with a state that holds now in a continuous or perfect form written in the present:
+    "has been living in Rome (since March)" / "has lived in Rome since March" → "lives in Rome (since
+    March)" (``_STILL_LIVING``). Read before the statement is cut at "since" (``statement_scope``), which
+    the perfect form needs to be told from an experience ("has lived in Rome")."""
+    return _STILL_LIVING.sub(
+        lambda m: "works" if "work" in (m.group("verb") or m.group("perfect")) else "lives", text
+    )
 
 
 def rewrite(body: str) -> str:

@@ -21,6 +21,8 @@ from hindsight.domain.contradiction import (
     CONFLICT_CANDIDATES,
     PairVerdict,
     compare_facts,
+    conflict_floor,
+    gated,
     order_contradiction,
 )
 from hindsight.domain.inferred_order import (
@@ -68,9 +70,11 @@ async def check_conflicts(
     conn: AsyncConnection, job: WriteJob, vector: np.ndarray, cosine: float, exclude: Sequence[UUID] = ()
 ) -> ConflictOutcome:
     """Compare the new semantic memory (already inserted) with the most similar active ones of its agent
-    (cosine ≥ ``cosine``, at most ``CONFLICT_CANDIDATES``; ``exclude``: the facts its key replaced) and act:
-    two memories whose keys are both set and differ are never compared — the agent said they are about
-    different things (``order:1`` and ``order:2`` may well differ only in a value);
+    (cosine ≥ ``cosine``, or ``contradiction.conflict_floor`` for a change statement — a contradiction
+    below ``cosine`` is then only a possible conflict, ``contradiction.gated``; at most
+    ``CONFLICT_CANDIDATES``; ``exclude``: the facts its key replaced) and act: two memories whose keys
+    are both set and differ are never compared — the agent said they are about different things
+    (``order:1`` and ``order:2`` may well differ only in a value);
     a contradiction is linked ``contradicts`` and, by the source rules in valid-time order
     (``domain.contradiction.order_contradiction``), supersedes the old fact, keeps both, or — the old one
     began to hold later — is returned as ``past_of`` (the first such); a possible conflict is linked
@@ -96,8 +100,11 @@ async def check_conflicts(
             "n": CONFLICT_CANDIDATES,
         },
     )
-    close = [row for row in rows if row["similarity"] >= cosine]
-    judged = [(row, compare_facts(draft.content, row["content"])) for row in close]
+    floor = conflict_floor(draft.content, cosine)  # lower for a change statement: "moved to …", "got fired"
+    close = [row for row in rows if row["similarity"] >= floor]
+    judged = [
+        (row, gated(compare_facts(draft.content, row["content"]), row["similarity"], cosine)) for row in close
+    ]
     since = job.valid_since
     said = held_from_words_of(job, judged)
     if said is not None:  # the row was inserted from the inferred date: it holds from when it was said

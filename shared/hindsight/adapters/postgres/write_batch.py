@@ -71,6 +71,8 @@ from hindsight.adapters.postgres.vectors import VectorRows, vector_param
 from hindsight.domain.contradiction import (
     CONFLICT_CANDIDATES,
     compare_facts,
+    conflict_floor,
+    gated,
     is_additive,
     order_contradiction,
 )
@@ -540,10 +542,13 @@ class _Segment:
         if semantic:
             superseded, kept, unsure_ = [], [], []
             past_of: tuple[UUID, datetime, str] | None = None
+            floor = conflict_floor(draft.content, self._conflict)  # lower for "moved to …", "got fired"
             for row in conflicts:
-                if row["similarity"] < self._conflict:
+                if row["similarity"] < floor:
                     continue
-                verdict = compare_facts(draft.content, row["content"])
+                verdict = gated(
+                    compare_facts(draft.content, row["content"]), row["similarity"], self._conflict
+                )
                 if verdict.relation == "contradiction" and undated_past_over_present(draft, row["content"]):
                     self._writes.reasoned_relations.append(  # ``conflicts.check_conflicts``: kept, flagged
                         (self._tenant, job.id, row["id"], "contradicts", past_over_present(verdict))
@@ -679,14 +684,15 @@ class _Segment:
         rows = [r for r in rows if r["id"] not in exclude][:CONFLICT_CANDIDATES]
         key = job.draft.key
         extra = []
-        for s in self._similar_stored(index, self._conflict):  # below it a candidate is never compared
+        floor = conflict_floor(job.draft.content, self._conflict)
+        for s in self._similar_stored(index, floor):  # below it a candidate is never compared
             d = s.job.draft
             if not (s.active and s.job.agent_id == job.agent_id and d.layer == "semantic" and s.id != job.id):
                 continue
             if s.id in exclude or (key is not None and d.key is not None and d.key != key):
                 continue
             similarity = self._similarity(index, s.index)
-            if similarity >= self._conflict:
+            if similarity >= floor:
                 extra.append(
                     {
                         "id": s.id,

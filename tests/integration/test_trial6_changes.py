@@ -1,0 +1,55 @@
+"""trial6 A (2026-12-07): a real change of a standing fact — a move ("moved to Rome in March", "… last
+week", "has been living in Rome since March" after "lives in Lisbon") or a job lost ("got fired" after
+"works at Acme") — left both facts active and unflagged. Through the official MCP client, the SQS
+emulator, the worker and Postgres: the old fact is at least flagged (linked ``contradicts``), and a
+change the rules are not sure of retires nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hindsight.client import call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from tests.support import drain, mcp_client
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "status"),
+    [
+        ("The user lives in Lisbon", "The user moved to Rome in March", "active"),  # below the usual gate
+        ("The user lives in Lisbon", "The user moved to Rome last week", "active"),
+        # "lives in Rome" in other words: the rule that is sure of "lives in Rome" retires Lisbon
+        ("The user lives in Lisbon", "The user has been living in Rome since March", "superseded"),
+        ("The user works at Acme", "The user got fired", "active"),  # maybe another job: only flagged
+    ],
+)
+async def test_a_real_change_of_a_standing_fact_is_at_least_flagged(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str, status: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        old = await call(client, "memory_write", {"content": first})
+        await drain(poller)
+        new = await call(client, "memory_write", {"content": second})
+        await drain(poller)
+        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+    kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in view["relations"]}
+    assert (str(new["id"]), str(old["id"]), "contradicts") in kinds, view
+    assert view["memory"]["status"] == status, view
+
+
+async def test_someone_elses_lost_job_leaves_the_users_alone(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        old = await call(client, "memory_write", {"content": "The user works at Acme"})
+        await drain(poller)
+        await call(client, "memory_write", {"content": "The user's wife got fired"})
+        await drain(poller)
+        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+    assert view["memory"]["status"] == "active"
+    assert view["relations"] == [], view
