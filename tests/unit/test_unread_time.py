@@ -103,3 +103,40 @@ def test_a_while_counted_from_today_dates_nothing_today_and_is_named(
     # the day the words name on their own is still read
     today = with_inferred_time(MemoryDraft(content="Today I booked the movers", layer="episodic"), SAID)
     assert today.occurred_at == datetime(2026, 12, 7, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        ("Paid the electricity bill that was due on 2026-11-30", "2026-11-30"),
+        ("Got the results of the blood test I took on 2026-11-20", "2026-11-20"),
+        ("Renewed my passport, which expired on 2026-10-01", "2026-10-01"),
+        ("Picked up the photos from the party on 2026-11-28", "2026-11-28"),
+        ("Told the doctor I fell on 2026-11-20", "2026-11-20"),
+    ],
+)
+def test_a_date_in_a_clause_that_dates_something_else_is_not_the_episodes(text: str, date: str) -> None:
+    """trial7 H3: the date of the bill's due day, the test, the passport's expiry, the party became the
+    day of the payment, the results, the renewal, the pick-up (a search since the 1st missed today's
+    payment)."""
+    draft = MemoryDraft(content=text, layer="episodic")
+    assert with_inferred_time(draft, SAID).occurred_at is None
+    assert f"({date!r})" in str(unread_time_note(draft, SAID))
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Paid the bill on 2026-11-30", datetime(2026, 11, 30, tzinfo=UTC)),
+        ("Paid that bill on 2026-11-30", datetime(2026, 11, 30, tzinfo=UTC)),
+        ("Sam, who is my brother, had surgery on 2026-10-03", datetime(2026, 10, 3, tzinfo=UTC)),
+        ("After the party we left on 2026-11-28", datetime(2026, 11, 28, tzinfo=UTC)),
+        ("The dog I adopted arrived on 2026-11-20", datetime(2026, 11, 20, tzinfo=UTC)),
+        ("Heard back from the bank on 2026-11-20", datetime(2026, 11, 20, tzinfo=UTC)),
+        ("The invoice was paid. Sam had surgery on 2026-10-03", datetime(2026, 10, 3, tzinfo=UTC)),
+    ],
+)
+def test_a_date_of_the_sentences_own_clause_is_still_read(text: str, day: datetime) -> None:
+    draft = with_inferred_time(MemoryDraft(content=text, layer="episodic"), SAID)
+    assert (draft.occurred_at, draft.occurred_precision) == (day, "day")
+    assert unread_time_note(MemoryDraft(content=text, layer="episodic"), SAID) is None

@@ -18,6 +18,9 @@ ahead, and never as a fact's start (trial2 H3, M1). Never a guess, so not read:
 - in a fact's words, the day something ends ("the lease ends on 2026-10-03", "expired on", "is due
   on": ``StatedDate.ends``, read by ``relative_time``): a fact holds from when it began, and its end is
   not that; an episode's "ended on 2026-10-03" is still its day;
+- in a clause that dates something else (``dates_another_clause``; trial7 H3): "Paid the bill that was
+  due on 2026-11-30", "Renewed my passport, which expired on …", "the blood test I took on …", "the photos
+  from the party on …" — the payment, the renewal, the pick-up are not that day;
 - not right after "on": a bound rather than the day itself ("lived in Lisbon until 2023-05-01" names
   when it ended; "from 2026-10-01 to 2026-10-05" names two days), a name ("version 2026-10-03");
 - other forms: "2026/10/03", "03.10.2026", "10/3", month names, week dates ("2026-W40").
@@ -58,6 +61,65 @@ passport expired on …", "the invoice is due on …"): for a fact, the end of w
 holds from (trial 3, LOW: a past end date became the fact's valid_from)."""
 
 
+_CLAUSE_BREAK = re.compile(r"[.!?;\n](?:\s|$)|[。！？；]")
+"""Where a sentence ends: a relative clause never reaches past it."""
+_RELATIVE = re.compile(
+    r"\b(?:which|who|whom|whose)\b"
+    r"|\bthat\s+(?:was|were|is|are|had|has|have|I|we|you|he|she|they|it|\w+ed)\b",
+    re.IGNORECASE,
+)
+"""A relative (or reported) clause opening: "the bill that was due on …", "my passport, which expired on
+…", "Sam, who I met on …"; "that" only before a verb or a subject ("that bill" is a determiner)."""
+_DETERMINER = r"(?:the|a|an|my|our|his|her|their|your|this|that|these|those)"
+_PRONOUN_CLAUSE = re.compile(
+    rf"\b(?P<det>{_DETERMINER})\s+(?:[\w'’-]+\s+){{1,3}}?(?:I|we|you|he|she|they)\s+(?:\w+\s+){{1,2}}?on\s+$",
+    re.IGNORECASE,
+)
+"""A relative clause without its pronoun: "the blood test I took on …", "the flat we rented on …" — a
+noun phrase, then a subject and its verb, then the date."""
+_LEADS_A_CLAUSE = frozenset(
+    (  # noqa: SIM905 - a word list reads best as one string
+        "after before when whenever once since until till while as because if then and but so or though "
+        "although"
+    ).split()
+)
+"""Words before a noun phrase that make the pronoun after it the sentence's own subject ("After the party
+we left on …")."""
+_EVENTS = (
+    r"(?:party|parties|wedding|trip|holiday|vacation|meeting|conference|concert|show|game|match|dinner|lunch|"
+    r"breakfast|event|visit|test|exam|appointment|interview|ceremony|funeral|festival|race|session|class|"
+    r"lesson|workshop|surgery|operation|flight|talk|birthday|reunion|launch|performance|recital|graduation)"
+)
+_EVENT_OF = re.compile(
+    rf"\b(?:from|of)\s+{_DETERMINER}\s+(?:[\w'’-]+\s+){{0,2}}?{_EVENTS}\s+on\s+$", re.IGNORECASE
+)
+"""A date that dates an event a thing comes from or belongs to: "the photos from the party on …", "the
+results of the exam on …"."""
+
+
+def dates_another_clause(text: str, on: int) -> bool:
+    """Whether the date after ``text[:on]`` (which ends with "on ") sits in a clause that dates something
+    other than what the sentence tells (trial7 H3: "Paid the electricity bill that was due on
+    2026-11-30" was placed on the 30th; the payment is today's): a relative clause ("that was due on",
+    ", which expired on", "who …"; one closed by a comma before the date does not count: "Sam, who is my
+    brother, had surgery on …"), a relative clause without its pronoun ("the blood test I took on"; not
+    when the noun phrase opens the sentence or follows "after", "when", "and" …), or an event a thing
+    comes from ("the photos from the party on"). "Paid the bill on 2026-11-30" is not."""
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text, 0, on)]
+    start = breaks[-1] if breaks else 0
+    for relative in _RELATIVE.finditer(text, start, on):
+        closed = text[: relative.start()].rstrip().endswith(",") and "," in text[relative.end() : on]
+        if not closed:
+            return True
+    if _EVENT_OF.search(text, start, on):
+        return True
+    reduced = _PRONOUN_CLAUSE.search(text, start, on)
+    if reduced is None:
+        return False
+    before = text[start : reduced.start()].split()
+    return bool(before) and not before[-1].endswith(",") and before[-1].lower() not in _LEADS_A_CLAUSE
+
+
 @dataclass(frozen=True)
 class StatedDate:
     """A date written in a text: where (``text[start:end]``, the date as written), which day, and whether
@@ -78,6 +140,8 @@ def stated_dates(text: str, quoted: list[tuple[int, int]]) -> list[StatedDate]:
             continue
         if not _ON.search(text, 0, match.start()):
             continue  # not introduced as the day: a bound, a name, a version, an ID
+        if dates_another_clause(text, match.start()):
+            continue  # "the bill that was due on …": the day of something else (trial7 H3)
         after = _NEXT_WORD.match(text, match.end())
         if after and after.group(1)[0].islower() and after.group(1) not in _CLAUSE_GOES_ON:
             continue  # "on 2026-10-03 release": a name the date qualifies
