@@ -94,13 +94,16 @@ _MOVED = re.compile(
 MOVED = _MOVED
 """A person's move (public: ``state_change.says_a_change``)."""
 _STILL_LIVING = re.compile(
-    r"\b(?:(?:has|have)\s+been|is|are)\s+(?:now\s+)?(?P<verb>living|working)\b"
-    r"|\b(?:has|have)\s+(?P<perfect>lived|worked)\b(?=\s+(?:in|at|for)\s+[^,.;]*?\b(?:since|for)\b)",
+    r"\b(?:(?:has|have)\s+been|is|are)\s+(?:now\s+)?(?:(?P<verb>living)(?=\s+(?:in|at)\b)"
+    r"|(?P<job>working)(?=\s+(?:at|for|as)\b))"
+    r"|\b(?:has|have)\s+(?:(?P<perfect>lived)(?=\s+(?:in|at)\b)|(?P<worked>worked)(?=\s+(?:at|for|as)\b))"
+    r"(?=\s+\w+\s+[^,.;]*?\b(?:since|for)\b)",
     re.IGNORECASE,
 )
 """A state that holds now written in a continuous or perfect form ("has been living in Rome", "is living
 in Rome", "has lived in Rome since March"; not "has lived in Rome", which may be an experience): read as
-"lives in Rome" (trial6 A)."""
+"lives in Rome" (trial6 A). Only where a home or a job follows ("living in/at", "working at/for/as"):
+"is working on a novel", "is living with her parents" say something else."""
 _TURNED = re.compile(r"\bturned\s+(?=\d)", re.IGNORECASE)
 _NEW_AFTER_OWNER = re.compile(r"(?<='s)\s+new\b|\b(?P<owner>my|our)\s+new\b", re.IGNORECASE)
 _SPELLING = {"favourite": "favorite", "colour": "color", "favourites": "favorites", "colours": "colors"}
@@ -136,9 +139,7 @@ def still_holds(text: str) -> str:
     "has been living in Rome (since March)" / "has lived in Rome since March" → "lives in Rome (since
     March)" (``_STILL_LIVING``). Read before the statement is cut at "since" (``statement_scope``), which
     the perfect form needs to be told from an experience ("has lived in Rome")."""
-    return _STILL_LIVING.sub(
-        lambda m: "works" if "work" in (m.group("verb") or m.group("perfect")) else "lives", text
-    )
+    return _STILL_LIVING.sub(lambda m: "works" if m.group("job") or m.group("worked") else "lives", text)
 
 
 def rewrite(body: str) -> str:
