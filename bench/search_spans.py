@@ -7,7 +7,8 @@ Loads ``bench/latency.py``'s tier of ``--size`` memories into a throw-away stack
 child does), runs its 20 warm-up and 200 queries once (the query embeddings cached, the plans warm), then
 the 200 ``--rounds`` more times through ``Recall.search`` (default ranker, top 10) with spans around its
 steps: the search SQL (``search_candidates``, decoding, ``_merged`` and ``_ranked`` included), the
-driver's decoding of every read (``fetchall``), the features, the model, ``score_candidates`` as a whole,
+driver's decoding of every read (``fetchall``), the features (``pool_features``; the texts' content
+features, ``PoolTexts.add``, run as each statement returns), the model, ``score_candidates`` as a whole,
 the returned rows' round trip (``get_many_with_relations``) and their models, the hits and their labels,
 the conflict labels, the access note and the trace line. Each span is reported as wall time and, marked
 ``[cpu]``, as this thread's CPU time (on a shared machine the wall time of a step includes waiting for a
@@ -67,6 +68,7 @@ def instrument() -> None:
     import hindsight.adapters.postgres.memory_reads as reads
     import hindsight.domain.learned_ranker as learned
     import hindsight.domain.ranking as ranking
+    import hindsight.domain.ranking_features as features
     import hindsight.usecases.recall as recall
 
     fetchall = AsyncCursor.fetchall
@@ -82,7 +84,8 @@ def instrument() -> None:
     reads._merged = _timed_sync("_merged", reads._merged)
     reads._ranked = _timed_sync("_ranked", reads._ranked)
     reads.memory_from_row = _timed_sync("memory_from_row", reads.memory_from_row)
-    ranking.candidate_features = _timed_sync("candidate_features", ranking.candidate_features)
+    ranking.pool_features = _timed_sync("pool_features", ranking.pool_features)
+    features.PoolTexts.add = _timed_sync("PoolTexts.add (texts' features)", features.PoolTexts.add)  # type: ignore[method-assign]
     learned.stage_two_features = _timed_sync("stage_two_features", learned.stage_two_features)
     learned.LearnedRanker.score = _timed_sync("model (score, incl. stage two)", learned.LearnedRanker.score)  # type: ignore[method-assign]
     recall.score_candidates = _timed_sync("score_candidates (all)", recall.score_candidates)
