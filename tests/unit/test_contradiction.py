@@ -815,6 +815,8 @@ def test_a_change_for_a_stated_while_only_flags(old: str, new: str) -> None:
         ("The user lives in Lisbon", "The user has been living in Rome since March", "contradiction"),
         ("The user lives in Lisbon", "The user has lived in Rome since 2019", "contradiction"),
         ("The user works at Acme", "The user has been working at Globex since May", "contradiction"),
+        ("The user lives in Lisbon", "The user has lived in Rome for two years", "contradiction"),
+        ("The user lives in Lisbon", "The user has been living in Rome for two weeks", "possible_conflict"),
         ("The user works at Acme", "The user got fired", "possible_conflict"),
         ("The user works as an engineer at Acme", "The user got laid off last week", "possible_conflict"),
         ("The user's employer is Acme", "The user lost his job", "possible_conflict"),

@@ -104,6 +104,15 @@ _STILL_LIVING = re.compile(
 in Rome", "has lived in Rome since March"; not "has lived in Rome", which may be an experience): read as
 "lives in Rome" (trial6 A). Only where a home or a job follows ("living in/at", "working at/for/as"):
 "is working on a novel", "is living with her parents" say something else."""
+_HOW_LONG = re.compile(
+    r"\s+for\s+(?:the\s+(?:past|last)\s+)?(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|a\s+few|a\s+couple\s+of|several|many|some|\d+)\s+)?(?:years?|months?|weeks?|days?|decades?)\b"
+    r"|\s+for\s+(?:ages|a\s+while|a\s+long\s+time)\b",
+    re.IGNORECASE,
+)
+"""How long a state that holds now has held ("has lived in Rome for two years"): dropped with
+``still_holds``'s rewrite (the statement is "lives in Rome"; a bound such as "for two weeks" is read from
+the words as written, ``supersede_guard``)."""
 _TURNED = re.compile(r"\bturned\s+(?=\d)", re.IGNORECASE)
 _NEW_AFTER_OWNER = re.compile(r"(?<='s)\s+new\b|\b(?P<owner>my|our)\s+new\b", re.IGNORECASE)
 _SPELLING = {"favourite": "favorite", "colour": "color", "favourites": "favorites", "colours": "colors"}
@@ -137,9 +146,11 @@ York"); "new to" is not a thing ("is new to Python")."""
 def still_holds(text: str) -> str:
     """``text`` with a state that holds now in a continuous or perfect form written in the present:
     "has been living in Rome (since March)" / "has lived in Rome since March" → "lives in Rome (since
-    March)" (``_STILL_LIVING``). Read before the statement is cut at "since" (``statement_scope``), which
-    the perfect form needs to be told from an experience ("has lived in Rome")."""
-    return _STILL_LIVING.sub(lambda m: "works" if m.group("job") or m.group("worked") else "lives", text)
+    March)" (``_STILL_LIVING``), "has lived in Rome for two years" → "lives in Rome" (``_HOW_LONG``).
+    Read before the statement is cut at "since" (``statement_scope``), which the perfect form needs to
+    be told from an experience ("has lived in Rome")."""
+    held = _STILL_LIVING.sub(lambda m: "works" if m.group("job") or m.group("worked") else "lives", text)
+    return held if held == text else _HOW_LONG.sub("", held)
 
 
 def rewrite(body: str) -> str:
