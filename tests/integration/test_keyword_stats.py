@@ -227,3 +227,85 @@ def test_when_the_rarest_word_alone_exceeds_max_ranked_rows_with_two_query_words
     # first 5 rows the scan gave, which held only "weekend")
     assert len(ranked) == 3
     assert set(ranked[:2]) == set(both)
+
+
+def test_when_the_limit_binds_every_keyword_score_is_that_of_the_whole_query(
+    stack: LocalStack, tenant: str
+) -> None:
+    """Migration 028 scores a row holding one query word with that word alone (ts_rank_cd's cost grows
+    with the query's size): the scores must be those of ``ts_rank_cd(search_text, score_query)``, bit for
+    bit, whatever fields hold the word and how often, and for the rows holding the probe's other word, one
+    no memory held when the scope was counted."""
+    settings = stack.require_settings()
+    drafts = [
+        MemoryDraft(content="Weekend weekend weekend, the whole weekend", layer="semantic"),
+        MemoryDraft(content="Plans for Saturday", query="what about the weekend", layer="semantic"),
+        MemoryDraft(content="A quiet Sunday", context="a long weekend in May", layer="semantic"),
+        MemoryDraft(
+            content="Weekend market", query="weekend errands", context="every weekend", layer="semantic"
+        ),
+        *(MemoryDraft(content=f"Weekend plans number {i}", layer="semantic") for i in range(10)),
+        MemoryDraft(content="The zebracorn ate the zebracorn's hay", layer="semantic"),
+        MemoryDraft(content="A zebracorn weekend", layer="semantic"),
+    ]
+    jobs = [
+        WriteJob(
+            id=uuid.uuid4(),
+            tenant_id=tenant,
+            agent_id="default",
+            submitted_at=datetime.now(UTC),
+            draft=draft.model_copy(update={"key": f"note.{i}"}),
+        )
+        for i, draft in enumerate(drafts)
+    ]
+
+    async def store() -> None:
+        container = await build_container(settings, with_queue=False, embedder=None)
+        try:
+            await container.store_memories(jobs)
+        finally:
+            await container.aclose()
+
+    asyncio.run(store())
+    with psycopg.connect(settings.require_database_url()) as conn:
+        # counted when the scope held 100 memories, all with "weekend", 150 with "sunday" (so counted), none
+        # with "zebracorn": the limit (20) binds on "weekend" though every row here is ranked
+        conn.execute(
+            "INSERT INTO scope_stats (tenant_id, agent_id, docs) VALUES (%s, 'default', 100)", (tenant,)
+        )
+        for lexeme, docs in (("weekend", 100), ("sunday", 150)):
+            conn.execute(
+                "INSERT INTO lexeme_stats (tenant_id, agent_id, lexeme, docs) VALUES (%s, 'default', %s, %s)",
+                (tenant, lexeme, docs),
+            )
+        conn.execute("SELECT set_config('hindsight.tenant_id', %s, false)", (tenant,))
+
+        def ranked(text: str) -> list[tuple[Any, ...]]:
+            return conn.execute(
+                """SELECT kq.probe_query::text, kq.pair_query::text, m.content, k.score,
+                          ts_rank_cd(m.search_text, kq.score_query)
+                   FROM hindsight_keyword_queries(%s, %s, 'default', %s, %s, %s, 20, 20) AS kq
+                   CROSS JOIN hindsight_text_matches(kq.score_query, kq.probe_query, kq.pair_query,
+                                                     ARRAY['default', '*'], ARRAY['active'],
+                                                     ARRAY['episodic', 'semantic'], NULL, kq.ranked) AS k
+                   JOIN memories m ON m.id = k.id""",
+                (text, tenant, MAX_LEXEME_SHARE, MIN_DOCS_FOR_CUT, KEEP_AT_LEAST),
+            ).fetchall()
+
+        # a probe of two words: a row of one word holds the probe's last (scored with it) or the other
+        zebracorn = ranked("zebracorn weekend")
+        # a probe of one word, "weekend"; "sunday" only in pairs
+        sunday = ranked("sunday weekend")
+        body = conn.execute("SELECT prosrc FROM pg_proc WHERE proname = 'hindsight_text_matches'").fetchone()
+    assert {row[:2] for row in zebracorn} == {("'zebracorn' | 'weekend'", "'zebracorn' & 'weekend'")}
+    assert sorted(row[2] for row in zebracorn) == sorted(d.content for d in drafts)
+    assert {row[:2] for row in sunday} == {("'weekend'", "'weekend' & 'sunday'")}
+    assert sorted(row[2] for row in sunday) == sorted(
+        d.content for d in drafts if "weekend" in str(d).lower()
+    )
+    for rows in (zebracorn, sunday):
+        assert [score for *_, score, _ in rows] == [whole for *_, whole in rows]
+        assert len({score for *_, score, _ in rows}) >= 4  # the words' fields and counts: distinct scores
+    # the rows holding one word are scored with that word (migration 028), not the whole query
+    assert body is not None
+    assert "numnode(probe) = 1" in body[0]
