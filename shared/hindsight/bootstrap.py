@@ -263,7 +263,7 @@ async def build_container(
             writer=writer,
             editor=editor,
             access_log=access_log,
-            manage=ManageMemory(reader, editor, embedder, remember, redactor),
+            manage=ManageMemory(reader, editor, embedder, remember, redactor, clock),
             write_status=GetWriteStatus(writer, operations),
             reflect=Reflect(make_reflector(settings)),
             remember=remember,

@@ -166,7 +166,7 @@ async def test_a_keys_timeline_is_what_the_stated_periods_say(
     queue = ListQueue()
     values: list[Value] = []
     async with _container(stack) as c:
-        manage = ManageMemory(c.reader, c.editor, c.embedder, Remember(queue, c.clock), c.redactor)
+        manage = ManageMemory(c.reader, c.editor, c.embedder, Remember(queue, c.clock), c.redactor, c.clock)
 
         async def write(n: int, at: int, weeks: int | None) -> None:
             start = DAY0 + timedelta(weeks=at)

@@ -267,7 +267,7 @@ async def test_no_sequence_of_changes_leaves_two_active_facts_on_a_key(
     principal = Principal(tenant_id=tenant, key_id="property")
     queue = ListQueue()
     async with _container(stack) as c:
-        manage = ManageMemory(c.reader, c.editor, c.embedder, Remember(queue, c.clock), c.redactor)
+        manage = ManageMemory(c.reader, c.editor, c.embedder, Remember(queue, c.clock), c.redactor, c.clock)
         ids: list[uuid.UUID] = []
 
         async def store() -> None:

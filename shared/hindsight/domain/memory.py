@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 from uuid import UUID
 
@@ -337,6 +337,40 @@ def check_period_end(draft: MemoryDraft, written_at: datetime) -> None:
         "later valid_to)",
         limit=start.isoformat(),
     )
+
+
+CLOCK_SKEW = timedelta(seconds=30)
+"""How far ahead of the server's clock a caller's clock may be: the leeway the token checks allow by default
+(``HINDSIGHT_JWT_LEEWAY_S``, ``config.Settings.jwt_leeway_s``). A task that ended "now" on a caller whose
+clock runs this much fast is still not in the future."""
+
+
+def check_outcome_time(outcome: Outcome | None, at: datetime | None, now: datetime, field: str) -> None:
+    """Refuse an outcome dated in the future (trial7 M4: a "failure" on 2030-01-01 was stored and summarized
+    as "Failed before"): how a task ended is known only once it has ended, so ``at`` — the start of the
+    span the caller gave for it (``field``: ``occurred_at``, or ``session_at`` for a conversation turn) —
+    may be at most ``now`` + ``CLOCK_SKEW``. A partial date is its span's start: ``2026`` or today's date
+    is accepted all day/year long. No outcome (a plan: "the meeting is on …") or no time: never refused.
+    Raises InvalidInput (``field``, limit: the latest time accepted, ISO 8601)."""
+    if outcome is None or at is None:
+        return
+    latest = now + CLOCK_SKEW
+    if at <= latest:
+        return
+    raise InvalidInput(
+        field,
+        f"{field} is in the future, and an outcome ({outcome!r}) is how a task ended: it can only be known "
+        f"once the task has ended. The latest accepted is now plus {int(CLOCK_SKEW.total_seconds())} s of "
+        f"clock skew ({latest.isoformat()}). Give when the task ended, or leave {field} out (the write "
+        "time); a plan has no outcome",
+        limit=latest.isoformat(),
+    )
+
+
+def check_draft_outcome_time(draft: MemoryDraft, now: datetime) -> None:
+    """``check_outcome_time`` of a write: its outcome against occurred_at, else its session's start."""
+    field = "occurred_at" if draft.occurred_at is not None else "session_at"
+    check_outcome_time(draft.outcome, draft.event_at, now, field)
 
 
 Lane = Literal["interactive", "bulk"]

@@ -26,7 +26,7 @@ from hindsight.domain.auth import Principal
 from hindsight.domain.errors import HindsightError, InvalidInput, RateLimited, Unavailable
 from hindsight.domain.interchange import IngestItem
 from hindsight.domain.limits import MAX_BATCH_ITEMS
-from hindsight.domain.memory import WriteJob, check_period_end
+from hindsight.domain.memory import WriteJob, check_draft_outcome_time, check_period_end
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, ensure_key_unredacted, redact_model
 from hindsight.ports import Clock
 from hindsight.usecases.remember import BatchItem, ItemOutcome, RememberBatch, job_id
@@ -188,6 +188,7 @@ class Ingest:
         draft = redact_model(self._redactor, item.draft, DRAFT_TEXT_FIELDS)
         now = self._clock.now()
         check_period_end(draft, now)  # as a queued write is (Remember.admit)
+        check_draft_outcome_time(draft, now)
         return WriteJob(
             id=job_id(tenant_id, agent_id, draft.idempotency_key),
             tenant_id=tenant_id,

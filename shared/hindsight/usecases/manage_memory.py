@@ -41,6 +41,7 @@ from hindsight.domain.memory import (
     Scope,
     SearchRequest,
     StoredMemory,
+    check_outcome_time,
 )
 from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.relative_time import INFERRED_KEY, Redated, redated
@@ -56,7 +57,15 @@ from hindsight.domain.timetravel import (
 )
 from hindsight.domain.trust import importance_cap
 from hindsight.domain.versions import check_memory_version
-from hindsight.ports import ChainDirection, ChainLink, EditedMemory, Embedder, MemoryEditor, MemoryReader
+from hindsight.ports import (
+    ChainDirection,
+    ChainLink,
+    Clock,
+    EditedMemory,
+    Embedder,
+    MemoryEditor,
+    MemoryReader,
+)
 from hindsight.usecases.recall import links_at, memories_at
 from hindsight.usecases.remember import Remember, WriteAck
 
@@ -245,9 +254,11 @@ class ManageMemory:
         editor: MemoryEditor,
         embedder: Embedder,
         remember: Remember | None,
-        redactor: Redactor | None = None,
+        redactor: Redactor | None,
+        clock: Clock,
     ) -> None:
         self._redactor = redactor or Redactor()
+        self._clock = clock
         self._reader = reader
         self._editor = editor
         self._embedder = embedder
@@ -394,6 +405,8 @@ class ManageMemory:
         current = await self._owned(scope, memory_id)
         check_memory_version(current, expected_version)  # early: no embedding for a refused change
         check_resumes(changes.metadata, current.metadata)
+        if changes.occurred_at is not None:  # a task's outcome moved into the future (trial7 M4)
+            check_outcome_time(current.outcome, changes.occurred_at.start, self._clock.now(), "occurred_at")
         texts = [changes.content or current.content, changes.key or current.key or "", current.query or ""]
         cap = importance_cap(current.source, texts, principal.trusted)
         if cap is not None and changes.importance is not None and changes.importance > cap:

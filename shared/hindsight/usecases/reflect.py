@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import JudgeFailed
 from hindsight.domain.limits import MAX_RECALL_HINT_CHARS, ensure_job_fits
-from hindsight.domain.memory import MemoryDraft, Outcome, canonical_digest
+from hindsight.domain.memory import MemoryDraft, Outcome, canonical_digest, check_outcome_time
 from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.reflection import EpisodeRecord, ReflectJob, TaskReport
 from hindsight.domain.trust import importance_cap
@@ -252,6 +252,7 @@ class SubmitReflection:
         redacted: set[str] = set()
         report = redact_model(self._redactor, report, REPORT_TEXT_FIELDS, redacted)
         now = self._clock.now()
+        check_outcome_time(report.outcome, report.occurred_at, now, "occurred_at")  # trial7 M4
         job = ReflectJob(
             id=reflection_id(scope.tenant_id, scope.agent_id, report.task_id),
             tenant_id=scope.tenant_id,

@@ -28,6 +28,7 @@ from hindsight.domain.memory import (
     MemoryDraft,
     Scope,
     WriteJob,
+    check_draft_outcome_time,
     check_period_end,
     write_fingerprint,
 )
@@ -189,6 +190,7 @@ class Remember:
         ``check_past_value_on_key``, the key's values read with ``key_values`` only for such a write)."""
         check_resumes(draft.metadata)  # the store's mark of a continuation: never the caller's
         now = self._clock.now()  # read once: the write's submitted_at and what its relative words count from
+        check_draft_outcome_time(draft, now)  # a "failure" in 2030 has not happened (trial7 M4)
         check_undated_past(draft, now)  # "used to live in Lyon" on a key: never today's value
         if self._key_values is not None and draft.key is not None and (words := past_value_words(draft, now)):
             # "lived in Rome" on a key that "lives in Paris" holds: it would retire Paris with no date
