@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+from hindsight.domain.calendar_words import WEEKDAY_ALT
+
 _AHEAD = re.compile(
-    r"\bthis (?:coming )?(?:" + _WEEKDAYS + r"|weekend)\b"
+    r"\bthis (?:coming )?(?:" + WEEKDAY_ALT + r"|weekend)\b"
     r"|\b(?:will|shall)\b(?! not\b)|\w['\u2019]ll\b"
     r"|\b(?:is|are) scheduled\b|\bscheduled for\b|\bplan(?:s|ning) to\b|\bupcoming\b"
 )

@@ -34,14 +34,16 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
+from hindsight.domain.calendar_words import MONTHS, SEASONS, WEEKDAYS
 from hindsight.domain.inferred_order import states_past
 from hindsight.domain.relative_time import relative_mentions
 
 QUALIFIER_TIMES = frozenset(
     [
-        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+        *WEEKDAYS,
         *("weekday", "weekend", "weeknight", "morning", "afternoon", "evening", "night", "lunchtime"),
-        *("summer", "winter", "spring", "autumn", "holiday", "vacation", "part-time", "full-time"),
+        *(season for season in SEASONS if season != "fall"),  # "fall" is also a verb
+        *("holiday", "vacation", "part-time", "full-time"),
     ]
 )
 """Frame tokens (stemmed: "Mondays" is "monday") that say when a statement holds."""
@@ -73,7 +75,7 @@ CLOCK = re.compile(r"^\d{1,2}(?::\d\d)?(?:am|pm)$|^\d{1,2}:\d\d$")
 _DATED = re.compile(
     r"(?<![\w-])(?:1[6-9]|20)\d\d(?![\w-])|\b(?:ago|since|until|till|between|during|when|before|after"
     r"|earlier|recently|yesterday|last|as\s+an?\s+(?:child|kid|teen|teenager|student|adult)"
-    r"|january|february|march|april|june|july|august|september|october|november|december)\b"
+    r"|" + "|".join(month for month in MONTHS if month != "may") + r")\b"  # "may" is also a verb
     r"|\bin\s+(?:the\s+)?'?\d0s\b|\bin\s+(?:his|her|their|my|our)\s+\w+ies\b",
     re.IGNORECASE,
 )

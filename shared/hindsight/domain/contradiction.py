@@ -112,6 +112,7 @@ from hindsight.domain.both_hold import (
     several_at_once,
     two_past_states,
 )
+from hindsight.domain.calendar_words import DAY_GROUPS, MONTHS, WEEKDAYS
 from hindsight.domain.memory import Source
 from hindsight.domain.rewording import same_statement
 from hindsight.domain.schedule_moves import move_of, moved_to_time
@@ -339,33 +340,7 @@ _COLOURS = frozenset(
     ]
 )
 _TIME_WORDS = frozenset(
-    [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "weekday",
-        "weekend",
-        "morning",
-        "afternoon",
-        "evening",
-        "night",
-    ]
+    [*WEEKDAYS, *MONTHS, *("weekday", "weekend", "morning", "afternoon", "evening", "night")]
 )
 
 
@@ -1113,8 +1088,6 @@ _NUMBER_WORDS = frozenset(
     ]
 )
 """Numbers written as words: "has two kids" / "has three kids" is another count, not another thing."""
-_DAY_GROUPS = {"weekday": frozenset(["monday", "tuesday", "wednesday", "thursday", "friday"])}
-_DAY_GROUPS["weekend"] = frozenset(["saturday", "sunday"])
 
 
 def _other_object(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> str | None:
@@ -1153,7 +1126,7 @@ def _other_scope(a: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ..
     ]
     if not all(times) or not all(things) or things[0] == things[1]:
         return None
-    spread = [set().union(*(_DAY_GROUPS.get(t, {t}) for t in side)) for side in times]
+    spread = [set().union(*(DAY_GROUPS.get(t, {t}) for t in side)) for side in times]
     return None if spread[0] & spread[1] else "other_qualifier"
 
 

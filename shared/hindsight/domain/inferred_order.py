@@ -32,11 +32,11 @@ import re
 import unicodedata
 from datetime import UTC, datetime
 
+from hindsight.domain.calendar_words import MONTH_ALT, MONTHS, SEASON_ALT
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import TimeSpan
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relative_time import INFERRED_KEY, infer_event_time, recorded_anchor
-from hindsight.domain.timeparse import MONTHS
 from hindsight.domain.timetravel import takes_key
 
 _PAST_STATE = re.compile(
@@ -150,7 +150,7 @@ _Y = r"((?:19|20)\d{2})"
 _RANGE = re.compile(
     rf"\b(?:(?:from|between)\s+{_Y}\s*(?:to|until|till|through|and|-|\u2013)\s*{_Y}|{_Y}\s*[-\u2013]\s*{_Y})\b"
 )
-_UNTIL = re.compile(rf"\b(?:until|till|up to)\s+(?:(?:in\s+)?({'|'.join(MONTHS)})\s+)?{_Y}\b")
+_UNTIL = re.compile(rf"\b(?:until|till|up to)\s+(?:(?:in\s+)?({MONTH_ALT})\s+)?{_Y}\b")
 _DECADE = re.compile(r"\bin\s+the\s+((?:19|20)\d0)'?s\b")
 _UNDATED_PAST = re.compile(
     r"\b(?:used to|previously|formerly|back then|in the past|at the time|until recently"
@@ -186,16 +186,15 @@ _CORRECTION = re.compile(
 )
 """Words that correct a value: "it was Rome all along" says the value of now, no past state."""
 _ANY_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
-_SEASONS = "spring|summer|autumn|fall|winter"
 _SUBJECT = r"(?:he|she|they|i|we|you|the user|the family|the couple)"
 _SINCE_TIME = (
     r"\bever since\b|\bsince(?=\s*(?:$|[.,;:!?)]))|\bsince(?=\s+(?:"
     r"\d|'\d{2}|then\b|last\b|early\b|late\b|mid\b|childhood|birth|infancy|youth|adolescence|forever"
     r"|always|ever\b|graduation|college|school|university|high school|kindergarten|retirement|age\b"
     r"|the (?:\d|age|war|divorce|wedding|pandemic|move|breakup|birth|death|accident|merger|layoffs?"
-    r"|beginning|start|end|early|late|mid|day|year|month|week|summer|spring|autumn|fall|winter)\b"
-    rf"|(?:{'|'.join(MONTHS)})\b|(?:{_SEASONS})\b"
-    rf"|(?:that|this|one) (?:day|time|year|month|week|{_SEASONS})\b"
+    rf"|beginning|start|end|early|late|mid|day|year|month|week|{SEASON_ALT})\b"
+    rf"|(?:{MONTH_ALT})\b|(?:{SEASON_ALT})\b"
+    rf"|(?:that|this|one) (?:day|time|year|month|week|{SEASON_ALT})\b"
     r"|(?:moving|graduating|starting|joining|leaving|retiring|marrying|arriving|returning|relocating"
     r"|coming|getting|finishing|turning)\b"
     rf"|{_SUBJECT}\s+(?:was|were)\s+(?:young|little|small|born|a\b|an\b|in\b|at\b|\d)"
@@ -208,8 +207,8 @@ since", a bare "since" ending the clause), not as "because" ("lived in Lyon, sin
 a reason, no date) — in a past-tense sentence "since" is mostly the reason."""
 _UNREAD_DATE = re.compile(
     rf"(?<!\d)(?:19|20)\d{{2}}(?!\d)|(?<!\w)'\d{{2}}\b|{_SINCE_TIME}"
-    rf"|\b(?:last|that|this|the|in|during|one)\s+(?:{_SEASONS})\b"
-    rf"|\b(?:between|from|until|till|in|during)\s+(?:{'|'.join(MONTHS)})\b"
+    rf"|\b(?:last|that|this|the|in|during|one)\s+(?:{SEASON_ALT})\b"
+    rf"|\b(?:between|from|until|till|in|during)\s+(?:{MONTH_ALT})\b"
 )
 """A date in words the rules here do not read ("Lyon since 2015", "in '19", "last summer", "between March
 and May"; "since" only as a time word, ``_SINCE_TIME``): in a past-state sentence on a key it must not

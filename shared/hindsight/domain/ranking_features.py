@@ -22,6 +22,7 @@ from itertools import chain
 
 import numpy as np
 
+from hindsight.domain.calendar_words import MONTH_ALT, MONTHS, SEASON_ALT, SEASONS, WEEKDAY_ALT, WEEKDAYS
 from hindsight.domain.memory import Candidate, SearchRequest
 from hindsight.domain.pool_columns import PoolColumns, Position, pool_columns
 
@@ -33,8 +34,7 @@ NEIGHBOUR_REACH = 2
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _TIME_WORDS = re.compile(
     r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|week(?:end)?s?|months?|years?|days?|"
-    r"january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter|"
+    rf"{MONTH_ALT}|{WEEKDAY_ALT}|{SEASON_ALT}|"
     r"(?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
@@ -352,10 +352,9 @@ _TIME_TOKENS = frozenset(
     (
         *("yesterday", "today", "tonight", "tomorrow", "ago", "last", "next", "this"),
         *("week", "weeks", "weekend", "weekends", "month", "months", "year", "years", "day", "days"),
-        *("january", "february", "march", "april", "may", "june", "july", "august", "september"),
-        *("october", "november", "december"),
-        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
-        *("spring", "summer", "autumn", "fall", "winter"),
+        *MONTHS,
+        *WEEKDAYS,
+        *SEASONS,
     )
 ) | frozenset(f"{century}{year:02d}" for century in (19, 20) for year in range(100))
 """Every word ``_TIME_WORDS`` matches, lower-cased."""

@@ -108,11 +108,11 @@ from hindsight.domain.calendar_ago import (
     week_span,
     year_span,
 )
+from hindsight.domain.calendar_words import WEEKDAY_ALT, WEEKDAYS
 from hindsight.domain.content_date import iso_date_forms, stated_dates
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
 
-_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WORDS_EN = NUMBER_WORDS  # one table for writes and searches (``calendar_ago``)
 _DIGITS_ZH = dict(zip("零一二三四五六七八九", range(10), strict=True)) | {"两": 2}
@@ -143,7 +143,7 @@ def _number(text: str) -> int:
 
 
 def _last_weekday(name: str, d: date) -> TimeSpan:
-    back = (d.weekday() - _WEEKDAYS_EN.index(name)) % 7 or 7
+    back = (d.weekday() - WEEKDAYS.index(name)) % 7 or 7
     return day_span(d - timedelta(days=back))
 
 
@@ -158,7 +158,7 @@ _RULES: tuple[Rule, ...] = (
     (re.compile(r"\bthe day before yesterday\b"), lambda m, d: day_span(d - timedelta(days=2))),
     (re.compile(r"\b(?:yesterday|last night)\b"), lambda m, d: day_span(d - timedelta(days=1))),
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"), lambda m, d: day_span(d)),
-    (re.compile(r"\blast (" + "|".join(_WEEKDAYS_EN) + r")\b"), lambda m, d: _last_weekday(m.group(1), d)),
+    (re.compile(r"\blast (" + WEEKDAY_ALT + r")\b"), lambda m, d: _last_weekday(m.group(1), d)),
     (re.compile(r"\blast week\b"), lambda m, d: week_span(d - timedelta(weeks=1))),
     (re.compile(r"\blast month\b"), lambda m, d: month_span(d, 1)),
     (re.compile(r"\blast year\b"), lambda m, d: year_span(d, 1)),
@@ -182,18 +182,14 @@ _RULES: tuple[Rule, ...] = (
 _COUNTED_FROM = (
     r"(?:(?:\d{1,3}|" + NUMBER_WORD_PATTERN + r"|(?:a )?(?:few|couple(?: of)?)|several)\s+)?"
     r"(?:days?|weeks?|months?|years?|fortnights?)\s+"
-    r"(?:from\s+(?:today|tonight|now|tomorrow|yesterday|" + "|".join(_WEEKDAYS_EN) + r")"
+    r"(?:from\s+(?:today|tonight|now|tomorrow|yesterday|" + WEEKDAY_ALT + r")"
     r"|after\s+(?:today|tonight|now|tomorrow))"
 )
 """A while counted from a day the table names ("a month from today", "two weeks from yesterday", "10 days
 from now", "a week from Monday", "two weeks after today"; trial7 H2): a time ahead, not the day named —
 "today" in "a month from today" is where the count starts."""
 _ELSEWHERE = re.compile(
-    r"\b(?:"
-    + _COUNTED_FROM
-    + r"|tomorrow|the day after|next (?:week|month|year|"
-    + "|".join(_WEEKDAYS_EN)
-    + r")|"
+    r"\b(?:" + _COUNTED_FROM + r"|tomorrow|the day after|next (?:week|month|year|" + WEEKDAY_ALT + r")|"
     r"in \w+ (?:days?|weeks?|months?|years?))\b|明天|明日|后天|下(?:个)?(?:周|星期|礼拜|月)|明年|后年"
 )
 """Expressions naming another time that are not resolved: with one of them the text has two times."""

@@ -19,29 +19,25 @@ import re
 from typing import Literal
 
 from hindsight.domain.ahead_words import ahead_words
+from hindsight.domain.calendar_words import MONTH_ALT, MONTHS, WEEKDAY_ALT, WEEKDAYS
 
 WEEK_TIMES = frozenset(
     [
-        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+        *WEEKDAYS,
         *("weekday", "weekend", "weeknight"),
     ]
 )
 """Frame tokens (stemmed) of a day or part of the week."""
 DAY_PARTS = frozenset(["morning", "afternoon", "evening", "night", "lunchtime", "noon", "midnight"])
 """Frame tokens of a part of the day."""
-MONTHS = frozenset(
-    [
-        *("january", "february", "march", "april", "may", "june", "july", "august", "september"),
-        *("october", "november", "december"),
-    ]
-)
-_MONTH_NAMES = "|".join(sorted(MONTHS))
+_MONTHS = frozenset(MONTHS)
+"""``calendar_words.MONTHS`` as a set (``time_kind``)."""
 _WORDS = "|".join(
     [
-        *(r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?", r"week(?:day|end|night)s?", "mornings?", "noon"),
-        *("afternoons?", "evenings?", "nights?", "lunchtime", "midnight", rf"(?:{_MONTH_NAMES})\b"),
+        *(rf"(?:{WEEKDAY_ALT})s?", r"week(?:day|end|night)s?", "mornings?", "noon"),
+        *("afternoons?", "evenings?", "nights?", "lunchtime", "midnight", rf"(?:{MONTH_ALT})\b"),
         *(r"\d{1,2}(?::\d\d)?\s?[ap]\.?m\b", r"\d{1,2}:\d\d", r"\d{4}-\d\d-\d\d"),
-        rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES})\b",
+        rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTH_ALT})\b",
     ]
 )
 TIME_START = rf"(?:(?:the|every|on|at|in)\s+)*(?:{_WORDS})"
@@ -74,7 +70,7 @@ def time_kind(token: str) -> str | None:
         return "week"
     if token in DAY_PARTS:
         return "day_part"
-    if token in MONTHS:
+    if token in _MONTHS:
         return "month"
     return "number" if token[:1].isdigit() else None
 

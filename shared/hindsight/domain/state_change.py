@@ -26,6 +26,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from hindsight.domain.both_hold import QUALIFIER_TIMES
+from hindsight.domain.calendar_words import SEASON_ALT
 from hindsight.domain.value_slots import MOVED
 
 ENDINGS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
@@ -42,7 +43,7 @@ ENDINGS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
 """Phrases that end a state, each with the frame stems of the verbs of the state it ends ("married" is
 "marri", "dating" "dat", "has" "have")."""
 _TIME_TAIL = (
-    r"(?:\s+(?:last|this)\s+(?:week|weekend|month|year|night|spring|summer|autumn|fall|winter)"
+    rf"(?:\s+(?:last|this)\s+(?:week|weekend|month|year|night|{SEASON_ALT})"
     r"|\s+(?:yesterday|today|recently)|\s+\w+\s+(?:days?|weeks?|months?|years?)\s+ago)*"
 )
 _DIED = re.compile(

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import re
 
+from hindsight.domain.calendar_words import MONTH_ABBREVIATIONS, MONTH_ALT, SEASON_ALT, WEEKDAY_ALT
+
 _QUESTION = re.compile(
     r"\?\s*$|？\s*$|吗\s*[。.]?\s*$|^\W*(?:does|do|did|is|are|was|were|has|have|had|can|could|should|would|will"
     r"|shall|may|might|must|when|what|why|how|where|which|who|whether)\b",
@@ -38,17 +40,14 @@ _QUESTION = re.compile(
 """A question: an end "?" (or 吗), or an auxiliary / question word first."""
 _BOUNDED = re.compile(
     r"\b(?:this|that)\s+(?:week|weekend|month|time)\b|\bfor\s+(?:now|the\s+time\s+being|this\s+\w+)\b"
-    r"|\bfor\s+the\s+(?:holidays?|summer|winter|spring|autumn|fall|season|term|semester|break)\b"
+    rf"|\bfor\s+the\s+(?:holidays?|{SEASON_ALT}|season|term|semester|break)\b"
     r"|\bfor\s+(?:a|an|one|two|three|a\s+few|a\s+couple\s+of|several|some|\d+)\s+(?:days?|nights?|weeks?|months?)\b"
     r"|\b(?:just|only)\s+once\b|\btemporarily\b",
     re.IGNORECASE,
 )
 """Words that bound a statement to a while: it holds then, not from now on."""
-_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_MONTH = (
-    r"(?:january|february|march|april|may|june|july|august|september|october|november|december"
-    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
-)
+_DAY = rf"(?:{WEEKDAY_ALT})"
+_MONTH = rf"(?:{MONTH_ALT}|{'|'.join(MONTH_ABBREVIATIONS)})"
 _CLOCK = r"\d{1,2}(?::\d\d)?\s?[ap]\.?m\.?|\d{1,2}:\d\d|noon|midnight"
 _PART = r"(?:morning|afternoon|evening|night|lunchtime)s?"
 _DATE = (

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from hindsight.domain.calendar_ago import NUMBER_WORD_PATTERN, NUMBER_WORDS, ago, count_of
+from hindsight.domain.calendar_words import MONTH_ALT, MONTHS
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import TIME_FORMAT, TimeRefused, local_day, span_of
 from hindsight.domain.limits import MAX_TIMESTAMP, MIN_TIMESTAMP, TIMESTAMP_LIMIT
@@ -211,22 +212,6 @@ def resolve_bound(text: str, now: datetime, field: str, *, upper: bool) -> datet
     return bound
 
 
-MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-"""The English month names, lower case, January first (``MONTHS.index(name) + 1`` is the month's
-number): a query's "in May 2023" here, a write's "until March 2024" in ``inferred_order``."""
 _RECENT = re.compile(
     r"\b(latest|most recent|recent(ly)?|current(ly)?|right now|nowadays|these days|"
     r"any ?more|still|last time|lately)\b"
@@ -236,7 +221,7 @@ _IN_PHRASE = re.compile(
     r"(?:last|past|previous) \d{1,4} (?:minute|hour|day|week|month|year)s?|"
     r"\d{1,4} (?:day|week|month|year)s? ago)\b"
 )
-_MONTH_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + r")(?:,? (\d{4}))?\b")
+_MONTH_YEAR = re.compile(r"\b(" + MONTH_ALT + r")(?:,? (\d{4}))?\b")
 _ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 
 

@@ -26,20 +26,20 @@ import re
 import unicodedata
 from datetime import datetime
 
+from hindsight.domain.calendar_words import MONTH_ABBREVIATIONS, MONTHS, SEASON_ALT, WEEKDAY_ALT
 from hindsight.domain.inferred_order import first_value_period
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relative_time import elsewhere_expressions, infer_event_time, relative_mentions
 
-_MONTHS = (
-    "January|February|March|April|May(?! (?:I|we|you|he|she|they|it)\\b)|June|July|August|September|October|"
-    "November|December"
+_MONTHS = "|".join(
+    month.capitalize() + ("(?! (?:I|we|you|he|she|they|it)\\b)" if month == "may" else "") for month in MONTHS
 )
 """Month names, capitalised ("may" is a verb; "May I …" asks)."""
 _NAMED = re.compile(
     r"(?:\b(?:last|this|next|in|early|late|mid-?)\s+)?\b(?:" + _MONTHS + r")\b"
     r"(?:\s+\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d))?(?:,?\s+(?:19|20)\d{2}\b(?![-/.]\d))?"
-    r"|(?i:(?:\b(?:last|this|next|on|coming)\s+)?\b(?:monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday)s?\b|(?:\b(?:last|this|next)\s+)?\bweekend\b|\b(?:a|one|two|\d+)?\s*fortnights?(?:\s+ago)?\b)"
+    r"|(?i:(?:\b(?:last|this|next|on|coming)\s+)?\b(?:" + WEEKDAY_ALT + r")s?\b"
+    r"|(?:\b(?:last|this|next)\s+)?\bweekend\b|\b(?:a|one|two|\d+)?\s*fortnights?(?:\s+ago)?\b)"
 )
 _HOLIDAYS = (
     r"Christmas(?:\s+(?:Eve|Day))?|Xmas|Easter(?:\s+(?:Sunday|Monday))?|New\s+Year(?:['’]s)?(?:\s+(?:Eve|Day))?|"
@@ -55,7 +55,7 @@ _YEAR = re.compile(
     r"(?:19|20)\d{2}\b(?![-/.]\d)"
 )
 """A year after a preposition ("in 2024", "back in 2019"), not the start of a date ("in 2024-05-01")."""
-_SHORT_MONTHS = r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)"
+_SHORT_MONTHS = rf"(?:{'|'.join(MONTH_ABBREVIATIONS)})"
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
 _SHORT_DATE = re.compile(
     rf"(?i:\b{_SHORT_MONTHS}\.?\s+{_ORDINAL}(?:,?\s+(?:19|20)\d{{2}})?(?![\d:.]\d|\w)"
@@ -77,7 +77,7 @@ _ORDINAL_DAY = re.compile(
 )
 """An ordinal day of an unnamed month ("on the 3rd", "by the 21st"), not of a thing ("on the 3rd floor",
 "on the 2nd try": a lower-case word after it other than "of", "at", "this", …)."""
-_SEASONS = r"(?:spring|summer|autumn|fall|winter)"
+_SEASONS = rf"(?:{SEASON_ALT})"
 _SEASON = re.compile(
     rf"(?i:\b(?:(?:in|during|over|since|until|till|by)\s+)?(?:the\s+)?(?:(?:early|late|mid-?)\s*)?"
     rf"{_SEASONS}\s+(?:of\s+)?(?:19|20)\d{{2}}\b(?![-/.]\d)"
