@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
+import pytest
 from hypothesis import strategies as st
 
 from hindsight.api.mcp_context import ContainerHolder
@@ -30,6 +31,15 @@ Schema = dict[str, Any]
 SAMPLE_UUID = "00000000-0000-4000-8000-000000000000"
 SAMPLE_TIME = "2026-01-01T00:00:00Z"
 _CANDIDATE_STRINGS = ("x", "default", "a-1", "abc", "Ab1")
+RANDOM_FROM_OTHER_THREADS = pytest.mark.filterwarnings(
+    "ignore:Do not use the `random` module inside strategies:hypothesis.errors.HypothesisDeprecationWarning"
+)
+"""For a fuzz test that draws these strategies beside the in-process stack. Hypothesis warns when the
+global ``random`` state changes while a value is drawn, whichever thread changed it, and names the
+strategy being drawn; the stack's threads change it on their own (psycopg_pool draws a jitter from it for
+each connection it opens, in the server's thread), so the warning would name a strategy that uses no
+``random``. That these strategies use none is checked with no other thread about, the warning an error
+(tests/unit/test_schema_strategies.py)."""
 
 
 @cache

@@ -41,6 +41,7 @@ from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from tests.schema_cases import (
+    RANDOM_FROM_OTHER_THREADS,
     arguments_strategy,
     bad_values,
     non_null,
@@ -402,6 +403,7 @@ def read_problems(result: CallToolResult | MCPError) -> list[str]:
     return problems
 
 
+@RANDOM_FROM_OTHER_THREADS
 @pytest.mark.parametrize("era", PROTOCOL_ERAS)
 def test_random_arguments_are_answered_in_words_a_model_can_use(
     stack: LocalStack, server: BackgroundServer, era: str

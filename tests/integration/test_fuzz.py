@@ -37,7 +37,13 @@ from hindsight.domain.memory import MemoryDraft, WriteJob
 from hindsight.local.poller import LocalLambdaContext, SqsPoller, to_lambda_event
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
-from tests.schema_cases import ANY_JSON, arguments_strategy, bad_values, tool_schemas
+from tests.schema_cases import (
+    ANY_JSON,
+    RANDOM_FROM_OTHER_THREADS,
+    arguments_strategy,
+    bad_values,
+    tool_schemas,
+)
 from tests.support import drain, mcp_client
 
 pytestmark = pytest.mark.integration
@@ -101,6 +107,7 @@ def _check_answer(response: httpx2.Response, request_id: int) -> dict[str, Any]:
     return dict(result["structuredContent"])
 
 
+@RANDOM_FROM_OTHER_THREADS
 @pytest.mark.parametrize("tool", sorted(SCHEMAS))
 @FUZZ
 @given(data=st.data())
