@@ -155,3 +155,50 @@ async def test_a_supersede_never_ends_an_episode_before_it_happened(
         )
         ended = (await call(client, "memory_get", {"id": later["id"]}))["memory"]
         assert (ended["status"], ended["valid_to"]) == ("superseded", "2099-01-01T00:00:00Z")
+
+
+@pytest.mark.anyio
+async def test_an_episode_supersede_keeps_its_task_record(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """An episode's supersede corrects the words of the same event: its task, how it ended, its decisions,
+    lessons and causal parent stay (a superseded task record lost its outcome, so "Failed before" went
+    from memory_summarize)."""
+    async with mcp_client(server.url, token) as client:
+        cause = await _event(client, poller, content="The billing queue backed up", occurred_at=JUNE)
+        failed = await _event(
+            client,
+            poller,
+            content="The billing deploy failed with a lock timeout",
+            occurred_at=JUNE,
+            task_id="deploy-billing-7",
+            task_type="modify",
+            outcome="failure",
+            key_decisions=["ran the migration inside the deploy"],
+            lessons="Run long migrations before the deploy, not inside it",
+            causal_parent=cause["id"],
+        )
+        queued = await call(
+            client,
+            "memory_update",
+            {
+                "id": failed["id"],
+                "action": "supersede",
+                "content": "The billing deploy failed with a deadlock",
+            },
+        )
+        await drain(poller)
+        new = (await call(client, "memory_get", {"id": str(queued["queued"]["id"])}))["memory"]
+        fields = (
+            "task_id",
+            "task_type",
+            "outcome",
+            "key_decisions",
+            "lessons",
+            "causal_parent",
+            "occurred_at",
+        )
+        assert {f: new.get(f) for f in fields} == {f: failed.get(f) for f in fields}, (new, failed)
+        assert new["outcome"] == "failure" and new["content"].endswith("deadlock"), new
+        summary = await call(client, "memory_summarize", {"task_type": "modify"})
+        assert "deadlock" in summary["hint"] and "lock timeout" not in summary["hint"], summary

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, JsonValue
@@ -476,8 +476,10 @@ class ManageMemory:
             event = _event_time(old, changes, metadata)
             occurred_at = old.occurred_at if event is None else event.span
             metadata = metadata if event is None else event.metadata
+            record: dict[str, Any] = _task_record(old)
         else:
             metadata = {k: v for k, v in metadata.items() if k != INFERRED_KEY}
+            record = {}
         draft = MemoryDraft(
             content=changes.content,
             layer=old.layer,
@@ -499,6 +501,7 @@ class ManageMemory:
             supersedes_version=expected_version,
             # the replacement of a shared fact is shared as widely, unless the update says otherwise
             shared_with=changes.shared_with if changes.shared_with is not None else old.shared_with,
+            **record,
         )
         check_past_supersede(old.content, draft)  # "lived in Rome" never retires "lives in Paris" undated
         ack = await self._remember(principal, scope.agent_id, draft)
@@ -642,3 +645,18 @@ class ManageMemory:
         if not any(link.memory.id == memory_id for link in seen):
             raise await self._why_not_seen(scope, memory, point)
         return seen
+
+
+def _task_record(old: StoredMemory) -> dict[str, Any]:
+    """The task record an episode's supersede keeps: the corrected words describe the same event, so its
+    task, how it ended, its summary, decisions, lessons and causal parent stay with it (the trial7 helper's
+    finding: a superseded task record lost its ``outcome``, and ``memory_summarize`` its "Failed before")."""
+    return {
+        "task_id": old.task_id,
+        "task_type": old.task_type,
+        "outcome": old.outcome,
+        "summary": old.summary,
+        "key_decisions": list(old.key_decisions),
+        "lessons": old.lessons,
+        "causal_parent": old.causal_parent,
+    }
