@@ -199,6 +199,8 @@ async def test_an_episode_supersede_keeps_its_task_record(
             "occurred_at",
         )
         assert {f: new.get(f) for f in fields} == {f: failed.get(f) for f in fields}, (new, failed)
-        assert new["outcome"] == "failure" and new["content"].endswith("deadlock"), new
+        assert new["outcome"] == "failure", new
+        assert new["content"].endswith("deadlock"), new
         summary = await call(client, "memory_summarize", {"task_type": "modify"})
-        assert "deadlock" in summary["hint"] and "lock timeout" not in summary["hint"], summary
+        assert "deadlock" in summary["hint"], summary
+        assert "lock timeout" not in summary["hint"], summary
