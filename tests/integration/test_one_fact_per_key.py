@@ -157,6 +157,49 @@ async def test_a_value_the_write_says_still_holds_stays_active(
         assert (await call(client, "memory_get", {"id": peanuts}))["memory"]["superseded_by"] == back
 
 
+CORRECTIONS = [  # trial7 H1, M3: (the key's value, a write that takes it back or names its new value)
+    ("I live in Denver", "Actually I live in Boulder, not Denver"),
+    ("I live in Denver", "It's Boulder, not Denver"),
+    ("I moved to Denver", "Actually it's Boulder, not Denver"),
+    ("I live in Denver", "I live in Boulder now, not Denver"),
+    ("I live in Denver", "I live in Boulder now (no longer Denver)"),
+    ("My dentist is Dr. Kim", "My dentist is Dr. Patel, not Dr. Kim"),
+    ("I'm vegetarian", "I'm not vegetarian anymore, I eat fish now"),
+    ("I work at Acme", "I quit my job at Acme"),
+    ("I work at Acme as a designer", "I don't work at Acme anymore"),
+    ("I work at Acme as a designer", "I'm not with Acme any more"),
+    ("I work at Acme as a designer", "I no longer work at Acme"),
+    ("I work at Acme as a designer", "I'm no longer at Acme"),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("old", "new"), CORRECTIONS)
+async def test_a_correction_or_take_back_of_the_keys_value_supersedes_it(
+    server: BackgroundServer, poller: SqsPoller, token: str, old: str, new: str
+) -> None:
+    """trial7 H1: a write naming a new value beside the old one ("Boulder, not Denver") is the key's new
+    value, and a take-back that names the key's only value loosely ("I don't work at Acme anymore" over
+    "I work at Acme as a designer") retires it: both were left active ("it takes back no value the key
+    holds"). trial7 M3: "I no longer work at Acme" / "I'm no longer at Acme" were refused as a past value
+    with no date; "no longer" states what holds now. Then the old value written again retires the
+    correction in turn."""
+    key = f"user.k{uuid.uuid4().hex[:8]}"
+    async with mcp_client(server.url, token) as client:
+        first = await _write(client, old, key)
+        await drain(poller)
+        second = await _write(client, new, key)
+        await drain(poller)
+        assert await _active_on(client, key, [first, second]) == {second}
+        status = (await call(client, "memory_status", {"ids": [second]}))["writes"][0]
+        assert status["reason"].startswith(f"supersedes {first}"), status["reason"]
+        assert (await call(client, "memory_get", {"id": first}))["memory"]["superseded_by"] == second
+        third = await _write(client, old, key)  # the other direction: the old value again
+        await drain(poller)
+        assert await _active_on(client, key, [first, second, third]) == {third}
+        assert (await call(client, "memory_get", {"id": second}))["memory"]["superseded_by"] == third
+
+
 @pytest.mark.anyio
 async def test_a_supersede_onto_another_key_supersedes_the_fact_there(
     server: BackgroundServer, poller: SqsPoller, token: str

@@ -249,6 +249,7 @@ def test_a_first_value_of_a_key_that_states_a_dated_past_gets_the_period_its_wor
         ("The order is pending", "The order was shipped", None),  # a passive past: what holds now
         ("The meeting is on Thursday", "The meeting was moved to Friday", None),
         ("The user lives in Paris", "It was Rome all along; Paris was wrong", None),  # a correction
+        ("I work at Acme", "I'm no longer at Acme", None),  # a state ended: what holds now (trial7 M3)
     ],
 )
 def test_a_supersede_by_an_undated_past_state_of_a_present_fact_is_refused(
@@ -277,6 +278,9 @@ def test_a_supersede_by_an_undated_past_state_of_a_present_fact_is_refused(
         ("The user lives in Rome", None),
         ("The user also lived in Rome", None),  # additive: it replaces nothing
         ("The order was shipped", None),  # a passive past says what holds now
+        ("I no longer work at Acme", None),  # trial7 M3: a state ended says what holds now
+        ("I'm no longer at Acme", None),
+        ("The user used to live in Lyon, not any more", None),
     ],
 )
 def test_a_keyed_past_state_with_no_date_is_refused_over_a_value_of_now(text: str, words: str | None) -> None:

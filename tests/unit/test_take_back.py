@@ -1,9 +1,12 @@
 """``domain.take_back``: a take-back of one value of a key holding several retires that value only
-(trial4 HIGH-3); any other write is the key's new value."""
+(trial4 HIGH-3), of a value the key does not hold none (trial6 H1); a write naming a new value beside the
+one it takes back, and any other write, is the key's new value (trial7 H1)."""
 
 from __future__ import annotations
 
-from hindsight.domain.take_back import TakeBack, taken_back
+import pytest
+
+from hindsight.domain.take_back import TakeBack, states_new_value, taken_back
 
 PAIR = ["Alex is also allergic to shellfish", "Alex is allergic to peanuts"]
 
@@ -49,3 +52,80 @@ def test_a_value_the_write_says_still_holds_stays() -> None:
 
 def test_a_positive_write_with_still_is_a_new_value() -> None:
     assert taken_back("Alex still lives in Berlin", ["Alex lives in Paris"]) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I live in Denver", "Actually I live in Boulder, not Denver"),
+        ("I live in Denver", "It's Boulder, not Denver"),
+        ("I moved to Denver", "Actually it's Boulder, not Denver"),
+        ("I live in Denver", "I live in Boulder now, not Denver"),
+        ("I live in Denver", "I live in Boulder now (no longer Denver)"),
+        ("My dentist is Dr. Kim", "My dentist is Dr. Patel, not Dr. Kim"),
+        ("I'm vegetarian", "I'm not vegetarian anymore, I eat fish now"),
+        ("I work at Acme", "I don't work at Acme anymore, I'm freelancing"),
+    ],
+)
+def test_a_write_naming_a_new_value_beside_the_one_it_takes_back_replaces_it(old: str, new: str) -> None:
+    """trial7 H1: ", not X" / "(no longer X)" beside a value of its own is the key's new value."""
+    assert states_new_value(new, [old])
+    assert taken_back(new, [old]) is None
+
+
+def test_a_part_naming_only_what_the_key_holds_is_no_new_value() -> None:
+    """ "Alex, no longer allergic to peanuts": "Alex" names the values' subject, no new value; "…
+    allergic to shellfish, not peanuts" takes back peanuts and leaves shellfish."""
+    assert taken_back("Alex, no longer allergic to peanuts", PAIR) == TakeBack(retired=(1,), left=(0,))
+    assert taken_back("Sadly, Alex is no longer allergic to peanuts", PAIR) == TakeBack(
+        retired=(1,), left=(0,)
+    )
+    assert taken_back("Alex is allergic to shellfish, not peanuts", PAIR) == TakeBack(retired=(1,), left=(0,))
+    assert taken_back("It's Italy, not France", ["I live in France"]) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I work at Acme", "I quit my job at Acme"),
+        ("I work at Acme", "I quit my job at Acme, which I loved"),
+        ("I work at Acme", "I quit my job at Acme, sadly"),
+        ("I work at Acme as a designer", "I don't work at Acme anymore"),
+        ("I work at Acme as a designer", "I'm not with Acme any more"),
+        ("I work at Acme as a designer", "I no longer work at Acme"),
+        ("I work at Acme as a designer", "I'm no longer at Acme"),
+    ],
+)
+def test_a_take_back_ending_on_a_word_of_the_keys_value_retires_it(old: str, new: str) -> None:
+    """trial7 H1: a take-back naming the key's only value loosely retires it (the key's new value)."""
+    assert not states_new_value(new, [old])
+    assert taken_back(new, [old]) is None
+
+
+def test_a_day_names_a_value_but_not_after_another_name() -> None:
+    assert taken_back("My gym day is Monday, not Friday", ["My gym day is Friday"]) is None
+    assert taken_back("Not Friday any more", ["My gym day is Friday"]) is None
+    assert taken_back("I quit my job at Acme last March", ["I work at Acme"]) is None
+    assert taken_back("Sam is no longer allergic to shellfish since May", ["Sam is allergic to peanuts"]) == (
+        TakeBack(retired=(), left=(0,))
+    )
+
+
+def test_a_take_back_names_one_value_of_several_by_its_last_word() -> None:
+    pair = ["I also teach at the college", "I work at Acme as a designer"]
+    assert taken_back("I don't work at Acme anymore", pair) == TakeBack(retired=(1,), left=(0,))
+    assert taken_back("I no longer teach at the college", pair) == TakeBack(retired=(0,), left=(1,))
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Sam is no longer allergic to shellfish",
+        "Sam is no longer allergic to shellfish, sadly",  # a part of no value of its own
+        "Sam is no longer allergic to shellfish, since 2020",
+        "Sam is no longer allergic to shellfish, for now",
+    ],
+)
+def test_a_take_back_ending_on_a_word_the_value_lacks_retires_nothing(new: str) -> None:
+    assert not states_new_value(new, ["Sam is allergic to peanuts"])
+    assert taken_back(new, ["Sam is allergic to peanuts"]) == TakeBack(retired=(), left=(0,))

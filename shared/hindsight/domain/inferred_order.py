@@ -327,11 +327,17 @@ now, not a past state — a supersede's words may say it ("The order was shipped
 pending")."""
 
 
+_HOLDS_NOW = re.compile(r"\b(?:no longer|not any ?more|any ?more)\b")
+"""A state said to have ended ("no longer at Acme", "not with Acme any more"): what holds now, not a past
+state (trial7 M3: "I no longer work at Acme" on a key was refused as a past value)."""
+
+
 def only_past(content: str) -> str | None:
     """The word by which ``content`` states a past state and nothing of now (``states_past``), a passive
-    past aside (``_PASSIVE``); None when it does not, or corrects a value (``_CORRECTION``)."""
+    past aside (``_PASSIVE``); None when it does not, corrects a value (``_CORRECTION``) or says a state
+    ended ("no longer", "not any more": ``_HOLDS_NOW``, what holds now)."""
     text = _PASSIVE.sub(" ", unicodedata.normalize("NFKC", content).lower().replace("\u2019", "'"))
-    if _CORRECTION.search(text) or not states_past(text):
+    if _CORRECTION.search(text) or _HOLDS_NOW.search(text) or not states_past(text):
         return None
     found = _PAST_STATE.search(text)
     return found.group(0) if found is not None else None

@@ -15,6 +15,14 @@ that fact, and a new value replaces them all (docs/tools.md, keys). A take-back 
   that is itself a take-back.
 - A value the write says still holds ("… no longer allergic to peanuts but still to shellfish") stays
   (trial6 MED): the words after "still" name it.
+- A take-back that names no sure value but ends on a word of one ("I don't work at Acme any more", "I'm
+  no longer at Acme", "I quit my job at Acme" over "I work at Acme as a designer") retires that value:
+  its last word names what it takes back (``_names``; trial7 H1). One that ends on a word none holds
+  ("… no longer allergic to kiwi") retires nothing, as above.
+- A write that states a new value beside the value it takes back ("I live in Boulder, not Denver",
+  "It's Boulder now (no longer Denver)", "I'm not vegetarian any more, I eat fish now") is no take-back
+  (``states_new_value``): it is the key's new value and replaces them all, as a key's new value does
+  (trial7 H1).
 
 When unsure which values a write takes back, the others stay (a wrong supersede hides a true value from
 every default read; a kept one is only shown beside it). A write that takes back nothing and is no
@@ -27,6 +35,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hindsight.domain.calendar_words import MONTHS, SEASONS, WEEKDAYS
 from hindsight.domain.contradiction import compare_facts
 
 _TAKE_BACK = re.compile(
@@ -41,6 +50,29 @@ _STILL = re.compile(r"\bstill\b", re.I)
 _JOINER = re.compile(r"[\s,;]*(?:\b(?:but|and|yet|though|although|while)\b[^,;]*)?$", re.I)
 """The words that join the take-back to its "still" clause ("…, but is"): left out of the compared
 take-back."""
+_PARTS = re.compile(r"\s*(?:[,;:()\[\]\u2014\u2013]|\s-+\s)\s*")
+"""What separates the parts of a write that may each state a value ("Boulder, not Denver")."""
+_QUALIFYING = re.compile(
+    r"(?:which|who|whom|whose|that|where|when|because|since|as|after|before|until|till|though|although"
+    r"|while|if|unless|so|for|from|in|on|at|by|with|without|per|due|thanks|according)\s",
+    re.I,
+)
+"""A part that qualifies another ("…, which I loved", "…, since March", "…, for now"): no value of its own."""
+_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_FILLER_WORDS = """i me my mine myself we us our ours you your yours he him his she her hers it its they them
+    their theirs the a an this that these those there here what who one ones am is are was were be been being
+    'm 're 's i'm it's he's she's we're they're you're that's there's do does did have has had having will
+    would can could shall should may might must get got to of in on at by for from with without into onto
+    about as than then and or but so no not longer any anymore more never quit stopped stop gave up give
+    actually really just also too now today yesterday currently anyway anyhow though still yet ever already
+    again instead rather well okay ok oh yes yeah sorry indeed honestly correction update days day week weeks
+    month months year years ago last next recently lately these since until"""
+_FILLER = frozenset(_FILLER_WORDS.split())
+"""Words that name no value: pronouns, articles, verbs of being, prepositions, take-back and time
+words (``_content``)."""
+_CALENDAR = frozenset(MONTHS + WEEKDAYS + SEASONS)
+"""A day, month or season names a value ("gym day is Monday, not Friday") but is passed over at the end
+of a take-back that names something else before it ("I quit my job at Acme last March": Acme)."""
 _WORD = re.compile(r"[a-z0-9]+")
 _NOT_A_VALUE = frozenset({"the", "and", "but", "his", "her", "its", "their", "our", "your", "has", "have"})
 """Short function words never taken as the name of a value after "still" (words under 3 letters neither)."""
@@ -57,13 +89,55 @@ class TakeBack:
 
 
 def is_take_back(text: str) -> bool:
-    """Whether ``text`` is a take-back ("no longer", "not", "stopped", "quit", …): a write that may leave
-    a key's values active even when the key holds one (``taken_back``)."""
+    """Whether ``text`` holds a take-back word ("no longer", "not", "stopped", "quit", …): a write that
+    may leave a key's values active even when the key holds one (``taken_back`` tells)."""
     return bool(_TAKE_BACK.search(text))
+
+
+def states_new_value(text: str, values: Sequence[str] = ()) -> bool:
+    """Whether ``text`` states a value beside what it takes back: a part of it between commas,
+    semicolons, dashes or parentheses ("Actually I live in Boulder, not Denver", "I live in Boulder now
+    (no longer Denver)", "I'm not vegetarian any more, I eat fish now") with no take-back word and a word
+    of its own (``_content``: not a pronoun, verb of being, time word or adverb in "-ly"; "…, sadly",
+    "…, since 2020" state nothing) that none of the key's ``values`` holds ("Alex, no longer allergic to
+    peanuts" names no new value of a key holding "Alex is allergic to peanuts"), not a clause that only
+    qualifies another ("…, which I loved")."""
+    held = {word for value in values for word in _content(value)}
+    for part in _PARTS.split(text):
+        if _TAKE_BACK.search(part) or _QUALIFYING.match(part):
+            continue
+        if set(_content(part)) - held:
+            return True
+    return False
 
 
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _NOT_A_VALUE}
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _content(text: str) -> list[str]:
+    """The words of ``text`` that may name a value, in order, lower case and a plural "s" left off: not
+    a take-back word, a pronoun, an article, a verb of being, a preposition, a time word or an adverb in
+    "-ly" (lower case, or first)."""
+    words = [w for w in _TOKEN.findall(text) if not w.isdigit()]
+    # "sadly", "Honestly, …" (a part's first word): an adverb; "Italy" within a part stays a name
+    kept = (w.lower() for n, w in enumerate(words) if not ((n == 0 or w.islower()) and w.endswith("ly")))
+    return [_stem(w) for w in kept if len(w) > 1 and w not in _FILLER]
+
+
+def _names(take_back: str, value: str) -> bool:
+    """Whether the last word that may name a value (``_content``; a calendar word only when it names
+    nothing else, ``_CALENDAR``) in the parts of ``take_back`` holding a take-back word is a word of
+    ``value``: "I don't work at Acme any more" names "I work at Acme as a designer"; "Sam is no longer
+    allergic to shellfish" does not name "Sam is allergic to peanuts"."""
+    parts = " ".join(part for part in _PARTS.split(take_back) if _TAKE_BACK.search(part))
+    named = _content(_TAKE_BACK.sub(" ", parts))  # "I quit my job at Acme, which I loved": Acme
+    named = [word for word in named if word not in _CALENDAR] or named
+    return bool(named) and named[-1] in _content(value)
 
 
 def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
@@ -79,11 +153,16 @@ def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
         shared = set.intersection(*map(_words, values)) if len(values) > 1 else set()
         named = _words(new[still.end() :]) - _words(head) - shared
         held = {i for i, value in enumerate(values) if named & _words(value)}
+    if _TAKE_BACK.search(head) and states_new_value(head, values):
+        return None  # "Boulder, not Denver": the key's new value (trial7 H1)
     verdicts = [compare_facts(head, value) for value in values]
     polar = {i for i, v in enumerate(verdicts) if "polarity" in v.signals and i not in held}
     sure = {i for i in polar if verdicts[i].relation == "contradiction"}
     if _TAKE_BACK.search(head):
-        retired = sure if sure or not _EVERYTHING.search(head) else set(range(len(values))) - held
+        if _EVERYTHING.search(head):
+            retired = sure or set(range(len(values))) - held
+        else:  # "I don't work at Acme any more": its last word names the value (trial7 H1)
+            retired = sure or {i for i, value in enumerate(values) if i not in held and _names(head, value)}
     else:
         readded = {i for i in polar if _TAKE_BACK.search(values[i])}  # a re-add reverses that take-back
         retired = readded or sure or set(range(len(values))) - held
