@@ -845,3 +845,56 @@ def test_a_change_statement_is_compared_below_the_gate_and_there_only_flags() ->
     assert gated(sure, 0.821).relation == "possible_conflict"
     assert "below_gate" in gated(sure, 0.821).signals
     assert gated(sure, 0.86) == sure
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # trial7 M1: an everyday change in the user's own words, with another subject token ("we", none,
+        # "Sam and I"), a clause before the statement, or a verb no rule knew — at least flagged
+        ("I live in Denver", "We just moved to Austin"),
+        ("I live in Denver", "Just moved to Austin!"),
+        ("I live in Denver", "My family and I moved to Austin"),
+        ("I live in Denver", "Finally settled in Austin after the move"),
+        ("My manager is Tom Reyes", "Tom Reyes left the company; my new manager is Priya"),
+        ("My manager is Tom Reyes", "Tom Reyes retired, so Priya is my manager now"),
+        ("My manager is Tom Reyes", "Since Tom left, my manager is Priya"),
+        ("My daughter Mia is 7", "Mia turned 8 last week"),
+        ("I'm training for the Boston marathon", "I dropped out of the Boston marathon"),
+        ("I'm on a keto diet", "I gave up keto"),
+        ("I have a gym membership at FitLife", "I cancelled my FitLife membership"),
+        ("I'm engaged to Sam", "Sam and I called off the engagement"),
+        ("I drive a 2015 Honda Civic", "I traded in the Civic for a Tesla Model 3"),
+        ("I take metformin every morning", "My doctor took me off metformin"),
+        ("My favourite restaurant is Nopa", "Nopa closed down, so my favourite is Zuni now"),
+        ("The user is training for a half marathon", "The user dropped out of the half marathon"),
+        ("My daughter Mia lives in Denver", "Mia moved to Austin"),
+    ],
+)
+def test_an_everyday_change_in_other_words_is_flagged_not_retired(old: str, new: str) -> None:
+    verdict = compare_facts(new, old)
+    assert (verdict.relation, verdict.signals) == ("possible_conflict", ("changed", "loose"))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # another person's change, another identifier, a day shared only
+        ("I live in Denver", "My sister moved to Austin"),
+        ("I live in Denver", "My sister and her husband moved to Austin"),
+        ("I'm on a keto diet", "My wife gave up keto"),
+        ("I take metformin every morning", "My doctor took my dad off metformin"),
+        ("My daughter Mia is 7", "My son Leo turned 8 last week"),
+        ("Ticket INC-4417 is open.", "Ticket INC-4418 is closed."),
+        ("The user booked a table at Nola for Friday.", "The user moved the dentist appointment to Friday."),
+        ("I don't drive a car", "I sold my car"),
+        ("I'm engaged to Sam", "Sam moved to Paris"),  # the value moving ends nothing
+    ],
+)
+def test_someone_elses_change_or_a_shared_day_is_not_flagged(old: str, new: str) -> None:
+    assert compare_facts(new, old).relation == "unrelated"
+
+
+def test_settling_somewhere_is_compared_below_the_gate() -> None:
+    assert conflict_floor("Finally settled in Austin after the move") == pytest.approx(CONFLICT_COSINE - 0.05)
+    assert conflict_floor("I settled into the new job") == CONFLICT_COSINE

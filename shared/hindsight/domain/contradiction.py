@@ -79,7 +79,10 @@ intensifiers and correction markers removed, copulas made one token:
    March)" is read as "lives in Rome" (``value_slots.still_holds``). A statement of a person's move or a
    job lost shares few words with the state it ends: it is compared with facts down to
    ``CHANGE_MARGIN`` below the gate, where a contradiction only flags (``conflict_floor``, ``gated``;
-   trial6 A: "moved to Rome in March" / "lives in Lisbon" scored 0.839 and was never compared).
+   trial6 A: "moved to Rome in March" / "lives in Lisbon" scored 0.839 and was never compared). When
+   no rule reads a pair, an everyday change word in the user's own words ("We just moved to Austin",
+   "I gave up keto", "Tom Reyes retired, so …", "Mia turned 8") about the old fact's subject and naming
+   what it says is a possible conflict, never more (``change_mention``, trial7 M1).
 
 5. **Only a flag** (``domain.supersede_guard``, new-user trial 5): a contradiction is a possible conflict
    when the new text asks ("Does Emma have piano on Fridays now?"), moves a time other than a standing
@@ -113,6 +116,7 @@ from hindsight.domain.both_hold import (
     two_past_states,
 )
 from hindsight.domain.calendar_words import DAY_GROUPS, MONTHS, WEEKDAYS
+from hindsight.domain.change_mention import mentions_a_change
 from hindsight.domain.memory import Source
 from hindsight.domain.rewording import same_statement
 from hindsight.domain.schedule_moves import move_of, moved_to_time
@@ -885,6 +889,10 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         verdict = _state_change(a, b, new, verdict) or verdict
     if verdict.relation == "unrelated" and not a.negative and job_ended(compared_statement(new).text, old):
         return PairVerdict("possible_conflict", ("ended", "job"))  # "got fired" / "works at Acme" (trial6 A)
+    if verdict == PairVerdict("unrelated") and not a.negative and mentions_a_change(new, old):
+        # "We just moved to Austin" / "I live in Denver", "I gave up keto" / "I'm on a keto diet", "Tom
+        # Reyes retired, so Priya is my manager now" / "My manager is Tom Reyes" (trial7 M1): read loosely
+        return PairVerdict("possible_conflict", ("changed", "loose"))
     if verdict.relation == "contradiction" and b.new_thing and not a.new_thing:
         # "Emma's new yoga class is at 6pm" / "Emma's yoga class is at 7am": one more class as likely as
         # another in place of the old one (trial 3, finding 2)

@@ -27,6 +27,7 @@ from typing import Literal
 
 from hindsight.domain.both_hold import QUALIFIER_TIMES
 from hindsight.domain.calendar_words import SEASON_ALT
+from hindsight.domain.change_mention import says_a_move
 from hindsight.domain.value_slots import MOVED
 
 ENDINGS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
@@ -102,8 +103,10 @@ def job_ended(new: str, old: str) -> bool:
 def says_a_change(text: str) -> bool:
     """Whether ``text`` says a standing state of its subject changed in words that share little with the
     state it replaces: a person's move ("moved to Rome in March", ``value_slots.MOVED``) or a job lost
-    (``JOB_ENDED``). Such a fact is compared with less similar ones (``contradiction.conflict_floor``)."""
-    return bool(MOVED.search(text) or JOB_ENDED.search(text))
+    (``JOB_ENDED``), or settled somewhere ("Finally settled in Austin after the move":
+    ``change_mention.says_a_move``). Such a fact is compared with less similar ones
+    (``contradiction.conflict_floor``)."""
+    return bool(MOVED.search(text) or JOB_ENDED.search(text) or says_a_move(text))
 
 
 def ended_states(text: str) -> frozenset[str]:

@@ -1,0 +1,55 @@
+"""trial7 M1 (2026-12-07): an everyday change in the user's own words — "We just moved to Austin" after
+"I live in Denver", "I gave up keto" after "I'm on a keto diet", "Tom Reyes retired, so Priya is my
+manager now" after "My manager is Tom Reyes", "Mia turned 8 last week" after "My daughter Mia is 7" —
+left both facts active and unflagged. Through the official MCP client, the SQS emulator, the worker and
+Postgres: the old fact is linked ``contradicts`` (flagged), and nothing is retired on such loose words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hindsight.client import call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from tests.support import drain, mcp_client
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I live in Denver", "We just moved to Austin"),
+        ("I live in Denver", "Finally settled in Austin after the move"),  # below the usual gate
+        ("I'm on a keto diet", "I gave up keto"),
+        ("My manager is Tom Reyes", "Tom Reyes retired, so Priya is my manager now"),
+        ("My daughter Mia is 7", "Mia turned 8 last week"),
+    ],
+)
+async def test_an_everyday_change_in_the_users_words_is_flagged(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        old = await call(client, "memory_write", {"content": first})
+        await drain(poller)
+        new = await call(client, "memory_write", {"content": second})
+        await drain(poller)
+        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+    kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in view["relations"]}
+    assert (str(new["id"]), str(old["id"]), "contradicts") in kinds, view
+    assert view["memory"]["status"] == "active", view
+
+
+async def test_another_persons_move_leaves_the_users_home_alone(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        old = await call(client, "memory_write", {"content": "I live in Denver"})
+        await drain(poller)
+        await call(client, "memory_write", {"content": "My sister moved to Austin"})
+        await drain(poller)
+        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+    assert view["memory"]["status"] == "active"
+    assert view["relations"] == [], view
