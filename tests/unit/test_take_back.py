@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hindsight.domain.take_back import TakeBack, states_new_value, taken_back
+from hindsight.domain.take_back import TakeBack, is_take_back, states_new_value, taken_back
 
 PAIR = ["Alex is also allergic to shellfish", "Alex is allergic to peanuts"]
 
@@ -129,3 +129,16 @@ def test_a_take_back_names_one_value_of_several_by_its_last_word() -> None:
 def test_a_take_back_ending_on_a_word_the_value_lacks_retires_nothing(new: str) -> None:
     assert not states_new_value(new, ["Sam is allergic to peanuts"])
     assert taken_back(new, ["Sam is allergic to peanuts"]) == TakeBack(retired=(), left=(0,))
+
+
+@pytest.mark.parametrize(
+    "new",
+    ["Alex doesn't have a peanut allergy", "Alex isn't allergic to peanuts", "I'm not with Acme any more"],
+)
+def test_a_typographic_apostrophe_is_the_same_take_back(new: str) -> None:
+    """A phone keyboard's "doesn’t" (U+2019) is the take-back "doesn't": it must not become the key's new
+    value and retire every value ("doesn’t have a peanut allergy" retired both of a pair)."""
+    curly = new.replace("'", "\u2019")
+    assert is_take_back(curly)
+    assert taken_back(curly, PAIR) == taken_back(new, PAIR)
+    assert states_new_value(curly, PAIR) == states_new_value(new, PAIR)
