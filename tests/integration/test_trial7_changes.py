@@ -1,8 +1,11 @@
-"""trial7 M1 (2026-12-07): an everyday change in the user's own words — "We just moved to Austin" after
+"""trial7 M1 and M2 (2026-12-07): an everyday change in the user's own words — "We just moved to Austin" after
 "I live in Denver", "I gave up keto" after "I'm on a keto diet", "Tom Reyes retired, so Priya is my
 manager now" after "My manager is Tom Reyes", "Mia turned 8 last week" after "My daughter Mia is 7" —
-left both facts active and unflagged. Through the official MCP client, the SQS emulator, the worker and
-Postgres: the old fact is linked ``contradicts`` (flagged), and nothing is retired on such loose words."""
+left both facts active and unflagged. M2: on a key, "Also, I work at Globex now" after "I work at Acme" was
+taken as one more value ("adds to … (same key, both active)"), as were "I've also switched to a Pixel
+8" and "My sister moved to Denver and I moved there too". Through the official MCP client, the SQS
+emulator, the worker and Postgres: the old key-less fact is linked ``contradicts`` (flagged), and
+nothing is retired on such loose words; on a key, the change replaces the value."""
 
 from __future__ import annotations
 
@@ -53,3 +56,25 @@ async def test_another_persons_move_leaves_the_users_home_alone(
         view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
     assert view["memory"]["status"] == "active"
     assert view["relations"] == [], view
+
+
+@pytest.mark.parametrize(
+    ("key", "first", "second"),
+    [
+        ("user.employer", "I work at Acme", "Also, I work at Globex now"),
+        ("user.phone", "I use an iPhone 12", "I've also switched to a Pixel 8"),
+        ("user.city", "I live in Boston", "My sister moved to Denver and I moved there too"),
+    ],
+)
+async def test_an_also_beside_a_change_on_a_key_replaces_the_value(
+    server: BackgroundServer, poller: SqsPoller, token: str, key: str, first: str, second: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        old = await call(client, "memory_write", {"content": first, "key": key})
+        await drain(poller)
+        new = await call(client, "memory_write", {"content": second, "key": key})
+        await drain(poller)
+        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+        added: dict[str, Any] = await call(client, "memory_get", {"id": new["id"]})
+    assert view["memory"]["status"] == "superseded", (view, added)
+    assert added["memory"]["status"] == "active", added

@@ -506,6 +506,29 @@ def test_source_rules_and_additive_markers() -> None:
     assert not is_additive("Rowan runs payroll")
 
 
+@pytest.mark.parametrize(
+    ("text", "additive"),
+    [
+        # trial7 M2: on a key, these replaced nothing ("adds to … (same key, both active)")
+        ("Also, I work at Globex now", False),  # a change word beside "also"
+        ("I've also switched to a Pixel 8", False),
+        ("Also, I work at Globex", False),  # a sentence-initial "Also,": one more thing said
+        ("Also I work at Globex", False),
+        ("My sister moved to Denver and I moved there too", False),  # "too" of another subject
+        ("My sister lives in Denver, and I live there too", False),
+        # one more value of the same subject
+        ("I also work at Globex", True),
+        ("I work at Globex too", True),
+        ("I work at Acme and I also work at Globex", True),
+        ("Rowan runs HR and also runs payroll", True),
+        ("Rowan now also runs payroll", True),  # "now also": in addition from now on
+        ("The user also speaks German.", True),
+    ],
+)
+def test_an_also_beside_a_change_or_about_another_subject_adds_no_value(text: str, additive: bool) -> None:
+    assert is_additive(text) is additive
+
+
 def test_the_labelled_pairs_meet_the_published_floor() -> None:
     """tests/data/contradiction_pairs.jsonl with the rules alone (bench/contradictions.py --no-gate; the
     similarity gate can only remove supersedes): the false-supersede rate stays under 2 %, as the issue

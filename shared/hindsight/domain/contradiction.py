@@ -1232,6 +1232,65 @@ def order_contradiction(
     return "superseded" if resolve(old_source, new_source) == "supersede" else "keep_both"
 
 
+_CHANGE_BESIDE = re.compile(
+    r"\b(?:now|switched|changed|moved|relocated|no\s+longer|not\s+any\s*more|any\s*more|instead)\b",
+    re.IGNORECASE,
+)
+"""Words that say the value changed: beside an additive word on a key, the write replaces ("Also, I work
+at Globex now", "I've also switched to a Pixel 8"; trial7 M2)."""
+_NOW_BESIDE_ADDITIVE = re.compile(r"\bnow\s+(?:also|too)\b|\balso\s+now\b", re.IGNORECASE)
+"""'now also' / 'also now': in addition, from now on ("Rowan now also runs payroll") — no change."""
+_OPENING = re.compile(
+    r"^\s*(?:also|additionally|besides|moreover|furthermore|in\s+addition)\s*(?:[,:;\u2014-]\s*|\s+(?=(?:i|we|"
+    r"my|our|the)\b))",
+    re.IGNORECASE,
+)
+"""A sentence-initial "Also," — one more thing said, not one more value of it."""
+_CLAUSE = re.compile(r"\s*(?:[,;]\s*(?:and|but)?|\band\b|\bbut\b)\s+", re.IGNORECASE)
+_SUBJECT = re.compile(
+    r"^(?:(?P<pronoun>i|we|you|he|she|they)\b|(?P<owner>(?:my|our|his|her|their|the\s+user's)\s+\w+)"
+    r"|(?P<name>[A-Z][\w-]+))",
+)
+"""A clause's subject: a pronoun, a possessive phrase ("my sister") or a capitalised name, as written."""
+
+
+def _clause_subject(clause: str) -> str | None:
+    """The subject ``clause`` opens with (``_SUBJECT``, case-folded; "I" is read whatever its case), or
+    None: it opens with a verb or another word ("also runs payroll")."""
+    match = _SUBJECT.match(clause) or _SUBJECT.match(clause[:1].lower() + clause[1:])
+    return None if match is None else match.group(0).casefold()
+
+
+def _additive_of_another_subject(text: str) -> bool:
+    """Whether every additive word of ``text`` stands in a clause whose subject is not the subject of a
+    clause before it ("My sister moved to Denver and I moved there too": the user does what another
+    did; trial7 M2)."""
+    clauses = [c for c in _CLAUSE.split(text.strip()) if c]
+    seen: list[str] = []
+    found = False
+    for clause in clauses:
+        subject = _clause_subject(clause)
+        if _ADDITIVE.search(clause):
+            found = True
+            if subject is None or not seen or all(s == subject for s in seen):
+                return False  # one more value of the same subject ("… and I also work at Globex")
+        if subject is not None:
+            seen.append(subject)
+    return found
+
+
 def is_additive(text: str) -> bool:
-    """Whether ``text`` adds to what is known ("also", "as well", 也, 还) rather than replacing it."""
-    return bool(_ADDITIVE.search(text))
+    """Whether ``text``, a write on a key, adds a value to the key's rather than replacing it: an additive
+    word ("also", "as well", "too", 也, 还) that is not only a sentence-initial "Also," (one more thing
+    said), not about another subject in a clause before it ("My sister moved to Denver and I moved there
+    too"), and with no word that says the value changed ("now", "switched", "moved", "no longer",
+    "instead"; "now also" adds). trial7 M2: "Also, I work at Globex now" on ``user.employer`` holding
+    "I work at Acme", "I've also switched to a Pixel 8" added a value instead of replacing it."""
+    if not _ADDITIVE.search(text):
+        return False
+    rest = _OPENING.sub("", text, count=1)
+    if not _ADDITIVE.search(rest):
+        return False
+    if _CHANGE_BESIDE.search(_NOW_BESIDE_ADDITIVE.sub(" ", rest)):
+        return False
+    return not _additive_of_another_subject(rest)
