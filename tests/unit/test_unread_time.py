@@ -9,8 +9,9 @@ import pytest
 
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.planned_words import points_ahead
-from hindsight.domain.relative_time import with_inferred_time
+from hindsight.domain.relative_time import redated, with_inferred_time
 from hindsight.domain.unread_time import unread_time_note
+from tests.unit.fakes import memory
 
 SAID = datetime(2026, 12, 7, 6, 0, tzinfo=UTC)
 
@@ -140,3 +141,110 @@ def test_a_date_of_the_sentences_own_clause_is_still_read(text: str, day: dateti
     draft = with_inferred_time(MemoryDraft(content=text, layer="episodic"), SAID)
     assert (draft.occurred_at, draft.occurred_precision) == (day, "day")
     assert unread_time_note(MemoryDraft(content=text, layer="episodic"), SAID) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("Sold the bike I bought two years ago", "two years ago"),
+        ("Returned the shoes I bought last month", "last month"),
+        ("Finally watched the movie my sister recommended last year", "last year"),
+        ("Cancelled the dentist appointment I made last week", "last week"),
+        ("Paid the parking ticket I got last Tuesday", "last Tuesday"),
+        ("Finally replied to the email Dana sent last week", "last week"),
+        ("Returned the library books that were due yesterday", "yesterday"),
+        ("Got the results from yesterday's blood test", "yesterday"),
+        ("Paid the invoice from last week", "last week"),
+        ("I renewed my passport, the one that expired last month", "last month"),
+        ("Finished the report that my boss asked for yesterday", "yesterday"),
+        ("Threw out the package that arrived yesterday because it was damaged", "yesterday"),
+        ("Picked up the photos from the party last week", "last week"),
+        ("Fixed yesterday's outage", "yesterday"),
+    ],
+)
+def test_a_relative_time_in_a_clause_that_dates_something_else_is_not_the_episodes(
+    text: str, words: str
+) -> None:
+    """trial8 H1: the purchase, the recommendation, the due day, the blood test, the invoice's week became
+    the time of the sale, the viewing, the return, the results, the payment (9 of 9 dated wrongly, no
+    note)."""
+    draft = MemoryDraft(content=text, layer="episodic")
+    assert with_inferred_time(draft, SAID).occurred_at is None
+    assert f"({words!r})" in str(unread_time_note(draft, SAID))
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "precision"),
+    [
+        ("Yesterday I paid the bill", datetime(2026, 12, 6, tzinfo=UTC), "day"),
+        ("I bought a bike two years ago", datetime(2024, 1, 1, tzinfo=UTC), "year"),
+        ("Last Tuesday I got a parking ticket", datetime(2026, 12, 1, tzinfo=UTC), "day"),
+        ("Paid the bill yesterday", datetime(2026, 12, 6, tzinfo=UTC), "day"),
+        ("Went to the ER last Sunday night", datetime(2026, 12, 6, tzinfo=UTC), "day"),
+        ("Three days ago our basement flooded", datetime(2026, 12, 4, tzinfo=UTC), "day"),
+        ("Moved offices at the end of last month", datetime(2026, 11, 1, tzinfo=UTC), "month"),
+        ("Went to the store we like yesterday", datetime(2026, 12, 6, tzinfo=UTC), "day"),  # a present verb
+        ("My sister and I moved last week", datetime(2026, 11, 30, tzinfo=UTC), "week"),
+        ("Gave the keys to Dana and Sam last week", datetime(2026, 11, 30, tzinfo=UTC), "week"),
+        ("Sam, who is my brother, had surgery yesterday", datetime(2026, 12, 6, tzinfo=UTC), "day"),
+        ("After the party we left yesterday", datetime(2026, 12, 6, tzinfo=UTC), "day"),
+        ("The dog I adopted arrived yesterday", datetime(2026, 12, 6, tzinfo=UTC), "day"),
+        ("Yesterday's storm knocked out the power", datetime(2026, 12, 6, tzinfo=UTC), "day"),
+        ("Did that the day before yesterday", datetime(2026, 12, 5, tzinfo=UTC), "day"),
+    ],
+)
+def test_a_relative_time_of_the_sentences_own_clause_is_still_read(
+    text: str, day: datetime, precision: str
+) -> None:
+    draft = with_inferred_time(MemoryDraft(content=text, layer="episodic"), SAID)
+    assert (draft.occurred_at, draft.occurred_precision) == (day, precision)
+    assert unread_time_note(MemoryDraft(content=text, layer="episodic"), SAID) is None
+
+
+def test_an_edit_into_words_that_date_another_clause_drops_the_inferred_time() -> None:
+    """trial8 H1: memory_update content "I renewed my passport, the one that expired last month" re-dated
+    the renewal to November."""
+    written = with_inferred_time(
+        MemoryDraft(content="Two weeks ago I renewed my passport", layer="episodic"), SAID
+    )
+    stored = memory(written.content).model_copy(
+        update={"layer": "episodic", "occurred_at": written.occurred_at, "metadata": written.metadata}
+    )
+    assert stored.occurred_at == datetime(2026, 11, 23, tzinfo=UTC)  # the ISO week two weeks before
+    again = redated(stored, "I renewed my passport, the one that expired last month", None)
+    assert again is not None
+    assert (again.span, again.metadata) == (None, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("A couple of days ago I sprained my ankle", "A couple of days ago"),
+        ("Renewed the car registration earlier this week", "earlier this week"),
+        ("Started physical therapy 3 weeks back", "3 weeks back"),
+        ("A few days ago I lost my keys", "A few days ago"),
+        ("The other day I ran into Sam", "The other day"),
+        ("Recently I started journaling", "Recently"),
+        ("Earlier this week the fridge broke", "Earlier this week"),
+        ("We met a week or two ago", "a week or two ago"),
+        ("I saw him a while back", "a while back"),
+        ("前几天见过他", "前几天"),
+        ("几天前买了手机", "几天前"),
+    ],
+)
+def test_a_vague_time_is_not_read_and_is_named(text: str, words: str) -> None:
+    """trial8 M1: placed at the write time with no note, though the docs promise one for "a few days
+    ago", "the other day"."""
+    draft = MemoryDraft(content=text, layer="episodic")
+    assert with_inferred_time(draft, SAID).occurred_at is None
+    assert f"({words!r})" in str(unread_time_note(draft, SAID))
+
+
+def test_what_only_looks_vague_is_read_or_not_named() -> None:
+    earlier = with_inferred_time(
+        MemoryDraft(content="Earlier today I fixed the leak", layer="episodic"), SAID
+    )
+    assert earlier.occurred_at == datetime(2026, 12, 7, tzinfo=UTC)
+    assert (
+        unread_time_note(MemoryDraft(content="最近的医院在哪里", layer="episodic"), SAID) is None
+    )  # nearest

@@ -19,8 +19,10 @@ ahead, and never as a fact's start (trial2 H3, M1). Never a guess, so not read:
   on": ``StatedDate.ends``, read by ``relative_time``): a fact holds from when it began, and its end is
   not that; an episode's "ended on 2026-10-03" is still its day;
 - in a clause that dates something else (``dates_another_clause``; trial7 H3): "Paid the bill that was
-  due on 2026-11-30", "Renewed my passport, which expired on …", "the blood test I took on …", "the photos
-  from the party on …" — the payment, the renewal, the pick-up are not that day;
+  due on 2026-11-30", "Renewed my passport, which expired on …", "the blood test I took on …", "the movie
+  my sister recommended on …", "the photos from the party on …" — the payment, the renewal, the pick-up
+  are not that day (the same shapes keep a relative expression from dating the memory:
+  ``relative_dates_another_clause``, trial8 H1);
 - not right after "on": a bound rather than the day itself ("lived in Lisbon until 2023-05-01" names
   when it ended; "from 2026-10-01 to 2026-10-05" names two days), a name ("version 2026-10-03");
 - other forms: "2026/10/03", "03.10.2026", "10/3", month names, week dates ("2026-W40").
@@ -65,18 +67,41 @@ _CLAUSE_BREAK = re.compile(r"[.!?;\n](?:\s|$)|[。！？；]")
 """Where a sentence ends: a relative clause never reaches past it."""
 _RELATIVE = re.compile(
     r"\b(?:which|who|whom|whose)\b"
-    r"|\bthat\s+(?:was|were|is|are|had|has|have|I|we|you|he|she|they|it|\w+ed)\b",
+    r"|\bthat\s+(?:was|were|is|are|had|has|have|I|we|you|he|she|they|it|my|our|his|her|their|your|\w+ed)\b",
     re.IGNORECASE,
 )
 """A relative (or reported) clause opening: "the bill that was due on …", "my passport, which expired on
-…", "Sam, who I met on …"; "that" only before a verb or a subject ("that bill" is a determiner)."""
+…", "Sam, who I met on …", "the report that my boss asked for yesterday"; "that" only before a verb, a
+subject or a possessive ("that bill" is a determiner)."""
 _DETERMINER = r"(?:the|a|an|my|our|his|her|their|your|this|that|these|those)"
-_PRONOUN_CLAUSE = re.compile(
-    rf"\b(?P<det>{_DETERMINER})\s+(?:[\w'’-]+\s+){{1,3}}?(?:I|we|you|he|she|they)\s+(?:\w+\s+){{1,2}}?on\s+$",
-    re.IGNORECASE,
+_FUNCTION_WORDS = (
+    r"(?:to|with|for|from|at|in|on|of|by|about|into|and|or|but|so|then|because|than|as|that|which|who|"
+    r"I|we|you|he|she|they|it)"
 )
-"""A relative clause without its pronoun: "the blood test I took on …", "the flat we rented on …" — a
-noun phrase, then a subject and its verb, then the date."""
+_NOUN_WORD = rf"(?!{_FUNCTION_WORDS}\b)[\w'’-]+\s+"
+"""A word of a noun phrase ("dentist appointment"): not a preposition, conjunction or pronoun ("the keys
+to Dana", "my sister and I" are no noun followed by a clause's subject)."""
+_SUBJECT = (
+    r"(?:(?:I|we|you|he|she|they)(?:['’](?:d|ve))?"
+    r"|(?:my|our|his|her|their|your|the)\s+(?!" + _FUNCTION_WORDS + r"\b)[\w'’-]+"
+    r"|(?-i:[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?))"
+)
+"""The subject of a clause without its pronoun: a pronoun ("the bike I bought"), a possessive or "the"
+and a noun ("the movie my sister recommended"), a capitalised name ("the email Dana sent")."""
+PAST_FORMS = frozenset(
+    (  # noqa: SIM905 - a word list reads best as one string
+        "was were had did made got bought sent took gave saw met paid sold told left lost found won wrote "
+        "ate drank drove flew fell broke chose came went brought built began kept held put ran rode said "
+        "sat slept spent stood swam taught thought wore woke grew forgot heard caught felt read set cut "
+        "hit let shut quit hurt lent lit dug hung stole threw tore shot fed fled bit hid sang rang sank "
+        "spoke sought fought dealt meant led knew understood"
+    ).split()
+)
+"""Past forms that do not end in -ed: with a regular "-ed" form, the verb that opens a clause without its
+pronoun ("the shoes I bought last month"); a present form ("the store we like") leaves the time to the
+sentence's own verb ("Went to the store we like yesterday")."""
+_PAST_VERB = r"(?-i:(?:[a-z][\w'’-]*ed|" + "|".join(sorted(PAST_FORMS)) + r"))\s+"
+_PARTICLE = r"(?-i:(?!(?:and|or|but|so|then|because)\b)[a-z][\w'’-]*)\s+"
 _LEADS_A_CLAUSE = frozenset(
     (  # noqa: SIM905 - a word list reads best as one string
         "after before when whenever once since until till while as because if then and but so or though "
@@ -90,34 +115,94 @@ _EVENTS = (
     r"breakfast|event|visit|test|exam|appointment|interview|ceremony|funeral|festival|race|session|class|"
     r"lesson|workshop|surgery|operation|flight|talk|birthday|reunion|launch|performance|recital|graduation)"
 )
-_EVENT_OF = re.compile(
-    rf"\b(?:from|of)\s+{_DETERMINER}\s+(?:[\w'’-]+\s+){{0,2}}?{_EVENTS}\s+on\s+$", re.IGNORECASE
-)
-"""A date that dates an event a thing comes from or belongs to: "the photos from the party on …", "the
-results of the exam on …"."""
 
 
-def dates_another_clause(text: str, on: int) -> bool:
+@dataclass(frozen=True)
+class _ClauseShapes:
+    """The clause shapes that date something else, each ending where the time begins (``lead``: the
+    words between, "on " for an ISO date, none for a relative expression)."""
+
+    reduced: re.Pattern[str]
+    event_of: re.Pattern[str]
+
+
+def _shapes(lead: str) -> _ClauseShapes:
+    return _ClauseShapes(
+        reduced=re.compile(
+            rf"\b(?P<det>{_DETERMINER})\s+(?:{_NOUN_WORD}){{1,3}}?{_SUBJECT}\s+{_PAST_VERB}(?:{_PARTICLE}){{0,2}}?"
+            rf"{lead}$",
+            re.IGNORECASE,
+        ),
+        event_of=re.compile(
+            rf"\b(?:from|of)\s+{_DETERMINER}\s+(?:[\w'’-]+\s+){{0,2}}?{_EVENTS}\s+{lead}$", re.IGNORECASE
+        ),
+    )
+
+
+_ON_SHAPES = _shapes(r"on\s+")
+"""Before an ISO date: "the blood test I took on …", "the photos from the party on …"."""
+_BARE_SHAPES = _shapes("")
+"""Before a relative expression: "the bike I bought two years ago", "the photos from the party last
+week"."""
+_FROM_BEFORE = re.compile(r"\S\s+from\s+$", re.IGNORECASE)
+""""from" between a noun and the time: "the invoice from last week" (the invoice's week, not the
+payment's)."""
+_POSSESSIVE_AFTER = re.compile(r"['’]s\s+\w")
+"""The time as a possessive modifier: "yesterday's blood test"."""
+
+
+REACH = 300
+"""How far before a time (characters) its clause is looked at: a clause that dates something else opens
+within a few words of it, and a bound keeps a long text with many times linear, not quadratic."""
+
+
+def _clause_start(text: str, at: int) -> tuple[int, bool]:
+    """Where the sentence holding ``text[at]`` starts, looked for at most ``REACH`` characters back, and
+    whether it starts there (False: the sentence is longer; ``at - REACH`` is returned)."""
+    reach = max(0, at - REACH)
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text, reach, at)]
+    return (breaks[-1], True) if breaks else (reach, reach == 0)
+
+
+def dates_another_clause(text: str, on: int, *, shapes: _ClauseShapes = _ON_SHAPES) -> bool:
     """Whether the date after ``text[:on]`` (which ends with "on ") sits in a clause that dates something
     other than what the sentence tells (trial7 H3: "Paid the electricity bill that was due on
     2026-11-30" was placed on the 30th; the payment is today's): a relative clause ("that was due on",
     ", which expired on", "who …"; one closed by a comma before the date does not count: "Sam, who is my
-    brother, had surgery on …"), a relative clause without its pronoun ("the blood test I took on"; not
-    when the noun phrase opens the sentence or follows "after", "when", "and" …), or an event a thing
-    comes from ("the photos from the party on"). "Paid the bill on 2026-11-30" is not."""
-    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text, 0, on)]
-    start = breaks[-1] if breaks else 0
+    brother, had surgery on …"), a relative clause without its pronoun, its verb in the past ("the blood
+    test I took on", "the movie my sister recommended on", "the email Dana sent on"; not when the noun
+    phrase opens the sentence or follows "after", "when", "and" …), or an event a thing comes from ("the
+    photos from the party on"). "Paid the bill on 2026-11-30" is not. ``shapes``: the clause shapes
+    ending where the time begins (``relative_dates_another_clause``: no "on")."""
+    start, whole = _clause_start(text, on)
     for relative in _RELATIVE.finditer(text, start, on):
-        closed = text[: relative.start()].rstrip().endswith(",") and "," in text[relative.end() : on]
+        closed = text[start : relative.start()].rstrip().endswith(",") and "," in text[relative.end() : on]
         if not closed:
             return True
-    if _EVENT_OF.search(text, start, on):
+    if shapes.event_of.search(text, start, on):
         return True
-    reduced = _PRONOUN_CLAUSE.search(text, start, on)
+    reduced = shapes.reduced.search(text, start, on)
     if reduced is None:
         return False
-    before = text[start : reduced.start()].split()
+    before = text[start : reduced.start()].split() or ([] if whole else ["…"])
     return bool(before) and not before[-1].endswith(",") and before[-1].lower() not in _LEADS_A_CLAUSE
+
+
+def relative_dates_another_clause(text: str, start: int, end: int) -> bool:
+    """Whether the relative expression ``text[start:end]`` ("last month", "yesterday") dates something
+    other than what the sentence tells (trial8 H1: "Returned the shoes I bought last month" was placed in
+    November; the return is today's): the clauses of ``dates_another_clause`` ("the books that were due
+    yesterday", "the bike I bought two years ago", "the email Dana sent last week", "the photos from the
+    party last week"), a thing "from" that time ("the invoice from last week"), or the time as the
+    possessive of a noun that does not open the sentence ("Got the results from yesterday's blood test";
+    "Yesterday's storm knocked the power out" is the storm's day)."""
+    if dates_another_clause(text, start, shapes=_BARE_SHAPES) or _FROM_BEFORE.search(
+        text, max(0, start - REACH), start
+    ):
+        return True
+    clause, whole = _clause_start(text, start)
+    opens = whole and not text[clause:start].strip()
+    return not opens and _POSSESSIVE_AFTER.match(text, end) is not None
 
 
 @dataclass(frozen=True)

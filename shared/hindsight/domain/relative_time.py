@@ -42,10 +42,16 @@ its start; trial 3, LOW).
 Never a guess: nothing is inferred when the text holds two expressions naming different times, or any
 expression pointing elsewhere in time that is not resolved (tomorrow, next …, in N days, a while counted
 from a day: "a month from today", "two weeks from yesterday", "a week from Monday" — trial7 H2; 明天, 后天,
-下周, 下个月, 明年).
+下周, 下个月, 明年), or an expression in a clause that dates something else
+(``content_date.relative_dates_another_clause``; trial8 H1): "Sold the bike I bought two years ago",
+"Finally replied to the email Dana sent last week", "Returned the library books that were due
+yesterday", "Got the results from yesterday's blood test", "Paid the invoice from last week" — the sale,
+the reply, the return are not then. Such an expression is a time named and not read (it still has its
+span for copied text: "the bike I bought two years ago (2024)").
 Not resolved at all: a weekday alone ("on Tuesday" — this week's or last?), vague phrases ("recently",
-"the other day", "a few days ago", 最近, 前几天), month names ("last March"), and the *mood* of a sentence:
-"if yesterday…" or reported speech ("she said yesterday…") are read like plain statements.
+"the other day", "a few days ago", "earlier this week", "3 weeks back", 最近, 前几天; the write's answer
+names them, ``unread_time``), month names ("last March"), and the *mood* of a sentence: "if yesterday…"
+or reported speech ("she said yesterday…") are read like plain statements.
 
 Not matched (only a standalone phrase is a time; when in doubt, no match)
     - part of a name or identifier: joined to a letter or digit by "-", "_", "/", "." or "@"
@@ -109,7 +115,7 @@ from hindsight.domain.calendar_ago import (
     year_span,
 )
 from hindsight.domain.calendar_words import WEEKDAY_ALT, WEEKDAYS
-from hindsight.domain.content_date import iso_date_forms, stated_dates
+from hindsight.domain.content_date import iso_date_forms, relative_dates_another_clause, stated_dates
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
 
@@ -294,14 +300,19 @@ def _scan(cased: str, day: date) -> list[tuple[int, int, str, TimeSpan | None]]:
 def infer_event_time(text: str, anchor: datetime, *, fact: bool = False) -> InferredTime | None:
     """The span of the one explicit relative expression in ``text`` (module table), measured from
     ``anchor``'s local day (``isotime.local_day``); None when there is none, when there are several
-    naming different times, when the text also points elsewhere in time, or when the span would fall
-    outside the supported range. ``fact``: ``text`` is a semantic memory's words (an ISO date after the
-    anchor's day is then never read; module docstring)."""
+    naming different times, when the text also points elsewhere in time, when an expression dates
+    another clause (``content_date.relative_dates_another_clause``: "Returned the shoes I bought last
+    month"), or when the span would fall outside the supported range. ``fact``: ``text`` is a semantic
+    memory's words (an ISO date after the anchor's day is then never read; module docstring)."""
     cased = unicodedata.normalize("NFKC", text)
     if _ELSEWHERE.search(_lowered(cased)):
         return None
     today = local_day(anchor)
-    found = _scan(cased, today) + _iso_found(cased, today, fact)
+    found = [
+        (start, end, expression, None if relative_dates_another_clause(cased, start, end) else span)
+        for start, end, expression, span in _scan(cased, today)
+    ]  # "the shoes I bought last month": a time named, not the memory's (trial8 H1)
+    found += _iso_found(cased, today, fact)
     if any(span is None for _, _, _, span in found):
         return None  # a named time not read (outside the range, an ISO form not read as a day)
     spans = {span for _, _, _, span in found}

@@ -14,10 +14,13 @@ holidays, capitalised ("last Christmas", "at Easter", "New Year's Eve"); a year 
 placed today, silently); a month shortened and a day ("Dec 1", "3 Sept"), a day and month in digits ("on
 1/12", "1/12/2026": which is the day is never guessed, and the note says so when either could be), an
 ordinal day ("on the 3rd"; not "on the 3rd floor"), a particular season ("last summer", "in summer 2023",
-"the winter of 2019"; trial6 B). A year on a keyed fact is not said when the worker may read it to place
-the key's value (``inferred_order.first_value_period``: "lived in Paris in 2019", "from 2015 to 2019"),
-so a note could be wrong; any other year there is ("has lived in Lisbon since 2019": the key's value is
-held from the write time; trial6 C).
+"the winter of 2019"; trial6 B); vague times ("a couple of days ago", "earlier this week", "3 weeks
+back", "the other day", "recently", 前几天; trial8 M1: ``_VAGUE``); and a relative expression in a clause
+that dates something else, which the rules do not read ("the bike I bought two years ago"; trial8 H1:
+it comes with the relative expressions). A year on a keyed fact is not said when the worker may read it
+to place the key's value (``inferred_order.first_value_period``: "lived in Paris in 2019", "from 2015 to
+2019"), so a note could be wrong; any other year there is ("has lived in Lisbon since 2019": the key's
+value is held from the write time; trial6 C).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import re
 import unicodedata
 from datetime import datetime
 
+from hindsight.domain.calendar_ago import NUMBER_WORD_PATTERN
 from hindsight.domain.calendar_words import MONTH_ABBREVIATIONS, MONTHS, SEASON_ALT, WEEKDAY_ALT
 from hindsight.domain.inferred_order import first_value_period
 from hindsight.domain.memory import MemoryDraft
@@ -86,6 +90,22 @@ _SEASON = re.compile(
 """A particular season ("last summer", "in summer 2023", "the winter of 2019"), not a habit ("skis in
 winter": no year, no "last"/"this"/"next")."""
 _ANY_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?")
+_UNITS = r"(?:days?|nights?|weeks?|months?|years?)"
+_VAGUE = re.compile(
+    rf"(?i:\b(?:a\s+)?(?:few|couple(?:\s+of)?|several|some|number\s+of)\s+{_UNITS}\s+(?:ago|back|earlier)\b"
+    rf"|\b(?:a|an|one|two|\d{{1,3}})\s+{_UNITS}\s+or\s+(?:two|three|so)\s+(?:ago|back)\b"
+    rf"|\b(?:\d{{1,3}}|{NUMBER_WORD_PATTERN})\s+{_UNITS}\s+back\b"
+    r"|\b(?:a\s+)?(?:little\s+|short\s+)?(?:while|bit|time)\s+(?:ago|back)\b|\bnot\s+(?:so\s+)?long\s+ago\b"
+    r"|\bthe\s+other\s+(?:day|night|week|morning|evening|afternoon)\b|\b(?:recently|lately)\b"
+    r"|\b(?:earlier|later)\s+(?:this|that)\s+(?:week|month|year|morning|afternoon|evening)\b"
+    rf"|\b(?:this|the)\s+past\s+(?:(?:few|couple(?:\s+of)?|several|\d{{1,3}}|{NUMBER_WORD_PATTERN})\s+)?{_UNITS}\b)"
+    r"|最近(?!的)|前几天|前些天|前阵子|不久前|几(?:天|周|个星期|个礼拜|个月|年)(?:之|以)?前"
+)
+"""Vague times (M1 of trial8: "A couple of days ago I sprained my ankle", "earlier this week", "3 weeks
+back" were placed at the write time with no note): "a few days ago", "a week or two ago", "3 weeks back"
+("back" is never read: "pushed 3 weeks back" is a delay), "a while ago", "the other day", "recently",
+"earlier this week", "this past week"; 最近 (not 最近的, "the nearest"), 前几天, 几天前. The relative
+rules never read them: a span would be a guess."""
 MAX_NAMED = 3
 """A note quotes at most this many of the times named."""
 
@@ -108,6 +128,7 @@ def named_times(text: str, anchor: datetime, *, years: bool = True) -> list[str]
     found += [(m.start(), m.group(0)) for m in _DIGIT_DATE.finditer(cased) if _digit_date(m)]
     found += [(m.start(), m.group(0)) for m in _ORDINAL_DAY.finditer(cased)]
     found += [(m.start(), m.group(0)) for m in _SEASON.finditer(cased)]
+    found += [(m.start(), m.group(0)) for m in _VAGUE.finditer(cased)]
     if years:
         found += [(m.start(), m.group(0)) for m in _YEAR.finditer(cased)]
     spans = [(start, start + len(words)) for start, words in found if words]
