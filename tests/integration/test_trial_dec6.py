@@ -2,7 +2,8 @@
 with the real stack (Postgres+pgvector, Redis, the SQS emulator and the worker): planned episodes are not
 summarized as past (H2), an ISO date in the words places the memory (M1) and a time not read is said in
 the write's answer, a forget that empties a key names the value to restore (M3), tags are stored once (L1),
-and a search refuses an empty tag list (L2) and a blank entity value (L3)."""
+and a search refuses an empty tag list (L2) and a blank entity value (L3). Trial8 H5: a forget of a keyless
+correction names the memories it had superseded and the restore call."""
 
 from __future__ import annotations
 
@@ -138,6 +139,7 @@ async def test_forgetting_a_keys_current_value_names_the_value_to_restore(
         assert "Lena's employer is Acme" in note
         assert "superseded" in note
         assert f'{{"id": "{acme["id"]}", "action": "restore"}}' in note
+        assert "the forgotten memory had superseded" not in note  # the key's note alone names Acme
         restored = await call(client, "memory_update", {"id": acme["id"], "action": "restore"})
         assert restored["memory"]["status"] == "active"
         # and forgetting a value that is not the current one says nothing of the kind
@@ -146,6 +148,38 @@ async def test_forgetting_a_keys_current_value_names_the_value_to_restore(
     async with mcp_client(server.url, token) as client:
         quiet = await call(client, "memory_forget", {"id": extra["id"]})
     assert quiet["note"] is None
+
+
+@pytest.mark.parametrize("hard", [False, True])
+async def test_forgetting_a_keyless_correction_names_what_it_superseded_and_the_restore(
+    server: BackgroundServer, poller: SqsPoller, token: str, hard: bool
+) -> None:
+    # Given a keyless fact retired by a correction that contradicts it (trial8 H5)
+    (seattle,) = await _write_all(server, token, poller, [{"content": "Tom lives in Seattle"}])
+    (tacoma,) = await _write_all(server, token, poller, [{"content": "Tom is now living in Tacoma"}])
+    async with mcp_client(server.url, token) as client:
+        retired = await call(client, "memory_get", {"id": seattle["id"]})
+        assert retired["memory"]["status"] == "superseded"
+        # When the correction is forgotten ("scratch that, he never moved")
+        forgot = await call(
+            client,
+            "memory_forget",
+            {"id": tacoma["id"], "reason": "user: scratch that, he never moved", "hard": hard},
+        )
+        # Then Seattle is not restored behind the agent's back, but the answer names it and the call
+        note = forgot["note"]
+        assert "the forgotten memory had superseded" in note
+        assert seattle["id"] in note
+        assert "Tom lives in Seattle" in note
+        assert "still superseded" in note
+        assert f'{{"id": "{seattle["id"]}", "action": "restore"}}' in note
+        still = await call(client, "memory_get", {"id": seattle["id"]})
+        assert still["memory"]["status"] == "superseded"
+        # and that call makes it current again
+        restored = await call(client, "memory_update", {"id": seattle["id"], "action": "restore"})
+        assert restored["memory"]["status"] == "active"
+        found = await call(client, "memory_search", {"query": "where does Tom live"})
+    assert seattle["id"] in {h["memory"]["id"] for h in found["results"]}
 
 
 async def test_tags_are_stored_once_and_a_search_refuses_empty_tags_and_blank_entities(

@@ -147,12 +147,34 @@ def emptied_key_note(key: str, held: list[StoredMemory]) -> str:
     )
 
 
+def unsuperseded_note(held: list[StoredMemory]) -> str:
+    """What a forget answers when the memory it forgot had superseded ``held`` through ``supersedes``
+    links (a keyless correction: "Tom is now living in Tacoma" retired "Tom lives in Seattle") and no
+    other memory supersedes them now: they stay superseded (forget restores nothing: the forgotten
+    memory may have been right to retire them, and a keyed forget does not restore either), each named
+    with a short quote, oldest first as linked, and the call that makes the first current again. ``held``
+    is not empty (at most ``EMPTIED_KEY_SHOWN``)."""
+    quoted = ", ".join(
+        f"{m.id} ({m.content if len(m.content) <= 120 else m.content[:117] + '…'!r})" for m in held
+    )
+    one = len(held) == 1
+    calls = " and ".join(f'{{"id": "{m.id}", "action": "restore"}}' for m in held)
+    return (
+        f"the forgotten memory had superseded {quoted}: {'it is' if one else 'they are'} still "
+        f"superseded and nothing current replaces {'it' if one else 'them'}; if "
+        f"{'it still holds' if one else 'they still hold'}, make {'it' if one else 'them'} current again "
+        f"with memory_update {calls}"
+    )
+
+
 class ForgetResult(BaseModel):
     """``memory``: the memory after a soft forget (None after a hard delete); ``replaced_version``: the
     version the forget replaced; ``along``: the derived memories forgotten (or deleted) with it, each with
     why (``domain.forgetting``); ``restored``: the originals made active again because the summary that
     stood for them went along; ``note``: that the forgotten fact's key now has no current value, naming
-    the previous value that can be restored (``emptied_key_note``)."""
+    the previous value that can be restored (``emptied_key_note``), and/or that the memories it had
+    superseded through ``supersedes`` links (a keyless correction) are still superseded, with the call
+    that restores them (``unsuperseded_note``); None when neither."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -520,25 +542,62 @@ class ManageMemory:
         Hard: the row, its relations and its history are deleted (``memory`` None). Either way, in the
         same transaction, what maintenance derived from it goes the same way and is listed in ``along``
         (``domain.forgetting``: a summary's archived originals, a summary or an inference that quotes it);
-        the other originals of a summary that went along are made active again (``restored``). Raises
-        NotFound, Forbidden, VersionConflict."""
+        the other originals of a summary that went along are made active again (``restored``). Nothing
+        it superseded is restored: ``note`` names what it leaves without a current value and the restore
+        call (``_emptied_key``, ``_unsuperseded``). Raises NotFound, Forbidden, VersionConflict."""
         principal.require_write()
         scope = principal.scope(agent_id)
         reason = self._reason(reason)
-        before = await self._reader.get(scope, memory_id) if hard else None
+        # read first: a hard delete takes the relations along, and only an active memory's forget can
+        # leave what it superseded without a current value
+        found, relations = await self._reader.get_many_with_relations(scope, [memory_id], [memory_id])
+        before = next(iter(found), None)
         outcome = await self._editor.forget(
             scope, memory_id, hard, reason, principal.key_id, expected_version
         )
         if outcome is None:
             raise await self._refusal(scope, memory_id)
         gone = outcome.memory or before
+        notes = [
+            await self._emptied_key(scope, gone) if gone is not None else None,
+            await self._unsuperseded(scope, before, relations) if before is not None else None,
+        ]
         return ForgetResult(
             memory=outcome.memory,
             replaced_version=outcome.replaced_version,
             along=list(outcome.along),
             restored=list(outcome.restored),
-            note=await self._emptied_key(scope, gone) if gone is not None else None,
+            note="; ".join(n for n in notes if n) or None,
         )
+
+    async def _unsuperseded(
+        self, scope: Scope, before: StoredMemory, relations: list[Relation]
+    ) -> str | None:
+        """When ``before`` (the memory as it was before its forget, active, the scope agent's own) had
+        superseded memories through ``supersedes`` links (``relations``, read before the forget) that
+        are still superseded and that no other memory not forgotten supersedes now (``successors``):
+        ``unsuperseded_note`` on them (trial8 H5: forgetting "Tom is now living in Tacoma" left "Tom
+        lives in Seattle" superseded, no current value, and the answer said nothing). Values of
+        ``before``'s own key are left to ``_emptied_key``. None otherwise."""
+        if before.status != "active" or before.agent_id != scope.agent_id:
+            return None
+        targets = list(
+            dict.fromkeys(r.to_id for r in relations if r.kind == "supersedes" and r.from_id == before.id)
+        )
+        if not targets:
+            return None
+        replaced = await self._reader.successors(scope, targets)
+        retired = {m.id: m for m in await self._reader.get_many(scope, targets)}
+        held = [
+            m
+            for i in targets
+            if i not in replaced
+            and (m := retired.get(i)) is not None
+            and m.status == "superseded"
+            and m.agent_id == scope.agent_id
+            and (before.key is None or m.key != before.key)
+        ]
+        return unsuperseded_note(held[:EMPTIED_KEY_SHOWN]) if held else None
 
     async def _emptied_key(self, scope: Scope, gone: StoredMemory) -> str | None:
         """When forgetting ``gone`` (a keyed fact of the scope's agent) left its key with no active value
