@@ -76,19 +76,28 @@ intensifiers and correction markers removed, copulas made one token:
    "daughter") is ``unrelated``: both hold, nothing to ask the user. A job lost with no employer named
    ("got fired", "was laid off", "lost her job") against "works at/for/as" of the same subject is a
    possible conflict (``state_change.job_ended``: maybe another job); "has been living in Rome (since
-   March)" is read as "lives in Rome" (``value_slots.still_holds``). A statement of a person's move or a
-   job lost shares few words with the state it ends: it is compared with facts down to
-   ``CHANGE_MARGIN`` below the gate, where a contradiction only flags (``conflict_floor``, ``gated``;
-   trial6 A: "moved to Rome in March" / "lives in Lisbon" scored 0.839 and was never compared). When
-   no rule reads a pair, an everyday change word in the user's own words ("We just moved to Austin",
-   "I gave up keto", "Tom Reyes retired, so …", "Mia turned 8") about the old fact's subject and naming
-   what it says is a possible conflict, never more (``change_mention``, trial7 M1).
+   March)" is read as "lives in Rome" (``value_slots.still_holds``), but only flags without a change
+   word (``supersede_guard``'s ``continuity``: "has lived in France for a decade" / "lives in Paris" is
+   as often the broader place, trial8 H3). A weak change word ("now", "update") retires nothing when the
+   change is another object of a verb that holds several ("is now allergic to shellfish" / "… to
+   peanuts") or a value of another kind after "is" ("our house is now paid off" / "… is blue"):
+   ``_weak_change``, a possible conflict (trial8 H2). The same value with only a year or month added
+   ("moved to Paris in 2019" / "lives in Paris") is an addition; a relation put into the subject
+   ("Sarah's parents moved to Austin" / "Sarah lives in Denver") another subject (trial8 M2). A
+   statement of a person's move or a job lost shares few words with the state it ends: it is compared
+   with facts down to ``CHANGE_MARGIN`` below the gate, where a contradiction only flags
+   (``conflict_floor``, ``gated``; trial6 A: "moved to Rome in March" / "lives in Lisbon" scored 0.839
+   and was never compared). When no rule reads a pair, an everyday change word in the user's own words
+   ("We just moved to Austin", "I gave up keto", "Tom Reyes retired, so …", "Mia turned 8") about the
+   old fact's subject and naming what it says is a possible conflict, never more (``change_mention``,
+   trial7 M1).
 
 5. **Only a flag** (``domain.supersede_guard``, new-user trial 5): a contradiction is a possible conflict
    when the new text asks ("Does Emma have piano on Fridays now?"), moves a time other than a standing
    schedule as a whole ("moved to Thursdays for the holidays", "… to Thursday on 2026-12-10", "… to
    11:00" against "on Mondays at 10:00"), is bounded to a while ("for now", "this week"), or names a date
-   with no change word against an undated fact; and when it names the old value it replaces ("instead of
+   with no change word against an undated fact, or says how long a home has held with no change word
+   ("has been living in New York since 2010"); and when it names the old value it replaces ("instead of
    Y", ", not Y", "switched from Y to") but is not surely the same standing fact changed
    (``_unsure_replacement``, new-user trial 6: another verb, a past act, a hedge, a qualifier).
 
@@ -349,7 +358,13 @@ _TIME_WORDS = frozenset(
 
 
 def _contractions(text: str) -> str:
+    """``text`` with its contractions written out ("can't", "won't", "n't", "I'm", "'re", "'ve"); "'s"
+    and "'d" are left, which may be "is"/"has" or a possessive, "had"/"would" ("I'm allergic to cats"
+    is "I am allergic to cats": the verb and the subject are found as in "The user is …", trial8 M2)."""
     text = text.replace("\u2019", "'")
+    text = re.sub(r"\bI'm\b", "I am", text, flags=re.I)
+    text = re.sub(r"\b(we|you|they)'re\b", r"\1 are", text, flags=re.I)
+    text = re.sub(r"\b(I|we|you|they)'ve\b", r"\1 have", text, flags=re.I)
     text = re.sub(r"\bcan't\b|\bcannot\b", "can not", text, flags=re.I)
     text = re.sub(r"\bwon't\b", "will not", text, flags=re.I)
     return re.sub(r"n't\b", " not", text, flags=re.I)
@@ -993,6 +1008,8 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
     unsure = PairVerdict("possible_conflict", correction) if flag else PairVerdict("unrelated")
     if not a.tokens or not b.tokens or a.tokens[0] != b.tokens[0]:
         return PairVerdict("unrelated")  # another subject
+    if _relation_inserted(a.tokens, b.tokens) or _relation_inserted(b.tokens, a.tokens):
+        return PairVerdict("unrelated", ("other_subject",))  # "Sarah lives" / "Sarah's parents moved"
     subject = 3 if _cjk(a.tokens[0]) else 2  # "用户" is two tokens, "user" one: the first frame word after
     if a.negative != b.negative:
         if same_words(_loose(a.tokens), _loose(b.tokens)):  # "smokes" / "quit smoking"
@@ -1023,6 +1040,9 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
             return PairVerdict("unrelated", ("other_subject",))
         return unsure if _predicate_overlap(a, b) >= 0.5 else PairVerdict("unrelated")
     start, was, now = change
+    if not was and not b.strong and not a.negative and not b.negative and all(_dates_it(t) for t in now):
+        # "moved to Paris in 2019" / "lives in Paris": the same value, and when it began (trial8 M2)
+        return PairVerdict("addition", ("dated",))
     if not was or not now:  # words only added or only removed: a refinement, not another value
         return unsure
     if start < subject:
@@ -1075,6 +1095,9 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
     multi = not retimed and any(
         t in _MULTI_VALUED or t in _MULTI_VALUED_ZH for t in a.tokens[max(0, start - 2) : start]
     )
+    weak = _weak_change(a, b, start, was, now) if b.correction and not b.strong else None
+    if weak is not None:  # "is now allergic to shellfish" / "… to peanuts", "is now paid off" / "is blue"
+        return PairVerdict("possible_conflict", ("changed_value", "correction", weak))
     if b.strong or (b.correction and not multi) or (valued and not multi):
         held = _both_may_hold(a, b, (old, new), start, was, now)
         if held is not None:  # a qualifier, one of several alarms, two past states: both may be true
@@ -1136,6 +1159,59 @@ def _other_scope(a: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ..
         return None
     spread = [set().union(*(DAY_GROUPS.get(t, {t}) for t in side)) for side in times]
     return None if spread[0] & spread[1] else "other_qualifier"
+
+
+def _weak_change(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> str | None:
+    """Why a change ``was`` → ``now`` (at ``start`` of the old frame ``a``; ``b``: the new one, which has
+    only a weak change word — "now", "update", "moved", never "actually" or "instead") may not retire the
+    old statement, or None: the same attribute changed. "Now" says something is new, not that the old
+    value went (new-user trial 8, H2):
+
+    - ``other_object``: another thing after a verb of ``ADDITIVE_VERBS`` ("is now allergic to shellfish" /
+      "is allergic to peanuts": a new allergy does not remove the old one);
+    - ``other_predicate``: after a copula whose subject holds no one value (``_single_valued``), values of
+      another kind — a colour against other words ("our house is now paid off" / "our house is blue"),
+      a number or time against a name. "My landlord is now Greystar" / "… is Mr. Brown" (a one-value
+      attribute) and "our house is now green" / "… blue" (two colours) still replace."""
+    if a.negative or b.negative:
+        return None
+    if _other_object(a, b, start, was, now) is not None:
+        return "other_object"
+    if start == 0 or a.tokens[start - 1] != "<be>" or _single_valued(a, start):
+        return None
+    names = a.names | b.names
+    kinds = [{_kind(t, names) for t in side if t not in now or t not in was} for side in (was, now)]
+    return "other_predicate" if all(kinds) and not kinds[0] & kinds[1] else None
+
+
+def _relation_inserted(x: tuple[str, ...], y: tuple[str, ...]) -> bool:
+    """Whether frame tokens ``y`` are ``x`` with a relation (``value_slots.RELATIONS``) put after its first
+    word or words, where ``x`` has none: "Sarah's parents moved to Austin" / "Sarah lives in Denver" are
+    about two subjects (new-user trial 8, M2)."""
+    relations = _single_words().relations
+    for i in range(1, min(len(x), len(y) - 1)):
+        if x[:i] != y[:i]:
+            return False
+        if y[i] in relations and x[i] not in relations and y[i + 1] == x[i]:
+            return True
+    return False
+
+
+def _dates_it(token: str) -> bool:
+    """Whether a frame token is a year ("2019") or a month: when a state began, not where or what."""
+    return bool(re.fullmatch(r"(?:1[6-9]|20)\d\d", token)) or token in MONTHS
+
+
+def _kind(token: str, names: frozenset[str]) -> str:
+    """What kind of value a frame token is: ``quantity`` (a number, a date or time word), ``name``,
+    ``colour``, ``address`` (an e-mail) or ``word``."""
+    if _numeric(token) or token in _TIME_WORDS:
+        return "quantity"
+    if token in names:
+        return "name"
+    if token in _COLOURS:
+        return "colour"
+    return "address" if "@" in token else "word"
 
 
 def _other_relation(a: _Frame, b: _Frame) -> bool:

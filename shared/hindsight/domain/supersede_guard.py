@@ -16,7 +16,11 @@ A wrong supersede retires a fact that is still true; a flag only asks. So a cont
 - names a single day where the old fact gives a plural one (``one_day``): "is now on Thursday" / "is on
   Tuesdays";
 - names a date where the old fact names none, with no change word (``dated_occurrence``): "The yoga
-  class is on Thursday on 2026-12-10" is one occurrence, not a new schedule.
+  class is on Thursday on 2026-12-10" is one occurrence, not a new schedule;
+- says how long a home has held, with no change word (``continuity``): "I have been living in New York
+  since 2010" / "I live in Brooklyn", "Lena has lived in France for a decade" / "Lena lives in Paris" —
+  as often the broader place as a move (new-user trial 8, H3; ``value_slots.still_holds`` reads it as
+  "lives in X"). "Lena has now been living in Rome", "moved to Rome" keep the rule.
 
 A statement that names the old value it replaces ("instead of Y", ", not Y", "switched from Y to",
 new-user trial 6) is read by ``unsure_replacement``: it may retire Y only as a standing statement of
@@ -127,6 +131,10 @@ def unsure_replacement(new: str, old: str) -> str | None:
     return None
 
 
+_CONTINUITY = re.compile(r"(?:\b(?:has|have)|'s|'ve)\s+(?:been\s+living|lived)\s+(?:in|at)\b", re.IGNORECASE)
+"""How long a home has held ("has been living in", "'ve lived in"): a state, not news of a change."""
+
+
 def only_flag(new: str, old: str, corrected: bool) -> str | None:
     """The signal that makes a sure contradiction of ``old`` by ``new`` (both as written; ``corrected``:
     the new text has a change word) only a possible conflict (module docstring), or None: it stands."""
@@ -137,6 +145,8 @@ def only_flag(new: str, old: str, corrected: bool) -> str | None:
         return "bounded_move"
     if _BOUNDED.search(new) or (_IN_MONTH.search(new) and not _IN_MONTH.search(old)):
         return "bounded"
+    if not corrected and _CONTINUITY.search(new):
+        return "continuity"  # "has lived in France for a decade" / "lives in Paris": maybe the broader place
     if not corrected and _DATES.search(new) and not _DATES.search(old):
         return "dated_occurrence"  # an undated fact (a schedule) and one dated occurrence
     if _one_day(new, old):

@@ -94,7 +94,7 @@ _MOVED = re.compile(
 MOVED = _MOVED
 """A person's move (public: ``state_change.says_a_change``)."""
 _STILL_LIVING = re.compile(
-    r"\b(?:(?:has|have)\s+been|is|are)\s+(?:now\s+)?(?:(?P<verb>living)(?=\s+(?:in|at)\b)"
+    r"\b(?:(?:has|have)\s+(?:now\s+)?been|is|are)\s+(?:now\s+)?(?:(?P<verb>living)(?=\s+(?:in|at)\b)"
     r"|(?P<job>working)(?=\s+(?:at|for|as)\b))"
     r"|\b(?:has|have)\s+(?:(?P<perfect>lived)(?=\s+(?:in|at)\b)|(?P<worked>worked)(?=\s+(?:at|for|as)\b))"
     r"(?=\s+\w+\s+[^,.;]*?\b(?:since|for)\b)",

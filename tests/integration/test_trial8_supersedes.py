@@ -1,0 +1,41 @@
+"""trial8 H2, H3 (2026-12-07): keyless writes retired facts that still hold — "Mia is now allergic to
+shellfish" retired "Mia is allergic to peanuts" ("now" read as a correction), "Lena has lived in France
+for a decade" retired "Lena lives in Paris" (a broader place read as a move). Through the official MCP
+client, the SQS emulator, the worker and Postgres: the old fact stays active and is flagged (linked
+``contradicts``); a new value of a one-value attribute still replaces the old one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hindsight.client import call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from tests.support import drain, mcp_client
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "status"),
+    [
+        ("Mia is allergic to peanuts", "Mia is now allergic to shellfish", "active"),
+        ("Lena lives in Paris", "Lena has lived in France for a decade", "active"),
+        ("I live in Brooklyn", "I have been living in New York since 2010", "active"),
+        ("My landlord is Mr. Brown", "My landlord is now Greystar", "superseded"),
+    ],
+)
+async def test_now_or_a_broader_place_retires_only_the_same_attribute(
+    server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str, status: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        old = await call(client, "memory_write", {"content": first})
+        await drain(poller)
+        new = await call(client, "memory_write", {"content": second})
+        await drain(poller)
+        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+    kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in view["relations"]}
+    assert (str(new["id"]), str(old["id"]), "contradicts") in kinds, view
+    assert view["memory"]["status"] == status, view
