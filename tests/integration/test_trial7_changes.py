@@ -78,3 +78,25 @@ async def test_an_also_beside_a_change_on_a_key_replaces_the_value(
         added: dict[str, Any] = await call(client, "memory_get", {"id": new["id"]})
     assert view["memory"]["status"] == "superseded", (view, added)
     assert added["memory"]["status"] == "active", added
+
+
+@pytest.mark.parametrize(
+    ("key", "first", "second"),
+    [
+        ("user.allergy", "I'm allergic to penicillin.", "Turns out I'm also allergic to latex now."),
+        ("user.languages", "I speak Spanish.", "I also speak French now."),
+    ],
+)
+async def test_an_also_with_now_on_a_key_adds_a_value(
+    server: BackgroundServer, poller: SqsPoller, token: str, key: str, first: str, second: str
+) -> None:
+    """trial9 H1: "also … now" is one more value from now on; it retired the key's value."""
+    async with mcp_client(server.url, token) as client:
+        old = await call(client, "memory_write", {"content": first, "key": key})
+        await drain(poller)
+        new = await call(client, "memory_write", {"content": second, "key": key})
+        await drain(poller)
+        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+        added: dict[str, Any] = await call(client, "memory_get", {"id": new["id"]})
+    assert view["memory"]["status"] == "active", (view, added)
+    assert added["memory"]["status"] == "active", added

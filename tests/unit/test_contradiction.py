@@ -510,7 +510,7 @@ def test_source_rules_and_additive_markers() -> None:
     ("text", "additive"),
     [
         # trial7 M2: on a key, these replaced nothing ("adds to … (same key, both active)")
-        ("Also, I work at Globex now", False),  # a change word beside "also"
+        ("Also, I work at Globex now", False),  # a sentence-initial "Also,"
         ("I've also switched to a Pixel 8", False),
         ("Also, I work at Globex", False),  # a sentence-initial "Also,": one more thing said
         ("Also I work at Globex", False),
@@ -523,6 +523,11 @@ def test_source_rules_and_additive_markers() -> None:
         ("Rowan runs HR and also runs payroll", True),
         ("Rowan now also runs payroll", True),  # "now also": in addition from now on
         ("The user also speaks German.", True),
+        # trial9 H1: "also … now" is one more value from now on, not a change
+        ("Turns out I'm also allergic to latex now.", True),
+        ("We also have a cat now.", True),
+        ("I also work at a bakery on weekends now.", True),
+        ("I also speak French now.", True),
     ],
 )
 def test_an_also_beside_a_change_or_about_another_subject_adds_no_value(text: str, additive: bool) -> None:

@@ -1309,13 +1309,12 @@ def order_contradiction(
 
 
 _CHANGE_BESIDE = re.compile(
-    r"\b(?:now|switched|changed|moved|relocated|no\s+longer|not\s+any\s*more|any\s*more|instead)\b",
+    r"\b(?:switched|changed|moved|relocated|no\s+longer|not\s+any\s*more|any\s*more|instead)\b",
     re.IGNORECASE,
 )
-"""Words that say the value changed: beside an additive word on a key, the write replaces ("Also, I work
-at Globex now", "I've also switched to a Pixel 8"; trial7 M2)."""
-_NOW_BESIDE_ADDITIVE = re.compile(r"\bnow\s+(?:also|too)\b|\balso\s+now\b", re.IGNORECASE)
-"""'now also' / 'also now': in addition, from now on ("Rowan now also runs payroll") — no change."""
+"""Words that say the value changed: beside an additive word on a key, the write replaces ("I've also
+switched to a Pixel 8"; trial7 M2). Not "now": "I also speak French now" is one more value from now on
+(trial9 H1: with "now" here, "also … now" retired the key's value)."""
 _OPENING = re.compile(
     r"^\s*(?:also|additionally|besides|moreover|furthermore|in\s+addition)\s*(?:[,:;\u2014-]\s*|\s+(?=(?:i|we|"
     r"my|our|the)\b))",
@@ -1359,14 +1358,15 @@ def is_additive(text: str) -> bool:
     """Whether ``text``, a write on a key, adds a value to the key's rather than replacing it: an additive
     word ("also", "as well", "too", 也, 还) that is not only a sentence-initial "Also," (one more thing
     said), not about another subject in a clause before it ("My sister moved to Denver and I moved there
-    too"), and with no word that says the value changed ("now", "switched", "moved", "no longer",
-    "instead"; "now also" adds). trial7 M2: "Also, I work at Globex now" on ``user.employer`` holding
-    "I work at Acme", "I've also switched to a Pixel 8" added a value instead of replacing it."""
+    too"), and with no word that says the value changed ("switched", "moved", "no longer", "instead"; a
+    plain "now" does not: "I also speak French now" adds). trial7 M2: "Also, I work at Globex now" on
+    ``user.employer`` holding "I work at Acme", "I've also switched to a Pixel 8" added a value instead of
+    replacing it."""
     if not _ADDITIVE.search(text):
         return False
     rest = _OPENING.sub("", text, count=1)
     if not _ADDITIVE.search(rest):
         return False
-    if _CHANGE_BESIDE.search(_NOW_BESIDE_ADDITIVE.sub(" ", rest)):
+    if _CHANGE_BESIDE.search(rest):
         return False
     return not _additive_of_another_subject(rest)
