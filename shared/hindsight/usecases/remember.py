@@ -22,6 +22,7 @@ from hindsight.domain.auth import Principal
 from hindsight.domain.errors import HindsightError, IdempotencyKeyReused, InvalidInput, Unavailable
 from hindsight.domain.ids import uuid7
 from hindsight.domain.inferred_order import check_past_value_on_key, check_undated_past, past_value_words
+from hindsight.domain.key_statements import check_value_on_key
 from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits, shared_with_others
 from hindsight.domain.memory import (
     Lane,
@@ -187,11 +188,14 @@ class Remember:
         ``domain.timetravel.check_resumes``; a keyed fact whose words state an undated past value, field
         ``content``: ``domain.inferred_order.check_undated_past``; one whose words state only a past state
         with no date while a value on its key states the present, field ``content``:
-        ``check_past_value_on_key``, the key's values read with ``key_values`` only for such a write)."""
+        ``check_past_value_on_key``, the key's values read with ``key_values`` only for such a write; a
+        keyed fact whose words ask a question or state a possibility or plan, field ``content``:
+        ``domain.key_statements.check_value_on_key``)."""
         check_resumes(draft.metadata)  # the store's mark of a continuation: never the caller's
         now = self._clock.now()  # read once: the write's submitted_at and what its relative words count from
         check_draft_outcome_time(draft, now)  # a "failure" in 2030 has not happened (trial7 M4)
         check_undated_past(draft, now)  # "used to live in Lyon" on a key: never today's value
+        check_value_on_key(draft)  # "I might move to Portland" on a key: no value (trial9 H2)
         if self._key_values is not None and draft.key is not None and (words := past_value_words(draft, now)):
             # "lived in Rome" on a key that "lives in Paris" holds: it would retire Paris with no date
             check_past_value_on_key(draft, words, await self._key_values(scope, draft.key))

@@ -1,0 +1,42 @@
+"""A question, a possibility or a plan on a key is refused, the key's value kept (trial9 H2: "I might move
+to Portland next year" on ``user.home`` holding "I live in Seattle" retired Seattle and became the key's
+fact). Without a key the same words are stored beside the fact, nothing retired."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hindsight.client import ToolCallError, call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from tests.support import drain, mcp_client
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+async def _status(client: Any, memory_id: str) -> str:
+    return str((await call(client, "memory_get", {"id": memory_id}))["memory"]["status"])
+
+
+async def test_a_plan_or_a_question_on_a_key_is_refused_and_the_value_kept(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        home = await call(client, "memory_write", {"content": "I live in Seattle.", "key": "user.home"})
+        await drain(poller)
+        for content in ("I might move to Portland next year.", "Do you think I should move to Austin?"):
+            with pytest.raises(ToolCallError) as caught:
+                await call(client, "memory_write", {"content": content, "key": "user.home"})
+            message = caught.value.error["message"]
+            assert caught.value.code == -32602, caught.value.error
+            assert "content: the words ask a question or state a possibility or plan" in message, message
+            assert "'user.home'" in message, message
+        free = await call(client, "memory_write", {"content": "I might move to Portland next year."})
+        await drain(poller)
+        assert await _status(client, str(home["id"])) == "active"
+        assert await _status(client, str(free["id"])) == "active"
+        summary = await call(client, "memory_summarize", {"key": "user.home"})
+        assert "Seattle" in summary["hint"], summary
+        assert "Portland" not in summary["hint"], summary
