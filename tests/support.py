@@ -19,7 +19,7 @@ import psycopg
 from mcp import Client
 from mcp_types import TextContent
 
-from hindsight.client import connect
+from hindsight.client import call, connect
 from hindsight.domain.memory import Layer, MemoryDraft, WriteJob
 from hindsight.local.poller import SqsPoller
 from hindsight.local.stack import LocalStack
@@ -79,6 +79,19 @@ def session_pattern(stack: LocalStack, tenant: str) -> str:
 async def drain(poller: SqsPoller, timeout_s: float = 60.0) -> None:
     """Let the worker store everything queued (from an async test: the worker runs its own loop)."""
     assert await anyio.to_thread.run_sync(poller.drain, timeout_s), "the write queue did not drain"
+
+
+async def written_in_turn(
+    client: Client, poller: SqsPoller, first: str, second: str, **args: Any
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """``memory_write`` of ``first``, then of ``second`` (each with ``args``, e.g. a ``key``), each stored
+    before the next: the two acknowledgements and ``memory_get`` of the first afterwards (its memory and
+    relations)."""
+    old: dict[str, Any] = await call(client, "memory_write", {"content": first, **args})
+    await drain(poller)
+    new: dict[str, Any] = await call(client, "memory_write", {"content": second, **args})
+    await drain(poller)
+    return old, new, await call(client, "memory_get", {"id": old["id"]})
 
 
 @contextmanager

@@ -6,14 +6,11 @@ official MCP client, the SQS emulator, the worker and Postgres: the old fact is 
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import drain, mcp_client
+from tests.support import mcp_client, written_in_turn
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -33,11 +30,7 @@ async def test_a_real_change_of_a_standing_fact_is_at_least_flagged(
     server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str, status: str
 ) -> None:
     async with mcp_client(server.url, token) as client:
-        old = await call(client, "memory_write", {"content": first})
-        await drain(poller)
-        new = await call(client, "memory_write", {"content": second})
-        await drain(poller)
-        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+        old, new, view = await written_in_turn(client, poller, first, second)
     kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in view["relations"]}
     assert (str(new["id"]), str(old["id"]), "contradicts") in kinds, view
     assert view["memory"]["status"] == status, view
@@ -47,10 +40,8 @@ async def test_someone_elses_lost_job_leaves_the_users_alone(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:
     async with mcp_client(server.url, token) as client:
-        old = await call(client, "memory_write", {"content": "The user works at Acme"})
-        await drain(poller)
-        await call(client, "memory_write", {"content": "The user's wife got fired"})
-        await drain(poller)
-        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+        *_, view = await written_in_turn(
+            client, poller, "The user works at Acme", "The user's wife got fired"
+        )
     assert view["memory"]["status"] == "active"
     assert view["relations"] == [], view

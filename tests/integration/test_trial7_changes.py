@@ -16,7 +16,7 @@ import pytest
 from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import drain, mcp_client
+from tests.support import mcp_client, written_in_turn
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -35,11 +35,7 @@ async def test_an_everyday_change_in_the_users_words_is_flagged(
     server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str
 ) -> None:
     async with mcp_client(server.url, token) as client:
-        old = await call(client, "memory_write", {"content": first})
-        await drain(poller)
-        new = await call(client, "memory_write", {"content": second})
-        await drain(poller)
-        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+        old, new, view = await written_in_turn(client, poller, first, second)
     kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in view["relations"]}
     assert (str(new["id"]), str(old["id"]), "contradicts") in kinds, view
     assert view["memory"]["status"] == "active", view
@@ -49,54 +45,32 @@ async def test_another_persons_move_leaves_the_users_home_alone(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:
     async with mcp_client(server.url, token) as client:
-        old = await call(client, "memory_write", {"content": "I live in Denver"})
-        await drain(poller)
-        await call(client, "memory_write", {"content": "My sister moved to Austin"})
-        await drain(poller)
-        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+        *_, view = await written_in_turn(client, poller, "I live in Denver", "My sister moved to Austin")
     assert view["memory"]["status"] == "active"
     assert view["relations"] == [], view
 
 
 @pytest.mark.parametrize(
-    ("key", "first", "second"),
+    ("key", "first", "second", "status"),
     [
-        ("user.employer", "I work at Acme", "Also, I work at Globex now"),
-        ("user.phone", "I use an iPhone 12", "I've also switched to a Pixel 8"),
-        ("user.city", "I live in Boston", "My sister moved to Denver and I moved there too"),
+        ("user.employer", "I work at Acme", "Also, I work at Globex now", "superseded"),
+        ("user.phone", "I use an iPhone 12", "I've also switched to a Pixel 8", "superseded"),
+        ("user.city", "I live in Boston", "My sister moved to Denver and I moved there too", "superseded"),
+        # trial9 H1: "also … now" is one more value from now on; it retired the key's value
+        (
+            "user.allergy",
+            "I'm allergic to penicillin.",
+            "Turns out I'm also allergic to latex now.",
+            "active",
+        ),
+        ("user.languages", "I speak Spanish.", "I also speak French now.", "active"),
     ],
 )
-async def test_an_also_beside_a_change_on_a_key_replaces_the_value(
-    server: BackgroundServer, poller: SqsPoller, token: str, key: str, first: str, second: str
+async def test_an_also_on_a_key_adds_a_value_unless_beside_a_change(
+    server: BackgroundServer, poller: SqsPoller, token: str, key: str, first: str, second: str, status: str
 ) -> None:
     async with mcp_client(server.url, token) as client:
-        old = await call(client, "memory_write", {"content": first, "key": key})
-        await drain(poller)
-        new = await call(client, "memory_write", {"content": second, "key": key})
-        await drain(poller)
-        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+        _, new, view = await written_in_turn(client, poller, first, second, key=key)
         added: dict[str, Any] = await call(client, "memory_get", {"id": new["id"]})
-    assert view["memory"]["status"] == "superseded", (view, added)
-    assert added["memory"]["status"] == "active", added
-
-
-@pytest.mark.parametrize(
-    ("key", "first", "second"),
-    [
-        ("user.allergy", "I'm allergic to penicillin.", "Turns out I'm also allergic to latex now."),
-        ("user.languages", "I speak Spanish.", "I also speak French now."),
-    ],
-)
-async def test_an_also_with_now_on_a_key_adds_a_value(
-    server: BackgroundServer, poller: SqsPoller, token: str, key: str, first: str, second: str
-) -> None:
-    """trial9 H1: "also … now" is one more value from now on; it retired the key's value."""
-    async with mcp_client(server.url, token) as client:
-        old = await call(client, "memory_write", {"content": first, "key": key})
-        await drain(poller)
-        new = await call(client, "memory_write", {"content": second, "key": key})
-        await drain(poller)
-        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
-        added: dict[str, Any] = await call(client, "memory_get", {"id": new["id"]})
-    assert view["memory"]["status"] == "active", (view, added)
+    assert view["memory"]["status"] == status, (view, added)
     assert added["memory"]["status"] == "active", added

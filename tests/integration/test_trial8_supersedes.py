@@ -6,14 +6,11 @@ client, the SQS emulator, the worker and Postgres: the old fact stays active and
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import drain, mcp_client
+from tests.support import mcp_client, written_in_turn
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -31,11 +28,7 @@ async def test_now_or_a_broader_place_retires_only_the_same_attribute(
     server: BackgroundServer, poller: SqsPoller, token: str, first: str, second: str, status: str
 ) -> None:
     async with mcp_client(server.url, token) as client:
-        old = await call(client, "memory_write", {"content": first})
-        await drain(poller)
-        new = await call(client, "memory_write", {"content": second})
-        await drain(poller)
-        view: dict[str, Any] = await call(client, "memory_get", {"id": old["id"]})
+        old, new, view = await written_in_turn(client, poller, first, second)
     kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in view["relations"]}
     assert (str(new["id"]), str(old["id"]), "contradicts") in kinds, view
     assert view["memory"]["status"] == status, view
