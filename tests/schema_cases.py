@@ -132,7 +132,7 @@ def bad_values(schema: Schema, defs: Schema | None = None) -> list[BadCase]:
     cases: list[BadCase] = []
     kind = schema.get("type")
     if "enum" in schema:
-        cases.append(BadCase("not_in_enum", "__not_an_option__"))
+        cases.append(BadCase("not_in_enum", "__not_an_option__", limit=True))  # limit.one_of: the choices
     elif kind == "string":
         cases.append(BadCase("wrong_type", {"not": "a string"}))
         fmt = schema.get("format")

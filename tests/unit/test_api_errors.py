@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 import pytest
 from pydantic import BaseModel, Field, ValidationError
@@ -46,6 +47,21 @@ def test_a_validation_error_names_every_field_and_limit_in_text_and_structure() 
     assert first == error["message"]
     assert "top_k: Input should be less than or equal to 100" in first
     assert json.loads(rest) == {"error": error}
+
+
+class _Choice(BaseModel):
+    layer: Literal["semantic", "episodic"]
+    depth: Literal[1, 2] = 1
+
+
+def test_a_value_outside_a_fixed_set_names_the_choices_as_its_limit() -> None:
+    """trial8 LOW: an enum's error carried no ``limit``; the choices were only in the message."""
+    with pytest.raises(ValidationError) as caught:
+        _Choice(layer="procedural", depth=3)  # type: ignore[arg-type]
+    _, error = _text(caught.value)
+    fields = {e["field"]: e for e in error["errors"]}  # type: ignore[attr-defined]
+    assert fields["layer"]["limit"] == {"one_of": ["semantic", "episodic"]}
+    assert fields["depth"]["limit"] == {"expected": "1 or 2"}
 
 
 def test_an_invalid_input_keeps_its_field_and_limit() -> None:

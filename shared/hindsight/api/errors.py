@@ -25,6 +25,7 @@ a rejected value: it is the caller's data and may be large or sensitive.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,6 +138,20 @@ def _worded(message: str, error_type: str) -> str:
     return _JSON_WORDED.get(error_type, message.replace(" after validation", ""))
 
 
+_CHOICE_ERRORS = frozenset({"literal_error", "enum"})
+"""pydantic's errors for a value outside a fixed set (``Literal``, ``Enum``): their ``ctx["expected"]``
+lists the set ("'semantic' or 'episodic'")."""
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+def _choices(expected: str) -> dict[str, Any]:
+    """The ``limit`` of a value outside a fixed set: ``{"one_of": [...]}``, the allowed values as pydantic
+    quotes them in ``expected`` ("'semantic' or 'episodic'"); ``{"expected": expected}`` when they are not
+    quoted strings (numbers)."""
+    values = _QUOTED.findall(expected)
+    return {"one_of": values} if values else {"expected": expected}
+
+
 def validation_error(exc: ValidationError, prefix: str = "") -> dict[str, Any]:
     """The error object for a pydantic ``ValidationError``: every bad field with the limit it broke."""
     details: list[dict[str, Any]] = []
@@ -154,6 +169,8 @@ def validation_error(exc: ValidationError, prefix: str = "") -> dict[str, Any]:
             words := PATTERN_FORMATS.get(str(ctx.get("pattern")))
         ):
             message, limit = f"must be {words}", {"format": words}  # the regex stays in the schema
+        if err["type"] in _CHOICE_ERRORS and "expected" in ctx:
+            limit = _choices(str(ctx["expected"]))
         detail: dict[str, Any] = {"field": field, "message": message, "type": err["type"]}
         if limit:
             detail["limit"] = limit
