@@ -64,6 +64,8 @@ async def test_another_persons_move_leaves_the_users_home_alone(
             "active",
         ),
         ("user.languages", "I speak Spanish.", "I also speak French now.", "active"),
+        # trial10 H1: an ending verb beside "also … now" is a change
+        ("user.bank", "I bank with Chase", "I also closed my Chase account, I'm with Ally now", "superseded"),
     ],
 )
 async def test_an_also_on_a_key_adds_a_value_unless_beside_a_change(

@@ -40,3 +40,18 @@ async def test_a_plan_or_a_question_on_a_key_is_refused_and_the_value_kept(
         summary = await call(client, "memory_summarize", {"key": "user.home"})
         assert "Seattle" in summary["hint"], summary
         assert "Portland" not in summary["hint"], summary
+
+
+async def test_a_value_with_a_hedge_or_an_instruction_on_a_key_is_stored(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """trial10 M1: the first version of the refusal refused ordinary keyed values like these."""
+    async with mcp_client(server.url, token) as client:
+        for key, content in (
+            ("user.calls", "If I'm late, text me instead of calling"),
+            ("user.diet", "I'm vegetarian, though I might eat fish at restaurants"),
+            ("user.book", 'My favourite book is "Who Moved My Cheese?"'),
+        ):
+            written = await call(client, "memory_write", {"content": content, "key": key})
+            await drain(poller)
+            assert await _status(client, str(written["id"])) == "active", content

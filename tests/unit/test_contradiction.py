@@ -528,6 +528,11 @@ def test_source_rules_and_additive_markers() -> None:
         ("We also have a cat now.", True),
         ("I also work at a bakery on weekends now.", True),
         ("I also speak French now.", True),
+        # trial10 H1: an ending verb beside "also … now" is a change
+        ("I also closed my Chase account, I'm with Ally now", False),
+        ("We also sold the Civic, I drive a Model 3 now", False),
+        ("I also got a new phone now, a Pixel 9", False),
+        ("Ben also left Stripe now and joined Plaid", False),
     ],
 )
 def test_an_also_beside_a_change_or_about_another_subject_adds_no_value(text: str, additive: bool) -> None:

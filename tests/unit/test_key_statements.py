@@ -13,14 +13,19 @@ from hindsight.domain.memory import MemoryDraft
 @pytest.mark.parametrize(
     ("content", "words"),
     [
-        ("I might move to Portland next year.", "might"),
-        ("We're thinking about moving to Portland.", "thinking about"),
+        ("I might move to Portland next year.", "I might"),
+        ("We're thinking about moving to Portland.", "We're thinking about"),
         ("Do you think I should move to Austin?", "Do you think"),
         ("Should I switch from iPhone to a Pixel?", "Should I"),
-        ("If I get the Globex offer I'll quit Acme.", "If I"),
-        ("I'm planning to leave Acme in the spring.", "planning to"),
-        ("I’m considering a switch to Verizon", "considering"),
-        ("Which phone is better for me?", "?"),
+        ("If I get the Globex offer I'll quit Acme.", "If I get the Globex offer I'll"),
+        ("I'm planning to leave Acme in the spring.", "I'm planning to"),
+        ("I’m considering a switch to Verizon", "I'm considering"),
+        # trial10 H2: other openings of a possibility
+        ("I may move to Portland next year", "I may"),
+        ("Maybe we'll move to Portland someday", "Maybe"),
+        ("I could take the job at Globex if the offer is good", "I could"),
+        ("I'm weighing an offer from Globex", "I'm weighing"),
+        ("Can I keep my Chase account?", "Can I keep my Chase account?"),
     ],
 )
 def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str, words: str) -> None:
@@ -41,6 +46,20 @@ def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str,
         "I moved to Portland in May",
         "The user's favourite film is Mighty Ducks",
         "Questions go to Priya",
+        # trial10 M1: refused by the first version (a hedge, a title or an instruction after the opening)
+        "If I'm late, text me instead of calling",
+        "If we order pizza, I want the vegetarian one",
+        'My favourite book is "Who Moved My Cheese?"',
+        "The company motto is 'What if we did it better?'",
+        "My favourite song is 'You Might Think' by The Cars",
+        "I work at Might & Main Ltd",
+        "I volunteer at the Hoping to Help food bank on Saturdays",
+        "I prefer aisle seats, considering my bad knee",
+        "I'm vegetarian, though I might eat fish at restaurants",
+        "Mia's allergist says she might outgrow the peanut allergy, but she is allergic now",
+        "I help families with planning to retire",
+        "When I'm thinking about work, I listen to lo-fi",
+        "Favourite film: What If (2013)",
     ],
 )
 def test_a_value_on_a_key_is_not_refused(content: str) -> None:

@@ -1309,12 +1309,14 @@ def order_contradiction(
 
 
 _CHANGE_BESIDE = re.compile(
-    r"\b(?:switched|changed|moved|relocated|no\s+longer|not\s+any\s*more|any\s*more|instead)\b",
+    r"\b(?:switched|changed|moved|relocated|no\s+longer|not\s+any\s*more|any\s*more|instead|closed|sold|left"
+    r"|quit|cancell?ed|traded|replaced|got\s+a\s+new)\b",
     re.IGNORECASE,
 )
 """Words that say the value changed: beside an additive word on a key, the write replaces ("I've also
-switched to a Pixel 8"; trial7 M2). Not "now": "I also speak French now" is one more value from now on
-(trial9 H1: with "now" here, "also … now" retired the key's value)."""
+switched to a Pixel 8"; trial7 M2; "I also closed my Chase account, I'm with Ally now", "We also sold the
+Civic", "I also got a new phone now": trial10 H1). Not "now": "I also speak French now" is one more value
+from now on (trial9 H1: with "now" here, "also … now" retired the key's value)."""
 _OPENING = re.compile(
     r"^\s*(?:also|additionally|besides|moreover|furthermore|in\s+addition)\s*(?:[,:;\u2014-]\s*|\s+(?=(?:i|we|"
     r"my|our|the)\b))",
