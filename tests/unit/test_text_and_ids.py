@@ -16,6 +16,8 @@ from hindsight.domain.text import (
     information_sequence,
     keyword_terms,
     passage_text,
+    plain_apostrophes,
+    plain_quotes,
     same_information,
 )
 
@@ -34,6 +36,21 @@ def test_passage_text_includes_the_recall_hint() -> None:
     decomposed = MemoryDraft(content="Zoe\u0308 lives in Malmo\u0308", query="where does Zoe\u0308 live?")
     assert passage_text(decomposed) == "Zo\u00eb lives in Malm\u00f6\nwhere does Zo\u00eb live?"
     assert decomposed.content == "Zoe\u0308 lives in Malmo\u0308"  # the content keeps its form
+
+
+def test_plain_apostrophes_makes_only_the_typographic_apostrophe_ascii() -> None:
+    assert plain_apostrophes("I\u2019m sure it doesn\u2019t") == "I'm sure it doesn't"
+    assert plain_apostrophes("\u2018quoted\u2019 \u201cwords\u201d") == "\u2018quoted' \u201cwords\u201d"
+
+
+def test_plain_quotes_makes_typographic_quotes_ascii() -> None:
+    assert plain_quotes("\u2018quoted\u2019 \u201cwords\u201d don\u2019t") == "'quoted' \"words\" don't"
+
+
+@given(st.text())
+def test_plain_apostrophes_and_quotes_keep_positions(text: str) -> None:
+    assert len(plain_apostrophes(text)) == len(plain_quotes(text)) == len(text)
+    assert plain_apostrophes(plain_quotes(text)) == plain_quotes(text)
 
 
 def test_uuid7_is_version_7_and_time_ordered() -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from hindsight.domain.both_hold import QUALIFIER_TIMES
+from hindsight.domain.text import plain_apostrophes
 from hindsight.domain.value_slots import RELATIONS
 
 CHANGE = re.compile(
@@ -63,7 +64,7 @@ _SPELLING = {"favourite": "favorite", "colour": "color"}
 
 def _words(text: str) -> list[str]:
     """``text`` case-folded as words (apostrophes kept: "i'm"; British spellings made American)."""
-    words = re.findall(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", text.casefold().replace("’", "'"))
+    words = re.findall(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", plain_apostrophes(text.casefold()))
     return [_SPELLING.get(w, w) for w in words]
 
 

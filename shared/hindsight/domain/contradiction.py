@@ -141,6 +141,7 @@ from hindsight.domain.state_change import (
 )
 from hindsight.domain.statement_scope import TAIL_CLAUSE, compared_statement
 from hindsight.domain.supersede_guard import only_flag, partial_take_back, unsure_replacement
+from hindsight.domain.text import plain_apostrophes
 from hindsight.domain.timetravel import takes_key
 from hindsight.domain.value_slots import (
     ANY_ONE_VALUE,
@@ -361,7 +362,7 @@ def _contractions(text: str) -> str:
     """``text`` with its contractions written out ("can't", "won't", "n't", "I'm", "'re", "'ve"); "'s"
     and "'d" are left, which may be "is"/"has" or a possessive, "had"/"would" ("I'm allergic to cats"
     is "I am allergic to cats": the verb and the subject are found as in "The user is …", trial8 M2)."""
-    text = text.replace("\u2019", "'")
+    text = plain_apostrophes(text)
     text = re.sub(r"\bI'm\b", "I am", text, flags=re.I)
     text = re.sub(r"\b(we|you|they)'re\b", r"\1 are", text, flags=re.I)
     text = re.sub(r"\b(I|we|you|they)'ve\b", r"\1 have", text, flags=re.I)

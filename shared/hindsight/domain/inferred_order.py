@@ -37,6 +37,7 @@ from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import TimeSpan
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relative_time import INFERRED_KEY, infer_event_time, recorded_anchor
+from hindsight.domain.text import plain_apostrophes
 from hindsight.domain.timetravel import takes_key
 
 _PAST_STATE = re.compile(
@@ -57,10 +58,16 @@ _YEAR = re.compile(r"(?<![\w.-])\d{4}(?![\w-]|\.\w)")
 """A four-digit number standing alone; a full stop after it ends the sentence ("… in 2019.")."""
 
 
+def _folded(text: str) -> str:
+    """``text`` in NFKC, lower case, its typographic apostrophes plain (``plain_apostrophes``): what the
+    patterns of this module read."""
+    return plain_apostrophes(unicodedata.normalize("NFKC", text).lower())
+
+
 def states_past(text: str) -> bool:
     """Whether ``text`` clearly states a past state (module docstring): a past-state marker and no
     present-state marker outside a "used to <verb>" phrase ("used to live" is past; "lives" is now)."""
-    lowered = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
+    lowered = _folded(text)
     if not _PAST_STATE.search(lowered):
         return False
     return not _PRESENT_STATE.search(_USED_TO.sub(" ", lowered))
@@ -78,7 +85,7 @@ def states_past_state(text: str) -> bool:
     """``states_past`` on ``text`` without a birth (``_LASTING_EVENT``): "was born in 2020" states no past
     state; "lived in Oslo in 2019" does. For what a keyed fact's own
     words date (``stated_past_year``, ``stated_past_period``, ``check_undated_past``)."""
-    lowered = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
+    lowered = _folded(text)
     return states_past(_LASTING_EVENT.sub(" ", lowered))
 
 
@@ -231,7 +238,7 @@ def stated_past_period(draft: MemoryDraft, holder_start: datetime) -> tuple[date
     dated = (draft.valid_from, draft.valid_to, draft.occurred_at, draft.session_at)
     if draft.layer != "semantic" or draft.key is None or any(d is not None for d in dated):
         return None
-    text = unicodedata.normalize("NFKC", draft.content).lower().replace("\u2019", "'")
+    text = _folded(draft.content)
     years = len(_YEAR.findall(text))
     period: tuple[datetime, datetime, str] | None = None
     found = [(a or c, b or d) for a, b, c, d in _RANGE.findall(text)]
@@ -298,7 +305,7 @@ def check_undated_past(draft: MemoryDraft, now: datetime) -> None:
     given = (draft.valid_from, draft.valid_to, draft.occurred_at, draft.session_at)
     if draft.layer != "semantic" or draft.key is None or any(d is not None for d in given):
         return
-    text = unicodedata.normalize("NFKC", draft.content).lower().replace("\u2019", "'")
+    text = _folded(draft.content)
     if _CORRECTION.search(text):
         return
     past = states_past_state(text)  # "was born in May 2020" is no past value (trial6 D)
@@ -336,7 +343,7 @@ def only_past(content: str) -> str | None:
     """The word by which ``content`` states a past state and nothing of now (``states_past``), a passive
     past aside (``_PASSIVE``); None when it does not, corrects a value (``_CORRECTION``) or says a state
     ended ("no longer", "not any more": ``_HOLDS_NOW``, what holds now)."""
-    text = _PASSIVE.sub(" ", unicodedata.normalize("NFKC", content).lower().replace("\u2019", "'"))
+    text = _PASSIVE.sub(" ", _folded(content))
     if _CORRECTION.search(text) or _HOLDS_NOW.search(text) or not states_past(text):
         return None
     found = _PAST_STATE.search(text)

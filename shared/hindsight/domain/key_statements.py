@@ -20,6 +20,7 @@ import unicodedata
 
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.text import plain_apostrophes
 
 _NOT_A_VALUE = re.compile(
     r"^\s*(?:"
@@ -49,7 +50,7 @@ def check_value_on_key(draft: MemoryDraft) -> None:
     InvalidInput (field ``content``) quoting the words and saying what to do instead."""
     if draft.layer != "semantic" or draft.key is None or draft.valid_from is not None:
         return
-    found = _NOT_A_VALUE.search(unicodedata.normalize("NFKC", draft.content).replace("\u2019", "'"))
+    found = _NOT_A_VALUE.search(plain_apostrophes(unicodedata.normalize("NFKC", draft.content)))
     if found is None:
         return
     raise InvalidInput(

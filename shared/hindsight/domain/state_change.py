@@ -28,6 +28,7 @@ from typing import Literal
 from hindsight.domain.both_hold import QUALIFIER_TIMES
 from hindsight.domain.calendar_words import SEASON_ALT
 from hindsight.domain.change_mention import says_a_move
+from hindsight.domain.text import plain_apostrophes
 from hindsight.domain.value_slots import MOVED
 
 ENDINGS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
@@ -83,7 +84,7 @@ user's employer is Acme")."""
 def _subject(words: str) -> str:
     """The subject phrase ``words`` (the text before the verb) normalised: case-folded, "the", a trailing
     possessive "'s" and "now" dropped ("The user's " → "user")."""
-    words = re.sub(r"['’]s\s*$", "", words.strip().casefold().replace("’", "'"))
+    words = re.sub(r"'s\s*$", "", plain_apostrophes(words.strip().casefold()))
     return " ".join(w for w in re.findall(r"[\w'-]+", words) if w not in ("the", "now", "just"))
 
 

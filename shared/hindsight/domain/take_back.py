@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from hindsight.domain.calendar_words import MONTHS, SEASONS, WEEKDAYS
 from hindsight.domain.contradiction import compare_facts
+from hindsight.domain.text import plain_apostrophes
 
 _TAKE_BACK = re.compile(
     r"\bno\s+longer\b|\bnot\b|n't\b|\bnever\b|\bany\s*more\b|\bstopped\b|\bquit\b|\bgave\s+up\b", re.I
@@ -88,16 +89,10 @@ class TakeBack:
     left: tuple[int, ...]
 
 
-def _plain(text: str) -> str:
-    """``text`` with the typographic apostrophe (U+2019, what phone keyboards type) as ``'``: "doesn’t"
-    is the take-back "doesn't"."""
-    return text.replace("\u2019", "'")
-
-
 def is_take_back(text: str) -> bool:
     """Whether ``text`` holds a take-back word ("no longer", "not", "stopped", "quit", …): a write that
     may leave a key's values active even when the key holds one (``taken_back`` tells)."""
-    return bool(_TAKE_BACK.search(_plain(text)))
+    return bool(_TAKE_BACK.search(plain_apostrophes(text)))
 
 
 def states_new_value(text: str, values: Sequence[str] = ()) -> bool:
@@ -109,7 +104,7 @@ def states_new_value(text: str, values: Sequence[str] = ()) -> bool:
     peanuts" names no new value of a key holding "Alex is allergic to peanuts"), not a clause that only
     qualifies another ("…, which I loved")."""
     held = {word for value in values for word in _content(value)}
-    for part in _PARTS.split(_plain(text)):
+    for part in _PARTS.split(plain_apostrophes(text)):
         if _TAKE_BACK.search(part) or _QUALIFYING.match(part):
             continue
         if set(_content(part)) - held:
@@ -151,7 +146,7 @@ def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
     contents, one or more), or None when the key's rule holds — it replaces them all. Raises nothing."""
     if not values:
         return None
-    new, values = _plain(new), [_plain(value) for value in values]
+    new, values = plain_apostrophes(new), [plain_apostrophes(value) for value in values]
     head, held = new, set()
     still = _STILL.search(new)
     if still is not None and _TAKE_BACK.search(new[: still.start()]):  # "no longer X but still Y"

@@ -14,6 +14,23 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_KEYWORD_TERMS = 64
 
 
+def plain_apostrophes(text: str) -> str:
+    """``text`` with the typographic apostrophe U+2019 (’, what phone keyboards type) as ASCII ``'``, so
+    one pattern reads both: "doesn’t" is "doesn't", "I’m" is "I'm". Nothing else changes; the length is
+    kept, so a position in the result is the same position in ``text``."""
+    return text.replace("\u2019", "'")
+
+
+_PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def plain_quotes(text: str) -> str:
+    """``text`` with typographic single quotes (U+2018 ‘, U+2019 ’) as ASCII ``'`` and double quotes
+    (U+201C “, U+201D ”) as ``"``: ``plain_apostrophes`` for texts read as quoted statements (the write
+    filter's rules, a pattern's statement). The length is kept."""
+    return text.translate(_PLAIN_QUOTES)
+
+
 def passage_text(draft: MemoryDraft) -> str:
     """What gets embedded for a memory: its context (when given), its content, its recall hint, in Unicode
     NFC — "Zoë lives in Malmö" with combining marks embeds at cosine 0.94 to the composed text under

@@ -30,6 +30,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from hindsight.domain.text import plain_quotes
+
 Trigger = Literal["preference", "constraint", "entity", "state_change", "correction", "task_done", "summary"]
 """Why a text is worth remembering (the spec's write triggers)."""
 
@@ -208,7 +210,7 @@ class WriteDecision(BaseModel):
 
 def decide(text: str, role: Role | None = None) -> WriteDecision:
     """Apply the write rules to ``text`` (written by ``role``, if known). Pure; never raises."""
-    text = _normalise(text)[:MAX_ANALYSED_CHARS]
+    text = plain_quotes(text)[:MAX_ANALYSED_CHARS]
     if not text.strip():
         return WriteDecision(remember=False, triggers=(), confidence=1.0, reason="empty")
     if _CHIT_CHAT.match(text.strip()):
@@ -256,11 +258,6 @@ def decide(text: str, role: Role | None = None) -> WriteDecision:
     if question:
         return WriteDecision(remember=False, triggers=(), confidence=0.6, reason="a question, no trigger")
     return WriteDecision(remember=None, triggers=(), confidence=0.0, reason="no trigger")
-
-
-def _normalise(text: str) -> str:
-    """Typographic apostrophes and quotes to ASCII, so one pattern covers both."""
-    return text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
 
 
 # --- entity extraction ---------------------------------------------------------------------------------
@@ -323,7 +320,7 @@ def extract_entities(text: str) -> dict[str, list[str]]:
     at most ``MAX_VALUES_PER_KIND`` per kind and ``MAX_ENTITY_CHARS`` characters each. URLs, e-mails
     and dates are masked before the other patterns run, so an id inside a URL is not an id. Pure.
     """
-    text = _normalise(text)[:MAX_ANALYSED_CHARS]
+    text = plain_quotes(text)[:MAX_ANALYSED_CHARS]
     found: dict[str, list[str]] = {}
 
     def add(kind: str, value: str) -> None:

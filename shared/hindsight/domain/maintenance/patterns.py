@@ -46,6 +46,7 @@ from hindsight.domain.maintenance.episodes import (
     derived_id,
 )
 from hindsight.domain.memory import Scope
+from hindsight.domain.text import plain_quotes
 from hindsight.domain.write_filter import RULES
 
 PATTERN_MIN_EPISODES = 3
@@ -112,7 +113,7 @@ _PREFERENCE_RULES = tuple(rule for rule in RULES if rule.trigger == "preference"
 def normalise_statement(text: str) -> str:
     """Case-folded, whitespace collapsed, surrounding quotes and end punctuation removed, typographic
     apostrophes made ASCII: "Back off on HTTP 429." and "back off on HTTP 429" are the same lesson."""
-    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = plain_quotes(text)
     text = " ".join(text.split()).casefold()
     return _LEADING.sub("", _TRAILING.sub("", text))
 
