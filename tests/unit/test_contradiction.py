@@ -533,6 +533,14 @@ def test_source_rules_and_additive_markers() -> None:
         ("We also sold the Civic, I drive a Model 3 now", False),
         ("I also got a new phone now, a Pixel 9", False),
         ("Ben also left Stripe now and joined Plaid", False),
+        # trial11 finding 1: a change word in a reason about someone else is no change of the value
+        ("I also use Outlook now, since work moved to Microsoft 365", True),
+        ("I also use Outlook now because the company switched to Microsoft 365", True),
+        ("I also use Outlook now, as my team moved to Microsoft 365", True),
+        ("I also use Outlook now, now that the office moved to Microsoft 365", True),
+        # … but a reason that is the writer's own doing, or a change in the statement, still replaces
+        ("I also work at Globex now, since I left Acme", False),
+        ("I also switched to Outlook now, since work moved to Microsoft 365", False),
     ],
 )
 def test_an_also_beside_a_change_or_about_another_subject_adds_no_value(text: str, additive: bool) -> None:
