@@ -541,6 +541,17 @@ def test_source_rules_and_additive_markers() -> None:
         # … but a reason that is the writer's own doing, or a change in the statement, still replaces
         ("I also work at Globex now, since I left Acme", False),
         ("I also switched to Outlook now, since work moved to Microsoft 365", False),
+        # trial11 finding 5: "now" of a state held one at a time is a change of it, whatever "also" says
+        ("I'm also married now!", False),
+        ("I’m also married now!", False),
+        ("I also live in Portland now", False),
+        ("We also got engaged now", False),
+        ("Tom is also based in Berlin now", False),
+        ("I also live in Portland now, since my company moved there", False),
+        # … not a second home without "now", nor what the user may hold several of
+        ("I also live in Portland", True),
+        ("I also live with my parents now", True),
+        ("I also work at Globex now", True),
     ],
 )
 def test_an_also_beside_a_change_or_about_another_subject_adds_no_value(text: str, additive: bool) -> None:

@@ -6,11 +6,20 @@ to Microsoft 365" keeps the key's old value — the "moved" is the employer's, i
 (trial11, finding 1: it retired the value). ``without_reason`` cuts such a clause before the change words of
 ``is_additive`` are looked for. A reason the writer gives about their own doing ("…, since I left Acme")
 may be the change of the key's value itself: it is kept.
+
+Where a subject lives, and whether they are married (engaged, divorced, …), hold one value at a time: "I'm
+also married now!" or "I also live in Portland now" on a key says the value changed, the "also" is about
+the sentence (one more thing said), not about a second value (trial11, finding 5: both were kept beside
+the old value). ``one_value_state`` tells them; with "now" only, so "I also live in Portland" (a second
+home) still adds. Not a job ("I also work at Globex now": a second job is common), nor what holds several
+("I also speak French now", "We also have a cat now").
 """
 
 from __future__ import annotations
 
 import re
+
+from hindsight.domain.text import plain_apostrophes
 
 _REASON = re.compile(
     r"(?:,\s*|\s+)(?:because|since|now\s+that|given\s+that|due\s+to)\s+(?P<clause>.*)$"
@@ -27,10 +36,30 @@ def without_reason(text: str) -> str:
     """``text`` without a reason clause after its statement (``_REASON``) whose subject is not the writer
     ("I also use Outlook now, since work moved to Microsoft 365" → "I also use Outlook now"); as written
     when there is none, or when the writer is its subject ("…, since I left Acme": kept)."""
-    found = _REASON.search(text.replace("\u2019", "'"))
+    found = _REASON.search(plain_apostrophes(text))
     if found is None:
         return text
     clause = found.group("clause") if found.group("clause") is not None else found.group("as_clause")
     if _WRITER.match(clause):
         return text
     return text[: found.start()]
+
+
+_ONE_STATE = re.compile(
+    r"\b(?:live[sd]?|living|resides?|residing|based|located)\s+(?:(?:also|now)\s+)*(?:in|at)\b"
+    r"|(?:\b(?:am|are|is|was|got|get|gotten|became|become)|'m|'re|'s)\s+(?:(?:also|now|just|finally)\s+)*"
+    r"(?:married|engaged|divorced|widowed|separated|single)\b",
+    re.IGNORECASE,
+)
+"""A state a subject holds one value of at a time: where it lives ("lives in", "is based in"), its
+marriage ("is married", "got engaged", "'m divorced")."""
+_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+
+
+def one_value_state(text: str) -> bool:
+    """Whether ``text`` (a keyed write with an additive word) says "now" of a state held one at a time
+    (``_ONE_STATE``: where its subject lives, whether it is married): "I'm also married now!", "I also
+    live in Portland now" — a change of the key's value, not one more value (module docstring). Both read
+    in the statement, without a reason clause about someone else (``without_reason``)."""
+    statement = without_reason(plain_apostrophes(text))
+    return bool(_ONE_STATE.search(statement)) and bool(_NOW.search(statement))

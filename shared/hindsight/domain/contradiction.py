@@ -116,7 +116,7 @@ from difflib import SequenceMatcher
 from functools import cache, lru_cache
 from typing import Literal
 
-from hindsight.domain.also_now import without_reason
+from hindsight.domain.also_now import one_value_state, without_reason
 from hindsight.domain.both_hold import (
     CLOCK,
     QUALIFIER_TIMES,
@@ -1365,13 +1365,17 @@ def is_additive(text: str) -> bool:
     too"), and with no word that says the value changed ("switched", "moved", "no longer", "instead"; a
     plain "now" does not: "I also speak French now" adds; nor does one in a reason clause about someone
     else, ``also_now.without_reason``: "I also use Outlook now, since work moved to Microsoft 365" adds,
-    trial11 finding 1). trial7 M2: "Also, I work at Globex now" on ``user.employer`` holding "I work at
-    Acme", "I've also switched to a Pixel 8" added a value instead of replacing it."""
+    trial11 finding 1), and not "now" of a state held one at a time (``also_now.one_value_state``: "I'm
+    also married now!", "I also live in Portland now" replace; trial11 finding 5). trial7 M2: "Also, I
+    work at Globex now" on ``user.employer`` holding "I work at Acme", "I've also switched to a Pixel 8"
+    added a value instead of replacing it."""
     if not _ADDITIVE.search(text):
         return False
     rest = _OPENING.sub("", text, count=1)
     if not _ADDITIVE.search(rest):
         return False
     if _CHANGE_BESIDE.search(without_reason(rest)):  # not a reason's: "…, since work moved to …"
+        return False
+    if one_value_state(rest):  # "I'm also married now!", "I also live in Portland now": one at a time
         return False
     return not _additive_of_another_subject(rest)
