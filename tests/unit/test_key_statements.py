@@ -69,3 +69,30 @@ def test_a_value_on_a_key_is_not_refused(content: str) -> None:
 def test_only_a_keyed_semantic_write_without_valid_from_is_checked() -> None:
     check_value_on_key(MemoryDraft(content="I might move to Portland next year."))
     check_value_on_key(MemoryDraft(content="Should I move?", key="user.home", layer="episodic"))
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("We are planning to have no more kids", "state a plan ('We are planning to')"),
+        ("We're planning to have no more kids", 'state a plan ("We\'re planning to")'),
+        ("Should I switch to a Pixel?", "ask a question ('Should I')"),
+        ("I might move to Portland next year.", "state a possibility ('I might')"),
+        ("If I get the offer I'll quit Acme.", "say what would happen under a condition"),
+    ],
+)
+def test_the_refusal_names_the_kind_of_words_and_the_rule(content: str, says: str) -> None:
+    """trial11 finding 6: "We are planning to have no more kids" was refused as "a question or … a
+    possibility or plan": the error names which, and why it is no value of now."""
+    with pytest.raises(InvalidInput) as refused:
+        check_value_on_key(MemoryDraft(content=content, key="user.kids"))
+    assert f"the words {says}" in str(refused.value), refused.value
+    assert "a key holds the value that holds now" in str(refused.value), refused.value
+
+
+@pytest.mark.parametrize("key", ["user.plans", "family.plans.kids", "user.goals", "travel_plan"])
+def test_a_plan_on_a_key_that_names_plans_is_its_value_a_question_is_not(key: str) -> None:
+    check_value_on_key(MemoryDraft(content="We are planning to have no more kids", key=key))
+    for content in ("Should I move to Austin?", "I might move to Portland"):
+        with pytest.raises(InvalidInput):
+            check_value_on_key(MemoryDraft(content=content, key=key))

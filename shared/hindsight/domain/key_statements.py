@@ -10,7 +10,9 @@ are stored beside the facts as any write.
 English only, and only how the write opens (``_NOT_A_VALUE``). Not "would like" or "want" (a preference is
 a value: "I would like my coffee black"), not "going to" (a routine: "I'm going to the gym on Mondays"), not
 "will" (a change said ahead: the upcoming value rules of ``ahead_words``), not a conditional instruction
-("If I'm late, text me").
+("If I'm late, text me"). The refusal names the kind of words it read (a question, a condition, a
+possibility, a plan: trial11 finding 6, "We are planning to have no more kids" was refused as "a question
+or a possibility or plan"); a plan on a key that names plans ("user.plans") is that key's value.
 """
 
 from __future__ import annotations
@@ -24,13 +26,13 @@ from hindsight.domain.text import plain_apostrophes
 
 _NOT_A_VALUE = re.compile(
     r"^\s*(?:"
-    r"(?:should|shall)\s+(?:i|we)\b|do\s+you\s+think\b|what\s+if\s+(?:i|we)\b"
-    r"|(?:do|does|did|can|could|would|will|is|are|am)\s+(?:i|we|you|my|our)\b[^?\"']*\?\s*$"
-    r"|if\s+(?:i|we)\b[^.;]*\b(?:i|we)(?:'ll|\s+will|'d|\s+would)\b"
-    r"|(?:maybe|perhaps)\b"
-    r"|(?:i|we)\s+(?:might|may|could)\b"
-    r"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:thinking\s+(?:about|of)|considering|planning\s+to|hoping\s+to"
-    r"|weighing)\b"
+    r"(?P<question>(?:should|shall)\s+(?:i|we)\b|do\s+you\s+think\b|what\s+if\s+(?:i|we)\b"
+    r"|(?:do|does|did|can|could|would|will|is|are|am)\s+(?:i|we|you|my|our)\b[^?\"']*\?\s*$)"
+    r"|(?P<condition>if\s+(?:i|we)\b[^.;]*\b(?:i|we)(?:'ll|\s+will|'d|\s+would)\b)"
+    r"|(?P<possibility>(?:maybe|perhaps)\b|(?:i|we)\s+(?:might|may|could)\b"
+    r"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:thinking\s+(?:about|of)|considering|weighing"
+    r"|hoping\s+to)\b)"
+    r"|(?P<plan>(?:i|we)(?:'m|'re|\s+am|\s+are)\s+planning\s+to\b)"
     r")",
     re.IGNORECASE,
 )
@@ -43,20 +45,40 @@ my bad knee", "If I'm late, text me instead of calling") is a value (trial10 M1:
 15 of 22 such ordinary keyed values)."""
 
 
+_WHAT = {
+    "question": ("ask a question", "a question holds no value"),
+    "condition": ("say what would happen under a condition", "what would happen does not hold yet"),
+    "possibility": ("state a possibility", "a possibility does not hold yet"),
+    "plan": ("state a plan", "a plan does not hold until it is carried out"),
+}
+"""How the refusal names each kind of opening of ``_NOT_A_VALUE`` (its group names), and why it is no
+value of now."""
+PLAN_KEY = re.compile(r"(?:^|[._:/-])(?:plans?|goals?|intentions?|wish(?:es)?)(?:$|[._:/-])", re.IGNORECASE)
+"""A key that names plans or goals ("user.plans", "family.plans.kids", "user.goals"): a plan is its value
+of now, and is stored (trial11 finding 6)."""
+
+
 def check_value_on_key(draft: MemoryDraft) -> None:
-    """Refuse a keyed semantic write whose words ask a question or state a possibility, condition or plan
+    """Refuse a keyed semantic write whose words open with a question, a condition, a possibility or a plan
     (``_NOT_A_VALUE``): as the key's value it would retire the value of now. Only a semantic write with a
-    key and no ``valid_from`` (a value said to start later is the caller's: ``upcoming``). Raises
-    InvalidInput (field ``content``) quoting the words and saying what to do instead."""
+    key and no ``valid_from`` (a value said to start later is the caller's: ``upcoming``); a plan on a key
+    that names plans (``PLAN_KEY``: "user.plans") is its value and stored. Raises InvalidInput (field
+    ``content``) naming the kind of words and quoting them, the rule (a key holds the value that holds
+    now) and what to do instead."""
     if draft.layer != "semantic" or draft.key is None or draft.valid_from is not None:
         return
     found = _NOT_A_VALUE.search(plain_apostrophes(unicodedata.normalize("NFKC", draft.content)))
-    if found is None:
+    if found is None or (found.lastgroup == "plan" and PLAN_KEY.search(draft.key)):
         return
+    what, why = _WHAT[found.lastgroup or "question"]
+    plans = (
+        ", on a key that names plans ('user.plans': a plan is its value)" if found.lastgroup == "plan" else ""
+    )
     raise InvalidInput(
         "content",
-        f"the words ask a question or state a possibility or plan ({found.group(0).strip()!r}), not a value "
-        f"of key {draft.key!r}: as the key's value they would retire the value of now. Write it without a "
-        "key (kept beside the key's fact, nothing retired), or write the value on the key once it holds "
-        "(valid_from for a change that starts later)",
+        f"the words {what} ({found.group(0).strip()!r}), not a value of key {draft.key!r}: a key holds the "
+        f"value that holds now and {why}, so as the key's value it would retire the value of now. Write it "
+        "without a key (kept beside the key's fact, nothing retired)"
+        f"{plans}, or write the value on the key "
+        "once it holds (valid_from for a change that starts later)",
     )
