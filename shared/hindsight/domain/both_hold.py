@@ -34,14 +34,16 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from hindsight.domain.calendar_words import MONTHS, SEASONS, WEEKDAYS
+from hindsight.domain.calendar_words import DAY_PARTS, MONTHS, SEASONS, WEEK_PARTS, WEEKDAYS
 from hindsight.domain.inferred_order import states_past
 from hindsight.domain.relative_time import relative_mentions
 
 QUALIFIER_TIMES = frozenset(
     [
         *WEEKDAYS,
-        *("weekday", "weekend", "weeknight", "morning", "afternoon", "evening", "night", "lunchtime"),
+        *WEEK_PARTS,
+        *DAY_PARTS,
+        "lunchtime",
         *(season for season in SEASONS if season != "fall"),  # "fall" is also a verb
         *("holiday", "vacation", "part-time", "full-time"),
     ]

@@ -125,7 +125,7 @@ from hindsight.domain.both_hold import (
     several_at_once,
     two_past_states,
 )
-from hindsight.domain.calendar_words import DAY_GROUPS, MONTHS, WEEKDAYS
+from hindsight.domain.calendar_words import DAY_GROUPS, DAY_PARTS, MONTHS, WEEKDAYS
 from hindsight.domain.change_mention import mentions_a_change
 from hindsight.domain.memory import Source
 from hindsight.domain.rewording import same_statement
@@ -354,9 +354,7 @@ _COLOURS = frozenset(
         "navy",
     ]
 )
-_TIME_WORDS = frozenset(
-    [*WEEKDAYS, *MONTHS, *("weekday", "weekend", "morning", "afternoon", "evening", "night")]
-)
+_TIME_WORDS = frozenset([*WEEKDAYS, *MONTHS, *DAY_GROUPS, *DAY_PARTS])
 
 
 def _contractions(text: str) -> str:

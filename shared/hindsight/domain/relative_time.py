@@ -114,7 +114,7 @@ from hindsight.domain.calendar_ago import (
     week_span,
     year_span,
 )
-from hindsight.domain.calendar_words import WEEKDAY_ALT, WEEKDAYS
+from hindsight.domain.calendar_words import UNIT_ALT, WEEKDAY_ALT, WEEKDAYS
 from hindsight.domain.content_date import iso_date_forms, relative_dates_another_clause, stated_dates
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
@@ -169,7 +169,7 @@ _RULES: tuple[Rule, ...] = (
     (re.compile(r"\blast month\b"), lambda m, d: month_span(d, 1)),
     (re.compile(r"\blast year\b"), lambda m, d: year_span(d, 1)),
     (
-        re.compile(r"\b" + _NUM_EN + r" (day|week|month|year)s? ago\b"),
+        re.compile(r"\b" + _NUM_EN + rf" ({UNIT_ALT})s? ago\b"),
         lambda m, d: ago(m.group(2), _number(m.group(1)), d),
     ),
     (re.compile(r"大前天"), lambda m, d: day_span(d - timedelta(days=3))),
@@ -187,7 +187,7 @@ _RULES: tuple[Rule, ...] = (
 )
 _COUNTED_FROM = (
     r"(?:(?:\d{1,3}|" + NUMBER_WORD_PATTERN + r"|(?:a )?(?:few|couple(?: of)?)|several)\s+)?"
-    r"(?:days?|weeks?|months?|years?|fortnights?)\s+"
+    rf"(?:{UNIT_ALT}|fortnight)s?\s+"
     r"(?:from\s+(?:today|tonight|now|tomorrow|yesterday|" + WEEKDAY_ALT + r")"
     r"|after\s+(?:today|tonight|now|tomorrow))"
 )
@@ -196,7 +196,7 @@ from now", "a week from Monday", "two weeks after today"; trial7 H2): a time ahe
 "today" in "a month from today" is where the count starts."""
 _ELSEWHERE = re.compile(
     r"\b(?:" + _COUNTED_FROM + r"|tomorrow|the day after|next (?:week|month|year|" + WEEKDAY_ALT + r")|"
-    r"in \w+ (?:days?|weeks?|months?|years?))\b|明天|明日|后天|下(?:个)?(?:周|星期|礼拜|月)|明年|后年"
+    rf"in \w+ (?:{UNIT_ALT})s?)\b|明天|明日|后天|下(?:个)?(?:周|星期|礼拜|月)|明年|后年"
 )
 """Expressions naming another time that are not resolved: with one of them the text has two times."""
 

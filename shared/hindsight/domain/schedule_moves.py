@@ -19,23 +19,32 @@ import re
 from typing import Literal
 
 from hindsight.domain.ahead_words import ahead_words
-from hindsight.domain.calendar_words import MONTH_ALT, MONTHS, WEEKDAY_ALT, WEEKDAYS
+from hindsight.domain.calendar_words import (
+    DAY_PART_ALT,
+    DAY_PARTS,
+    MONTH_ALT,
+    MONTHS,
+    WEEK_PART_ALT,
+    WEEK_PARTS,
+    WEEKDAY_ALT,
+    WEEKDAYS,
+)
 
 WEEK_TIMES = frozenset(
     [
         *WEEKDAYS,
-        *("weekday", "weekend", "weeknight"),
+        *WEEK_PARTS,
     ]
 )
 """Frame tokens (stemmed) of a day or part of the week."""
-DAY_PARTS = frozenset(["morning", "afternoon", "evening", "night", "lunchtime", "noon", "midnight"])
-"""Frame tokens of a part of the day."""
+DAY_TIMES = frozenset([*DAY_PARTS, "lunchtime", "noon", "midnight"])
+"""Frame tokens of a part of the day or a point in it."""
 _MONTHS = frozenset(MONTHS)
 """``calendar_words.MONTHS`` as a set (``time_kind``)."""
 _WORDS = "|".join(
     [
-        *(rf"(?:{WEEKDAY_ALT})s?", r"week(?:day|end|night)s?", "mornings?", "noon"),
-        *("afternoons?", "evenings?", "nights?", "lunchtime", "midnight", rf"(?:{MONTH_ALT})\b"),
+        *(rf"(?:{WEEKDAY_ALT})s?", rf"(?:{WEEK_PART_ALT})s?", rf"(?:{DAY_PART_ALT})s?"),
+        *("lunchtime", "noon", "midnight", rf"(?:{MONTH_ALT})\b"),
         *(r"\d{1,2}(?::\d\d)?\s?[ap]\.?m\b", r"\d{1,2}:\d\d", r"\d{4}-\d\d-\d\d"),
         rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTH_ALT})\b",
     ]
@@ -68,7 +77,7 @@ def time_kind(token: str) -> str | None:
     "number" (a clock time, a day of the month); None: no time."""
     if token in WEEK_TIMES:
         return "week"
-    if token in DAY_PARTS:
+    if token in DAY_TIMES:
         return "day_part"
     if token in _MONTHS:
         return "month"

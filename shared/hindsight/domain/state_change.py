@@ -26,7 +26,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from hindsight.domain.both_hold import QUALIFIER_TIMES
-from hindsight.domain.calendar_words import SEASON_ALT
+from hindsight.domain.calendar_words import SEASON_ALT, UNIT_ALT
 from hindsight.domain.change_mention import says_a_move
 from hindsight.domain.text import plain_apostrophes
 from hindsight.domain.value_slots import MOVED
@@ -46,7 +46,7 @@ ENDINGS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
 "marri", "dating" "dat", "has" "have")."""
 _TIME_TAIL = (
     rf"(?:\s+(?:last|this)\s+(?:week|weekend|month|year|night|{SEASON_ALT})"
-    r"|\s+(?:yesterday|today|recently)|\s+\w+\s+(?:days?|weeks?|months?|years?)\s+ago)*"
+    rf"|\s+(?:yesterday|today|recently)|\s+\w+\s+(?:{UNIT_ALT})s?\s+ago)*"
 )
 _DIED = re.compile(
     r"^(?P<owner>.+?)'s\s+(?P<thing>[a-z]+(?:\s+[A-Z][\w-]*)?)\s+(?:has\s+)?(?:died|passed\s+away)"

@@ -34,7 +34,14 @@ from __future__ import annotations
 
 import re
 
-from hindsight.domain.calendar_words import MONTH_ABBREVIATIONS, MONTH_ALT, SEASON_ALT, WEEKDAY_ALT
+from hindsight.domain.calendar_words import (
+    DAY_PART_ALT,
+    MONTH_ABBREVIATIONS,
+    MONTH_ALT,
+    SEASON_ALT,
+    WEEK_PART_ALT,
+    WEEKDAY_ALT,
+)
 
 _QUESTION = re.compile(
     r"\?\s*$|？\s*$|吗\s*[。.]?\s*$|^\W*(?:does|do|did|is|are|was|were|has|have|had|can|could|should|would|will"
@@ -53,17 +60,18 @@ _BOUNDED = re.compile(
 _DAY = rf"(?:{WEEKDAY_ALT})"
 _MONTH = rf"(?:{MONTH_ALT}|{'|'.join(MONTH_ABBREVIATIONS)})"
 _CLOCK = r"\d{1,2}(?::\d\d)?\s?[ap]\.?m\.?|\d{1,2}:\d\d|noon|midnight"
-_PART = r"(?:morning|afternoon|evening|night|lunchtime)s?"
+_PART = rf"(?:{DAY_PART_ALT}|lunchtime)s?"
+_WEEK = rf"(?:{WEEK_PART_ALT})"
 _DATE = (
     rf"\d{{4}}-\d\d-\d\d|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b"
     rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
 )
 _UNIT = (
     rf"(?:(?:the|every|each|on|at|in)\s+)*"
-    rf"(?:{_DATE}|{_DAY}s?|week(?:day|end|night)s?|{_PART}|{_CLOCK}|{_MONTH})\b"
+    rf"(?:{_DATE}|{_DAY}s?|{_WEEK}s?|{_PART}|{_CLOCK}|{_MONTH})\b"
 )
 """One time of the new schedule: a date, a day or part of the week or day, a clock time, a month."""
-_MORE = rf"(?:\s*(?:,|and|&|at|on|in\s+the)?\s*(?:{_DAY}s?|week(?:day|end|night)s?|{_PART}|{_CLOCK})\b)*"
+_MORE = rf"(?:\s*(?:,|and|&|at|on|in\s+the)?\s*(?:{_DAY}s?|{_WEEK}s?|{_PART}|{_CLOCK})\b)*"
 """More of the same time after the first: another day, a part of the day, a clock time — not a date or a
 month, which bound the move ("to Thursdays in December", "to Thursday on 2026-12-10")."""
 _MOVE = re.compile(
@@ -81,13 +89,13 @@ _DATES = re.compile(_DATE, re.IGNORECASE)
 _IN_MONTH = re.compile(rf"\b(?:in|during|over|through|for)\s+(?:the\s+month\s+of\s+)?{_MONTH}\b", re.I)
 """A month that bounds a statement ("is now on Thursdays in December"), where the old fact names none."""
 _KINDS = {
-    "day": re.compile(rf"\b{_DAY}s?\b|\bweek(?:day|end|night)s?\b", re.I),
+    "day": re.compile(rf"\b{_DAY}s?\b|\b{_WEEK}s?\b", re.I),
     "clock": re.compile(rf"(?<![\d-])(?:{_CLOCK})(?![\d-])", re.I),
     "part": re.compile(rf"\b{_PART}\b", re.I),
     "date": _DATES,
 }
 """Kinds of time a schedule gives."""
-_PLURAL_DAY = re.compile(rf"\b{_DAY}s\b|\bweek(?:day|end|night)s\b|\bevery\s+{_DAY}\b", re.I)
+_PLURAL_DAY = re.compile(rf"\b{_DAY}s\b|\b{_WEEK}s\b|\bevery\s+{_DAY}\b", re.I)
 
 
 _HEDGE = re.compile(
@@ -155,7 +163,7 @@ def only_flag(new: str, old: str, corrected: bool) -> str | None:
 
 
 _PART_OF = re.compile(
-    rf"\b(?:after|before|during|while|whenever|when|unless|except)\b|\bon\s+(?:week(?:day|end|night)s?|{_DAY}s?)\b"
+    rf"\b(?:after|before|during|while|whenever|when|unless|except)\b|\bon\s+(?:{_WEEK}s?|{_DAY}s?)\b"
     rf"|\bin\s+the\s+{_PART}\b|\bat\s+(?:night|work|home|the\s+weekends?)\b|\bevery\s+{_DAY}\b",
     re.IGNORECASE,
 )
@@ -188,5 +196,5 @@ def _bounded_move(after: str, time: str, old: str) -> bool:
 def _one_day(new: str, old: str) -> bool:
     """Whether ``new`` names a single day ("on Thursday") where ``old`` gives a plural one ("on Tuesdays"):
     one Thursday, maybe, not the schedule ("Thursday evenings" is one)."""
-    standing = _PLURAL_DAY.search(new) or re.search(r"(?:morning|afternoon|evening|night)s\b", new, re.I)
+    standing = _PLURAL_DAY.search(new) or re.search(rf"(?:{DAY_PART_ALT})s\b", new, re.I)
     return bool(_PLURAL_DAY.search(old) and re.search(rf"\b{_DAY}\b", new, re.I) and not standing)

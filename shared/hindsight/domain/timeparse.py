@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from hindsight.domain.calendar_ago import NUMBER_WORD_PATTERN, NUMBER_WORDS, ago, count_of
-from hindsight.domain.calendar_words import MONTH_ALT, MONTHS
+from hindsight.domain.calendar_words import MONTH_ALT, MONTHS, UNIT_ALT
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import TIME_FORMAT, TimeRefused, local_day, span_of
 from hindsight.domain.limits import MAX_TIMESTAMP, MIN_TIMESTAMP, TIMESTAMP_LIMIT
@@ -35,12 +35,14 @@ MAX_RELATIVE_COUNT = 9_999
 1900-01-01 is cut there)."""
 # ASCII digits only, as in ISO dates (isotime): "last ٣ days" or "past ３ days" is refused, not read
 # N may be a number word as in a write's words ("three months ago": ``calendar_ago.NUMBER_WORDS``)
+_ROLLING_UNIT = rf"minute|hour|{UNIT_ALT}"
+"""The units a rolling window ("last 3 hours") counts in: the calendar units and the clock's."""
 _ROLLING = re.compile(
-    rf"^(?:last|past|previous)\s+(\d+|{NUMBER_WORD_PATTERN})\s+(minute|hour|day|week|month|year)s?$", re.ASCII
+    rf"^(?:last|past|previous)\s+(\d+|{NUMBER_WORD_PATTERN})\s+({_ROLLING_UNIT})s?$", re.ASCII
 )
-_AGO = re.compile(rf"^(\d+|{NUMBER_WORD_PATTERN})\s+(day|week|month|year)s?\s+ago$", re.ASCII)
-_ROLLING_ANY = re.compile(r"^(?:last|past|previous)\s+(.+?)\s+(?:minute|hour|day|week|month|year)s?$")
-_AGO_ANY = re.compile(r"^(.+?)\s+(?:minute|hour|day|week|month|year)s?\s+ago$")
+_AGO = re.compile(rf"^(\d+|{NUMBER_WORD_PATTERN})\s+({UNIT_ALT})s?\s+ago$", re.ASCII)
+_ROLLING_ANY = re.compile(rf"^(?:last|past|previous)\s+(.+?)\s+(?:{_ROLLING_UNIT})s?$")
+_AGO_ANY = re.compile(rf"^(.+?)\s+(?:{_ROLLING_UNIT})s?\s+ago$")
 """A rolling or "ago" phrase whatever its N: one whose N is not read (``_ROLLING``/``_AGO``) is refused
 naming what N may be ("past twenty-one days", "zero days ago", "past ３ days"), never read as a date."""
 _SINCE = re.compile(r"^since\s+(.+)$")
@@ -218,8 +220,8 @@ _RECENT = re.compile(
 )
 _IN_PHRASE = re.compile(
     r"\b(today|yesterday|(?:this|last|past|previous) (?:week|month|year)|"
-    r"(?:last|past|previous) \d{1,4} (?:minute|hour|day|week|month|year)s?|"
-    r"\d{1,4} (?:day|week|month|year)s? ago)\b"
+    rf"(?:last|past|previous) \d{{1,4}} (?:{_ROLLING_UNIT})s?|"
+    rf"\d{{1,4}} (?:{UNIT_ALT})s? ago)\b"
 )
 _MONTH_YEAR = re.compile(r"\b(" + MONTH_ALT + r")(?:,? (\d{4}))?\b")
 _ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")

@@ -30,7 +30,14 @@ import unicodedata
 from datetime import datetime
 
 from hindsight.domain.calendar_ago import NUMBER_WORD_PATTERN
-from hindsight.domain.calendar_words import MONTH_ABBREVIATIONS, MONTHS, SEASON_ALT, WEEKDAY_ALT
+from hindsight.domain.calendar_words import (
+    DAY_PART_ALT,
+    MONTH_ABBREVIATIONS,
+    MONTHS,
+    SEASON_ALT,
+    UNIT_ALT,
+    WEEKDAY_ALT,
+)
 from hindsight.domain.inferred_order import first_value_period
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relative_time import elsewhere_expressions, infer_event_time, relative_mentions
@@ -90,13 +97,13 @@ _SEASON = re.compile(
 """A particular season ("last summer", "in summer 2023", "the winter of 2019"), not a habit ("skis in
 winter": no year, no "last"/"this"/"next")."""
 _ANY_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?")
-_UNITS = r"(?:days?|nights?|weeks?|months?|years?)"
+_UNITS = rf"(?:(?:{UNIT_ALT}|night)s?)"
 _VAGUE = re.compile(
     rf"(?i:\b(?:a\s+)?(?:few|couple(?:\s+of)?|several|some|number\s+of)\s+{_UNITS}\s+(?:ago|back|earlier)\b"
     rf"|\b(?:a|an|one|two|\d{{1,3}})\s+{_UNITS}\s+or\s+(?:two|three|so)\s+(?:ago|back)\b"
     rf"|\b(?:\d{{1,3}}|{NUMBER_WORD_PATTERN})\s+{_UNITS}\s+back\b"
     r"|\b(?:a\s+)?(?:little\s+|short\s+)?(?:while|bit|time)\s+(?:ago|back)\b|\bnot\s+(?:so\s+)?long\s+ago\b"
-    r"|\bthe\s+other\s+(?:day|night|week|morning|evening|afternoon)\b|\b(?:recently|lately)\b"
+    rf"|\bthe\s+other\s+(?:day|week|{DAY_PART_ALT})\b|\b(?:recently|lately)\b"
     r"|\b(?:earlier|later)\s+(?:this|that)\s+(?:week|month|year|morning|afternoon|evening)\b"
     rf"|\b(?:this|the)\s+past\s+(?:(?:few|couple(?:\s+of)?|several|\d{{1,3}}|{NUMBER_WORD_PATTERN})\s+)?{_UNITS}\b)"
     r"|最近(?!的)|前几天|前些天|前阵子|不久前|几(?:天|周|个星期|个礼拜|个月|年)(?:之|以)?前"

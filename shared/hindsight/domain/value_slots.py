@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from hindsight.domain.calendar_words import UNIT_ALT
 from hindsight.domain.schedule_moves import TIME_START
 
 SINGLE_VALUED_VERBS = frozenset(
@@ -106,7 +107,7 @@ in Rome", "has lived in Rome since March"; not "has lived in Rome", which may be
 "is working on a novel", "is living with her parents" say something else."""
 _HOW_LONG = re.compile(
     r"\s+for\s+(?:the\s+(?:past|last)\s+)?(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten"
-    r"|a\s+few|a\s+couple\s+of|several|many|some|\d+)\s+)?(?:years?|months?|weeks?|days?|decades?)\b"
+    rf"|a\s+few|a\s+couple\s+of|several|many|some|\d+)\s+)?(?:{UNIT_ALT}|decade)s?\b"
     r"|\s+for\s+(?:ages|a\s+while|a\s+long\s+time)\b",
     re.IGNORECASE,
 )
