@@ -191,13 +191,10 @@ class Settings(BaseSettings):
         default=None,
         ge=10,
         le=1000,
-        description="HNSW search breadth. Unset (the default): every tenant-scoped statement gets one "
-        "unit per 800 memories in the store, at least 200 and at most 1000 (pgvector's maximum), set with "
-        "the tenant in the same round trip (adapters/postgres/hnsw.py). recall@10 against exact search "
-        "(bench/hnsw_sweep.py on bench/latency.py's data: one tenant's agent beside 10k rows of others; "
-        "m 16, ef_construction 128, iterative scan relaxed_order): 100k memories 0.969-0.981 at 150, 0.988 "
-        "at 200; 300k 0.965 "
-        "at 300, 0.988 at 400; 1M 0.961 at 800, 0.975 at 1000. A number pins the breadth for every probe.",
+        description="HNSW search breadth (hnsw.ef_search). Unset (the default): every tenant-scoped "
+        "statement gets 200 up to 110k memories in the store, then 200 × √(memories / 110k), at most 1000 "
+        "(pgvector's maximum), set with the tenant in the same round trip. The rule, the recall it was "
+        "measured at and the commands: adapters/postgres/hnsw.py. A number pins the breadth for every probe.",
     )
     dedup_cosine: float = Field(default=0.95, gt=0, le=1)
     conflict_cosine: float = Field(
