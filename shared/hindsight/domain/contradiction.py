@@ -152,6 +152,7 @@ from hindsight.domain.value_slots import (
     NEW_THING,
     ONE_VALUE_MODIFIERS,
     ONE_VALUE_NOUNS,
+    PLURAL_RELATIONS,
     RELATIONS,
     SINGLE_VALUED_AFTER,
     SINGLE_VALUED_VERBS,
@@ -856,6 +857,70 @@ def _single_valued(frame: _Frame, start: int) -> bool:
     return previous in words.verbs or lead in words.after.get(previous, ())
 
 
+MAX_WHOLE_VALUE = 5
+"""Frame tokens a value after "is" of an attribute holding one value may span and still be read as one
+value ("12 Oak Street", "Avenida da Liberdade 40"); elsewhere a change longer than two words is unsure."""
+
+
+def _after_copula(frame: _Frame, start: int) -> bool:
+    """Whether ``start`` of ``frame`` comes right after its copula, give or take names both sides share
+    before it ("is Dr. Lee" / "is Dr. Costa")."""
+    k = start - 1
+    while k > 0 and frame.tokens[k] in frame.names:
+        k -= 1
+    return k > 0 and frame.tokens[k] == "<be>"
+
+
+def _to_the_end(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> bool:
+    """Whether the changed span (``was`` → ``now`` from ``start``) runs to the end of both frames."""
+    return start + len(was) == len(a.tokens) and start + len(now) == len(b.tokens)
+
+
+def _whole_value(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> bool:
+    """Whether a change of more than two words is all that follows "is" of an attribute holding one value
+    on both sides ("the user's address is 5 Elm Road" / "… is now 12 Oak Street": one address, written in
+    three words; trial11 finding 4, where it was only flagged while "my landlord is now Greystar"
+    superseded)."""
+    return (
+        _to_the_end(a, b, start, was, now)
+        and _after_copula(a, start)
+        and _single_valued(a, start)
+        and _single_valued(b, start)
+    )
+
+
+def _relation_named_anew(
+    a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]
+) -> bool:
+    """Whether the new statement ``b`` says with a change word ("now", never "new") who a relation the
+    user has one of at a time is: the statement is the relation's identity — its subject ends with the
+    relation, "is" follows, then a name and nothing else on both sides ("My dentist is Dr. Lee" / "My
+    dentist is now Dr. Costa", as "My landlord is now Greystar" / "… is Mr. Brown"; trial11 finding 4: the
+    dentist was only flagged). Not a relation the user often has several of (``PLURAL_RELATIONS``: "my
+    friend is now Tom"), not a number ("my son is now 9": maybe another son), not a fact about the
+    relation ("my dentist's office is now on Main Street"), not without a change word ("The user's doctor
+    is Dr. Smith" / "… Dr. Jones": two doctors)."""
+    if not b.correction or b.new_thing or not _to_the_end(a, b, start, was, now):
+        return False
+    if not (_after_copula(a, start) and _after_copula(b, start)):
+        return False
+    names = a.names | b.names
+    differing = [t for t in (*was, *now) if not (t in was and t in now)]
+    if not differing or not all(t in names and not _numeric(t) for t in differing):
+        return False
+    k = start - 1
+    while k > 0 and a.tokens[k] in a.names:
+        k -= 1
+    relation = a.tokens[k - 1] if k > 0 else ""
+    return relation in _single_words().relations and relation not in _plural_relations()
+
+
+@cache
+def _plural_relations() -> frozenset[str]:
+    """``value_slots.PLURAL_RELATIONS`` as frame tokens (stemmed)."""
+    return frozenset(_stem(w) for w in PLURAL_RELATIONS)
+
+
 def _changed_name(differing: list[str], names: frozenset[str]) -> bool:
     """Whether a changed token is a name (capitalised), not a number, date, time, colour or e-mail."""
     return any(
@@ -1069,7 +1134,9 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
     numeric = all(_numeric(t) for t in differing)
     cjk = all(_cjk(t) for t in (*was, *now))
     longest = max(len(was), len(now))
-    if longest > (6 if cjk and b.correction else 4 if cjk else 2) and not numeric:
+    # a one-value attribute's whole value after "is" may be longer: "My address is now 12 Oak Street"
+    whole = longest <= MAX_WHOLE_VALUE and _whole_value(a, b, start, was, now)
+    if longest > (6 if cjk and b.correction else 4 if cjk else 2) and not numeric and not whole:
         return unsure
     if a.negative and b.negative and not numeric:
         # Denying one thing says nothing of another: "can't eat gluten" / "can't eat dairy any more" are
@@ -1082,7 +1149,8 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
         t in _TIME_WORDS or t in QUALIFIER_TIMES or CLOCK.match(t) for t in differing
     )
     several = (_about_a_relation,) if retimed else (_about_a_relation, _held_among_several)
-    if not b.strong and any(f(x, start) for f in several for x in (a, b)):
+    renamed = _relation_named_anew(a, b, start, was, now)  # "My dentist is now Dr. Costa" (trial11 f4)
+    if not b.strong and not renamed and any(f(x, start) for f in several for x in (a, b)):
         # "the user's son is 8" / "… is 5", "the user's sister lives in Paris" / "… in Rome", "has a
         # card ending in 1234" / "… 5678": maybe another son, sister, card (trial 3) — names and numbers.
         return PairVerdict("possible_conflict", ("changed_value", *correction))

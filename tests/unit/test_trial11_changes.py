@@ -1,0 +1,32 @@
+"""New-user trial 11: changes that were silently kept or silently retired by the key-less contradiction
+rules (``domain.contradiction.compare_facts``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight.domain.contradiction import compare_facts
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "relation"),
+    [
+        # finding 4: who the user's one dentist (doctor) is, or a one-value attribute written in several
+        # words, replaced with "now" — as "My landlord is now Greystar" was
+        ("My dentist is Dr. Lee", "My dentist is now Dr. Costa", "contradiction"),
+        ("The user's doctor is Dr. Smith.", "The user's doctor is now Dr. Jones.", "contradiction"),
+        ("My address is 5 Elm Road", "My address is now 12 Oak Street", "contradiction"),
+        ("The user's home address is 5 Elm Road.", "The user's home address is 9 Oak Lane.", "contradiction"),
+        ("My landlord is Mr. Brown", "My landlord is now Greystar", "contradiction"),
+        # … not a relation often held several times, a number, "new", no change word, another attribute
+        ("My friend is Tom", "My friend is now Anna", "possible_conflict"),
+        ("My cousin is Dr. Lee", "My cousin is now Dr. Costa", "possible_conflict"),
+        ("My son is 8", "My son is now 9", "possible_conflict"),
+        ("My dentist is Dr. Lee", "My new dentist is Dr. Costa", "possible_conflict"),
+        ("The user's doctor is Dr. Smith.", "The user's doctor is Dr. Jones.", "possible_conflict"),
+        ("My dentist is Dr. Lee", "My dentist's partner is now Dr. Costa", "possible_conflict"),
+        ("My work address is 5 Elm Road", "My home address is now 12 Oak Street", "unrelated"),
+    ],
+)
+def test_a_one_value_relation_or_attribute_changed_now_is_replaced(old: str, new: str, relation: str) -> None:
+    assert compare_facts(new, old).relation == relation
