@@ -235,6 +235,11 @@ def bench_tmpdir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"hindsight-bench-{prefix}-"))
 
 
+def uptime() -> str:
+    """``uptime``'s line (the load averages): printed before and after a measurement on a shared machine."""
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
 @contextlib.contextmanager
 def stopwatch() -> Iterator[list[float]]:
     """``with stopwatch() as t: ...`` then ``t[0]`` is the elapsed milliseconds."""

@@ -23,49 +23,29 @@ not one search. The clock calls themselves (``thread_time`` is a system call) ad
 compare runs of this script, not with ``bench/latency.py``. ``--profile OUT`` also writes a cProfile of
 one more round, timed by thread CPU (not wall, which on a loaded machine charges waits for a core to
 whatever ran), and prints its top entries. The deferred access write is awaited after the clock stops.
-The code measured is whichever ``hindsight`` the PYTHONPATH finds first.
+The code measured is whichever ``hindsight`` the PYTHONPATH finds first. The command line and the stack
+are ``bench/search_harness.py``'s.
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import functools
 import gc
 import statistics
-import subprocess
 import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
+
+from common import uptime
+from search_harness import run_on_tier, timed
 
 EVENTS: list[tuple[str, float, float, float]] = []
 """(piece, start, end, main-thread CPU), seconds (perf_counter / thread_time)."""
 
 
-def _sync(name: str, fn: Any) -> Any:
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        started, cpu = time.perf_counter(), time.thread_time()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            EVENTS.append((name, started, time.perf_counter(), time.thread_time() - cpu))
-
-    return wrapper
-
-
-def _async(name: str, fn: Any) -> Any:
-    @functools.wraps(fn)
-    async def wrapper(*args: Any, **kwargs: Any) -> Any:
-        started, cpu = time.perf_counter(), time.thread_time()
-        try:
-            return await fn(*args, **kwargs)
-        finally:
-            EVENTS.append((name, started, time.perf_counter(), time.thread_time() - cpu))
-
-    return wrapper
+def _event(name: str, started: float, ended: float, cpu: float) -> None:
+    """A piece of this search (``search_harness.Record``)."""
+    EVENTS.append((name, started, ended, cpu))
 
 
 def instrument() -> None:
@@ -111,20 +91,16 @@ def instrument() -> None:
 
     reads.tenant_rows_of = tenant_rows_of  # type: ignore[assignment]
     reads.tenant_rows = tenant_rows  # type: ignore[assignment]
-    reads._merged = _sync("_merged", reads._merged)
-    reads._ranked = _sync("_ranked", reads._ranked)
-    features.PoolTexts.add = _sync("PoolTexts.add", features.PoolTexts.add)  # type: ignore[method-assign]
-    recall.score_candidates = _sync("score_candidates", recall.score_candidates)
-    recall.demote_injections = _sync("demote_injections", recall.demote_injections)
+    reads._merged = timed("_merged", reads._merged, _event)
+    reads._ranked = timed("_ranked", reads._ranked, _event)
+    features.PoolTexts.add = timed("PoolTexts.add", features.PoolTexts.add, _event)  # type: ignore[method-assign]
+    recall.score_candidates = timed("score_candidates", recall.score_candidates, _event)
+    recall.demote_injections = timed("demote_injections", recall.demote_injections, _event)
     Recall = recall.Recall
-    Recall._hits = _async("_hits", Recall._hits)  # type: ignore[method-assign]
-    Recall._with_conflicts = _async("_with_conflicts", Recall._with_conflicts)  # type: ignore[method-assign]
-    Recall._observe = _sync("_observe", Recall._observe)  # type: ignore[method-assign]
-    Recall._scored = _async("_scored (statements+ranking)", Recall._scored)  # type: ignore[method-assign]
-
-
-def _uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    Recall._hits = timed("_hits", Recall._hits, _event)  # type: ignore[method-assign]
+    Recall._with_conflicts = timed("_with_conflicts", Recall._with_conflicts, _event)  # type: ignore[method-assign]
+    Recall._observe = timed("_observe", Recall._observe, _event)  # type: ignore[method-assign]
+    Recall._scored = timed("_scored (statements+ranking)", Recall._scored, _event)  # type: ignore[method-assign]
 
 
 async def _serve(settings: Any, data: Any, rounds: int, profile: str | None = None) -> None:
@@ -137,14 +113,7 @@ async def _serve(settings: Any, data: Any, rounds: int, profile: str | None = No
     container = await build_container(settings, with_queue=False)
     try:
         recall = latency.cached_recall(container, settings)
-        original_note = container.access_log.note
-
-        def note(*args: Any) -> None:
-            started, cpu = time.perf_counter(), time.thread_time()
-            original_note(*args)
-            EVENTS.append(("access note", started, time.perf_counter(), time.thread_time() - cpu))
-
-        container.access_log.note = note  # type: ignore[method-assign]
+        container.access_log.note = timed("access note", container.access_log.note, _event)  # type: ignore[method-assign]
         scope = Scope(tenant_id=latency.TENANT, agent_id=latency.AGENT)
 
         async def one(text: str) -> tuple[float, float, list[tuple[str, float, float, float]]]:
@@ -169,7 +138,7 @@ async def _serve(settings: Any, data: Any, rounds: int, profile: str | None = No
                 collections[info["generation"]].append(time.perf_counter() - gc_started[0])
 
         gc.callbacks.append(on_gc)
-        load = [_uptime()]
+        load = [uptime()]
         totals: list[float] = []
         cpus: list[float] = []
         pieces: dict[str, list[tuple[float, float, float, float]]] = defaultdict(
@@ -193,7 +162,7 @@ async def _serve(settings: Any, data: Any, rounds: int, profile: str | None = No
                 if "vector_rows (all)" in merged and "keyword_rows (all)" in merged:
                     v, k = merged["vector_rows (all)"][1], merged["keyword_rows (all)"][1]
                     order.append((v - k, total - max(v, k), total))
-        load.append(_uptime())
+        load.append(uptime())
         gc.callbacks.remove(on_gc)
         n = len(totals)
         for generation, spent in sorted(collections.items()):
@@ -238,27 +207,13 @@ async def _serve(settings: Any, data: Any, rounds: int, profile: str | None = No
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    run_on_tier(
+        __doc__,
+        "timeline",
+        instrument,
+        _serve,
+        profile_help="also write (and print) a cProfile of one more round",
     )
-    parser.add_argument("--size", type=int, default=100_000)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--profile", default=None, help="also write (and print) a cProfile of one more round")
-    parser.add_argument("--keep-stack", type=Path, default=None, help="a folder to keep the stack in")
-    args = parser.parse_args()
-    import latency
-    from common import bench_tmpdir
-
-    from hindsight.local.stack import LocalStack
-
-    instrument()
-    data = latency.build_dataset(200, 20)
-    folder = args.keep_stack if args.keep_stack is not None else bench_tmpdir("timeline")
-    with LocalStack(folder, ephemeral=args.keep_stack is None) as stack:
-        settings = stack.require_settings()
-        latency.load_or_reuse(settings.require_database_url(), data, args.size, args.keep_stack)
-        asyncio.run(latency.keyword_stats(settings))
-        asyncio.run(_serve(settings, data, args.rounds, args.profile))
 
 
 if __name__ == "__main__":
