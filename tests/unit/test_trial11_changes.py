@@ -30,3 +30,24 @@ from hindsight.domain.contradiction import compare_facts
 )
 def test_a_one_value_relation_or_attribute_changed_now_is_replaced(old: str, new: str, relation: str) -> None:
     assert compare_facts(new, old).relation == relation
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "relation"),
+    [
+        # finding 3: the same thing named with more or fewer words, its value said to have changed:
+        # flagged (maybe another meeting), never retired
+        ("The meeting is on Mondays", "Our meeting is now on Thursdays", "possible_conflict"),
+        ("The weekly meeting is on Mondays", "The meeting is now on Thursdays", "possible_conflict"),
+        ("The meeting is on Mondays", "The team meeting is now on Thursdays", "possible_conflict"),
+        ("Our standup is at 9am", "The standup is now at 10am", "possible_conflict"),
+        # … not another thing of the same kind, nor without a change word
+        ("Our team meeting is on Mondays", "The board meeting is now on Thursdays", "unrelated"),
+        ("The weekly meeting is on Mondays", "The meeting is on Thursdays", "unrelated"),
+        ("The meeting is on Mondays", "The meeting room is now on the third floor", "unrelated"),
+    ],
+)
+def test_a_change_of_the_same_thing_named_in_other_words_is_flagged(
+    old: str, new: str, relation: str
+) -> None:
+    assert compare_facts(new, old).relation == relation

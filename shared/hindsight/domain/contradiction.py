@@ -973,6 +973,10 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         # "We just moved to Austin" / "I live in Denver", "I gave up keto" / "I'm on a keto diet", "Tom
         # Reyes retired, so Priya is my manager now" / "My manager is Tom Reyes" (trial7 M1): read loosely
         return PairVerdict("possible_conflict", ("changed", "loose"))
+    if verdict.relation == "unrelated" and b.correction and _subject_narrowed(a, b):
+        # "The meeting is on Mondays" / "Our meeting is now on Thursdays": the same thing named with more
+        # or fewer words, its value said to have changed — maybe another meeting: flagged (trial11 f3)
+        return PairVerdict("possible_conflict", ("changed_value", "correction", "subject_phrase"))
     if verdict.relation == "contradiction" and b.new_thing and not a.new_thing:
         # "Emma's new yoga class is at 6pm" / "Emma's yoga class is at 7am": one more class as likely as
         # another in place of the old one (trial 3, finding 2)
@@ -987,6 +991,26 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         # "no longer drinks coffee after 6pm" / "drinks coffee": the morning coffee still holds
         return PairVerdict("possible_conflict", (*verdict.signals, "partial"))
     return verdict
+
+
+def _subject_narrowed(a: _Frame, b: _Frame) -> bool:
+    """Whether the subject phrases of the old frame ``a`` and the new ``b`` (the tokens before each verb)
+    name the same thing in more or fewer words — the same last word, the words of one all among the
+    other's ("the meeting" / "our meeting", "the weekly meeting", "the team meeting") — and what follows
+    each verb differs in one value only ("is on Mondays" / "is on Thursdays"): the same thing changed,
+    or one more such thing. Neither negated. The caller flags it, never more (trial11 finding 3: "The
+    meeting is on Mondays" / "Our meeting is now on Thursdays" was read as another subject, unflagged)."""
+    if a.negative or b.negative or not a.verb or not b.verb:
+        return False
+    x, y = a.tokens[: a.verb], b.tokens[: b.verb]
+    if x == y or x[-1] != y[-1] or not (set(x) <= set(y) or set(y) <= set(x)):
+        return False
+    names = a.names | b.names
+    change = _replacement(a.tokens[a.verb :], b.tokens[b.verb :], names)
+    if change is None or not change[1] or not change[2]:
+        return False
+    differing = [t for t in (*change[1], *change[2]) if not (t in change[1] and t in change[2])]
+    return bool(differing) and all(_is_value(t, names) or t in QUALIFIER_TIMES for t in differing)
 
 
 def _unsure_replacement(a: _Frame, b: _Frame, new: str, old: str) -> str | None:
