@@ -51,3 +51,29 @@ def test_a_change_of_the_same_thing_named_in_other_words_is_flagged(
     old: str, new: str, relation: str
 ) -> None:
     assert compare_facts(new, old).relation == relation
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "relation"),
+    [
+        # finding 8: changes said in a shape the frame rules do not compare — flagged, never retired
+        ("My phone number is 555-1234", "New number: 555-9876", "possible_conflict"),
+        ("Rex is our dog", "Rex passed away", "possible_conflict"),
+        ("Tom is the team lead", "Priya is now the team lead", "possible_conflict"),
+        ("Tom is our manager", "Priya became our manager", "possible_conflict"),
+        ("My friend Chris works at Acme", "Chris got fired", "possible_conflict"),
+        ("Chris is an engineer at Acme", "Chris was laid off", "possible_conflict"),
+        ("I am vegetarian", "I started eating meat again", "possible_conflict"),
+        ("The user is vegetarian", "The user started eating meat again", "possible_conflict"),
+        ("Lena is vegan", "Lena is eating cheese again", "possible_conflict"),
+        # … not someone else, another role, no change word, another attribute, a denial
+        ("I am vegetarian", "My husband started eating meat again", "unrelated"),
+        ("I am vegetarian", "I don't eat meat again", "unrelated"),
+        ("Tom is the team lead", "Priya is the team lead on the mobile project", "unrelated"),
+        ("Tom is the team lead", "Priya is now the design lead", "unrelated"),
+        ("My phone number is 555-1234", "New hobby: pottery", "unrelated"),
+        ("My dog Rex is 5", "My neighbour's dog died", "unrelated"),
+    ],
+)
+def test_a_change_in_a_shape_of_its_own_is_flagged_never_retired(old: str, new: str, relation: str) -> None:
+    assert compare_facts(new, old).relation == relation

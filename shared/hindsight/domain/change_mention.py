@@ -12,7 +12,9 @@ statement, or no rule for the verb.
 
 ``mentions_a_change`` reads such a pair loosely: the new text has a change word (``CHANGE``: moved,
 settled in, left, retired, quit, gave up, dropped out, cancelled, called off, traded in, took … off,
-closed down, turned <number>, …), it is about the old fact's subject — the user in the first person
+closed down, turned <number>, passed away, died, got fired, was laid off, …; the last ones
+trial11 finding 8: "Rex passed away" / "Rex is our dog", "Chris got fired" / "My friend Chris works at
+Acme"), it is about the old fact's subject — the user in the first person
 ("I", "we", "me", "Sam and I"; no subject at all) when the old one is the user's, or the old fact's own
 thing or person named before the change word ("Tom Reyes left", "Nopa closed down", "Mia turned 8") —
 and it names a word of what the old fact says (or, for a move, the old fact says where its subject
@@ -34,7 +36,8 @@ CHANGE = re.compile(
     r"moved|relocated|settled\s+(?:down\s+)?in(?:to)?|left|retired|quit|gave\s+up(?:\s+on)?|given\s+up"
     r"|dropped\s+out(?:\s+of)?|pulled\s+out(?:\s+of)?|withdrew(?:\s+from)?|cancell?ed|called\s+off"
     r"|broke\s+off|traded\s+in|traded|took\s+(?:me|us)\s+off|taken\s+(?:me|us)\s+off|closed(?:\s+down)?"
-    r"|shut\s+down|turned(?=\s+\d)|sold|ended|stopped|switched(?:\s+from)?)\b",
+    r"|shut\s+down|turned(?=\s+\d)|sold|ended|stopped|switched(?:\s+from)?|passed\s+away|died"
+    r"|(?:got|was|been)\s+(?:fired|let\s+go|laid\s+off|sacked))\b",
     re.IGNORECASE,
 )
 """Everyday words that say a state ended or changed, as written by a user ("gave up keto", "dropped out

@@ -127,6 +127,7 @@ from hindsight.domain.both_hold import (
 )
 from hindsight.domain.calendar_words import DAY_GROUPS, DAY_PARTS, MONTHS, WEEKDAYS
 from hindsight.domain.change_mention import mentions_a_change
+from hindsight.domain.loose_changes import loose_change
 from hindsight.domain.memory import Source
 from hindsight.domain.rewording import same_statement
 from hindsight.domain.schedule_moves import move_of, moved_to_time
@@ -973,6 +974,9 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         # "We just moved to Austin" / "I live in Denver", "I gave up keto" / "I'm on a keto diet", "Tom
         # Reyes retired, so Priya is my manager now" / "My manager is Tom Reyes" (trial7 M1): read loosely
         return PairVerdict("possible_conflict", ("changed", "loose"))
+    loose = loose_change(new, old) if verdict.relation == "unrelated" and not a.negative else None
+    if loose is not None:  # "Priya is now the team lead" / "Tom is …", "New number: …" (trial11 f8)
+        return PairVerdict("possible_conflict", ("changed", loose))
     if verdict.relation == "unrelated" and b.correction and _subject_narrowed(a, b):
         # "The meeting is on Mondays" / "Our meeting is now on Thursdays": the same thing named with more
         # or fewer words, its value said to have changed — maybe another meeting: flagged (trial11 f3)
