@@ -54,6 +54,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from hindsight.api.body_ahead import read_ahead
 from hindsight.api.errors import UNAVAILABLE
 from hindsight.api.protocol_version import HEADER as VERSION_HEADER
 from hindsight.api.protocol_version import envelope_mismatch_refusal, missing_header_refusal, version_refusal
@@ -90,27 +91,9 @@ def _shown(value: str, limit: int = 100) -> str:
 
 async def _read(receive: Receive, max_bytes: int) -> tuple[Receive, bytes | None]:
     """The whole body (None when it is over ``max_bytes``: the SDK refuses it), and a ``receive`` that
-    replays what was read."""
-    buffered: list[Message] = []
-    seen = 0
-    complete = False
-    while seen <= max_bytes:
-        message = await receive()
-        buffered.append(message)
-        if message["type"] != "http.request":
-            break
-        seen += len(message.get("body", b""))
-        if not message.get("more_body", False):
-            complete = seen <= max_bytes
-            break
-    body = b"".join(m.get("body", b"") for m in buffered if m["type"] == "http.request") if complete else None
-
-    async def replay() -> Message:
-        if buffered:
-            return buffered.pop(0)
-        return await receive()
-
-    return replay, body
+    replays what was read (``body_ahead.read_ahead``)."""
+    replay, body = await read_ahead(receive, max_bytes)
+    return replay, body if body is not None and len(body) <= max_bytes else None
 
 
 def _replaying(body: bytes, receive: Receive) -> Receive:

@@ -23,11 +23,13 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from hindsight.api.body_ahead import read_ahead
 from hindsight.correlation import bound, new_correlation_id
 
 log = logging.getLogger("hindsight.requests")
 PEEK_BYTES = 64 * 1024
-"""Bodies up to this size are read for the JSON-RPC id and method; larger ones stream on untouched."""
+"""Bodies up to this size (and one whose last message takes it past: ``body_ahead.read_ahead``) are read
+for the JSON-RPC id and method; larger ones stream on untouched."""
 
 
 def _lambda_request_id(scope: Scope) -> str | None:
@@ -57,31 +59,6 @@ def rpc_fields(body: bytes) -> dict[str, str | None]:
     }
 
 
-async def _peek_body(receive: Receive) -> tuple[Receive, bytes | None]:
-    """Read up to PEEK_BYTES of the body; returns a receive that replays it and the whole body (None when
-    it was larger)."""
-    buffered: list[Message] = []
-    size = 0
-    complete = False
-    while size <= PEEK_BYTES:
-        message = await receive()
-        buffered.append(message)
-        if message["type"] != "http.request":
-            break
-        size += len(message.get("body", b""))
-        if not message.get("more_body", False):
-            complete = True
-            break
-    body = b"".join(m.get("body", b"") for m in buffered if m["type"] == "http.request") if complete else None
-
-    async def replay() -> Message:
-        if buffered:
-            return buffered.pop(0)
-        return await receive()
-
-    return replay, body
-
-
 class RequestContext:
     """ASGI middleware; ``metrics()`` gives the Metrics to flush after each request (None: nothing)."""
 
@@ -101,7 +78,7 @@ class RequestContext:
         fields: dict[str, str | None] = {}
         is_rpc = scope.get("method") == "POST" and scope.get("path", "").rstrip("/") == self._path
         if is_rpc:
-            receive, body = await _peek_body(receive)
+            receive, body = await read_ahead(receive, PEEK_BYTES)
             if body is not None:
                 fields = rpc_fields(body)
         status = 500
