@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -414,9 +415,7 @@ async def _settle_on_key(conn: AsyncConnection, tenant_id: str, memory_id: Any) 
     for old in superseded:
         await supersede(conn, tenant_id, new["id"], old["id"], since, IMPORTED_NEWER, IMPORT)
         parts.append(f"supersedes {old['id']}")
-    for old in ended:
-        await supersede(conn, tenant_id, new["id"], old["id"], since, LATER_VALUE, IMPORT)
-        parts.append(ended_reason(old["id"], since))
+    parts += await _end_values(conn, tenant_id, new["id"], ended, since)
     for old in kept if holder is None else []:  # a past value is not current: it contradicts nothing now
         why, part = kept_reason(old)
         await conn.execute(RELATE, (tenant_id, new["id"], old["id"], "contradicts", why))
@@ -424,11 +423,8 @@ async def _settle_on_key(conn: AsyncConnection, tenant_id: str, memory_id: Any) 
     archived: list[UUID] = []
     resumed: list[tuple[UUID, UUID]] = []
     if holder is not None:
-        await supersede(conn, tenant_id, holder["id"], new["id"], holder["since"], PAST_VALUE, IMPORT)
-        parts.append(past_value_reason(holder["id"], holder["since"]))
-        # imported after a bounded value inside its period: it holds again after it, as a write does
-        resumed += await resume_written_after(conn, tenant_id, new["id"], new["valid_to"], holder, IMPORT)
-        parts += [written_after_reason(holder["id"], made) for _, made in resumed]
+        said, resumed = await _past_value_of(conn, tenant_id, new, holder)
+        parts += said
     elif new["source"] == "agent_inferred":  # never silently the fact over an archived user statement
         for old in await fetch_all(conn, ARCHIVED_STATEMENTS, (tenant_id, agent, key, since)):
             if not same_information(new["content"], old["content"]):
@@ -451,6 +447,32 @@ async def _settle_on_key(conn: AsyncConnection, tenant_id: str, memory_id: Any) 
         resumed=tuple(made for _, made in resumed),
         reason="; ".join(parts),
     )
+
+
+async def _end_values(
+    conn: AsyncConnection, tenant_id: str, new_id: UUID, ended: Sequence[dict[str, Any]], since: datetime
+) -> list[str]:
+    """End each of ``ended`` (rows with ``id``) where the imported value ``new_id`` begins, ``since``
+    (superseded by it, ``LATER_VALUE``); the settlement's reason parts, one a value."""
+    parts = []
+    for old in ended:
+        await supersede(conn, tenant_id, new_id, old["id"], since, LATER_VALUE, IMPORT)
+        parts.append(ended_reason(old["id"], since))
+    return parts
+
+
+async def _past_value_of(
+    conn: AsyncConnection, tenant_id: str, new: dict[str, Any], holder: dict[str, Any]
+) -> tuple[list[str], list[tuple[UUID, UUID]]]:
+    """Store the imported value ``new`` (``id``, ``valid_to``) as a past value of ``holder`` (``id``,
+    ``since``: the earliest value that began after it; superseded by it then, ``PAST_VALUE``) and, when
+    ``new`` was imported after a value bounded inside its period, let that value hold again after it, as a
+    write does (``key_resume.resume_written_after``). The settlement's reason parts and the (resumed, made)
+    id pairs."""
+    await supersede(conn, tenant_id, holder["id"], new["id"], holder["since"], PAST_VALUE, IMPORT)
+    resumed = await resume_written_after(conn, tenant_id, new["id"], new["valid_to"], holder, IMPORT)
+    said = [past_value_reason(holder["id"], holder["since"])]
+    return said + [written_after_reason(holder["id"], made) for _, made in resumed], resumed
 
 
 _IMPORTED = """SELECT id, agent_id, key, source, content, valid_to,
@@ -493,17 +515,11 @@ async def _fit_past_value(conn: AsyncConnection, tenant_id: str, memory_id: Any)
         order = order_contradiction(new["source"], since, row["source"], row["since"])
         (ended if order == "supersede" else later if order == "superseded" else []).append(row)
     holder = min(later, key=lambda r: r["since"], default=None)
-    parts = []
-    for old in ended:
-        await supersede(conn, tenant_id, new["id"], old["id"], since, LATER_VALUE, IMPORT)
-        parts.append(ended_reason(old["id"], since))
+    parts = await _end_values(conn, tenant_id, new["id"], ended, since)
     resumed: list[tuple[UUID, UUID]] = []
     if holder is not None:
-        await supersede(conn, tenant_id, holder["id"], new["id"], holder["since"], PAST_VALUE, IMPORT)
-        parts.append(past_value_reason(holder["id"], holder["since"]))
-        # imported after a bounded value inside its period: it holds again after it, as a write does
-        resumed += await resume_written_after(conn, tenant_id, new["id"], new["valid_to"], holder, IMPORT)
-        parts += [written_after_reason(holder["id"], made) for _, made in resumed]
+        said, resumed = await _past_value_of(conn, tenant_id, new, holder)
+        parts += said
     interrupted = await resume_after(conn, tenant_id, new["id"], ended, IMPORT)
     parts += [resumed_reason(old, made) for old, made in interrupted]
     resumed += interrupted
