@@ -20,16 +20,15 @@ mappings, as with moto (docs/deployment.md, "LocalStack without Docker").
 from __future__ import annotations
 
 import atexit
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import time
 import urllib.request
 from pathlib import Path
 
 from hindsight.local.ports import free_port
+from hindsight.local.process_group import stop_group
 from hindsight.local.sqs_emulator import use_dummy_aws_credentials
 
 SERVICES = "sqs,events,scheduler,secretsmanager,lambda,iam,sts,cloudformation,logs"
@@ -142,12 +141,4 @@ class LocalStackEmulator:
         if process is None:
             return
         atexit.unregister(self.stop)
-        if process.poll() is None:
-            with contextlib.suppress(OSError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(OSError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait(5)
+        stop_group(process, 10)

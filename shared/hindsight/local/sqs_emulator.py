@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import atexit
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -15,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hindsight.local.ports import free_port
+from hindsight.local.process_group import stop_group
 
 WRITE_QUEUE = "hindsight-writes"
 WRITE_DLQ = "hindsight-writes-dlq"
@@ -135,22 +134,7 @@ class SqsEmulator:
         if process is None:
             return
         atexit.unregister(self.stop)
-        if process.poll() is None:
-            _signal_group(process, signal.SIGTERM)
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                _signal_group(process, signal.SIGKILL)
-                process.wait(5)
-
-
-def _signal_group(process: subprocess.Popen[bytes], sig: int) -> None:
-    """``sig`` to the emulator's process group (it leads its own session), else to the process."""
-    try:
-        os.killpg(process.pid, sig)
-    except OSError:
-        with contextlib.suppress(OSError):  # already gone
-            process.send_signal(sig)
+        stop_group(process, 5)
 
 
 def _queue_with_dlq(
