@@ -77,3 +77,23 @@ def test_a_change_of_the_same_thing_named_in_other_words_is_flagged(
 )
 def test_a_change_in_a_shape_of_its_own_is_flagged_never_retired(old: str, new: str, relation: str) -> None:
     assert compare_facts(new, old).relation == relation
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "relation"),
+    [
+        # finding 7: a country, US state or continent where the old home was a town: maybe the same home
+        # said more broadly — flagged, not retired
+        ("The user lives in Paris", "The user lives in France", "possible_conflict"),
+        ("I live in Seattle", "I live in the US", "possible_conflict"),
+        ("I live in St. Louis", "I live in the U.S.", "possible_conflict"),
+        ("The user lives in Seattle", "The user now lives in California", "possible_conflict"),
+        ("The user lives in Paris.", "The user moved to Spain.", "possible_conflict"),
+        # … a country for another, a town for a country, a town for another still supersede
+        ("The user lives in France", "The user lives in Spain", "contradiction"),
+        ("The user lives in France", "The user lives in Lyon", "contradiction"),
+        ("The user lives in Lisbon.", "The user lives in Porto.", "contradiction"),
+    ],
+)
+def test_a_broader_place_only_flags_the_home_it_may_contain(old: str, new: str, relation: str) -> None:
+    assert compare_facts(new, old).relation == relation

@@ -125,6 +125,7 @@ from hindsight.domain.both_hold import (
     several_at_once,
     two_past_states,
 )
+from hindsight.domain.broader_place import broader_home
 from hindsight.domain.calendar_words import DAY_GROUPS, DAY_PARTS, MONTHS, WEEKDAYS
 from hindsight.domain.change_mention import mentions_a_change
 from hindsight.domain.loose_changes import loose_change
@@ -988,6 +989,9 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     replacement = _unsure_replacement(a, b, new, old) if verdict.relation == "contradiction" else None
     if replacement is not None:  # "might try / ordered / works in Y instead of X": X may still hold (trial 6)
         return PairVerdict("possible_conflict", (*verdict.signals, replacement))
+    if verdict.relation == "contradiction" and broader_home(compared_statement(new).text, old):
+        # "lives in France" / "lives in Paris": maybe the same home said more broadly (trial11 f7)
+        return PairVerdict("possible_conflict", (*verdict.signals, "broader_place"))
     guard = only_flag(new, old, b.correction) if verdict.relation == "contradiction" else None
     if guard is not None:  # a question, a bounded move, a dated occurrence: it may not retire (trial 5)
         return PairVerdict("possible_conflict", (*verdict.signals, guard))
