@@ -26,6 +26,7 @@ from hindsight.adapters.postgres.migrations import (
 from hindsight.adapters.postgres.pool import one_connection, open_pool
 from hindsight.adapters.redis_client import redis_client
 from hindsight.adapters.redis_operations import RedisOperationLog
+from hindsight.adapters.redis_pipelines import SharedPipelines
 from hindsight.adapters.redis_session_sequence import RedisSessionSequence
 from hindsight.adapters.reflection import (
     make_conflict_judge,
@@ -199,7 +200,9 @@ async def build_container(
         access_log = DeferredAccessLog(editor)
         redactor = make_redactor(settings)
         redis = redis_client(settings.redis_url)  # lazy: connects on first use, so Redis may be down now
-        operations = RedisOperationLog(redis, store_id)
+        # a write's operation-log entry and its rate-limit lease go to Redis in one round trip
+        pipelines = SharedPipelines(redis)
+        operations = RedisOperationLog(redis, store_id, pipelines)
         remember, submit_reflection, sweeper = None, None, None
         if with_queue:
             from hindsight.adapters.sqs_queue import SqsJobQueue, sqs_client
@@ -277,7 +280,7 @@ async def build_container(
         container.working_memory = make_working_memory(
             settings, clock, container.remember, redactor, redis, tokens, store_id
         )
-        container.rate_limit = make_rate_limit(settings, redis, store_id)
+        container.rate_limit = make_rate_limit(settings, redis, store_id, pipelines)
         if remember is not None:
             charge = container.rate_limit.items if container.rate_limit is not None else None
             container.remember_batch = RememberBatch(remember, charge, bulk_items=settings.bulk_batch_items)

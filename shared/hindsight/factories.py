@@ -22,6 +22,7 @@ from hindsight.usecases.working_memory import WorkingMemory
 from hindsight.usecases.write_status import SweepStuckWork
 
 if TYPE_CHECKING:  # maintenance is built on demand: the request path's cold start never imports it
+    from hindsight.adapters.redis_pipelines import SharedPipelines
     from hindsight.usecases.maintain import Maintain, MaintenancePolicy
 
 
@@ -194,15 +195,18 @@ def make_jwt_verifier(settings: Settings) -> BearerTokenVerifier | None:
     )
 
 
-def make_rate_limit(settings: Settings, redis: Any, store_id: str = "") -> CheckRateLimit | None:
-    """Per-caller budgets in Redis (the shared client, keys under the store ``store_id``), or None when
-    both are 0."""
+def make_rate_limit(
+    settings: Settings, redis: Any, store_id: str = "", pipelines: SharedPipelines | None = None
+) -> CheckRateLimit | None:
+    """Per-caller budgets in Redis (the shared client, keys under the store ``store_id``; leases on the
+    process's ``pipelines``, ``adapters.redis_pipelines.SharedPipelines``, when given), or None when both
+    are 0."""
     if settings.rate_limit_per_minute <= 0 and settings.rate_limit_writes_per_minute <= 0:
         return None
     from hindsight.adapters.redis_rate_limiter import RedisRateLimiter
 
     return CheckRateLimit(
-        RedisRateLimiter(redis, store_id),
+        RedisRateLimiter(redis, store_id, pipelines),
         RateLimitPolicy(
             per_minute=settings.rate_limit_per_minute,
             writes_per_minute=settings.rate_limit_writes_per_minute,

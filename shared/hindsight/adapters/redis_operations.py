@@ -21,13 +21,16 @@ import logging
 import time
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from hindsight.domain.errors import Unavailable
 from hindsight.domain.memory import WriteJob
 from hindsight.domain.reflection import ReflectJob
 from hindsight.ports.queues import IdempotencyRecord
+
+if TYPE_CHECKING:
+    from hindsight.adapters.redis_pipelines import SharedPipelines
 
 log = logging.getLogger(__name__)
 OP_TTL_S = 7 * 86_400  # a queued job older than a week is long past SQS's own retention of redrives
@@ -47,8 +50,13 @@ def _agent_of(body: bytes | str) -> str | None:
 class RedisOperationLog:
     """The OperationLog port."""
 
-    def __init__(self, client: Any, store_id: str = "") -> None:
-        self._client = client  # redis.asyncio.Redis
+    def __init__(self, client: Any, store_id: str = "", pipelines: SharedPipelines | None = None) -> None:
+        """``client``: a ``redis.asyncio.Redis``; ``store_id``: the database's identity (key prefix);
+        ``pipelines``: the process's shared pipelines on ``client`` (``adapters.redis_pipelines``), which
+        ``record_queued`` goes out on beside the other requests of its turn (a write's rate-limit lease);
+        None: a pipeline of its own."""
+        self._client = client
+        self._pipelines = pipelines
         self._prefix = f"hs:{store_id}:" if store_id else "hs:"
         self._queued = f"{self._prefix}ops:queued"
 
@@ -58,6 +66,7 @@ class RedisOperationLog:
     async def record_queued(self, job: WriteJob | ReflectJob) -> None:
         try:
             key = self._key(job.tenant_id, job.id)
+
             # One pipeline, no MULTI: the hash and the sorted set live in different hash slots, and a
             # MULTI spanning two slots fails with CROSSSLOT on cluster-mode Redis (ElastiCache
             # Serverless is always cluster mode); each command names one key. One round trip on one
@@ -65,7 +74,7 @@ class RedisOperationLog:
             # second connection for the sorted set cost ~0.3 ms more CPU a write (redis-py's own work,
             # competing with the send's thread). The sweep only reads entries an hour old and skips a
             # missing hash; the hash gets its TTL from the EXPIRE right behind it.
-            async with self._client.pipeline(transaction=False) as pipe:
+            def build(pipe: Any) -> None:
                 pipe.hset(
                     key,
                     mapping={
@@ -77,6 +86,12 @@ class RedisOperationLog:
                 )
                 pipe.expire(key, OP_TTL_S)
                 pipe.zadd(self._queued, {f"{job.tenant_id}:{job.id}": time.time()})
+
+            if self._pipelines is not None:
+                await self._pipelines.run(build)
+                return
+            async with self._client.pipeline(transaction=False) as pipe:
+                build(pipe)
                 await pipe.execute()
         except Exception as exc:  # the job is on the queue already: status is a convenience
             log.warning("could not record queued job %s: %s", job.id, exc)

@@ -23,6 +23,8 @@ from hindsight.domain.errors import Unavailable
 if TYPE_CHECKING:
     from limits.aio.strategies import SlidingWindowCounterRateLimiter
 
+    from hindsight.adapters.redis_pipelines import SharedPipelines
+
 KEY_PREFIX = "hs:rl"
 """The prefix without a store id (a store shares its Redis with no other); else ``hs:<store id>:rl``."""
 
@@ -63,10 +65,13 @@ class RedisRateLimiter:
     """``hit`` counts and answers in one round trip while under the limit; over it, a second one
     reads the window to say when the next request is allowed."""
 
-    def __init__(self, client: Any, store_id: str = "") -> None:
+    def __init__(self, client: Any, store_id: str = "", pipelines: SharedPipelines | None = None) -> None:
         """``store_id`` (the database's identity) keeps two stores that share one Redis from sharing
-        budgets: the same key id or tenant in each is a different caller."""
+        budgets: the same key id or tenant in each is a different caller. ``pipelines``: the process's
+        shared pipelines on ``client`` (``adapters.redis_pipelines``), which leases go out on beside the
+        other requests of their turn; None: a pipeline of their own."""
         self._client = client
+        self._pipelines = pipelines
         self._key_prefix = f"hs:{store_id}:rl" if store_id else KEY_PREFIX
         self._built: SlidingWindowCounterRateLimiter | None = None
 
@@ -126,7 +131,12 @@ class RedisRateLimiter:
         return [int(left_ms) / 1000 if int(left_ms) > 0 else None for left_ms in answers]
 
     async def _run_leases(self, commands: list[tuple[str, str, int, int]]) -> list[Any]:
-        async with self._client.pipeline(transaction=False) as pipe:
+        def build(pipe: Any) -> None:
             for previous, current, limit, window_s in commands:
                 pipe.evalsha(LEASE_SCRIPT_SHA, 2, previous, current, limit, window_s)
+
+        if self._pipelines is not None:
+            return await self._pipelines.run(build)
+        async with self._client.pipeline(transaction=False) as pipe:
+            build(pipe)
             return list(await pipe.execute())

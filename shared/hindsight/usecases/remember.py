@@ -276,8 +276,13 @@ class Remember:
         self._count_queued(len(jobs))
 
     async def _note(self, jobs: Sequence[WriteJob]) -> None:
-        """The operation log's entries for ``jobs``, RECORD_CONCURRENCY at a time. Never raises."""
-        if self._operations is not None:
+        """The operation log's entries for ``jobs``, RECORD_CONCURRENCY at a time. Never raises. One job's
+        entry is recorded in this task, not a task of its own (``asyncio.gather`` makes one): its request
+        then leaves in the same turn of the loop as the rate-limit lease started beside the tool, and the
+        two share one Redis round trip (``adapters.redis_pipelines``)."""
+        if self._operations is not None and len(jobs) == 1:
+            await self._operations.record_queued(jobs[0])
+        elif self._operations is not None:
             for start in range(0, len(jobs), RECORD_CONCURRENCY):
                 chunk = jobs[start : start + RECORD_CONCURRENCY]
                 await asyncio.gather(*(self._operations.record_queued(job) for job in chunk))
