@@ -142,3 +142,37 @@ def test_a_typographic_apostrophe_is_the_same_take_back(new: str) -> None:
     assert is_take_back(curly)
     assert taken_back(curly, PAIR) == taken_back(new, PAIR)
     assert states_new_value(curly, PAIR) == states_new_value(new, PAIR)
+
+
+def test_a_re_add_after_a_take_back_with_still_retires_only_the_take_back() -> None:
+    """trial11 H2: the take-back is compared by what it took back, not by its "still" clause, so the
+    value it said still holds stays."""
+    values = ["I'm no longer allergic to peanuts but still to shellfish", "I'm also allergic to shellfish"]
+    for new in ("I'm allergic to peanuts again", "Turns out I'm allergic to peanuts after all"):
+        assert taken_back(new, values) == TakeBack(retired=(0,), left=(1,)), new
+
+
+RESTATEMENTS = [  # (a write on a key holding PAIR_I, the index of the statement it restates)
+    ("Turns out I am allergic to peanuts after all", 1),
+    ("I'm still allergic to peanuts", 1),
+    ("I am allergic to peanuts", 1),
+    ("It turns out that I'm allergic to shellfish", 0),
+]
+PAIR_I = ["I'm also allergic to shellfish", "I'm allergic to peanuts"]
+
+
+@pytest.mark.parametrize(("new", "retired"), RESTATEMENTS)
+def test_a_restatement_beside_an_addition_retires_only_the_statement_it_repeats(
+    new: str, retired: int
+) -> None:
+    """trial11 K7: a write naming the value words of one of an additive pair restates that value; a
+    value said to be the whole or of now replaces the pair, and without an addition (a statement and an
+    inference kept beside it) the key's rule holds."""
+    assert taken_back(new, PAIR_I) == TakeBack(retired=(retired,), left=(1 - retired,))
+    for whole in (
+        "I'm only allergic to peanuts",
+        "I'm allergic to peanuts now",
+        "I'm allergic to peanuts, nothing else",
+    ):
+        assert taken_back(whole, PAIR_I) is None, whole
+    assert taken_back("I live in Denver after all", ["I live in Denver", "The user lives in Boulder"]) is None

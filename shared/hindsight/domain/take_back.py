@@ -13,6 +13,14 @@ that fact, and a new value replaces them all (docs/tools.md, keys). A take-back 
 - A re-add of a value taken back ("X is allergic to peanuts again") retires that take-back only (trial6
   H2): the other values were never taken back. Told by the polarity signal, sure or not, against a value
   that is itself a take-back.
+  A take-back that said a value still holds is compared by what it took back ("… no longer allergic
+  to peanuts but still to shellfish": peanuts; trial11 H2: the re-add retired shellfish too).
+- A restatement of a value an additive pair holds ("Turns out I am allergic to peanuts after all", "I'm
+  still allergic to peanuts" with peanuts and "also shellfish") retires the statement it repeats only
+  (trial11 K7): it names the same value words (``_restates``), no new value, and says nothing of the
+  others — a wrong supersede hides a true value, and to end the others one writes a new value ("… only
+  to peanuts now", "… nothing else"), which replaces them all. Only beside an addition: a key whose
+  values are not an additive pair (a statement and an inference kept beside it) keeps its rule.
 - A value the write says still holds ("… no longer allergic to peanuts but still to shellfish") stays
   (trial6 MED): the words after "still" name it.
 - A take-back that names no sure value but ends on a word of one ("I don't work at Acme any more", "I'm
@@ -36,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hindsight.domain.calendar_words import MONTHS, SEASONS, WEEKDAYS
-from hindsight.domain.contradiction import compare_facts
+from hindsight.domain.contradiction import compare_facts, is_additive
 from hindsight.domain.text import plain_apostrophes
 
 _TAKE_BACK = re.compile(
@@ -48,6 +56,12 @@ _EVERYTHING = re.compile(r"\b(?:anything|any\s+of\s+(?:them|these|those)|at\s+al
 """A take-back of every value at once: the key's new value."""
 _STILL = re.compile(r"\bstill\b", re.I)
 """What follows names values the write says still hold."""
+_CONFIRMING = re.compile(r"\b(?:as\s+)?(?:it\s+)?turn(?:s|ed)\s+out(?:\s+that)?\b|\bafter\s+all\b", re.I)
+"""Words that confirm a value, naming none ("Turns out …", "… after all"): left out when a write is
+compared with the value it may restate (``_restates``)."""
+_WHOLE = re.compile(r"\b(?:only|just|solely|exclusively|nothing\s+else|no\s+other|now)\b", re.I)
+"""Words that make a value the key's whole value, or its value of now ("I'm only allergic to peanuts",
+"… nothing else", "I'm allergic to peanuts now"): no restatement — the key's new value, as before."""
 _JOINER = re.compile(r"[\s,;]*(?:\b(?:but|and|yet|though|although|while)\b[^,;]*)?$", re.I)
 """The words that join the take-back to its "still" clause ("…, but is"): left out of the compared
 take-back."""
@@ -141,16 +155,35 @@ def _names(take_back: str, value: str) -> bool:
     return bool(named) and named[-1] in _content(value)
 
 
+def _head(text: str) -> str:
+    """What a take-back takes back, without the clause that says what still holds ("… no longer allergic
+    to peanuts but still to shellfish": "… no longer allergic to peanuts"); ``text`` itself otherwise."""
+    still = _STILL.search(text)
+    if still is not None and _TAKE_BACK.search(text[: still.start()]):
+        return _JOINER.sub("", text[: still.start()])
+    return text
+
+
+def _restates(new: str, value: str) -> bool:
+    """Whether ``new`` names exactly the value words of ``value`` (``_content``, confirming words such as
+    "turns out", "after all" left out): "Turns out I am allergic to peanuts after all" restates "I'm
+    allergic to peanuts" (and re-adds "I'm no longer allergic to peanuts"); "I'm only allergic to
+    peanuts", "I'm allergic to peanuts now" do not (``_WHOLE``)."""
+    if _WHOLE.search(new):
+        return False
+    named = set(_content(_CONFIRMING.sub(" ", new)))
+    return bool(named) and named == set(_content(_CONFIRMING.sub(" ", value)))
+
+
 def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
     """How ``new`` (a non-additive write on a key) settles with the key's active ``values`` (their
     contents, one or more), or None when the key's rule holds — it replaces them all. Raises nothing."""
     if not values:
         return None
     new, values = plain_apostrophes(new), [plain_apostrophes(value) for value in values]
-    head, held = new, set()
+    head, held = _head(new), set()
     still = _STILL.search(new)
-    if still is not None and _TAKE_BACK.search(new[: still.start()]):  # "no longer X but still Y"
-        head = _JOINER.sub("", new[: still.start()])
+    if head != new and still is not None:  # "no longer X but still Y"
         # "but still to shellfish": the words the head and every value share name no one value
         shared = set.intersection(*map(_words, values)) if len(values) > 1 else set()
         named = _words(new[still.end() :]) - _words(head) - shared
@@ -165,8 +198,14 @@ def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
             retired = sure or set(range(len(values))) - held
         else:  # "I don't work at Acme any more": its last word names the value (trial7 H1)
             retired = sure or {i for i, value in enumerate(values) if i not in held and _names(head, value)}
-    else:
-        readded = {i for i in polar if _TAKE_BACK.search(values[i])}  # a re-add reverses that take-back
+    else:  # a re-add reverses that take-back; a restatement beside an addition replaces its statement
+        readded = {i for i in polar if _TAKE_BACK.search(values[i])} | {
+            i
+            for i, value in enumerate(values)
+            if _head(value) != value and "polarity" in compare_facts(head, _head(value)).signals
+        }
+        if any(is_additive(value) for value in values):
+            readded |= {i for i, value in enumerate(values) if _restates(head, _head(value))}
         retired = readded or sure or set(range(len(values))) - held
     if len(retired) == len(values):
         return None

@@ -17,7 +17,9 @@ the one on its key again, under that key's lock; the end of validity its superse
 holds again — to the end it had before them, if the caller gave it one; the history keeps the end), and it
 is put back into the key's timeline from its own start (``_fit_restored``): one value at each instant,
 by the write's source rules (a restored inference never ends what the user stated: both kept, linked
-``contradicts``; nor silently takes a key whose user statement is archived). A restored key-less fact is
+``contradicts``; nor silently takes a key whose user statement is archived), and the values of an additive
+pair leave each other as they are unless one replaced the other (``_settled_on_restore``). A restored
+key-less fact is
 the fact again the same way, fitted among its chain of successors (a contradiction, a supersede, a
 supersedes link, followed through successors superseded since) as among a key's values.
 
@@ -193,8 +195,9 @@ async def _take_key(
     return [h["id"] for h in holders]
 
 
-_VALUES_ON_KEY = """SELECT id, source, status, coalesce(valid_from, occurred_at, created_at) AS since,
-          valid_to AS until, metadata->>'resumes' AS resumes
+_VALUES_ON_KEY = """SELECT id, source, status, content,
+          coalesce(valid_from, occurred_at, created_at) AS since, valid_to AS until,
+          metadata->>'resumes' AS resumes
    FROM memories
    WHERE tenant_id = %s AND agent_id = %s AND layer = 'semantic' AND key = %s
      AND status IN ('active', 'superseded') AND id <> %s
@@ -530,6 +533,28 @@ superseded it, and through every successor since superseded in turn, the facts t
 superseded by B, B by C: B and C), active or superseded (past). Cycles end (UNION)."""
 
 
+async def _settled_on_restore(
+    conn: AsyncConnection, scope: Scope, restored: StoredMemory, rows: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Of ``rows`` (the other values of ``restored``'s key, ``_VALUES_ON_KEY``), those a restore of it
+    settles with (``_fit_restored``): an additive pair ("X is allergic to peanuts", "X is also allergic to
+    shellfish") stood side by side, neither replacing the other, so a restore of either leaves the other
+    as it is — active, its period untouched — unless it is one of the values that replaced the restored
+    one (its chain of successors, ``_CHAIN_VALUES``: a take-back of it, a new value written over both).
+    So a restored additive value settles only with its successors (it retires nothing else, as an
+    additive write retires nothing), and any restored value leaves the additive values that are not its
+    successors (trial11 H1: a forgotten "also" value restored retired the value it was added to, ending
+    it at the instant the "also" value was written)."""
+    additive = is_additive(restored.content)
+    beside = [r for r in rows if additive or is_additive(r["content"])]
+    if not beside:
+        return list(rows)
+    chain = {"t": scope.tenant_id, "id": restored.id, "a": scope.agent_id}
+    successors = {row["id"] for row in await fetch_all(conn, _CHAIN_VALUES, chain)}
+    left = {r["id"] for r in beside if r["id"] not in successors}
+    return [r for r in rows if r["id"] not in left]
+
+
 async def _retire_successors(
     conn: AsyncConnection, scope: Scope, restored: StoredMemory, actor: str
 ) -> list[UUID]:
@@ -612,6 +637,7 @@ async def _new_status(
         restored = await _reload(conn, current.id)
         on_key = (scope.tenant_id, scope.agent_id, restored.key, restored.id)
         rows = await fetch_all(conn, _VALUES_ON_KEY, on_key)
+        rows = await _settled_on_restore(conn, scope, restored, rows)
         superseded = await _fit_restored(
             conn, scope, restored, rows, RESTORED_ONTO_KEY, actor, written_since=was_out
         )

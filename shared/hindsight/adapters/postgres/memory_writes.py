@@ -927,8 +927,9 @@ def _take_back(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The key's active values (``KEY_HOLDERS`` rows, one or more) a write of ``content`` replaces, and
     those it leaves active: ``domain.take_back`` — a take-back retires only the values it negates (none
-    when it names a value the key does not hold), a re-add only the take-back it reverses, and a value
-    it says still holds stays (trial4 HIGH-3, trial6 H1, H2); any other write replaces them all."""
+    when it names a value the key does not hold), a re-add only the take-back it reverses, a restatement
+    of one value of an additive pair only the statement it repeats, and a value it says still holds
+    stays (trial4 HIGH-3, trial6 H1, H2, trial11 H2, K7); any other write replaces them all."""
     settled = taken_back(content, [h["content"] for h in holders])
     if settled is None:
         return holders, []
