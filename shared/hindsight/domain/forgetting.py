@@ -30,6 +30,14 @@ relations and history):
 
 Memories the user wrote are never taken along, whatever they are linked to: only derived ones are (and
 the other piece of a split value, which states the same words).
+
+5. forgetting the middle of a chain of corrections (A superseded by B, B by C; forget B) leaves A
+   superseded — C, the value after the forgotten one, still replaces it: "lives in Seattle", then
+   "Tacoma", then "Portland"; with Tacoma forgotten Seattle is still not where Tom lives — and says so:
+   C is linked ``supersedes`` to A (``carried_over``), so A's ``superseded_by`` names C and not nothing,
+   and the forget's note names A, C and the call that restores A if it holds after all
+   (``carried_over_note``; trial11 finding 2: A was left superseded by nothing, without a word). Nothing
+   is restored: the forgotten value may have been wrong while C is right.
 """
 
 from __future__ import annotations
@@ -70,3 +78,30 @@ def same_value(source_id: UUID) -> str:
 def restored_member(summary_id: UUID) -> str:
     """Rule 3's history reason, for a member made active again."""
     return f"its summary {summary_id} was forgotten with a memory it stated"
+
+
+def carried_over(forgotten_id: UUID, retired_id: UUID) -> str:
+    """Rule 5's relation reason: why the successor of ``forgotten_id`` now supersedes ``retired_id``."""
+    return (
+        f"carried over from forgotten memory {forgotten_id}, which had superseded {retired_id} and was "
+        "superseded by this memory"
+    )
+
+
+def _quoted(content: str) -> str:
+    return repr(content if len(content) <= 120 else content[:117] + "\u2026")
+
+
+def carried_over_note(successor: tuple[UUID, str], retired: list[tuple[UUID, str]]) -> str:
+    """Rule 5's note on a forget: the memories the forgotten one had superseded (``retired``: id and
+    content, not empty) stay superseded, now by ``successor`` (id and content), the memory that had
+    superseded the forgotten one; with the call that restores each."""
+    named = ", ".join(f"{i} ({_quoted(c)})" for i, c in retired)
+    one = len(retired) == 1
+    calls = " and ".join(f'{{"id": "{i}", "action": "restore"}}' for i, _ in retired)
+    return (
+        f"the forgotten memory had superseded {named} and was itself superseded by {successor[0]} "
+        f"({_quoted(successor[1])}): {'it stays' if one else 'they stay'} superseded, now by "
+        f"{successor[0]} (linked supersedes); if {'it still holds' if one else 'they still hold'}, make "
+        f"{'it' if one else 'them'} current again with memory_update {calls}"
+    )

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import Forbidden, InvalidInput, NotFound
-from hindsight.domain.forgetting import ForgottenAlong
+from hindsight.domain.forgetting import ForgottenAlong, carried_over, carried_over_note
 from hindsight.domain.inferred_order import check_past_supersede
 from hindsight.domain.isotime import TimeSpan
 from hindsight.domain.limits import MAX_CHAIN_DEPTH, shared_with_others
@@ -174,7 +174,8 @@ class ForgetResult(BaseModel):
     stood for them went along; ``note``: that the forgotten fact's key now has no current value, naming
     the previous value that can be restored (``emptied_key_note``), and/or that the memories it had
     superseded through ``supersedes`` links (a keyless correction) are still superseded, with the call
-    that restores them (``unsuperseded_note``); None when neither."""
+    that restores them (``unsuperseded_note``), and/or, for the middle of a chain of corrections, that
+    those stay superseded by the forgotten memory's successor (``carried_over_note``); None when none."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -561,6 +562,9 @@ class ManageMemory:
         notes = [
             await self._emptied_key(scope, gone) if gone is not None else None,
             await self._unsuperseded(scope, before, relations) if before is not None else None,
+            await self._carry_over(scope, before, relations, principal.key_id)
+            if before is not None
+            else None,
         ]
         return ForgetResult(
             memory=outcome.memory,
@@ -598,6 +602,52 @@ class ManageMemory:
             and (before.key is None or m.key != before.key)
         ]
         return unsuperseded_note(held[:EMPTIED_KEY_SHOWN]) if held else None
+
+    async def _carry_over(
+        self, scope: Scope, before: StoredMemory, relations: list[Relation], actor: str
+    ) -> str | None:
+        """When ``before`` (the forgotten memory as it was, the scope agent's own) was the middle of a chain
+        of corrections — superseded by a memory not forgotten, and itself superseding memories through
+        ``supersedes`` links (``relations``, read before the forget) that are still superseded and that no
+        other memory not forgotten supersedes now: link its successor ``supersedes`` to each
+        (``domain.forgetting`` rule 5, by ``actor``; a link to a memory that is not active retires
+        nothing; on a key the store has given the forgotten value's time back already and linked the
+        successor, ``key_rejoin``) and answer ``carried_over_note``. None otherwise."""
+        if before.status != "superseded" or before.agent_id != scope.agent_id:
+            return None
+        after = [r.from_id for r in relations if r.kind == "supersedes" and r.to_id == before.id]
+        retired_ids = list(
+            dict.fromkeys(r.to_id for r in relations if r.kind == "supersedes" and r.from_id == before.id)
+        )
+        if not after or not retired_ids:
+            return None
+        found = {m.id: m for m in await self._reader.get_many(scope, [*after, *retired_ids])}
+        successor = next(
+            (found[i] for i in after if i in found and found[i].status not in ("forgotten", "archived")), None
+        )
+        if successor is None or successor.agent_id != scope.agent_id:
+            return None
+        replaced = await self._reader.successors(scope, retired_ids)
+        retired = [  # by nothing now, or by the successor already (a key's timeline rejoined: ``key_rejoin``)
+            m
+            for i in retired_ids
+            if replaced.get(i, successor.id) == successor.id
+            and (m := found.get(i)) is not None
+            and m.status == "superseded"
+            and m.agent_id == scope.agent_id
+        ][:EMPTIED_KEY_SHOWN]
+        for memory in (m for m in retired if m.id not in replaced):
+            relation = Relation(
+                from_id=successor.id,
+                to_id=memory.id,
+                kind="supersedes",
+                strength=1.0,
+                reason=carried_over(before.id, memory.id),
+            )
+            await self._editor.link(scope, relation, None, actor)
+        if not retired:
+            return None
+        return carried_over_note((successor.id, successor.content), [(m.id, m.content) for m in retired])
 
     async def _emptied_key(self, scope: Scope, gone: StoredMemory) -> str | None:
         """When forgetting ``gone`` (a keyed fact of the scope's agent) left its key with no active value
