@@ -24,6 +24,10 @@ reads the frames' tokens (stemmed, function words dropped) and the function word
   unless the new statement says it was moved (``RESCHEDULED``) or corrects it ("actually", "instead").
   Not after a verb of wanting ("wants a reminder 15 minutes before meetings" / "… 30 minutes": a
   preference, one value).
+- **Two things at once** (``another_purpose``, ``another_party``; trial11 M2): another thing for another
+  purpose ("our team uses Jira for tickets" / "… Slack for chat"), another person at another clock time
+  ("a meeting with Dana at 10:00" / "… with Bob at 15:00"): with no word saying anything changed, both
+  hold — the caller reads such a pair as unrelated, not even a possible conflict.
 - **Past states** (``two_past_states``): "The user lived in Paris" / "The user lived in Rome", "The user's
   run was 5 km" / "… was 10 km" — two past states, each may have held at its own time. Only when neither
   text dates itself (``dated``): a dated past statement is ordered by the valid-time rules as before.
@@ -168,3 +172,52 @@ def two_past_states(old_text: str, new_text: str) -> bool:
     if re.search(r"\bborn\b", old_text + " " + new_text, re.IGNORECASE):
         return False
     return states_past(old_text) and states_past(new_text) and not dated(old_text) and not dated(new_text)
+
+
+Frame = tuple[tuple[str, ...], tuple[str, ...]]
+"""A frame's tokens and, for each, the function word written before it (``lead``)."""
+
+
+def _for_split(side: tuple[str, ...], lead: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``side`` (frame tokens, ``lead`` theirs) cut at its first token after "for": (the thing, the
+    purpose); the purpose is empty when no token follows "for"."""
+    for k, before in enumerate(lead):
+        if before == "for":
+            return side[:k], side[k:]
+    return side, ()
+
+
+def another_purpose(old: Frame, new: Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> bool:
+    """Whether the changed span (``was`` in the old frame, ``now`` in the new, from ``start``; ``old``,
+    ``new``: each frame's tokens and leads) names on each side another thing *and* another purpose after
+    "for" ("our team uses Jira for tickets" / "… uses Slack for chat", "pays Tom for gardening" / "… Ana
+    for cleaning"): two things for two jobs, both hold (trial11 M2). The same purpose ("uses Jira for
+    tickets" / "uses Linear for tickets") is outside the span: another value of one job. The caller has
+    made sure the change follows a verb that may hold several values and no word says anything changed."""
+    sides = [
+        _for_split(side, frame[1][start : start + len(side)]) for frame, side in ((old, was), (new, now))
+    ]
+    (thing_was, for_was), (thing_now, for_now) = sides
+    if not (thing_was and thing_now and for_was and for_now):
+        return False
+    return not set(for_was) & set(for_now) and set(thing_was) != set(thing_now)
+
+
+def another_party(was: tuple[str, ...], now: tuple[str, ...], names: frozenset[str]) -> bool:
+    """Whether the changed span of two frames (``was`` in the old, ``now`` in the new; ``names``: the
+    tokens written capitalised) names on each side another person *and* another clock time (``CLOCK``):
+    "a meeting with Dana at 10:00 on Monday" / "a meeting with Bob at 15:00 on Monday", "meets Sarah at
+    10am" / "meets John at 2pm" — two meetings, both hold (trial11 M2). Another person alone ("with Dana
+    at 10:00" / "with Bob at 10:00") or another time alone may be the same meeting changed: left to the
+    other rules. A day or month written capitalised is no person. The caller has made sure no word says
+    anything changed."""
+    sides = []
+    for side in (was, now):
+        people = {
+            t for t in side if t in names and t.isalpha() and t not in QUALIFIER_TIMES and t not in MONTHS
+        }
+        sides.append((people, {t for t in side if CLOCK.match(t)}))
+    (people_was, times_was), (people_now, times_now) = sides
+    if not (people_was and people_now and times_was and times_now):
+        return False
+    return not people_was & people_now and not times_was & times_now

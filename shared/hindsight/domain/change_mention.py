@@ -21,6 +21,11 @@ and it names a word of what the old fact says (or, for a move, the old fact says
 lives). Being loose, it is only ever a possible conflict: the rules of house say retire nothing when
 unsure. "My sister moved to Denver" / "I live in Denver", "My wife gave up keto" / "I'm on a keto
 diet": another person, nothing.
+
+``mentions_a_switch`` reads a switch to a value the old fact does not name ("I switched to a Pixel 8" /
+"My phone is an iPhone 12", "I upgraded to Python 3.12" / "I use Python 3.11", "We migrated the app to
+GCP" / "We host the app on AWS", "I joined the Payments team" / "I'm on the Platform team"; trial11 H3:
+each left both active, unflagged), in either order of writing: a possible conflict, never more.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import re
 
 from hindsight.domain.both_hold import QUALIFIER_TIMES
 from hindsight.domain.text import plain_apostrophes
-from hindsight.domain.value_slots import RELATIONS
+from hindsight.domain.value_slots import ANY_ONE_VALUE, ONE_VALUE_MODIFIERS, ONE_VALUE_NOUNS, RELATIONS
 
 CHANGE = re.compile(
     r"\b(?:(?:has|have|had|just|finally|recently)\s+)*(?:"
@@ -63,6 +68,16 @@ _FUNCTION = frozenset(
 )
 """Words that name nothing a fact is about."""
 _SPELLING = {"favourite": "favorite", "colour": "color"}
+SWITCH = re.compile(
+    r"\b(?:switched|upgraded|downgraded|migrated|transferred|moved\s+over|changed\s+over)\b|\b(?P<joined>joined)\b",
+    re.IGNORECASE,
+)
+"""Words that say the user or a thing went over to another value, which the old one may not name ("I
+switched to a Pixel 8", "I upgraded to Python 3.12", "We migrated the app to GCP", "I joined the Payments
+team"): ``mentions_a_switch``."""
+ONE_AT_A_TIME = frozenset(["team", "department", "squad", "division", "company", "firm", "school"])
+"""What one is on or in one of at a time: "joined" another of these is a change of it ("I joined the
+Payments team" / "I'm on the Platform team"), "joined" anything else ("the running club") may be one more."""
 
 
 def _words(text: str) -> list[str]:
@@ -146,6 +161,10 @@ def mentions_a_change(new: str, old: str) -> bool:
     if change is None:
         return False
     old_words = _words(old)
+    switch = SWITCH.search(new)
+    went = _words(new[switch.end() :]) if switch is not None else []
+    if "to" in went and not _new_value(went[went.index("to") + 1 :], old_words):
+        return False  # "I switched to a Pixel 8" / "My phone is a Pixel 8": the value stated, no change
     old_content = _content(old_words)
     if not old_content:
         return False
@@ -170,3 +189,80 @@ def mentions_a_change(new: str, old: str) -> bool:
     if _MOVE.search(new) and _LIVES.search(old):
         return True
     return _shares(_content(after), old_content)
+
+
+def _one_value_attribute(words: list[str]) -> bool:
+    """Whether ``words`` (a statement as ``_words``) state an attribute of the user's that holds one value:
+    "My phone is …", "Our bank is …", "The user's favorite band is …" (``value_slots.ONE_VALUE_NOUNS``,
+    after "favorite"/"preferred" any noun, with ``ONE_VALUE_MODIFIERS`` before it)."""
+    rest = (
+        words[1:] if words[:1] in (["my"], ["our"]) else words[2:] if words[:2] == ["the", "user's"] else []
+    )
+    if "is" not in rest:
+        return False
+    attribute = rest[: rest.index("is")]
+    if not attribute or any(w in ANY_ONE_VALUE for w in attribute):
+        return bool(attribute)
+    *modifiers, head = attribute
+    return head in ONE_VALUE_NOUNS and all(
+        w in ONE_VALUE_MODIFIERS or w in ONE_VALUE_NOUNS for w in modifiers
+    )
+
+
+def _new_value(where: list[str], state_words: list[str]) -> bool:
+    """Whether the words ``where`` a switch went to name something the state (``state_words``) does not."""
+    return any(w not in state_words and w not in _FUNCTION for w in where)
+
+
+def mentions_a_switch(change: str, state: str) -> bool:
+    """Whether ``change`` (as written) says its subject went over to another value (``SWITCH``) of what
+    ``state`` states, in either order of writing — a possible conflict, never more (trial11 H3): "I
+    switched to a Pixel 8" / "My phone is an iPhone 12", "I upgraded to Python 3.12" / "I use Python
+    3.11", "We migrated the app to GCP" / "We host the app on AWS", "I joined the Payments team" / "I'm on
+    the Platform team", "I switched from Gmail to Fastmail" / "I use Gmail" (the switch written first).
+
+    Read as all of these: the subject before the switch word is the user ("I", "we", none) when ``state``
+    is the user's, or its words are all words of ``state`` ("Our team migrated …" / "Our team uses …"),
+    or the user switched ``state``'s own subject ("We upgraded the staging server to …" / "The staging
+    server runs …"); what was switched, when said before "to", is words of ``state`` ("I upgraded my
+    laptop to …" is another thing); where it went (the words after "to", or after "joined") names
+    something ``state`` does not ("I switched to Gmail" / "I use Gmail" is no conflict); and a word after
+    the switch word is a word of what ``state`` says of its subject — after "joined", a group one is in
+    one of at a time (``ONE_AT_A_TIME``) — or, sharing none, ``state`` is an attribute of the user's that
+    holds one value and the switch went to a name or number ("My phone is …" / "… to a Pixel 8",
+    ``_one_value_attribute``). "My sister switched to …", "I joined the running club" / "I'm in the chess
+    club", "I switched to decaf" / "My phone is …": nothing."""
+    switch = SWITCH.search(change)
+    if switch is None:
+        return False
+    state_words = _words(state)
+    state_content = _content(state_words)
+    user, state_named = _old_subject(state_words)
+    before = _words(change[: switch.start()])
+    named = _content(before)
+    if named and not all(_shares([w], state_content) for w in named):
+        return False  # another person or thing: "My sister switched to …"
+    after = _words(change[switch.end() :])
+    joined = switch.group("joined") is not None
+    to = after.index("to") if "to" in after and not joined else len(after)
+    what, where = ([], after) if joined else (after[:to], after[to + 1 :])
+    if not _new_value(where, state_words):
+        return False  # nowhere said, or the value it went to is the one stated: no change of it
+    if any(w not in _FUNCTION and w not in state_words for w in what):
+        return False  # another thing switched: "I upgraded my laptop to …", "I transferred $500 to …"
+    thing = _content(what)
+    if not named and not user and not (thing and all(_shares([w], state_named) for w in thing)):
+        return False  # the user's switch against another's state, unless of that very thing ("We
+        # upgraded the staging server to …" / "The staging server runs …")
+    named = named + ([] if user else thing)
+    predicate = [w for w in state_content if not _shares([w], named)]
+    shared = [w for w in _content(after) if _shares([w], predicate)]
+    if joined:
+        return any(w in ONE_AT_A_TIME for w in shared)
+    if shared:
+        return True
+    # nothing shared: "I switched to a Pixel 8" / "My phone is an iPhone 12" — a name or number switched
+    # to, against an attribute of the user's that holds one value ("I switched to decaf" is no phone)
+    went = re.search(r"\bto\b(.*)", change[switch.end() :], re.IGNORECASE)
+    named_value = went is not None and re.search(r"\b[A-Z0-9]", went.group(1)) is not None
+    return named_value and user and not named and _one_value_attribute(state_words)

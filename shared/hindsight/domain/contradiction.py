@@ -90,7 +90,13 @@ intensifiers and correction markers removed, copulas made one token:
    and was never compared). When no rule reads a pair, an everyday change word in the user's own words
    ("We just moved to Austin", "I gave up keto", "Tom Reyes retired, so …", "Mia turned 8") about the
    old fact's subject and naming what it says is a possible conflict, never more (``change_mention``,
-   trial7 M1).
+   trial7 M1); so is a switch to a value the other statement does not name, in either order ("I switched
+   to a Pixel 8" / "My phone is an iPhone 12", "I upgraded to Python 3.12" / "I use Python 3.11":
+   ``change_mention.mentions_a_switch``, trial11 H3). Another object of a verb that holds several
+   ("takes lisinopril" / "takes metformin", "runs Ubuntu" / "runs Postgres", "doesn't eat pork" /
+   "doesn't eat beef"), another thing for another purpose ("uses Jira for tickets" / "uses Slack for
+   chat") or another person at another clock time ("meeting with Dana at 10:00" / "… with Bob at
+   15:00") is ``unrelated`` without a change word: both hold (trial11 M2).
 
 5. **Only a flag** (``domain.supersede_guard``, new-user trial 5): a contradiction is a possible conflict
    when the new text asks ("Does Emma have piano on Fridays now?"), moves a time other than a standing
@@ -121,13 +127,15 @@ from hindsight.domain.both_hold import (
     CLOCK,
     QUALIFIER_TIMES,
     another_day,
+    another_party,
+    another_purpose,
     other_qualifier,
     several_at_once,
     two_past_states,
 )
 from hindsight.domain.broader_place import broader_home
 from hindsight.domain.calendar_words import DAY_GROUPS, DAY_PARTS, MONTHS, WEEKDAYS
-from hindsight.domain.change_mention import mentions_a_change
+from hindsight.domain.change_mention import mentions_a_change, mentions_a_switch
 from hindsight.domain.loose_changes import loose_change
 from hindsight.domain.memory import Source
 from hindsight.domain.rewording import same_statement
@@ -982,6 +990,10 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         # "The meeting is on Mondays" / "Our meeting is now on Thursdays": the same thing named with more
         # or fewer words, its value said to have changed — maybe another meeting: flagged (trial11 f3)
         return PairVerdict("possible_conflict", ("changed_value", "correction", "subject_phrase"))
+    if verdict == PairVerdict("unrelated") and _switched(a, b, new, old):
+        # "I switched to a Pixel 8" / "My phone is an iPhone 12", "I upgraded to Python 3.12" / "I use Python
+        # 3.11", either order (trial11 H3): the old value is not named, so only ever a flag
+        return PairVerdict("possible_conflict", ("changed", "switched"))
     if verdict.relation == "contradiction" and b.new_thing and not a.new_thing:
         # "Emma's new yoga class is at 6pm" / "Emma's yoga class is at 7am": one more class as likely as
         # another in place of the old one (trial 3, finding 2)
@@ -1019,6 +1031,14 @@ def _subject_narrowed(a: _Frame, b: _Frame) -> bool:
         return False
     differing = [t for t in (*change[1], *change[2]) if not (t in change[1] and t in change[2])]
     return bool(differing) and all(_is_value(t, names) or t in QUALIFIER_TIMES for t in differing)
+
+
+def _switched(a: _Frame, b: _Frame, new: str, old: str) -> bool:
+    """Whether one of two statements (frames ``a`` old, ``b`` new; texts as written) says its subject went
+    over to another value of what the other, positive, states (``change_mention.mentions_a_switch``)."""
+    return (not a.negative and mentions_a_switch(new, old)) or (
+        not b.negative and mentions_a_switch(old, new)
+    )
 
 
 def _unsure_replacement(a: _Frame, b: _Frame, new: str, old: str) -> str | None:
@@ -1157,7 +1177,12 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
         return PairVerdict("possible_conflict", ("other_time", *correction))
     differing = [t for t in (*was, *now) if not (t in was and t in now)]
     if not flag and not a.negative and not b.negative:  # no word says anything changed or was wrong
-        both = _other_object(a, b, start, was, now) or _other_scope(a, start, was, now)
+        both = (
+            _other_object(a, b, start, was, now)
+            or _other_scope(a, start, was, now)
+            or _other_purpose(a, b, start, was, now)
+            or _other_party(a, b, start, was, now)
+        )
         if both is not None:  # "allergic to peanuts" / "… to shellfish", "on weekdays" / "on weekends"
             return PairVerdict("unrelated", (both,))
     events = _two_events(a, b, start, differing)
@@ -1174,6 +1199,10 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
         # Denying one thing says nothing of another: "can't eat gluten" / "can't eat dairy any more" are
         # two restrictions, however sure the correction marker sounds (trial 2, N0c). A number can still
         # move a negated bound ("doesn't leave until 18:40" / "… until 20:15"), so it keeps the rule.
+        if not flag and a.verb is not None and start > a.verb:
+            # and with no word saying anything changed, another object denied is one more restriction:
+            # "I don't eat pork" / "I don't eat beef" both hold, nothing to ask the user (trial11 M2)
+            return PairVerdict("unrelated", ("other_object",))
         return PairVerdict("possible_conflict", ("changed_value", *correction))
     # another day or clock time of the same thing, said to have changed ("has piano on Fridays now", "is
     # now collected on Wednesdays"): not another object of a verb that may hold several (trial 3, finding 3)
@@ -1207,11 +1236,22 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
 
 
 ADDITIVE_VERBS = frozenset(
-    [*(v for v in _MULTI_VALUED if v != "use"), "allergic", "enjoy", "love", "grow", "cook", "attend"]
+    [
+        *(v for v in _MULTI_VALUED if v != "use"),
+        *("allergic", "enjoy", "love", "grow", "cook", "attend", "take", "run"),
+    ]
 )
 """Frame words after which the user holds several objects at once: another object, with no word
 saying anything changed, is another fact ("is allergic to peanuts" / "… to shellfish", "owns a red
-Toyota" / "… a blue bicycle"). Not "use" (a tool is often replaced: "uses Jira" / "uses Linear")."""
+Toyota" / "… a blue bicycle", "takes lisinopril" / "takes metformin", "the server runs Ubuntu" / "…
+runs Postgres": trial11 M2). Not "use" (a tool is often replaced: "uses Jira" / "uses Linear")."""
+NAMED_OBJECTS = frozenset(["take", "run"])
+"""Of ``ADDITIVE_VERBS``, those whose objects are as often names as not ("takes Zoloft" / "takes Lipitor",
+"runs Ubuntu 22.04" / "runs Postgres 16"): another name after them is another thing too, where after
+"likes" ("likes Muse" / "likes Radiohead") it stays unsure."""
+_HOW_OFTEN = frozenset(["daily", "weekly", "nightly", "monthly", "every", "each", "day", "twice", "once"])
+"""Frame tokens that say how often, which may follow an object on both sides ("takes lisinopril daily" /
+"takes metformin daily", "… every morning"): not a word of the object."""
 _NUMBER_WORDS = frozenset(
     [
         *("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"),
@@ -1225,14 +1265,20 @@ def _other_object(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: t
     """``other_object`` when a change after a verb of ``ADDITIVE_VERBS`` (the word or two before
     ``start`` in the old frame ``a``; ``b``: the new one) puts another thing on each side, not another
     value of it: each side has a word that is no number (in digits or words), date, time, colour or
-    name ("2 cats" / "3 dogs", "peanuts" / "shellfish"), up to the statement's end; "likes Muse" /
-    "likes Radiohead", "has 2 cats" / "has 3 cats" and "likes window seats" / "… aisle seats" (another
-    kind of one thing) stay unsure. The caller has made sure no word says anything changed."""
-    if a.verb is None or start <= a.verb or start + len(was) < len(a.tokens):
+    name ("2 cats" / "3 dogs", "peanuts" / "shellfish"; after ``NAMED_OBJECTS`` a name too), up to the
+    statement's end or to how often or when it holds, the same on both sides ("takes lisinopril daily" /
+    "takes metformin daily", ``_HOW_OFTEN``); "likes Muse" / "likes Radiohead", "has 2 cats" / "has 3
+    cats" and "likes window seats" / "… aisle seats" (another kind of one thing) stay unsure. The caller
+    has made sure no word says anything changed."""
+    tail = a.tokens[start + len(was) :]
+    if tail and was and now and _numeric(was[-1]) and _numeric(now[-1]):
+        tail = tail[1:]  # the unit of both numbers: "takes Lisinopril 10 mg" / "takes Metformin 500 mg"
+    if a.verb is None or start <= a.verb or not all(map(_how_often, tail)):
         return None  # a word after the change is shared: "likes window seats" / "… aisle seats", a kind
-    if not any(t in ADDITIVE_VERBS for t in a.tokens[max(a.verb, start - 2) : start]):
+    verbs = [t for t in a.tokens[max(a.verb, start - 2) : start] if t in ADDITIVE_VERBS]
+    if not verbs:
         return None
-    names = a.names | b.names
+    names = a.names | b.names if not set(verbs) & NAMED_OBJECTS else frozenset()
     thing = [
         any(not _is_value(t, names) and t not in _NUMBER_WORDS and t != "<be>" for t in side)
         for side in (was, now)
@@ -1259,6 +1305,36 @@ def _other_scope(a: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ..
         return None
     spread = [set().union(*(DAY_GROUPS.get(t, {t}) for t in side)) for side in times]
     return None if spread[0] & spread[1] else "other_qualifier"
+
+
+def _how_often(token: str) -> bool:
+    """Whether a frame token says how often or when a statement holds (``_HOW_OFTEN``,
+    ``both_hold.QUALIFIER_TIMES``; "morning" is stemmed "morn")."""
+    return token in _HOW_OFTEN or token in QUALIFIER_TIMES or token + "ing" in QUALIFIER_TIMES
+
+
+def _other_purpose(
+    a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]
+) -> str | None:
+    """``other_purpose`` when the change names another thing for another purpose ("our team uses Jira for
+    tickets" / "… Slack for chat": ``both_hold.another_purpose``) after a verb whose slot may hold several
+    values (not ``_single_valued``: "works at Google for ads" / "… at Meta for search" is one employer).
+    The caller has made sure no word says anything changed."""
+    if a.verb is None or start <= a.verb or _single_valued(a, start):
+        return None
+    return (
+        "other_purpose" if another_purpose((a.tokens, a.lead), (b.tokens, b.lead), start, was, now) else None
+    )
+
+
+def _other_party(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> str | None:
+    """``other_event`` when the change after the verb names another person and another clock time ("a
+    meeting with Dana at 10:00" / "a meeting with Bob at 15:00", "meets Sarah at 10am" / "meets John at
+    2pm": ``both_hold.another_party``): two meetings. The caller has made sure no word says anything
+    changed."""
+    if a.verb is None or start <= a.verb:
+        return None
+    return "other_event" if another_party(was, now, a.names | b.names) else None
 
 
 def _weak_change(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tuple[str, ...]) -> str | None:
