@@ -1,8 +1,8 @@
 """The English calendar words, spelled once: the day names, the parts of the week and of the day, the
 month names (and their abbreviations), the seasons, the calendar units, and which days "weekday" and
 "weekend" cover. Every rule that reads a day, a part of one, a month, a season or a counted while in a
-text builds its word set or pattern from these (``relative_time``, ``unread_time``, ``ahead_words``,
-``timeparse``, ``inferred_order``, ``both_hold``, ``schedule_moves``, ``supersede_guard``,
+text builds its word set or pattern from these (``relative_time``, ``named_dates``, ``word_dates``,
+``ahead_words``, ``timeparse``, ``inferred_order``, ``both_hold``, ``schedule_moves``, ``supersede_guard``,
 ``state_change``, ``value_slots``, ``contradiction``, ``ranking_features``). Pure data: no I/O, no
 imports of the project.
 

@@ -141,7 +141,8 @@ def stated_past_year(draft: MemoryDraft, holder_start: datetime) -> TimeSpan | N
     "during 2019"; no other four-digit number in the text). Only for a semantic fact with a key and no
     date of its own (``valid_from``, ``valid_to``, ``occurred_at``, ``session_at``): it then orders as a
     past value of the key's holder instead of replacing it on the strength of when it was written. None
-    otherwise (the relative table never reads absolute years: this is for ordering on a key only)."""
+    otherwise (the relative rules read no year on a key, ``word_dates``: this is for ordering on a key
+    only)."""
     dated = (draft.valid_from, draft.valid_to, draft.occurred_at, draft.session_at)
     if draft.layer != "semantic" or draft.key is None or any(d is not None for d in dated):
         return None

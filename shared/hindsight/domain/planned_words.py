@@ -1,11 +1,12 @@
 """Whether an episode's words say it lies ahead: "Sam has a dentist appointment next Tuesday", "Sam will
 visit his mother in 3 weeks", "Sam's MRI is in 2 weeks", "This Friday Sam has a job interview".
 
-The relative-date rules (``relative_time``) read no time from such words on purpose (a future
-expression is never resolved), so the episode has no ``occurred_at``. A summary read days later must then
-not call it something that happened (new-user trial H2): ``experience`` labels it planned, its time not
-read. Deterministic word rules, no model; English and the Chinese future expressions the relative-date
-rules know. When in doubt the episode is not called planned (it keeps the plain label).
+The relative-date rules (``relative_time``) read no time from most such words on purpose ("next
+Tuesday": this week's or the next?), so the episode has no ``occurred_at``. A summary read days later must
+then not call it something that happened (new-user trial H2): ``experience`` labels it planned, its time
+not read. (An episode's "tomorrow" without a past verb is read, trial11: it is then "Upcoming".)
+Deterministic word rules, no model; English and the Chinese future expressions the relative-date rules
+know. When in doubt the episode is not called planned (it keeps the plain label).
 
 Ahead (any of, as a standalone phrase, case-insensitive)
     - a future expression the relative-date rules stop at (``relative_time.elsewhere_expressions``:

@@ -21,6 +21,9 @@ last Monday … last Sunday                           day         the latest suc
 上周一 … 上周日 (上周X, 上星期X, 上礼拜X)            day         that weekday of the previous ISO week
 N days ago; N天前                                   day         N days before
 last week; 上周, 上星期, 上礼拜                      week        the previous ISO week
+last weekend                                        week        the previous ISO week, which holds it
+                                                                whatever the day it is said (a draft has
+                                                                a start and a precision: none names 2 days)
 N weeks ago; N周前, N个星期前, N个礼拜前             week        the ISO week N weeks before
 last month; 上个月, 上月                             month       the previous calendar month
 N months ago; N个月前                               month       the calendar month N months before
@@ -29,6 +32,19 @@ N years ago; N年前; 前年 (2)                        year        the year N y
 ==================================================  ==========  ===========================================
 
 N is digits, an English number word (a/an/one … twelve) or a Chinese numeral (一 … 九十九, 两).
+
+An episode without an outcome (``ahead``) also reads "tomorrow" (the day after the anchor's) and "the day
+after tomorrow" (two days after), precision day, when no verb of its words is in the past tense
+(``word_dates.past_tense``): "I will see the doctor tomorrow" is upcoming, not placed at the write time
+(or a turn's session start) as if it had happened (trial11). Not read: "I booked the flight for tomorrow",
+"I told Sam I'd call him tomorrow" (the booking and the telling are today's), a fact's ("I have an exam
+tomorrow" holds from when it is said), an outcome's (how a task ended is never ahead), a while counted
+from it ("two weeks from tomorrow").
+
+When the text names no relative expression and no ISO date, a past event's year, month or day in
+calendar words is read (``words``; ``word_dates``, table there): "In 2025 I ran my first marathon" (2025,
+year), "Sold the Honda Civic in October" (the latest October, month), "I met Dana on December 1st" (day) —
+not a keyed fact's, whose year the worker reads to place the key's value (``inferred_order``).
 
 A full ISO date written in the words ("Sam had surgery on 2026-10-03") is read as that day (precision
 day), by the same rule: only when it is the one time the text names (``content_date``: standalone, not
@@ -40,9 +56,9 @@ fact, a day its words say something ends on, past or not ("the lease ends on 202
 its start; trial 3, LOW).
 
 Never a guess: nothing is inferred when the text holds two expressions naming different times, or any
-expression pointing elsewhere in time that is not resolved (tomorrow, next …, in N days, a while counted
-from a day: "a month from today", "two weeks from yesterday", "a week from Monday" — trial7 H2; 明天, 后天,
-下周, 下个月, 明年), or an expression in a clause that dates something else
+expression pointing elsewhere in time that is not resolved (tomorrow but as above, next …, in N days, a
+while counted from a day: "a month from today", "two weeks from yesterday", "a week from Monday" —
+trial7 H2; 明天, 后天, 下周, 下个月, 明年), or an expression in a clause that dates something else
 (``content_date.relative_dates_another_clause``; trial8 H1): "Sold the bike I bought two years ago",
 "Finally replied to the email Dana sent last week", "Returned the library books that were due
 yesterday", "Got the results from yesterday's blood test", "Paid the invoice from last week" — the sale,
@@ -50,8 +66,9 @@ the reply, the return are not then. Such an expression is a time named and not r
 span for copied text: "the bike I bought two years ago (2024)").
 Not resolved at all: a weekday alone ("on Tuesday" — this week's or last?), vague phrases ("recently",
 "the other day", "a few days ago", "earlier this week", "3 weeks back", 最近, 前几天; the write's answer
-names them, ``unread_time``), month names ("last March"), and the *mood* of a sentence: "if yesterday…"
-or reported speech ("she said yesterday…") are read like plain statements.
+names them, ``unread_time``), month names but as ``word_dates`` reads them ("last March": this year's or
+the year before?), and the *mood* of a sentence: "if yesterday…" or reported speech ("she said
+yesterday…") are read like plain statements.
 
 Not matched (only a standalone phrase is a time; when in doubt, no match)
     - part of a name or identifier: joined to a letter or digit by "-", "_", "/", "." or "@"
@@ -118,6 +135,7 @@ from hindsight.domain.calendar_words import UNIT_ALT, WEEKDAY_ALT, WEEKDAYS
 from hindsight.domain.content_date import iso_date_forms, relative_dates_another_clause, stated_dates
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
+from hindsight.domain.word_dates import past_tense, read_word_date
 
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WORDS_EN = NUMBER_WORDS  # one table for writes and searches (``calendar_ago``)
@@ -166,6 +184,7 @@ _RULES: tuple[Rule, ...] = (
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"), lambda m, d: day_span(d)),
     (re.compile(r"\blast (" + WEEKDAY_ALT + r")\b"), lambda m, d: _last_weekday(m.group(1), d)),
     (re.compile(r"\blast week\b"), lambda m, d: week_span(d - timedelta(weeks=1))),
+    (re.compile(r"\blast weekend\b"), lambda m, d: week_span(d - timedelta(weeks=1))),
     (re.compile(r"\blast month\b"), lambda m, d: month_span(d, 1)),
     (re.compile(r"\blast year\b"), lambda m, d: year_span(d, 1)),
     (
@@ -302,27 +321,70 @@ def _scan(cased: str, day: date) -> list[tuple[int, int, str, TimeSpan | None]]:
     return sorted(found, key=lambda f: f[0])
 
 
-def infer_event_time(text: str, anchor: datetime, *, fact: bool = False) -> InferredTime | None:
+def infer_event_time(
+    text: str, anchor: datetime, *, fact: bool = False, words: bool = False, ahead: bool = False
+) -> InferredTime | None:
     """The span of the one explicit relative expression in ``text`` (module table), measured from
     ``anchor``'s local day (``isotime.local_day``); None when there is none, when there are several
     naming different times, when the text also points elsewhere in time, when an expression dates
     another clause (``content_date.relative_dates_another_clause``: "Returned the shoes I bought last
     month"), or when the span would fall outside the supported range. ``fact``: ``text`` is a semantic
-    memory's words (an ISO date after the anchor's day is then never read; module docstring)."""
+    memory's words (an ISO date after the anchor's day is then never read; module docstring). ``words``:
+    when the text names no relative expression or ISO date, a past event's year, month or day in
+    calendar words is read (``word_dates``: "In 2025 I ran …", "Sold the car in October"; not for a
+    keyed fact, whose year the worker reads to place the key's value). ``ahead``: the text is an
+    episode's without an outcome, whose "tomorrow" or "the day after tomorrow" is read when no verb is in
+    the past tense (``_tomorrow_found``: "I will see the doctor tomorrow"; a fact holds from when it is
+    said, and an outcome is never in the future)."""
     cased = unicodedata.normalize("NFKC", text)
-    if _ELSEWHERE.search(_lowered(cased)):
-        return None
+    lowered = _lowered(cased)
     today = local_day(anchor)
+    tomorrow = _tomorrow_found(cased, lowered, today) if ahead else []
+    for m in _ELSEWHERE.finditer(lowered):
+        if not any(start <= m.start() and m.end() <= end for start, end, _, _ in tomorrow):
+            return None  # "next week", "two weeks from tomorrow", "the day after the party"
     found = [
         (start, end, expression, None if relative_dates_another_clause(cased, start, end) else span)
-        for start, end, expression, span in _scan(cased, today)
+        for start, end, expression, span in [*_scan(cased, today), *tomorrow]
     ]  # "the shoes I bought last month": a time named, not the memory's (trial8 H1)
     found += _iso_found(cased, today, fact)
+    if not found and words:
+        quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(cased)]
+        read = read_word_date(cased, today, quoted, fact=fact)
+        return None if read is None else InferredTime(read.span, read.expression)
     if any(span is None for _, _, _, span in found):
         return None  # a named time not read (outside the range, an ISO form not read as a day)
     spans = {span for _, _, _, span in found}
     _, _, expression, span = min(found, key=lambda f: f[0]) if len(spans) == 1 else (0, 0, "", None)
     return None if span is None else InferredTime(span, expression)
+
+
+_TOMORROW = re.compile(r"\b(?:the day after tomorrow|tomorrow)\b")
+
+
+def _tomorrow_found(cased: str, lowered: str, today: date) -> list[tuple[int, int, str, TimeSpan | None]]:
+    """The standalone "tomorrow" and "the day after tomorrow" of ``cased`` (``_standalone``), as ``_scan``
+    finds expressions: the day after ``today`` (two days after), or a span of None — a time named and not
+    read — when a verb is in the past tense ("I booked the flight for tomorrow", "I told Sam I'd call him
+    tomorrow": what the episode tells happened today) or the day is outside the supported range."""
+    matches = list(_TOMORROW.finditer(lowered))
+    if not matches:
+        return []
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(cased)]
+    past = past_tense(cased)
+    found: list[tuple[int, int, str, TimeSpan | None]] = []
+    for m in matches:
+        if not _standalone(cased, lowered, m.start(), m.end(), quoted):
+            continue  # a name ("the Tomorrow app"), quoted words: still a time pointing elsewhere
+        span: TimeSpan | None = None
+        if not past:
+            try:
+                span = day_span(today + timedelta(days=1 if m.group(0) == "tomorrow" else 2))
+                TimeSpan.of(span.start, "day")  # inside the supported range
+            except (TimeRefused, ValueError, OverflowError):
+                span = None
+        found.append((m.start(), m.end(), m.group(0), span))
+    return found
 
 
 def _iso_found(cased: str, today: date, fact: bool) -> list[tuple[int, int, str, TimeSpan | None]]:
@@ -464,7 +526,15 @@ def with_inferred_time(draft: MemoryDraft, submitted_at: datetime) -> MemoryDraf
     if draft.occurred_at is not None:
         return draft
     anchor = draft.session_at or submitted_at
-    inferred = infer_event_time(draft.content, anchor, fact=draft.layer == "semantic")
+    fact = draft.layer == "semantic"
+    keyed = fact and draft.key is not None
+    inferred = infer_event_time(
+        draft.content,
+        anchor,
+        fact=fact,
+        words=not keyed,
+        ahead=draft.layer == "episodic" and draft.outcome is None,
+    )
     if inferred is None:
         return draft
     note = {"expression": inferred.expression, "anchor": anchor.isoformat()}
@@ -490,9 +560,14 @@ def recorded_anchor(content: str, inferred: object, occurred_at: datetime | None
         except ValueError:
             return None
         if anchor.tzinfo is not None:
-            again = infer_event_time(content, anchor)
-            if again and again.expression == inferred.get("expression") and again.span.start == occurred_at:
-                return anchor
+            for words, ahead in ((False, False), (True, False), (True, True)):  # as a write may read them
+                again = infer_event_time(content, anchor, words=words, ahead=ahead)
+                if (
+                    again
+                    and again.expression == inferred.get("expression")
+                    and again.span.start == occurred_at
+                ):
+                    return anchor
     return None
 
 
@@ -527,7 +602,14 @@ def redated(memory: StoredMemory, content: str, metadata: Mapping[str, JsonValue
     if anchor is None or content == memory.content:
         return None
     base = {k: v for k, v in (memory.metadata if metadata is None else metadata).items() if k != INFERRED_KEY}
-    again = infer_event_time(content, anchor, fact=memory.layer == "semantic")
+    fact = memory.layer == "semantic"
+    again = infer_event_time(
+        content,
+        anchor,
+        fact=fact,
+        words=not (fact and memory.key is not None),
+        ahead=memory.layer == "episodic" and memory.outcome is None,
+    )
     if again is None:  # as a write of these words would store it: its session's start, else no time
         return Redated(TimeSpan(memory.session_at) if memory.session_at else None, base)
     note: dict[str, JsonValue] = {

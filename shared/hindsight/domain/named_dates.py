@@ -1,0 +1,139 @@
+"""The times a text names in calendar words, as written, whether or not a rule reads them: month names
+written with a capital ("last March", "in May", "December 1st"), weekdays ("on Tuesday"), "weekend" and
+"fortnight", holidays ("last Christmas"), a year after a preposition ("in 2024"), a month shortened and a
+day ("Dec 1"), a day and month in digits ("on 1/12"), an ordinal day ("on the 3rd"), a particular season
+("last summer"), vague times ("a few days ago", "recently"), and ``YYYY-MM-DD`` forms.
+
+Pure patterns over the text (no imports of the relative-date rules), so that both ``unread_time`` (the
+write's ``time_not_read``: which of them were not read) and ``word_dates`` (which of them may be read as
+the memory's time: every one the text names must be one it reads) see the same times. ``calendar_names``
+lists them with their kind (``NameKind``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from hindsight.domain.calendar_ago import NUMBER_WORD_PATTERN
+from hindsight.domain.calendar_words import (
+    DAY_PART_ALT,
+    MONTH_ABBREVIATIONS,
+    MONTHS,
+    SEASON_ALT,
+    UNIT_ALT,
+    WEEKDAY_ALT,
+)
+
+_MONTHS = "|".join(
+    month.capitalize() + ("(?! (?:I|we|you|he|she|they|it)\\b)" if month == "may" else "") for month in MONTHS
+)
+"""Month names, capitalised ("may" is a verb; "May I …" asks)."""
+_NAMED = re.compile(
+    r"(?:\b(?:last|this|next|in|early|late|mid-?)\s+)?\b(?:" + _MONTHS + r")\b"
+    r"(?:\s+\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d))?(?:,?\s+(?:19|20)\d{2}\b(?![-/.]\d))?"
+    r"|(?i:(?:\b(?:last|this|next|on|coming)\s+)?\b(?:" + WEEKDAY_ALT + r")s?\b"
+    r"|(?:\b(?:last|this|next)\s+)?\bweekend\b|\b(?:a|one|two|\d+)?\s*fortnights?(?:\s+ago)?\b)"
+)
+_HOLIDAYS = (
+    r"Christmas(?:\s+(?:Eve|Day))?|Xmas|Easter(?:\s+(?:Sunday|Monday))?|New\s+Year(?:['’]s)?(?:\s+(?:Eve|Day))?|"
+    r"(?:Chinese|Lunar)\s+New\s+Year|Thanksgiving|Halloween|Hanukkah|Passover|Ramadan|Diwali|Eid|"
+    r"Valentine['’]?s\s+Day|Mother['’]?s\s+Day|Father['’]?s\s+Day|Independence\s+Day|Labou?r\s+Day"
+)
+"""Holidays, capitalised: a day (or days) of some year the relative rules do not place."""
+_HOLIDAY = re.compile(
+    r"(?:\b(?i:last|this|next|on|at|over|for|since|until|by)\s+)?\b(?:" + _HOLIDAYS + r")\b"
+)
+_YEAR = re.compile(
+    r"(?i:\b(?:back\s+)?(?:in|during|since|until|till|from|by|before|after|around)\s+(?:(?:early|late|mid-?)\s*)?)"
+    r"(?:19|20)\d{2}\b(?![-/.]\d)"
+)
+"""A year after a preposition ("in 2024", "back in 2019"), not the start of a date ("in 2024-05-01")."""
+_SHORT_MONTHS = rf"(?:{'|'.join(MONTH_ABBREVIATIONS)})"
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+_SHORT_DATE = re.compile(
+    rf"(?i:\b{_SHORT_MONTHS}\.?\s+{_ORDINAL}(?:,?\s+(?:19|20)\d{{2}})?(?![\d:.]\d|\w)"
+    rf"|\b{_ORDINAL}\s+(?:of\s+)?{_SHORT_MONTHS}\b\.?(?:,?\s+(?:19|20)\d{{2}}\b)?)"
+)
+"""A month shortened, with a day next to it ("Dec 1", "Sept 3rd, 2024", "1 Dec"): "Jan" alone is a name."""
+_DATE_LEAD = r"\b(?:on|by|until|till|since|from|before|after|due|as\s+of|through|to)\s+"
+DIGIT_DATE = re.compile(
+    rf"(?i:{_DATE_LEAD})?(?<![\w/.-])(?P<a>\d{{1,2}})(?P<sep>[/.])(?P<b>\d{{1,2}})"
+    r"(?:(?P=sep)(?P<year>\d{4}|\d{2}))?(?![\w/-]|[.,]\d)"
+)
+"""A day and a month in digits ("on 1/12", "1/12/2026", "1.12.2026"): a date only after a word that
+introduces one or with a year ("3/4 of the team" is a fraction; "1.12" only with a year);
+``digit_date`` checks the numbers."""
+_ORDINAL_DAY = re.compile(
+    rf"(?i:{_DATE_LEAD}the\s+\d{{1,2}}(?:st|nd|rd|th)\b"
+    r"(?!\s+(?!(?:of|at|and|or|to|through|until|till|this|next|last|in|for|when|because|but|so|then)\b)"
+    r"[a-z]))"
+)
+"""An ordinal day of an unnamed month ("on the 3rd", "by the 21st"), not of a thing ("on the 3rd floor",
+"on the 2nd try": a lower-case word after it other than "of", "at", "this", …)."""
+_SEASONS = rf"(?:{SEASON_ALT})"
+_SEASON = re.compile(
+    rf"(?i:\b(?:(?:in|during|over|since|until|till|by)\s+)?(?:the\s+)?(?:(?:early|late|mid-?)\s*)?"
+    rf"{_SEASONS}\s+(?:of\s+)?(?:19|20)\d{{2}}\b(?![-/.]\d)"
+    rf"|\b(?:last|this|next|past|coming|since|until|till)\s+(?:the\s+)?{_SEASONS}\b)"
+)
+"""A particular season ("last summer", "in summer 2023", "the winter of 2019"), not a habit ("skis in
+winter": no year, no "last"/"this"/"next")."""
+_ANY_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?")
+_UNITS = rf"(?:(?:{UNIT_ALT}|night)s?)"
+_VAGUE = re.compile(
+    rf"(?i:\b(?:a\s+)?(?:few|couple(?:\s+of)?|several|some|number\s+of)\s+{_UNITS}\s+(?:ago|back|earlier)\b"
+    rf"|\b(?:a|an|one|two|\d{{1,3}})\s+{_UNITS}\s+or\s+(?:two|three|so)\s+(?:ago|back)\b"
+    rf"|\b(?:\d{{1,3}}|{NUMBER_WORD_PATTERN})\s+{_UNITS}\s+back\b"
+    r"|\b(?:a\s+)?(?:little\s+|short\s+)?(?:while|bit|time)\s+(?:ago|back)\b|\bnot\s+(?:so\s+)?long\s+ago\b"
+    rf"|\bthe\s+other\s+(?:day|week|{DAY_PART_ALT})\b|\b(?:recently|lately)\b"
+    r"|\b(?:earlier|later)\s+(?:this|that)\s+(?:week|month|year|morning|afternoon|evening)\b"
+    rf"|\b(?:this|the)\s+past\s+(?:(?:few|couple(?:\s+of)?|several|\d{{1,3}}|{NUMBER_WORD_PATTERN})\s+)?{_UNITS}\b)"
+    r"|最近(?!的)|前几天|前些天|前阵子|不久前|几(?:天|周|个星期|个礼拜|个月|年)(?:之|以)?前"
+)
+"""Vague times (M1 of trial8: "A couple of days ago I sprained my ankle", "earlier this week", "3 weeks
+back" were placed at the write time with no note): "a few days ago", "a week or two ago", "3 weeks back"
+("back" is never read: "pushed 3 weeks back" is a delay), "a while ago", "the other day", "recently",
+"earlier this week", "this past week"; 最近 (not 最近的, "the nearest"), 前几天, 几天前. The relative
+rules never read them: a span would be a guess."""
+
+
+def digit_date(match: re.Match[str]) -> bool:
+    """Whether a ``DIGIT_DATE`` match is a day and a month: introduced by a date word or with a year, and
+    each number a day or month one of the two ways round (``1/12`` either; ``25/12`` day first; ``0/5``,
+    ``14/15`` neither)."""
+    a, b = int(match.group("a")), int(match.group("b"))
+    led = match.group(0)[:1].isalpha()
+    if not (led or match.group("year")) or min(a, b) < 1:
+        return False
+    if match.group("sep") == "." and not match.group("year"):
+        return False  # "on 2.5 mg", "from 9.30": a decimal or a time, not a date
+    return (a <= 31 and b <= 12) or (a <= 12 and b <= 31)
+
+
+NameKind = Literal["iso", "named", "holiday", "short", "digits", "ordinal", "season", "vague", "year"]
+"""What a calendar name is: a ``YYYY-MM-DD`` form (``iso``); a month name, a weekday, "weekend" or
+"fortnight" (``named``); a holiday; a shortened month and a day (``short``); a day and month in digits
+(``digits``); an ordinal day of an unnamed month (``ordinal``); a particular season; a vague time; a year
+after a preposition."""
+DAY_OF_YEAR: frozenset[NameKind] = frozenset(("named", "holiday", "short", "ordinal"))
+"""The kinds that name a day or month of some year by its name without saying which year: what a
+birthday, a due day or a weekly meeting is written with ("March 3", "on Mondays", "Christmas", "Dec 1",
+"on the 1st"). Not a day and month in digits: which number is the day is not known ("on 1/12")."""
+
+
+def calendar_names(cased: str) -> list[tuple[int, str, NameKind]]:
+    """Each calendar name of ``cased`` (NFKC; module docstring): (where it starts, the words as written,
+    its kind), in the order of the patterns (not sorted; a name may be inside another)."""
+    found: list[tuple[int, str, NameKind]] = [
+        (m.start(), m.group(0), "iso") for m in _ANY_DATE.finditer(cased)
+    ]
+    found += [(m.start(), m.group(0).strip(), "named") for m in _NAMED.finditer(cased)]
+    found += [(m.start(), m.group(0), "holiday") for m in _HOLIDAY.finditer(cased)]
+    found += [(m.start(), m.group(0), "short") for m in _SHORT_DATE.finditer(cased)]
+    found += [(m.start(), m.group(0), "digits") for m in DIGIT_DATE.finditer(cased) if digit_date(m)]
+    found += [(m.start(), m.group(0), "ordinal") for m in _ORDINAL_DAY.finditer(cased)]
+    found += [(m.start(), m.group(0), "season") for m in _SEASON.finditer(cased)]
+    found += [(m.start(), m.group(0), "vague") for m in _VAGUE.finditer(cased)]
+    found += [(m.start(), m.group(0), "year") for m in _YEAR.finditer(cased)]
+    return found

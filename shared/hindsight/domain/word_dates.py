@@ -1,0 +1,207 @@
+"""A year, a month or a day written in calendar words, read as the memory's time when the words tell of a
+past event (trial11 LOW): "In 2025 I ran my first marathon" (2025, precision ``year``), "Sold the Honda
+Civic in October" (the latest October, ``month``), "I met Dana on December 1st" (the latest 1 December,
+``day``). Such a write was placed at the write time with a ``time_not_read`` note.
+
+A reading, not a guess: English puts a past event named by a month or a day without a year in the latest
+such month or day up to when the words were said — as "last Monday" is the latest Monday before it — and
+the past tense says which way to count. So only with a past-tense verb (``past_tense``: "sold", "met",
+"was", "moved"; not after "is"/"am"/"are"/"get", "is booked", "I'm excited"), no word pointing ahead
+(``ahead_words``: "will", "scheduled for"; ``_NOT_PAST``: "going to", "would", "'d", "might", "plan to"),
+and only the unambiguous forms, a capitalised month name after its preposition:
+
+======================================================  =========  ====================================
+form                                                    precision  span
+======================================================  =========  ====================================
+in/during/back in 2025                                  year       that year
+in/during October; in October 2025, in October of 2025  month      the latest October not after the
+                                                                   anchor's day; that October
+on December 1st, on December 1, on 1 December,          day        the latest 1 December not after the
+on the 1st of December (", 2025": that year's)                     anchor's day; that day
+======================================================  =========  ====================================
+
+The anchor is the relative rules' (``relative_time``): the write's acknowledgement or its session's start,
+its local day. Never read (the write's ``time_not_read`` names it):
+
+- a time the text names that is not one of these forms, besides them (``named_dates.calendar_names``:
+  "last March" — March of this year or the year before? —, "Dec 1", "on 1/12", "on the 3rd", a weekday, a
+  season, a vague time, "since 2015"), or two of them naming different times, or another four-digit year;
+- a day that does not exist (30 February), or, with its year, a month or day after the anchor's day;
+- one inside quotation marks, or in a clause that dates something else ("the car I bought in October",
+  ``content_date.relative_dates_another_clause``), or right after an event's noun ("bought tickets for the
+  concert in October": the concert's month may be ahead; ``content_date`` ``_EVENTS``);
+- for a fact, one its words say something ends in ("the warranty expired in October": its end, not when
+  the fact holds from);
+- a keyed fact's: the worker reads its year ("lived in Paris in 2019") to place the key's value
+  (``inferred_order``), and a value's start is not guessed from a month (the caller's ``words`` False).
+
+A recurring date in a fact ("Bob's birthday is March 3") has no past verb and is not read, nor named
+(``unread_time.recurring_date``): the fact holds from the write.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from hindsight.domain.ahead_words import ahead_words
+from hindsight.domain.calendar_ago import day_span
+from hindsight.domain.calendar_words import MONTHS
+from hindsight.domain.content_date import PAST_FORMS, relative_dates_another_clause
+from hindsight.domain.isotime import TimeRefused, TimeSpan
+from hindsight.domain.named_dates import calendar_names
+from hindsight.domain.text import plain_apostrophes
+
+_MONTH = "(?P<month>" + "|".join(month.capitalize() for month in MONTHS) + ")"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR_AFTER = r"(?:,?\s+(?:of\s+)?(?P<year>(?:19|20)\d{2}))?"
+_END = r"\b(?![-/.:]\d)"
+_FORMS = (
+    re.compile(r"\b(?i:(?:back\s+)?(?:in|during))\s+(?P<year>(?:19|20)\d{2})" + _END),
+    re.compile(r"\b(?i:in|during)\s+" + _MONTH + _YEAR_AFTER + _END + r"(?!\s+\d)"),
+    re.compile(r"\b(?i:on)\s+" + _MONTH + r"\s+" + _DAY + _YEAR_AFTER + _END),
+    re.compile(r"\b(?i:on)\s+(?i:the\s+)?" + _DAY + r"\s+(?i:of\s+)?" + _MONTH + _YEAR_AFTER + _END),
+)
+"""The forms read (module table): a year after "in"/"during"; a month after "in"/"during", a year may
+follow; a day after "on", month name first or last, a year may follow."""
+_MAY_HOLD = re.compile(r"(?:19|20)\d{2}|" + _MONTH)
+"""What every form holds, a year or a capitalised month name: a text without one (most) is not scanned
+further (the write's acknowledgement reads every content)."""
+
+_UNREGULAR_PAST = PAST_FORMS - {"read", "set", "cut", "hit", "let", "put", "quit", "hurt", "shut"}
+"""Past forms not ending in -ed (``content_date.PAST_FORMS``), without those that are also present forms
+("Let's meet in October", "I read in May")."""
+_NOT_VERBS = frozenset(
+    (  # noqa: SIM905 - a word list reads best as one string
+        "need bed red shed seed speed feed weed deed breed greed heed bleed hundred sacred naked wicked "
+        "kindred embed"
+    ).split()
+)
+"""Words ending in -ed that are no past verb."""
+_BE = frozenset(
+    ("am", "is", "are", "be", "been", "being", "get", "gets", "getting", "i'm", "we're", "you're")
+)
+"""A word before an -ed form that makes it a state or a plan, not a past event ("is booked", "I'm
+excited", "get married")."""
+_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_NOT_PAST = re.compile(
+    r"\b(?:going\s+to|gonna|would|might|could|should|hope\s+to|hoping\s+to|wants?\s+to|intends?\s+to"
+    r"|plans?\s+to|planning\s+to|used\s+to)\b|\w'd\b",
+    re.IGNORECASE,
+)
+"""Words that make the sentence a plan, a wish, a supposition or a habit ("I was going to sell it in
+October", "I'd visit in May", "We used to ski in February"): what it tells may not have happened, or
+happened every year."""
+_EVENT_BEFORE = re.compile(
+    r"\b(?:party|parties|wedding|trip|holiday|vacation|meeting|conference|concert|show|game|match|dinner"
+    r"|lunch|event|visit|test|exam|appointment|interview|ceremony|funeral|festival|race|session|class"
+    r"|lesson|workshop|surgery|operation|flight|talk|reunion|launch|performance|recital|graduation"
+    r"|tickets?)s?\s+$",
+    re.IGNORECASE,
+)
+"""An event's noun right before the date: the date may be the event's, ahead ("tickets for the concert in
+October")."""
+_ENDS_BEFORE = re.compile(
+    r"\b(?:end|ends|ended|expire|expires|expired|finish|finishes|finished|terminated|lapsed|due|ran\s+out"
+    r"|runs?\s+out)\s+$",
+    re.IGNORECASE,
+)
+"""A fact's end before the date ("the warranty expired in October"): not when the fact holds from."""
+_FOUR_DIGITS = re.compile(r"(?<![\w.-])(?:19|20)\d{2}(?![\w-]|\.\w)")
+
+
+def past_tense(text: str) -> bool:
+    """Whether ``text`` has a verb in the past tense (module docstring): one of the past forms that are
+    not also present forms, or a word ending in -ed that is no adjective after "is", "am", "get" …"""
+    previous = ""
+    for token in _TOKEN.findall(plain_apostrophes(text)):
+        word = token.lower()
+        if word in _UNREGULAR_PAST:
+            return True
+        if word.endswith("ed") and len(word) > 3 and word not in _NOT_VERBS and previous not in _BE:
+            return True
+        previous = word
+    return False
+
+
+@dataclass(frozen=True)
+class WordDate:
+    """A date in words read: where it stands (``text[start:end]``), the span it names, the words."""
+
+    start: int
+    end: int
+    span: TimeSpan
+    expression: str
+
+
+def _span(match: re.Match[str], today: date) -> TimeSpan | None:
+    """The span a form names from ``today`` (module table); None when it names no day (30 February),
+    falls outside the supported range, or, with its year, starts after ``today``."""
+    groups = match.groupdict()
+    year = int(groups["year"]) if groups.get("year") else None
+    try:
+        if groups.get("month") is None:
+            span = TimeSpan(datetime(year or 0, 1, 1, tzinfo=UTC), "year")  # the year form always has one
+        else:
+            month = MONTHS.index(groups["month"].lower()) + 1
+            if groups.get("day") is None:
+                first = date(year, month, 1) if year else _latest(today, month, 1)
+                span = TimeSpan(datetime(first.year, month, 1, tzinfo=UTC), "month")
+            else:
+                day = int(groups["day"])
+                span = day_span(date(year, month, day) if year else _latest(today, month, day))
+        TimeSpan.of(span.start, span.precision)  # inside the supported range
+    except (TimeRefused, ValueError):
+        return None
+    return span if span.start.date() <= today else None
+
+
+def _latest(today: date, month: int, day: int) -> date:
+    """The latest ``month``/``day`` on or before ``today``: this year's, else last year's. Raises
+    ValueError when that day does not exist (29 February of a common year)."""
+    this_year = date(today.year, month, day) if (month, day) <= (today.month, today.day) else None
+    return this_year or date(today.year - 1, month, day)
+
+
+def read_word_date(cased: str, today: date, quoted: list[tuple[int, int]], *, fact: bool) -> WordDate | None:
+    """The date in words of ``cased`` (NFKC) read as the memory's time from the anchor's day ``today``
+    (module docstring), the first in text order when several name the same span; None when none is read.
+    ``quoted``: the ``[start, end)`` ranges of quoted passages; ``fact``: the words are a fact's (a date
+    something ends in is not read)."""
+    if _MAY_HOLD.search(cased) is None:
+        return None
+    matches = sorted((m for form in _FORMS for m in form.finditer(cased)), key=lambda m: m.start())
+    if (
+        not matches
+        or not past_tense(cased)
+        or ahead_words(cased)
+        or _NOT_PAST.search(plain_apostrophes(cased))
+    ):
+        return None
+    read: list[WordDate] = []
+    for m in matches:
+        if any(w.start < m.end() and m.start() < w.end for w in read):
+            return None  # two forms over the same words: not one reading
+        if any(q <= m.start() and m.end() <= q_end for q, q_end in quoted):
+            return None
+        if relative_dates_another_clause(cased, m.start(), m.end()) or _EVENT_BEFORE.search(
+            cased, 0, m.start()
+        ):
+            return None  # "the car I bought in October", "the concert in October"
+        if fact and _ENDS_BEFORE.search(cased, 0, m.start()):
+            return None  # "the warranty expired in October": its end, not its start
+        span = _span(m, today)
+        if span is None:
+            return None
+        read.append(WordDate(m.start(), m.end(), span, m.group(0)))
+    if len({w.span for w in read}) != 1:
+        return None
+    covered = [(w.start, w.end) for w in read]
+    for start, words, _ in calendar_names(cased):  # every time the words name is one read
+        if words and not any(s <= start and start + len(words) <= e for s, e in covered):
+            return None
+    for m in _FOUR_DIGITS.finditer(cased):  # "In 2025 I ran in room 2024": another year, or a number
+        if not any(s <= m.start() and m.end() <= e for s, e in covered):
+            return None
+    return read[0]
