@@ -150,7 +150,7 @@ from hindsight.domain.state_change import (
     takes_back,
     without_endings,
 )
-from hindsight.domain.statement_scope import TAIL_CLAUSE, compared_statement
+from hindsight.domain.statement_scope import TAIL_CLAUSE, compared_statement, without_confirming
 from hindsight.domain.supersede_guard import only_flag, partial_take_back, unsure_replacement
 from hindsight.domain.text import plain_apostrophes
 from hindsight.domain.timetravel import takes_key
@@ -969,6 +969,7 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     if len(new) > MAX_COMPARED_CHARS or len(old) > MAX_COMPARED_CHARS:
         return PairVerdict("unrelated")
     new, old = unicodedata.normalize("NFC", new), unicodedata.normalize("NFC", old)  # one form of "é"
+    new, old = without_confirming(new), without_confirming(old)  # "Turns out …", "… after all" (trial12 H1)
     if same_statement(new, old):  # the same words, or one value written another way ("3pm" / "15:00")
         return PairVerdict("same")
     a, b = _frame(old), _frame(new)

@@ -15,6 +15,11 @@ trial 3, finding 1). So the statement is the text without:
 - a clause after it (``TAIL_CLAUSE``: "; …", " - …", " because …", " since …", " after …", " due
   to …"): a reason or an aside, about something else as often as not.
 
+Words that only confirm a statement ("Turns out …", "It turned out that …", "… after all": ``CONFIRMING``)
+name nothing: they are left out of both texts compared (``without_confirming``). Read as words, "after all"
+looked like a narrowing ("after 6pm": a partial take-back) and "Turns out" like the subject, so "Turns out
+I'm not allergic to peanuts after all" was no take-back of "I'm allergic to peanuts" (trial12 H1).
+
 "X isn't A, it's B" / "X is not A but B" is read as "X is B" with a strong marker (``RESTATED``: it names
 the old value and the new one).
 """
@@ -48,6 +53,19 @@ RESTATED = re.compile(
 )
 """'X is not A, it's B' (contractions already written out: "isn't" → "is not"), "X is not A but B": the
 old value named and the new one — read as "X is B"."""
+CONFIRMING = re.compile(
+    r"^\W*(?:as\s+)?(?:it\s+)?turn(?:s|ed)\s+out(?:\s+that)?\b\s*[,:]?\s*"
+    r"|\s*,?\s*\bafter\s+all\b(?=\s*(?:[.!,;]|$))",
+    re.IGNORECASE,
+)
+"""Words that confirm a statement and name nothing: an opening "Turns out (that)", "It turned out", "As it
+turns out", and "after all" ending a clause (not "after all the layoffs")."""
+
+
+def without_confirming(text: str) -> str:
+    """``text`` without its confirming words (``CONFIRMING``): "Turns out I'm not allergic to peanuts after
+    all" → "I'm not allergic to peanuts"; as written when it has none."""
+    return CONFIRMING.sub("", text).strip() or text
 
 
 @dataclass(frozen=True)

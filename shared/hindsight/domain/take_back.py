@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 from hindsight.domain.calendar_words import MONTHS, SEASONS, WEEKDAYS
 from hindsight.domain.contradiction import compare_facts, is_additive
+from hindsight.domain.statement_scope import without_confirming
 from hindsight.domain.text import plain_apostrophes
 
 _TAKE_BACK = re.compile(
@@ -56,9 +57,6 @@ _EVERYTHING = re.compile(r"\b(?:anything|any\s+of\s+(?:them|these|those)|at\s+al
 """A take-back of every value at once: the key's new value."""
 _STILL = re.compile(r"\bstill\b", re.I)
 """What follows names values the write says still hold."""
-_CONFIRMING = re.compile(r"\b(?:as\s+)?(?:it\s+)?turn(?:s|ed)\s+out(?:\s+that)?\b|\bafter\s+all\b", re.I)
-"""Words that confirm a value, naming none ("Turns out …", "… after all"): left out when a write is
-compared with the value it may restate (``_restates``)."""
 _WHOLE = re.compile(r"\b(?:only|just|solely|exclusively|nothing\s+else|no\s+other|now)\b", re.I)
 """Words that make a value the key's whole value, or its value of now ("I'm only allergic to peanuts",
 "… nothing else", "I'm allergic to peanuts now"): no restatement — the key's new value, as before."""
@@ -171,8 +169,8 @@ def _restates(new: str, value: str) -> bool:
     peanuts", "I'm allergic to peanuts now" do not (``_WHOLE``)."""
     if _WHOLE.search(new):
         return False
-    named = set(_content(_CONFIRMING.sub(" ", new)))
-    return bool(named) and named == set(_content(_CONFIRMING.sub(" ", value)))
+    named = set(_content(without_confirming(new)))
+    return bool(named) and named == set(_content(without_confirming(value)))
 
 
 def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:

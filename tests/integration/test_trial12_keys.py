@@ -1,0 +1,80 @@
+"""Findings of trial12 (main 57ca21f) on keyed facts, through the official MCP client over HTTP with the
+real stack (Postgres+pgvector, Redis, the SQS emulator and the worker):
+
+- H1: "Turns out I'm not allergic to peanuts after all" left "I'm allergic to peanuts" active (on a key
+  and without one, unflagged): confirming words ("Turns out", "after all") name nothing, so it is the
+  take-back of peanuts, as "I'm not allergic to peanuts" is; beside "also shellfish" it retires peanuts
+  only.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from hindsight.client import call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from tests.support import drain, mcp_client
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+async def _write(client: Client, poller: SqsPoller, content: str, key: str | None) -> str:
+    ack = await call(client, "memory_write", {"content": content, **({"key": key} if key else {})})
+    await drain(poller)
+    return str(ack["id"])
+
+
+async def _memory(client: Client, memory_id: str) -> dict[str, Any]:
+    memory: dict[str, Any] = (await call(client, "memory_get", {"id": memory_id}))["memory"]
+    return memory
+
+
+async def _active(client: Client, ids: list[str]) -> set[str]:
+    return {i for i in ids if (await _memory(client, i))["status"] == "active"}
+
+
+@pytest.mark.parametrize(
+    "take_back",
+    ["Turns out I'm not allergic to peanuts after all", "I'm not allergic to peanuts after all"],
+    ids=["turns-out", "after-all"],
+)
+async def test_a_take_back_with_confirming_words_retires_the_value(
+    server: BackgroundServer, poller: SqsPoller, token: str, take_back: str
+) -> None:
+    """H1: on a key of one value, the take-back supersedes peanuts."""
+    key = f"user.allergy.{uuid.uuid4().hex[:6]}"
+    async with mcp_client(server.url, token) as client:
+        peanuts = await _write(client, poller, "I'm allergic to peanuts", key)
+        back = await _write(client, poller, take_back, key)
+        assert await _active(client, [peanuts, back]) == {back}
+        assert (await _memory(client, peanuts))["superseded_by"] == back
+
+
+async def test_a_take_back_with_after_all_leaves_the_also_value(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """H1, additive pair: "… not allergic to peanuts after all" retires peanuts; shellfish stays."""
+    key = f"user.allergy.{uuid.uuid4().hex[:6]}"
+    async with mcp_client(server.url, token) as client:
+        peanuts = await _write(client, poller, "I'm allergic to peanuts", key)
+        shellfish = await _write(client, poller, "I'm also allergic to shellfish", key)
+        back = await _write(client, poller, "I'm not allergic to peanuts after all", key)
+        assert await _active(client, [peanuts, shellfish, back]) == {shellfish, back}
+        assert (await _memory(client, peanuts))["superseded_by"] == back
+
+
+async def test_a_keyless_take_back_with_confirming_words_supersedes_the_value(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """H1 without a key (both stayed active, unflagged): the same statement negated supersedes it, as
+    "I'm not allergic to peanuts" does (contradiction rule 1)."""
+    async with mcp_client(server.url, token) as client:
+        peanuts = await _write(client, poller, "I'm allergic to peanuts", None)
+        back = await _write(client, poller, "Turns out I'm not allergic to peanuts after all", None)
+        assert await _active(client, [peanuts, back]) == {back}
+        assert (await _memory(client, peanuts))["superseded_by"] == back
