@@ -5,6 +5,9 @@ real stack (Postgres+pgvector, Redis, the SQS emulator and the worker):
   and without one, unflagged): confirming words ("Turns out", "after all") name nothing, so it is the
   take-back of peanuts, as "I'm not allergic to peanuts" is; beside "also shellfish" it retires peanuts
   only.
+- H2: "I'm going to move to Portland next month", "We plan to move to Portland" on ``user.home`` holding
+  "I live in Denver", and "I plan to visit Mars" on ``user.planet`` holding "I like Mars", replaced the
+  value of now: a plan is refused on a key (stored on one that names plans), as "I'm planning to …" is.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from hindsight.client import call
+from hindsight.client import ToolCallError, call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from tests.support import drain, mcp_client
@@ -78,3 +81,29 @@ async def test_a_keyless_take_back_with_confirming_words_supersedes_the_value(
         back = await _write(client, poller, "Turns out I'm not allergic to peanuts after all", None)
         assert await _active(client, [peanuts, back]) == {back}
         assert (await _memory(client, peanuts))["superseded_by"] == back
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "plan"),
+    [
+        ("user.home", "I live in Denver", "I'm going to move to Portland next month"),
+        ("user.home", "I live in Denver", "We plan to move to Portland"),
+        ("user.planet", "I like Mars", "I plan to visit Mars"),
+    ],
+    ids=["going-to", "we-plan-to", "plan-to-visit"],
+)
+async def test_a_plan_on_a_key_is_refused_and_the_value_kept(
+    server: BackgroundServer, poller: SqsPoller, token: str, key: str, value: str, plan: str
+) -> None:
+    """H2: refused (invalid_arguments, naming a plan), the value stays active; on a key that names plans
+    the same words are stored."""
+    async with mcp_client(server.url, token) as client:
+        held = await _write(client, poller, value, key)
+        with pytest.raises(ToolCallError) as caught:
+            await call(client, "memory_write", {"content": plan, "key": key})
+        assert caught.value.code == -32602, caught.value.error
+        assert "state a plan" in caught.value.error["message"]
+        await drain(poller)
+        assert await _active(client, [held]) == {held}
+        stored = await _write(client, poller, plan, "user.plans")
+        assert await _active(client, [held, stored]) == {held, stored}

@@ -26,6 +26,13 @@ from hindsight.domain.memory import MemoryDraft
         ("I could take the job at Globex if the offer is good", "I could"),
         ("I'm weighing an offer from Globex", "I'm weighing"),
         ("Can I keep my Chase account?", "Can I keep my Chase account?"),
+        # trial12 H2: other openings of a plan
+        ("I'm going to move to Portland next month", "I'm going to"),
+        ("We plan to move to Portland", "We plan to"),
+        ("I plan to visit Mars", "I plan to"),
+        ("We intend to sell the house", "We intend to"),
+        ("I hope to retire in Lisbon", "I hope to"),
+        ("I want to move to Portland", "I want to move"),
     ],
 )
 def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str, words: str) -> None:
@@ -60,6 +67,11 @@ def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str,
         "I help families with planning to retire",
         "When I'm thinking about work, I listen to lo-fi",
         "Favourite film: What If (2013)",
+        # trial12 H2: "going to" a place, "want" a preference, a present progressive (ambiguous: kept)
+        "I'm going to bed at 11 these days",
+        "We're going to Lisbon every summer",
+        "I want to be called Sam",
+        "I'm moving to Portland",
     ],
 )
 def test_a_value_on_a_key_is_not_refused(content: str) -> None:

@@ -8,7 +8,8 @@ fact. Such words are refused on a key (a value we cannot read is refused, never 
 are stored beside the facts as any write.
 
 English only, and only how the write opens (``_NOT_A_VALUE``). Not "would like" or "want" (a preference is
-a value: "I would like my coffee black"), not "going to" (a routine: "I'm going to the gym on Mondays"), not
+a value: "I would like my coffee black"; only "want to" and a verb of change is a plan), not "going to" a
+place (a routine: "I'm going to the gym on Mondays"; "I'm going to" and a verb is a plan), not
 "will" (a change said ahead: the upcoming value rules of ``ahead_words``), not a conditional instruction
 ("If I'm late, text me"). The refusal names the kind of words it read (a question, a condition, a
 possibility, a plan: trial11 finding 6, "We are planning to have no more kids" was refused as "a question
@@ -24,25 +25,42 @@ from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.text import plain_apostrophes
 
+_GOING_PLACES = (
+    r"the|a|an|my|our|his|her|their|your|this|that|these|those|some|work|school|college|uni|university"
+    r"|church|mass|bed|sleep|class|classes|practice|therapy|lunch|dinner|breakfast|brunch|town|yoga|gym"
+)
+"""What "I'm going to" goes to in a routine or a place ("I'm going to the gym on Mondays", "… to bed at
+11", "… to work by bike"): no plan. A plan is "going to" and a verb in lower case ("I'm going to move to
+Portland"), not a name ("I'm going to Lisbon every summer")."""
+_CHANGE_VERBS = (
+    r"move|relocate|switch|change|quit|leave|buy|sell|start|stop|try|learn|visit|travel|go|become|retire"
+    r"|marry|adopt|get\s+(?:married|divorced|engaged)"
+)
+"""What "I want to" does that is a plan of a change ("I want to move to Portland"), not a preference
+("I want to be called Sam", "I want the vegetarian one": a value)."""
 _NOT_A_VALUE = re.compile(
     r"^\s*(?:"
     r"(?P<question>(?:should|shall)\s+(?:i|we)\b|do\s+you\s+think\b|what\s+if\s+(?:i|we)\b"
     r"|(?:do|does|did|can|could|would|will|is|are|am)\s+(?:i|we|you|my|our)\b[^?\"']*\?\s*$)"
     r"|(?P<condition>if\s+(?:i|we)\b[^.;]*\b(?:i|we)(?:'ll|\s+will|'d|\s+would)\b)"
     r"|(?P<possibility>(?:maybe|perhaps)\b|(?:i|we)\s+(?:might|may|could)\b"
-    r"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:thinking\s+(?:about|of)|considering|weighing"
-    r"|hoping\s+to)\b)"
-    r"|(?P<plan>(?:i|we)(?:'m|'re|\s+am|\s+are)\s+planning\s+to\b)"
+    r"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:thinking\s+(?:about|of)|considering|weighing)\b)"
+    r"|(?P<plan>(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:planning|intending|hoping)\s+to\b"
+    rf"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+going\s+to\s+(?!(?:{_GOING_PLACES})\b)(?=(?-i:[a-z]))"
+    r"|(?:i|we)\s+(?:(?:also|still|really)\s+)?(?:plan\s+(?:to|on)|intend\s+to|hope\s+to)\b"
+    rf"|(?:i|we)\s+(?:(?:also|still|really)\s+)?want\s+to\s+(?:{_CHANGE_VERBS})\b)"
     r")",
     re.IGNORECASE,
 )
-"""How a question, a condition or a possibility or plan OPENS a keyed write ("Should I …", "Do you think
-…", "What if I …", a whole question to the user or the agent ("Do you think …?", "Can I …?"), "If I get
-the offer I'll …", "Maybe …", "I might/may/could …", "I'm thinking about / considering / planning to /
-hoping to / weighing …"). Only at the start: a value that carries a hedge or a title later ("I'm vegetarian,
-though I might eat fish", "My favourite book is 'Who Moved My Cheese?'", "I prefer aisle seats, considering
-my bad knee", "If I'm late, text me instead of calling") is a value (trial10 M1: the first version refused
-15 of 22 such ordinary keyed values)."""
+"""How a question, a condition or a possibility or plan OPENS a keyed write ("Should I …", "Do you think …",
+"What if I …", a whole question to the user or the agent ("Do you think …?", "Can I …?"), "If I get the
+offer I'll …", "Maybe …", "I might/may/could …", "I'm thinking about / considering / weighing …", a plan:
+"I'm planning / hoping / intending to …", "I'm going to <verb>", "I/we plan to / plan on / intend to /
+hope to …", "I want to <a change>" — trial12 H2: "I'm going to move to Portland next month", "We plan to
+move to Portland" and "I plan to visit Mars" retired the value of now). Only at the start: a value that
+carries a hedge or a title later ("I'm vegetarian, though I might eat fish", "My favourite book is 'Who
+Moved My Cheese?'", "I prefer aisle seats, considering my bad knee", "If I'm late, text me instead of
+calling") is a value (trial10 M1: the first version refused 15 of 22 such ordinary keyed values)."""
 
 
 _WHAT = {
