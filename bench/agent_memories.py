@@ -1,0 +1,234 @@
+"""Does the ranking generalise beyond conversations? Retrieval over an agent's own memories.
+
+The data set is ``bench/data/agent_memories.json``, written for this benchmark (not derived from
+LoCoMo): an assistant's memories of one user — preferences, personal facts (some keyed), people, tools
+and infrastructure, schedules, task episodes with outcomes, background notes that answer nothing, and
+four short conversations written with their turn positions (conversation_id, session_index,
+turn_index, session_at) — and questions each answered by exactly one memory (``evidence``), grouped by
+``kind``. Every memory goes through the worker's use case (``container.store_memories``: embedding,
+near-duplicate merge, keys, entity terms); the keyword statistics are refreshed as maintenance would;
+then every question is asked at the data set's ``asked_at`` and scored by recall@k of its one memory.
+
+Rows, all in the same run on the same stored rows:
+
+* ``hindsight``: ``memory_search`` as shipped (vector + full text + entities, the learned ranker);
+* ``hindsight_rrf``: the same candidates ranked by the hand-set weighted RRF (``HINDSIGHT_RANKER=rrf``);
+* ``vector``: exact cosine top-k over the stored embeddings (bench/baselines.py: VectorIndex).
+
+The learned ranker was fitted on LoCoMo conversations; this set is what it was not fitted on: plain
+memories without positions, and conversations of a few turns. Nothing is tuned on it.
+
+    HINDSIGHT_EMBED_THREADS=1 .venv/bin/python bench/agent_memories.py [--json out.json] [--misses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import sys
+import time
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from baselines import VectorIndex
+from common import bench_tmpdir, log
+from locomo import recall_at_k
+
+from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
+from hindsight.adapters.postgres.rows import tenant_transaction
+from hindsight.bootstrap import Container, build_container
+from hindsight.domain.memory import MemoryDraft, Scope, WriteJob
+from hindsight.usecases.recall import Recall, RecallQuery, resolve
+
+DATA = Path(__file__).resolve().parent / "data" / "agent_memories.json"
+SCOPE = Scope(tenant_id="agent-memories", agent_id="assistant")
+KS = (1, 5)
+BATCH = 10  # the SQS batch maximum, as the worker receives them
+SYSTEMS = ("hindsight", "hindsight_rrf", "vector")
+SPREAD = timedelta(days=60)
+"""Memories without a time of their own are written over the 60 days before ``asked_at``, in file order."""
+
+
+def load(path: Path = DATA) -> dict[str, Any]:
+    """The data set, checked: unique memory ids, every question answered by one known memory.
+
+    Raises:
+        ValueError: naming the duplicate ids or the question whose evidence is unknown.
+    """
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    ids = [m["id"] for m in data["memories"]]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{path}: duplicate memory ids")
+    for q in data["questions"]:
+        if len(q["evidence"]) != 1 or q["evidence"][0] not in ids:
+            raise ValueError(
+                f"{path}: question {q['question']!r} needs one known memory, has {q['evidence']}"
+            )
+    return data
+
+
+_PASSED = ("key", "outcome", "task_type", "conversation_id", "session_index", "turn_index", "session_at")
+"""Fields of a data-set memory passed to the draft as they are."""
+
+
+def _jobs(data: dict[str, Any]) -> list[WriteJob]:
+    asked = datetime.fromisoformat(data["asked_at"])
+    memories = data["memories"]
+    jobs = []
+    for n, m in enumerate(memories):
+        extra = {k: m[k] for k in _PASSED if k in m}
+        written = (
+            datetime.fromisoformat(m["session_at"])
+            if "session_at" in m
+            else asked - SPREAD + SPREAD * (n + 1) / (len(memories) + 1)
+        )
+        draft = MemoryDraft(content=m["content"], layer=m["layer"], metadata={"label": m["id"]}, **extra)
+        jobs.append(
+            WriteJob(
+                id=uuid.uuid4(),
+                tenant_id=SCOPE.tenant_id,
+                agent_id=SCOPE.agent_id,
+                submitted_at=written,
+                draft=draft,
+            )
+        )
+    return jobs
+
+
+class _NoAccessLog:
+    """Rows are compared on the same store: no search may change another's ranking via access counts."""
+
+    def note(self, scope: Any, ids: Any, at: Any) -> None:
+        return None
+
+
+async def _vector_ranking(container: Container) -> VectorIndex:
+    async with tenant_transaction(container.pool, SCOPE.tenant_id) as conn:
+        cur = await conn.execute(
+            """SELECT metadata->>'label', embedding FROM memories
+               WHERE tenant_id = %s AND agent_id = %s AND status = 'active' ORDER BY created_at, id""",
+            (SCOPE.tenant_id, SCOPE.agent_id),
+        )
+        rows = await cur.fetchall()
+    vectors = np.stack(
+        [np.asarray(r[1].to_numpy() if hasattr(r[1], "to_numpy") else r[1], dtype=np.float32) for r in rows]
+    )
+    return VectorIndex([str(r[0]) for r in rows], vectors)
+
+
+def _summary(rows: list[dict[str, Any]], system: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"questions": len(rows)}
+    for k in KS:
+        out[f"recall_at_{k}"] = round(sum(r[system][f"recall_at_{k}"] for r in rows) / len(rows), 4)
+    return out
+
+
+async def _run(settings: Any, data: dict[str, Any]) -> dict[str, Any]:
+    container = await build_container(settings, with_queue=False)
+    try:
+        started = time.monotonic()
+        outcomes: dict[str, int] = {}
+        jobs = _jobs(data)
+        for i in range(0, len(jobs), BATCH):
+            for result in await container.store_memories(jobs[i : i + BATCH]):
+                if result.outcome == "failed":
+                    raise RuntimeError(f"write failed: {result.reason}")
+                outcomes[result.outcome] = outcomes.get(result.outcome, 0) + 1
+        await PostgresMaintenanceStore(container.pool).refresh_keyword_stats(SCOPE)
+        ingest_s = time.monotonic() - started
+        embedder, shipped = container.recall._embedder, container.recall._policy
+        if shipped.learned is None:
+            raise SystemExit("the shipped ranker is off (HINDSIGHT_RANKER=rrf?): unset it to compare")
+        policies = {"hindsight": shipped, "hindsight_rrf": dataclasses.replace(shipped, learned=None)}
+        recalls = {
+            name: Recall(container.reader, embedder, container.clock, _NoAccessLog(), policy)
+            for name, policy in policies.items()
+        }
+        vector = await _vector_ranking(container)
+        asked = datetime.fromisoformat(data["asked_at"])
+        per_question = []
+        for q in data["questions"]:
+            request = resolve(RecallQuery(text=q["question"], top_k=max(KS), as_of=asked), asked)
+            ranked = {
+                name: [str(h.memory.metadata.get("label", "")) for h in await recall.search(SCOPE, request)]
+                for name, recall in recalls.items()
+            }
+            ranked["vector"] = vector.search(await embedder.embed_query(q["question"]), max(KS))
+            row: dict[str, Any] = {"question": q["question"], "kind": q["kind"], "evidence": q["evidence"][0]}
+            for name in SYSTEMS:
+                row[name] = {f"recall_at_{k}": recall_at_k(ranked[name], q["evidence"], k) for k in KS}
+                row[name]["top"] = ranked[name][:3]
+            per_question.append(row)
+    finally:
+        await container.aclose()
+    out: dict[str, Any] = {
+        "data": str(DATA.relative_to(DATA.parents[2])),
+        "memories": len(data["memories"]),
+        "ingest": {"outcomes": outcomes, "seconds": round(ingest_s, 1)},
+    }
+    kinds = sorted({r["kind"] for r in per_question})
+    for name in SYSTEMS:
+        out[name] = _summary(per_question, name)
+        out[name]["by_kind"] = {k: _summary([r for r in per_question if r["kind"] == k], name) for k in kinds}
+    out["per_question"] = per_question
+    return out
+
+
+def run() -> dict[str, Any]:
+    """The whole benchmark on a throw-away local stack."""
+    from hindsight.local.stack import LocalStack
+
+    data = load()
+    log(f"agent_memories: {len(data['memories'])} memories, {len(data['questions'])} questions")
+    started = time.monotonic()
+    with LocalStack(bench_tmpdir("agent-memories"), ephemeral=True) as stack:
+        result = asyncio.run(_run(stack.require_settings(), data))
+    result["wall_s"] = round(time.monotonic() - started, 1)
+    return result
+
+
+def table(result: dict[str, Any]) -> str:
+    """recall@1 / recall@5 per system, overall and per kind of question, as a Markdown table."""
+    kinds = list(result["hindsight"]["by_kind"])
+    head = ["system", f"all ({result['hindsight']['questions']})"] + [
+        f"{k} ({result['hindsight']['by_kind'][k]['questions']})" for k in kinds
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name in SYSTEMS:
+        r = result[name]
+        cells = [f"{r['recall_at_1']:.3f} / {r['recall_at_5']:.3f}"] + [
+            f"{r['by_kind'][k]['recall_at_1']:.3f} / {r['by_kind'][k]['recall_at_5']:.3f}" for k in kinds
+        ]
+        lines.append("| " + " | ".join([name, *cells]) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", type=Path, help="write the whole result (every question's top 3) here")
+    parser.add_argument(
+        "--misses", action="store_true", help="list the questions the shipped ranking misses at 1"
+    )
+    args = parser.parse_args()
+    result = run()
+    print(f"recall@1 / recall@5 ({result['memories']} memories, ingest {result['ingest']['outcomes']}):")
+    print(table(result))
+    if args.misses:
+        for r in result["per_question"]:
+            if r["hindsight"]["recall_at_1"] < 1:
+                print(
+                    f"  miss@1 {r['question']!r} want {r['evidence']}: shipped {r['hindsight']['top']}, "
+                    f"rrf {r['hindsight_rrf']['top']}, vector {r['vector']['top']}"
+                )
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    main()
