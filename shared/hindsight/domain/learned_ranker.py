@@ -29,7 +29,7 @@ import numpy as np
 from hindsight.domain.errors import ConfigurationError
 from hindsight.domain.memory import Candidate
 from hindsight.domain.pool_columns import Position
-from hindsight.domain.ranking_features import FEATURES, STAGE_TWO, stage_two_features
+from hindsight.domain.ranking_features import CONTEXT, FEATURES, STAGE_TWO, pool_positions, stage_two_features
 
 MODEL_FORMAT = 1
 """The one-stage file format (``format`` in the file)."""
@@ -55,12 +55,24 @@ class Stage:
     training before it is used; None: no clipping (a file without ``clip``). A linear model
     extrapolates: a 6,400-word memory's ``length_log`` is ten standard deviations past any training turn,
     and its weight alone lifted such junk to the top."""
+    context: tuple[int, ...] = ()
+    """Which inputs (indexes into ``columns``) are ``ranking_features.CONTEXT`` features: read at their
+    ``mean`` for a candidate without a position (``forward``'s ``unplaced``)."""
 
-    def forward(self, matrix: np.ndarray) -> np.ndarray:
-        """One score per row of ``matrix``."""
+    def forward(self, matrix: np.ndarray, unplaced: np.ndarray | None = None) -> np.ndarray:
+        """One score per row of ``matrix``. ``unplaced``: one bool per row, true for a candidate that is
+        no turn of a conversation; its context inputs are set to their training mean (standardised: 0,
+        so they add nothing). A model fitted on conversations learnt 0 there as "no neighbouring turn
+        was found", which sank an agent's plain memories below chat turns with neighbours among the
+        candidates ("where do I live?" answered by a reply "Nice! I passed mine yesterday.", trial 11;
+        bench/agent_memories.py); for a memory outside any conversation they are undefined, not low. In a
+        pool of plain memories only every score moves by the same amount: their order does not change."""
         x = matrix[:, self.columns]
         if self.clip is not None:
             x = np.clip(x, self.clip[0], self.clip[1])
+        if unplaced is not None and self.context and unplaced.any():
+            context = np.asarray(self.context, dtype=np.intp)
+            x[np.ix_(np.flatnonzero(unplaced), context)] = self.mean[context]
         x = (x - self.mean) / self.scale
         for i, (weights, bias) in enumerate(self.layers):
             x = x @ weights + bias
@@ -88,7 +100,9 @@ class LearnedRanker:
         """Scores of feature rows (``ranking_features.candidate_features``: an (n, features) matrix), one
         per row. A two-stage model also needs the candidates (in the rows' order), whose positions the
         second stage's features read (``positions``: ``ranking_features.pool_positions`` of them, when
-        the caller has them already).
+        the caller has them already). With the positions (given, or read from the candidates) the
+        context features of a candidate without one are read at their training mean (``Stage.forward``);
+        rows alone are scored as they are.
 
         Raises:
             ValueError: a two-stage model without the candidates, or not one per row.
@@ -96,12 +110,15 @@ class LearnedRanker:
         if len(rows) == 0:
             return []
         matrix = np.asarray(rows, dtype=np.float64)
-        scores = self.stages[0].forward(matrix)
+        if positions is None and candidates is not None and len(candidates) == len(matrix):
+            positions = pool_positions(candidates)
+        unplaced = None if positions is None else np.array([p is None for p in positions], dtype=bool)
+        scores = self.stages[0].forward(matrix, unplaced)
         if len(self.stages) > 1:
             if candidates is None or len(candidates) != len(matrix):
                 raise ValueError("a two-stage ranker needs the candidates, one per feature row")
             matrix = np.hstack([matrix, stage_two_features(candidates, scores, positions)])
-            scores = self.stages[1].forward(matrix)
+            scores = self.stages[1].forward(matrix, unplaced)
         return [float(v) for v in scores]
 
 
@@ -180,6 +197,7 @@ def _stage(data: dict[str, Any], name: str, known: tuple[str, ...]) -> Stage:
         scale=scale,
         layers=tuple(layers),
         clip=_clip(data, name, width),
+        context=tuple(i for i, n in enumerate(names) if n in CONTEXT),
     )
 
 

@@ -34,7 +34,7 @@ NEIGHBOUR_REACH = 2
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _TIME_WORDS = re.compile(
     r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|week(?:end)?s?|months?|years?|days?|"
-    rf"{MONTH_ALT}|{WEEKDAY_ALT}|{SEASON_ALT}|"
+    rf"{MONTH_ALT}|(?:{WEEKDAY_ALT})s?|{SEASON_ALT}|"
     r"(?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
@@ -77,7 +77,7 @@ FEATURES: tuple[str, ...] = (
 * ``query_overlap``: share of the query's words (three letters or more) found in the content.
 * ``length_log``: log1p of the content's word count; ``short_turn``: 1 for five words or fewer;
   ``is_question``: the content ends with a question mark.
-* ``time_words``: the content names a time (a weekday, month, year, "yesterday", "last week", …);
+* ``time_words``: the content names a time (a weekday or weekdays, month, year, "yesterday", "last week", …);
   ``time_words_when_asked``: the same, when the query asks when / what year / how long.
 * ``episodic``: 1 for an episodic memory, 0 for a semantic one.
 * ``idf_overlap``: the query's words found in the content, each weighted by its rarity in the pool
@@ -105,6 +105,23 @@ reads them beside ``FEATURES``), with p = exp(s − max s) (1 for the first stag
   over the first model's judgement instead of the raw signal ranks.
 * ``stage1_session_best``: the best p of another candidate of the same conversation and session.
 """
+
+CONTEXT: frozenset[str] = frozenset(
+    (
+        "neighbour_best",
+        "neighbour_sum",
+        "neighbour_prev",
+        "neighbour_next",
+        "session_best",
+        "stage1_neighbour_best",
+        "stage1_neighbour_sum",
+        "stage1_session_best",
+    )
+)
+"""The features read from a candidate's place in a conversation (its neighbour turns and its session,
+of ``FEATURES`` and ``STAGE_TWO``). They are 0 for a candidate without a position (a memory that is no
+turn of a conversation), where they mean nothing: a learned ranker reads them at their training mean
+there (``learned_ranker.Stage.forward``), not as a turn whose neighbours were not found."""
 
 
 _GROUP_STRIDE = 1 << 34
@@ -354,6 +371,7 @@ _TIME_TOKENS = frozenset(
         *("week", "weeks", "weekend", "weekends", "month", "months", "year", "years", "day", "days"),
         *MONTHS,
         *WEEKDAYS,
+        *(f"{day}s" for day in WEEKDAYS),  # "on Thursdays": a time, as "on Thursday"
         *SEASONS,
     )
 ) | frozenset(f"{century}{year:02d}" for century in (19, 20) for year in range(100))
@@ -449,7 +467,7 @@ def _content_rows(contents: Sequence[str], query: _Query) -> list[ContentRow]:
 
 
 _TIME_LENGTHS = range(min(map(len, _TIME_TOKENS)), max(map(len, _TIME_TOKENS)) + 1)
-"""The lengths of ``_TIME_WORDS``' words (3–9): a case-insensitive match of one is as long as it."""
+"""The lengths of ``_TIME_WORDS``' words (3–10): a case-insensitive match of one is as long as it."""
 
 
 def _names_time(content: str, words: Sequence[str]) -> bool:
