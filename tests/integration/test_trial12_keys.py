@@ -8,6 +8,8 @@ real stack (Postgres+pgvector, Redis, the SQS emulator and the worker):
 - H2: "I'm going to move to Portland next month", "We plan to move to Portland" on ``user.home`` holding
   "I live in Denver", and "I plan to visit Mars" on ``user.planet`` holding "I like Mars", replaced the
   value of now: a plan is refused on a key (stored on one that names plans), as "I'm planning to …" is.
+- M1: "My sister also lives in Portland now" / "My brother is also married now" replaced the user's home
+  / marriage: "also … now" of a one-value state replaces only when the writer is its subject.
 """
 
 from __future__ import annotations
@@ -107,3 +109,21 @@ async def test_a_plan_on_a_key_is_refused_and_the_value_kept(
         assert await _active(client, [held]) == {held}
         stored = await _write(client, poller, plan, "user.plans")
         assert await _active(client, [held, stored]) == {held, stored}
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "other"),
+    [
+        ("user.home", "I live in Denver", "My sister also lives in Portland now"),
+        ("user.marital", "I'm married", "My brother is also married now"),
+    ],
+    ids=["sister-home", "brother-married"],
+)
+async def test_also_now_of_another_person_retires_no_value_of_the_writer(
+    server: BackgroundServer, poller: SqsPoller, token: str, key: str, value: str, other: str
+) -> None:
+    """M1: the other person's state is added beside the user's, which stays active."""
+    async with mcp_client(server.url, token) as client:
+        held = await _write(client, poller, value, key)
+        added = await _write(client, poller, other, key)
+        assert await _active(client, [held, added]) == {held, added}

@@ -552,6 +552,12 @@ def test_source_rules_and_additive_markers() -> None:
         ("We also got engaged now", False),
         ("Tom is also based in Berlin now", False),
         ("I also live in Portland now, since my company moved there", False),
+        # trial12 M1: … of the writer, not of another person named by a relation
+        ("My sister also lives in Portland now", True),
+        ("My brother is also married now", True),
+        ("Our son is also based in Berlin now", True),
+        ("We also live in Portland now", False),
+        ("My sister and I also live in Portland now", False),
         # … not a second home without "now", nor what the user may hold several of
         ("I also live in Portland", True),
         ("I also live with my parents now", True),

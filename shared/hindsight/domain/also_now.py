@@ -11,8 +11,9 @@ Where a subject lives, and whether they are married (engaged, divorced, …), ho
 also married now!" or "I also live in Portland now" on a key says the value changed, the "also" is about
 the sentence (one more thing said), not about a second value (trial11, finding 5: both were kept beside
 the old value). ``one_value_state`` tells them; with "now" only, so "I also live in Portland" (a second
-home) still adds. Not a job ("I also work at Globex now": a second job is common), nor what holds several
-("I also speak French now", "We also have a cat now").
+home) still adds; and not of another person named by a relation: "My sister also lives in Portland
+now" is not the writer's home (trial12 M1). Not a job ("I also work at Globex now": a second job is
+common), nor what holds several ("I also speak French now", "We also have a cat now").
 """
 
 from __future__ import annotations
@@ -54,12 +55,29 @@ _ONE_STATE = re.compile(
 """A state a subject holds one value of at a time: where it lives ("lives in", "is based in"), its
 marriage ("is married", "got engaged", "'m divorced")."""
 _NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+_BY_THE_WRITER = re.compile(
+    r"(?:^|[\s,;:(])(?:i|we|the\s+user)(?:\s+(?:also|now|just|finally|actually|really|both|too))*\s*$",
+    re.IGNORECASE,
+)
+"""Words before the state that end on the writer as its subject ("I also", "We", "The user", "My sister
+and I")."""
+_ANOTHER_PERSON = re.compile(r"^\W*(?:my|our|his|her|their|your)\s+\w", re.IGNORECASE)
+"""A subject named by its relation to someone ("My sister", "Our son", "His wife"): another person than
+the writer, unless the writer is named beside it (``_BY_THE_WRITER``)."""
 
 
 def one_value_state(text: str) -> bool:
     """Whether ``text`` (a keyed write with an additive word) says "now" of a state held one at a time
     (``_ONE_STATE``: where its subject lives, whether it is married): "I'm also married now!", "I also
     live in Portland now" — a change of the key's value, not one more value (module docstring). Both read
-    in the statement, without a reason clause about someone else (``without_reason``)."""
+    in the statement, without a reason clause about someone else (``without_reason``). Not a state of
+    another person named by a relation (``_ANOTHER_PERSON``): "My sister also lives in Portland now", "My
+    brother is also married now" say another person's state, no change of the writer's value (trial12 M1:
+    they retired it); "My sister and I …", "We …" name the writer. A subject named by name ("Tom is also
+    based in Berlin now") may be the key's own (``tom.home``): it replaces, as before."""
     statement = without_reason(plain_apostrophes(text))
-    return bool(_ONE_STATE.search(statement)) and bool(_NOW.search(statement))
+    state = _ONE_STATE.search(statement)
+    if state is None or not _NOW.search(statement):
+        return False
+    subject = statement[: state.start()]
+    return not _ANOTHER_PERSON.match(subject) or bool(_BY_THE_WRITER.search(subject))
