@@ -40,7 +40,6 @@ async def test_a_switch_that_does_not_name_the_old_value_is_flagged(
         ("I take 10mg of lisinopril daily", "I take 500mg of metformin daily"),
         ("I don't eat pork", "I don't eat beef"),
         ("Our team uses Jira for tickets", "Our team uses Slack for chat"),
-        ("The staging server runs Ubuntu 22.04", "The staging server runs Postgres 16"),
         ("I have a meeting with Dana at 10:00 on Monday", "I have a meeting with Bob at 15:00 on Monday"),
     ],
 )

@@ -60,7 +60,6 @@ BOTH_HOLD = [
     ("The user takes Zoloft every morning.", "The user takes Lipitor every morning."),
     ("I don't eat pork", "I don't eat beef"),
     ("Our team uses Jira for tickets", "Our team uses Slack for chat"),
-    ("The staging server runs Ubuntu 22.04", "The staging server runs Postgres 16"),
     ("I have a meeting with Dana at 10:00 on Monday", "I have a meeting with Bob at 15:00 on Monday"),
     ("On Monday I have a meeting with Dana at 10am", "On Monday I have a meeting with Bob at 3pm"),
     ("The user meets Sarah at 10am.", "The user meets John at 2pm."),
@@ -90,7 +89,7 @@ def test_pairs_that_both_hold_are_not_flagged(old: str, new: str) -> None:
         (
             "The staging server runs Ubuntu 22.04",
             "The staging server now runs Debian 12",
-            "possible_conflict",
+            "contradiction",  # "runs" holds one value again (trial13): a supersede, as before trial11
         ),
         # "with" another person at the same time, or another time with the same person: maybe one meeting
         (
@@ -109,3 +108,32 @@ def test_one_employer_for_two_purposes_is_not_two_things() -> None:
         "The user works at Meta for the search team", "The user works at Google for the ads team"
     )
     assert verdict.relation != "unrelated", verdict  # "works at" holds one value: no other_purpose
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("My laptop runs Ubuntu", "My laptop runs Fedora"),
+        ("My laptop runs Fedora", "My laptop runs Ubuntu"),
+        ("My laptop runs Ubuntu 22.04", "My laptop runs Fedora 39"),
+    ],
+)
+def test_another_operating_system_is_flagged(old: str, new: str) -> None:
+    """What a machine runs is often one slot: another name after "runs" is no longer read as another
+    thing (trial13; "the staging server runs Ubuntu 22.04" / "… runs Postgres 16" is flagged with it)."""
+    assert compare_facts(new, old).relation in ("possible_conflict", "contradiction")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "relation"),
+    [
+        # a dose now named for the same medicine: detail added, nothing it said is changed
+        ("I take lisinopril daily", "I take 20mg of lisinopril daily", "unrelated"),
+        ("I take 20mg of lisinopril daily", "I take lisinopril daily", "unrelated"),
+        # the dose changed: a change
+        ("I take 10mg of lisinopril daily", "I take 20mg of lisinopril daily", "contradiction"),
+        ("I take 20mg of lisinopril daily", "I take 10mg of lisinopril daily", "contradiction"),
+    ],
+)
+def test_a_named_dose_and_a_changed_dose(old: str, new: str, relation: str) -> None:
+    assert compare_facts(new, old).relation == relation

@@ -93,10 +93,11 @@ intensifiers and correction markers removed, copulas made one token:
    trial7 M1); so is a switch to a value the other statement does not name, in either order ("I switched
    to a Pixel 8" / "My phone is an iPhone 12", "I upgraded to Python 3.12" / "I use Python 3.11":
    ``change_mention.mentions_a_switch``, trial11 H3). Another object of a verb that holds several
-   ("takes lisinopril" / "takes metformin", "runs Ubuntu" / "runs Postgres", "doesn't eat pork" /
-   "doesn't eat beef"), another thing for another purpose ("uses Jira for tickets" / "uses Slack for
-   chat") or another person at another clock time ("meeting with Dana at 10:00" / "… with Bob at
-   15:00") is ``unrelated`` without a change word: both hold (trial11 M2).
+   ("takes lisinopril" / "takes metformin", "doesn't eat pork" / "doesn't eat beef"; not "runs": "My
+   laptop runs Ubuntu" / "… runs Fedora" is another operating system, flagged, trial13), another thing
+   for another purpose ("uses Jira for tickets" / "uses Slack for chat") or another person at another
+   clock time ("meeting with Dana at 10:00" / "… with Bob at 15:00") is ``unrelated``
+   without a change word: both hold (trial11 M2).
 
 5. **Only a flag** (``domain.supersede_guard``, new-user trial 5): a contradiction is a possible conflict
    when the new text asks ("Does Emma have piano on Fridays now?"), moves a time other than a standing
@@ -1239,17 +1240,20 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
 ADDITIVE_VERBS = frozenset(
     [
         *(v for v in _MULTI_VALUED if v != "use"),
-        *("allergic", "enjoy", "love", "grow", "cook", "attend", "take", "run"),
+        *("allergic", "enjoy", "love", "grow", "cook", "attend", "take"),
     ]
 )
 """Frame words after which the user holds several objects at once: another object, with no word
 saying anything changed, is another fact ("is allergic to peanuts" / "… to shellfish", "owns a red
-Toyota" / "… a blue bicycle", "takes lisinopril" / "takes metformin", "the server runs Ubuntu" / "…
-runs Postgres": trial11 M2). Not "use" (a tool is often replaced: "uses Jira" / "uses Linear")."""
-NAMED_OBJECTS = frozenset(["take", "run"])
-"""Of ``ADDITIVE_VERBS``, those whose objects are as often names as not ("takes Zoloft" / "takes Lipitor",
-"runs Ubuntu 22.04" / "runs Postgres 16"): another name after them is another thing too, where after
-"likes" ("likes Muse" / "likes Radiohead") it stays unsure."""
+Toyota" / "… a blue bicycle", "takes lisinopril" / "takes metformin": trial11 M2). Not "use" (a tool
+is often replaced: "uses Jira" / "uses Linear"), nor "run": what a machine runs is as often one slot
+("My laptop runs Ubuntu" / "… runs Fedora": another operating system, a change, trial13) as several
+things ("the server runs Ubuntu 22.04" / "… runs Postgres 16", flagged: a missed change costs more than
+a false flag)."""
+NAMED_OBJECTS = frozenset(["take"])
+"""Of ``ADDITIVE_VERBS``, those whose objects are as often names as not ("takes Zoloft" / "takes Lipitor"):
+another name after them is another thing too, where after "likes" ("likes Muse" / "likes Radiohead") it
+stays unsure."""
 _HOW_OFTEN = frozenset(["daily", "weekly", "nightly", "monthly", "every", "each", "day", "twice", "once"])
 """Frame tokens that say how often, which may follow an object on both sides ("takes lisinopril daily" /
 "takes metformin daily", "… every morning"): not a word of the object."""
