@@ -48,7 +48,8 @@ def _note(text: str, layer: str = "episodic", **fields: object) -> str | None:
         ),
         ("I met Dana on December 1st", "episodic", datetime(2026, 12, 1), "day", "on December 1st"),
         ("I met Dana on December 8th", "episodic", datetime(2025, 12, 8), "day", "on December 8th"),
-        ("We got married on the 3rd of June", "episodic", datetime(2026, 6, 3), "day", "on the 3rd of June"),
+        ("Flew home on the 3rd of June", "episodic", datetime(2026, 6, 3), "day", "on the 3rd of June"),
+        ("I was born on July 4th, 1990", "episodic", datetime(1990, 7, 4), "day", "on July 4th, 1990"),
         ("Flew home on 1 December 2025", "episodic", datetime(2025, 12, 1), "day", "on 1 December 2025"),
         ("Last weekend I went hiking", "episodic", datetime(2026, 11, 30), "week", "last weekend"),
     ],
@@ -187,3 +188,43 @@ def test_an_edit_of_words_dated_in_calendar_words_is_read_from_the_same_anchor()
     assert again.span is not None
     assert (again.span.start, again.span.precision) == (datetime(2026, 9, 1, tzinfo=UTC), "month")
     assert again.metadata[INFERRED_KEY] == {"expression": "in September", "anchor": SAID.isoformat()}
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("I was born on July 4th", "July 4th"),
+        ("My son was born on March 3rd", "March 3rd"),
+        ("We got married on June 12th", "June 12th"),
+        ("We got married on the 3rd of June", "June"),
+        ("We got engaged in June", "in June"),
+        ("Grandpa passed away in March", "in March"),
+        ("We celebrated our anniversary on May 5th", "May 5th"),
+        ("She graduated in May", "in May"),
+    ],
+)
+def test_a_life_events_day_without_a_year_is_named_not_read(text: str, words: str) -> None:
+    """trial13 H1: "I was born on July 4th" was dated 4 July of this year: a birth, a wedding, a death
+    comes back every year and the past tense does not bound its year (born decades ago)."""
+    assert _read(text).occurred_at is None, text
+    assert f"{words!r}" in str(_note(text)), text
+    # with its year, the day is read
+    assert _read("My son was born on March 3rd, 2019").occurred_at == datetime(2019, 3, 3, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("I never sold the Civic in October", "in October"),
+        ("I never went to Rome in 2024", "in 2024"),
+        ("Sam wasn't invited in May", "in May"),
+        ("We did not meet Dana on December 1st", "December 1st"),
+        ("I no longer visited Sam in March", "in March"),
+    ],
+)
+def test_a_negated_events_date_in_words_is_named_not_read(text: str, words: str) -> None:
+    """trial13 H2: "I never sold the Civic in October" was dated October: the time of what did not
+    happen is not the memory's."""
+    assert _read(text).occurred_at is None, text
+    assert f"{words!r}" in str(_note(text)), text
+    assert _read("I sold the Civic in October").occurred_at == datetime(2026, 10, 1, tzinfo=UTC)

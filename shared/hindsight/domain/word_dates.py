@@ -30,6 +30,9 @@ its local day. Never read (the write's ``time_not_read`` names it):
 - one inside quotation marks, or in a clause that dates something else ("the car I bought in October",
   ``content_date.relative_dates_another_clause``), or right after an event's noun ("bought tickets for the
   concert in October": the concert's month may be ahead; ``content_date`` ``_EVENTS``);
+- a month or a day with no year in a life event's words (``_LIFE_EVENT``: "I was born on July 4th", "We
+  got married on June 12th": a day of some year the words do not tell); any in words with a negation
+  (``_NEGATION``: "I never sold the Civic in October": the time of what did not happen);
 - for a fact, one its words say something ends in ("the warranty expired in October": its end, not when
   the fact holds from);
 - a keyed fact's: the worker reads its year ("lived in Paris in 2019") to place the key's value
@@ -108,6 +111,17 @@ _ENDS_BEFORE = re.compile(
     re.IGNORECASE,
 )
 """A fact's end before the date ("the warranty expired in October"): not when the fact holds from."""
+_LIFE_EVENT = re.compile(
+    r"\b(?:born|birth|birthday|married|marry|marrying|wed|wedded|wedding|engaged|engagement|anniversary"
+    r"|died|death|passed\s+away|graduated|graduation|adopted|adoption)\b",
+    re.IGNORECASE,
+)
+"""A life event's words ("I was born on July 4th", "We got married in June", "our anniversary"): a day
+that comes back every year, whose year the words do not tell and the past tense does not bound (born
+decades ago), so a month or a day without a year is not read; with its year it is ("born in May 2020")."""
+_NEGATION = re.compile(r"\b(?:never|not|no\s+longer|neither|nor|cannot)\b|\w+n't\b", re.IGNORECASE)
+"""A negation ("I never sold the Civic in October", "I didn't go to Rome in 2024"): the date in words is
+the time of something that did not happen, not the memory's."""
 _FOUR_DIGITS = re.compile(r"(?<![\w.-])(?:19|20)\d{2}(?![\w-]|\.\w)")
 
 
@@ -177,6 +191,7 @@ def read_word_date(cased: str, today: date, quoted: list[tuple[int, int]], *, fa
         or not past_tense(cased)
         or ahead_words(cased)
         or _NOT_PAST.search(plain_apostrophes(cased))
+        or _NEGATION.search(plain_apostrophes(cased))
     ):
         return None
     read: list[WordDate] = []
@@ -191,6 +206,8 @@ def read_word_date(cased: str, today: date, quoted: list[tuple[int, int]], *, fa
             return None  # "the car I bought in October", "the concert in October"
         if fact and _ENDS_BEFORE.search(cased, 0, m.start()):
             return None  # "the warranty expired in October": its end, not its start
+        if m.groupdict().get("month") and not m.group("year") and _LIFE_EVENT.search(cased):
+            return None  # "I was born on July 4th": which year?
         span = _span(m, today)
         if span is None:
             return None
