@@ -10,6 +10,8 @@ real stack (Postgres+pgvector, Redis, the SQS emulator and the worker):
   value of now: a plan is refused on a key (stored on one that names plans), as "I'm planning to …" is.
 - M1: "My sister also lives in Portland now" / "My brother is also married now" replaced the user's home
   / marriage: "also … now" of a one-value state replaces only when the writer is its subject.
+- M2: "I live in Portland now, maybe" and "I think I also live in Portland now" retired Denver: a hedge
+  that ends the write after a comma or opens it ("I think I …") is refused as "Maybe …" is.
 """
 
 from __future__ import annotations
@@ -127,3 +129,21 @@ async def test_also_now_of_another_person_retires_no_value_of_the_writer(
         held = await _write(client, poller, value, key)
         added = await _write(client, poller, other, key)
         assert await _active(client, [held, added]) == {held, added}
+
+
+@pytest.mark.parametrize(
+    "hedged",
+    ["I live in Portland now, maybe", "I think I also live in Portland now"],
+    ids=["maybe", "i-think"],
+)
+async def test_a_hedged_value_on_a_key_is_refused_and_the_value_kept(
+    server: BackgroundServer, poller: SqsPoller, token: str, hedged: str
+) -> None:
+    """M2: refused naming a possibility; Denver stays the key's value."""
+    async with mcp_client(server.url, token) as client:
+        held = await _write(client, poller, "I live in Denver", "user.home")
+        with pytest.raises(ToolCallError) as caught:
+            await call(client, "memory_write", {"content": hedged, "key": "user.home"})
+        assert "state a possibility" in caught.value.error["message"], caught.value.error
+        await drain(poller)
+        assert await _active(client, [held]) == {held}

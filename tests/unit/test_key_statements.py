@@ -33,6 +33,11 @@ from hindsight.domain.memory import MemoryDraft
         ("We intend to sell the house", "We intend to"),
         ("I hope to retire in Lisbon", "I hope to"),
         ("I want to move to Portland", "I want to move"),
+        # trial12 M2: a hedge that opens ("I think I …") or ends (", maybe") the write
+        ("I think I also live in Portland now", "I think I"),
+        ("I live in Portland now, maybe", ", maybe"),
+        ("I live in Portland now, I think.", ", I think."),
+        ("We live in Portland now, perhaps", ", perhaps"),
     ],
 )
 def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str, words: str) -> None:
@@ -72,6 +77,9 @@ def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str,
         "We're going to Lisbon every summer",
         "I want to be called Sam",
         "I'm moving to Portland",
+        # trial12 M2: an opinion is a value; a comma that is no hedge
+        "I think pineapple on pizza is great",
+        "I live in Portland, Maine",
     ],
 )
 def test_a_value_on_a_key_is_not_refused(content: str) -> None:

@@ -44,6 +44,7 @@ _NOT_A_VALUE = re.compile(
     r"|(?:do|does|did|can|could|would|will|is|are|am)\s+(?:i|we|you|my|our)\b[^?\"']*\?\s*$)"
     r"|(?P<condition>if\s+(?:i|we)\b[^.;]*\b(?:i|we)(?:'ll|\s+will|'d|\s+would)\b)"
     r"|(?P<possibility>(?:maybe|perhaps)\b|(?:i|we)\s+(?:might|may|could)\b"
+    r"|i\s+think\s+(?:that\s+)?(?:i|we)\b"
     r"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:thinking\s+(?:about|of)|considering|weighing)\b)"
     r"|(?P<plan>(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:planning|intending|hoping)\s+to\b"
     rf"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+going\s+to\s+(?!(?:{_GOING_PLACES})\b)(?=(?-i:[a-z]))"
@@ -54,13 +55,18 @@ _NOT_A_VALUE = re.compile(
 )
 """How a question, a condition or a possibility or plan OPENS a keyed write ("Should I …", "Do you think …",
 "What if I …", a whole question to the user or the agent ("Do you think …?", "Can I …?"), "If I get the
-offer I'll …", "Maybe …", "I might/may/could …", "I'm thinking about / considering / weighing …", a plan:
-"I'm planning / hoping / intending to …", "I'm going to <verb>", "I/we plan to / plan on / intend to /
-hope to …", "I want to <a change>" — trial12 H2: "I'm going to move to Portland next month", "We plan to
-move to Portland" and "I plan to visit Mars" retired the value of now). Only at the start: a value that
-carries a hedge or a title later ("I'm vegetarian, though I might eat fish", "My favourite book is 'Who
-Moved My Cheese?'", "I prefer aisle seats, considering my bad knee", "If I'm late, text me instead of
-calling") is a value (trial10 M1: the first version refused 15 of 22 such ordinary keyed values)."""
+offer I'll …", "Maybe …", "I might/may/could …", "I'm thinking about / considering / weighing …", "I think
+I/we …" (trial12 M2), a plan: "I'm planning / hoping / intending to …", "I'm going to <verb>", "I/we plan
+to / plan on / intend to / hope to …", "I want to <a change>" — trial12 H2: "I'm going to move to Portland
+next month", "We plan to move to Portland" and "I plan to visit Mars" retired the value of now). Only at
+the start: a value that carries a hedge or a title later ("I'm vegetarian, though I might eat fish", "My
+favourite book is 'Who Moved My Cheese?'", "I prefer aisle seats, considering my bad knee", "If I'm late,
+text me instead of calling") is a value (trial10 M1: the first version refused 15 of 22 such ordinary
+keyed values)."""
+
+_TRAILING_HEDGE = re.compile(r"(?P<possibility>,\s*(?:maybe|perhaps|i\s+think)\s*[.!?]*)\s*$", re.IGNORECASE)
+"""A hedge that ENDS a keyed write after a comma ("I live in Portland now, maybe", "…, I think"): a
+possibility as "Maybe …" is (trial12 M2: it retired the value of now). Only after a comma, at the end."""
 
 
 _WHAT = {
@@ -85,7 +91,8 @@ def check_value_on_key(draft: MemoryDraft) -> None:
     now) and what to do instead."""
     if draft.layer != "semantic" or draft.key is None or draft.valid_from is not None:
         return
-    found = _NOT_A_VALUE.search(plain_apostrophes(unicodedata.normalize("NFKC", draft.content)))
+    content = plain_apostrophes(unicodedata.normalize("NFKC", draft.content))
+    found = _NOT_A_VALUE.search(content) or _TRAILING_HEDGE.search(content)
     if found is None or (found.lastgroup == "plan" and PLAN_KEY.search(draft.key)):
         return
     what, why = _WHAT[found.lastgroup or "question"]
