@@ -12,6 +12,8 @@ real stack (Postgres+pgvector, Redis, the SQS emulator and the worker):
   / marriage: "also … now" of a one-value state replaces only when the writer is its subject.
 - M2: "I live in Portland now, maybe" and "I think I also live in Portland now" retired Denver: a hedge
   that ends the write after a comma or opens it ("I think I …") is refused as "Maybe …" is.
+- L1: "My son is allergic to peanuts again" on ``user.allergy`` retired the user's values: a re-add about
+  another person re-adds none of the writer's values and retires none.
 """
 
 from __future__ import annotations
@@ -147,3 +149,17 @@ async def test_a_hedged_value_on_a_key_is_refused_and_the_value_kept(
         assert "state a possibility" in caught.value.error["message"], caught.value.error
         await drain(poller)
         assert await _active(client, [held]) == {held}
+
+
+@pytest.mark.parametrize("also", [False, True], ids=["one-value", "additive-pair"])
+async def test_again_about_another_person_retires_no_value_of_the_writer(
+    server: BackgroundServer, poller: SqsPoller, token: str, also: bool
+) -> None:
+    """L1: the user's values stay active beside the son's."""
+    key = "user.allergy"
+    async with mcp_client(server.url, token) as client:
+        held = [await _write(client, poller, "I'm allergic to peanuts", key)]
+        if also:
+            held.append(await _write(client, poller, "I'm also allergic to shellfish", key))
+        son = await _write(client, poller, "My son is allergic to peanuts again", key)
+        assert await _active(client, [*held, son]) == {*held, son}

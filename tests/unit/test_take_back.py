@@ -176,3 +176,22 @@ def test_a_restatement_beside_an_addition_retires_only_the_statement_it_repeats(
     ):
         assert taken_back(whole, PAIR_I) is None, whole
     assert taken_back("I live in Denver after all", ["I live in Denver", "The user lives in Boulder"]) is None
+
+
+@pytest.mark.parametrize(
+    "values",
+    [["I'm allergic to peanuts"], ["I'm allergic to peanuts", "I'm also allergic to shellfish"]],
+    ids=["one-value", "additive-pair"],
+)
+def test_again_about_another_person_retires_none_of_the_writers_values(values: list[str]) -> None:
+    """trial12 L1: "My son is allergic to peanuts again" re-adds none of the user's values."""
+    left = tuple(range(len(values)))
+    assert taken_back("My son is allergic to peanuts again", values) == TakeBack(retired=(), left=left)
+    assert taken_back("My sister and I are allergic to peanuts again", values) != TakeBack((), left)
+
+
+def test_confirming_words_name_nothing_in_a_take_back() -> None:
+    """trial12 H1: "… after all", "Turns out …" no longer hide the take-back of peanuts."""
+    values = ["I'm allergic to peanuts", "I'm also allergic to shellfish"]
+    for new in ("I'm not allergic to peanuts after all", "Turns out I'm not allergic to peanuts after all"):
+        assert taken_back(new, values) == TakeBack(retired=(0,), left=(1,))

@@ -29,7 +29,7 @@ _REASON = re.compile(
 )
 """A reason clause after the statement: "…, since …", "… because …", "…, now that …", "…, as …" (only
 after a comma: "works as a nurse" is no reason)."""
-_WRITER = re.compile(r"^\s*(?:i|we|i'm|we're|i've|we've|i'd|we'd|me|us)\b", re.IGNORECASE)
+_WRITER = re.compile(r"^\s*(?:i|we|i'm|we're|i've|we've|i'd|we'd|me|us|the\s+user)\b", re.IGNORECASE)
 """A clause whose subject is the writer: what they did may be the change itself."""
 
 
@@ -81,3 +81,18 @@ def one_value_state(text: str) -> bool:
         return False
     subject = statement[: state.start()]
     return not _ANOTHER_PERSON.match(subject) or bool(_BY_THE_WRITER.search(subject))
+
+
+def by_the_writer(text: str) -> bool:
+    """Whether ``text`` opens with the writer as its subject ("I …", "We're …", "The user …")."""
+    return bool(_WRITER.match(plain_apostrophes(text)))
+
+
+def of_another_person(text: str) -> bool:
+    """Whether ``text`` opens with another person named by a relation ("My son …", "Our daughter …", "His
+    wife …"; ``_ANOTHER_PERSON``), the writer not named beside it ("My sister and I …" is the writer's)."""
+    text = plain_apostrophes(text)
+    if not _ANOTHER_PERSON.match(text):
+        return False
+    verb = re.search(r"\b(?:is|are|was|were|has|have|had|'s|lives?|gets?|got)\b", text, re.IGNORECASE)
+    return not _BY_THE_WRITER.search(text[: verb.start()] if verb else text)

@@ -32,6 +32,10 @@ that fact, and a new value replaces them all (docs/tools.md, keys). A take-back 
   (``states_new_value``): it is the key's new value and replaces them all, as a key's new value does
   (trial7 H1).
 
+- A re-add ("… again") whose subject is another person named by a relation ("My son is allergic to
+  peanuts again") over values that are all the writer's ("I'm allergic to peanuts") re-adds none of
+  them and retires none (trial12 L1: it retired them all).
+
 When unsure which values a write takes back, the others stay (a wrong supersede hides a true value from
 every default read; a kept one is only shown beside it). A write that takes back nothing and is no
 take-back ("Rowan now runs finance, nothing else") is the key's new value as before.
@@ -43,6 +47,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hindsight.domain.also_now import by_the_writer, of_another_person
 from hindsight.domain.calendar_words import MONTHS, SEASONS, WEEKDAYS
 from hindsight.domain.contradiction import compare_facts, is_additive
 from hindsight.domain.statement_scope import without_confirming
@@ -57,6 +62,8 @@ _EVERYTHING = re.compile(r"\b(?:anything|any\s+of\s+(?:them|these|those)|at\s+al
 """A take-back of every value at once: the key's new value."""
 _STILL = re.compile(r"\bstill\b", re.I)
 """What follows names values the write says still hold."""
+_AGAIN = re.compile(r"\bagain\b", re.I)
+"""A re-add word: the value held before, was taken back and holds again."""
 _WHOLE = re.compile(r"\b(?:only|just|solely|exclusively|nothing\s+else|no\s+other|now)\b", re.I)
 """Words that make a value the key's whole value, or its value of now ("I'm only allergic to peanuts",
 "… nothing else", "I'm allergic to peanuts now"): no restatement — the key's new value, as before."""
@@ -105,6 +112,13 @@ def is_take_back(text: str) -> bool:
     """Whether ``text`` holds a take-back word ("no longer", "not", "stopped", "quit", …): a write that
     may leave a key's values active even when the key holds one (``taken_back`` tells)."""
     return bool(_TAKE_BACK.search(plain_apostrophes(text)))
+
+
+def may_leave_values(text: str) -> bool:
+    """Whether a write of ``text`` may leave a key's values active even when the key holds one
+    (``taken_back`` tells): a take-back (``is_take_back``) or a re-add about another person ("My son is
+    allergic to peanuts again")."""
+    return is_take_back(text) or bool(_AGAIN.search(text) and of_another_person(text))
 
 
 def states_new_value(text: str, values: Sequence[str] = ()) -> bool:
@@ -179,6 +193,9 @@ def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
     if not values:
         return None
     new, values = plain_apostrophes(new), [plain_apostrophes(value) for value in values]
+    if _AGAIN.search(new) and of_another_person(new) and all(map(by_the_writer, values)):
+        # "My son is allergic to peanuts again" on the user's values: no re-add of theirs (trial12 L1)
+        return TakeBack(retired=(), left=tuple(range(len(values))))
     head, held = _head(new), set()
     still = _STILL.search(new)
     if head != new and still is not None:  # "no longer X but still Y"

@@ -79,7 +79,7 @@ from hindsight.domain.contradiction import (
 from hindsight.domain.inferred_order import inferred_anchor, undated_past_over_present
 from hindsight.domain.memory import OpenConflict, PreparedWrite, StoreResult, WriteJob
 from hindsight.domain.repeat import Held
-from hindsight.domain.take_back import is_take_back
+from hindsight.domain.take_back import may_leave_values
 
 _MARGIN = 1e-9
 """How far below a threshold ``_Segment._similar_stored`` still keeps a candidate (a matrix product may
@@ -669,7 +669,7 @@ class _Segment:
             raise _Restart  # a bounded value: the fact it ends may hold again after it (``key_resume``)
         if any(r["valid_to"] is not None for r in rows):
             raise _Restart  # a fact given an end: a value that began before it may hold again after it
-        if rows and not is_additive(draft.content) and (len(rows) > 1 or is_take_back(draft.content)):
+        if rows and not is_additive(draft.content) and (len(rows) > 1 or may_leave_values(draft.content)):
             raise _Restart  # several values (an additive pair) or a take-back: ``_take_back`` may leave some
         return rows
 
