@@ -80,6 +80,10 @@ def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str,
         # trial12 M2: an opinion is a value; a comma that is no hedge
         "I think pineapple on pizza is great",
         "I live in Portland, Maine",
+        # trial14: an opinion or rule after "I think we", a title's capitalised "Maybe" at the end
+        "I think we should always squash commits",
+        "I think I must keep Sundays free",
+        "My favourite song is Call Me, Maybe",
     ],
 )
 def test_a_value_on_a_key_is_not_refused(content: str) -> None:
