@@ -163,3 +163,26 @@ async def test_again_about_another_person_retires_no_value_of_the_writer(
             held.append(await _write(client, poller, "I'm also allergic to shellfish", key))
         son = await _write(client, poller, "My son is allergic to peanuts again", key)
         assert await _active(client, [*held, son]) == {*held, son}
+
+
+@pytest.mark.parametrize(
+    ("key", "values", "again"),
+    [
+        (
+            "user.allergy",
+            ["Allergic to penicillin", "Also allergic to shellfish"],
+            "My son is allergic to peanuts again",
+        ),
+        ("user.allergy", ["I'm allergic to peanuts"], "Our kids are allergic to peanuts again"),
+        ("alex.allergy", ["Alex is allergic to penicillin"], "Alex's son is allergic to peanuts again"),
+    ],
+    ids=["subjectless", "our-kids", "named-relation"],
+)
+async def test_again_about_another_person_retires_no_value_of_another_subject(
+    server: BackgroundServer, poller: SqsPoller, token: str, key: str, values: list[str], again: str
+) -> None:
+    """trial14 H1: subjectless values (the key owner's) and the named person's stay active."""
+    async with mcp_client(server.url, token) as client:
+        held = [await _write(client, poller, value, key) for value in values]
+        other = await _write(client, poller, again, key)
+        assert await _active(client, [*held, other]) == {*held, other}

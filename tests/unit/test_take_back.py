@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hindsight.domain.take_back import TakeBack, is_take_back, states_new_value, taken_back
+from hindsight.domain.take_back import TakeBack, is_take_back, may_leave_values, states_new_value, taken_back
 
 PAIR = ["Alex is also allergic to shellfish", "Alex is allergic to peanuts"]
 
@@ -195,3 +195,17 @@ def test_confirming_words_name_nothing_in_a_take_back() -> None:
     values = ["I'm allergic to peanuts", "I'm also allergic to shellfish"]
     for new in ("I'm not allergic to peanuts after all", "Turns out I'm not allergic to peanuts after all"):
         assert taken_back(new, values) == TakeBack(retired=(0,), left=(1,))
+
+
+@pytest.mark.parametrize(
+    ("new", "values"),
+    [
+        ("My son is allergic to peanuts again", ["Allergic to penicillin", "Also allergic to shellfish"]),
+        ("Our kids are allergic to peanuts again", ["I'm allergic to peanuts"]),
+        ("Alex's son is allergic to peanuts again", ["Alex is allergic to penicillin"]),
+    ],
+)
+def test_again_about_another_person_retires_no_value_of_another_subject(new: str, values: list[str]) -> None:
+    """trial14 H1: a re-add about another person retired subjectless values and the named person's."""
+    assert taken_back(new, values) == TakeBack(retired=(), left=tuple(range(len(values))))
+    assert may_leave_values(new)
