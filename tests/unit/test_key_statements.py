@@ -38,6 +38,17 @@ from hindsight.domain.memory import MemoryDraft
         ("I live in Portland now, maybe", ", maybe"),
         ("I live in Portland now, I think.", ", I think."),
         ("We live in Portland now, perhaps", ", perhaps"),
+        # trial14 H3: other hedges that open or end the write
+        ("I guess I live in Portland now", "I guess I"),
+        ("I believe that we live in Portland now", "I believe that we"),
+        ("I suppose I live in Portland now", "I suppose I"),
+        ("Probably we live in Portland now", "Probably we"),
+        ("I live in Portland now, probably", ", probably"),
+        ("I live in Portland now, I believe", ", I believe"),
+        ("I live in Portland now, I suppose.", ", I suppose."),
+        ("I live in Portland now, I guess", ", I guess"),
+        ("I live in Portland now (maybe)", "(maybe)"),
+        ("I live in Portland now (probably)", "(probably)"),
     ],
 )
 def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str, words: str) -> None:
@@ -84,6 +95,7 @@ def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str,
         "I think we should always squash commits",
         "I think I must keep Sundays free",
         "My favourite song is Call Me, Maybe",
+        "I believe in God",
     ],
 )
 def test_a_value_on_a_key_is_not_refused(content: str) -> None:

@@ -45,6 +45,7 @@ _NOT_A_VALUE = re.compile(
     r"|(?P<condition>if\s+(?:i|we)\b[^.;]*\b(?:i|we)(?:'ll|\s+will|'d|\s+would)\b)"
     r"|(?P<possibility>(?:maybe|perhaps)\b|(?:i|we)\s+(?:might|may|could)\b"
     r"|i\s+think\s+(?:that\s+)?(?:i|we)\b(?!\s+(?:should|must|ought\s+to|need\s+to|have\s+to)\b)"
+    r"|(?:i\s+(?:guess|believe|suppose)|probably)\s+(?:that\s+)?(?:i|we)\b"
     r"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:thinking\s+(?:about|of)|considering|weighing)\b)"
     r"|(?P<plan>(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:planning|intending|hoping)\s+to\b"
     rf"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+going\s+to\s+(?!(?:{_GOING_PLACES})\b)(?=(?-i:[a-z]))"
@@ -57,7 +58,8 @@ _NOT_A_VALUE = re.compile(
 "What if I …", a whole question to the user or the agent ("Do you think …?", "Can I …?"), "If I get the
 offer I'll …", "Maybe …", "I might/may/could …", "I'm thinking about / considering / weighing …", "I think
 I/we …" (trial12 M2; not "I think we should/must/ought to/need to/have to …": an opinion or a rule is a
-value, trial14), a plan: "I'm planning / hoping / intending to …", "I'm going to <verb>", "I/we plan
+value, trial14), "I guess/believe/suppose (that) I/we …", "Probably I/we …" (trial14 H3; "I believe in
+God" is a value), a plan: "I'm planning / hoping / intending to …", "I'm going to <verb>", "I/we plan
 to / plan on / intend to / hope to …", "I want to <a change>" — trial12 H2: "I'm going to move to Portland
 next month", "We plan to move to Portland" and "I plan to visit Mars" retired the value of now). Only at
 the start: a value that carries a hedge or a title later ("I'm vegetarian, though I might eat fish", "My
@@ -66,11 +68,15 @@ text me instead of calling") is a value (trial10 M1: the first version refused 1
 keyed values)."""
 
 _TRAILING_HEDGE = re.compile(
-    r"(?P<possibility>,\s*(?:(?-i:maybe)|perhaps|i\s+think)\s*[.!?]*)\s*$", re.IGNORECASE
+    r"(?P<possibility>(?:,\s*(?:(?-i:maybe)|perhaps|probably|i\s+(?:think|believe|suppose|guess))"
+    r"|\s*\((?:maybe|probably)\))\s*[.!?]*)\s*$",
+    re.IGNORECASE,
 )
 """A hedge that ENDS a keyed write after a comma ("I live in Portland now, maybe", "…, I think"): a
-possibility as "Maybe …" is (trial12 M2: it retired the value of now). Only after a comma, at the end;
-"maybe" only in lower case (trial14: "My favourite song is Call Me, Maybe" ends with a title's word)."""
+possibility as "Maybe …" is (trial12 M2: it retired the value of now); also ", probably",
+", I believe/suppose/guess" and "(maybe)", "(probably)" (trial14 H3). Only after a comma or in brackets,
+at the end; "maybe" only in lower case (trial14: "My favourite song is Call Me, Maybe" ends with a
+title's word)."""
 
 
 _WHAT = {
