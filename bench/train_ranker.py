@@ -35,7 +35,13 @@ from pools import PoolQuestion, Pools, evaluate, load_pools
 from hindsight.domain.learned_ranker import CASCADE_FORMAT, MODEL_FORMAT, LearnedRanker, parse_model
 from hindsight.domain.memory import StoredMemory
 from hindsight.domain.ranking import RankingPolicy, rank_candidates
-from hindsight.domain.ranking_features import FEATURES, STAGE_TWO, candidate_features, stage_two_features
+from hindsight.domain.ranking_features import (
+    CONTEXT,
+    FEATURES,
+    STAGE_TWO,
+    candidate_features,
+    stage_two_features,
+)
 from hindsight.usecases.recall import RecallQuery, resolve
 
 MODEL_PATH = ROOT / "shared" / "hindsight" / "domain" / "models" / "ranker-locomo-v2.json"
@@ -327,16 +333,9 @@ GRID: list[tuple[str, float, int]] = [
 ]
 
 
-NEIGHBOURS = (
-    "neighbour_best",
-    "neighbour_sum",
-    "neighbour_prev",
-    "neighbour_next",
-    "session_best",
-    "stage1_neighbour_best",
-    "stage1_neighbour_sum",
-    "stage1_session_best",
-)
+NEIGHBOURS = tuple(name for name in (*FEATURES, *STAGE_TWO) if name in CONTEXT)
+"""The conversation-context features (``ranking_features.CONTEXT``, which the served ranker reads at their
+training mean for a memory outside any conversation), in the models' column order."""
 ABLATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "one-stage": ("learned ranker in one stage (no second stage over the first one's scores)", STAGE_TWO),
     "v1-features": (
