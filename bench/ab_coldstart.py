@@ -168,10 +168,6 @@ def _stats(values: list[float]) -> dict[str, float]:
     }
 
 
-def _uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-
-
 def _machine() -> str:
     """CPU model, cores and kernel of this run (latest.json's page-wide ``machine`` is the last writer's,
     and the machines these sessions get are not always the same)."""
@@ -218,7 +214,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
-    from common import stack_database_secret_env, stack_function_env
+    from common import stack_database_secret_env, stack_function_env, uptime
 
     from hindsight.local.secrets_extension import SecretsExtensionStandIn
     from hindsight.local.stack import LocalStack
@@ -259,7 +255,7 @@ def main() -> None:
                         side_env[key] = {**env, EXTENSION_PORT_VARIABLE: str(stand_in.port)}
             for key in ("a", "b"):  # one unrecorded run each: the page cache holds both layers
                 probe(scratch[key], python, events_file, side_env[key])
-            uptime_before, load_before = _uptime(), os.getloadavg()
+            uptime_before, load_before = uptime(), os.getloadavg()
             for run in range(args.runs):
                 for key in ("a", "b") if run % 2 == 0 else ("b", "a"):
                     for name, value in probe(scratch[key], python, events_file, side_env[key]).items():
@@ -267,7 +263,7 @@ def main() -> None:
                 print(
                     f"run {run + 1}/{args.runs}, load {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True
                 )
-            uptime_after, load_after = _uptime(), os.getloadavg()
+            uptime_after, load_after = uptime(), os.getloadavg()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     summary = {}

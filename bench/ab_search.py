@@ -211,10 +211,6 @@ class Side:
             self.proc.wait(30)
 
 
-def _uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-
-
 def _ratio(b: float | None, a: float | None) -> float | None:
     return round(b / a, 3) if a and b is not None else None
 
@@ -314,6 +310,8 @@ def main() -> None:
     searches = args.queries * args.rounds
     logs = Path(tempfile.mkdtemp(prefix="hindsight-ab-"))
     print(f"child logs in {logs}", flush=True)
+    from common import uptime
+
     # one after the other: the first fills var/bench-cache, the second only reads it
     kept_a, kept_b = args.keep_stacks or (None, None)
     a = Side("a", args.baseline, args.size, searches, logs, kept_a)
@@ -321,7 +319,7 @@ def main() -> None:
     b = Side("b", args.candidate, args.size, searches, logs, kept_b)
     try:
         b.hello = b.read()
-        uptime_before, load_before = _uptime(), os.getloadavg()
+        uptime_before, load_before = uptime(), os.getloadavg()
         started = time.monotonic()
         for r in range(args.rounds):
             idx = list(range(r * args.queries, (r + 1) * args.queries))
@@ -331,7 +329,7 @@ def main() -> None:
                     for side in (a, b) if (r + k) % 2 == 0 else (b, a):
                         side.ask(op, chunk, r)
             print(f"round {r + 1}/{args.rounds} done, load {os.getloadavg()[0]:.2f}", flush=True)
-        uptime_after, load_after = _uptime(), os.getloadavg()
+        uptime_after, load_after = uptime(), os.getloadavg()
     finally:
         a.close()
         b.close()

@@ -51,12 +51,11 @@ def main() -> None:
         EXTENSION_PORT_VARIABLE,
         _sha,
         _stats,
-        _uptime,
         build_side,
         lambda_python,
         uses_extension,
     )
-    from common import stack_database_secret_env
+    from common import stack_database_secret_env, uptime
 
     from hindsight.config import Settings
     from hindsight.local.secrets_extension import SecretsExtensionStandIn
@@ -99,11 +98,11 @@ def main() -> None:
                     side_env[key] = {**env, EXTENSION_PORT_VARIABLE: str(stand_in.port)}
         for key in ("a", "b"):  # unrecorded: the page cache holds both layers
             probe(python, scratch[key], side_env[key])
-        uptime_before = _uptime()
+        uptime_before = uptime()
         for run in range(args.runs):
             for key in ("a", "b") if run % 2 == 0 else ("b", "a"):
                 samples[key].append(probe(python, scratch[key], side_env[key]))
-        uptime_after = _uptime()
+        uptime_after = uptime()
     print(f"A = {_sha(sides['a'])} ({sides['a']}), B = {_sha(sides['b'])} ({sides['b']})")
     print(f"uptime before: {uptime_before}\nuptime after:  {uptime_after}")
     for key in ("a", "b"):

@@ -34,21 +34,15 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from baselines import VectorIndex
-from common import bench_tmpdir, log
+from common import LabelRankings, bench_tmpdir, log, mean_recalls, store_through_worker
 from locomo import recall_at_k
 
-from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
-from hindsight.adapters.postgres.rows import tenant_transaction
-from hindsight.bootstrap import Container, build_container
+from hindsight.bootstrap import build_container
 from hindsight.domain.memory import MemoryDraft, Scope, WriteJob
-from hindsight.usecases.recall import Recall, RecallQuery, resolve
 
 DATA = Path(__file__).resolve().parent / "data" / "agent_memories.json"
 SCOPE = Scope(tenant_id="agent-memories", agent_id="assistant")
 KS = (1, 5)
-BATCH = 10  # the SQS batch maximum, as the worker receives them
 SYSTEMS = ("hindsight", "hindsight_rrf", "vector")
 SPREAD = timedelta(days=60)
 """Memories without a time of their own are written over the 60 days before ``asked_at``, in file order."""
@@ -100,65 +94,19 @@ def _jobs(data: dict[str, Any]) -> list[WriteJob]:
     return jobs
 
 
-class _NoAccessLog:
-    """Rows are compared on the same store: no search may change another's ranking via access counts."""
-
-    def note(self, scope: Any, ids: Any, at: Any) -> None:
-        return None
-
-
-async def _vector_ranking(container: Container) -> VectorIndex:
-    async with tenant_transaction(container.pool, SCOPE.tenant_id) as conn:
-        cur = await conn.execute(
-            """SELECT metadata->>'label', embedding FROM memories
-               WHERE tenant_id = %s AND agent_id = %s AND status = 'active' ORDER BY created_at, id""",
-            (SCOPE.tenant_id, SCOPE.agent_id),
-        )
-        rows = await cur.fetchall()
-    vectors = np.stack(
-        [np.asarray(r[1].to_numpy() if hasattr(r[1], "to_numpy") else r[1], dtype=np.float32) for r in rows]
-    )
-    return VectorIndex([str(r[0]) for r in rows], vectors)
-
-
-def _summary(rows: list[dict[str, Any]], system: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"questions": len(rows)}
-    for k in KS:
-        out[f"recall_at_{k}"] = round(sum(r[system][f"recall_at_{k}"] for r in rows) / len(rows), 4)
-    return out
-
-
 async def _run(settings: Any, data: dict[str, Any]) -> dict[str, Any]:
     container = await build_container(settings, with_queue=False)
     try:
-        started = time.monotonic()
-        outcomes: dict[str, int] = {}
-        jobs = _jobs(data)
-        for i in range(0, len(jobs), BATCH):
-            for result in await container.store_memories(jobs[i : i + BATCH]):
-                if result.outcome == "failed":
-                    raise RuntimeError(f"write failed: {result.reason}")
-                outcomes[result.outcome] = outcomes.get(result.outcome, 0) + 1
-        await PostgresMaintenanceStore(container.pool).refresh_keyword_stats(SCOPE)
-        ingest_s = time.monotonic() - started
-        embedder, shipped = container.recall._embedder, container.recall._policy
+        ingest = await store_through_worker(container, SCOPE, _jobs(data))
+        shipped = container.recall._policy
         if shipped.learned is None:
             raise SystemExit("the shipped ranker is off (HINDSIGHT_RANKER=rrf?): unset it to compare")
         policies = {"hindsight": shipped, "hindsight_rrf": dataclasses.replace(shipped, learned=None)}
-        recalls = {
-            name: Recall(container.reader, embedder, container.clock, _NoAccessLog(), policy)
-            for name, policy in policies.items()
-        }
-        vector = await _vector_ranking(container)
+        rankings = await LabelRankings.of(container, SCOPE, policies)
         asked = datetime.fromisoformat(data["asked_at"])
         per_question = []
         for q in data["questions"]:
-            request = resolve(RecallQuery(text=q["question"], top_k=max(KS), as_of=asked), asked)
-            ranked = {
-                name: [str(h.memory.metadata.get("label", "")) for h in await recall.search(SCOPE, request)]
-                for name, recall in recalls.items()
-            }
-            ranked["vector"] = vector.search(await embedder.embed_query(q["question"]), max(KS))
+            ranked = await rankings.rank(q["question"], asked, max(KS))
             row: dict[str, Any] = {"question": q["question"], "kind": q["kind"], "evidence": q["evidence"][0]}
             for name in SYSTEMS:
                 row[name] = {f"recall_at_{k}": recall_at_k(ranked[name], q["evidence"], k) for k in KS}
@@ -169,12 +117,14 @@ async def _run(settings: Any, data: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "data": str(DATA.relative_to(DATA.parents[2])),
         "memories": len(data["memories"]),
-        "ingest": {"outcomes": outcomes, "seconds": round(ingest_s, 1)},
+        "ingest": ingest,
     }
     kinds = sorted({r["kind"] for r in per_question})
     for name in SYSTEMS:
-        out[name] = _summary(per_question, name)
-        out[name]["by_kind"] = {k: _summary([r for r in per_question if r["kind"] == k], name) for k in kinds}
+        out[name] = mean_recalls(per_question, name, KS)
+        out[name]["by_kind"] = {
+            k: mean_recalls([r for r in per_question if r["kind"] == k], name, KS) for k in kinds
+        }
     out["per_question"] = per_question
     return out
 

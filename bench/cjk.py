@@ -33,29 +33,23 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from baselines import VectorIndex
-from common import bench_tmpdir, log, remember_postgres_version
+from common import (
+    LabelRankings,
+    bench_tmpdir,
+    log,
+    mean_recalls,
+    remember_postgres_version,
+    store_through_worker,
+)
 from locomo import recall_at_k
 
-from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
-from hindsight.adapters.postgres.rows import tenant_transaction
-from hindsight.bootstrap import Container, build_container
+from hindsight.bootstrap import build_container
 from hindsight.domain.memory import MemoryDraft, Scope, WriteJob
-from hindsight.usecases.recall import Recall, RecallQuery, resolve
 
 DATA = Path(__file__).resolve().parent / "data" / "cjk_retrieval.json"
 SCOPE = Scope(tenant_id="cjk", agent_id="assistant")
 KS = (1, 5, 10)
-BATCH = 10  # the SQS batch maximum, as the worker receives them
 SYSTEMS = ("hindsight", "hindsight_rrf", "hindsight_rrf_no_keyword", "vector")
-
-
-class _NoAccessLog:
-    """Rows are compared on the same store: no search may change another's ranking via access counts."""
-
-    def note(self, scope: Any, ids: Any, at: Any) -> None:
-        return None
 
 
 def load(path: Path = DATA) -> dict[str, Any]:
@@ -91,41 +85,11 @@ def _jobs(data: dict[str, Any]) -> list[WriteJob]:
     return jobs
 
 
-async def _vector_index(container: Container) -> VectorIndex:
-    async with tenant_transaction(container.pool, SCOPE.tenant_id) as conn:
-        cur = await conn.execute(
-            """SELECT metadata->>'label', embedding FROM memories
-               WHERE tenant_id = %s AND agent_id = %s AND status = 'active' ORDER BY created_at, id""",
-            (SCOPE.tenant_id, SCOPE.agent_id),
-        )
-        rows = await cur.fetchall()
-    vectors = np.stack(
-        [np.asarray(r[1].to_numpy() if hasattr(r[1], "to_numpy") else r[1], dtype=np.float32) for r in rows]
-    )
-    return VectorIndex([str(r[0]) for r in rows], vectors)
-
-
-def _summary(rows: list[dict[str, Any]], system: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"questions": len(rows)}
-    for k in KS:
-        out[f"recall_at_{k}"] = round(sum(r[system][f"recall_at_{k}"] for r in rows) / len(rows), 4)
-    return out
-
-
 async def _run(settings: Any, data: dict[str, Any]) -> dict[str, Any]:
     container = await build_container(settings, with_queue=False)
     try:
-        started = time.monotonic()
-        outcomes: dict[str, int] = {}
-        jobs = _jobs(data)
-        for i in range(0, len(jobs), BATCH):
-            for result in await container.store_memories(jobs[i : i + BATCH]):
-                if result.outcome == "failed":
-                    raise RuntimeError(f"write failed: {result.reason}")
-                outcomes[result.outcome] = outcomes.get(result.outcome, 0) + 1
-        await PostgresMaintenanceStore(container.pool).refresh_keyword_stats(SCOPE)
-        ingest_s = time.monotonic() - started
-        embedder, shipped = container.recall._embedder, container.recall._policy
+        ingest = await store_through_worker(container, SCOPE, _jobs(data))
+        shipped = container.recall._policy
         weights = shipped.signal_weights
         rrf = dataclasses.replace(shipped, learned=None)
         policies = {
@@ -135,20 +99,11 @@ async def _run(settings: Any, data: dict[str, Any]) -> dict[str, Any]:
                 rrf, signal_weights=(weights[0], 0.0, weights[2])
             ),
         }
-        recalls = {
-            name: Recall(container.reader, embedder, container.clock, _NoAccessLog(), policy)
-            for name, policy in policies.items()
-        }
-        vector = await _vector_index(container)
+        rankings = await LabelRankings.of(container, SCOPE, policies)
         asked = datetime.fromisoformat(data["asked_at"])
         per_question = []
         for q in data["questions"]:
-            request = resolve(RecallQuery(text=q["question"], top_k=max(KS), as_of=asked), asked)
-            ranked = {
-                name: [str(h.memory.metadata.get("label", "")) for h in await recall.search(SCOPE, request)]
-                for name, recall in recalls.items()
-            }
-            ranked["vector"] = vector.search(await embedder.embed_query(q["question"]), max(KS))
+            ranked = await rankings.rank(q["question"], asked, max(KS))
             row: dict[str, Any] = {"question": q["question"], "lang": q["lang"], "anchor": q["anchor"]}
             for name in SYSTEMS:
                 row[name] = {f"recall_at_{k}": recall_at_k(ranked[name], q["evidence"], k) for k in KS}
@@ -159,16 +114,16 @@ async def _run(settings: Any, data: dict[str, Any]) -> dict[str, Any]:
         "data": str(DATA.relative_to(DATA.parents[2])),
         "memories": len(data["memories"]),
         "background": len(data.get("background", [])),
-        "ingest": {"outcomes": outcomes, "seconds": round(ingest_s, 1)},
+        "ingest": ingest,
     }
     for name in SYSTEMS:
-        out[name] = _summary(per_question, name)
+        out[name] = mean_recalls(per_question, name, KS)
         out[name]["by_lang"] = {
-            lang: _summary([r for r in per_question if r["lang"] == lang], name)
+            lang: mean_recalls([r for r in per_question if r["lang"] == lang], name, KS)
             for lang in sorted({r["lang"] for r in per_question})
         }
         out[name]["by_anchor"] = {
-            anchor: _summary([r for r in per_question if r["anchor"] == anchor], name)
+            anchor: mean_recalls([r for r in per_question if r["anchor"] == anchor], name, KS)
             for anchor in sorted({r["anchor"] for r in per_question})
         }
     out["misses_at_5"] = [r["question"] for r in per_question if r["hindsight"]["recall_at_5"] < 1.0]

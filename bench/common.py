@@ -358,6 +358,96 @@ def external_sqs(*, speed_up: bool = False) -> Iterator[tuple[str, Any]]:
         emulator.stop()
 
 
+class NoAccessLog:
+    """An access log that records nothing: rankings compared on one store must not change each other
+    through access counts."""
+
+    def note(self, scope: Any, ids: Any, at: Any) -> None:
+        return None
+
+
+async def store_through_worker(
+    container: Any, scope: Any, jobs: Sequence[Any], batch: int = 10
+) -> dict[str, Any]:
+    """Store ``jobs`` (WriteJobs of ``scope``) through the worker's use case (``container.store_memories``:
+    embedding, near-duplicate merge, keys, entity terms), ``batch`` at a time (10: the SQS batch maximum, as
+    the worker receives them), then refresh the scope's keyword statistics as maintenance would.
+
+    Returns ``{"outcomes": {outcome: count}, "seconds": wall seconds, 0.1 s}``. Raises RuntimeError with the
+    reason of the first failed write."""
+    from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
+
+    started = time.monotonic()
+    outcomes: dict[str, int] = {}
+    for i in range(0, len(jobs), batch):
+        for result in await container.store_memories(jobs[i : i + batch]):
+            if result.outcome == "failed":
+                raise RuntimeError(f"write failed: {result.reason}")
+            outcomes[result.outcome] = outcomes.get(result.outcome, 0) + 1
+    await PostgresMaintenanceStore(container.pool).refresh_keyword_stats(scope)
+    return {"outcomes": outcomes, "seconds": round(time.monotonic() - started, 1)}
+
+
+class LabelRankings:
+    """One scope's stored memories ranked for a question, each named by its ``metadata.label``: by
+    ``memory_search``'s recall under each of several policies, and by exact cosine top-k over the stored
+    active embeddings (``vector``, bench/baselines.py: VectorIndex). Build with ``await
+    LabelRankings.of(...)``."""
+
+    def __init__(self, scope: Any, recalls: dict[str, Any], vector: Any, embedder: Any) -> None:
+        self.scope, self.recalls, self.vector, self.embedder = scope, recalls, vector, embedder
+
+    @classmethod
+    async def of(cls, container: Any, scope: Any, policies: dict[str, Any]) -> LabelRankings:
+        """Rankings by each of ``policies`` (name → RankingPolicy) and by ``vector``, over what ``scope``
+        holds now in ``container``'s store (the vector index is read once, here)."""
+        import numpy as np
+        from baselines import VectorIndex
+
+        from hindsight.adapters.postgres.rows import tenant_transaction
+        from hindsight.usecases.recall import Recall
+
+        embedder = container.recall._embedder
+        recalls = {
+            name: Recall(container.reader, embedder, container.clock, NoAccessLog(), policy)
+            for name, policy in policies.items()
+        }
+        async with tenant_transaction(container.pool, scope.tenant_id) as conn:
+            cur = await conn.execute(
+                """SELECT metadata->>'label', embedding FROM memories
+                   WHERE tenant_id = %s AND agent_id = %s AND status = 'active' ORDER BY created_at, id""",
+                (scope.tenant_id, scope.agent_id),
+            )
+            rows = await cur.fetchall()
+        vectors = np.stack(
+            [
+                np.asarray(r[1].to_numpy() if hasattr(r[1], "to_numpy") else r[1], dtype=np.float32)
+                for r in rows
+            ]
+        )
+        return cls(scope, recalls, VectorIndex([str(r[0]) for r in rows], vectors), embedder)
+
+    async def rank(self, question: str, asked: datetime, top_k: int) -> dict[str, list[str]]:
+        """The top ``top_k`` labels for ``question`` asked at ``asked``: each policy's, then ``vector``'s."""
+        from hindsight.usecases.recall import RecallQuery, resolve
+
+        request = resolve(RecallQuery(text=question, top_k=top_k, as_of=asked), asked)
+        ranked = {
+            name: [str(h.memory.metadata.get("label", "")) for h in await recall.search(self.scope, request)]
+            for name, recall in self.recalls.items()
+        }
+        ranked["vector"] = self.vector.search(await self.embedder.embed_query(question), top_k)
+        return ranked
+
+
+def mean_recalls(rows: Sequence[dict[str, Any]], system: str, ks: Sequence[int]) -> dict[str, Any]:
+    """``{"questions": n, "recall_at_<k>": mean of the rows' ``row[system]["recall_at_<k>"]``, 4 places}``."""
+    out: dict[str, Any] = {"questions": len(rows)}
+    for k in ks:
+        out[f"recall_at_{k}"] = round(sum(r[system][f"recall_at_{k}"] for r in rows) / len(rows), 4)
+    return out
+
+
 def wait_for_quiet(threshold: float, max_wait_s: float, what: str) -> dict[str, Any]:
     """Wait (up to ``max_wait_s``) until the 1-minute load average is at most ``threshold``.
 

@@ -54,7 +54,6 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -202,6 +201,7 @@ async def _serve(settings: Any, data: Any, queries: int, variants: list[str]) ->
     import threading
 
     import latency
+    from common import uptime
 
     import hindsight.usecases.recall as recall_module
     from hindsight.adapters.embedders.query_cache import CachedQueryEmbedder
@@ -294,13 +294,13 @@ async def _serve(settings: Any, data: Any, queries: int, variants: list[str]) ->
             for v in variants:
                 await one(text, v)
         samples: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-        load = [_uptime()]
+        load = [uptime()]
         for j, text in enumerate(data.queries[:queries]):
             order = variants[j % len(variants) :] + variants[: j % len(variants)]
             for v in order:
                 for k, x in (await one(text, v)).items():
                     samples[v][k].append(x)
-        load.append(_uptime())
+        load.append(uptime())
         print(f"{queries} queries x {len(variants)} variants, interleaved; {load[0]} -> {load[1]}")
         keys = list(samples[variants[0]])
         print(f"{'p50 ms':<12}" + "".join(f"{k:>13}" for k in keys))
@@ -324,10 +324,6 @@ class _NoTexts:
 
     def add(self, contents: Any) -> None:
         return None
-
-
-def _uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 def main() -> None:

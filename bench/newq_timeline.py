@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import subprocess
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -128,6 +127,7 @@ class _TimedReader:
 
 async def _serve(settings: Any, data: Any, queries: int) -> None:
     import latency
+    from common import uptime
 
     from hindsight.bootstrap import build_container, ranking_policy
     from hindsight.domain.memory import Scope
@@ -166,10 +166,10 @@ async def _serve(settings: Any, data: Any, queries: int) -> None:
             await one(text)
         samples.clear()
         post_cpu.clear()
-        load = [_uptime()]
+        load = [uptime()]
         for text in data.queries[:queries]:
             await one(text)
-        load.append(_uptime())
+        load.append(uptime())
         print(f"{queries} new queries; {load[0]} -> {load[1]}")
         print(f"{'step':<34}{'n':>5}{'start p50':>11}{'end p50':>10}{'dur p50':>10}{'dur mean':>10}")
         order = sorted(samples, key=lambda k: statistics.median(s for s, _ in samples[k]))
@@ -184,10 +184,6 @@ async def _serve(settings: Any, data: Any, queries: int) -> None:
         print(f"post_cpu (main thread after the embedding) p50 {statistics.median(post_cpu):.2f} ms")
     finally:
         await container.aclose()
-
-
-def _uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 def main() -> None:

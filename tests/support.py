@@ -94,6 +94,52 @@ async def written_in_turn(
     return old, new, await call(client, "memory_get", {"id": old["id"]})
 
 
+async def write_stored(
+    client: Client, poller: SqsPoller, content: str, key: str | None = None, **args: Any
+) -> str:
+    """``memory_write`` of ``content`` (on ``key`` when one is given, with ``args``, e.g. a ``layer``), then
+    the wait until the worker stored it: the memory's id."""
+    ack = await call(client, "memory_write", {"content": content, **({"key": key} if key else {}), **args})
+    await drain(poller)
+    return str(ack["id"])
+
+
+async def written_together(
+    client: Client, poller: SqsPoller, writes: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``memory_write`` of each of ``writes`` (its arguments) in turn, then one wait until the worker stored
+    them all: their acknowledgements and, read afterwards, their memories (``memory_get``'s ``memory``)."""
+    acks = [await call(client, "memory_write", args) for args in writes]
+    await drain(poller)
+    return acks, [await stored_memory(client, ack["id"]) for ack in acks]
+
+
+async def stored_memory(client: Client, memory_id: str) -> dict[str, Any]:
+    """``memory_get``'s ``memory`` of ``memory_id`` (its relations left out)."""
+    memory: dict[str, Any] = (await call(client, "memory_get", {"id": memory_id}))["memory"]
+    return memory
+
+
+async def active_among(client: Client, ids: list[str]) -> set[str]:
+    """Those of ``ids`` whose memory is active now."""
+    return {i for i in ids if (await stored_memory(client, i))["status"] == "active"}
+
+
+def assert_contradicts(new: dict[str, Any], old: dict[str, Any], view: dict[str, Any], status: str) -> None:
+    """``written_in_turn``'s answers: the second write (``new``) is linked ``contradicts`` to the first
+    (``old``), whose ``memory_get`` ``view`` has ``status`` (``active``: flagged only; ``superseded``:
+    retired as well)."""
+    kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in view["relations"]}
+    assert (str(new["id"]), str(old["id"]), "contradicts") in kinds, view
+    assert view["memory"]["status"] == status, view
+
+
+def assert_left_alone(view: dict[str, Any]) -> None:
+    """``memory_get``'s ``view`` of a memory that a later write neither retired nor linked to anything."""
+    assert view["memory"]["status"] == "active", view
+    assert view["relations"] == [], view
+
+
 @contextmanager
 def draining_in_background(poller: SqsPoller) -> Iterator[None]:
     """The embedding worker stores what is queued, in a thread, while the block runs (for tests that call

@@ -13,32 +13,15 @@ HTTP with the real stack (Postgres+pgvector, Redis, the SQS emulator and the wor
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import pytest
-from mcp import Client
 
 from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import drain, mcp_client
+from tests.support import active_among, mcp_client, stored_memory, write_stored
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
-
-
-async def _write(client: Client, poller: SqsPoller, content: str, key: str) -> str:
-    ack = await call(client, "memory_write", {"content": content, "key": key})
-    await drain(poller)
-    return str(ack["id"])
-
-
-async def _memory(client: Client, memory_id: str) -> dict[str, Any]:
-    memory: dict[str, Any] = (await call(client, "memory_get", {"id": memory_id}))["memory"]
-    return memory
-
-
-async def _active(client: Client, ids: list[str]) -> set[str]:
-    return {i for i in ids if (await _memory(client, i))["status"] == "active"}
 
 
 @pytest.mark.parametrize("edited", [False, True], ids=["as-written", "edited-since"])
@@ -49,20 +32,20 @@ async def test_a_restored_also_value_goes_back_beside_the_value_it_was_added_to(
     restore supersedes nothing, and peanuts keeps its period (no end, none before its edit)."""
     key = f"pat.allergy.{uuid.uuid4().hex[:6]}"
     async with mcp_client(server.url, token) as client:
-        peanuts = await _write(client, poller, "Pat is allergic to peanuts", key)
-        shellfish = await _write(client, poller, "Pat is also allergic to shellfish", key)
+        peanuts = await write_stored(client, poller, "Pat is allergic to peanuts", key)
+        shellfish = await write_stored(client, poller, "Pat is also allergic to shellfish", key)
         if edited:  # peanuts edited after shellfish was written
             await call(
                 client,
                 "memory_update",
                 {"id": peanuts, "action": "update", "content": "Pat is allergic to peanuts and peanut oil"},
             )
-        before = await _memory(client, peanuts)
+        before = await stored_memory(client, peanuts)
         await call(client, "memory_forget", {"id": shellfish})
         restored = await call(client, "memory_update", {"id": shellfish, "action": "restore"})
         assert not restored.get("superseded"), restored
-        assert await _active(client, [peanuts, shellfish]) == {peanuts, shellfish}
-        after = await _memory(client, peanuts)
+        assert await active_among(client, [peanuts, shellfish]) == {peanuts, shellfish}
+        after = await stored_memory(client, peanuts)
         assert after["valid_to"] is None, after
         assert after["superseded_by"] is None
         assert after["valid_from"] == before["valid_from"]
@@ -75,13 +58,13 @@ async def test_a_restored_value_leaves_the_also_value_written_beside_it(
     "also" value that stood beside it is neither retired nor given an end."""
     key = f"pat.allergy.{uuid.uuid4().hex[:6]}"
     async with mcp_client(server.url, token) as client:
-        peanuts = await _write(client, poller, "Pat is allergic to peanuts", key)
-        shellfish = await _write(client, poller, "Pat is also allergic to shellfish", key)
+        peanuts = await write_stored(client, poller, "Pat is allergic to peanuts", key)
+        shellfish = await write_stored(client, poller, "Pat is also allergic to shellfish", key)
         await call(client, "memory_forget", {"id": peanuts})
         restored = await call(client, "memory_update", {"id": peanuts, "action": "restore"})
         assert not restored.get("superseded"), restored
-        assert await _active(client, [peanuts, shellfish]) == {peanuts, shellfish}
-        assert (await _memory(client, shellfish))["valid_to"] is None
+        assert await active_among(client, [peanuts, shellfish]) == {peanuts, shellfish}
+        assert (await stored_memory(client, shellfish))["valid_to"] is None
 
 
 async def test_a_restored_also_value_retires_the_value_that_replaced_it(
@@ -91,14 +74,14 @@ async def test_a_restored_also_value_retires_the_value_that_replaced_it(
     then restored, retires the take-back that replaced it; peanuts, beside it throughout, stays."""
     key = f"pat.allergy.{uuid.uuid4().hex[:6]}"
     async with mcp_client(server.url, token) as client:
-        peanuts = await _write(client, poller, "Pat is allergic to peanuts", key)
-        shellfish = await _write(client, poller, "Pat is also allergic to shellfish", key)
-        back = await _write(client, poller, "Pat is no longer allergic to shellfish", key)
-        assert await _active(client, [peanuts, shellfish, back]) == {peanuts, back}
+        peanuts = await write_stored(client, poller, "Pat is allergic to peanuts", key)
+        shellfish = await write_stored(client, poller, "Pat is also allergic to shellfish", key)
+        back = await write_stored(client, poller, "Pat is no longer allergic to shellfish", key)
+        assert await active_among(client, [peanuts, shellfish, back]) == {peanuts, back}
         restored = await call(client, "memory_update", {"id": shellfish, "action": "restore"})
         assert restored["superseded"] == [back], restored
-        assert await _active(client, [peanuts, shellfish, back]) == {peanuts, shellfish}
-        assert (await _memory(client, peanuts))["valid_to"] is None
+        assert await active_among(client, [peanuts, shellfish, back]) == {peanuts, shellfish}
+        assert (await stored_memory(client, peanuts))["valid_to"] is None
 
 
 async def test_a_re_add_after_a_take_back_with_still_keeps_the_value_still_held(
@@ -107,13 +90,15 @@ async def test_a_re_add_after_a_take_back_with_still_keeps_the_value_still_held(
     """H2: the re-add reverses the take-back only; shellfish, said to still hold, stays active."""
     key = f"user.allergy.{uuid.uuid4().hex[:6]}"
     async with mcp_client(server.url, token) as client:
-        peanuts = await _write(client, poller, "I'm allergic to peanuts", key)
-        shellfish = await _write(client, poller, "I'm also allergic to shellfish", key)
-        back = await _write(client, poller, "I'm no longer allergic to peanuts but still to shellfish", key)
-        assert await _active(client, [peanuts, shellfish, back]) == {shellfish, back}
-        again = await _write(client, poller, "I'm allergic to peanuts again", key)
-        assert await _active(client, [peanuts, shellfish, back, again]) == {shellfish, again}
-        assert (await _memory(client, back))["superseded_by"] == again
+        peanuts = await write_stored(client, poller, "I'm allergic to peanuts", key)
+        shellfish = await write_stored(client, poller, "I'm also allergic to shellfish", key)
+        back = await write_stored(
+            client, poller, "I'm no longer allergic to peanuts but still to shellfish", key
+        )
+        assert await active_among(client, [peanuts, shellfish, back]) == {shellfish, back}
+        again = await write_stored(client, poller, "I'm allergic to peanuts again", key)
+        assert await active_among(client, [peanuts, shellfish, back, again]) == {shellfish, again}
+        assert (await stored_memory(client, back))["superseded_by"] == again
 
 
 async def test_a_restatement_of_one_value_keeps_the_other(
@@ -123,10 +108,10 @@ async def test_a_restatement_of_one_value_keeps_the_other(
     only; shellfish stays active beside it, linked ``related``."""
     key = f"user.allergy.{uuid.uuid4().hex[:6]}"
     async with mcp_client(server.url, token) as client:
-        peanuts = await _write(client, poller, "I'm allergic to peanuts", key)
-        shellfish = await _write(client, poller, "I'm also allergic to shellfish", key)
-        again = await _write(client, poller, "Turns out I am allergic to peanuts after all", key)
-        assert await _active(client, [peanuts, shellfish, again]) == {shellfish, again}
-        assert (await _memory(client, peanuts))["superseded_by"] == again
+        peanuts = await write_stored(client, poller, "I'm allergic to peanuts", key)
+        shellfish = await write_stored(client, poller, "I'm also allergic to shellfish", key)
+        again = await write_stored(client, poller, "Turns out I am allergic to peanuts after all", key)
+        assert await active_among(client, [peanuts, shellfish, again]) == {shellfish, again}
+        assert (await stored_memory(client, peanuts))["superseded_by"] == again
         status = (await call(client, "memory_status", {"ids": [again]}))["writes"][0]
         assert f"leaves {shellfish} active" in status["reason"], status["reason"]

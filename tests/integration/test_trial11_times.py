@@ -16,7 +16,7 @@ from hindsight.client import call
 from hindsight.domain.calendar_words import MONTHS
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import drain, mcp_client
+from tests.support import mcp_client, written_together
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -40,9 +40,7 @@ async def test_dates_in_words_place_the_memory_and_a_facts_birthday_is_not_warne
             {"content": "I will see the doctor tomorrow", "layer": "episodic"},
             {"content": "Bob's birthday is March 3"},
         ]
-        acks = [await call(client, "memory_write", args) for args in writes]
-        await drain(poller)
-        got = [(await call(client, "memory_get", {"id": a["id"]}))["memory"] for a in acks]
+        acks, got = await written_together(client, poller, writes)
         hint = await call(client, "memory_summarize", {"query": "doctor"})
     said = date.fromisoformat(acks[0]["submitted_at"][:10])
     # Then none of the writes says a time was not read

@@ -19,32 +19,15 @@ real stack (Postgres+pgvector, Redis, the SQS emulator and the worker):
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import pytest
-from mcp import Client
 
 from hindsight.client import ToolCallError, call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import drain, mcp_client
+from tests.support import active_among, drain, mcp_client, stored_memory, write_stored
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
-
-
-async def _write(client: Client, poller: SqsPoller, content: str, key: str | None) -> str:
-    ack = await call(client, "memory_write", {"content": content, **({"key": key} if key else {})})
-    await drain(poller)
-    return str(ack["id"])
-
-
-async def _memory(client: Client, memory_id: str) -> dict[str, Any]:
-    memory: dict[str, Any] = (await call(client, "memory_get", {"id": memory_id}))["memory"]
-    return memory
-
-
-async def _active(client: Client, ids: list[str]) -> set[str]:
-    return {i for i in ids if (await _memory(client, i))["status"] == "active"}
 
 
 @pytest.mark.parametrize(
@@ -58,10 +41,10 @@ async def test_a_take_back_with_confirming_words_retires_the_value(
     """H1: on a key of one value, the take-back supersedes peanuts."""
     key = f"user.allergy.{uuid.uuid4().hex[:6]}"
     async with mcp_client(server.url, token) as client:
-        peanuts = await _write(client, poller, "I'm allergic to peanuts", key)
-        back = await _write(client, poller, take_back, key)
-        assert await _active(client, [peanuts, back]) == {back}
-        assert (await _memory(client, peanuts))["superseded_by"] == back
+        peanuts = await write_stored(client, poller, "I'm allergic to peanuts", key)
+        back = await write_stored(client, poller, take_back, key)
+        assert await active_among(client, [peanuts, back]) == {back}
+        assert (await stored_memory(client, peanuts))["superseded_by"] == back
 
 
 async def test_a_take_back_with_after_all_leaves_the_also_value(
@@ -70,11 +53,11 @@ async def test_a_take_back_with_after_all_leaves_the_also_value(
     """H1, additive pair: "… not allergic to peanuts after all" retires peanuts; shellfish stays."""
     key = f"user.allergy.{uuid.uuid4().hex[:6]}"
     async with mcp_client(server.url, token) as client:
-        peanuts = await _write(client, poller, "I'm allergic to peanuts", key)
-        shellfish = await _write(client, poller, "I'm also allergic to shellfish", key)
-        back = await _write(client, poller, "I'm not allergic to peanuts after all", key)
-        assert await _active(client, [peanuts, shellfish, back]) == {shellfish, back}
-        assert (await _memory(client, peanuts))["superseded_by"] == back
+        peanuts = await write_stored(client, poller, "I'm allergic to peanuts", key)
+        shellfish = await write_stored(client, poller, "I'm also allergic to shellfish", key)
+        back = await write_stored(client, poller, "I'm not allergic to peanuts after all", key)
+        assert await active_among(client, [peanuts, shellfish, back]) == {shellfish, back}
+        assert (await stored_memory(client, peanuts))["superseded_by"] == back
 
 
 async def test_a_keyless_take_back_with_confirming_words_supersedes_the_value(
@@ -83,10 +66,10 @@ async def test_a_keyless_take_back_with_confirming_words_supersedes_the_value(
     """H1 without a key (both stayed active, unflagged): the same statement negated supersedes it, as
     "I'm not allergic to peanuts" does (contradiction rule 1)."""
     async with mcp_client(server.url, token) as client:
-        peanuts = await _write(client, poller, "I'm allergic to peanuts", None)
-        back = await _write(client, poller, "Turns out I'm not allergic to peanuts after all", None)
-        assert await _active(client, [peanuts, back]) == {back}
-        assert (await _memory(client, peanuts))["superseded_by"] == back
+        peanuts = await write_stored(client, poller, "I'm allergic to peanuts", None)
+        back = await write_stored(client, poller, "Turns out I'm not allergic to peanuts after all", None)
+        assert await active_among(client, [peanuts, back]) == {back}
+        assert (await stored_memory(client, peanuts))["superseded_by"] == back
 
 
 @pytest.mark.parametrize(
@@ -104,15 +87,15 @@ async def test_a_plan_on_a_key_is_refused_and_the_value_kept(
     """H2: refused (invalid_arguments, naming a plan), the value stays active; on a key that names plans
     the same words are stored."""
     async with mcp_client(server.url, token) as client:
-        held = await _write(client, poller, value, key)
+        held = await write_stored(client, poller, value, key)
         with pytest.raises(ToolCallError) as caught:
             await call(client, "memory_write", {"content": plan, "key": key})
         assert caught.value.code == -32602, caught.value.error
         assert "state a plan" in caught.value.error["message"]
         await drain(poller)
-        assert await _active(client, [held]) == {held}
-        stored = await _write(client, poller, plan, "user.plans")
-        assert await _active(client, [held, stored]) == {held, stored}
+        assert await active_among(client, [held]) == {held}
+        stored = await write_stored(client, poller, plan, "user.plans")
+        assert await active_among(client, [held, stored]) == {held, stored}
 
 
 @pytest.mark.parametrize(
@@ -128,9 +111,9 @@ async def test_also_now_of_another_person_retires_no_value_of_the_writer(
 ) -> None:
     """M1: the other person's state is added beside the user's, which stays active."""
     async with mcp_client(server.url, token) as client:
-        held = await _write(client, poller, value, key)
-        added = await _write(client, poller, other, key)
-        assert await _active(client, [held, added]) == {held, added}
+        held = await write_stored(client, poller, value, key)
+        added = await write_stored(client, poller, other, key)
+        assert await active_among(client, [held, added]) == {held, added}
 
 
 @pytest.mark.parametrize(
@@ -143,12 +126,12 @@ async def test_a_hedged_value_on_a_key_is_refused_and_the_value_kept(
 ) -> None:
     """M2: refused naming a possibility; Denver stays the key's value."""
     async with mcp_client(server.url, token) as client:
-        held = await _write(client, poller, "I live in Denver", "user.home")
+        held = await write_stored(client, poller, "I live in Denver", "user.home")
         with pytest.raises(ToolCallError) as caught:
             await call(client, "memory_write", {"content": hedged, "key": "user.home"})
         assert "state a possibility" in caught.value.error["message"], caught.value.error
         await drain(poller)
-        assert await _active(client, [held]) == {held}
+        assert await active_among(client, [held]) == {held}
 
 
 @pytest.mark.parametrize("also", [False, True], ids=["one-value", "additive-pair"])
@@ -158,11 +141,11 @@ async def test_again_about_another_person_retires_no_value_of_the_writer(
     """L1: the user's values stay active beside the son's."""
     key = "user.allergy"
     async with mcp_client(server.url, token) as client:
-        held = [await _write(client, poller, "I'm allergic to peanuts", key)]
+        held = [await write_stored(client, poller, "I'm allergic to peanuts", key)]
         if also:
-            held.append(await _write(client, poller, "I'm also allergic to shellfish", key))
-        son = await _write(client, poller, "My son is allergic to peanuts again", key)
-        assert await _active(client, [*held, son]) == {*held, son}
+            held.append(await write_stored(client, poller, "I'm also allergic to shellfish", key))
+        son = await write_stored(client, poller, "My son is allergic to peanuts again", key)
+        assert await active_among(client, [*held, son]) == {*held, son}
 
 
 @pytest.mark.parametrize(
@@ -183,6 +166,6 @@ async def test_again_about_another_person_retires_no_value_of_another_subject(
 ) -> None:
     """trial14 H1: subjectless values (the key owner's) and the named person's stay active."""
     async with mcp_client(server.url, token) as client:
-        held = [await _write(client, poller, value, key) for value in values]
-        other = await _write(client, poller, again, key)
-        assert await _active(client, [*held, other]) == {*held, other}
+        held = [await write_stored(client, poller, value, key) for value in values]
+        other = await write_stored(client, poller, again, key)
+        assert await active_among(client, [*held, other]) == {*held, other}

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import drain, mcp_client
+from tests.support import mcp_client, written_together
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -28,9 +27,7 @@ async def test_a_life_events_day_and_a_negated_events_month_are_noted_not_dated(
             {"content": "I never went to Rome in 2024", "layer": "episodic"},
             {"content": "My son was born on March 3rd, 2019", "layer": "episodic"},
         ]
-        acks = [await call(client, "memory_write", args) for args in writes]
-        await drain(poller)
-        got = [(await call(client, "memory_get", {"id": a["id"]}))["memory"] for a in acks]
+        acks, got = await written_together(client, poller, writes)
     # Then the first three say which words were not read, and only the last is dated
     notes = [a.get("time_not_read") for a in acks]
     for note, words in zip(notes[:3], ("'July 4th'", "'in October'", "'in 2024'"), strict=True):

@@ -16,7 +16,7 @@ import pytest
 from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import mcp_client, written_in_turn
+from tests.support import assert_contradicts, assert_left_alone, mcp_client, written_in_turn
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -36,9 +36,7 @@ async def test_an_everyday_change_in_the_users_words_is_flagged(
 ) -> None:
     async with mcp_client(server.url, token) as client:
         old, new, view = await written_in_turn(client, poller, first, second)
-    kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in view["relations"]}
-    assert (str(new["id"]), str(old["id"]), "contradicts") in kinds, view
-    assert view["memory"]["status"] == "active", view
+    assert_contradicts(new, old, view, "active")
 
 
 async def test_another_persons_move_leaves_the_users_home_alone(
@@ -46,8 +44,7 @@ async def test_another_persons_move_leaves_the_users_home_alone(
 ) -> None:
     async with mcp_client(server.url, token) as client:
         *_, view = await written_in_turn(client, poller, "I live in Denver", "My sister moved to Austin")
-    assert view["memory"]["status"] == "active"
-    assert view["relations"] == [], view
+    assert_left_alone(view)
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ import pytest
 from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import PROTOCOL_ERAS, drain, mcp_client, tool_error
+from tests.support import PROTOCOL_ERAS, drain, mcp_client, tool_error, written_together
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -39,9 +39,7 @@ async def test_a_while_counted_from_today_is_not_dated_today_nor_summarized_as_h
     writes: list[dict[str, Any]] = [{"content": c, "layer": "episodic"} for c in COUNTED]
     writes.append({"content": "My lease ends a month from today"})
     async with mcp_client(server.url, token, mode) as client:
-        acks = [await call(client, "memory_write", args) for args in writes]
-        await drain(poller)
-        got = [(await call(client, "memory_get", {"id": a["id"]}))["memory"] for a in acks]
+        acks, got = await written_together(client, poller, writes)
         hint = await call(client, "memory_summarize", {"query": "Berlin kitchen renovation"})
     # Then no time is read from their words, and the write's answer names the phrase
     for ack, memory, (_, phrase) in zip(
@@ -65,16 +63,14 @@ async def test_a_date_of_another_clause_does_not_place_the_episode(
 ) -> None:
     # Given a payment today of a bill due on a past day, and a payment on that day
     async with mcp_client(server.url, token) as client:
-        due = await call(
+        (due, paid), got = await written_together(
             client,
-            "memory_write",
-            {"content": "Paid the electricity bill that was due on 2026-11-30", "layer": "episodic"},
+            poller,
+            [
+                {"content": "Paid the electricity bill that was due on 2026-11-30", "layer": "episodic"},
+                {"content": "Paid the water bill on 2026-11-30", "layer": "episodic"},
+            ],
         )
-        paid = await call(
-            client, "memory_write", {"content": "Paid the water bill on 2026-11-30", "layer": "episodic"}
-        )
-        await drain(poller)
-        got = [(await call(client, "memory_get", {"id": a["id"]}))["memory"] for a in (due, paid)]
         since = await call(
             client, "memory_search", {"query": "electricity bill", "since": due["submitted_at"][:10]}
         )

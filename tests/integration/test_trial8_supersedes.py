@@ -10,7 +10,7 @@ import pytest
 
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import mcp_client, written_in_turn
+from tests.support import assert_contradicts, mcp_client, written_in_turn
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -29,6 +29,4 @@ async def test_now_or_a_broader_place_retires_only_the_same_attribute(
 ) -> None:
     async with mcp_client(server.url, token) as client:
         old, new, view = await written_in_turn(client, poller, first, second)
-    kinds = {(r["from_id"], r["to_id"], r["kind"]) for r in view["relations"]}
-    assert (str(new["id"]), str(old["id"]), "contradicts") in kinds, view
-    assert view["memory"]["status"] == status, view
+    assert_contradicts(new, old, view, status)

@@ -20,7 +20,7 @@ import pytest
 from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import drain, mcp_client
+from tests.support import mcp_client, written_together
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -48,9 +48,9 @@ async def test_a_relative_time_of_another_clause_or_a_vague_one_is_named_not_rea
     async with mcp_client(server.url, token) as client:
         # Given episodes whose relative time dates something else, or is vague, and two that date themselves
         texts = [*ANOTHER_CLAUSE, *VAGUE, "Yesterday I paid the bill", "I bought a bike two years ago"]
-        acks = [await call(client, "memory_write", {"content": t, "layer": "episodic"}) for t in texts]
-        await drain(poller)
-        got = [(await call(client, "memory_get", {"id": a["id"]}))["memory"] for a in acks]
+        acks, got = await written_together(
+            client, poller, [{"content": t, "layer": "episodic"} for t in texts]
+        )
     # Then no time is read from the first ones, and each write's answer names the words
     named = [*ANOTHER_CLAUSE.values(), *VAGUE.values()]
     for ack, memory, words in zip(acks[:-2], got[:-2], named, strict=True):
@@ -70,11 +70,9 @@ async def test_an_edit_into_words_dating_another_clause_drops_the_inferred_time(
 ) -> None:
     async with mcp_client(server.url, token) as client:
         # Given an episode dated by its words, then edited into words whose time is the passport's expiry
-        ack = await call(
-            client, "memory_write", {"content": "Two weeks ago I renewed my passport", "layer": "episodic"}
+        (ack,), (before,) = await written_together(
+            client, poller, [{"content": "Two weeks ago I renewed my passport", "layer": "episodic"}]
         )
-        await drain(poller)
-        before = (await call(client, "memory_get", {"id": ack["id"]}))["memory"]
         edited = await call(
             client,
             "memory_update",

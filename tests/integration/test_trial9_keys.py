@@ -4,28 +4,21 @@ fact). Without a key the same words are stored beside the fact, nothing retired.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from hindsight.client import ToolCallError, call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import drain, mcp_client
+from tests.support import active_among, mcp_client, write_stored
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
-
-
-async def _status(client: Any, memory_id: str) -> str:
-    return str((await call(client, "memory_get", {"id": memory_id}))["memory"]["status"])
 
 
 async def test_a_plan_or_a_question_on_a_key_is_refused_and_the_value_kept(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:
     async with mcp_client(server.url, token) as client:
-        home = await call(client, "memory_write", {"content": "I live in Seattle.", "key": "user.home"})
-        await drain(poller)
+        home = await write_stored(client, poller, "I live in Seattle.", "user.home")
         for content in ("I might move to Portland next year.", "Do you think I should move to Austin?"):
             with pytest.raises(ToolCallError) as caught:
                 await call(client, "memory_write", {"content": content, "key": "user.home"})
@@ -33,10 +26,8 @@ async def test_a_plan_or_a_question_on_a_key_is_refused_and_the_value_kept(
             assert caught.value.code == -32602, caught.value.error
             assert "content: the words state a possibility" in message or "ask a question" in message, message
             assert "'user.home'" in message, message
-        free = await call(client, "memory_write", {"content": "I might move to Portland next year."})
-        await drain(poller)
-        assert await _status(client, str(home["id"])) == "active"
-        assert await _status(client, str(free["id"])) == "active"
+        free = await write_stored(client, poller, "I might move to Portland next year.")
+        assert await active_among(client, [home, free]) == {home, free}
         summary = await call(client, "memory_summarize", {"key": "user.home"})
         assert "Seattle" in summary["hint"], summary
         assert "Portland" not in summary["hint"], summary
@@ -52,6 +43,5 @@ async def test_a_value_with_a_hedge_or_an_instruction_on_a_key_is_stored(
             ("user.diet", "I'm vegetarian, though I might eat fish at restaurants"),
             ("user.book", 'My favourite book is "Who Moved My Cheese?"'),
         ):
-            written = await call(client, "memory_write", {"content": content, "key": key})
-            await drain(poller)
-            assert await _status(client, str(written["id"])) == "active", content
+            written = await write_stored(client, poller, content, key)
+            assert await active_among(client, [written]) == {written}, content
