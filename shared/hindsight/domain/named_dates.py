@@ -137,3 +137,13 @@ def calendar_names(cased: str) -> list[tuple[int, str, NameKind]]:
     found += [(m.start(), m.group(0), "vague") for m in _VAGUE.finditer(cased)]
     found += [(m.start(), m.group(0), "year") for m in _YEAR.finditer(cased)]
     return found
+
+
+RECURRING = re.compile(
+    r"\b(?:birthdays?|anniversar(?:y|ies)|name\s?days?|every|each|annual(?:ly)?|yearly|monthly|weekly"
+    r"|(?:" + WEEKDAY_ALT + r")s)\b",
+    re.IGNORECASE,
+)
+"""Words that make a day a fact names come back ("Bob's birthday is March 3", "due on the 1st of every
+month", "standup is on Mondays"): a date the fact is about, not when it began (with no verb in the past
+tense: ``unread_time.recurring_date``)."""

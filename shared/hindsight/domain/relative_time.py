@@ -45,6 +45,11 @@ When the text names no relative expression and no ISO date, a past event's year,
 calendar words is read (``words``; ``word_dates``, table there): "In 2025 I ran my first marathon" (2025,
 year), "Sold the Honda Civic in October" (the latest October, month), "I met Dana on December 1st" (day) —
 not a keyed fact's, whose year the worker reads to place the key's value (``inferred_order``).
+With ``words``, a time named in calendar words beside a relative expression or an ISO date that is
+read ("I flew to Lisbon on May 3 and came back yesterday", "Flew out on 2026-05-03, back in June") is a second
+time, so nothing is read and the write's note names both: which of the two is the memory's, the start
+or the end of a trip, the words do not say (a weekday in the plural, or a day of the year a fact says
+recurs, does not count: "Yesterday we moved standup to Mondays").
 
 A full ISO date written in the words ("Sam had surgery on 2026-10-03") is read as that day (precision
 day), by the same rule: only when it is the one time the text names (``content_date``: standalone, not
@@ -135,6 +140,7 @@ from hindsight.domain.calendar_words import UNIT_ALT, WEEKDAY_ALT, WEEKDAYS
 from hindsight.domain.content_date import iso_date_forms, relative_dates_another_clause, stated_dates
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
+from hindsight.domain.named_dates import DAY_OF_YEAR, RECURRING, calendar_names
 from hindsight.domain.word_dates import past_tense, read_word_date
 
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
@@ -354,9 +360,36 @@ def infer_event_time(
         return None if read is None else InferredTime(read.span, read.expression)
     if any(span is None for _, _, _, span in found):
         return None  # a named time not read (outside the range, an ISO form not read as a day)
+    if found and words and _calendar_name_beside(cased, found, fact=fact):
+        return None  # "I flew to Lisbon on May 3 and came back yesterday": which is the memory's?
     spans = {span for _, _, _, span in found}
     _, _, expression, span = min(found, key=lambda f: f[0]) if len(spans) == 1 else (0, 0, "", None)
     return None if span is None else InferredTime(span, expression)
+
+
+_WEEKDAYS_PLURAL = re.compile(r"(?:" + WEEKDAY_ALT + r")s$", re.IGNORECASE)
+"""A weekday in the plural ("moved standup to Mondays"): days that recur, not one time."""
+
+
+def _calendar_name_beside(
+    cased: str, found: list[tuple[int, int, str, TimeSpan | None]], *, fact: bool
+) -> bool:
+    """Whether ``cased`` names a time in calendar words (``named_dates.calendar_names``) outside the
+    expressions ``found``: two times, so none is read and the write's note names both, as for two
+    relative expressions ("I flew to Lisbon on May 3 and came back yesterday" was placed yesterday, and
+    May 3 dropped with no note). Not a weekday in the plural ("Yesterday we moved standup to Mondays"),
+    nor a day of the year a fact says recurs ("As of today, rent is due on the 1st of every month":
+    ``named_dates.RECURRING``, no verb in the past tense), which the note does not name either
+    (``unread_time.recurring_date``)."""
+    recurring = fact and RECURRING.search(cased) is not None and not past_tense(cased)
+    spans = [(start, end) for start, end, _, _ in found]
+    for start, words, kind in calendar_names(cased):
+        if not words or (recurring and kind in DAY_OF_YEAR) or _WEEKDAYS_PLURAL.search(words):
+            continue
+        end = start + len(words)
+        if not any((s <= start and end <= e) or (start <= s and e <= end) for s, e in spans):
+            return True
+    return False
 
 
 _TOMORROW = re.compile(r"\b(?:the day after tomorrow|tomorrow)\b")

@@ -33,37 +33,43 @@ day is still named ("The user's dentist appointment is on Dec 1": an episode wit
 what the agent meant; trial6 B), so is a day and month in digits ("on 1/12": which number is the day
 is worth saying), and so is a date of a fact telling a past event that is not read ("We celebrated our
 anniversary last March").
+
+A write that gives ``occurred_at`` keeps it (the caller's, never overridden), but when its words date it
+with a year written out ("In 2019 I ran a marathon", "on 2019-05-03", "in May 2024": the same span
+whenever the words were written) and the given time is not in it (a day's leeway for the writer's time
+zone), the note names both (``_given_time_differs``): it was kept with no word said. Not for a relative
+expression ("yesterday" counts from when the words were said, which a given occurred_at may be: an
+imported conversation's date), a month without its year, or a keyed fact (its words' year is the key
+rules', ``inferred_order``).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from hindsight.domain.calendar_words import WEEKDAY_ALT
 from hindsight.domain.inferred_order import first_value_period
+from hindsight.domain.isotime import TimeSpan
 from hindsight.domain.memory import MemoryDraft
-from hindsight.domain.named_dates import DAY_OF_YEAR, DIGIT_DATE, calendar_names, digit_date
-from hindsight.domain.relative_time import elsewhere_expressions, infer_event_time, relative_mentions
-from hindsight.domain.word_dates import past_tense
-
-_RECURRING = re.compile(
-    r"\b(?:birthdays?|anniversar(?:y|ies)|name\s?days?|every|each|annual(?:ly)?|yearly|monthly|weekly"
-    r"|(?:" + WEEKDAY_ALT + r")s)\b",
-    re.IGNORECASE,
+from hindsight.domain.named_dates import DAY_OF_YEAR, DIGIT_DATE, RECURRING, calendar_names, digit_date
+from hindsight.domain.relative_time import (
+    InferredTime,
+    elsewhere_expressions,
+    infer_event_time,
+    relative_mentions,
+    span_label,
 )
-"""Words that make a day a fact names come back ("Bob's birthday is March 3", "due on the 1st of every
-month", "standup is on Mondays"): a date the fact is about, not when it began."""
+from hindsight.domain.word_dates import past_tense
 
 
 def recurring_date(draft: MemoryDraft) -> bool:
     """Whether the days of the year ``draft``'s words name (``named_dates.DAY_OF_YEAR``) recur rather than
-    date it: a fact (semantic) whose words say the day comes back (``_RECURRING``: a birthday, an
+    date it: a fact (semantic) whose words say the day comes back (``named_dates.RECURRING``: a birthday, an
     anniversary, "every", "monthly", "on Mondays") and have no verb in the past tense
     (``word_dates.past_tense``: "We met on March 3, our anniversary" tells a past event)."""
     return (
-        draft.layer == "semantic" and bool(_RECURRING.search(draft.content)) and not past_tense(draft.content)
+        draft.layer == "semantic" and bool(RECURRING.search(draft.content)) and not past_tense(draft.content)
     )
 
 
@@ -112,17 +118,56 @@ def _either_way(named: list[str]) -> list[str]:
     return out
 
 
+def _read(draft: MemoryDraft, anchor: datetime) -> InferredTime | None:
+    """The time ``draft``'s words give it from ``anchor``, as a write without occurred_at reads it
+    (``relative_time.with_inferred_time``)."""
+    keyed = draft.layer == "semantic" and draft.key is not None
+    ahead = draft.layer == "episodic" and draft.outcome is None
+    return infer_event_time(
+        draft.content, anchor, fact=draft.layer == "semantic", words=not keyed, ahead=ahead
+    )
+
+
+_YEAR_WRITTEN = re.compile(r"(?:19|20)\d{2}")
+"""A year written out: a time read with one names the same span whenever the words were written."""
+_LEEWAY = timedelta(days=1)
+"""How far outside the words' span a given occurred_at may fall and still be theirs: it is stored in
+UTC, and the words' days are the writer's local days."""
+
+
+def _given_time_differs(draft: MemoryDraft, submitted_at: datetime) -> str | None:
+    """The note when ``draft`` gives an ``occurred_at`` outside the time its words give it with a year
+    written out ("In 2019 I ran a marathon" with occurred_at 2026-11-02 was stored in 2026 with no
+    word said): the given time is kept — the caller's, never overridden — and both are named. None when
+    the words read no such time (a relative "yesterday" counts from when the words were said, which a
+    given occurred_at may be: an imported conversation's date) or it holds the given time."""
+    if draft.occurred_at is None or _YEAR_WRITTEN.search(draft.content) is None:
+        return None  # most writes: no year in the words, nothing read
+    read = _read(draft, draft.session_at or submitted_at)
+    if read is None or _YEAR_WRITTEN.search(read.expression) is None:
+        return None
+    given = TimeSpan(draft.occurred_at, draft.occurred_precision or "instant")
+    if given.start - _LEEWAY < read.span.end and read.span.start < given.end + _LEEWAY:
+        return None
+    label = span_label(given) if given.precision != "instant" else draft.occurred_at.isoformat()
+    return (
+        f"the words name a time ({read.expression!r}: {span_label(read.span)}) that the occurred_at given "
+        f"({label}) is not in: the memory is placed at occurred_at as given; give occurred_at in "
+        f"{span_label(read.span)}, or none to have the words read, if they tell when it happened"
+    )
+
+
 def unread_time_note(draft: MemoryDraft, submitted_at: datetime) -> str | None:
     """The write answer's ``time_not_read``: when ``draft`` gives no ``occurred_at``, its words name a
     time (``named_times``) and no time was read from them (``relative_time.infer_event_time``, from its
     session's start or ``submitted_at``): which words, where the memory is placed instead, and how to
-    place it. None otherwise."""
+    place it. When it gives one outside the time its words name with a year written out, both
+    (``_given_time_differs``). None otherwise."""
     if draft.occurred_at is not None:
-        return None
+        return _given_time_differs(draft, submitted_at)
     anchor = draft.session_at or submitted_at
     keyed = draft.layer == "semantic" and draft.key is not None
-    ahead = draft.layer == "episodic" and draft.outcome is None
-    if infer_event_time(draft.content, anchor, fact=draft.layer == "semantic", words=not keyed, ahead=ahead):
+    if _read(draft, anchor) is not None:
         return None
     named = named_times(
         draft.content,

@@ -32,7 +32,10 @@ its local day. Never read (the write's ``time_not_read`` names it):
   concert in October": the concert's month may be ahead; ``content_date`` ``_EVENTS``);
 - a month or a day with no year in a life event's words (``_LIFE_EVENT``: "I was born on July 4th", "We
   got married on June 12th": a day of some year the words do not tell); any in words with a negation
-  (``_NEGATION``: "I never sold the Civic in October": the time of what did not happen);
+  (``_NEGATION``: "I never sold the Civic in October": the time of what did not happen). Both only when
+  the word bears on the date's clause (``_scoped``): "I moved to Denver in October, not Boulder", "Moved
+  in October, two years after we got married" are read; "I didn't go to Rome and Paris in 2024", "In
+  2024, I never went to Rome" are not;
 - for a fact, one its words say something ends in ("the warranty expired in October": its end, not when
   the fact holds from);
 - a keyed fact's: the worker reads its year ("lived in Paris in 2019") to place the key's value
@@ -122,6 +125,48 @@ decades ago), so a month or a day without a year is not read; with its year it i
 _NEGATION = re.compile(r"\b(?:never|not|no\s+longer|neither|nor|cannot)\b|\w+n't\b", re.IGNORECASE)
 """A negation ("I never sold the Civic in October", "I didn't go to Rome in 2024"): the date in words is
 the time of something that did not happen, not the memory's."""
+_BREAK = re.compile(
+    r"[.!?;:,](?:\s|$)|\n|\s[-–—]+\s|[–—]|\b(?:but|yet|although|though|whereas|and|or)\b", re.IGNORECASE
+)
+"""Where a part of a sentence ends: punctuation, a dash, a conjunction."""
+_STRONG_BREAK = re.compile(r"[.!?;](?:\s|$)|\n|\b(?:but|yet|although|though|whereas)\b", re.IGNORECASE)
+"""A break that a negation or a life event before it does not reach across: a sentence's end, a
+semicolon, a contrast ("I never went to Rome, but in 2024 I flew to Paris"). Not a comma, "and" or
+"or": "I didn't go to Rome and Paris in 2024", "I hadn't, in fact, moved in October"."""
+
+
+def _own_clause(text: str, start: int, end: int) -> bool:
+    """Whether the date ``text[start:end]`` stands in a part of its sentence (between two ``_BREAK``)
+    that has its own verb in the past tense ("I moved to Denver in October"), rather than a phrase that
+    hangs on a neighbouring part ("In 2024, I never went", "and Paris in 2024")."""
+    opens = [m.end() for m in _BREAK.finditer(text, 0, start)]
+    close = _BREAK.search(text, end)
+    return past_tense(text[opens[-1] if opens else 0 : close.start() if close else len(text)])
+
+
+def _scoped(pattern: re.Pattern[str], text: str, start: int, end: int) -> bool:
+    """Whether a word of ``pattern`` (a negation, a life event) bears on the date ``text[start:end]``:
+    unless the date's part is its own clause (``_own_clause``), any does; else one in that part does,
+    one before it across no ``_STRONG_BREAK`` does ("I didn't go to Rome and Paris in 2024"), one after
+    it across no ``_BREAK`` does ("In 2024 I never went"). One in another part does not: "I moved to
+    Denver in October, not Boulder" (noted, not dated, when any "not" counted), "…in October and didn't
+    like it", "I never went to Rome, but in 2024 I flew to Paris". Where a part ends is read narrowly,
+    so the error left is a note too many, never a date of what did not happen."""
+    found = list(pattern.finditer(text))
+    if not found:
+        return False
+    if not _own_clause(text, start, end):
+        return True
+    for word in found:
+        if word.end() <= start and not _STRONG_BREAK.search(text, word.end(), start):
+            return True
+        if word.start() >= end and not _BREAK.search(text, end, word.start()):
+            return True
+        if word.start() < end and start < word.end():
+            return True
+    return False
+
+
 _FOUR_DIGITS = re.compile(r"(?<![\w.-])(?:19|20)\d{2}(?![\w-]|\.\w)")
 
 
@@ -191,9 +236,9 @@ def read_word_date(cased: str, today: date, quoted: list[tuple[int, int]], *, fa
         or not past_tense(cased)
         or ahead_words(cased)
         or _NOT_PAST.search(plain_apostrophes(cased))
-        or _NEGATION.search(plain_apostrophes(cased))
     ):
         return None
+    plain = plain_apostrophes(cased)
     read: list[WordDate] = []
     for m in matches:
         if any(w.start < m.end() and m.start() < w.end for w in read):
@@ -206,8 +251,10 @@ def read_word_date(cased: str, today: date, quoted: list[tuple[int, int]], *, fa
             return None  # "the car I bought in October", "the concert in October"
         if fact and _ENDS_BEFORE.search(cased, 0, m.start()):
             return None  # "the warranty expired in October": its end, not its start
-        if m.groupdict().get("month") and not m.group("year") and _LIFE_EVENT.search(cased):
+        if m.groupdict().get("month") and not m.group("year") and _scoped(_LIFE_EVENT, cased, *m.span()):
             return None  # "I was born on July 4th": which year?
+        if _scoped(_NEGATION, plain, *m.span()):
+            return None  # "I never sold the Civic in October": the time of what did not happen
         span = _span(m, today)
         if span is None:
             return None

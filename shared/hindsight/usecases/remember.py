@@ -82,7 +82,9 @@ class WriteAck(BaseModel):
         default=None,
         description="Said when no occurred_at was given and the words name a time the rules did not read "
         "('last March', 'in 2 weeks', two different times): which words, and that the memory is placed at "
-        "its session's start or the write time. Give occurred_at to place it.",
+        "its session's start or the write time. Give occurred_at to place it. Also when occurred_at was "
+        "given and the words name a time with its year ('In 2019 …') that it is not in: both, and that "
+        "the given one is kept.",
     )
 
 
