@@ -49,6 +49,21 @@ from hindsight.domain.memory import MemoryDraft
         ("I live in Portland now, I guess", ", I guess"),
         ("I live in Portland now (maybe)", "(maybe)"),
         ("I live in Portland now (probably)", "(probably)"),
+        # trial14: plans said with "gonna", "will / 'll", a present progressive, after a time ahead
+        ("I'm gonna move to Portland", "I'm gonna"),
+        ("I'll move to Portland next month", "I'll move"),
+        ("We will be moving to Portland", "We will be moving"),
+        ("I'm moving to Portland next month", "I'm moving"),
+        ("I'm moving to Portland", "I'm moving"),  # ambiguous (under way?): not where the user lives yet
+        ("Next month I'm going to move to Portland", "Next month I'm going to"),
+        ("In two weeks we're relocating to Austin", "In two weeks we're relocating"),
+        ("I'm going to work at Globex", "I'm going to work"),
+        ("I'm going to work as a nurse", "I'm going to work"),
+        ("I'm starting at Globex next week", "I'm starting"),
+        ("I'm leaving Acme on Friday", "I'm leaving"),
+        ("I'm starting at Globex in June", "I'm starting"),
+        ("Tomorrow, I'll start at Globex", "Tomorrow, I'll start"),
+        ("I'd like to move to Portland", "I'd like to move"),
     ],
 )
 def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str, words: str) -> None:
@@ -87,7 +102,6 @@ def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str,
         "I'm going to bed at 11 these days",
         "We're going to Lisbon every summer",
         "I want to be called Sam",
-        "I'm moving to Portland",
         # trial12 M2: an opinion is a value; a comma that is no hedge
         "I think pineapple on pizza is great",
         "I live in Portland, Maine",
@@ -96,6 +110,21 @@ def test_a_question_or_a_plan_on_a_key_is_refused_naming_the_words(content: str,
         "I think I must keep Sundays free",
         "My favourite song is Call Me, Maybe",
         "I believe in God",
+        # trial14: past and present facts, routines and dispositions beside the plans now refused
+        "I work at Globex",
+        "I moved to Portland last month",
+        "I started at Globex last week",
+        "In May I moved to Portland",
+        "I'm working at Globex",
+        "I'm working at Globex these days",
+        "I'm working at Globex, which will open an office in Lisbon",  # the time ahead is another clause's
+        "I'm going to work by bike",
+        "I'm going to work at 8 every day",
+        "I'm leaving work at 5 on Fridays",
+        "I'm starting to like jazz",
+        "I'll try anything once",
+        "I will not move",
+        "My wife and I moved to Austin",
     ],
 )
 def test_a_value_on_a_key_is_not_refused(content: str) -> None:
@@ -132,3 +161,19 @@ def test_a_plan_on_a_key_that_names_plans_is_its_value_a_question_is_not(key: st
     for content in ("Should I move to Austin?", "I might move to Portland"):
         with pytest.raises(InvalidInput):
             check_value_on_key(MemoryDraft(content=content, key=key))
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["I'm gonna move to Portland", "I'll move to Portland next month", "I'm starting at Globex next week"],
+)
+def test_a_plan_of_trial14_is_stored_on_a_key_that_names_plans_and_its_refusal_says_what_to_do(
+    content: str,
+) -> None:
+    check_value_on_key(MemoryDraft(content=content, key="user.plans"))
+    with pytest.raises(InvalidInput) as refused:
+        check_value_on_key(MemoryDraft(content=content, key="user.home"))
+    message = str(refused.value)
+    assert refused.value.field == "content"
+    assert "the words state a plan" in message, message
+    assert all(words in message for words in ("without a key", "'user.plans'", "once it holds")), message

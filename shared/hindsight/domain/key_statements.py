@@ -7,13 +7,17 @@ Seattle" / "I work at Acme" retired the value that still holds and made the ques
 fact. Such words are refused on a key (a value we cannot read is refused, never guessed); without a key they
 are stored beside the facts as any write.
 
-English only, and only how the write opens (``_NOT_A_VALUE``). Not "would like" or "want" (a preference is
-a value: "I would like my coffee black"; only "want to" and a verb of change is a plan), not "going to" a
-place (a routine: "I'm going to the gym on Mondays"; "I'm going to" and a verb is a plan), not
-"will" (a change said ahead: the upcoming value rules of ``ahead_words``), not a conditional instruction
-("If I'm late, text me"). The refusal names the kind of words it read (a question, a condition, a
-possibility, a plan: trial11 finding 6, "We are planning to have no more kids" was refused as "a question
-or a possibility or plan"); a plan on a key that names plans ("user.plans") is that key's value.
+English only, and only how the write opens (``_NOT_A_VALUE``, after a time ahead: "Next month I'm going to
+…"). Not "would like" or "want" (a preference is a value: "I would like my coffee black"; only "want to",
+"would like to" and a verb of change is a plan), not "going to" a place (a routine: "I'm going to the gym
+on Mondays", "… to work by bike"; "I'm going to" / "gonna" and a verb, or "going to work at Globex", is a
+plan), not "will" but with a verb of change ("I'll move to Portland next month" is a plan; "I'll try
+anything once" a value), not a present progressive but of moving, or of a change with a time ahead ("I'm
+starting at Globex next week"; "I'm working at Globex" is a value: trial14 found these plans retired the
+value), not a conditional instruction ("If I'm late, text me"). The refusal names the kind of words it
+read (a question, a condition, a possibility, a plan: trial11 finding 6, "We are planning to have no more
+kids" was refused as "a question or a possibility or plan"); a plan on a key that names plans
+("user.plans") is that key's value.
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from hindsight.domain.calendar_words import MONTH_ALT, SEASON_ALT, UNIT_ALT, WEEKDAY_ALT
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.planned_words import points_ahead
 from hindsight.domain.text import plain_apostrophes
 
 _GOING_PLACES = (
@@ -38,8 +44,33 @@ _CHANGE_VERBS = (
 )
 """What "I want to" does that is a plan of a change ("I want to move to Portland"), not a preference
 ("I want to be called Sam", "I want the vegetarian one": a value)."""
+_GOING = r"(?:going\s+to|gonna)"
+""""going to" and its spoken form "gonna" (trial14: "I'm gonna move to Portland" retired the value)."""
+_SOON = r"(?:(?:also|soon|finally|officially|then|eventually|really)\s+)?"
+"""An adverb between the subject and the verb of a plan ("I'll soon move", "We're finally moving")."""
+_WILL_CHANGE = (
+    r"move|relocate|switch|change|quit|leave|start|stop|join|work|retire|transfer|become|buy|sell|marry"
+    r"|adopt|get\s+(?:married|divorced|engaged)"
+)
+"""A change "I will / I'll" says ahead ("I'll move to Portland next month", "We will start at Globex"):
+a plan, not the value of now (trial14). Narrower than ``_CHANGE_VERBS``: "I'll try anything once", "I'll
+go anywhere for sushi" say how the writer is, not what they will do."""
+_CHANGING = (
+    r"moving|relocating|starting|switching|changing|quitting|leaving|joining|retiring|transferring|working"
+    r"|getting\s+(?:married|divorced|engaged)"
+)
+"""A change in the present progressive ("I'm starting at Globex next week"): a plan when a time ahead is
+named (``_PROGRESSIVE``, ``_NAMED_AHEAD``); "moving" / "relocating" always (``_NOT_A_VALUE``)."""
+_AHEAD_OPENING = (
+    rf"(?:(?:next|this\s+coming)\s+(?:week|weekend|month|year|{SEASON_ALT}|{WEEKDAY_ALT})|tomorrow|soon"
+    r"|someday|one\s+day|later\s+this\s+(?:week|month|year)"
+    rf"|in\s+(?:a|an|a\s+few|a\s+couple\s+of|\d+|two|three|four|five|six)\s+(?:{UNIT_ALT})s?"
+    rf"|(?:in|on|by|from)\s+(?:{MONTH_ALT}|{WEEKDAY_ALT}))\s*,?\s+"
+)
+"""A time ahead that opens the write before its subject ("Next month I'm going to move to Portland",
+"Tomorrow, I'll start at Globex": trial14); the opening is read after it as without it."""
 _NOT_A_VALUE = re.compile(
-    r"^\s*(?:"
+    rf"^\s*(?:{_AHEAD_OPENING})?(?:"
     r"(?P<question>(?:should|shall)\s+(?:i|we)\b|do\s+you\s+think\b|what\s+if\s+(?:i|we)\b"
     r"|(?:do|does|did|can|could|would|will|is|are|am)\s+(?:i|we|you|my|our)\b[^?\"']*\?\s*$)"
     r"|(?P<condition>if\s+(?:i|we)\b[^.;]*\b(?:i|we)(?:'ll|\s+will|'d|\s+would)\b)"
@@ -48,8 +79,12 @@ _NOT_A_VALUE = re.compile(
     r"|(?:i\s+(?:guess|believe|suppose)|probably)\s+(?:that\s+)?(?:i|we)\b"
     r"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:thinking\s+(?:about|of)|considering|weighing)\b)"
     r"|(?P<plan>(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:planning|intending|hoping)\s+to\b"
-    rf"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+going\s+to\s+(?!(?:{_GOING_PLACES})\b)(?=(?-i:[a-z]))"
+    rf"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+{_GOING}\s+work(?=\s+(?:(?:at|for)\s+(?-i:[A-Z])|as\b))"
+    rf"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+{_GOING}\s+(?!(?:{_GOING_PLACES})\b)(?=(?-i:[a-z]))"
+    rf"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+{_SOON}(?:moving|relocating)\b"
+    rf"|(?:i|we)(?:'ll|\s+will|\s+shall)\s+{_SOON}(?:be\s+(?:{_CHANGING})|(?:{_WILL_CHANGE}))\b"
     r"|(?:i|we)\s+(?:(?:also|still|really)\s+)?(?:plan\s+(?:to|on)|intend\s+to|hope\s+to)\b"
+    rf"|(?:i|we)(?:'d|\s+would)\s+(?:(?:also|still|really)\s+)?(?:like|love)\s+to\s+(?:{_CHANGE_VERBS})\b"
     rf"|(?:i|we)\s+(?:(?:also|still|really)\s+)?want\s+to\s+(?:{_CHANGE_VERBS})\b)"
     r")",
     re.IGNORECASE,
@@ -61,11 +96,33 @@ I/we …" (trial12 M2; not "I think we should/must/ought to/need to/have to …"
 value, trial14), "I guess/believe/suppose (that) I/we …", "Probably I/we …" (trial14 H3; "I believe in
 God" is a value), a plan: "I'm planning / hoping / intending to …", "I'm going to <verb>", "I/we plan
 to / plan on / intend to / hope to …", "I want to <a change>" — trial12 H2: "I'm going to move to Portland
-next month", "We plan to move to Portland" and "I plan to visit Mars" retired the value of now). Only at
+next month", "We plan to move to Portland" and "I plan to visit Mars" retired the value of now; trial14:
+"I'm gonna …", "I'll / I will (be) <a change>", "I'd like to <a change>", "I'm going to work at Globex",
+"I'm / we're moving or relocating …" — ambiguous between a plan and a move under way, and either way not
+where the writer lives yet). Only at
 the start: a value that carries a hedge or a title later ("I'm vegetarian, though I might eat fish", "My
 favourite book is 'Who Moved My Cheese?'", "I prefer aisle seats, considering my bad knee", "If I'm late,
 text me instead of calling") is a value (trial10 M1: the first version refused 15 of 22 such ordinary
 keyed values)."""
+
+_PROGRESSIVE = re.compile(
+    rf"^\s*(?P<ahead>{_AHEAD_OPENING})?(?P<plan>(?:i|we)(?:'m|'re|\s+am|\s+are)\s+{_SOON}(?:{_CHANGING})\b)"
+    r"(?!\s+to\b)",
+    re.IGNORECASE,
+)
+"""A change in the present progressive that opens the write ("I'm starting at Globex …", "We're leaving
+Acme …"; not "I'm starting to like jazz"): a plan when its clause or an opening names a time ahead
+(``_NAMED_AHEAD``, ``points_ahead``), a value otherwise ("I'm working at Globex", "I'm working at Globex
+these days", "I'm working at Globex, which will open an office in Lisbon")."""
+_NAMED_AHEAD = re.compile(
+    rf"\b(?:soon|shortly|(?:on|in|from)\s+(?:{WEEKDAY_ALT}|{MONTH_ALT})\b(?!s))", re.IGNORECASE
+)
+"""A time ahead in a present progressive besides those of ``planned_words.points_ahead`` ("next week",
+"tomorrow", "in two weeks", "this Friday", "will"): "soon", "on Friday", "in June" (not "on Fridays", a
+routine)."""
+
+_CLAUSE_END = re.compile(r"[,;:.!?()]|\s[-–—]\s|\b(?:which|who|that|because|since|and|but|while)\b", re.I)
+"""Where the clause of a progressive change ends: its time ahead is read before it."""
 
 _TRAILING_HEDGE = re.compile(
     r"(?P<possibility>(?:,\s*(?:(?-i:maybe)|perhaps|probably|i\s+(?:think|believe|suppose|guess))"
@@ -102,7 +159,7 @@ def check_value_on_key(draft: MemoryDraft) -> None:
     if draft.layer != "semantic" or draft.key is None or draft.valid_from is not None:
         return
     content = plain_apostrophes(unicodedata.normalize("NFKC", draft.content))
-    found = _NOT_A_VALUE.search(content) or _TRAILING_HEDGE.search(content)
+    found = _NOT_A_VALUE.search(content) or _TRAILING_HEDGE.search(content) or _progressive_plan(content)
     if found is None or (found.lastgroup == "plan" and PLAN_KEY.search(draft.key)):
         return
     what, why = _WHAT[found.lastgroup or "question"]
@@ -117,3 +174,16 @@ def check_value_on_key(draft: MemoryDraft) -> None:
         f"{plans}, or write the value on the key "
         "once it holds (valid_from for a change that starts later)",
     )
+
+
+def _progressive_plan(content: str) -> re.Match[str] | None:
+    """The opening of a change in the present progressive (``_PROGRESSIVE``) when the words name a time
+    ahead ("I'm starting at Globex next week", "We're leaving Acme in June"); None otherwise."""
+    found = _PROGRESSIVE.search(content)
+    if found is None:
+        return None
+    # the time is the change's own: "I'm working at Globex, which will open in Lisbon" is no plan
+    clause = _CLAUSE_END.split(content[found.end() :], maxsplit=1)[0]
+    if found.group("ahead") or points_ahead(clause) or _NAMED_AHEAD.search(clause):
+        return found
+    return None

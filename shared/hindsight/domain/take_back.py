@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from hindsight.domain.also_now import of_another_person
 from hindsight.domain.calendar_words import MONTHS, SEASONS, WEEKDAYS
 from hindsight.domain.contradiction import compare_facts, is_additive
+from hindsight.domain.relations import RELATION_ALT
 from hindsight.domain.statement_scope import without_confirming
 from hindsight.domain.text import plain_apostrophes
 
@@ -114,16 +115,13 @@ def is_take_back(text: str) -> bool:
     return bool(_TAKE_BACK.search(plain_apostrophes(text)))
 
 
-_NAMED_RELATION = re.compile(
-    r"^\W*[A-Z]\w*'s\s+(?:sons?|daughters?|kids?|child|children|wife|husband|partner|brothers?|sisters?"
-    r"|mother|father|mom|mum|dad|parents?)\b"
-)
+_NAMED_RELATION = re.compile(rf"^\W*[A-Z]\w*'s\s+(?:{RELATION_ALT})\b")
 """A subject named by a relation to a named person ("Alex's son", "Sam's kids"): another person than the
 one the name names (trial14 H1)."""
 _SUBJECT_END = re.compile(r"\s+(?:is|are|was|were|has|have|had|gets?|got|lives?)\b", re.IGNORECASE)
 
 
-def _other_subject(text: str) -> str | None:
+def other_subject(text: str) -> str | None:
     """The subject words of ``text``, lower case ("my son", "our kids", "alex's son"), when it opens with
     another person named by a relation (``of_another_person``, ``_NAMED_RELATION``); None otherwise."""
     if not (of_another_person(text) or _NAMED_RELATION.match(text)):
@@ -137,7 +135,7 @@ def may_leave_values(text: str) -> bool:
     (``taken_back`` tells): a take-back (``is_take_back``) or a re-add about another person ("My son is
     allergic to peanuts again")."""
     text = plain_apostrophes(text)
-    return is_take_back(text) or bool(_AGAIN.search(text) and _other_subject(text))
+    return is_take_back(text) or bool(_AGAIN.search(text) and other_subject(text))
 
 
 def states_new_value(text: str, values: Sequence[str] = ()) -> bool:
@@ -212,7 +210,7 @@ def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
     if not values:
         return None
     new, values = plain_apostrophes(new), [plain_apostrophes(value) for value in values]
-    subject = _other_subject(new) if _AGAIN.search(new) else None
+    subject = other_subject(new) if _AGAIN.search(new) else None
     if subject and not any(value.lower().lstrip(" \t\"'(").startswith(subject) for value in values):
         # "My son is allergic to peanuts again" on values not about the son (the user's, subjectless ones:
         # the key owner's): no re-add of theirs (trial12 L1, trial14 H1)

@@ -1,7 +1,9 @@
 """The values on a key, asked when a keyed write states only a past state with no date
 (``domain.inferred_order.past_value_words``): such a write would take its key as of now, so it is refused
 when that would retire a value of now (``check_past_value_on_key``) — at acknowledgement, the last moment
-the caller can be told. Only those writes ask: every other write is acknowledged without a read.
+the caller can be told. So does a keyed write about another person ("My son is allergic to eggs",
+``domain.key_subject``): refused when every value on the key is the writer's own. Only those writes ask:
+every other write is acknowledged without a read.
 
 When the database cannot be read the write is accepted unchecked (writes are acknowledged during an
 outage; the queue holds them), as a ``causal_parent`` is (``usecases.causal_parents``)."""
@@ -35,6 +37,6 @@ class KeyValues:
         try:
             found = await self._reader.latest(scope, request, MAX_KEY_VALUES)
         except Unavailable as exc:
-            log.warning("%s; a past state on key %r accepted unchecked", exc, key)
+            log.warning("%s; a write on key %r accepted unchecked", exc, key)
             return []
         return [m.content for m in found if m.agent_id == scope.agent_id and m.key == key]

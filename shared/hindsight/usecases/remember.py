@@ -23,6 +23,7 @@ from hindsight.domain.errors import HindsightError, IdempotencyKeyReused, Invali
 from hindsight.domain.ids import uuid7
 from hindsight.domain.inferred_order import check_past_value_on_key, check_undated_past, past_value_words
 from hindsight.domain.key_statements import check_value_on_key
+from hindsight.domain.key_subject import check_other_person_on_key, other_persons_subject
 from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits, shared_with_others
 from hindsight.domain.memory import (
     Lane,
@@ -192,7 +193,9 @@ class Remember:
         with no date while a value on its key states the present, field ``content``:
         ``check_past_value_on_key``, the key's values read with ``key_values`` only for such a write; a
         keyed fact whose words ask a question or state a possibility or plan, field ``content``:
-        ``domain.key_statements.check_value_on_key``)."""
+        ``domain.key_statements.check_value_on_key``; a keyed fact about another person ("My son is …")
+        whose key holds only the writer's own values, field ``content``: ``domain.key_subject``, the
+        key's values read only for such a write)."""
         check_resumes(draft.metadata)  # the store's mark of a continuation: never the caller's
         now = self._clock.now()  # read once: the write's submitted_at and what its relative words count from
         check_draft_outcome_time(draft, now)  # a "failure" in 2030 has not happened (trial7 M4)
@@ -201,6 +204,9 @@ class Remember:
         if self._key_values is not None and draft.key is not None and (words := past_value_words(draft, now)):
             # "lived in Rome" on a key that "lives in Paris" holds: it would retire Paris with no date
             check_past_value_on_key(draft, words, await self._key_values(scope, draft.key))
+        if self._key_values is not None and draft.key is not None and (other := other_persons_subject(draft)):
+            # "My son is allergic to eggs" on a key of "I'm allergic to peanuts": it would retire the user's
+            check_other_person_on_key(draft, other, await self._key_values(scope, draft.key))
         if draft.causal_parent is not None and self._parents is not None:
             await self._parents(scope, draft.causal_parent)
         ensure_key_unredacted(self._redactor, draft.key, "key")  # an identifier: never rewritten

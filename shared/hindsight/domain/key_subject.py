@@ -1,0 +1,71 @@
+"""A keyed write about another person on a key that holds the writer's own value (trial14). Pure: no I/O.
+
+A key holds one current value, and a plain keyed write replaces it. "My son is allergic to eggs" on
+``user.allergy`` holding "I'm allergic to peanuts" retired the user's allergy: the son's words became the
+user's value, and the user's, which still holds, was gone from every default read. Such a write is
+refused (field ``content``) naming the key, whose statement it is, and a key of theirs ("son.allergy"):
+refused rather than kept beside because a key is one subject's slot — kept on ``user.allergy``, the son's
+allergy would read as one of the user's, and the user's next value on the key would retire it unseen.
+
+Narrow, as the rules it reuses: the subject is read by ``take_back.other_subject`` (a relation such as
+"My son", "Our kids", "Alex's son"; "My wife and I …" names the writer) and must name a person by a
+relation (``relations``: not "My allergy is peanuts", "My favourite food is …"); every value of the key
+must open with the writer ("I …", "We …", "The user …": ``also_now.by_the_writer``). Not refused: a key
+with a part naming a relation ("user.son.allergy", "kids.allergy", "user.spouse"), a write that already
+leaves the key's values (an addition, "My son is also allergic to eggs", aff0bfb; a re-add, "… again",
+4be0102; a take-back), and a write that names what it supersedes. A key whose values are subjectless
+("Allergic to penicillin") or another person's keeps its rule (replaced, as before): whose they are is not
+read. The values are those stored at acknowledgement (``usecases.key_values``): a value still queued is
+not seen.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from hindsight.domain.also_now import by_the_writer
+from hindsight.domain.contradiction import is_additive
+from hindsight.domain.errors import InvalidInput
+from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.relations import RELATION_ALT
+from hindsight.domain.take_back import may_leave_values, other_subject
+from hindsight.domain.text import plain_apostrophes
+
+_RELATION = re.compile(rf"\b(?:{RELATION_ALT})\b", re.IGNORECASE)
+_KEY_PARTS = re.compile(r"[._:/-]")
+
+
+def other_persons_subject(draft: MemoryDraft) -> str | None:
+    """The subject words ("my son", "our kids", lower case) of a keyed semantic write about another person
+    named by a relation, when it would replace the key's value (no addition, re-add or take-back, no
+    ``supersedes``) and the key names no relation (module docstring); None otherwise. Only then are the
+    key's values read (``check_other_person_on_key``)."""
+    if draft.layer != "semantic" or draft.key is None or draft.supersedes is not None:
+        return None
+    content = plain_apostrophes(draft.content)
+    subject = other_subject(content)
+    if subject is None or not _RELATION.search(subject) or may_leave_values(content) or is_additive(content):
+        return None
+    if any(_RELATION.fullmatch(part) for part in _KEY_PARTS.split(draft.key)):
+        return None  # "user.son.allergy", "kids.allergy", "user.spouse": a key of theirs too
+    return subject
+
+
+def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence[str]) -> None:
+    """Refuse ``draft`` (about another person, ``subject``: ``other_persons_subject``) when every one of
+    the key's active ``values`` (their contents) opens with the writer: as the key's value it would retire
+    the writer's own. Nothing is refused when the key has no value, or one not opening with the writer.
+    Raises InvalidInput (field ``content``) naming the key, whose statement it is and a key of theirs."""
+    if not values or not all(by_the_writer(value) for value in values):
+        return
+    key = draft.key or ""
+    found = _RELATION.search(subject)
+    theirs = f"{found.group(0).lower() if found else 'their'}.{key.split('.', 1)[-1]}"
+    raise InvalidInput(
+        "content",
+        f"the words are about another person ({subject.strip(' ,')!r}), and key {key!r} holds the writer's "
+        f"own value ({values[0][:80]!r}): a key holds one subject's value, so as its value they would "
+        f"retire the writer's. Write it on a key of theirs ({theirs!r}) or without a key (kept beside, "
+        "nothing retired); if the key holds several people's values, say it is one more ('… also …')",
+    )

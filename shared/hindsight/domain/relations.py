@@ -1,0 +1,22 @@
+"""The words that name a person by their relation to someone ("son", "wife", "roommate"), spelled once.
+Pure data: no I/O, no imports of the project.
+
+Read by ``take_back`` (a subject such as "Alex's son") and ``key_statements`` (a keyed write about the
+user's son on the user's key): "my son" names another person, "my allergy" or "my favourite food" does
+not. English only, lower case; a pattern adds the capitals it needs.
+"""
+
+from __future__ import annotations
+
+RELATIONS: tuple[str, ...] = (
+    *("son", "sons", "daughter", "daughters", "kid", "kids", "child", "children", "baby", "toddler"),
+    *("wife", "husband", "partner", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee", "fiancé"),
+    *("fiancée", "brother", "brothers", "sister", "sisters", "sibling", "siblings", "twin", "twins"),
+    *("mother", "father", "mom", "mum", "dad", "parent", "parents", "stepson", "stepdaughter"),
+    *("grandmother", "grandfather", "grandma", "grandpa", "grandparents", "grandson", "granddaughter"),
+    *("aunt", "uncle", "cousin", "nephew", "niece", "roommate", "flatmate", "friend", "boss", "neighbor"),
+    *("neighbour", "colleague", "coworker"),
+)
+"""A person named by a relation (a family member, a partner, someone the writer lives or works with)."""
+RELATION_ALT = "|".join(sorted(RELATIONS, key=len, reverse=True))
+"""``RELATIONS`` as a regex alternation, longest first ("grandmother" before "mother")."""

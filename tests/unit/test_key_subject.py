@@ -1,0 +1,134 @@
+"""A keyed write about another person on a key of the writer's own value is refused (trial14: "My son is
+allergic to eggs" on ``user.allergy`` retired "I'm allergic to peanuts"), through the domain and through
+``memory_write``'s use case (the key's values read only for such a write)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from hindsight.domain.auth import Principal
+from hindsight.domain.errors import InvalidInput
+from hindsight.domain.key_subject import check_other_person_on_key, other_persons_subject
+from hindsight.domain.memory import MemoryDraft, Scope
+from hindsight.usecases.remember import Remember
+from tests.unit.fakes import FixedClock, ListQueue
+
+NOW = datetime(2026, 12, 7, 6, 0, tzinfo=UTC)
+ALICE = Principal(tenant_id="acme", key_id="k1")
+
+
+@pytest.mark.parametrize(
+    ("content", "key", "subject"),
+    [
+        ("My son is allergic to eggs", "user.allergy", "my son"),
+        ("Our kids are allergic to eggs", "user.allergy", "our kids"),
+        ("My sister lives in Portland", "user.home", "my sister"),
+        ("My husband has a shellfish allergy", "allergy", "my husband"),
+    ],
+)
+def test_a_write_about_another_person_names_its_subject(content: str, key: str, subject: str) -> None:
+    assert other_persons_subject(MemoryDraft(content=content, key=key)) == subject
+
+
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        ("My wife and I moved to Austin", "user.home"),  # the writer is in the subject: a change
+        ("My wife and I live in Austin", "user.home"),
+        ("My allergy is peanuts", "user.allergy"),  # "my" + no relation: the writer's
+        ("My favourite food is pizza", "user.food"),
+        ("My son is also allergic to eggs", "user.allergy"),  # an addition: kept beside (aff0bfb)
+        ("My son is allergic to peanuts again", "user.allergy"),  # a re-add: kept beside (4be0102)
+        ("My son is no longer allergic to eggs", "user.allergy"),  # a take-back
+        ("My son is allergic to eggs", "user.son.allergy"),  # the key is theirs
+        ("Our kids are allergic to eggs", "kids.allergy"),
+        ("My wife is a nurse", "user.spouse"),
+        ("I'm allergic to eggs", "user.allergy"),
+    ],
+)
+def test_a_write_of_the_writer_or_on_a_key_of_theirs_is_not_read_as_another_persons(
+    content: str, key: str
+) -> None:
+    assert other_persons_subject(MemoryDraft(content=content, key=key)) is None
+
+
+def test_no_key_another_layer_or_a_named_supersede_is_not_read() -> None:
+    assert other_persons_subject(MemoryDraft(content="My son is allergic to eggs")) is None
+    episode = MemoryDraft(content="My son is allergic to eggs", key="user.allergy", layer="episodic")
+    assert other_persons_subject(episode) is None
+    named = MemoryDraft.model_validate(
+        {
+            "content": "My son is allergic to eggs",
+            "key": "user.allergy",
+            "supersedes": "0190a0a0-0000-7000-8000-000000000000",
+        }
+    )
+    assert other_persons_subject(named) is None
+
+
+def test_the_refusal_names_the_field_the_key_whose_words_and_a_key_of_theirs() -> None:
+    draft = MemoryDraft(content="My son is allergic to eggs", key="user.allergy")
+    with pytest.raises(InvalidInput) as refused:
+        check_other_person_on_key(draft, "my son", ["I'm allergic to peanuts"])
+    message = str(refused.value)
+    assert refused.value.field == "content"
+    for words in ("another person ('my son')", "'user.allergy'", "'son.allergy'", "without a key"):
+        assert words in message, message
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [],
+        ["Allergic to penicillin"],
+        ["Leo is allergic to milk"],
+        ["I'm allergic to peanuts", "Allergic to dust"],
+    ],
+)
+def test_a_key_without_a_value_or_with_one_not_the_writers_keeps_its_rule(values: list[str]) -> None:
+    check_other_person_on_key(
+        MemoryDraft(content="My son is allergic to eggs", key="user.allergy"), "my son", values
+    )
+
+
+class _Values:
+    def __init__(self, values: list[str]) -> None:
+        self.values = values
+        self.asked: list[str] = []
+
+    async def __call__(self, scope: Scope, key: str) -> list[str]:
+        self.asked.append(key)
+        return self.values
+
+
+@pytest.mark.anyio
+async def test_memory_write_refuses_another_persons_words_on_the_users_key_and_queues_nothing() -> None:
+    queue, values = ListQueue(), _Values(["I'm allergic to peanuts"])
+    remember = Remember(queue, FixedClock(NOW), key_values=values)
+    with pytest.raises(InvalidInput) as refused:
+        await remember(ALICE, None, MemoryDraft(content="My son is allergic to eggs", key="user.allergy"))
+    assert refused.value.field == "content"
+    assert queue.jobs == []
+    assert values.asked == ["user.allergy"]
+    await remember(ALICE, None, MemoryDraft(content="My wife and I moved to Austin", key="user.home"))
+    await remember(ALICE, None, MemoryDraft(content="I'm allergic to eggs", key="user.allergy"))
+    assert len(queue.jobs) == 2
+    assert values.asked == ["user.allergy"]  # no read for the writer's own words
+
+
+@pytest.mark.anyio
+async def test_memory_write_refuses_a_plan_of_trial14_on_a_key_and_queues_nothing() -> None:
+    queue = ListQueue()
+    remember = Remember(queue, FixedClock(NOW))
+    for plan in (
+        "I'm gonna move to Portland",
+        "Next month I'm going to move to Portland",
+        "I'm going to work at Globex",
+    ):
+        with pytest.raises(InvalidInput, match="state a plan"):
+            await remember(ALICE, None, MemoryDraft(content=plan, key="user.home"))
+    assert queue.jobs == []
+    await remember(ALICE, None, MemoryDraft(content="I started at Globex last week", key="user.job"))
+    assert len(queue.jobs) == 1
