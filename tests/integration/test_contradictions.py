@@ -445,11 +445,9 @@ async def test_an_unsure_pair_stays_flagged_without_a_judge(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:
     async with mcp_client(server.url, token) as client:
-        first = await _write(client, poller, content="The user speaks French.")
-        second = await _write(client, poller, content="The user speaks German.")
-        hits = (await call(client, "memory_search", {"query": "which languages does the user speak"}))[
-            "results"
-        ]
+        first = await _write(client, poller, content="The user likes Muse.")
+        second = await _write(client, poller, content="The user likes Radiohead.")
+        hits = (await call(client, "memory_search", {"query": "which bands does the user like"}))["results"]
     by_id = {h["memory"]["id"]: h for h in hits}
     assert {first, second} <= set(by_id)
     assert all("possible_conflict" in by_id[i]["flags"] for i in (first, second))
@@ -573,29 +571,29 @@ async def test_the_judge_settles_what_the_rules_were_unsure_of(
         store = StoreMemories(
             container.writer, container.embedder, 0.95, conflict_judge=OpenAIChatConflictJudge(chat)
         )
-        french, german = _job(tenant, "The user speaks French."), _job(tenant, "The user speaks German.")
+        muse, radiohead = _job(tenant, "The user likes Muse."), _job(tenant, "The user likes Radiohead.")
         # "switched from Jira to Linear" names the old value: the rules are sure of it (trial 4), no judge
         jira, linear = _job(tenant, "The team uses Jira."), _job(tenant, "The team uses Linear.")
         judge_server.answers = ["addition", "contradiction"]
-        for job in (french, german, jira, linear):
+        for job in (muse, radiohead, jira, linear):
             (result,) = await store([job])
             assert result.outcome == "stored"
         assert len(judge_server.requests) == 2
         asked = json.loads(judge_server.requests[0]["messages"][1]["content"].removeprefix("Facts:\n"))
-        assert asked == {"OLD": "The user speaks French.", "NEW": "The user speaks German."}
+        assert asked == {"OLD": "The user likes Muse.", "NEW": "The user likes Radiohead."}
         memories = {
             m.id: m
-            for m in await container.reader.get_many(french.scope, [french.id, german.id, jira.id, linear.id])
+            for m in await container.reader.get_many(muse.scope, [muse.id, radiohead.id, jira.id, linear.id])
         }
-        assert [memories[j.id].status for j in (french, german, jira, linear)] == [
+        assert [memories[j.id].status for j in (muse, radiohead, jira, linear)] == [
             "active",
             "active",
             "superseded",
             "active",
         ]
         links = {
-            (r.from_id, r.to_id, r.kind) for r in await container.reader.relations(french.scope, [german.id])
+            (r.from_id, r.to_id, r.kind) for r in await container.reader.relations(muse.scope, [radiohead.id])
         }
-        assert (german.id, french.id, "contradicts") not in links  # the judge said addition: unlinked
+        assert (radiohead.id, muse.id, "contradicts") not in links  # the judge said addition: unlinked
     finally:
         await container.aclose()

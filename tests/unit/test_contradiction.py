@@ -170,7 +170,7 @@ from hindsight.domain.contradiction import (
             "contradiction",
         ),
         # unsure: flagged, never superseded
-        ("The user speaks French.", "The user speaks German.", "possible_conflict"),
+        ("The user likes Muse.", "The user likes Radiohead.", "possible_conflict"),
         ("The office has a cafeteria.", "The office now has a gym.", "possible_conflict"),
         ("The invoice portal is billing.example.org", "Invoice portal login page moved", "possible_conflict"),
         # repeats, paraphrases and the same words in another order (domain.text.same_information)

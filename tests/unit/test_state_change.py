@@ -111,7 +111,7 @@ def test_facts_that_both_hold_are_not_flagged(old: str, new: str, signal: str) -
     ("old", "new"),
     [
         # a value the rules cannot tell from another object, or one that may be the same thing moved
-        ("The user speaks French", "The user speaks German"),
+        ("The user likes Muse", "The user likes Radiohead"),
         ("The user has 2 cats", "The user has 3 cats"),
         ("The user has two kids", "The user has three kids"),
         ("The user likes window seats", "The user likes aisle seats"),

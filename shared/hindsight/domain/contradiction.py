@@ -44,12 +44,14 @@ intensifiers and correction markers removed, copulas made one token:
    or time only is a possible conflict (a past state, "lived in", is not an event). A statement
    dated to another time with another value ("lived in Paris in 2019" / "lived in Rome in 2021": two
    periods, both may be true) is at most a possible conflict. A change after a verb
-   that can hold many values ("speaks", "plays", "likes", "reads") is only a possible conflict: "The user
-   speaks French" / "The user speaks German" is more often an addition. A change of a verb or other word
-   that is no value ("learning" / "studying") is a possible conflict. Two negative statements with a
-   changed word other than a number are at most a possible conflict: "can't eat gluten" / "can't eat
-   dairy any more" deny two things, neither replaces the other. A change that would supersede is at most a
-   possible conflict when both statements may hold (``domain.both_hold``, new-user trials): another
+   that can hold many values ("likes", "reads") is only a possible conflict: "The user likes Muse" /
+   "The user likes Radiohead" is more often an addition; after "speaks", "is learning" another language
+   is one more ("I speak Spanish" / "I speak French": ``unrelated``, new-user trial). A change of a verb
+   or other word that is no value ("learning" / "studying") is a possible conflict. Two negative
+   statements with a changed word other than a number are at most a possible conflict: "can't eat
+   gluten" / "can't eat dairy any more" deny two things, neither replaces the other. A change that would
+   supersede is at most a possible conflict when both statements may hold (``domain.both_hold``,
+   new-user trials): another
    qualifier on either side ("works at Google on Mondays" / "… at Meta on Fridays"), another time of an
    alarm or appointment ("alarm set for 7am" / "… for 9pm"), two undated past states ("lived in Paris" /
    "lived in Rome"). One value written another way ("3pm" / "15:00", "NYC" / "New York City":
@@ -92,9 +94,12 @@ intensifiers and correction markers removed, copulas made one token:
    old fact's subject and naming what it says is a possible conflict, never more (``change_mention``,
    trial7 M1); so is a switch to a value the other statement does not name, in either order ("I switched
    to a Pixel 8" / "My phone is an iPhone 12", "I upgraded to Python 3.12" / "I use Python 3.11":
-   ``change_mention.mentions_a_switch``, trial11 H3). Another object of a verb that holds several
-   ("takes lisinopril" / "takes metformin", "doesn't eat pork" / "doesn't eat beef"; not "runs": "My
-   laptop runs Ubuntu" / "… runs Fedora" is another operating system, flagged, trial13), another thing
+   ``change_mention.mentions_a_switch``, trial11 H3; "I use VS Code for everything" / "I switched to
+   Neovim", "I take lisinopril" / "My doctor switched me to losartan", "I drive a 2015 Honda Civic" / "I
+   traded in my car for a Tesla Model 3": a switch of what the user uses, new-user trial). Another
+   object of a verb that holds several ("takes lisinopril" / "takes metformin", "speaks Spanish" /
+   "speaks French", "doesn't eat pork" / "doesn't eat beef"; not "runs": "My laptop runs Ubuntu" / "…
+   runs Fedora" is another operating system, flagged, trial13), another thing
    for another purpose ("uses Jira for tickets" / "uses Slack for chat") or another person at another
    clock time ("meeting with Dana at 10:00" / "… with Bob at 15:00") is ``unrelated``
    without a change word: both hold (trial11 M2).
@@ -136,7 +141,7 @@ from hindsight.domain.both_hold import (
 )
 from hindsight.domain.broader_place import broader_home
 from hindsight.domain.calendar_words import DAY_GROUPS, DAY_PARTS, MONTHS, WEEKDAYS
-from hindsight.domain.change_mention import mentions_a_change, mentions_a_switch
+from hindsight.domain.change_mention import mentions_a_change, mentions_a_switch, says_a_far_change
 from hindsight.domain.loose_changes import loose_change
 from hindsight.domain.memory import Source
 from hindsight.domain.rewording import same_statement
@@ -203,8 +208,10 @@ PairRelation = Literal["contradiction", "possible_conflict", "addition", "same",
 def conflict_floor(new: str, cosine: float = CONFLICT_COSINE) -> float:
     """The similarity from which active facts are compared with the new fact ``new`` (as written), given
     the configured gate ``cosine``: that gate, or ``CHANGE_MARGIN`` below it when ``new`` says a standing
-    state changed (``state_change.says_a_change``: a move, a job lost)."""
-    return cosine - CHANGE_MARGIN if says_a_change(new) else cosine
+    state changed (``state_change.says_a_change``: a move, a job lost; ``change_mention.says_a_far_change``:
+    a death, a trade-in)."""
+    far = says_a_change(new) or says_a_far_change(new)  # "Rex passed away", "traded in my car for …"
+    return cosine - CHANGE_MARGIN if far else cosine
 
 
 @dataclass(frozen=True)
@@ -1025,7 +1032,9 @@ def _subject_narrowed(a: _Frame, b: _Frame) -> bool:
     if a.negative or b.negative or not a.verb or not b.verb:
         return False
     x, y = a.tokens[: a.verb], b.tokens[: b.verb]
-    if x == y or x[-1] != y[-1] or not (set(x) <= set(y) or set(y) <= set(x)):
+    own = {"my", "our"}  # "The team meeting" / "Our meeting": the user's own, no word of the thing
+    sx, sy = set(x) - own, set(y) - own
+    if x == y or x[-1] != y[-1] or not sx or not sy or not (sx <= sy or sy <= sx):
         return False
     names = a.names | b.names
     change = _replacement(a.tokens[a.verb :], b.tokens[b.verb :], names)
@@ -1250,10 +1259,11 @@ is often replaced: "uses Jira" / "uses Linear"), nor "run": what a machine runs 
 ("My laptop runs Ubuntu" / "… runs Fedora": another operating system, a change, trial13) as several
 things ("the server runs Ubuntu 22.04" / "… runs Postgres 16", flagged: a missed change costs more than
 a false flag)."""
-NAMED_OBJECTS = frozenset(["take"])
-"""Of ``ADDITIVE_VERBS``, those whose objects are as often names as not ("takes Zoloft" / "takes Lipitor"):
-another name after them is another thing too, where after "likes" ("likes Muse" / "likes Radiohead") it
-stays unsure."""
+NAMED_OBJECTS = frozenset(["take", "speak", "learn"])
+"""Of ``ADDITIVE_VERBS``, those whose objects are as often names as not ("takes Zoloft" / "takes Lipitor",
+"speaks Spanish" / "speaks French", "is learning Spanish" / "… French": one more language, not another in
+its place): another name after them is another thing too, where after "likes" ("likes Muse" / "likes
+Radiohead") it stays unsure."""
 _HOW_OFTEN = frozenset(["daily", "weekly", "nightly", "monthly", "every", "each", "day", "twice", "once"])
 """Frame tokens that say how often, which may follow an object on both sides ("takes lisinopril daily" /
 "takes metformin daily", "… every morning"): not a word of the object."""
