@@ -22,6 +22,8 @@ which side goes first (A B, B A, ...), so both see the same drift of this shared
   the model); where the checkout has them, the same search with ``valid_at`` and with ``known_at`` (both
   at the query time, so every row qualifies) right after each default one.
 
+``new_cpu`` and ``cached_cpu`` are the CPU time of the child's event-loop thread during each search (the
+model's threads not counted): on this shared machine it moves less with the load than the wall time.
 The deferred access UPDATE of each search is awaited after the clock stops, as in ``bench/latency.py``.
 Prints medians, p95, p99 per side and kind, the ratio B/A (overall and per round), and ``uptime`` before
 and after; ``--record`` also writes the result into ``bench/results/latest.json`` (section ``ab_search``,
@@ -107,11 +109,14 @@ async def _serve(settings: Any, data: Any, hello: dict[str, Any], proto: IO[str]
         scope = Scope(tenant_id=latency.TENANT, agent_id=latency.AGENT)
         hits_seen: list[int] = []
 
+        cpu_ms: list[float] = []  # the event loop thread's CPU time of each search (ms)
+
         async def one(text: str, **point: Any) -> float:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
             query = RecallQuery(text=text, top_k=10, **point)
             hits = await recall.search(scope, resolve(query, latency.NOW))
             elapsed = (time.perf_counter() - started) * 1000
+            cpu_ms.append((time.thread_time() - cpu) * 1000)
             hits_seen.append(len(hits))
             await container.access_log.flush()  # the deferred access UPDATE, off the clock
             return elapsed
@@ -130,11 +135,13 @@ async def _serve(settings: Any, data: Any, hello: dict[str, Any], proto: IO[str]
             if order["op"] == "new":
                 for text in texts:
                     out.setdefault("new", []).append(await one(text))
+                    out.setdefault("new_cpu", []).append(cpu_ms[-1])
                     out.setdefault("new_embed", []).append(embedder.query_ms[-1])
                     out.setdefault("new_sql", []).append(reader.sql_ms[-1])
             elif order["op"] == "cached":
                 for text in texts:
                     out.setdefault("cached", []).append(await one(text))
+                    out.setdefault("cached_cpu", []).append(cpu_ms[-1])
                     out.setdefault("cached_sql", []).append(reader.sql_ms[-1])
                     for kind in hello["point_in_time"]:
                         out.setdefault(kind, []).append(await one(text, **{kind: latency.NOW}))
@@ -219,7 +226,7 @@ def summarise(a: Side, b: Side) -> dict[str, Any]:
     from common import percentiles
 
     out: dict[str, Any] = {"kinds": {}}
-    for kind in ("new", "cached", "new_embed", "new_sql", "cached_sql"):
+    for kind in ("new", "cached", "new_embed", "new_sql", "cached_sql", "new_cpu", "cached_cpu"):
         pa = percentiles([x for r in a.samples.get(kind, []) for x in r])
         pb = percentiles([x for r in b.samples.get(kind, []) for x in r])
         out["kinds"][kind] = {

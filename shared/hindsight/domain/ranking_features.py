@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
+from functools import lru_cache
 from itertools import chain
 
 import numpy as np
@@ -147,13 +148,14 @@ def _stem(word: str) -> str:
 
 
 class _Query:
-    """What the content features look for in every candidate's text, prepared once per search: the
-    query's words (``_words``), the words that count for each of its stems, and both as ASCII bytes with
-    the time tokens (``_content_features``' fast path)."""
+    """What the content features look for in every candidate's text, prepared once per query text
+    (``_query``): the query's words (``_words``), the words that count for each of its stems, and both as
+    ASCII bytes with the time tokens (``_content_features``' fast path). Never changed once built: the
+    searches of one text share it."""
 
     def __init__(self, text: str) -> None:
-        self.words = _words(text)
-        self.stems = {_stem(w) for w in self.words}
+        self.words = frozenset(_words(text))
+        self.stems = frozenset(_stem(w) for w in self.words)
         # _stem(w) is w or w less one of _ENDINGS, so the words that stem to a query stem s are among s and
         # s + each ending: a lookup of each of those instead of stemming every word of every candidate
         self.stem_of = {w: s for s in self.stems for w in (s, *(s + e for e in _ENDINGS)) if _stem(w) == s}
@@ -162,7 +164,14 @@ class _Query:
         self.ascii_wanted = _ASCII_TIME_TOKENS | self.ascii_words | self.ascii_stem_of.keys()
 
 
-def _idf_overlap(stems: set[str], held: Sequence[AbstractSet[str]]) -> np.ndarray:
+@lru_cache(maxsize=512)
+def _query(text: str) -> _Query:
+    """The ``_Query`` of ``text``, kept for the last 512 texts: a repeated query's is built once (~40 µs
+    of Python before a search's first statement goes out, issue 15)."""
+    return _Query(text)
+
+
+def _idf_overlap(stems: AbstractSet[str], held: Sequence[AbstractSet[str]]) -> np.ndarray:
     """Per document: Σ idf of the query's stems it holds (``held``, one set per document) / Σ idf of the
     query's stems, idf over the documents (see ``idf_overlap`` in FEATURES); 0 for every document when
     the query has no word."""
@@ -309,7 +318,7 @@ def pool_features(pool: PoolColumns, request: SearchRequest, texts: PoolTexts | 
         out[:, column["neighbour_prev"]] = neighbours[:, NEIGHBOUR_REACH - 1]
         out[:, column["neighbour_next"]] = neighbours[:, NEIGHBOUR_REACH]
     given = texts if texts is not None and texts.text == request.text else None
-    query = given.query if given is not None else _Query(request.text)
+    query = given.query if given is not None else _query(request.text)
     asks_when = bool(_WHEN_QUESTION.search(request.text))
     overlap, counts, question, timed, held = _pool_content_features(
         pool.content, query, given.rows if given is not None else None
@@ -405,7 +414,7 @@ class PoolTexts:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.query = _Query(text)
+        self.query = _query(text)
         self.rows: dict[str, ContentRow] = {}
 
     def add(self, contents: Sequence[str]) -> None:

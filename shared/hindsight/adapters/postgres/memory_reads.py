@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+from array import array
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
+from functools import lru_cache
 from operator import itemgetter
 from typing import Any, TypeVar
 from uuid import UUID
@@ -415,6 +418,35 @@ class _Value(sql.Composable):
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 
+STATEMENTS_CACHED = 512
+"""How many statement texts (per distinct filter clause) and query-embedding literals a reader keeps."""
+
+
+class _NotKeyed(Exception):
+    """A value ``_literal_key`` does not key (``_vector_statement`` composes the statement anew)."""
+
+
+def _literal_key(value: Any) -> Any:
+    """A hashable key of a value ``_with_values`` writes into a statement, equal only for values written
+    as the same text: its type and value, for None, an int, or a str or list of str without a backslash
+    or double quote (written the same whatever the connection: a backslash makes psycopg's literal an
+    ``E''`` string with a connection, a plain one without). Raises ``_NotKeyed`` for any other value."""
+    if value is None:
+        return None
+    kind = type(value)
+    if kind is int:
+        return (int, value)
+    if kind is str and _plain(value):
+        return (str, value)
+    if kind is list and all(type(v) is str and _plain(v) for v in value):
+        return (list, tuple(value))
+    raise _NotKeyed
+
+
+def _plain(text: str) -> bool:
+    return "\\" not in text and '"' not in text
+
+
 def _with_values(query: sql.Composable, params: dict[str, Any], keep: str = "embedding") -> sql.Composed:
     """``query`` with the value of each of its named placeholders but ``keep`` written into its text.
 
@@ -450,6 +482,76 @@ CANDIDATE_COLUMNS = memory_columns(_CANDIDATE_FIELDS)
 _CANDIDATE_COLUMNS_UNALIASED = memory_columns(_CANDIDATE_FIELDS, alias="memories")
 """``CANDIDATE_COLUMNS`` of the table ``memories`` unaliased (the statements whose filters name it)."""
 
+
+@lru_cache(maxsize=STATEMENTS_CACHED)
+def _search_statements(where: str) -> tuple[sql.SQL, sql.SQL, sql.Composed, frozenset[str]]:
+    """The keyword and entity statements of a search whose filters are ``where`` (``_filters``' clause as
+    text), each rendered to one text, the vector one's template (``_with_values`` gives it its values) and
+    the names of that template's parameters other than ``embedding``. Why cached: composing the three
+    texts took ~0.1 ms of the Python CPU spent before the first statement goes out, on every search
+    (issue 15); the text of a clause never changes, and a process sees few distinct ones."""
+    clause = sql.SQL(where)  # type: ignore[arg-type]
+    # Keyword and entity matches come from the SECURITY DEFINER helpers of migrations 004/013: under
+    # row-level security the planner may not use the GIN indexes for @@ and && (not leakproof), the
+    # helpers may; they return only the current tenant's rows the agent may see, ranking at most
+    # max_ranked of them. The keyword queries (which lexemes, from the scope's counts; how many rows
+    # to rank: fewer, two query words first, when the rarest word alone is in more than max_ranked)
+    # are built in the statement itself (migrations 013, 017), so the keyword signal takes one
+    # statement.
+    # The candidate columns are read from the row the filters were checked on (one primary-key
+    # lookup per helper row; a second join by id for the columns cost ~100 more a statement). The
+    # planner computes the access counters' subqueries after the sort, for the rows kept.
+    keyword = sql.SQL("""SELECT {columns}, k.score AS keyword_score
+           FROM hindsight_keyword_queries(%(text)s, %(tenant)s, %(agent)s, %(max_share)s,
+                                          %(min_docs)s, %(keep_at_least)s, %(max_ranked)s,
+                                          %(ranked_when_binding)s) AS kq
+           CROSS JOIN hindsight_text_matches(kq.score_query, kq.probe_query, kq.pair_query,
+                                             %(readers)s::text[], %(helper_statuses)s::text[],
+                                             %(all_layers)s::text[], %(helper_limit)s,
+                                             kq.ranked) AS k
+           JOIN memories ON memories.id = k.id
+           WHERE {where}
+           ORDER BY k.score DESC LIMIT %(pool)s""").format(where=clause, columns=_CANDIDATE_COLUMNS_UNALIASED)
+    # the entity helper reads the embedding for its tie-break (distance): it runs once that is known
+    entity = sql.SQL("""SELECT {columns}, e.matches::real AS entity_matches, e.distance AS entity_distance
+           FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
+                                         %(readers)s::text[], %(helper_statuses)s::text[],
+                                         %(all_layers)s::text[], %(helper_limit)s,
+                                         %(max_ranked)s) AS e
+           JOIN memories ON memories.id = e.id
+           WHERE {where}
+           ORDER BY e.matches DESC, e.distance LIMIT %(pool)s""").format(
+        where=clause, columns=_CANDIDATE_COLUMNS_UNALIASED
+    )
+    vector = sql.SQL(
+        """WITH whole AS (
+               SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity
+               FROM memories WHERE {where}
+               ORDER BY embedding <=> %(embedding)s::vector LIMIT %(pool)s),
+           -- later chunks of long memories: a hit on any chunk is a hit on the memory
+           part AS (
+               SELECT c.memory_id AS id, 1 - (c.embedding <=> %(embedding)s::vector) AS similarity
+               FROM memory_chunks c
+               WHERE c.tenant_id = %(tenant)s
+                 AND c.memory_id IN (SELECT id FROM memories WHERE {where})
+               ORDER BY c.embedding <=> %(embedding)s::vector LIMIT %(pool)s),
+           vec AS (
+               SELECT id, max(similarity) AS similarity
+               FROM (SELECT * FROM whole UNION ALL SELECT * FROM part) AS s
+               GROUP BY id ORDER BY similarity DESC LIMIT %(pool)s)
+           SELECT {columns}, vec.similarity
+           -- only what ranking reads: the rows of the hits returned are fetched after ranking
+           FROM vec JOIN memories m ON m.id = vec.id"""
+    ).format(where=clause, columns=CANDIDATE_COLUMNS)
+    names = frozenset(_PLACEHOLDER.findall(vector.as_string(None))) - {"embedding"}
+    return (
+        sql.SQL(keyword.as_string(None)),  # type: ignore[arg-type]
+        sql.SQL(entity.as_string(None)),  # type: ignore[arg-type]
+        vector,
+        names,
+    )
+
+
 _First = TypeVar("_First")
 _Second = TypeVar("_Second")
 
@@ -471,12 +573,19 @@ async def all_or_none(first: Awaitable[_First], second: Awaitable[_Second]) -> t
     return tasks[0].result(), tasks[1].result()
 
 
-def _get_many(scope: Scope, ids: Sequence[UUID]) -> tuple[sql.Composed, dict[str, Any]]:
+@lru_cache(maxsize=1)
+def _get_many_text() -> sql.SQL:
+    """The text of ``get_many``'s statement, composed once (not on each search's rows round trip)."""
+    composed = sql.SQL(
+        "SELECT {c} FROM memories m WHERE m.tenant_id = %(t)s AND {visible} AND m.id = ANY(%(ids)s)"
+    ).format(c=MEMORY_COLUMNS, visible=sql.SQL(visible("m")))  # type: ignore[arg-type]
+    return sql.SQL(composed.as_string(None))  # type: ignore[arg-type]
+
+
+def _get_many(scope: Scope, ids: Sequence[UUID]) -> tuple[sql.SQL, dict[str, Any]]:
     """The statement of ``get_many``."""
     return (
-        sql.SQL(
-            "SELECT {c} FROM memories m WHERE m.tenant_id = %(t)s AND {visible} AND m.id = ANY(%(ids)s)"
-        ).format(c=MEMORY_COLUMNS, visible=sql.SQL(visible("m"))),  # type: ignore[arg-type]
+        _get_many_text(),
         {"t": scope.tenant_id, "agent": scope.agent_id, "readers": readers(scope), "ids": list(ids)},
     )
 
@@ -533,6 +642,45 @@ class PostgresMemoryReader:
         self._ranked_when_binding = ranked_when_binding
         """Rows the keyword helper ranks when its probe's rarest word alone exceeds ``max_ranked``
         (domain.text.MAX_KEYWORD_RANKED_BINDING)."""
+        self._literals: OrderedDict[bytes, str] = OrderedDict()
+        """``vector_literal`` of recent query embeddings, by their values (``_literal``)."""
+        self._vector_texts: OrderedDict[tuple[str, tuple[Any, ...]], sql.SQL] = OrderedDict()
+        """The vector statement with its values written in, by clause and values (``_vector_statement``)."""
+
+    def _literal(self, embedding: Vector) -> str:
+        """``vector_literal(embedding)``, kept for the last ``STATEMENTS_CACHED`` embeddings: a repeated
+        query's embedding (the query cache's) is formatted once, not on each search (~60 µs of Python
+        before the vector statement goes out, issue 15). Keyed by the values' bytes as float64: equal
+        keys, equal text (``-0.0`` and ``0.0`` differ there, as they do in the text)."""
+        key = array("d", embedding).tobytes()
+        literal = self._literals.get(key)
+        if literal is None:
+            literal = self._literals[key] = vector_literal(embedding)
+            if len(self._literals) > STATEMENTS_CACHED:
+                self._literals.popitem(last=False)
+        else:
+            self._literals.move_to_end(key)
+        return literal
+
+    def _vector_statement(
+        self, clause: str, template: sql.Composed, names: frozenset[str], params: dict[str, Any]
+    ) -> sql.Composable:
+        """``_with_values(template, params)``, rendered to one text and kept (by ``clause`` and the values
+        written in) for the last ``STATEMENTS_CACHED`` such texts when every value is one whose text is
+        the same with or without a connection (``_literal_key``); else composed as before."""
+        try:
+            key = (clause, tuple((name, _literal_key(params[name])) for name in sorted(names)))
+        except _NotKeyed:
+            return _with_values(template, params)
+        text = self._vector_texts.get(key)
+        if text is None:
+            text = sql.SQL(_with_values(template, params).as_string(None))  # type: ignore[arg-type]
+            self._vector_texts[key] = text
+            if len(self._vector_texts) > STATEMENTS_CACHED:
+                self._vector_texts.popitem(last=False)
+        else:
+            self._vector_texts.move_to_end(key)
+        return text
 
     async def search_candidates(
         self,
@@ -589,61 +737,9 @@ class PostgresMemoryReader:
             "min_docs": MIN_DOCS_FOR_CUT,
             "keep_at_least": KEEP_AT_LEAST,
         }
-        # Keyword and entity matches come from the SECURITY DEFINER helpers of migrations 004/013: under
-        # row-level security the planner may not use the GIN indexes for @@ and && (not leakproof), the
-        # helpers may; they return only the current tenant's rows the agent may see, ranking at most
-        # max_ranked of them. The keyword queries (which lexemes, from the scope's counts; how many rows
-        # to rank: fewer, two query words first, when the rarest word alone is in more than max_ranked)
-        # are built in the statement itself (migrations 013, 017), so the keyword signal takes one
-        # statement.
-        # The candidate columns are read from the row the filters were checked on (one primary-key
-        # lookup per helper row; a second join by id for the columns cost ~100 more a statement). The
-        # planner computes the access counters' subqueries after the sort, for the rows kept.
-        keyword = sql.SQL("""SELECT {columns}, k.score AS keyword_score
-               FROM hindsight_keyword_queries(%(text)s, %(tenant)s, %(agent)s, %(max_share)s,
-                                              %(min_docs)s, %(keep_at_least)s, %(max_ranked)s,
-                                              %(ranked_when_binding)s) AS kq
-               CROSS JOIN hindsight_text_matches(kq.score_query, kq.probe_query, kq.pair_query,
-                                                 %(readers)s::text[], %(helper_statuses)s::text[],
-                                                 %(all_layers)s::text[], %(helper_limit)s,
-                                                 kq.ranked) AS k
-               JOIN memories ON memories.id = k.id
-               WHERE {where}
-               ORDER BY k.score DESC LIMIT %(pool)s""").format(
-            where=where, columns=_CANDIDATE_COLUMNS_UNALIASED
-        )
-        # the entity helper reads the embedding for its tie-break (distance): it runs once that is known
-        entity = sql.SQL("""SELECT {columns}, e.matches::real AS entity_matches, e.distance AS entity_distance
-               FROM hindsight_entity_matches(%(terms)s::text[], %(embedding)s::vector,
-                                             %(readers)s::text[], %(helper_statuses)s::text[],
-                                             %(all_layers)s::text[], %(helper_limit)s,
-                                             %(max_ranked)s) AS e
-               JOIN memories ON memories.id = e.id
-               WHERE {where}
-               ORDER BY e.matches DESC, e.distance LIMIT %(pool)s""").format(
-            where=where, columns=_CANDIDATE_COLUMNS_UNALIASED
-        )
-        vector = sql.SQL(
-            """WITH whole AS (
-                   SELECT id, 1 - (embedding <=> %(embedding)s::vector) AS similarity
-                   FROM memories WHERE {where}
-                   ORDER BY embedding <=> %(embedding)s::vector LIMIT %(pool)s),
-               -- later chunks of long memories: a hit on any chunk is a hit on the memory
-               part AS (
-                   SELECT c.memory_id AS id, 1 - (c.embedding <=> %(embedding)s::vector) AS similarity
-                   FROM memory_chunks c
-                   WHERE c.tenant_id = %(tenant)s
-                     AND c.memory_id IN (SELECT id FROM memories WHERE {where})
-                   ORDER BY c.embedding <=> %(embedding)s::vector LIMIT %(pool)s),
-               vec AS (
-                   SELECT id, max(similarity) AS similarity
-                   FROM (SELECT * FROM whole UNION ALL SELECT * FROM part) AS s
-                   GROUP BY id ORDER BY similarity DESC LIMIT %(pool)s)
-               SELECT {columns}, vec.similarity
-               -- only what ranking reads: the rows of the hits returned are fetched after ranking
-               FROM vec JOIN memories m ON m.id = vec.id"""
-        ).format(where=where, columns=CANDIDATE_COLUMNS)
-        vector = _with_values(vector, params)
+        clause = where.as_string(None)
+        keyword, entity, template, names = _search_statements(clause)
+        vector = self._vector_statement(clause, template, names, params)
 
         # the entity statement's parameters, once the embedding is known, for the keyword statement's
         # connection to run it; None: it runs after the vector one on the other connection (or not at all)
@@ -668,7 +764,7 @@ class PostgresMemoryReader:
             return rows
 
         async def vector_rows() -> list[dict[str, Any]]:
-            with_embedding = params | {"embedding": vector_literal(await embedding)}
+            with_embedding = params | {"embedding": self._literal(await embedding)}
             beside = bool(request.query_terms) and keyword_done
             entity_here.set_result(with_embedding if beside else None)
             statements = [(vector, with_embedding)]
