@@ -164,3 +164,56 @@ def test_the_shipped_model_answers_when_with_the_memory_naming_weekdays() -> Non
         request=_request("when is standup"),
     )
     assert hits[0].memory.content == "Team standup moved to Thursdays at 15:00"
+
+
+def test_a_memory_outside_any_conversation_reads_its_query_overlap_at_the_training_mean() -> None:
+    # Given a model weighing the share of query words held against a candidate (as the fit on
+    # conversation turns does, where those words mostly say whose turn it is; trained mean 0.3)
+    ranker = parse_model(
+        {"format": 1, **_model(["vector_similarity", "query_overlap"], [0.0, 0.3], [1.0, -2.0])}, "test"
+    )
+    plain = Candidate(memory=_memory("I work at the Fernhill depot"), vector_rank=1, vector_similarity=0.8)
+    turn = Candidate(memory=_memory("Sam: I work at the depot", turn=3), vector_rank=2, vector_similarity=0.8)
+    pool = [plain, turn]
+    rows = candidate_features(pool, _request("where do I work"))
+    assert rows[:, FEATURES.index("query_overlap")].tolist() == [0.5, 0.5]
+    # Then the plain memory, which states what it is about in the query's words, is not marked down for
+    # them: its overlap reads the mean; the turn's counts as trained
+    assert ranker.score(rows, pool) == pytest.approx([0.8, 0.8 - 2.0 * (0.5 - 0.3)])
+
+
+def test_the_shipped_model_ranks_the_plain_memory_in_the_query_words_first() -> None:
+    # Given the answer found first by vector and by full text, and another plain memory found second by
+    # both that holds none of the query's words as such ("working", not "work"), then three found by
+    # vector only
+    answer = Candidate(
+        memory=_memory("I work as a data analyst at Fernhill Bank"),
+        vector_rank=1,
+        vector_similarity=0.84,
+        keyword_rank=1,
+        keyword_score=0.1,
+    )
+    intern = Candidate(
+        memory=_memory("Marta Quinn is the new intern, working on billing"),
+        vector_rank=2,
+        vector_similarity=0.83,
+        keyword_rank=2,
+        keyword_score=0.1,
+    )
+    rest = [
+        Candidate(memory=_memory(text), vector_rank=rank, vector_similarity=similarity)
+        for text, rank, similarity in (
+            ("The billing service runs on Postgres 16", 3, 0.80),
+            ("My sister lives in Rotterdam", 4, 0.79),
+            ("Deploys go out on Tuesdays", 5, 0.78),
+        )
+    ]
+    hits = rank_candidates(
+        [answer, intern, *rest],
+        policy=RankingPolicy(learned=load_ranker()),
+        now=NOW,
+        top_k=5,
+        request=_request("where do I work"),
+    )
+    # Then the answer ranks first (read as on a turn, its query words weighed against it)
+    assert hits[0].memory.content == "I work as a data analyst at Fernhill Bank"

@@ -29,7 +29,13 @@ import numpy as np
 from hindsight.domain.errors import ConfigurationError
 from hindsight.domain.memory import Candidate
 from hindsight.domain.pool_columns import Position
-from hindsight.domain.ranking_features import CONTEXT, FEATURES, STAGE_TWO, pool_positions, stage_two_features
+from hindsight.domain.ranking_features import (
+    FEATURES,
+    STAGE_TWO,
+    TURN_ONLY,
+    pool_positions,
+    stage_two_features,
+)
 
 MODEL_FORMAT = 1
 """The one-stage file format (``format`` in the file)."""
@@ -56,8 +62,9 @@ class Stage:
     extrapolates: a 6,400-word memory's ``length_log`` is ten standard deviations past any training turn,
     and its weight alone lifted such junk to the top."""
     context: tuple[int, ...] = ()
-    """Which inputs (indexes into ``columns``) are ``ranking_features.CONTEXT`` features: read at their
-    ``mean`` for a candidate without a position (``forward``'s ``unplaced``)."""
+    """Which inputs (indexes into ``columns``) are ``ranking_features.TURN_ONLY`` features (its
+    ``CONTEXT`` ones and ``query_overlap``): read at their ``mean`` for a candidate without a position
+    (``forward``'s ``unplaced``)."""
 
     def forward(self, matrix: np.ndarray, unplaced: np.ndarray | None = None) -> np.ndarray:
         """One score per row of ``matrix``. ``unplaced``: one bool per row, true for a candidate that is
@@ -66,7 +73,9 @@ class Stage:
         was found", which sank an agent's plain memories below chat turns with neighbours among the
         candidates ("where do I live?" answered by a reply "Nice! I passed mine yesterday.", trial 11;
         bench/agent_memories.py); for a memory outside any conversation they are undefined, not low. In a
-        pool of plain memories only every score moves by the same amount: their order does not change."""
+        pool of plain memories only the neighbour and session inputs move every score by the same amount;
+        ``query_overlap`` (also in ``TURN_ONLY``) is dropped from their order, which ``idf_overlap`` and
+        the signals then decide."""
         x = matrix[:, self.columns]
         if self.clip is not None:
             x = np.clip(x, self.clip[0], self.clip[1])
@@ -197,7 +206,7 @@ def _stage(data: dict[str, Any], name: str, known: tuple[str, ...]) -> Stage:
         scale=scale,
         layers=tuple(layers),
         clip=_clip(data, name, width),
-        context=tuple(i for i, n in enumerate(names) if n in CONTEXT),
+        context=tuple(i for i, n in enumerate(names) if n in TURN_ONLY),
     )
 
 

@@ -124,6 +124,17 @@ of ``FEATURES`` and ``STAGE_TWO``). They are 0 for a candidate without a positio
 turn of a conversation), where they mean nothing: a learned ranker reads them at their training mean
 there (``learned_ranker.Stage.forward``), not as a turn whose neighbours were not found."""
 
+TURN_ONLY: frozenset[str] = CONTEXT | {"query_overlap"}
+"""The features a learned ranker reads at their training mean for a candidate without a position:
+``CONTEXT``, and ``query_overlap``, whose weight was learnt on conversation turns and means nothing for
+another memory. A turn opens with its speaker's name ("Name: …"), so beside ``idf_overlap`` (the rare
+query words held) the share of the query's words a turn holds mostly says whose turn it is, and the fit
+on LoCoMo weighs it against the turn. Read as such on an agent's plain memories, where the words a
+memory shares with the query are what it is about, it sank the memory that states the answer in the
+query's own words below ones that share none (bench/agent_memories.py: recall@1 of the shipped model
+below the hand-set fusion's). At the mean it adds nothing there: those memories are ordered by the other
+features, ``idf_overlap`` among them."""
+
 
 _GROUP_STRIDE = 1 << 34
 _TURN_SHIFT = 1 << 32
