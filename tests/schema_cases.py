@@ -53,7 +53,8 @@ def tool_schemas() -> dict[str, Schema]:
 
 @dataclass(frozen=True)
 class BadCase:
-    """One value a field must refuse. ``limit``: the case breaks a stated bound (the error must name it)."""
+    """One value a field must refuse. ``limit``: the case breaks a stated bound or type (the error must name
+    the limit: what the field takes, "a number from 0 to 1", not only "a valid number")."""
 
     label: str
     value: Any
@@ -134,17 +135,17 @@ def bad_values(schema: Schema, defs: Schema | None = None) -> list[BadCase]:
     if "enum" in schema:
         cases.append(BadCase("not_in_enum", "__not_an_option__", limit=True))  # limit.one_of: the choices
     elif kind == "string":
-        cases.append(BadCase("wrong_type", {"not": "a string"}))
+        cases.append(BadCase("wrong_type", {"not": "a string"}, limit=True))
         fmt = schema.get("format")
         if fmt == "uuid":
-            cases.append(BadCase("not_a_uuid", "not-a-uuid"))
+            cases.append(BadCase("not_a_uuid", "not-a-uuid", limit=True))
         elif fmt == "date-time" or schema.get("pattern") == TIME_PATTERN:
             # one ISO 8601 parser for every time field: numbers are never Unix seconds
-            cases.append(BadCase("unix_seconds", 1700000000))
-            cases.append(BadCase("unix_seconds_string", "1700000000"))
-            cases.append(BadCase("compact_date", "20261124"))
-            cases.append(BadCase("impossible_date", "2026-02-30"))
-            cases.append(BadCase("not_a_time", "yesterday-ish"))
+            cases.append(BadCase("unix_seconds", 1700000000, limit=True))
+            cases.append(BadCase("unix_seconds_string", "1700000000", limit=True))
+            cases.append(BadCase("compact_date", "20261124", limit=True))
+            cases.append(BadCase("impossible_date", "2026-02-30", limit=True))
+            cases.append(BadCase("not_a_time", "yesterday-ish", limit=True))
             cases.append(BadCase("time_out_of_range", "0001-01-01T00:00:00+14:00", limit=True))
             cases.append(BadCase("time_far_future", "9999-12-31T23:59:59Z", limit=True))
         if "maxLength" in schema:
@@ -160,24 +161,24 @@ def bad_values(schema: Schema, defs: Schema | None = None) -> list[BadCase]:
             cases.append(BadCase("nul_character", "a\x00b"))
             cases.append(BadCase("control_character", "a\x1bb"))
     elif kind in ("integer", "number"):
-        cases.append(BadCase("wrong_type", "not-a-number"))
+        cases.append(BadCase("wrong_type", "not-a-number", limit=True))
         # values lax coercion would have guessed into a number (api.strict_args): refused, never read
         number = valid_value(schema, defs)
-        cases.append(BadCase("boolean", True))
-        cases.append(BadCase("numeric_string", str(number)))
+        cases.append(BadCase("boolean", True, limit=True))
+        cases.append(BadCase("numeric_string", str(number), limit=True))
         if kind == "integer":
-            cases.append(BadCase("fractional", 1.5))
-            cases.append(BadCase("integral_float", float(number)))
+            cases.append(BadCase("fractional", 1.5, limit=True))
+            cases.append(BadCase("integral_float", float(number), limit=True))
         if "minimum" in schema:
             cases.append(BadCase("below_minimum", schema["minimum"] - 1, limit=True))
         if "maximum" in schema:
             cases.append(BadCase("above_maximum", schema["maximum"] + 1, limit=True))
     elif kind == "boolean":
-        cases.append(BadCase("wrong_type", "maybe"))
-        cases.append(BadCase("boolean_string", "true"))
-        cases.append(BadCase("number", 1))
+        cases.append(BadCase("wrong_type", "maybe", limit=True))
+        cases.append(BadCase("boolean_string", "true", limit=True))
+        cases.append(BadCase("number", 1, limit=True))
     elif kind == "array":
-        cases.append(BadCase("wrong_type", {"not": "a list"}))
+        cases.append(BadCase("wrong_type", {"not": "a list"}, limit=True))
         items = schema.get("items", {})
         if "maxItems" in schema:
             cases.append(
@@ -188,7 +189,7 @@ def bad_values(schema: Schema, defs: Schema | None = None) -> list[BadCase]:
         for item_case in bad_values(items, defs)[:2]:
             cases.append(BadCase(f"item_{item_case.label}", [item_case.value], item_case.limit))
     elif kind == "object":
-        cases.append(BadCase("wrong_type", "not an object"))
+        cases.append(BadCase("wrong_type", "not an object", limit=True))
         names = schema.get("propertyNames", {})
         if "maxLength" in names:
             cases.append(BadCase("name_too_long", {"a" * (names["maxLength"] + 1): "v"}, limit=True))

@@ -41,6 +41,7 @@ from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
 from tests.schema_cases import (
+    ANY_JSON,
     RANDOM_FROM_OTHER_THREADS,
     arguments_strategy,
     bad_values,
@@ -168,8 +169,10 @@ def cases(tool: str, world: World) -> list[Case]:
             seen.add(bad.label)
             out.append(Case(f"{name}:{bad.label}", {**base, name: bad.value}, name, bad.limit))
         if name in required:
-            out.append(Case(f"{name}:null", {**base, name: None}, name))
-            out.append(Case(f"{name}:missing", {k: v for k, v in base.items() if k != name}, name))
+            out.append(Case(f"{name}:null", {**base, name: None}, name, limit=True))
+            out.append(
+                Case(f"{name}:missing", {k: v for k, v in base.items() if k != name}, name, limit=True)
+            )
     out.append(Case("unknown_argument", {**base, "bogus_argument": 1}, "bogus_argument"))
     found = ("not_found", "invalid_arguments")
     for name in _uuid_fields(schema):
@@ -201,6 +204,8 @@ def cases(tool: str, world: World) -> list[Case]:
 
 
 STALE: dict[str, Any] = {"kinds": ("version_conflict",)}
+GRAMMAR: dict[str, Any] = {"limit": True, "says": "'user.home'"}
+"""A key outside the key grammar: the answer states the grammar (its limit) with an example."""
 UNSENDABLE = {"nan", "infinite"}
 """Bad values the official client cannot send: it writes NaN and infinity as null (test_bad_input sends
 them raw)."""
@@ -221,7 +226,9 @@ SEMANTIC: dict[str, list[tuple[str, dict[str, Any], str, dict[str, Any]]]] = {
          {}),
         ("expected_version:stale", {"action": "update", "content": "x", "expected_version": 99},
          "expected_version", STALE),
+        ("key:grammar", {"action": "update", "key": "user city!!"}, "key", GRAMMAR),
     ],
+    "working_memory_promote": [("memory_key:grammar", {"memory_key": "user city!!"}, "memory_key", GRAMMAR)],
     "memory_link": [
         ("to_id:self", {"to_id": "<from>"}, "to_id", {}),
         ("expected_version:stale", {"expected_version": 99}, "expected_version", STALE),
@@ -236,6 +243,7 @@ SEMANTIC: dict[str, list[tuple[str, dict[str, Any], str, dict[str, Any]]]] = {
         ("content:blank", {"content": " \n\t "}, "content", {}),
         ("content:invisible", {"content": "\u200b\u200b"}, "content", {}),
         ("key:email", {"key": "contact.ann@example.com"}, "key", {}),
+        ("key:grammar", {"key": "user city!!"}, "key", GRAMMAR),
         ("occurred_at:numeric_string", {"occurred_at": "1700000000"}, "occurred_at", {}),
     ],
     "memory_summarize": [("arguments:none", {"query": None}, "query", {})],
@@ -423,5 +431,66 @@ def test_random_arguments_are_answered_in_words_a_model_can_use(
             arguments = data.draw(arguments_strategy(SCHEMAS[tool]), label="arguments")
             problems = read_problems(portal.call(_answer, client, tool, arguments))
             assert not problems, (tool, problems)
+
+        answered()
+
+
+_JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list,
+               "object": dict, "null": type(None)}  # fmt: skip
+
+
+def _takes(schema: dict[str, Any], value: Any) -> bool:
+    """Whether ``value``'s JSON type is one ``schema`` allows (bounds aside); a boolean is no number."""
+    options = schema.get("anyOf", [schema])
+    for option in options:
+        kind = option.get("type") or ("string" if "enum" in option else None)
+        if kind is None:
+            return True  # a schema without a type takes anything
+        if isinstance(value, bool) and kind in ("integer", "number"):
+            continue
+        if isinstance(value, _JSON_TYPES[kind]):
+            return True
+    return False
+
+
+def _sendable(value: Any) -> bool:
+    """Whether the official client sends ``value`` as it is (it writes NaN and infinity as null)."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return False
+    return True
+
+
+@RANDOM_FROM_OTHER_THREADS
+@pytest.mark.parametrize("era", PROTOCOL_ERAS)
+def test_a_value_of_the_wrong_type_is_answered_with_what_the_field_takes(
+    stack: LocalStack, server: BackgroundServer, era: str
+) -> None:
+    """Any tool, any argument, a random JSON value of another type than the field takes: the answer is
+    an argument error naming the field with its limit (the type and bounds it takes), no internals."""
+    token = stack.mint_token(f"t-audit-types-{uuid.uuid4().hex[:8]}")
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(mcp_client(server.url, token, era)) as client,
+    ):
+
+        @FUZZ
+        @given(data=st.data())
+        def answered(data: st.DataObject) -> None:
+            tool = data.draw(st.sampled_from(sorted(SCHEMAS)), label="tool")
+            schema = SCHEMAS[tool]
+            field = data.draw(st.sampled_from(sorted(schema["properties"])), label="field")
+            field_schema = schema["properties"][field]
+            wrong = ANY_JSON.filter(lambda v: not _takes(field_schema, v) and _sendable(v))
+            value = data.draw(wrong, label="value")
+            result = portal.call(_answer, client, tool, {**valid_arguments(schema), field: value})
+            assert isinstance(result, CallToolResult), (tool, field, result)
+            assert result.is_error, (tool, field, result)
+            assert not read_problems(result), (tool, field, read_problems(result))
+            error = (result.structured_content or {})["error"]
+            named = [e for e in error["errors"] if e["field"] == field]
+            assert named, (tool, field, error)
+            assert all("limit" in e for e in named), (tool, field, error)
 
         answered()

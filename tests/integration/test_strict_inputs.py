@@ -23,14 +23,26 @@ from tests.support import PROTOCOL_ERAS, count_memories, drain, mcp_client, mint
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
 LAX = [
-    ("memory_search", {"query": "q"}, "top_k", True, "valid integer"),
-    ("memory_search", {"query": "q"}, "top_k", "5", "valid integer"),
-    ("memory_search", {"query": "q"}, "top_k", 5.0, "valid integer"),
-    ("memory_search", {"query": "q"}, "include_related", "true", "valid boolean"),
-    ("memory_search", {"query": "q"}, "min_importance", "0.5", "valid number"),
-    ("memory_search", {"query": "q"}, "max_tokens", "500", "valid integer"),
-    ("memory_summarize", {"query": "q"}, "max_memories", True, "valid integer"),
-    ("memory_get", {"id": "00000000-0000-4000-8000-000000000000"}, "include_history", 0, "valid boolean"),
+    ("memory_search", {"query": "q"}, "top_k", True, "an integer from 1 to 100 (got a boolean)"),
+    ("memory_search", {"query": "q"}, "top_k", "5", "an integer from 1 to 100 (got a string)"),
+    (
+        "memory_search",
+        {"query": "q"},
+        "top_k",
+        5.0,
+        "an integer from 1 to 100 (got a decimal number like 5.0)",
+    ),
+    ("memory_search", {"query": "q"}, "include_related", "true", "true or false (got a string)"),
+    ("memory_search", {"query": "q"}, "min_importance", "0.5", "a number from 0 to 1 (got a string)"),
+    ("memory_search", {"query": "q"}, "max_tokens", "500", "an integer from 100 to 200000 (got a string)"),
+    ("memory_summarize", {"query": "q"}, "max_memories", True, "an integer from 1 to 50 (got a boolean)"),
+    (
+        "memory_get",
+        {"id": "00000000-0000-4000-8000-000000000000"},
+        "include_history",
+        0,
+        "true or false (got an integer)",
+    ),
 ]
 
 
@@ -54,7 +66,9 @@ async def test_a_number_or_boolean_that_would_be_guessed_is_refused_naming_field
             error = await tool_error(client, tool, {**base, field: value})
             assert error["kind"] == "invalid_arguments", (field, value, error)
             assert [e["field"] for e in error["errors"]] == [field], (field, value, error)
-            assert f"{field}: Input should be a {expected}" in error["message"], error
+            # the type and the bounds it takes, so the retry can be right (trial: importance "high")
+            assert f"{field}: must be {expected}" in error["message"], error
+            assert "type" in error["errors"][0]["limit"], error
         # a JSON integer is a number: min_importance 1 is read as 1.0
         assert await call(client, "memory_search", {"query": "q", "min_importance": 1}) is not None
 

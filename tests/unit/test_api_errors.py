@@ -14,6 +14,7 @@ from hindsight.api.errors import (
     admit_errors,
     error_object,
     tool_error_result,
+    validation_error,
 )
 from hindsight.domain.errors import ConfigurationError, Forbidden, InvalidInput, NotFound, Unavailable
 from hindsight.domain.errors import VersionConflict as StaleVersion
@@ -139,3 +140,31 @@ def test_a_version_conflict_is_its_own_kind_and_shows_the_current_content() -> N
     assert error["current"]["content"] == "the current text"
     assert "expected_version=7" in error["message"]
     assert "the current text" in text  # the model reads what to merge with
+
+
+class _Write(BaseModel):
+    importance: float = Field(ge=0, le=1, strict=True)
+    turn: int = Field(ge=0, lt=10, strict=True)
+    tags: list[str] = Field(max_length=20)
+    layer: Literal["semantic", "episodic"] = "semantic"
+    content: str = Field(min_length=1, max_length=200)
+
+
+def test_a_type_error_names_the_fields_bounds_from_its_schema() -> None:
+    """trial: `importance: "high"` was answered "Input should be a valid number", no bound to retry with."""
+    with pytest.raises(ValidationError) as caught:
+        _Write.model_validate_json(
+            '{"importance": "high", "turn": 2.5, "tags": "a", "layer": 3}', strict=True
+        )
+    error = validation_error(caught.value, schema=_Write.model_json_schema())
+    fields = {e["field"]: e for e in error["errors"]}
+    assert fields["importance"]["message"] == "must be a number from 0 to 1 (got a string)"
+    assert fields["importance"]["limit"] == {"type": "number", "ge": 0, "le": 1}
+    assert fields["turn"]["message"] == "must be an integer from 0 to 9 (got a number with a fractional part)"
+    assert fields["turn"]["limit"] == {"type": "integer", "ge": 0, "lt": 10}
+    assert fields["tags"]["message"] == "must be a list of at most 20 strings (got a string)"
+    assert fields["tags"]["limit"] == {"type": "array", "max_items": 20}
+    assert fields["layer"]["limit"] == {"one_of": ["semantic", "episodic"]}
+    assert fields["content"]["message"] == "required: give a string of 1 to 200 characters"
+    assert "importance: must be a number from 0 to 1 (got a string)" in error["message"]
+    assert "high" not in json.dumps(error)  # the rejected value is never echoed

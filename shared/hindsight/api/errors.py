@@ -32,6 +32,7 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 from pydantic import ValidationError
 
+from hindsight.api.expected import Schema, expected, schema_at
 from hindsight.domain.errors import (
     Forbidden,
     HindsightError,
@@ -152,13 +153,77 @@ def _choices(expected: str) -> dict[str, Any]:
     return {"one_of": values} if values else {"expected": expected}
 
 
-def validation_error(exc: ValidationError, prefix: str = "") -> dict[str, Any]:
-    """The error object for a pydantic ``ValidationError``: every bad field with the limit it broke."""
+_TYPE_ERRORS = frozenset(
+    {
+        "string_type",
+        "int_type",
+        "int_from_float",
+        "int_parsing",
+        "float_type",
+        "float_parsing",
+        "bool_type",
+        "bool_parsing",
+        "list_type",
+        "dict_type",
+        "model_type",
+        "model_attributes_type",
+        "uuid_type",
+        "uuid_parsing",
+        "missing",
+    }
+)
+"""pydantic's errors for a value of the wrong type (or none): they name the type, never the bounds, so
+with the tool's schema at hand they are worded from it (``api.expected``)."""
+
+
+def _got(value: Any) -> str:
+    """What a JSON value is, in words, without echoing it: "a string", "null", "a boolean", …"""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):  # 5.0 where an integer is expected: a client computed it as a float
+        return "a number with a fractional part" if not value.is_integer() else "a decimal number like 5.0"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else "a value"
+
+
+def _expected_type(
+    err: Any, loc: tuple[int | str, ...], schema: Schema | None
+) -> tuple[str, dict[str, Any]] | None:
+    """(message, limit) for a type error on ``loc`` worded from ``schema`` (the arguments' JSON schema),
+    or None when it is not a type error or the schema says nothing about the field."""
+    if schema is None or err["type"] not in _TYPE_ERRORS:
+        return None
+    field_schema = schema_at(schema, loc)
+    found = (
+        None if field_schema is None else expected(field_schema, schema.get("$defs"), formats=PATTERN_FORMATS)
+    )
+    if found is None:
+        return None
+    words, limit = found
+    if err["type"] == "missing":
+        return f"required: give {words}", limit
+    got = _got(err.get("input"))
+    if err["type"] == "uuid_parsing" or words.startswith(got):  # the right type, not the right form
+        return f"must be {words}", limit
+    return f"must be {words} (got {got})", limit
+
+
+def validation_error(exc: ValidationError, prefix: str = "", schema: Schema | None = None) -> dict[str, Any]:
+    """The error object for a pydantic ``ValidationError``: every bad field with the limit it broke.
+    ``schema``: the JSON schema of what was validated (a tool's input schema): a type error is then
+    worded with the field's bounds, "must be a number from 0 to 1 (got a string)"."""
     details: list[dict[str, Any]] = []
     parts: list[str] = []
-    for err in exc.errors(include_url=False, include_input=False):
+    inputs = [e.get("input") for e in exc.errors(include_url=False)] if schema is not None else []
+    for number, err in enumerate(exc.errors(include_url=False, include_input=False)):
         loc = tuple(p for p in err["loc"] if p not in ("draft",))
         message = _worded(_without_pydantic_prefix(err["msg"], err["type"]), err["type"])
+        typed = _expected_type({**err, "input": inputs[number]}, loc, schema) if inputs else None
         if "[key]" in loc:  # a name in a mapping: the path ends at the mapping, the name is never echoed
             loc = loc[: loc.index("[key]") - 1]
             message = f"a name: {message}"
@@ -171,6 +236,8 @@ def validation_error(exc: ValidationError, prefix: str = "") -> dict[str, Any]:
             message, limit = f"must be {words}", {"format": words}  # the regex stays in the schema
         if err["type"] in _CHOICE_ERRORS and "expected" in ctx:
             limit = _choices(str(ctx["expected"]))
+        if typed is not None:
+            message, limit = typed
         detail: dict[str, Any] = {"field": field, "message": message, "type": err["type"]}
         if limit:
             detail["limit"] = limit
@@ -227,11 +294,12 @@ class ArgumentErrors(InvalidInput):
         return {"errors": self.errors}
 
 
-def item_error(exc: BaseException, prefix: str) -> dict[str, Any]:
+def item_error(exc: BaseException, prefix: str, schema: Schema | None = None) -> dict[str, Any]:
     """The error object of one item of a batch (``prefix``: "items.3"): what the single call would have
-    answered, its fields named under ``prefix``. Raises RuntimeError for an unexpected exception."""
+    answered, its fields named under ``prefix`` (``schema``: the item's JSON schema, which words a type
+    error with the field's bounds). Raises RuntimeError for an unexpected exception."""
     if isinstance(exc, ValidationError):
-        return validation_error(exc, prefix)
+        return validation_error(exc, prefix, schema)
     if isinstance(exc, ArgumentErrors):
         errors = [{**e, "field": f"{prefix}.{e['field']}" if e["field"] else prefix} for e in exc.errors]
         return invalid_arguments(

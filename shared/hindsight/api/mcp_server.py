@@ -247,7 +247,7 @@ def _argument_errors(
         checked = tool.fn_metadata.validate_arguments(arguments)
     except ValidationError as exc:
         named = [e["field"] for e in errors]
-        for error in validation_error(exc)["errors"]:
+        for error in validation_error(exc, schema=tool.parameters)["errors"]:
             if not any(_overlap(error["field"], field) for field in named):  # a stand-in's or an unknown's
                 errors.append(error)
                 parts.append(f"{error['field']}: {error['message']}")

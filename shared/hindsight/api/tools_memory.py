@@ -29,7 +29,7 @@ from hindsight.api.presenters import HitOut
 from hindsight.api.request_body import item_unreadable
 from hindsight.api.strict_args import validate_strict
 from hindsight.api.tool_hints import change, read_only, recall
-from hindsight.api.write_args import WriteItem, draft_of, item_refusal, write_signature
+from hindsight.api.write_args import WriteItem, draft_of, item_refusal, item_schema, write_signature
 from hindsight.domain.context_budget import (
     MAX_SEARCH_TOKENS,
     MIN_SEARCH_TOKENS,
@@ -100,7 +100,9 @@ class BatchResult(BaseModel):
                 assert outcome.error is not None
                 results.append(
                     BatchItemResult(
-                        index=index, status="error", error=item_error(outcome.error, f"items.{index}")
+                        index=index,
+                        status="error",
+                        error=item_error(outcome.error, f"items.{index}", item_schema()),
                     )
                 )
         queued = sum(r.status == "queued" for r in results)

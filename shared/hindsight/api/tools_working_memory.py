@@ -15,7 +15,7 @@ from pydantic import Field, Strict, StrictBool
 
 from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.tool_hints import change, recall
-from hindsight.domain.limits import DEFAULT_IMPORTANCE, AgentId, Importance, MemoryKey
+from hindsight.domain.limits import DEFAULT_IMPORTANCE, AgentId, Importance, NewMemoryKey
 from hindsight.domain.working_memory import SessionId, WorkingMemoryContent, WorkingMemoryKey
 from hindsight.usecases.working_memory import (
     ClearResult,
@@ -152,7 +152,7 @@ def register_working_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) 
             StrictBool, Field(description="Keep the item in working memory too (default) or remove it.")
         ] = True,
         memory_key: Annotated[
-            MemoryKey | None,
+            NewMemoryKey | None,
             Field(
                 description="The long-term memory's key, as memory_write's key (a stable topic such as "
                 "'user.diet'; a newer fact on it supersedes this one); none by default."

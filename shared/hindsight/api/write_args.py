@@ -5,6 +5,7 @@ single write (same types, limits, defaults and descriptions) and the two cannot 
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Mapping
 from typing import Annotated, Any
@@ -25,8 +26,8 @@ from hindsight.domain.limits import (
     Entities,
     IdempotencyKey,
     Importance,
-    MemoryKey,
     Metadata,
+    NewMemoryKey,
     RecallHint,
     SessionIndex,
     SharedWith,
@@ -46,7 +47,7 @@ def _declaration(
             "'episodic' for events (what happened, when)."
         ),
     ] = "semantic",
-    key: MemoryKey | None = None,
+    key: NewMemoryKey | None = None,
     query: RecallHint | None = None,
     importance: Importance = DEFAULT_IMPORTANCE,
     source: Annotated[
@@ -145,9 +146,10 @@ WriteItem: type[BaseModel] = create_model(
 
 def item_refusal(exc: ValidationError) -> ValidationError | ArgumentErrors:
     """What to answer for a ``WriteItem`` that ``exc`` refuses: ``exc`` itself, unless it refuses a field
-    the item does not take; then its errors, each such field told so as ``memory_write`` tells an
-    argument it does not take (``agent_id`` is the batch call's own argument: one agent per batch)."""
-    errors = validation_error(exc)["errors"]
+    the item does not take; then its errors (a type error worded with the field's bounds, from
+    ``item_schema``), each such field told so as ``memory_write`` tells an argument it does not take
+    (``agent_id`` is the batch call's own argument: one agent per batch)."""
+    errors = validation_error(exc, schema=item_schema())["errors"]
     if not any(e["type"] == "extra_forbidden" for e in errors):
         return exc
     for error in errors:
@@ -161,6 +163,13 @@ def item_refusal(exc: ValidationError) -> ValidationError | ArgumentErrors:
                 "agent_id)"
             )
     return ArgumentErrors(errors)
+
+
+@functools.cache
+def item_schema() -> dict[str, Any]:
+    """The JSON schema of one batch item, which words an item's type errors (``api.errors.item_error``);
+    built once, on the first refused item."""
+    return WriteItem.model_json_schema()
 
 
 def draft_of(arguments: Mapping[str, Any]) -> tuple[MemoryDraft, bool]:

@@ -279,6 +279,37 @@ MemoryKey = Annotated[
         "item ('alex.allergy.peanuts', 'alex.allergy.shellfish'), or write 'also …' to add a value."
     ),
 ]
+KEY_PATTERN = r"^[\w:@-]+(?:\.[\w:@-]+)*$"
+"""The grammar of a key a write gives (new-user trial: ``key: "user city!!"`` was stored): segments of
+letters (any script, either case: the docs' own 'order:A-1042'), digits and ``_:@-``, joined by single
+dots — the keys the docs and agents use ('user.home', 'project.db_version', 'order:A-1042'). Spaces and
+other punctuation are refused, never rewritten (a rewritten key would be another key). Only new writes
+obey it: a key an older version stored keeps working — read, filtered by (``KeyFilter``, ``MemoryKey``),
+updated and forgotten — and keeps its value when ``memory_update`` leaves ``key`` out. ``@`` stays
+allowed so a key holding an e-mail address is refused by redaction with its reason
+(``domain.redaction.identifier_refusal``), not by the grammar."""
+KEY_FORMAT = (
+    "words of letters, digits and _:@- joined by dots, such as 'user.home' or 'project.db_version' "
+    "(no spaces or other punctuation)"
+)
+NewMemoryKey = Annotated[
+    str,
+    Identifier("key", "contact.alice"),
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_KEY_CHARS, pattern=KEY_PATTERN),
+    NOT_BLANK,
+    AfterValidator(_clean_text),
+    KEY_FORM,
+    Field(
+        description="What the memory is about: a stable topic such as 'user.display_preference' or "
+        f"'order:A-1042' ({KEY_FORMAT}; ≤ {MAX_KEY_CHARS} characters). A key holds ONE current value: a "
+        "new value written on it supersedes the old one, and repeats are merged. For list-like facts use "
+        "one key per item ('alex.allergy.peanuts', 'alex.allergy.shellfish'), or write 'also …' to add a "
+        "value."
+    ),
+]
+"""A key a write sets (``memory_write``, a batch item, ``memory_update``'s new key,
+``working_memory_promote``'s ``memory_key``): a ``MemoryKey`` in the key grammar (``KEY_PATTERN``; in the
+schema, so clients see it)."""
 RecallHint = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_RECALL_HINT_CHARS),
@@ -303,6 +334,7 @@ AGENT_ID_PATTERN = r"^[A-Za-z0-9_.:@-]+$"
 PATTERN_FORMATS: dict[str, str] = {
     PRINTABLE_ASCII: "printable ASCII without spaces (characters ! to ~)",
     AGENT_ID_PATTERN: "letters, digits and _.:@- only",
+    KEY_PATTERN: KEY_FORMAT,
 }
 """A pattern in words: the message and ``limit.format`` of a value that does not match it (a regex tells a
 model little, trial L1); the JSON schemas keep the regex."""
