@@ -141,7 +141,8 @@ from hindsight.domain.content_date import iso_date_forms, relative_dates_another
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
 from hindsight.domain.named_dates import DAY_OF_YEAR, RECURRING, calendar_names
-from hindsight.domain.word_dates import past_tense, read_word_date
+from hindsight.domain.time_beside import names_a_second_time
+from hindsight.domain.word_dates import named_span, past_tense, read_word_date
 
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WORDS_EN = NUMBER_WORDS  # one table for writes and searches (``calendar_ago``)
@@ -360,7 +361,7 @@ def infer_event_time(
         return None if read is None else InferredTime(read.span, read.expression)
     if any(span is None for _, _, _, span in found):
         return None  # a named time not read (outside the range, an ISO form not read as a day)
-    if found and words and _calendar_name_beside(cased, found, fact=fact):
+    if found and words and _calendar_name_beside(cased, found, today, fact=fact):
         return None  # "I flew to Lisbon on May 3 and came back yesterday": which is the memory's?
     spans = {span for _, _, _, span in found}
     _, _, expression, span = min(found, key=lambda f: f[0]) if len(spans) == 1 else (0, 0, "", None)
@@ -372,24 +373,38 @@ _WEEKDAYS_PLURAL = re.compile(r"(?:" + WEEKDAY_ALT + r")s$", re.IGNORECASE)
 
 
 def _calendar_name_beside(
-    cased: str, found: list[tuple[int, int, str, TimeSpan | None]], *, fact: bool
+    cased: str, found: list[tuple[int, int, str, TimeSpan | None]], today: date, *, fact: bool
 ) -> bool:
     """Whether ``cased`` names a time in calendar words (``named_dates.calendar_names``) outside the
     expressions ``found``: two times, so none is read and the write's note names both, as for two
     relative expressions ("I flew to Lisbon on May 3 and came back yesterday" was placed yesterday, and
-    May 3 dropped with no note). Not a weekday in the plural ("Yesterday we moved standup to Mondays"),
-    nor a day of the year a fact says recurs ("As of today, rent is due on the 1st of every month":
-    ``named_dates.RECURRING``, no verb in the past tense), which the note does not name either
-    (``unread_time.recurring_date``)."""
+    May 3 dropped with no note). Only a name written as an event's time (``time_beside``: not "the
+    October invoice", "Dana, who was born in March", "since June"), and not one that says a time read
+    again ("Last year, in 2025, …": ``_says_again``). Not a weekday in the plural
+    ("Yesterday we moved standup to Mondays"), nor a day of the year a fact says recurs ("As of today,
+    rent is due on the 1st of every month": ``named_dates.RECURRING``, no verb in the past tense), which
+    the note does not name either (``unread_time.recurring_date``)."""
     recurring = fact and RECURRING.search(cased) is not None and not past_tense(cased)
     spans = [(start, end) for start, end, _, _ in found]
     for start, words, kind in calendar_names(cased):
         if not words or (recurring and kind in DAY_OF_YEAR) or _WEEKDAYS_PLURAL.search(words):
             continue
         end = start + len(words)
-        if not any((s <= start and end <= e) or (start <= s and e <= end) for s, e in spans):
-            return True
+        if any((s <= start and end <= e) or (start <= s and e <= end) for s, e in spans):
+            continue
+        if _says_again(words, found, today) or not names_a_second_time(cased, start, words, kind, spans):
+            continue
+        return True
     return False
+
+
+def _says_again(words: str, found: list[tuple[int, int, str, TimeSpan | None]], today: date) -> bool:
+    """Whether the calendar name ``words`` names a span that holds every time ``found`` ("Last year, in
+    2025, I ran a marathon", "Yesterday, on December 6, …"): the same time said again, not a second."""
+    span = named_span(words, today)
+    return span is not None and all(
+        t is not None and span.start <= t.start and t.end <= span.end for _, _, _, t in found
+    )
 
 
 _TOMORROW = re.compile(r"\b(?:the day after tomorrow|tomorrow)\b")

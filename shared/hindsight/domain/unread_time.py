@@ -135,6 +135,18 @@ _LEEWAY = timedelta(days=1)
 UTC, and the words' days are the writer's local days."""
 
 
+def _year_written(text: str, read: InferredTime) -> bool:
+    """Whether the time ``read`` from ``text`` carries a year written out: in its own words ("In 2019"),
+    or in a calendar name beside them that says the same year again ("Last year, in 2025, …",
+    ``relative_time``: a relative expression alone counts from when the words were said)."""
+    if _YEAR_WRITTEN.search(read.expression) is not None:
+        return True
+    year = str(read.span.start.year)
+    return (read.span.end - timedelta(microseconds=1)).year == read.span.start.year and any(
+        kind != "iso" and year in _YEAR_WRITTEN.findall(words) for _, words, kind in calendar_names(text)
+    )
+
+
 def _given_time_differs(draft: MemoryDraft, submitted_at: datetime) -> str | None:
     """The note when ``draft`` gives an ``occurred_at`` outside the time its words give it with a year
     written out ("In 2019 I ran a marathon" with occurred_at 2026-11-02 was stored in 2026 with no
@@ -144,7 +156,7 @@ def _given_time_differs(draft: MemoryDraft, submitted_at: datetime) -> str | Non
     if draft.occurred_at is None or _YEAR_WRITTEN.search(draft.content) is None:
         return None  # most writes: no year in the words, nothing read
     read = _read(draft, draft.session_at or submitted_at)
-    if read is None or _YEAR_WRITTEN.search(read.expression) is None:
+    if read is None or not _year_written(draft.content, read):
         return None
     given = TimeSpan(draft.occurred_at, draft.occurred_precision or "instant")
     if given.start - _LEEWAY < read.span.end and read.span.start < given.end + _LEEWAY:

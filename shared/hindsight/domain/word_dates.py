@@ -35,7 +35,8 @@ its local day. Never read (the write's ``time_not_read`` names it):
   (``_NEGATION``: "I never sold the Civic in October": the time of what did not happen). Both only when
   the word bears on the date's clause (``_scoped``): "I moved to Denver in October, not Boulder", "Moved
   in October, two years after we got married" are read; "I didn't go to Rome and Paris in 2024", "In
-  2024, I never went to Rome" are not;
+  2024, I never went to Rome" are not; any in a sentence that ends by taking it back (``_UNDONE``: "We had
+  planned to move in October, but never did");
 - for a fact, one its words say something ends in ("the warranty expired in October": its end, not when
   the fact holds from);
 - a keyed fact's: the worker reads its year ("lived in Paris in 2019") to place the key's value
@@ -125,6 +126,14 @@ decades ago), so a month or a day without a year is not read; with its year it i
 _NEGATION = re.compile(r"\b(?:never|not|no\s+longer|neither|nor|cannot)\b|\w+n't\b", re.IGNORECASE)
 """A negation ("I never sold the Civic in October", "I didn't go to Rome in 2024"): the date in words is
 the time of something that did not happen, not the memory's."""
+_UNDONE = re.compile(
+    r"\bbut\s+(?:(?:I|we|you|he|she|they|it)\s+)?(?:never(?:\s+did)?|did\s+not|didn't|could\s+not|couldn't"
+    r"|was\s+not|wasn't|were\s+not|weren't|had\s+not|hadn't|would\s+not|wouldn't)\s*(?:[.!?]+\s*)?$",
+    re.IGNORECASE,
+)
+"""A sentence that ends by taking back what it told ("We had planned to move in October, but never did",
+"… in 2024, but didn't", "…, but I couldn't"): the date is the time of what did not happen."""
+_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|\n")
 _BREAK = re.compile(
     r"[.!?;:,](?:\s|$)|\n|\s[-–—]+\s|[–—]|\b(?:but|yet|although|though|whereas|and|or)\b", re.IGNORECASE
 )
@@ -165,6 +174,14 @@ def _scoped(pattern: re.Pattern[str], text: str, start: int, end: int) -> bool:
         if word.start() < end and start < word.end():
             return True
     return False
+
+
+def _undone(text: str, end: int) -> bool:
+    """Whether the sentence of a date ending at ``end`` ends by taking it back (``_UNDONE``: "…, but
+    never did")."""
+    close = _SENTENCE_END.search(text, end)
+    sentence_end = close.end() if close else len(text)
+    return _UNDONE.search(text[end:sentence_end].rstrip()) is not None
 
 
 _FOUR_DIGITS = re.compile(r"(?<![\w.-])(?:19|20)\d{2}(?![\w-]|\.\w)")
@@ -216,6 +233,19 @@ def _span(match: re.Match[str], today: date) -> TimeSpan | None:
     return span if span.start.date() <= today else None
 
 
+def named_span(words: str, today: date) -> TimeSpan | None:
+    """The span a calendar name ``words`` (``named_dates.calendar_names``: "in 2025", "in November",
+    "May 3") names from ``today`` when it is one of the module table's forms, with or without its "on";
+    None otherwise. For a name beside a relative expression that may say the same time again ("Last
+    year, in 2025, I ran a marathon")."""
+    for text in (words, "on " + words):
+        for form in _FORMS:
+            m = form.fullmatch(text)
+            if m is not None:
+                return _span(m, today)
+    return None
+
+
 def _latest(today: date, month: int, day: int) -> date:
     """The latest ``month``/``day`` on or before ``today``: this year's, else last year's. Raises
     ValueError when that day does not exist (29 February of a common year)."""
@@ -253,7 +283,7 @@ def read_word_date(cased: str, today: date, quoted: list[tuple[int, int]], *, fa
             return None  # "the warranty expired in October": its end, not its start
         if m.groupdict().get("month") and not m.group("year") and _scoped(_LIFE_EVENT, cased, *m.span()):
             return None  # "I was born on July 4th": which year?
-        if _scoped(_NEGATION, plain, *m.span()):
+        if _scoped(_NEGATION, plain, *m.span()) or _undone(plain, m.end()):
             return None  # "I never sold the Civic in October": the time of what did not happen
         span = _span(m, today)
         if span is None:
