@@ -266,7 +266,7 @@ async def build_container(
             writer=writer,
             editor=editor,
             access_log=access_log,
-            manage=ManageMemory(reader, editor, embedder, remember, redactor, clock),
+            manage=ManageMemory(reader, editor, embedder, remember, redactor, clock, writer),
             write_status=GetWriteStatus(writer, operations),
             reflect=Reflect(make_reflector(settings)),
             remember=remember,

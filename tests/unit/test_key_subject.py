@@ -132,3 +132,44 @@ async def test_memory_write_refuses_a_plan_of_trial14_on_a_key_and_queues_nothin
     assert queue.jobs == []
     await remember(ALICE, None, MemoryDraft(content="I started at Globex last week", key="user.job"))
     assert len(queue.jobs) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "key", "subject"),
+    [
+        ("My son's allergic to eggs", "user.allergy", "my son"),  # a contracted "is" (h-keys12)
+        ("My son\u2019s allergic to eggs", "user.allergy", "my son"),
+        ("My wife's moving to Austin", "user.home", "my wife"),
+        ("Our kids're allergic to eggs", "user.allergy", "our kids"),
+        ("My husband's a vegetarian", "user.diet", "my husband"),
+        ("My daughter's at Lincoln High", "user.school", "my daughter"),
+        ("Alex's son's allergic to eggs", "user.allergy", "alex's son"),
+    ],
+)
+def test_another_persons_contracted_is_names_its_subject(content: str, key: str, subject: str) -> None:
+    assert other_persons_subject(MemoryDraft(content=content, key=key)) == subject
+
+
+@pytest.mark.parametrize(
+    ("content", "key", "subject"),
+    [
+        ("My wife's dentist is Dr. Lee", "user.dentist", "my wife's dentist"),  # a possessive: hers too
+        ("My son's school is Lincoln High", "user.school", "my son's school"),
+        ("My son's school is Lincoln High", "son.school", None),  # the key is theirs
+        ("My wife and I moved to Austin", "user.home", None),
+    ],
+)
+def test_a_possessive_is_no_contraction(content: str, key: str, subject: str | None) -> None:
+    """Guards (as before h-keys12): the possessive's noun is the subject, read up to its verb."""
+    assert other_persons_subject(MemoryDraft(content=content, key=key)) == subject
+
+
+@pytest.mark.anyio
+async def test_memory_write_refuses_another_persons_contracted_words_on_the_users_key() -> None:
+    queue, values = ListQueue(), _Values(["I'm allergic to peanuts"])
+    remember = Remember(queue, FixedClock(NOW), key_values=values)
+    with pytest.raises(InvalidInput, match=r"'son\.allergy'"):
+        await remember(ALICE, None, MemoryDraft(content="My son's allergic to eggs", key="user.allergy"))
+    assert queue.jobs == []
+    await remember(ALICE, None, MemoryDraft(content="My son's allergic to eggs", key="son.allergy"))
+    assert len(queue.jobs) == 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from hindsight.domain.relations import RELATION_ALT
 from hindsight.domain.text import plain_apostrophes
 
 _REASON = re.compile(
@@ -64,6 +65,14 @@ and I")."""
 _ANOTHER_PERSON = re.compile(r"^\W*(?:my|our|his|her|their|your)\s+\w", re.IGNORECASE)
 """A subject named by its relation to someone ("My sister", "Our son", "His wife"): another person than
 the writer, unless the writer is named beside it (``_BY_THE_WRITER``)."""
+_WITH_THE_WRITER = re.compile(
+    rf"^\W*(?:my|our|his|her|their|your)\s+(?:[\w'-]+\s+)?(?:{RELATION_ALT})(?:,?\s+(?-i:[A-Z])[\w'-]*)?"
+    r",?\s+(?:and|&)\s+(?:i|me|myself)\b",
+    re.IGNORECASE,
+)
+"""A subject that opens with another person named by a relation and names the writer beside them ("My
+wife and I", "My best friend and I", "My wife, Anna, and I"): the writer's, whatever verb follows; not
+"My son moved out and I stayed"."""
 
 
 def one_value_state(text: str) -> bool:
@@ -90,9 +99,10 @@ def by_the_writer(text: str) -> bool:
 
 def of_another_person(text: str) -> bool:
     """Whether ``text`` opens with another person named by a relation ("My son …", "Our daughter …", "His
-    wife …"; ``_ANOTHER_PERSON``), the writer not named beside it ("My sister and I …" is the writer's)."""
+    wife …"; ``_ANOTHER_PERSON``), the writer not named beside it ("My sister and I …" is the writer's,
+    whether or not a verb of the list below follows: "My wife and I moved to Austin")."""
     text = plain_apostrophes(text)
-    if not _ANOTHER_PERSON.match(text):
+    if not _ANOTHER_PERSON.match(text) or _WITH_THE_WRITER.match(text):
         return False
     verb = re.search(r"\b(?:is|are|was|were|has|have|had|'s|lives?|gets?|got)\b", text, re.IGNORECASE)
     return not _BY_THE_WRITER.search(text[: verb.start()] if verb else text)

@@ -8,7 +8,8 @@ refused rather than kept beside because a key is one subject's slot — kept on 
 allergy would read as one of the user's, and the user's next value on the key would retire it unseen.
 
 Narrow, as the rules it reuses: the subject is read by ``take_back.other_subject`` (a relation such as
-"My son", "Our kids", "Alex's son"; "My wife and I …" names the writer) and must name a person by a
+"My son", "Our kids", "Alex's son", read up to its verb or a contracted "is": "My son's allergic …"; "My
+wife's dentist is …" is hers too; "My wife and I …" names the writer) and must name a person by a
 relation (``relations``: not "My allergy is peanuts", "My favourite food is …"); every value of the key
 must open with the writer ("I …", "We …", "The user …": ``also_now.by_the_writer``). Not refused: a key
 with a part naming a relation ("user.son.allergy", "kids.allergy", "user.spouse"), a write that already

@@ -118,7 +118,22 @@ def is_take_back(text: str) -> bool:
 _NAMED_RELATION = re.compile(rf"^\W*[A-Z]\w*'s\s+(?:{RELATION_ALT})\b")
 """A subject named by a relation to a named person ("Alex's son", "Sam's kids"): another person than the
 one the name names (trial14 H1)."""
-_SUBJECT_END = re.compile(r"\s+(?:is|are|was|were|has|have|had|gets?|got|lives?)\b", re.IGNORECASE)
+_CONTRACTED_STATE = re.compile(
+    r"(?:a|an|the|not|no|never|also|now|still|just|always|really|very|so|too|finally|actually|currently"
+    r"|been|being|got|gotten|going|getting|allergic|intolerant|vegan|vegetarian|pregnant|married|engaged"
+    r"|divorced|single|retired|diabetic|at|in|on|from|with|into|away|back|home|off|out)\b"
+    r"|[a-z]{2,}(?:ing|ed)\b"
+)
+"""What may follow a contracted "is" ("My son's allergic", "My wife's moving", "…'s a nurse", "…'s at
+Lincoln High") and never a possessive's noun ("My wife's dentist", "My son's school"): an article, a
+negation or adverb, a verb's participle, a state, a preposition (lower case)."""
+_SUBJECT_END = re.compile(
+    r"\s+(?:is|are|was|were|has|have|had|gets?|got|lives?)\b"
+    rf"|(?<=\w)'(?:s|re)(?=\s+(?-i:{_CONTRACTED_STATE.pattern}))",
+    re.IGNORECASE,
+)
+"""Where the subject ends: at its verb, or at a contracted "is" / "are" (``_CONTRACTED_STATE``): "My son's
+allergic to eggs" → "my son"; "My wife's dentist is Dr. Lee" → "my wife's dentist" (hers too)."""
 
 
 def other_subject(text: str) -> str | None:

@@ -17,6 +17,7 @@ version-conflict reason in ``memory_status``, nothing stored)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
@@ -25,7 +26,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from hindsight.domain.auth import Principal
-from hindsight.domain.errors import Forbidden, InvalidInput, NotFound
+from hindsight.domain.errors import Forbidden, InvalidInput, NotFound, Unavailable
 from hindsight.domain.forgetting import ForgottenAlong, carried_over, carried_over_note
 from hindsight.domain.inferred_order import check_past_supersede
 from hindsight.domain.isotime import TimeSpan
@@ -41,6 +42,7 @@ from hindsight.domain.memory import (
     Scope,
     SearchRequest,
     StoredMemory,
+    StoreResult,
     check_outcome_time,
 )
 from hindsight.domain.redaction import Redactor, ensure_key_unredacted, redact_model
@@ -65,10 +67,12 @@ from hindsight.ports import (
     Embedder,
     MemoryEditor,
     MemoryReader,
+    MemoryWriter,
 )
 from hindsight.usecases.recall import links_at, memories_at
 from hindsight.usecases.remember import Remember, WriteAck
 
+log = logging.getLogger(__name__)
 CHANGE_TEXT_FIELDS = ("content", "key", "query", "metadata", "entities")
 UpdateAction = Literal["update", "supersede", "archive", "restore"]
 USEFUL_BONUS = 0.1
@@ -203,6 +207,24 @@ def _not_found(memory_id: UUID, field: str = "id") -> NotFound:
     return NotFound(f"memory {memory_id} not found", field)
 
 
+def _write_not_memory(memory_id: UUID, result: StoreResult) -> NotFound:
+    """Memory ``memory_id`` not found, said for an id that is a write's (``result``, its recorded outcome):
+    the memory to use instead when it was merged into one, else why no memory has it (trial15)."""
+    head = f"memory {memory_id} not found: {memory_id} is the id of a write that"
+    merged = result.outcome == "merged" and result.memory_id is not None and result.memory_id != memory_id
+    if result.memory_deleted:
+        into = f"was merged into memory {result.memory_id}" if merged else "was stored"
+        return NotFound(f"{head} {into}, deleted since (a hard forget)", "id")
+    if merged:
+        use = result.memory_id
+        return NotFound(f"{head} was merged into memory {use} (a near-duplicate): use {use}", "id")
+    if result.outcome in ("skipped", "failed"):
+        done = "was skipped" if result.outcome == "skipped" else "failed"
+        why = f" ({result.reason})" if result.reason else ""
+        return NotFound(f"{head} {done}{why}: no memory was stored for it", "id")
+    return _not_found(memory_id)  # stored under its own id, gone from this scope since
+
+
 def _not_seen(memory: StoredMemory, point: PointInTime, readable_then: bool) -> NotFound:
     """Why a point-in-time read by id finds nothing: what the memory's times are (field: the time that
     does not see it). ``readable_then``: whether the reader could read the memory as it stood at
@@ -279,13 +301,17 @@ class ManageMemory:
         remember: Remember | None,
         redactor: Redactor | None,
         clock: Clock,
+        writes: MemoryWriter | None = None,
     ) -> None:
+        """``writes``: where a write's recorded outcome is read when an id names no memory (its
+        ``write_results``: a merged write's id answers with the memory to use); None: not read."""
         self._redactor = redactor or Redactor()
         self._clock = clock
         self._reader = reader
         self._editor = editor
         self._embedder = embedder
         self._remember = remember
+        self._writes = writes
 
     def _reason(self, reason: str | None, found: set[str] | None = None) -> str | None:
         """A caller's reason, redacted: it is stored (history, relations) like any other text. ``found``
@@ -296,8 +322,25 @@ class ManageMemory:
         """A memory the scope may read (own or shared with it). Raises NotFound."""
         memory = await self._reader.get(scope, memory_id)
         if memory is None:
-            raise _not_found(memory_id)
+            raise await self._missing(scope, memory_id)
         return memory
+
+    async def _missing(self, scope: Scope, memory_id: UUID) -> NotFound:
+        """NotFound for an id that names no memory of the scope: when it is the id of a write of the
+        scope's agent that ended elsewhere (merged into another memory, skipped, failed), the message says
+        so and names the memory to use (``_write_not_memory``); else "memory … not found". Read only on
+        this path, never for a memory found; the same words for another agent's or tenant's write as for
+        none (``write_results`` is asked for the scope's agent only)."""
+        if self._writes is None:
+            return _not_found(memory_id)
+        try:
+            result = (await self._writes.write_results(scope.tenant_id, [memory_id], scope.agent_id)).get(
+                memory_id
+            )
+        except Unavailable as exc:
+            log.warning("%s; write %s not looked up", exc, memory_id)
+            return _not_found(memory_id)
+        return _not_found(memory_id) if result is None else _write_not_memory(memory_id, result)
 
     async def _owned(self, scope: Scope, memory_id: UUID) -> StoredMemory:
         """A memory of the scope's own agent. Raises NotFound, or Forbidden when it is only shared."""
@@ -311,7 +354,7 @@ class ManageMemory:
         memory = await self._reader.get(scope, memory_id)
         if memory is not None and memory.agent_id != scope.agent_id:
             return _not_owner(memory)
-        return _not_found(memory_id)
+        return _not_found(memory_id) if memory is not None else await self._missing(scope, memory_id)
 
     async def get(
         self,
