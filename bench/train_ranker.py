@@ -9,6 +9,11 @@ a fixed seed. Model choice (linear or one hidden layer, L2) is made by leave-one
 cross-validation within ``tune``; ``validate`` is never fitted on and is scored only with
 ``--report-validate``.
 
+Beside LoCoMo's tune questions the fit reads the ``train`` half of bench/agent_memories.py's questions
+(``agent_memories.split``; their pools written by ``python bench/agent_memories.py --pools``), each
+weighing ``--agent-weight`` LoCoMo questions: an agent's plain memories, which no LoCoMo pool holds. The
+other half is never fitted on. ``--agent-weight 0`` fits on LoCoMo alone.
+
     python bench/train_ranker.py                      # cross-validate on tune, fit, write the model
     python bench/train_ranker.py --report-validate    # also score tune/validate/all with the written model
 
@@ -18,6 +23,7 @@ The weights are derived from LoCoMo (CC BY-NC 4.0): the model file says they are
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 import time
@@ -29,23 +35,27 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agent_memories import POOLS as AGENT_POOLS
+from agent_memories import SPLIT_SEED
 from common import ROOT, log
 from pools import PoolQuestion, Pools, evaluate, load_pools
 
 from hindsight.domain.learned_ranker import CASCADE_FORMAT, MODEL_FORMAT, LearnedRanker, parse_model
-from hindsight.domain.memory import StoredMemory
+from hindsight.domain.memory import Candidate, StoredMemory
 from hindsight.domain.ranking import RankingPolicy, rank_candidates
 from hindsight.domain.ranking_features import (
     CONTEXT,
     FEATURES,
     STAGE_TWO,
+    TURN_ONLY,
     candidate_features,
+    pool_positions,
     stage_two_features,
 )
 from hindsight.usecases.recall import RecallQuery, resolve
 
 MODEL_PATH = ROOT / "shared" / "hindsight" / "domain" / "models" / "ranker-locomo-v2.json"
-VERSION = "locomo-v2"
+VERSION = "locomo-agent-v3"
 SEED = 13
 LICENCE = (
     "Trained on LoCoMo (Maharana et al., ACL 2024; snap-research/LoCoMo), licensed CC BY-NC 4.0: these "
@@ -54,14 +64,78 @@ LICENCE = (
 )
 
 
+AGENT_WEIGHT = 2.0
+"""How many LoCoMo questions one agent-memory question weighs in the fit: the smallest of 2, 5 and 15
+with the best tune R@5 and R@10 (0.7058 / 0.7724, against 0.7006 / 0.7677 and 0.6935 / 0.7681), and 0.951
+recall@1 on the agent train half."""
+
+
+@dataclass
+class AgentQuestion(PoolQuestion):
+    """A question of bench/agent_memories.py's ``train`` half: its evidence is the memory's ``label``."""
+
+    weight: float = 1.0
+    """What the question weighs in the fit, in LoCoMo questions (``--agent-weight``)."""
+
+
+def load_agent_questions(weight: float, path: Path = AGENT_POOLS) -> list[PoolQuestion]:
+    """The ``train`` half of the agent-memory questions with their pools (``agent_memories --pools``).
+
+    Raises:
+        SystemExit: the pools file is missing.
+    """
+    if not path.exists():
+        raise SystemExit(f"{path} missing: run `python bench/agent_memories.py --pools`")
+    with gzip.open(path, "rt") as fh:
+        raw = json.load(fh)
+    by_id = {m["id"]: StoredMemory.model_validate(m) for m in raw["memories"]}
+    out: list[PoolQuestion] = []
+    for q in raw["questions"]:
+        if q["split"] != "train":
+            continue
+        pool = [
+            Candidate(
+                memory=by_id[mid],
+                vector_rank=vr,
+                vector_similarity=vs,
+                keyword_rank=kr,
+                keyword_score=ks,
+                entity_rank=er,
+                entity_matches=em,
+            )
+            for mid, vr, vs, kr, ks, er, em in q["pool"]
+        ]
+        out.append(
+            AgentQuestion(
+                conversation="agent-memories",
+                split="agent-train",
+                text=q["text"],
+                category=0,
+                evidence=tuple(q["evidence"]),
+                asked_at=datetime.fromisoformat(q["asked_at"]),
+                pool=pool,
+                weight=weight,
+            )
+        )
+    return out
+
+
+def evidence_label(pools: Pools, memory: StoredMemory) -> str:
+    """A memory's evidence label: its LoCoMo ``dia_id``, or an agent memory's ``label``."""
+    return pools.label(memory) or str(memory.metadata.get("label", ""))
+
+
 @dataclass
 class Design:
-    """Feature rows of every question: X (rows × features), y (evidence or not), segment starts."""
+    """Feature rows of every question: X (rows × features; NaN for a ``TURN_ONLY`` feature of a memory
+    that is no turn, which the fit reads at the mean as the service does), y (evidence or not), segment
+    starts, and each question's weight."""
 
     x: np.ndarray
     y: np.ndarray
     starts: np.ndarray
     questions: list[PoolQuestion]
+    weights: np.ndarray
 
 
 def request_for(q: PoolQuestion) -> Any:
@@ -98,20 +172,27 @@ def design(
     (with its ``features``), whose scores give the STAGE_TWO columns ``features`` may then name."""
     known = FEATURES + STAGE_TWO if first is not None else FEATURES
     columns = [known.index(f) for f in features]
+    turn_only = [j for j, f in enumerate(features) if f in TURN_ONLY]
+    stage = parse_model({"format": MODEL_FORMAT, **first}, "first").stages[0] if first else None
     rows: list[list[float]] = []
     labels: list[float] = []
     starts: list[int] = []
     kept: list[PoolQuestion] = []
+    weights: list[float] = []
     for q in questions:
-        y = [1.0 if pools.label(c.memory) in q.evidence else 0.0 for c in q.pool]
+        y = [1.0 if evidence_label(pools, c.memory) in q.evidence else 0.0 for c in q.pool]
         if not any(y):
             continue  # nothing to learn from a pool without evidence
         starts.append(len(rows))
         feats = _features(q)
-        if first is not None:
-            first_scores = forward(first, feats[:, [FEATURES.index(f) for f in first["features"]]])
+        unplaced = np.array([p is None for p in pool_positions(q.pool)], dtype=bool)
+        if stage is not None:
+            first_scores = stage.forward(feats, unplaced)
             feats = np.hstack([feats, stage_two_features(q.pool, first_scores)])
-        selected = [[row[i] for i in columns] for row in feats]
+        chosen = feats[:, columns]
+        if turn_only and unplaced.any():
+            chosen[np.ix_(np.flatnonzero(unplaced), turn_only)] = np.nan
+        selected = chosen.tolist()
         if second is not None:
             qv = second[f"question\x1f{q.conversation}\x1f{q.text}"]
             for row, cand in zip(selected, q.pool, strict=True):
@@ -119,7 +200,8 @@ def design(
         rows.extend(selected)
         labels.extend(y)
         kept.append(q)
-    return Design(np.asarray(rows), np.asarray(labels), np.asarray(starts), kept)
+        weights.append(q.weight if isinstance(q, AgentQuestion) else 1.0)
+    return Design(np.asarray(rows), np.asarray(labels), np.asarray(starts), kept, np.asarray(weights))
 
 
 def _segment_softmax(s: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -131,16 +213,20 @@ def _segment_softmax(s: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
 def fit(
     d: Design, kind: str, l2: float, hidden: int = 8, steps: int = 600, lr: float = 0.03
 ) -> dict[str, Any]:
-    """Listwise softmax fit; returns the model as the JSON the domain reads."""
+    """Listwise softmax fit, each question's loss weighed by its weight; returns the model as the JSON the
+    domain reads. A NaN input (a ``TURN_ONLY`` feature of a memory that is no turn) is read at the
+    input's mean over the other rows, as the service reads it (``learned_ranker.Stage.forward``)."""
     rng = np.random.default_rng(SEED)
-    mean = d.x.mean(axis=0)
-    scale = d.x.std(axis=0)
+    given = np.nanmean(d.x, axis=0)
+    filled = np.where(np.isnan(d.x), given, d.x)
+    mean = filled.mean(axis=0)
+    scale = filled.std(axis=0)
     scale[scale < 1e-9] = 1.0
-    x = (d.x - mean) / scale
+    x = (filled - mean) / scale
     lengths = np.diff(np.append(d.starts, len(x)))
     positives = np.add.reduceat(d.y, d.starts)
     target = d.y / np.repeat(positives, lengths)
-    n_q = len(d.starts)
+    share = np.repeat(d.weights / d.weights.sum(), lengths)
     width = x.shape[1]
     params: dict[str, np.ndarray] = {}
     if kind == "mlp":
@@ -156,7 +242,7 @@ def fit(
         h = np.tanh(x @ params["w1"] + params["b1"]) if kind == "mlp" else x
         s = (h @ params["w2"] + params["b2"]).reshape(-1)
         p = _segment_softmax(s, d.starts, lengths)
-        grad_s = ((p - target) / n_q).reshape(-1, 1)
+        grad_s = ((p - target) * share).reshape(-1, 1)
         grads = {"w2": h.T @ grad_s + l2 * params["w2"], "b2": grad_s.sum(axis=0) * 0}
         if kind == "mlp":
             grad_h = (grad_s @ params["w2"].T) * (1 - h**2)
@@ -181,15 +267,16 @@ def fit(
 
 
 def training_range(x: np.ndarray) -> dict[str, list[float]]:
-    """Each input's lowest and highest value in training: the stage clips to it (no extrapolation)."""
-    return {"low": x.min(axis=0).tolist(), "high": x.max(axis=0).tolist()}
+    """Each input's lowest and highest value in training (NaN, an input read at the mean, left out): the
+    stage clips to it (no extrapolation)."""
+    return {"low": np.nanmin(x, axis=0).tolist(), "high": np.nanmax(x, axis=0).tolist()}
 
 
-def add_clip(pools: Pools, model: dict[str, Any]) -> dict[str, Any]:
-    """The model with each stage's ``clip`` set to its inputs' range over the ``tune`` design rows (the
-    rows it was trained on), weights unchanged: a model trained before stages clipped gets the guard
-    without a refit (its scores of those rows are the same)."""
-    tune = pools.split("tune")
+def add_clip(pools: Pools, model: dict[str, Any], extra: list[PoolQuestion]) -> dict[str, Any]:
+    """The model with each stage's ``clip`` set to its inputs' range over the ``tune`` design rows and
+    ``extra``'s (the rows it was trained on), weights unchanged: a model trained before stages clipped
+    gets the guard without a refit (its scores of those rows are the same)."""
+    tune = pools.split("tune") + extra
     if "stages" not in model:
         return {**model, "clip": training_range(design(pools, tune, model["features"]).x)}
     first = model["stages"][0]
@@ -247,14 +334,20 @@ def score(pools: Pools, questions: list[PoolQuestion], policy: RankingPolicy) ->
 
 
 def cross_validate(
-    pools: Pools, features: list[str], kind: str, l2: float, hidden: int = 8
+    pools: Pools,
+    features: list[str],
+    kind: str,
+    l2: float,
+    hidden: int = 8,
+    extra: list[PoolQuestion] | None = None,
 ) -> dict[str, float]:
-    """Leave one tune conversation out: fit on the other three, score the held-out one; pooled figures."""
+    """Leave one tune conversation out: fit on the other three (and ``extra``, the agent-memory train
+    half), score the held-out one; pooled figures."""
     tune = pools.split("tune")
     conversations = list(dict.fromkeys(q.conversation for q in tune))
     rows = []
     for held in conversations:
-        train = [q for q in tune if q.conversation != held]
+        train = [q for q in tune if q.conversation != held] + (extra or [])
         test = [q for q in tune if q.conversation == held]
         model = make_model(pools, train, features, kind, l2, hidden)
         board = score(pools, test, RankingPolicy(learned=ranker_of(model)))
@@ -396,16 +489,24 @@ def main() -> None:
         "--add-clip",
         action="store_true",
         help="only set each stage's clip of the model file --out (and of bench/models/ with --ablations) to "
-        "its inputs' range on tune, weights unchanged",
+        "its inputs' range on tune (and the agent-memory train half), weights unchanged",
+    )
+    parser.add_argument(
+        "--agent-weight",
+        type=float,
+        default=AGENT_WEIGHT,
+        help="what one question of the agent-memory train half weighs, in LoCoMo questions (0: leave "
+        "them out)",
     )
     args = parser.parse_args()
     pools = load_pools(args.recipe, args.pool)
+    args.agent = load_agent_questions(args.agent_weight) if args.agent_weight > 0 else []
     if args.add_clip:
         paths = [args.out, *(sorted(ABLATION_DIR.glob("*.json")) if args.ablations else [])]
         for path in paths:
-            model = add_clip(pools, json.loads(path.read_text()))
+            model = add_clip(pools, json.loads(path.read_text()), args.agent)
             model.setdefault("training", {})["clip"] = (
-                "each stage's inputs clipped to their range on the tune design rows: python "
+                "each stage's inputs clipped to their range on the training design rows: python "
                 "bench/train_ranker.py " + " ".join(sys.argv[1:])
             )
             path.write_text(json.dumps(model, indent=1) + "\n")
@@ -447,7 +548,7 @@ def train_and_write(
         if grid is not None and len(grid) == 1:  # a lever model: the shipped configuration, no selection
             results.append(((kind, l2, hidden), {}))
             continue
-        cv = cross_validate(pools, features, kind, l2, hidden)
+        cv = cross_validate(pools, features, kind, l2, hidden, args.agent)
         results.append(((kind, l2, hidden), cv))
         log(
             f"CV on tune {kind} l2={l2} hidden={hidden}: "
@@ -457,7 +558,7 @@ def train_and_write(
         results, key=lambda r: r[1].get("recall_at_5", 0) + r[1].get("recall_at_10", 0)
     )
     tune = pools.split("tune")
-    body = make_model(pools, tune, features, kind, l2, hidden)
+    body = make_model(pools, tune + args.agent, features, kind, l2, hidden)
     form = body.pop("format")
     model = {
         "format": form,
@@ -468,7 +569,13 @@ def train_and_write(
         "training": {
             "data": "LoCoMo dev, tune split only: "
             + ", ".join(dict.fromkeys(q.conversation for q in tune))
-            + f" ({len(tune)} questions with evidence, categories 1-5)",
+            + f" ({len(tune)} questions with evidence, categories 1-5)"
+            + (
+                f"; bench/agent_memories.py, train half only ({len(args.agent)} questions, seed "
+                f"{SPLIT_SEED}), each weighing {args.agent_weight} LoCoMo questions"
+                if args.agent
+                else ""
+            ),
             "pools": f"memory_search candidate pools (bench/pools.py, recipe {args.recipe}, "
             f"{args.pool} per signal)",
             "objective": "listwise softmax over each pool (ListNet top-one), L2, full-batch Adam"

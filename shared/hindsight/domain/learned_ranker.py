@@ -10,8 +10,9 @@ final score — a cascade, each stage trained in turn. A stage may also hold ``c
 and highest value in training, to which it is clipped before use (no extrapolation). Scoring is a few
 numpy products over the pool — no new dependency, well under a millisecond for a few hundred candidates.
 
-The shipped model was trained on LoCoMo (CC BY-NC 4.0), so its weights are for non-commercial use; the
-file says so in ``licence``. ``HINDSIGHT_RANKER=rrf`` selects the hand-set fusion instead
+The shipped model was trained on LoCoMo (CC BY-NC 4.0) and on half of the questions of the project's
+own agent-memory set (bench/agent_memories.py), so its weights are for non-commercial use; the file says
+so in ``licence``. ``HINDSIGHT_RANKER=rrf`` selects the hand-set fusion instead
 (``domain.ranking``), which carries no such restriction.
 """
 
