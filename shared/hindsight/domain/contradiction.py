@@ -102,7 +102,11 @@ intensifiers and correction markers removed, copulas made one token:
    runs Fedora" is another operating system, flagged, trial13), another thing
    for another purpose ("uses Jira for tickets" / "uses Slack for chat") or another person at another
    clock time ("meeting with Dana at 10:00" / "… with Bob at 15:00") is ``unrelated``
-   without a change word: both hold (trial11 M2).
+   without a change word: both hold (trial11 M2). Another thing for another purpose stays ``unrelated``
+   with a "now" ("I use Zoom for video calls" / "I use Linear for tickets now"), not with "instead";
+   so does another person's thing ("My neighbor's dog Rex died" / "My dog Rex is 5 years old") and a
+   switch against where someone lives ("My sister lives in Miami" / "My sister switched to a vegan
+   diet": a move says that; new-user trial 16).
 
 5. **Only a flag** (``domain.supersede_guard``, new-user trial 5): a contradiction is a possible conflict
    when the new text asks ("Does Emma have piano on Fridays now?"), moves a time other than a standing
@@ -1095,6 +1099,22 @@ _SWITCHED = re.compile(r"\b(?:switched|changed|moved)\s+(?:\w+\s+)?from\b", re.I
 """A switch that names the value it leaves ("switched from Y to Z")."""
 
 
+def _switch_no_move(home: _Frame, switch: _Frame, switch_text: str) -> bool:
+    """Whether ``switch`` (its frame and text as written) says only a switch to a value ("switched to", its
+    verb dropped) and ``home`` where its subject lives: a switch is no move (``_SWITCHED_TO``)."""
+    return (
+        switch.verb is None
+        and home.verb is not None
+        and home.tokens[home.verb] == "live"
+        and _SWITCHED_TO.search(switch_text) is not None
+    )
+
+
+_SWITCHED_TO = re.compile(r"\bswitched\s+to\b", re.IGNORECASE)
+"""A switch to a value, its verb dropped from the frame ("My sister switched to a vegan diet"): no change
+of where someone lives, which a move says ("moved to Denver"; new-user trial 16)."""
+
+
 def _state_change(a: _Frame, b: _Frame, new: str, verdict: PairVerdict) -> PairVerdict | None:
     """A stronger verdict than ``verdict`` (the other rules', not a contradiction) from
     ``state_change``'s rules on the old frame ``a`` and the new ``b`` (``new`` as written): an ending verb
@@ -1138,6 +1158,8 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
         return PairVerdict("unrelated")  # another subject
     if _relation_inserted(a.tokens, b.tokens) or _relation_inserted(b.tokens, a.tokens):
         return PairVerdict("unrelated", ("other_subject",))  # "Sarah lives" / "Sarah's parents moved"
+    if _switch_no_move(a, b, new) or _switch_no_move(b, a, old):
+        return PairVerdict("unrelated", ("other_object",))  # "lives in Miami" / "switched to a vegan diet"
     subject = 3 if _cjk(a.tokens[0]) else 2  # "用户" is two tokens, "user" one: the first frame word after
     if a.negative != b.negative:
         if same_words(_loose(a.tokens), _loose(b.tokens)):  # "smokes" / "quit smoking"
@@ -1196,6 +1218,12 @@ def _compare(a: _Frame, b: _Frame, old: str, new: str) -> PairVerdict:
         )
         if both is not None:  # "allergic to peanuts" / "… to shellfish", "on weekdays" / "on weekends"
             return PairVerdict("unrelated", (both,))
+    elif not b.strong and not b.admits and not a.negative and not b.negative:
+        # "now" says something new began, not that another job's tool ended: "I use Zoom for video calls"
+        # / "I use Linear for tickets now" are two jobs (new-user trial 16)
+        purpose = _other_purpose(a, b, start, was, now)
+        if purpose is not None:
+            return PairVerdict("unrelated", (purpose,))
     events = _two_events(a, b, start, differing)
     if events is not None:
         return events
@@ -1334,7 +1362,8 @@ def _other_purpose(
     """``other_purpose`` when the change names another thing for another purpose ("our team uses Jira for
     tickets" / "… Slack for chat": ``both_hold.another_purpose``) after a verb whose slot may hold several
     values (not ``_single_valued``: "works at Google for ads" / "… at Meta for search" is one employer).
-    The caller has made sure no word says anything changed."""
+    The caller has made sure no word says the old statement was wrong ("instead", "actually"): "now" may
+    say only that the new one began."""
     if a.verb is None or start <= a.verb or _single_valued(a, start):
         return None
     return (
@@ -1378,12 +1407,16 @@ def _weak_change(a: _Frame, b: _Frame, start: int, was: tuple[str, ...], now: tu
 def _relation_inserted(x: tuple[str, ...], y: tuple[str, ...]) -> bool:
     """Whether frame tokens ``y`` are ``x`` with a relation (``value_slots.RELATIONS``) put after its first
     word or words, where ``x`` has none: "Sarah's parents moved to Austin" / "Sarah lives in Denver" are
-    about two subjects (new-user trial 8, M2)."""
+    about two subjects (new-user trial 8, M2); or with a relation's possessive ("my neighbor have", as the
+    frame writes "my neighbor's") put before the same words: "My neighbor's dog Rex died" / "My dog Rex is
+    5 years old" are two dogs (new-user trial 16)."""
     relations = _single_words().relations
     for i in range(1, min(len(x), len(y) - 1)):
         if x[:i] != y[:i]:
             return False
         if y[i] in relations and x[i] not in relations and y[i + 1] == x[i]:
+            return True
+        if y[i] in relations and y[i + 1] == "have" and y[i + 2 : i + 3] == x[i : i + 1]:
             return True
     return False
 
