@@ -3,11 +3,16 @@ now, and memory_summarize showed "I might move to Portland next year" as the key
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.key_statements import check_value_on_key
 from hindsight.domain.memory import MemoryDraft
+
+_LATER = datetime(2027, 6, 1, tzinfo=UTC)
+"""A start the caller gives for a value that holds later (``valid_from``)."""
 
 
 @pytest.mark.parametrize(
@@ -177,3 +182,96 @@ def test_a_plan_of_trial14_is_stored_on_a_key_that_names_plans_and_its_refusal_s
     assert refused.value.field == "content"
     assert "the words state a plan" in message, message
     assert all(words in message for words in ("without a key", "'user.plans'", "once it holds")), message
+
+
+@pytest.mark.parametrize(
+    ("key", "content"),
+    [
+        # trial16: refused as plans by 8fd0036 (accepted on b16988d): a habit, a discourse opening, a
+        # standing arrangement
+        ("user.commute", "I'm going to work at Acme by bike these days"),
+        ("user.employer", "I'm going to work at Acme by bike these days"),
+        ("user.home", "I'm gonna be honest, I still live in Denver"),
+        ("user.home", "I'm going to be honest, I still live in Denver"),
+        ("user.home", "To be honest: I live in Denver now"),
+        ("user.schedule", "I will work from home on Fridays"),
+        ("user.schedule", "I'll work from home on weekends"),
+        ("user.schedule", "I will work from home every Monday"),
+    ],
+)
+def test_a_habit_or_a_discourse_opening_is_a_value_not_a_plan(key: str, content: str) -> None:
+    check_value_on_key(MemoryDraft(content=content, key=key))
+
+
+@pytest.mark.parametrize(
+    ("key", "content", "words"),
+    [
+        # guards: a plan after a discourse opening, a habit with a time ahead, no habit
+        ("user.home", "I'm gonna be honest, I'm moving to Portland", "I'm moving"),
+        ("user.schedule", "I'll work from home on Fridays from next month", "I'll work"),
+        ("user.employer", "I'm going to work at Globex by the summer", "I'm going to work"),
+    ],
+)
+def test_a_plan_beside_a_habit_word_or_after_a_discourse_opening_is_still_refused(
+    key: str, content: str, words: str
+) -> None:
+    with pytest.raises(InvalidInput) as refused:
+        check_value_on_key(MemoryDraft(content=content, key=key))
+    assert f"state a plan ({words!r})" in str(refused.value), refused.value
+
+
+@pytest.mark.parametrize(
+    ("key", "content", "says"),
+    [
+        # trial16: plans inside 8fd0036's scope that still retired the value
+        ("user.editor", "I'm switching to Neovim next week", 'state a plan ("I\'m switching")'),
+        ("team.db", "We're switching to Postgres next quarter", 'state a plan ("We\'re switching")'),
+        ("team.db", "We're switching to Postgres in Q3", 'state a plan ("We\'re switching")'),
+        ("team.db", "We're switching to Postgres later this year", 'state a plan ("We\'re switching")'),
+        ("team.db", "We're migrating to Postgres next week", 'state a plan ("We\'re migrating")'),
+        # trial16: a value that starts holding only at a time ahead
+        ("user.home", "I'll be living in Lisbon from June", 'state a value from a time ahead ("I\'ll be")'),
+        ("user.phone", "I'll get a Pixel next month", 'state a value from a time ahead ("I\'ll get")'),
+        (
+            "team.standup",
+            "From next week the standup is at 10",
+            "state a value from a time ahead ('From next week')",
+        ),
+        ("team.standup", "Starting tomorrow, the standup is at 10", "state a value from a time ahead"),
+        ("user.age", "I will be 40 in March", "state a value from a time ahead ('I will be')"),
+        ("user.location", "I'll be in Lisbon tomorrow", 'state a value from a time ahead ("I\'ll be")'),
+    ],
+)
+def test_a_plan_or_a_value_from_a_time_ahead_is_refused_and_the_refusal_names_valid_from(
+    key: str, content: str, says: str
+) -> None:
+    """The refusal says to write it without a key, on a plans key, or once it holds (valid_from for a
+    change that starts later: the tool's mechanism for a future value); on user.plans it is stored."""
+    with pytest.raises(InvalidInput) as refused:
+        check_value_on_key(MemoryDraft(content=content, key=key))
+    message = str(refused.value)
+    assert refused.value.field == "content"
+    assert says in message, message
+    assert all(
+        words in message for words in ("without a key", "'user.plans'", "once it holds", "valid_from")
+    ), message
+    check_value_on_key(MemoryDraft(content=content, key="user.plans"))
+    check_value_on_key(MemoryDraft(content=content, key=key, valid_from=_LATER))
+
+
+@pytest.mark.parametrize(
+    ("key", "content"),
+    [
+        # guards beside the trial16 refusals: no time ahead, a past opening, a value of now
+        ("user.editor", "I'm switching to Neovim"),
+        ("user.music", "I'm starting to like jazz"),
+        ("user.diet", "I'll always be vegetarian"),
+        ("user.coffee", "I'll take my coffee black"),
+        ("user.home", "In June I moved to Denver"),
+        ("user.age", "I am 39"),
+        ("user.location", "I'm in Berlin this week"),
+        ("user.employer", "I'm working at Globex, which will open an office next year"),
+    ],
+)
+def test_a_value_of_now_beside_the_trial16_refusals_is_not_refused(key: str, content: str) -> None:
+    check_value_on_key(MemoryDraft(content=content, key=key))

@@ -14,10 +14,14 @@ on Mondays", "… to work by bike"; "I'm going to" / "gonna" and a verb, or "goi
 plan), not "will" but with a verb of change ("I'll move to Portland next month" is a plan; "I'll try
 anything once" a value), not a present progressive but of moving, or of a change with a time ahead ("I'm
 starting at Globex next week"; "I'm working at Globex" is a value: trial14 found these plans retired the
-value), not a conditional instruction ("If I'm late, text me"). The refusal names the kind of words it
-read (a question, a condition, a possibility, a plan: trial11 finding 6, "We are planning to have no more
-kids" was refused as "a question or a possibility or plan"); a plan on a key that names plans
-("user.plans") is that key's value.
+value), not a conditional instruction ("If I'm late, text me"). A value that holds only from a time ahead
+is refused as a plan is ("I will be 40 in March", "From next week the standup is at 10": trial16; the
+caller gives ``valid_from`` for it). Not a plan: a habit ("I'm going to work at Acme by bike these days",
+"I will work from home on Fridays") or a discourse opening ("I'm gonna be honest, …": the words after it
+are read). The refusal names the kind of words it read (a question, a condition, a possibility, a plan, a
+value from a time ahead: trial11 finding 6, "We are planning to have no more kids" was refused as "a
+question or a possibility or plan"); a plan or a value ahead on a key that names plans ("user.plans") is
+that key's value.
 """
 
 from __future__ import annotations
@@ -57,18 +61,45 @@ a plan, not the value of now (trial14). Narrower than ``_CHANGE_VERBS``: "I'll t
 go anywhere for sushi" say how the writer is, not what they will do."""
 _CHANGING = (
     r"moving|relocating|starting|switching|changing|quitting|leaving|joining|retiring|transferring|working"
-    r"|getting\s+(?:married|divorced|engaged)"
+    r"|migrating|upgrading|getting\s+(?:married|divorced|engaged)"
 )
-"""A change in the present progressive ("I'm starting at Globex next week"): a plan when a time ahead is
-named (``_PROGRESSIVE``, ``_NAMED_AHEAD``); "moving" / "relocating" always (``_NOT_A_VALUE``)."""
+"""A change in the present progressive ("I'm starting at Globex next week", "We're migrating to Postgres
+next quarter"): a plan when a time ahead is named (``_PROGRESSIVE``, ``_NAMED_AHEAD``); "moving" /
+"relocating" always (``_NOT_A_VALUE``)."""
+
+_SURELY_AHEAD = (
+    r"(?:(?:from|starting(?:\s+from)?|beginning|as\s+of|effective)\s+)?"
+    rf"(?:(?:next|this\s+coming)\s+(?:week|weekend|month|quarter|year|{SEASON_ALT}|{WEEKDAY_ALT})"
+    r"|tomorrow|later\s+this\s+(?:week|month|quarter|year))"
+)
+"""A time that can only lie ahead ("next week", "From next week", "Starting tomorrow", "later this
+year"): a value after it starts later, whatever its verb (``_NOT_A_VALUE``'s ``future``). Not "in June",
+"on Monday", "in two weeks", "from June": "In June I moved to Denver" is past."""
 _AHEAD_OPENING = (
-    rf"(?:(?:next|this\s+coming)\s+(?:week|weekend|month|year|{SEASON_ALT}|{WEEKDAY_ALT})|tomorrow|soon"
-    r"|someday|one\s+day|later\s+this\s+(?:week|month|year)"
+    rf"(?:{_SURELY_AHEAD}|soon|someday|one\s+day"
     rf"|in\s+(?:a|an|a\s+few|a\s+couple\s+of|\d+|two|three|four|five|six)\s+(?:{UNIT_ALT})s?"
     rf"|(?:in|on|by|from)\s+(?:{MONTH_ALT}|{WEEKDAY_ALT}))\s*,?\s+"
 )
 """A time ahead that opens the write before its subject ("Next month I'm going to move to Portland",
 "Tomorrow, I'll start at Globex": trial14); the opening is read after it as without it."""
+_ASIDE = re.compile(
+    r"^\s*(?:(?:(?:i(?:'m|\s+am)\s+)?(?:going\s+to|gonna)|i(?:'ll|\s+will)|to|let\s+me)\s+be\s+"
+    r"(?:honest|frank|real|clear|fair|straight|blunt|upfront|truthful)(?:\s+with\s+you)?"
+    r"|honestly|frankly|truthfully)\s*[,:;.!\u2013\u2014-]*\s+",
+    re.IGNORECASE,
+)
+"""A discourse opening, not a plan (trial16: "I'm gonna be honest, I still live in Denver" was refused as a
+plan): "I'm going to / gonna be honest / frank / real …", "I'll be honest", "To be honest", "Honestly".
+The words after it are read as the write ("I'm gonna be honest, I'm moving to Portland" is a plan)."""
+_HABIT = re.compile(
+    rf"\b(?:these\s+days|nowadays|usually|normally|always|daily|most\s+days|(?:every|each)\s+(?:day|morning"
+    rf"|evening|week|weekday|weekend|{WEEKDAY_ALT})|(?:on\s+)?(?:weekends|weekdays|(?:{WEEKDAY_ALT})s)"
+    r"|by\s+(?:bike|bicycle|car|bus|train|tube|subway|metro|tram|scooter)|on\s+foot)\b",
+    re.IGNORECASE,
+)
+"""Words of a habit or a standing arrangement ("these days", "every day", "by bike", "on Fridays", "on
+weekends"): "I'm going to work at Acme by bike these days" and "I will work from home on Fridays" say how
+things are, no plan (trial16: both refused by 8fd0036), unless a time ahead is named too."""
 _NOT_A_VALUE = re.compile(
     rf"^\s*(?:{_AHEAD_OPENING})?(?:"
     r"(?P<question>(?:should|shall)\s+(?:i|we)\b|do\s+you\s+think\b|what\s+if\s+(?:i|we)\b"
@@ -79,10 +110,11 @@ _NOT_A_VALUE = re.compile(
     r"|(?:i\s+(?:guess|believe|suppose)|probably)\s+(?:that\s+)?(?:i|we)\b"
     r"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:thinking\s+(?:about|of)|considering|weighing)\b)"
     r"|(?P<plan>(?:i|we)(?:'m|'re|\s+am|\s+are)\s+(?:planning|intending|hoping)\s+to\b"
-    rf"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+{_GOING}\s+work(?=\s+(?:(?:at|for)\s+(?-i:[A-Z])|as\b))"
+    rf"|(?P<unless_habit>(?:i|we)(?:'m|'re|\s+am|\s+are)\s+{_GOING}\s+work"
+    r"(?=\s+(?:(?:at|for)\s+(?-i:[A-Z])|as\b))"
+    rf"|(?:i|we)(?:'ll|\s+will|\s+shall)\s+{_SOON}(?:be\s+(?:{_CHANGING})|(?:{_WILL_CHANGE}))\b)"
     rf"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+{_GOING}\s+(?!(?:{_GOING_PLACES})\b)(?=(?-i:[a-z]))"
     rf"|(?:i|we)(?:'m|'re|\s+am|\s+are)\s+{_SOON}(?:moving|relocating)\b"
-    rf"|(?:i|we)(?:'ll|\s+will|\s+shall)\s+{_SOON}(?:be\s+(?:{_CHANGING})|(?:{_WILL_CHANGE}))\b"
     r"|(?:i|we)\s+(?:(?:also|still|really)\s+)?(?:plan\s+(?:to|on)|intend\s+to|hope\s+to)\b"
     rf"|(?:i|we)(?:'d|\s+would)\s+(?:(?:also|still|really)\s+)?(?:like|love)\s+to\s+(?:{_CHANGE_VERBS})\b"
     rf"|(?:i|we)\s+(?:(?:also|still|really)\s+)?want\s+to\s+(?:{_CHANGE_VERBS})\b)"
@@ -107,19 +139,36 @@ keyed values)."""
 
 _PROGRESSIVE = re.compile(
     rf"^\s*(?P<ahead>{_AHEAD_OPENING})?(?P<plan>(?:i|we)(?:'m|'re|\s+am|\s+are)\s+{_SOON}(?:{_CHANGING})\b)"
-    r"(?!\s+to\b)",
+    r"(?!(?:(?<=starting)|(?<=working))\s+to\b)",
     re.IGNORECASE,
 )
 """A change in the present progressive that opens the write ("I'm starting at Globex …", "We're leaving
-Acme …"; not "I'm starting to like jazz"): a plan when its clause or an opening names a time ahead
-(``_NAMED_AHEAD``, ``points_ahead``), a value otherwise ("I'm working at Globex", "I'm working at Globex
-these days", "I'm working at Globex, which will open an office in Lisbon")."""
+Acme …", "I'm switching to Neovim …"; not "I'm starting to like jazz"): a plan when its clause or an
+opening names a time ahead (``_NAMED_AHEAD``, ``points_ahead``), a value otherwise ("I'm working at
+Globex", "I'm working at Globex these days", "I'm working at Globex, which will open an office in
+Lisbon")."""
 _NAMED_AHEAD = re.compile(
-    rf"\b(?:soon|shortly|(?:on|in|from)\s+(?:{WEEKDAY_ALT}|{MONTH_ALT})\b(?!s))", re.IGNORECASE
+    rf"\b(?:soon|shortly|(?:on|in|from)\s+(?:{WEEKDAY_ALT}|{MONTH_ALT})\b(?!s)|next\s+quarter"
+    r"|later\s+this\s+(?:week|month|quarter|year)|in\s+(?:the\s+)?(?-i:Q)[1-4]\b)",
+    re.IGNORECASE,
 )
-"""A time ahead in a present progressive besides those of ``planned_words.points_ahead`` ("next week",
-"tomorrow", "in two weeks", "this Friday", "will"): "soon", "on Friday", "in June" (not "on Fridays", a
-routine)."""
+"""A time ahead in a present progressive or after "will" besides those of ``planned_words.points_ahead``
+("next week", "tomorrow", "in two weeks", "this Friday"): "soon", "on Friday", "in June" (not "on
+Fridays", a routine), "next quarter", "later this year", "in Q3" (trial16)."""
+_WILL = re.compile(
+    rf"^\s*(?P<ahead>{_AHEAD_OPENING})?(?P<future>(?:i|we)(?:'ll|\s+will|\s+shall)\s+{_SOON}(?!not\b|have\b)[a-z]+\b)",
+    re.IGNORECASE,
+)
+""""I / we will / 'll / shall <verb>" that opens the write ("I will be 40 in March", "I'll be in Lisbon
+tomorrow", "I'll get a Pixel next month", "I'll be living in Lisbon from June"): a value ahead of its
+time when its clause names a time ahead (trial16: each retired the value of now), a value otherwise ("I'll
+try anything once")."""
+_FUTURE_OPENING = re.compile(
+    rf"^\s*(?P<future>{_SURELY_AHEAD})\s*,?\s+(?!(?:i|we)(?:'ll|\s+will)\s+have\b)", re.IGNORECASE
+)
+"""A write that opens with a time that can only lie ahead ("From next week the standup is at 10",
+"Starting tomorrow my rent is $2000"): the value starts later (trial16: it retired "Standup is at 9").
+Not a future perfect ("Tomorrow I'll have lived in Denver for a year": a value of now)."""
 
 _CLAUSE_END = re.compile(r"[,;:.!?()]|\s[-–—]\s|\b(?:which|who|that|because|since|and|but|while)\b", re.I)
 """Where the clause of a progressive change ends: its time ahead is read before it."""
@@ -141,6 +190,7 @@ _WHAT = {
     "condition": ("say what would happen under a condition", "what would happen does not hold yet"),
     "possibility": ("state a possibility", "a possibility does not hold yet"),
     "plan": ("state a plan", "a plan does not hold until it is carried out"),
+    "future": ("state a value from a time ahead", "a value that starts later does not hold yet"),
 }
 """How the refusal names each kind of opening of ``_NOT_A_VALUE`` (its group names), and why it is no
 value of now."""
@@ -151,21 +201,28 @@ of now, and is stored (trial11 finding 6)."""
 
 def check_value_on_key(draft: MemoryDraft) -> None:
     """Refuse a keyed semantic write whose words open with a question, a condition, a possibility or a plan
-    (``_NOT_A_VALUE``): as the key's value it would retire the value of now. Only a semantic write with a
-    key and no ``valid_from`` (a value said to start later is the caller's: ``upcoming``); a plan on a key
-    that names plans (``PLAN_KEY``: "user.plans") is its value and stored. Raises InvalidInput (field
+    (``_NOT_A_VALUE``, ``_TRAILING_HEDGE``, ``_PROGRESSIVE``) or state a value from a time ahead
+    (``_WILL``, ``_FUTURE_OPENING``), read after a discourse opening (``_ASIDE``): as the key's value it
+    would retire the value of now. Only a semantic write with a key and no ``valid_from`` (a value said to
+    start later is the caller's: ``upcoming``); a plan or a value ahead on a key that names plans
+    (``PLAN_KEY``: "user.plans") is its value and stored. Raises InvalidInput (field
     ``content``) naming the kind of words and quoting them, the rule (a key holds the value that holds
     now) and what to do instead."""
     if draft.layer != "semantic" or draft.key is None or draft.valid_from is not None:
         return
-    content = plain_apostrophes(unicodedata.normalize("NFKC", draft.content))
-    found = _NOT_A_VALUE.search(content) or _TRAILING_HEDGE.search(content) or _progressive_plan(content)
-    if found is None or (found.lastgroup == "plan" and PLAN_KEY.search(draft.key)):
+    content = _ASIDE.sub("", plain_apostrophes(unicodedata.normalize("NFKC", draft.content)), count=1)
+    found = (
+        _opening(content)
+        or _TRAILING_HEDGE.search(content)
+        or _ahead_in_clause(_PROGRESSIVE, content)
+        or _ahead_in_clause(_WILL, content)
+        or _FUTURE_OPENING.search(content)
+    )
+    ahead = found is not None and found.lastgroup in ("plan", "future")
+    if found is None or (ahead and PLAN_KEY.search(draft.key)):
         return
     what, why = _WHAT[found.lastgroup or "question"]
-    plans = (
-        ", on a key that names plans ('user.plans': a plan is its value)" if found.lastgroup == "plan" else ""
-    )
+    plans = ", on a key that names plans ('user.plans': a plan is its value)" if ahead else ""
     raise InvalidInput(
         "content",
         f"the words {what} ({found.group(0).strip()!r}), not a value of key {draft.key!r}: a key holds the "
@@ -176,14 +233,35 @@ def check_value_on_key(draft: MemoryDraft) -> None:
     )
 
 
-def _progressive_plan(content: str) -> re.Match[str] | None:
-    """The opening of a change in the present progressive (``_PROGRESSIVE``) when the words name a time
-    ahead ("I'm starting at Globex next week", "We're leaving Acme in June"); None otherwise."""
-    found = _PROGRESSIVE.search(content)
+def _opening(content: str) -> re.Match[str] | None:
+    """How ``content`` opens (``_NOT_A_VALUE``), None for a value; "going to work at <Name>" and "I will
+    <a change>" are no plan when their clause tells a habit and names no time ahead ("… by bike these
+    days", "I will work from home on Fridays": ``_HABIT``)."""
+    found = _NOT_A_VALUE.search(content)
+    if found is None or found.group("unless_habit") is None:
+        return found
+    clause = _clause_after(found, content)
+    return found if _ahead(clause) or not _HABIT.search(clause) else None
+
+
+def _ahead_in_clause(opening: re.Pattern[str], content: str) -> re.Match[str] | None:
+    """The match of ``opening`` (``_PROGRESSIVE``, ``_WILL``) when a time ahead opens the words or is
+    named in the opening's own clause ("I'm starting at Globex next week", "I will be 40 in March"); None
+    otherwise."""
+    found = opening.search(content)
     if found is None:
         return None
     # the time is the change's own: "I'm working at Globex, which will open in Lisbon" is no plan
-    clause = _CLAUSE_END.split(content[found.end() :], maxsplit=1)[0]
-    if found.group("ahead") or points_ahead(clause) or _NAMED_AHEAD.search(clause):
+    if found.group("ahead") or _ahead(_clause_after(found, content)):
         return found
     return None
+
+
+def _clause_after(found: re.Match[str], content: str) -> str:
+    """The words after ``found`` up to the end of its clause (``_CLAUSE_END``)."""
+    return _CLAUSE_END.split(content[found.end() :], maxsplit=1)[0]
+
+
+def _ahead(clause: str) -> bool:
+    """Whether ``clause`` names a time ahead (``points_ahead``, ``_NAMED_AHEAD``)."""
+    return points_ahead(clause) or _NAMED_AHEAD.search(clause) is not None
