@@ -12,12 +12,14 @@ Narrow, as the rules it reuses: the subject is read by ``take_back.other_subject
 wife's dentist is …" is hers too; "My wife and I …" names the writer) and must name a person by a
 relation (``relations``: not "My allergy is peanuts", "My favourite food is …"); every value of the key
 must open with the writer ("I …", "We …", "The user …": ``also_now.by_the_writer``). Not refused: a key
-with a part naming a relation ("user.son.allergy", "kids.allergy", "user.spouse"), a write that already
-leaves the key's values (an addition, "My son is also allergic to eggs", aff0bfb; a re-add, "… again",
-4be0102; a take-back), and a write that names what it supersedes. A key whose values are subjectless
-("Allergic to penicillin") or another person's keeps its rule (replaced, as before): whose they are is not
-read. The values are those stored at acknowledgement (``usecases.key_values``): a value still queued is
-not seen.
+with a part naming a relation ("user.son.allergy", "kids.allergy", "user.spouse"), a person who fills the
+role the key names ("My boss is Dana now" on "user.manager", "My sister is my emergency contact now" on
+"user.emergency_contact": the writer's value, trial16 M2; on "user.job" the boss stays another person), a
+write that already leaves the key's values (an addition, "My son is also allergic to eggs", aff0bfb; a
+re-add, "… again", 4be0102; a take-back), and a write that names what it supersedes. A key whose values
+are subjectless ("Allergic to penicillin") or another person's keeps its rule (replaced, as before): whose
+they are is not read. The values are those stored at acknowledgement (``usecases.key_values``): a value
+still queued is not seen.
 """
 
 from __future__ import annotations
@@ -29,12 +31,20 @@ from hindsight.domain.also_now import by_the_writer
 from hindsight.domain.contradiction import is_additive
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import MemoryDraft
-from hindsight.domain.relations import RELATION_ALT
+from hindsight.domain.relations import RELATION_ALT, RELATION_ROLES
 from hindsight.domain.take_back import may_leave_values, other_subject
 from hindsight.domain.text import plain_apostrophes
 
 _RELATION = re.compile(rf"\b(?:{RELATION_ALT})\b", re.IGNORECASE)
 _KEY_PARTS = re.compile(r"[._:/-]")
+_KEY_WORDS = re.compile(r"[^\W_]+")
+_FILLS_A_ROLE = re.compile(
+    rf"^\W*(?i:my|our)\s+(?P<relation>(?i:{RELATION_ALT}))\s+is\s+(?:now\s+)?"
+    r"(?:(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)|(?i:my)\s+(?:[a-z]+\s+){0,2}(?P<role>(?!(?:now|again|these|days)\b)[a-z]+))"
+    r"(?:\s+(?i:now|again|these\s+days))?[\s.!]*$"
+)
+"""Who fills a role of the writer's, said of the relation: "My boss is Dana (now)", "My sister is my
+emergency contact now" (trial16 M2): the person is the value, not the subject of another person's state."""
 
 
 def other_persons_subject(draft: MemoryDraft) -> str | None:
@@ -50,7 +60,24 @@ def other_persons_subject(draft: MemoryDraft) -> str | None:
         return None
     if any(_RELATION.fullmatch(part) for part in _KEY_PARTS.split(draft.key)):
         return None  # "user.son.allergy", "kids.allergy", "user.spouse": a key of theirs too
+    if _fills_the_keys_role(content, draft.key):
+        return None
     return subject
+
+
+def _fills_the_keys_role(content: str, key: str) -> bool:
+    """Whether ``content`` names who fills the role the key names (``_FILLS_A_ROLE``): "My boss is Dana"
+    on a key naming the relation or its role ("user.manager": ``RELATION_ROLES``), "My sister is my
+    emergency contact" on a key naming the role ("user.emergency_contact"). On another key ("My boss is
+    Dana" on "user.job") it stays another person's words."""
+    fills = _FILLS_A_ROLE.match(content)
+    if fills is None:
+        return False
+    words = {word.lower() for word in _KEY_WORDS.findall(key)}
+    relation = fills.group("relation").lower()
+    if words & {relation, *RELATION_ROLES.get(relation, ())}:
+        return True
+    return fills.group("role") is not None and fills.group("role").lower() in words
 
 
 def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence[str]) -> None:

@@ -20,3 +20,6 @@ RELATIONS: tuple[str, ...] = (
 """A person named by a relation (a family member, a partner, someone the writer lives or works with)."""
 RELATION_ALT = "|".join(sorted(RELATIONS, key=len, reverse=True))
 """``RELATIONS`` as a regex alternation, longest first ("grandmother" before "mother")."""
+RELATION_ROLES: dict[str, tuple[str, ...]] = {"boss": ("manager", "supervisor")}
+"""The roles of the writer's a relation names in a key's words besides itself ("user.manager" is the
+writer's boss): a key naming one holds who fills it ("My boss is Dana", ``key_subject``)."""

@@ -134,13 +134,25 @@ _SUBJECT_END = re.compile(
 )
 """Where the subject ends: at its verb, or at a contracted "is" / "are" (``_CONTRACTED_STATE``): "My son's
 allergic to eggs" → "my son"; "My wife's dentist is Dr. Lee" → "my wife's dentist" (hers too)."""
+_RELATION_VERB = re.compile(
+    rf"^\W*((?i:my|our)\s+(?i:{RELATION_ALT})(?:\s+[A-Z][a-z]+)?)"
+    r"(?:\s+(?i:now|still|currently|also|usually|always|actually))?\s+(?:[a-z]+s|has|does)\b"
+    r"(?!\s+(?i:me|us|i|we|that|my|our)\b)"
+)
+"""A relation subject at the opening and a present-tense verb ("My wife works at …", "My sister Jess drives
+…", "My dad takes …", "My son has …", trial16 H1), not one of the writer's ("My boss tells me …", "My wife
+says I …", "… drives my car": the writer is in it)."""
 
 
 def other_subject(text: str) -> str | None:
     """The subject words of ``text``, lower case ("my son", "our kids", "alex's son"), when it opens with
-    another person named by a relation (``of_another_person``, ``_NAMED_RELATION``); None otherwise."""
+    another person named by a relation (``of_another_person``, ``_NAMED_RELATION``) before a verb of being,
+    having or living, or "my/our <relation>" before any present-tense verb (``_RELATION_VERB``); None
+    otherwise."""
     if not (of_another_person(text) or _NAMED_RELATION.match(text)):
         return None
+    if verb := _RELATION_VERB.match(text):
+        return verb.group(1).lower()
     end = _SUBJECT_END.search(text)
     return text[: end.start()].strip(" \t\"'(").lower() if end else None
 
