@@ -228,3 +228,34 @@ async def test_memory_write_refuses_another_persons_contracted_words_on_the_user
     assert queue.jobs == []
     await remember(ALICE, None, MemoryDraft(content="My son's allergic to eggs", key="son.allergy"))
     assert len(queue.jobs) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        ("My partner works at Globex and I work at Acme", "user.employer"),
+        ("My sister works at Globex, and I work at Acme", "user.employer"),
+        ("My wife eats meat; I'm vegetarian", "user.diet"),
+        ("My parents live in Boston but I live in Denver", "user.home"),
+        ("My son's allergic to eggs and I'm allergic to peanuts", "user.allergy"),
+        ("My wife is a nurse and I am a teacher", "user.job"),
+    ],
+)
+def test_the_writers_own_clause_after_another_persons_is_the_writers_value(content: str, key: str) -> None:
+    """trial17 MED-1: with another person's clause first, the whole write was refused on the user's key."""
+    assert other_persons_subject(MemoryDraft(content=content, key=key)) is None
+
+
+@pytest.mark.parametrize(
+    ("content", "key", "subject"),
+    [
+        ("My son is allergic to eggs, so I cook without them", "user.allergy", "my son"),
+        ("My wife works at Globex and I love it", "user.employer", "my wife"),
+        ("My sister lives in Portland and we visit her", "user.home", "my sister"),
+    ],
+)
+def test_a_writers_clause_with_another_verb_leaves_the_words_another_persons(
+    content: str, key: str, subject: str
+) -> None:
+    """Guards: the writer's clause says nothing of the key's value, so the write is still refused."""
+    assert other_persons_subject(MemoryDraft(content=content, key=key)) == subject

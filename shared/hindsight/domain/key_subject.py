@@ -14,7 +14,9 @@ relation (``relations``: not "My allergy is peanuts", "My favourite food is …"
 must open with the writer ("I …", "We …", "The user …": ``also_now.by_the_writer``). Not refused: a key
 with a part naming a relation ("user.son.allergy", "kids.allergy", "user.spouse"), a person who fills the
 role the key names ("My boss is Dana now" on "user.manager", "My sister is my emergency contact now" on
-"user.emergency_contact": the writer's value, trial16 M2; on "user.job" the boss stays another person), a
+"user.emergency_contact": the writer's value, trial16 M2; on "user.job" the boss stays another person), the
+writer's own clause after theirs with the same verb or a verb of being ("My partner works at Globex and I
+work at Acme": the writer's value, trial17), a
 write that already leaves the key's values (an addition, "My son is also allergic to eggs", aff0bfb; a
 re-add, "… again", 4be0102; a take-back), and a write that names what it supersedes. A key whose values
 are subjectless ("Allergic to penicillin") or another person's keeps its rule (replaced, as before): whose
@@ -45,6 +47,16 @@ _FILLS_A_ROLE = re.compile(
 )
 """Who fills a role of the writer's, said of the relation: "My boss is Dana (now)", "My sister is my
 emergency contact now" (trial16 M2): the person is the value, not the subject of another person's state."""
+_VERB_AFTER = re.compile(
+    r"\s*(?:(?:now|still|currently|also|usually|always|actually)\s+)?([a-z]+)\b", re.IGNORECASE
+)
+"""The verb after another person's subject ("works" in "My wife (now) works at …")."""
+_WRITERS_CLAUSE = re.compile(
+    r"(?:[,;:.!?]\s*(?:(?:and|but|yet|while|whereas)\s+)?|\s(?:and|but|yet|while|whereas)\s+)"
+    r"(?:I|[Ww]e)(?:'m|'re|\s+(?:now\s+|still\s+|also\s+)?([a-z]+))\b"
+)
+"""A clause of the writer's after another person's: "…, and I work at Acme", "…; I'm vegetarian", "… but
+I live in Denver" (trial17: with the other person's clause first, the whole write was refused)."""
 
 
 def other_persons_subject(draft: MemoryDraft) -> str | None:
@@ -60,9 +72,39 @@ def other_persons_subject(draft: MemoryDraft) -> str | None:
         return None
     if any(_RELATION.fullmatch(part) for part in _KEY_PARTS.split(draft.key)):
         return None  # "user.son.allergy", "kids.allergy", "user.spouse": a key of theirs too
-    if _fills_the_keys_role(content, draft.key):
+    if _fills_the_keys_role(content, draft.key) or _the_writer_says_the_same(content, subject):
         return None
     return subject
+
+
+def _the_writer_says_the_same(content: str, subject: str) -> bool:
+    """Whether a clause of the writer's after the other person's states the writer's own value with the
+    same verb or a verb of being ("My partner works at Globex and I work at Acme", "My parents live in
+    Boston but I live in Denver", "My wife eats meat; I'm vegetarian"): the write is the writer's value
+    set beside another person's, not another person's statement (trial17 MED-1). A writer's clause with
+    another verb ("My son is allergic to eggs, so I cook without them") says nothing of the key's value:
+    still another person's words."""
+    found = _VERB_AFTER.match(content, len(subject) + (len(content) - len(content.lstrip(" \t\"'("))))
+    theirs = _lemma(found.group(1)) if found else None
+    for clause in _WRITERS_CLAUSE.finditer(content):
+        verb = clause.group(1)
+        if verb is None or verb.lower() in {"am", "are"} or _lemma(verb) == theirs:
+            return True
+    return False
+
+
+def _lemma(verb: str) -> str:
+    """A present-tense verb's plain form, enough to tell "works"/"work", "lives"/"live", "is"/"am"."""
+    verb = verb.lower()
+    if verb in {"is", "am", "are", "'s", "'m", "'re"}:
+        return "be"
+    if verb in {"has", "have"}:
+        return "have"
+    if verb.endswith("ies"):
+        return verb[:-3] + "y"
+    if verb.endswith(("sses", "shes", "ches", "xes", "oes")):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
 
 
 def _fills_the_keys_role(content: str, key: str) -> bool:
