@@ -275,3 +275,62 @@ def test_a_plan_or_a_value_from_a_time_ahead_is_refused_and_the_refusal_names_va
 )
 def test_a_value_of_now_beside_the_trial16_refusals_is_not_refused(key: str, content: str) -> None:
     check_value_on_key(MemoryDraft(content=content, key=key))
+
+
+@pytest.mark.parametrize(
+    ("key", "content", "says"),
+    [
+        # trial17: a change in the present simple from a time ahead retired the value of now
+        ("user.employer", "I start at Globex next Monday", "state a value from a time ahead ('I start')"),
+        (
+            "user.employer",
+            "I start my new job at Globex next week",
+            "state a value from a time ahead ('I start')",
+        ),
+        ("user.employer", "Starting in January I work at Globex", "('Starting in January')"),
+        ("user.employer", "I've accepted an offer from Globex and start in January", 'and start")'),
+        (
+            "user.home",
+            "We close on the Denver house next month",
+            "state a value from a time ahead ('We close')",
+        ),
+        (
+            "user.employer",
+            "In January I join Globex",
+            "state a value from a time ahead ('In January I join')",
+        ),
+        ("user.employer", "I join Globex on Monday", "state a value from a time ahead ('I join')"),
+    ],
+)
+def test_a_change_in_the_present_simple_from_a_time_ahead_is_refused(
+    key: str, content: str, says: str
+) -> None:
+    """As "I will …" with a time ahead (trial16), the refusal names valid_from; on user.plans it is stored."""
+    with pytest.raises(InvalidInput) as refused:
+        check_value_on_key(MemoryDraft(content=content, key=key))
+    message = str(refused.value)
+    assert refused.value.field == "content"
+    assert says in message, message
+    assert "valid_from" in message, message
+    check_value_on_key(MemoryDraft(content=content, key="user.plans"))
+    check_value_on_key(MemoryDraft(content=content, key=key, valid_from=_LATER))
+
+
+@pytest.mark.parametrize(
+    ("key", "content"),
+    [
+        # guards beside the trial17 refusals: a habit, a past change, a recurring time
+        ("user.schedule", "I start work at 9 every day"),
+        ("user.schedule", "I start at 8 on weekdays"),
+        ("user.schedule", "I start at 9 on Mondays"),
+        ("user.employer", "I started at Globex in January"),
+        ("user.employer", "In January I started at Globex"),
+        ("user.employer", "Starting in January I worked at Globex"),
+        ("user.employer", "I joined Globex last week"),
+        ("user.schedule", "I leave work at 5"),
+        ("user.schedule", "I close the store on Sundays"),
+        ("user.travel", "I leave for Florida every January"),
+    ],
+)
+def test_a_habit_or_a_past_change_beside_the_trial17_refusals_is_a_value(key: str, content: str) -> None:
+    check_value_on_key(MemoryDraft(content=content, key=key))

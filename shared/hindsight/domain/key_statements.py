@@ -15,8 +15,9 @@ plan), not "will" but with a verb of change ("I'll move to Portland next month" 
 anything once" a value), not a present progressive but of moving, or of a change with a time ahead ("I'm
 starting at Globex next week"; "I'm working at Globex" is a value: trial14 found these plans retired the
 value), not a conditional instruction ("If I'm late, text me"). A value that holds only from a time ahead
-is refused as a plan is ("I will be 40 in March", "From next week the standup is at 10": trial16; the
-caller gives ``valid_from`` for it). Not a plan: a habit ("I'm going to work at Acme by bike these days",
+is refused as a plan is ("I will be 40 in March", "From next week the standup is at 10": trial16; "I
+start at Globex next Monday", "Starting in January I work at Globex": trial17; the caller gives
+``valid_from`` for it). Not a plan: a habit ("I'm going to work at Acme by bike these days",
 "I will work from home on Fridays") or a discourse opening ("I'm gonna be honest, …": the words after it
 are read). The refusal names the kind of words it read (a question, a condition, a possibility, a plan, a
 value from a time ahead: trial11 finding 6, "We are planning to have no more kids" was refused as "a
@@ -34,6 +35,7 @@ from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.planned_words import points_ahead
 from hindsight.domain.text import plain_apostrophes
+from hindsight.domain.word_dates import past_tense
 
 _GOING_PLACES = (
     r"the|a|an|my|our|his|her|their|your|this|that|these|those|some|work|school|college|uni|university"
@@ -170,6 +172,30 @@ _FUTURE_OPENING = re.compile(
 "Starting tomorrow my rent is $2000"): the value starts later (trial16: it retired "Standup is at 9").
 Not a future perfect ("Tomorrow I'll have lived in Denver for a year": a value of now)."""
 
+_STARTS = r"start|begin|join|leave|move|close|switch|relocate|quit"
+"""A change in the present simple that says when it happens ("I start at Globex next Monday", "We close on
+the Denver house next month"): a value from a time ahead when its clause names one (trial17: each retired
+the value of now), a habit otherwise ("I start work at 9 every day", "I leave work at 5")."""
+_PRESENT_CHANGE = re.compile(
+    rf"^\s*(?P<ahead>{_AHEAD_OPENING})?(?P<future>(?:i|we)\s+{_SOON}(?:{_STARTS}))\b(?!-)", re.IGNORECASE
+)
+""""I / we start / join / close …" that opens the write (``_STARTS``; not "started", "joined")."""
+_AND_CHANGE = re.compile(
+    rf"^\s*(?P<future>(?:i|we)\b[^.;!?]*?\band\s+{_SOON}(?:{_STARTS}))\b(?!-)", re.IGNORECASE
+)
+""""I … and start / join …" ("I've accepted an offer from Globex and start in January", trial17): the
+change after "and", read as ``_PRESENT_CHANGE``."""
+_STARTING_ON = re.compile(
+    rf"^\s*(?P<future>(?:starting|beginning)\s+(?:(?:in|on|from)\s+)?(?:{MONTH_ALT}|{WEEKDAY_ALT})\b(?!s))",
+    re.IGNORECASE,
+)
+"""A write that opens "Starting in January / on Monday …" ("Starting in January I work at Globex",
+trial17): a value from a time ahead unless its words are past ("Starting in January I worked at …");
+"Starting next week …" is ``_SURELY_AHEAD``'s."""
+
+_EVERY = re.compile(r"\b(?:every|each)\b", re.IGNORECASE)
+"""A recurring time ("every January", "each year"): a habit beside ``_HABIT``'s, no time ahead."""
+
 _CLAUSE_END = re.compile(r"[,;:.!?()]|\s[-–—]\s|\b(?:which|who|that|because|since|and|but|while)\b", re.I)
 """Where the clause of a progressive change ends: its time ahead is read before it."""
 
@@ -201,13 +227,12 @@ of now, and is stored (trial11 finding 6)."""
 
 def check_value_on_key(draft: MemoryDraft) -> None:
     """Refuse a keyed semantic write whose words open with a question, a condition, a possibility or a plan
-    (``_NOT_A_VALUE``, ``_TRAILING_HEDGE``, ``_PROGRESSIVE``) or state a value from a time ahead
-    (``_WILL``, ``_FUTURE_OPENING``), read after a discourse opening (``_ASIDE``): as the key's value it
-    would retire the value of now. Only a semantic write with a key and no ``valid_from`` (a value said to
+    (``_NOT_A_VALUE``, ``_TRAILING_HEDGE``, ``_PROGRESSIVE``) or state a value from a time ahead (``_WILL``,
+    ``_FUTURE_OPENING``, ``_present_change``), read after a discourse opening (``_ASIDE``): as the key's value
+    it would retire the value of now. Only a semantic write with a key and no ``valid_from`` (a value said to
     start later is the caller's: ``upcoming``); a plan or a value ahead on a key that names plans
-    (``PLAN_KEY``: "user.plans") is its value and stored. Raises InvalidInput (field
-    ``content``) naming the kind of words and quoting them, the rule (a key holds the value that holds
-    now) and what to do instead."""
+    (``PLAN_KEY``: "user.plans") is its value and stored. Raises InvalidInput (field ``content``) naming the
+    kind of words and quoting them, the rule (a key holds the value that holds now) and what to do instead."""
     if draft.layer != "semantic" or draft.key is None or draft.valid_from is not None:
         return
     content = _ASIDE.sub("", plain_apostrophes(unicodedata.normalize("NFKC", draft.content)), count=1)
@@ -217,6 +242,7 @@ def check_value_on_key(draft: MemoryDraft) -> None:
         or _ahead_in_clause(_PROGRESSIVE, content)
         or _ahead_in_clause(_WILL, content)
         or _FUTURE_OPENING.search(content)
+        or _present_change(content)
     )
     ahead = found is not None and found.lastgroup in ("plan", "future")
     if found is None or (ahead and PLAN_KEY.search(draft.key)):
@@ -265,3 +291,24 @@ def _clause_after(found: re.Match[str], content: str) -> str:
 def _ahead(clause: str) -> bool:
     """Whether ``clause`` names a time ahead (``points_ahead``, ``_NAMED_AHEAD``)."""
     return points_ahead(clause) or _NAMED_AHEAD.search(clause) is not None
+
+
+def _present_change(content: str) -> re.Match[str] | None:
+    """A change in the present simple from a time ahead (trial17): "I start at Globex next Monday", "In
+    January I join Globex", "I've accepted an offer from Globex and start in January" (``_PRESENT_CHANGE``,
+    ``_AND_CHANGE``: a time ahead opens the words or is named in the change's clause, and it tells no habit:
+    "I start at 8 on weekdays", "I leave for Florida every January"), "Starting in January I work at
+    Globex" (``_STARTING_ON``, no past verb after it); None otherwise."""
+    for opening in (_PRESENT_CHANGE, _AND_CHANGE):
+        found = opening.search(content)
+        if found is None:
+            continue
+        clause = _clause_after(found, content)
+        if ("ahead" in opening.groupindex and found.group("ahead")) or (
+            _ahead(clause) and not _HABIT.search(clause) and not _EVERY.search(clause)
+        ):
+            return found
+    found = _STARTING_ON.search(content)
+    if found is not None and not past_tense(content[found.end() :]):
+        return found
+    return None
