@@ -300,6 +300,7 @@ def test_a_value_of_now_beside_the_trial16_refusals_is_not_refused(key: str, con
             "state a value from a time ahead ('In January I join')",
         ),
         ("user.employer", "I join Globex on Monday", "state a value from a time ahead ('I join')"),
+        ("user.employer", "I quit Acme next month", "state a value from a time ahead ('I quit')"),
     ],
 )
 def test_a_change_in_the_present_simple_from_a_time_ahead_is_refused(
@@ -330,6 +331,9 @@ def test_a_change_in_the_present_simple_from_a_time_ahead_is_refused(
         ("user.schedule", "I leave work at 5"),
         ("user.schedule", "I close the store on Sundays"),
         ("user.travel", "I leave for Florida every January"),
+        # "quit" is its own past: only a time that can only lie ahead makes it one ahead
+        ("user.employer", "I quit Acme in January"),
+        ("user.habits", "I quit smoking on Monday"),
     ],
 )
 def test_a_habit_or_a_past_change_beside_the_trial17_refusals_is_a_value(key: str, content: str) -> None:

@@ -193,6 +193,9 @@ _STARTING_ON = re.compile(
 trial17): a value from a time ahead unless its words are past ("Starting in January I worked at …");
 "Starting next week …" is ``_SURELY_AHEAD``'s."""
 
+_QUIT = re.compile(r"\bquit$", re.IGNORECASE)
+"""The one verb of ``_STARTS`` whose past is its present: only a time that can only lie ahead makes it one
+ahead (``points_ahead``: "next month", "tomorrow"), not "in January", "on Monday"."""
 _EVERY = re.compile(r"\b(?:every|each)\b", re.IGNORECASE)
 """A recurring time ("every January", "each year"): a habit beside ``_HABIT``'s, no time ahead."""
 
@@ -304,9 +307,12 @@ def _present_change(content: str) -> re.Match[str] | None:
         if found is None:
             continue
         clause = _clause_after(found, content)
-        if ("ahead" in opening.groupindex and found.group("ahead")) or (
-            _ahead(clause) and not _HABIT.search(clause) and not _EVERY.search(clause)
-        ):
+        opened = found.group("ahead") or "" if "ahead" in opening.groupindex else ""
+        if _QUIT.search(found.group("future")):
+            # "quit" is its own past: "I quit Acme in January" is past, "I quit Acme next month" ahead
+            if points_ahead(opened) or points_ahead(clause):
+                return found
+        elif opened or (_ahead(clause) and not _HABIT.search(clause) and not _EVERY.search(clause)):
             return found
     found = _STARTING_ON.search(content)
     if found is not None and not past_tense(content[found.end() :]):
