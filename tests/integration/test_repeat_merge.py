@@ -211,5 +211,5 @@ async def test_a_malformed_id_is_refused_without_echoing_it(server: BackgroundSe
             await call(client, "memory_get", {"id": "not-a-uuid"})
     message = refused.value.error["message"]
     assert message == (
-        "Invalid arguments: id: Input should be a UUID string, like '0193a5c2-7d1e-7f3a-9b2c-4d5e6f708192'"
+        "Invalid arguments: id: must be a UUID string, like '0193a5c2-7d1e-7f3a-9b2c-4d5e6f708192'"
     )
