@@ -83,8 +83,6 @@ def test_a_person_filling_the_keys_role_or_the_writer_in_the_words_is_the_writer
         ("My allergy is peanuts", "user.allergy"),  # "my" + no relation: the writer's
         ("My favourite food is pizza", "user.food"),
         ("My son is also allergic to eggs", "user.allergy"),  # an addition: kept beside (aff0bfb)
-        ("My son is allergic to peanuts again", "user.allergy"),  # a re-add: kept beside (4be0102)
-        ("My son is no longer allergic to eggs", "user.allergy"),  # a take-back
         ("My son is allergic to eggs", "user.son.allergy"),  # the key is theirs
         ("Our kids are allergic to eggs", "kids.allergy"),
         ("My wife is a nurse", "user.spouse"),
@@ -127,7 +125,7 @@ def test_the_refusal_names_the_field_the_key_whose_words_and_a_key_of_theirs() -
         [],
         ["Allergic to penicillin"],
         ["Leo is allergic to milk"],
-        ["I'm allergic to peanuts", "Allergic to dust"],
+        ["Allergic to dust", "Leo is allergic to milk"],
     ],
 )
 def test_a_key_without_a_value_or_with_one_not_the_writers_keeps_its_rule(values: list[str]) -> None:

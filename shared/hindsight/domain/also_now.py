@@ -106,3 +106,9 @@ def of_another_person(text: str) -> bool:
         return False
     verb = re.search(r"\b(?:is|are|was|were|has|have|had|'s|lives?|gets?|got)\b", text, re.IGNORECASE)
     return not _BY_THE_WRITER.search(text[: verb.start()] if verb else text)
+
+
+def with_the_writer(text: str) -> bool:
+    """Whether ``text`` opens with another person named by a relation and the writer beside them ("My wife
+    and I moved to Austin", "My best friend and I …": ``_WITH_THE_WRITER``): a subject the writer is in."""
+    return bool(_WITH_THE_WRITER.match(plain_apostrophes(text)))

@@ -8,17 +8,22 @@ refused rather than kept beside because a key is one subject's slot — kept on 
 allergy would read as one of the user's, and the user's next value on the key would retire it unseen.
 
 Narrow, as the rules it reuses: the subject is read by ``take_back.other_subject`` (a relation such as
-"My son", "Our kids", "Alex's son", read up to its verb or a contracted "is": "My son's allergic …"; "My
-wife's dentist is …" is hers too; "My wife and I …" names the writer) and must name a person by a
-relation (``relations``: not "My allergy is peanuts", "My favourite food is …"); every value of the key
-must open with the writer ("I …", "We …", "The user …": ``also_now.by_the_writer``). Not refused: a key
-with a part naming a relation ("user.son.allergy", "kids.allergy", "user.spouse"), a person who fills the
+"My son", "Our kids", "Alex's son", "My best friend", "My brother-in-law", "My ex", read up to its verb,
+present or past, or a contracted "is": "My son's allergic …", "My sister moved …"; "My wife's dentist is
+…" is hers too; "My wife and I …" names the writer) and must open with a person named by a relation
+(``relations``: not "My allergy is peanuts", "My favourite food is …"); some value of the key must be the
+writer's (``writers_value``: "I …", "We …", "The user …", "My wife and I …", "My partner works at Hooli
+and I work at Pied Piper"), whatever else the key holds — one value of another person's kept beside
+switched the check off (trial18 H2). Not refused: a key with a part naming a relation
+("user.son.allergy", "kids.allergy", "user.spouse"), a person who fills the
 role the key names ("My boss is Dana now" on "user.manager", "My sister is my emergency contact now" on
 "user.emergency_contact": the writer's value, trial16 M2; on "user.job" the boss stays another person), the
 writer's own clause after theirs with the same verb or a verb of being ("My partner works at Globex and I
-work at Acme": the writer's value, trial17), a
-write that already leaves the key's values (an addition, "My son is also allergic to eggs", aff0bfb; a
-re-add, "… again", 4be0102; a take-back), and a write that names what it supersedes. A key whose values
+work at Acme": the writer's value, trial17; not a negated one, "My daughter is vegan, I'm not": trial18
+M4), or one that says a change of the writer's value in words of its own ("My husband got a job in Seattle
+so we moved there": trial18 M2), a write that leaves the writer's values (an addition, "My son is also
+allergic to eggs", aff0bfb; a re-add, "… again", 4be0102, or a take-back that retires no value of the
+writer's: ``take_back.taken_back``), and a write that names what it supersedes. A key whose values
 are subjectless ("Allergic to penicillin") or another person's keeps its rule (replaced, as before): whose
 they are is not read. The values are those stored at acknowledgement (``usecases.key_values``): a value
 still queued is not seen.
@@ -29,15 +34,22 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from hindsight.domain.also_now import by_the_writer
+from hindsight.domain.also_now import by_the_writer, with_the_writer
+from hindsight.domain.change_mention import mentions_a_change
 from hindsight.domain.contradiction import is_additive
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relations import RELATION_ALT, RELATION_ROLES
-from hindsight.domain.take_back import may_leave_values, other_subject
+from hindsight.domain.take_back import is_take_back, may_leave_values, other_subject, taken_back
 from hindsight.domain.text import plain_apostrophes
 
 _RELATION = re.compile(rf"\b(?:{RELATION_ALT})\b", re.IGNORECASE)
+_OPENS_WITH_RELATION = re.compile(
+    rf"^\W*(?:my|our|his|her|their|your|[^\W\d_]+'s)\s+(?:[\w'-]+[\s-]+)?(?:{RELATION_ALT})\b", re.IGNORECASE
+)
+"""A subject that opens with a person named by a relation ("my son", "my best friend", "my ex-wife's
+lawyer", "alex's son"), not one that names a relation only later ("My fam's small, but I love … the
+friends I have": the writer's words)."""
 _KEY_PARTS = re.compile(r"[._:/-]")
 _KEY_WORDS = re.compile(r"[^\W_]+")
 _FILLS_A_ROLE = re.compile(
@@ -52,23 +64,28 @@ _VERB_AFTER = re.compile(
 )
 """The verb after another person's subject ("works" in "My wife (now) works at …")."""
 _WRITERS_CLAUSE = re.compile(
-    r"(?:[,;:.!?]\s*(?:(?:and|but|yet|while|whereas)\s+)?|\s(?:and|but|yet|while|whereas)\s+)"
-    r"(?:I|[Ww]e)(?:'m|'re|\s+(?:now\s+|still\s+|also\s+)?([a-z]+))\b"
+    r"(?:[,;:.!?]\s*(?:(?:and|but|yet|while|whereas|so)\s+)?|\s(?:and|but|yet|while|whereas|so)\s+)"
+    r"(?:I|[Ww]e)(?:'m|'re|\s+(?:now\s+|still\s+|also\s+|just\s+)?([a-z]+))\b(?P<rest>[^,;:.!?]*)"
 )
 """A clause of the writer's after another person's: "…, and I work at Acme", "…; I'm vegetarian", "… but
-I live in Denver" (trial17: with the other person's clause first, the whole write was refused)."""
+I live in Denver" (trial17: with the other person's clause first, the whole write was refused), "… so we
+moved there" (trial18 M2); ``rest``: its words after the verb, to the end of the clause."""
+_NEGATED = re.compile(r"^(?:\s*(?:not|never|no\s+longer)\b|'t\b)", re.IGNORECASE)
+"""A writer's clause that says what the writer is not ("…, I'm not", "… but I don't", "…, I'm not
+vegan"): it states no value of the key (trial18 M4)."""
 
 
 def other_persons_subject(draft: MemoryDraft) -> str | None:
     """The subject words ("my son", "our kids", lower case) of a keyed semantic write about another person
-    named by a relation, when it would replace the key's value (no addition, re-add or take-back, no
-    ``supersedes``) and the key names no relation (module docstring); None otherwise. Only then are the
-    key's values read (``check_other_person_on_key``)."""
+    named by a relation, when it may retire a value of the key (no addition, no ``supersedes``) and the
+    key names no relation (module docstring); None otherwise. Only then are the key's values read
+    (``check_other_person_on_key``: a take-back or re-add of theirs is refused only when it would retire
+    a value of the writer's)."""
     if draft.layer != "semantic" or draft.key is None or draft.supersedes is not None:
         return None
     content = plain_apostrophes(draft.content)
     subject = other_subject(content)
-    if subject is None or not _RELATION.search(subject) or may_leave_values(content) or is_additive(content):
+    if subject is None or not _OPENS_WITH_RELATION.match(subject) or is_additive(content):
         return None
     if any(_RELATION.fullmatch(part) for part in _KEY_PARTS.split(draft.key)):
         return None  # "user.son.allergy", "kids.allergy", "user.spouse": a key of theirs too
@@ -88,9 +105,17 @@ def _the_writer_says_the_same(content: str, subject: str) -> bool:
     theirs = _lemma(found.group(1)) if found else None
     for clause in _WRITERS_CLAUSE.finditer(content):
         verb = clause.group(1)
+        if _negated(clause):
+            continue  # "My daughter is vegan, I'm not": no value of the writer's (trial18 M4)
         if verb is None or verb.lower() in {"am", "are"} or _lemma(verb) == theirs:
             return True
     return False
+
+
+def _negated(clause: re.Match[str]) -> bool:
+    """Whether a writer's clause (``_WRITERS_CLAUSE``) is negated ("I'm not", "we never", "I don't": its
+    verb read as "don" and the words after it as "'t"): the words after its verb open with a negation."""
+    return bool(_NEGATED.match(clause.group("rest")))
 
 
 def _lemma(verb: str) -> str:
@@ -123,19 +148,73 @@ def _fills_the_keys_role(content: str, key: str) -> bool:
 
 
 def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence[str]) -> None:
-    """Refuse ``draft`` (about another person, ``subject``: ``other_persons_subject``) when every one of
-    the key's active ``values`` (their contents) opens with the writer: as the key's value it would retire
-    the writer's own. Nothing is refused when the key has no value, or one not opening with the writer.
-    Raises InvalidInput (field ``content``) naming the key, whose statement it is and a key of theirs."""
-    if not values or not all(by_the_writer(value) for value in values):
+    """Refuse ``draft`` (about another person, ``subject``: ``other_persons_subject``) when it would
+    retire a value of the writer's among the key's active ``values`` (their contents; ``writers_value``):
+    as the key's value it replaces them all, the writer's own with them — whatever else the key holds
+    (trial18 H2: another person's value kept beside the writer's switched the check off, and the next
+    such write retired both). A take-back or re-add of theirs ("My son is no longer allergic to eggs",
+    "… again") is refused only when it would retire a value of the writer's (``take_back.taken_back``:
+    "My son is no longer allergic to eggs" over "I'm allergic to eggs"; one that takes back theirs only,
+    or nothing, is kept as before). Not refused: a key with no value of the writer's (none, subjectless,
+    another person's: whose they are is not read), and a write whose writer's clause says a change of a
+    writer's value in words of its own ("My husband got a job in Seattle so we moved there" over "I live
+    in Boise": the writer's value, trial18 M2; ``change_mention.mentions_a_change``, no take-back).
+    Raises InvalidInput (field ``content``) naming the key, whose statement it is, the writer's value it
+    would retire and a key of theirs; a writer's clause that only says what the writer is not ("My
+    daughter is vegan, I'm not", "My wife eats meat but I don't": the negation is the writer's, no
+    take-back of theirs) is refused whatever it would retire, and named as stating no value (trial18 M4)."""
+    content = plain_apostrophes(draft.content)
+    writers = [i for i, value in enumerate(values) if writers_value(value)]
+    if not writers or _the_writers_change(content, [values[i] for i in writers]):
         return
+    negated = next((c for c in _WRITERS_CLAUSE.finditer(content) if _negated(c)), None)
+    if negated is None and may_leave_values(content):
+        settled = taken_back(content, values)
+        if settled is not None and not set(settled.retired) & set(writers):
+            return  # takes back theirs only, or nothing: kept beside the writer's value, as before
     key = draft.key or ""
     found = _RELATION.search(subject)
     theirs = f"{found.group(0).lower() if found else 'their'}.{key.split('.', 1)[-1]}"
+    no_value = (
+        f"; the writer's own words ({negated.group(0).strip(' ,;:.!?')!r}) say what the writer is not and "
+        "state no value of the key"
+        if negated is not None
+        else ""
+    )
     raise InvalidInput(
         "content",
         f"the words are about another person ({subject.strip(' ,')!r}), and key {key!r} holds the writer's "
-        f"own value ({values[0][:80]!r}): a key holds one subject's value, so as its value they would "
-        f"retire the writer's. Write it on a key of theirs ({theirs!r}) or without a key (kept beside, "
-        "nothing retired); if the key holds several people's values, say it is one more ('… also …')",
+        f"own value ({values[writers[0]][:80]!r}){no_value}: a key holds one subject's value, so as its "
+        f"value they would retire the writer's. Write it on a key of theirs ({theirs!r}) or without a key "
+        "(kept beside, nothing retired); if the key holds several people's values, say it is one more "
+        "('… also …')",
     )
+
+
+def writers_value(value: str) -> bool:
+    """Whether ``value`` (a key's active value) is the writer's own: it opens with the writer ("I …", "We
+    …", "The user …", "Me and my husband …": ``also_now.by_the_writer``), names the writer beside another
+    person ("My wife and I moved to Sacramento": ``also_now.with_the_writer``), or states the writer's
+    value after another person's ("My partner works at Hooli and I work at Pied Piper":
+    ``_the_writer_says_the_same``). A subjectless value ("Allergic to penicillin") or another person's is
+    not (trial18 H2: only values opening with the writer were read, so "My wife and I moved …" was
+    retired by "My in-laws live in Reno")."""
+    value = plain_apostrophes(value)
+    if by_the_writer(value) or with_the_writer(value):
+        return True
+    subject = other_subject(value)
+    return subject is not None and _the_writer_says_the_same(value, subject)
+
+
+def _the_writers_change(content: str, writers: Sequence[str]) -> bool:
+    """Whether a clause of the writer's in ``content`` (``_WRITERS_CLAUSE``, not negated, no take-back)
+    says a change of one of the ``writers`` values in words of its own ("…, so we moved there in August"
+    over "I live in Boise": ``change_mention.mentions_a_change``, trial18 M2)."""
+    for clause in _WRITERS_CLAUSE.finditer(content):
+        words = clause.group(0).lstrip(" ,;:.!?")
+        words = re.sub(r"^(?:and|but|yet|while|whereas|so)\s+", "", words, flags=re.IGNORECASE)
+        if _negated(clause) or is_take_back(words):
+            continue
+        if any(mentions_a_change(words, value) for value in writers):
+            return True
+    return False

@@ -16,8 +16,13 @@ RELATIONS: tuple[str, ...] = (
     *("grandmother", "grandfather", "grandma", "grandpa", "grandparents", "grandson", "granddaughter"),
     *("aunt", "uncle", "cousin", "nephew", "niece", "roommate", "flatmate", "friend", "boss", "neighbor"),
     *("neighbour", "colleague", "coworker"),
+    *("ex", "exes", "in-laws", "stepmom", "stepdad", "stepmother", "stepfather", "grandkids"),
+    *("grandchildren", "friends", "cousins", "roommates", "flatmates", "neighbors", "neighbours"),
+    *("colleagues", "coworkers", "co-worker", "co-workers"),
 )
-"""A person named by a relation (a family member, a partner, someone the writer lives or works with)."""
+"""A person named by a relation (a family member, a partner, a former partner, someone the writer lives or
+works with). A word before it ("best friend", "ex-wife") or "-in-law" after it ("brother-in-law") is read
+by the patterns that use it (``take_back``)."""
 RELATION_ALT = "|".join(sorted(RELATIONS, key=len, reverse=True))
 """``RELATIONS`` as a regex alternation, longest first ("grandmother" before "mother")."""
 RELATION_ROLES: dict[str, tuple[str, ...]] = {"boss": ("manager", "supervisor")}

@@ -53,6 +53,7 @@ from hindsight.domain.contradiction import compare_facts, is_additive
 from hindsight.domain.relations import RELATION_ALT
 from hindsight.domain.statement_scope import without_confirming
 from hindsight.domain.text import plain_apostrophes
+from hindsight.domain.verb_words import IRREGULAR_PAST, PAST_NOT_EVENT
 
 _TAKE_BACK = re.compile(
     r"\bno\s+longer\b|\bnot\b|n't\b|\bnever\b|\bany\s*more\b|\bstopped\b|\bquit\b|\bgave\s+up\b", re.I
@@ -134,21 +135,30 @@ _SUBJECT_END = re.compile(
 )
 """Where the subject ends: at its verb, or at a contracted "is" / "are" (``_CONTRACTED_STATE``): "My son's
 allergic to eggs" → "my son"; "My wife's dentist is Dr. Lee" → "my wife's dentist" (hers too)."""
+_PAST_VERB = "|".join(sorted((IRREGULAR_PAST - PAST_NOT_EVENT) | {"quit"}, key=len, reverse=True))
+"""Irregular past forms a relation subject may open with ("My coworker left …", "My kids went …", "My
+parents bought …"; "quit" is its own past)."""
+_ADVERB = "now|still|currently|also|usually|always|actually|just|recently|finally|already"
+"""An adverb between a relation subject and its verb ("My son always eats …"): never the verb itself ("My
+furry friends always make me happy": "always" is no verb in "-s")."""
 _RELATION_VERB = re.compile(
-    rf"^\W*((?i:my|our)\s+(?i:{RELATION_ALT})(?:\s+[A-Z][a-z]+)?)"
-    r"(?:\s+(?i:now|still|currently|also|usually|always|actually))?\s+(?:[a-z]+s|has|does)\b"
+    rf"^\W*((?i:my|our)\s+(?:[a-z]+(?:\s+|-))?(?i:{RELATION_ALT})(?i:-in-laws?)?(?:\s+[A-Z][a-z]+)?)"
+    rf"(?:\s+(?i:{_ADVERB}))?\s+(?!(?:{_ADVERB})\b)(?:[a-z]+s|has|does|[a-z]+ed|{_PAST_VERB})\b"
     r"(?!\s+(?i:me|us|i|we|that|my|our)\b)"
 )
 """A relation subject at the opening and a present-tense verb ("My wife works at …", "My sister Jess drives
-…", "My dad takes …", "My son has …", trial16 H1), not one of the writer's ("My boss tells me …", "My wife
-says I …", "… drives my car": the writer is in it)."""
+…", "My dad takes …", "My son has …", trial16 H1) or a past one ("My sister moved to Denver", "My parents
+just bought a condo", "My coworker Dana left for Initech", "My kids went vegan": trial18 H1), the relation
+after one word of its own ("My best friend works …", "My ex-wife …") or with "-in-law" ("My brother-in-law
+works …"), not one of the writer's ("My boss tells me …", "My wife says I …", "… drives my car", "My boss
+gave me …": the writer is in it)."""
 
 
 def other_subject(text: str) -> str | None:
     """The subject words of ``text``, lower case ("my son", "our kids", "alex's son"), when it opens with
     another person named by a relation (``of_another_person``, ``_NAMED_RELATION``) before a verb of being,
-    having or living, or "my/our <relation>" before any present-tense verb (``_RELATION_VERB``); None
-    otherwise."""
+    having or living, or "my/our <relation>" before any present-tense or past verb (``_RELATION_VERB``);
+    None otherwise."""
     if not (of_another_person(text) or _NAMED_RELATION.match(text)):
         return None
     if verb := _RELATION_VERB.match(text):

@@ -194,7 +194,7 @@ class Remember:
         ``check_past_value_on_key``, the key's values read with ``key_values`` only for such a write; a
         keyed fact whose words ask a question or state a possibility or plan, field ``content``:
         ``domain.key_statements.check_value_on_key``; a keyed fact about another person ("My son is …")
-        whose key holds only the writer's own values, field ``content``: ``domain.key_subject``, the
+        that would retire a value of the writer's on its key, field ``content``: ``domain.key_subject``, the
         key's values read only for such a write)."""
         check_resumes(draft.metadata)  # the store's mark of a continuation: never the caller's
         now = self._clock.now()  # read once: the write's submitted_at and what its relative words count from
