@@ -263,7 +263,11 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         ] = None,
         entities: Annotated[
             EntityFilter | None,
-            Field(description="Only memories whose entities include these (no blank value)."),
+            Field(
+                description='Only memories whose entities include these: {"person": "Alice Nguyen"} finds '
+                'a memory of {"person": "Alice Nguyen"} or of {"person": ["Alice Nguyen", "Bob Ferris"]}; a '
+                "list finds those holding every value it gives (no blank value)."
+            ),
         ] = None,
         time_range: Annotated[
             TimePhrase | None,

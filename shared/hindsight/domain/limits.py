@@ -542,8 +542,10 @@ Entities = Annotated[
     dict[EntityName, Annotated[EntityValue | list[EntityValue], BeforeValidator(_entity_value_shape)]],
     AfterValidator(_check_entities),
     Field(
-        description='Named things this memory is about, e.g. {"order_id": "A-1042", "user": "maya"} '
-        f"(≤ {MAX_ENTITIES}); they power exact entity recall."
+        description='Named things this memory is about, e.g. {"order_id": "A-1042", "user": "maya"}; a type '
+        'naming several takes a list, {"person": ["Alice Nguyen", "Bob Ferris"]}, and the entities filter '
+        f"finds the memory by any one of them (≤ {MAX_ENTITIES} types, ≤ {MAX_ENTITIES} values a type); they "
+        "power exact entity recall."
     ),
 ]
 

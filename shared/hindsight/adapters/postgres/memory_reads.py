@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 from psycopg import sql
-from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 from pydantic import BaseModel
 
+from hindsight.adapters.postgres.entity_filter import entity_path
 from hindsight.adapters.postgres.rows import (
     MEMORY_FIELDS,
     history_from_row,
@@ -224,6 +224,9 @@ def _merged_at_known(name: str, today: str, members: str) -> str:
                     ORDER BY h.at, h.id LIMIT 1) AS e ON true)"""
 
 
+ENTITIES_INCLUDE = "entities @? %(entities)s::jsonpath"
+"""SQL: the memory's entities include the filter's (``entity_filter.entity_path``: a value is the memory's
+value or an item of its list)."""
 _SINCE = "({occurred_at} >= %(since)s OR {occurred_end} > %(since)s)"
 _UNTIL = "{occurred_at} < %(until)s"
 _TODAY = {"occurred_at": "coalesce(occurred_at, created_at)", "occurred_end": "occurred_end"}
@@ -250,9 +253,9 @@ _REWOUND_FILTERS: dict[str, tuple[tuple[str, ...], str, str, str]] = {
     ),
     "entities": (
         ("entities", "added"),
-        "entities @> %(entities)s",
-        f"{_merged_at_known('entities', 'entities', 'jsonb_object_keys')} @> %(entities)s",
-        "h.changes -> 'entities' -> 'from' @> %(entities)s",
+        ENTITIES_INCLUDE,
+        f"{_merged_at_known('entities', 'entities', 'jsonb_object_keys')} @? %(entities)s::jsonpath",
+        "h.changes -> 'entities' -> 'from' @? %(entities)s::jsonpath",
     ),
     "since": (
         ("occurred_at", "occurred_end"),
@@ -278,7 +281,12 @@ def _optional(request: SearchRequest) -> list[tuple[str, str, Any]]:
     optional = [
         (request.key is not None, "key = %(key)s", "key", request.key),
         (bool(request.tags), "tags @> %(tags)s", "tags", list(request.tags)),
-        (bool(request.entities), "entities @> %(entities)s", "entities", Jsonb(request.entities)),
+        (
+            bool(request.entities),
+            ENTITIES_INCLUDE,
+            "entities",
+            entity_path(request.entities) if request.entities else None,
+        ),
         # a memory's time is a span (a partial occurred_at: occurred_end is set): it matches when the spans
         # overlap — it ends after `since` and starts before `until`; an instant must be in [since, until)
         (request.since is not None, _SINCE.format(**_TODAY), "since", request.since),
