@@ -5,7 +5,8 @@
   habit), "I'm gonna be honest, I still live in Denver" (a discourse opening), "I will work from home on
   Fridays" (a standing arrangement). They are the key's value again and replace it.
 - A value that holds only from a time ahead ("From next week the standup is at 10") replaced the value of
-  now: it is refused naming ``content`` and ``valid_from``, and the value stays.
+  now: it is refused naming ``content`` and ``occurred_at`` (trial18 M3: memory_write takes no
+  ``valid_from``), and the value stays.
 """
 
 from __future__ import annotations
@@ -45,13 +46,13 @@ async def test_a_value_from_a_time_ahead_is_refused_and_the_value_of_now_kept(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:
     """ "From next week the standup is at 10" on team.standup holding "Standup is at 9": a tool error
-    naming the field, the time ahead and valid_from; 9 stays the key's value."""
+    naming the field, the time ahead and occurred_at; 9 stays the key's value."""
     key = f"team.standup.{uuid.uuid4().hex[:6]}"
     async with mcp_client(server.url, token) as client:
         nine = await write_stored(client, poller, "Standup is at 9", key)
         with pytest.raises(ToolCallError) as caught:
             await call(client, "memory_write", {"content": "From next week the standup is at 10", "key": key})
         message = caught.value.error["message"]
-        assert all(words in message for words in ("content", "a time ahead", "valid_from")), message
+        assert all(words in message for words in ("content", "a time ahead", "occurred_at")), message
         await drain(poller)
         assert await active_among(client, [nine]) == {nine}

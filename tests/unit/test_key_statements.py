@@ -242,18 +242,19 @@ def test_a_plan_beside_a_habit_word_or_after_a_discourse_opening_is_still_refuse
         ("user.location", "I'll be in Lisbon tomorrow", 'state a value from a time ahead ("I\'ll be")'),
     ],
 )
-def test_a_plan_or_a_value_from_a_time_ahead_is_refused_and_the_refusal_names_valid_from(
+def test_a_plan_or_a_value_from_a_time_ahead_is_refused_and_the_refusal_names_occurred_at(
     key: str, content: str, says: str
 ) -> None:
-    """The refusal says to write it without a key, on a plans key, or once it holds (valid_from for a
-    change that starts later: the tool's mechanism for a future value); on user.plans it is stored."""
+    """The refusal says to write it without a key, on a plans key, or once it holds (with occurred_at when
+    it starts: memory_write's mechanism for a future value, trial18 M3 — it named valid_from, which
+    memory_write does not take); on user.plans it is stored."""
     with pytest.raises(InvalidInput) as refused:
         check_value_on_key(MemoryDraft(content=content, key=key))
     message = str(refused.value)
     assert refused.value.field == "content"
     assert says in message, message
     assert all(
-        words in message for words in ("without a key", "'user.plans'", "once it holds", "valid_from")
+        words in message for words in ("without a key", "'user.plans'", "once it holds", "occurred_at")
     ), message
     check_value_on_key(MemoryDraft(content=content, key="user.plans"))
     check_value_on_key(MemoryDraft(content=content, key=key, valid_from=_LATER))
@@ -306,13 +307,15 @@ def test_a_value_of_now_beside_the_trial16_refusals_is_not_refused(key: str, con
 def test_a_change_in_the_present_simple_from_a_time_ahead_is_refused(
     key: str, content: str, says: str
 ) -> None:
-    """As "I will …" with a time ahead (trial16), the refusal names valid_from; on user.plans it is stored."""
+    """As "I will …" with a time ahead (trial16), the refusal names occurred_at (trial18 M3); on user.plans
+    it is stored."""
     with pytest.raises(InvalidInput) as refused:
         check_value_on_key(MemoryDraft(content=content, key=key))
     message = str(refused.value)
     assert refused.value.field == "content"
     assert says in message, message
-    assert "valid_from" in message, message
+    assert "occurred_at" in message, message
+    assert "valid_from" not in message, message
     check_value_on_key(MemoryDraft(content=content, key="user.plans"))
     check_value_on_key(MemoryDraft(content=content, key=key, valid_from=_LATER))
 

@@ -16,10 +16,13 @@ anything once" a value), not a present progressive but of moving, or of a change
 starting at Globex next week"; "I'm working at Globex" is a value: trial14 found these plans retired the
 value), not a conditional instruction ("If I'm late, text me"). A value that holds only from a time ahead
 is refused as a plan is ("I will be 40 in March", "From next week the standup is at 10": trial16; "I
-start at Globex next Monday", "Starting in January I work at Globex": trial17; the caller gives
-``valid_from`` for it). Not a plan: a habit ("I'm going to work at Acme by bike these days",
-"I will work from home on Fridays") or a discourse opening ("I'm gonna be honest, …": the words after it
-are read). The refusal names the kind of words it read (a question, a condition, a possibility, a plan, a
+start at Globex next Monday", "Starting in January I work at Globex": trial17; "I'm going vegan in January",
+"My last day at Globex is Friday", "Initech starts on the 5th", "Come March we'll be …": trial18, a change
+whose clause names a time ahead or a day or month of no year, ``_scheduled``; the caller writes the value
+once it holds, with ``occurred_at`` when it starts — memory_write takes no ``valid_from``, trial18 M3).
+Not a plan: a habit ("I'm going to work at Acme by bike these days", "I will work from home on Fridays")
+or a discourse opening ("I'm gonna be honest, …": the words after it are read). The refusal names the
+kind of words it read (a question, a condition, a possibility, a plan, a
 value from a time ahead: trial11 finding 6, "We are planning to have no more kids" was refused as "a
 question or a possibility or plan"); a plan or a value ahead on a key that names plans ("user.plans") is
 that key's value.
@@ -30,9 +33,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from hindsight.domain.calendar_words import MONTH_ALT, SEASON_ALT, UNIT_ALT, WEEKDAY_ALT
+from hindsight.domain.calendar_words import DAY_PART_ALT, MONTH_ALT, SEASON_ALT, UNIT_ALT, WEEKDAY_ALT
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.named_dates import calendar_names
 from hindsight.domain.planned_words import points_ahead
 from hindsight.domain.text import plain_apostrophes
 from hindsight.domain.word_dates import past_tense
@@ -63,11 +67,13 @@ a plan, not the value of now (trial14). Narrower than ``_CHANGE_VERBS``: "I'll t
 go anywhere for sushi" say how the writer is, not what they will do."""
 _CHANGING = (
     r"moving|relocating|starting|switching|changing|quitting|leaving|joining|retiring|transferring|working"
-    r"|migrating|upgrading|getting\s+(?:married|divorced|engaged)"
+    r"|migrating|upgrading|getting\s+(?:married|divorced|engaged)|closing|buying|selling|beginning"
+    r"|going(?!\s+to\b)"
 )
 """A change in the present progressive ("I'm starting at Globex next week", "We're migrating to Postgres
-next quarter"): a plan when a time ahead is named (``_PROGRESSIVE``, ``_NAMED_AHEAD``); "moving" /
-"relocating" always (``_NOT_A_VALUE``)."""
+next quarter", "I'm going vegan in January", "We're closing on a house on the 15th": trial18 H4): a plan
+when a time ahead or one not placed is named (``_PROGRESSIVE``, ``_scheduled``); "moving" / "relocating"
+always (``_NOT_A_VALUE``). "going" but "going to" (a plan of its own, or a routine: ``_GOING_PLACES``)."""
 
 _SURELY_AHEAD = (
     r"(?:(?:from|starting(?:\s+from)?|beginning|as\s+of|effective)\s+)?"
@@ -79,11 +85,13 @@ year"): a value after it starts later, whatever its verb (``_NOT_A_VALUE``'s ``f
 "on Monday", "in two weeks", "from June": "In June I moved to Denver" is past."""
 _AHEAD_OPENING = (
     rf"(?:{_SURELY_AHEAD}|soon|someday|one\s+day"
+    rf"|come\s+(?:{MONTH_ALT}|{WEEKDAY_ALT}|{SEASON_ALT}|(?:the\s+)?new\s+year|next\s+(?:{UNIT_ALT}))"
     rf"|in\s+(?:a|an|a\s+few|a\s+couple\s+of|\d+|two|three|four|five|six)\s+(?:{UNIT_ALT})s?"
     rf"|(?:in|on|by|from)\s+(?:{MONTH_ALT}|{WEEKDAY_ALT}))\s*,?\s+"
 )
 """A time ahead that opens the write before its subject ("Next month I'm going to move to Portland",
-"Tomorrow, I'll start at Globex": trial14); the opening is read after it as without it."""
+"Tomorrow, I'll start at Globex": trial14; "Come March we'll be …": trial18); the opening is read after it
+as without it."""
 _ASIDE = re.compile(
     r"^\s*(?:(?:(?:i(?:'m|\s+am)\s+)?(?:going\s+to|gonna)|i(?:'ll|\s+will)|to|let\s+me)\s+be\s+"
     r"(?:honest|frank|real|clear|fair|straight|blunt|upfront|truthful)(?:\s+with\s+you)?"
@@ -141,7 +149,7 @@ keyed values)."""
 
 _PROGRESSIVE = re.compile(
     rf"^\s*(?P<ahead>{_AHEAD_OPENING})?(?P<plan>(?:i|we)(?:'m|'re|\s+am|\s+are)\s+{_SOON}(?:{_CHANGING})\b)"
-    r"(?!(?:(?<=starting)|(?<=working))\s+to\b)",
+    r"(?!(?:(?<=starting)|(?<=working)|(?<=beginning))\s+to\b)",
     re.IGNORECASE,
 )
 """A change in the present progressive that opens the write ("I'm starting at Globex …", "We're leaving
@@ -193,6 +201,20 @@ _STARTING_ON = re.compile(
 trial17): a value from a time ahead unless its words are past ("Starting in January I worked at …");
 "Starting next week …" is ``_SURELY_AHEAD``'s."""
 
+_ENDS = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|but|so)\s+|(?=\b(?:my|our|then)\s))(?P<future>(?P<day>(?:my|our)\s+"
+    r"(?:last|final|first)\s+(?:day|shift|week)\b)"
+    rf"|(?P<then>then\s+(?:i|we)\s+{_SOON}(?:{_STARTS})\b)"
+    r"|(?:(?:my|our|the|his|her|their)\s+)?(?:[\w'-]+\s+){0,4}?(?:starts|begins|kicks\s+in)\b)",
+    re.IGNORECASE,
+)
+"""A start said of a thing in the present simple ("Initech starts on the 5th", "My new job begins after New
+Year"), the writer's last or first day ("My last day at Globex is Friday"), or the writer's change after
+"then" ("Our lease in Fremont ends in February and then we move to Denver"): a value from a time ahead
+when its clause names when (``_scheduled``; after "then", the words before it may: the time the change
+follows), a standing fact otherwise ("Work starts at 9 every day", "My shift starts at 7 on weekdays").
+Not an end ("My lease ends in February", "The insurance ends in June": a fact of now about a time
+ahead, which holds now)."""
 _QUIT = re.compile(r"\bquit$", re.IGNORECASE)
 """The one verb of ``_STARTS`` whose past is its present: only a time that can only lie ahead makes it one
 ahead (``points_ahead``: "next month", "tomorrow"), not "in January", "on Monday"."""
@@ -223,6 +245,8 @@ _WHAT = {
 }
 """How the refusal names each kind of opening of ``_NOT_A_VALUE`` (its group names), and why it is no
 value of now."""
+_LEAD = re.compile(r"^[\s,;:]*(?:(?:and|then|but|so)\s+)?", re.IGNORECASE)
+"""What a match may hold before the words it quotes ("; Initech starts")."""
 PLAN_KEY = re.compile(r"(?:^|[._:/-])(?:plans?|goals?|intentions?|wish(?:es)?)(?:$|[._:/-])", re.IGNORECASE)
 """A key that names plans or goals ("user.plans", "family.plans.kids", "user.goals"): a plan is its value
 of now, and is stored (trial11 finding 6)."""
@@ -246,19 +270,21 @@ def check_value_on_key(draft: MemoryDraft) -> None:
         or _ahead_in_clause(_WILL, content)
         or _FUTURE_OPENING.search(content)
         or _present_change(content)
+        or _scheduled_change(content)
     )
     ahead = found is not None and found.lastgroup in ("plan", "future")
     if found is None or (ahead and PLAN_KEY.search(draft.key)):
         return
     what, why = _WHAT[found.lastgroup or "question"]
     plans = ", on a key that names plans ('user.plans': a plan is its value)" if ahead else ""
+    quoted = (_LEAD.sub("", found.group(0)) if found.re is _ENDS else found.group(0)).strip()
     raise InvalidInput(
         "content",
-        f"the words {what} ({found.group(0).strip()!r}), not a value of key {draft.key!r}: a key holds the "
+        f"the words {what} ({quoted!r}), not a value of key {draft.key!r}: a key holds the "
         f"value that holds now and {why}, so as the key's value it would retire the value of now. Write it "
         "without a key (kept beside the key's fact, nothing retired)"
-        f"{plans}, or write the value on the key "
-        "once it holds (valid_from for a change that starts later)",
+        f"{plans}, or write the value it will have once it holds, with occurred_at when it starts (stored "
+        "as upcoming: it holds the key from then)",
     )
 
 
@@ -281,7 +307,7 @@ def _ahead_in_clause(opening: re.Pattern[str], content: str) -> re.Match[str] | 
     if found is None:
         return None
     # the time is the change's own: "I'm working at Globex, which will open in Lisbon" is no plan
-    if found.group("ahead") or _ahead(_clause_after(found, content)):
+    if found.group("ahead") or _scheduled(_clause_after(found, content)):
         return found
     return None
 
@@ -294,6 +320,39 @@ def _clause_after(found: re.Match[str], content: str) -> str:
 def _ahead(clause: str) -> bool:
     """Whether ``clause`` names a time ahead (``points_ahead``, ``_NAMED_AHEAD``)."""
     return points_ahead(clause) or _NAMED_AHEAD.search(clause) is not None
+
+
+_NOT_PLACED = frozenset(("named", "holiday", "short", "ordinal"))
+"""The calendar names (``named_dates.calendar_names``) that give a day or month of no year: said of a change
+in the present ("My last day at Globex is Friday", "We're closing on a house on the 15th", "I start after
+New Year") they name when it will happen, a time the write's own time cannot stand for."""
+_AFTER_A_TIME = re.compile(
+    rf"\b(?:after|over)\s+the\s+(?:holidays|holiday\s+season|break|new\s+year|{SEASON_ALT})\b", re.IGNORECASE
+)
+"""A time after a period to come ("after the holidays", "over the summer"): no day we can place."""
+_BEFORE_A_NAME = re.compile(r"\b(?:since|last|until|till|through|as\s+of|ago)\s*$", re.IGNORECASE)
+"""Words before a calendar name that make it a time gone by or a bound ("since March", "last Friday", "as
+of January"): no time the change lies ahead at."""
+_PLURAL_DAY = re.compile(
+    rf"\b(?:{WEEKDAY_ALT})s\b|\b(?:{WEEKDAY_ALT})\s+(?:{DAY_PART_ALT})s\b|\bweekends?\b", re.IGNORECASE
+)
+"""A day that recurs ("on Fridays", "Saturday mornings", "weekends"): a standing time, not one ahead."""
+
+
+def _scheduled(clause: str) -> bool:
+    """Whether ``clause``, the words after a change said in the present, names when the change will be: a
+    time ahead (``_ahead``), or a day or month of no year (``_NOT_PLACED``: "on Friday", "on the 15th",
+    "in February", "after New Year") or a period to come (``_AFTER_A_TIME``), not after "since" or "last"
+    (``_BEFORE_A_NAME``), and no habit (``_HABIT``, "every", "on Fridays": trial18 H4)."""
+    if _HABIT.search(clause) or _EVERY.search(clause) or _PLURAL_DAY.search(clause):
+        return False
+    if _ahead(clause) or _AFTER_A_TIME.search(clause):
+        return True
+    cased = unicodedata.normalize("NFKC", clause)
+    return any(
+        kind in _NOT_PLACED and not _BEFORE_A_NAME.search(cased[:start])
+        for start, _, kind in calendar_names(cased)
+    )
 
 
 def _present_change(content: str) -> re.Match[str] | None:
@@ -312,9 +371,24 @@ def _present_change(content: str) -> re.Match[str] | None:
             # "quit" is its own past: "I quit Acme in January" is past, "I quit Acme next month" ahead
             if points_ahead(opened) or points_ahead(clause):
                 return found
-        elif opened or (_ahead(clause) and not _HABIT.search(clause) and not _EVERY.search(clause)):
+        elif opened or _scheduled(clause):
             return found
     found = _STARTING_ON.search(content)
     if found is not None and not past_tense(content[found.end() :]):
         return found
+    return None
+
+
+def _scheduled_change(content: str) -> re.Match[str] | None:
+    """A change said of a thing in the present simple, or the writer's last or first day (``_ENDS``), whose
+    clause names when it will be (``_scheduled``) and tells no past ("was", "ended": trial18 H4); None
+    otherwise."""
+    for found in _ENDS.finditer(content):
+        clause = _clause_after(found, content)
+        if found.group("then") is not None:
+            clause = f"{content[: found.start()]} {clause}"  # "… ends in February and then we move …"
+        if found.group("day") is not None and not re.match(r"\s*(?:[\w'-]+\s+){0,3}?(?:is|'s)\b", clause):
+            continue  # "My last day at Globex was Friday": a past event
+        if _scheduled(clause) and not past_tense(clause):
+            return found
     return None

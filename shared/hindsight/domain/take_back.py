@@ -36,6 +36,12 @@ that fact, and a new value replaces them all (docs/tools.md, keys). A take-back 
   peanuts again") over values that are all the writer's ("I'm allergic to peanuts") re-adds none of
   them and retires none (trial12 L1: it retired them all).
 
+- Another person's addition beside the key owner's value ("My son is also allergic to eggs" beside "I'm
+  allergic to penicillin") is left by any write not about that person (``_others_beside``; trial18 H3:
+  "I'm allergic to sulfa drugs" retired the son's allergy): it was kept beside and retired nothing.
+- A part that states a past ("…, the test was negative", "…, it was food poisoning") names no new value
+  beside a take-back (trial18 M1).
+
 When unsure which values a write takes back, the others stay (a wrong supersede hides a true value from
 every default read; a kept one is only shown beside it). A write that takes back nothing and is no
 take-back ("Rowan now runs finance, nothing else") is the key's new value as before.
@@ -50,6 +56,7 @@ from dataclasses import dataclass
 from hindsight.domain.also_now import of_another_person
 from hindsight.domain.calendar_words import MONTHS, SEASONS, WEEKDAYS
 from hindsight.domain.contradiction import compare_facts, is_additive
+from hindsight.domain.inferred_order import states_past
 from hindsight.domain.relations import RELATION_ALT
 from hindsight.domain.statement_scope import without_confirming
 from hindsight.domain.text import plain_apostrophes
@@ -185,8 +192,8 @@ def states_new_value(text: str, values: Sequence[str] = ()) -> bool:
     qualifies another ("…, which I loved")."""
     held = {word for value in values for word in _content(value)}
     for part in _PARTS.split(plain_apostrophes(text)):
-        if _TAKE_BACK.search(part) or _QUALIFYING.match(part):
-            continue
+        if _TAKE_BACK.search(part) or _QUALIFYING.match(part) or states_past(part):
+            continue  # "…, it was food poisoning", "…, the test was negative": a past aside, no value
         if set(_content(part)) - held:
             return True
     return False
@@ -215,7 +222,8 @@ def _names(take_back: str, value: str) -> bool:
     nothing else, ``_CALENDAR``) in the parts of ``take_back`` holding a take-back word is a word of
     ``value``: "I don't work at Acme any more" names "I work at Acme as a designer"; "Sam is no longer
     allergic to shellfish" does not name "Sam is allergic to peanuts"."""
-    parts = " ".join(part for part in _PARTS.split(take_back) if _TAKE_BACK.search(part))
+    # "Turns out I'm not allergic to shellfish after all": shellfish, not "all" (trial18 M1)
+    parts = " ".join(without_confirming(part) for part in _PARTS.split(take_back) if _TAKE_BACK.search(part))
     named = _content(_TAKE_BACK.sub(" ", parts))  # "I quit my job at Acme, which I loved": Acme
     named = [word for word in named if word not in _CALENDAR] or named
     return bool(named) and named[-1] in _content(value)
@@ -278,7 +286,34 @@ def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
         if any(is_additive(value) for value in values):
             readded |= {i for i, value in enumerate(values) if _restates(head, _head(value))}
         retired = readded or sure or set(range(len(values))) - held
+    retired -= _others_beside(new, values)
     if len(retired) == len(values):
         return None
     left = tuple(i for i in range(len(values)) if i not in retired)
     return TakeBack(retired=tuple(sorted(retired)), left=left)
+
+
+def added_by_another(value: str) -> str | None:
+    """The subject ("my son") of ``value`` when it is another person's addition on a key ("My son is also
+    allergic to eggs": additive, its subject a person named by a relation, ``other_subject``); None
+    otherwise."""
+    value = plain_apostrophes(value)
+    return other_subject(value) if is_additive(value) else None
+
+
+def _others_beside(new: str, values: Sequence[str]) -> set[int]:
+    """The indexes of ``values`` that another person's addition put beside the key's own values ("My son
+    is also allergic to eggs" beside "I'm allergic to penicillin"; "My sister also lives in Boise now"
+    beside "I live in Boise") and that ``new`` leaves: it is not about that person (its subject, read by
+    ``other_subject``, is none or another one). Such an addition was kept beside and retired nothing, so
+    the key owner's next value ("I'm allergic to sulfa drugs", "I live in Meridian now") replaces the
+    owner's values only (trial18 H3: it retired the son's and the sister's). Only when some value is the
+    key owner's (no other person's subject): a key holding nothing but other people's words keeps its
+    rule."""
+    theirs = {
+        i: subject for i, value in enumerate(values) if (subject := added_by_another(value)) is not None
+    }
+    if not theirs or all(other_subject(plain_apostrophes(value)) is not None for value in values):
+        return set()
+    subject = other_subject(new)
+    return {i for i, theirs_subject in theirs.items() if theirs_subject != subject}

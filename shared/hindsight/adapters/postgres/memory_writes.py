@@ -76,7 +76,7 @@ from hindsight.domain.inferred_order import (
 from hindsight.domain.memory import MemoryDraft, OpenConflict, PreparedWrite, Source, StoreResult, WriteJob
 from hindsight.domain.repeat import Absorbed, Held, absorb
 from hindsight.domain.rewording import same_statement
-from hindsight.domain.take_back import taken_back
+from hindsight.domain.take_back import added_by_another, taken_back
 from hindsight.domain.text import entity_terms, same_information
 from hindsight.ports import StoredVectors
 
@@ -861,7 +861,9 @@ async def _store_one(
     why_left = "not the value it takes back" if replaced else "it takes back no value the key holds"
     for old in left:
         await relate_if_new(conn, tenant, job.id, old["id"], "related", NOT_TAKEN_BACK)
-        parts.append(f"leaves {old['id']} active (same key: {why_left})")
+        theirs = added_by_another(old["content"])
+        why = f"{theirs}'s value, added beside the key's own" if theirs else why_left
+        parts.append(f"leaves {old['id']} active (same key: {why})")
     if holder is not None:
         parts.append(past_value_reason(holder["id"], holder["since"]))
     elif keyed and draft.source == "agent_inferred" and not is_additive(draft.content):
