@@ -224,9 +224,9 @@ def validation_error(exc: ValidationError, prefix: str = "", schema: Schema | No
         loc = tuple(p for p in err["loc"] if p not in ("draft",))
         message = _worded(_without_pydantic_prefix(err["msg"], err["type"]), err["type"])
         typed = _expected_type({**err, "input": inputs[number]}, loc, schema) if inputs else None
-        if "[key]" in loc:  # a name in a mapping: the path ends at the mapping, the name is never echoed
+        named = "[key]" in loc  # a name in a mapping: the path ends at the mapping, the name is never echoed
+        if named:
             loc = loc[: loc.index("[key]") - 1]
-            message = f"a name: {message}"
         field = f"{prefix}.{_field(loc)}" if prefix and loc else prefix or _field(loc)
         ctx = err.get("ctx") or {}
         limit = {k: _jsonable(ctx[k]) for k in _LIMIT_KEYS if k in ctx}
@@ -238,6 +238,8 @@ def validation_error(exc: ValidationError, prefix: str = "", schema: Schema | No
             limit = _choices(str(ctx["expected"]))
         if typed is not None:
             message, limit = typed
+        if named:  # whatever worded it: the message is about the name, not the value
+            message = f"a name: {message}"
         detail: dict[str, Any] = {"field": field, "message": message, "type": err["type"]}
         if limit:
             detail["limit"] = limit

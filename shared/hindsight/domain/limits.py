@@ -331,8 +331,11 @@ PRINTABLE_ASCII = r"^[\x21-\x7e]+$"
 without spaces."""
 AGENT_ID_PATTERN = r"^[A-Za-z0-9_.:@-]+$"
 """The pattern of an agent id and of a session id."""
+ENTITY_NAME_PATTERN = r"^[A-Za-z][\w.-]*$"
+"""An entity type's name (``EntityName``): a letter first, then letters, digits, '_', '.' or '-'."""
 PATTERN_FORMATS: dict[str, str] = {
     PRINTABLE_ASCII: "printable ASCII without spaces (characters ! to ~)",
+    ENTITY_NAME_PATTERN: "a letter, then letters, digits, _ . or - only (e.g. person, order_id)",
     AGENT_ID_PATTERN: "letters, digits and _.:@- only",
     KEY_PATTERN: KEY_FORMAT,
 }
@@ -506,7 +509,7 @@ def _some_tags(tags: list[str]) -> list[str]:
 TagFilter = Annotated[Tags, AfterValidator(_some_tags)]
 """The tags a search filters by (memories with all of them): at least one."""
 EntityName = Annotated[
-    str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z][\w.-]*$"), NFC_FIRST
+    str, StringConstraints(min_length=1, max_length=64, pattern=ENTITY_NAME_PATTERN), NFC_FIRST
 ]
 EntityValue = str | int | float | bool
 _SCALARS = (str, int, float, bool)
