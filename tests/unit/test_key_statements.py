@@ -263,6 +263,37 @@ def test_a_plan_or_a_value_from_a_time_ahead_is_refused_and_the_refusal_names_oc
 @pytest.mark.parametrize(
     ("key", "content"),
     [
+        # keys15: the date of a day that comes back is a value of now, whichever way round it is said
+        ("user.birthday", "Tomorrow is my birthday"),
+        ("user.birthday", "Tomorrow will be my birthday!"),
+        ("user.anniversary", "Next Friday is our 10th anniversary"),
+        ("user.birthday", "My birthday is tomorrow"),
+    ],
+)
+def test_a_time_ahead_that_dates_a_birthday_or_an_anniversary_is_a_value_of_now(
+    key: str, content: str
+) -> None:
+    check_value_on_key(MemoryDraft(content=content, key=key))
+
+
+@pytest.mark.parametrize(
+    ("key", "content"),
+    [
+        # guards: a time ahead that opens a one-off day, or a value that starts then, is still refused
+        ("user.employer", "Tomorrow is my last day at Acme"),
+        ("user.employer", "Tomorrow is my first day at Globex"),
+        ("user.rent", "Starting tomorrow my rent is $2000"),
+    ],
+)
+def test_a_time_ahead_before_another_day_or_value_is_still_refused(key: str, content: str) -> None:
+    with pytest.raises(InvalidInput) as refused:
+        check_value_on_key(MemoryDraft(content=content, key=key))
+    assert "state a value from a time ahead" in str(refused.value), refused.value
+
+
+@pytest.mark.parametrize(
+    ("key", "content"),
+    [
         # guards beside the trial16 refusals: no time ahead, a past opening, a value of now
         ("user.editor", "I'm switching to Neovim"),
         ("user.music", "I'm starting to like jazz"),

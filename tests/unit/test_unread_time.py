@@ -248,3 +248,38 @@ def test_what_only_looks_vague_is_read_or_not_named() -> None:
     assert (
         unread_time_note(MemoryDraft(content="最近的医院在哪里", layer="episodic"), SAID) is None
     )  # nearest
+
+
+@pytest.mark.parametrize(
+    ("text", "other", "read"),
+    [
+        # keys15: a keyed fact read at one time that names another: the other was dropped with no word said
+        ("I lived in Austin in 2019 and moved to Denver last month", "'in 2019'", "('last month': 2026-11)"),
+        ("Yesterday I moved to Denver; I lived in Austin in 2019", "'in 2019'", "('yesterday': 2026-12-06)"),
+        ("I moved to Denver last month; I had lived in Austin since 2019", "'since 2019'", "('last month'"),
+        ("I moved to Denver 3 months ago after living in Austin from 2019", "'from 2019'", "('3 months ago'"),
+    ],
+)
+def test_a_keyed_fact_read_at_one_time_names_the_other_time_it_gives(
+    text: str, other: str, read: str
+) -> None:
+    draft = MemoryDraft(content=text, key="user.home")
+    assert with_inferred_time(draft, SAID).occurred_at is not None  # one time is read: the key's start
+    note = unread_time_note(draft, SAID)
+    assert note is not None
+    assert f"not read ({other}) beside the one read {read}" in note, note
+    assert "holds its key from then" in note, note
+    assert "own occurred_at" in note, note
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # guards: one time only, a year that is the read time's own, a day that comes back
+        "I moved to Denver last month",
+        "Last year, in 2025, I moved to Denver",
+        "Today is my birthday, March 3",
+    ],
+)
+def test_a_keyed_fact_read_at_its_only_time_has_no_note(text: str) -> None:
+    assert unread_time_note(MemoryDraft(content=text, key="user.home"), SAID) is None

@@ -67,6 +67,7 @@ class BatchItemResult(BaseModel):
     status: Literal["queued", "error"]
     id: UUID | None = Field(default=None, description="The memory id, when queued.")
     submitted_at: datetime | None = None
+    key: str | None = Field(default=None, description="The key as stored (lower case), for an item with one.")
     importance_capped_from: float | None = None
     redacted: list[str] | None = None
     replayed: bool | None = None

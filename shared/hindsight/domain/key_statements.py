@@ -173,12 +173,21 @@ _WILL = re.compile(
 tomorrow", "I'll get a Pixel next month", "I'll be living in Lisbon from June"): a value ahead of its
 time when its clause names a time ahead (trial16: each retired the value of now), a value otherwise ("I'll
 try anything once")."""
+_DATE_OF_A_DAY = (
+    r"(?:is|will\s+be)\s+(?:my|our|his|her|their|the\s+user's|[\w-]+'s)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:birthday|anniversary|name\s?day)\b"
+)
+"""The time is the subject, and what it is a day that comes back every year ("Tomorrow is my birthday",
+"Next Friday is our 10th anniversary"): the words date the day, whose date does not move — a value of
+now, as "My birthday is tomorrow" is (keys15: the one was refused, the other stored)."""
 _FUTURE_OPENING = re.compile(
-    rf"^\s*(?P<future>{_SURELY_AHEAD})\s*,?\s+(?!(?:i|we)(?:'ll|\s+will)\s+have\b)", re.IGNORECASE
+    rf"^\s*(?P<future>{_SURELY_AHEAD})\s*,?\s+(?!(?:i|we)(?:'ll|\s+will)\s+have\b|{_DATE_OF_A_DAY})",
+    re.IGNORECASE,
 )
 """A write that opens with a time that can only lie ahead ("From next week the standup is at 10",
 "Starting tomorrow my rent is $2000"): the value starts later (trial16: it retired "Standup is at 9").
-Not a future perfect ("Tomorrow I'll have lived in Denver for a year": a value of now)."""
+Not a future perfect ("Tomorrow I'll have lived in Denver for a year": a value of now), nor the date of a
+day that comes back (``_DATE_OF_A_DAY``: "Tomorrow is my birthday")."""
 
 _STARTS = r"start|begin|join|leave|move|close|switch|relocate|quit"
 """A change in the present simple that says when it happens ("I start at Globex next Monday", "We close on

@@ -255,14 +255,43 @@ def nfc(value: str) -> str:
     return unicodedata.normalize("NFC", value)
 
 
-KEY_FORM = AfterValidator(nfc)
-"""In the ``Annotated`` of every key a caller gives (written, moved onto, filtered by): its NFC form."""
+def _simple_lower(char: str) -> str:
+    lower = char.lower()
+    return lower[0]  # one character; only U+0130 "İ" lowers to two ("i" + U+0307), its simple mapping is "i"
+
+
+def key_form(value: str) -> str:
+    """The form a long-term memory's key is stored and compared in: NFC (``nfc``), then each character's
+    lower-case letter (Unicode's simple one-to-one mapping). Keys name facts the way identifiers do, and
+    a caller writes "User.Home" one day and "user.home" the next: compared as written they were two keys,
+    two current values of one fact (keys15 HIGH). Lower case, not ``casefold``: the key is stored and
+    shown in this form ("straße" stays "straße", not "strasse"). One character for one (no context,
+    no special casing): migration 029 lowered the keys stored before it with the same mapping,
+    character by character (``translate``, whatever the database's locale), and a test holds the two
+    equal. Raises nothing."""
+    return "".join(map(_simple_lower, nfc(value)))
+
+
+KEY_FORM = AfterValidator(key_form)
+"""In the ``Annotated`` of every long-term key a caller gives (written, moved onto, filtered by): its
+stored form (``key_form``), so two spellings that differ only in case are one key everywhere."""
 NFC_FIRST = BeforeValidator(lambda v: nfc(v) if isinstance(v, str) else v)
 """Last in an ``Annotated`` (so it runs first, and the string constraints keep their own messages): a tag
 or entity name in NFC, so "café" written with a combining accent (which the
 pattern's word class does not match) is the same tag as the composed one, in a write and in a filter."""
 KeyFilter = Annotated[str, KEY_FORM]
 """A key a read filters by (``SearchRequest.key``, a summary's key), in the form keys are stored in."""
+ItemKey = Annotated[
+    str,
+    Identifier("key", "contact.alice"),
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_KEY_CHARS),
+    NOT_BLANK,
+    AfterValidator(_clean_text),
+    AfterValidator(nfc),
+]
+"""The name of a working-memory item (``domain.working_memory.WorkingMemoryKey``): a ``MemoryKey``'s
+limits, in NFC, case kept as written (a session's scratchpad names its items as the caller does; only a
+long-term key names a fact, ``key_form``)."""
 
 
 MemoryKey = Annotated[
@@ -274,20 +303,43 @@ MemoryKey = Annotated[
     KEY_FORM,
     Field(
         description="What the memory is about: a stable topic such as 'user.display_preference' or "
-        f"'order:A-1042' (≤ {MAX_KEY_CHARS} characters). A key holds ONE current value: a new value "
+        f"'order:A-1042' (≤ {MAX_KEY_CHARS} characters; case-insensitive: stored in lower case, so "
+        "'User.Home' is 'user.home'). A key holds ONE current value: a new value "
         "written on it supersedes the old one, and repeats are merged. For list-like facts use one key per "
         "item ('alex.allergy.peanuts', 'alex.allergy.shellfish'), or write 'also …' to add a value."
     ),
 ]
-KEY_PATTERN = r"^[\w:@-]+(?:\.[\w:@-]+)*$"
+_KEY_CHARACTER = r"[^\s\x00-\x2c\x2e\x2f\x3b-\x3f\x5b-\x5e\x60\x7b-\x9f\ufeff]"
+"""One character of a key segment, as every regex dialect reads it alike: no whitespace, control, dot
+or ASCII punctuation but ``_:@-`` (only hexadecimal escapes and ``\\s`` in a negated class)."""
+KEY_PATTERN = rf"^{_KEY_CHARACTER}+(?:\.{_KEY_CHARACTER}+)*$"
 """The grammar of a key a write gives (new-user trial: ``key: "user city!!"`` was stored): segments of
-letters (any script, either case: the docs' own 'order:A-1042'), digits and ``_:@-``, joined by single
-dots — the keys the docs and agents use ('user.home', 'project.db_version', 'order:A-1042'). Spaces and
-other punctuation are refused, never rewritten (a rewritten key would be another key). Only new writes
-obey it: a key an older version stored keeps working — read, filtered by (``KeyFilter``, ``MemoryKey``),
-updated and forgotten — and keeps its value when ``memory_update`` leaves ``key`` out. ``@`` stays
-allowed so a key holding an e-mail address is refused by redaction with its reason
-(``domain.redaction.identifier_refusal``), not by the grammar."""
+letters (any script, either case: the docs' own 'order:A-1042'; stored in lower case, ``key_form``),
+digits and ``_:@-``, joined by single dots — the keys the docs and agents use ('user.home',
+'project.db_version', 'order:A-1042'). Spaces and other punctuation are refused, never rewritten (a
+rewritten key would be another key). Only new writes obey it: a key an older version stored keeps
+working — read, filtered by (``KeyFilter``, ``MemoryKey``), updated and forgotten — and keeps its value
+when ``memory_update`` leaves ``key`` out. ``@`` stays allowed so a key holding an e-mail address is
+refused by redaction with its reason (``domain.redaction.identifier_refusal``), not by the grammar.
+
+The pattern is the one the tool schemas publish and pydantic checks, written so that JSON Schema's
+ECMA-262 dialect (where ``\\w`` is ASCII only, keys15: the schema refused "café.menu", which the server
+took), Python's ``re`` and pydantic's Rust engine (where ``\\w`` is Unicode) read it alike: it names
+the ASCII it refuses and takes the rest. A non-ASCII character that is no letter, mark or digit ("—",
+"…", an emoji) it cannot tell apart in every dialect; ``_key_letters`` refuses it with the same error."""
+
+
+def _key_letters(value: str) -> str:
+    """``value`` (a key matching ``KEY_PATTERN``) unchanged; raises the pattern's own error when a
+    character is no letter, mark or digit (Unicode categories L, M, N) nor one of ``_:@-``."""
+    for char in value:
+        if char not in "._:@-" and unicodedata.category(char)[0] not in "LMN":
+            raise PydanticCustomError(
+                "string_pattern_mismatch", "String should match pattern '{pattern}'", {"pattern": KEY_PATTERN}
+            )
+    return value
+
+
 KEY_FORMAT = (
     "words of letters, digits and _:@- joined by dots, such as 'user.home' or 'project.db_version' "
     "(no spaces or other punctuation)"
@@ -298,10 +350,12 @@ NewMemoryKey = Annotated[
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_KEY_CHARS, pattern=KEY_PATTERN),
     NOT_BLANK,
     AfterValidator(_clean_text),
+    AfterValidator(_key_letters),
     KEY_FORM,
     Field(
         description="What the memory is about: a stable topic such as 'user.display_preference' or "
-        f"'order:A-1042' ({KEY_FORMAT}; ≤ {MAX_KEY_CHARS} characters). A key holds ONE current value: a "
+        f"'order:A-1042' ({KEY_FORMAT}; ≤ {MAX_KEY_CHARS} characters; case-insensitive: stored in lower "
+        "case, so 'User.Home' is 'user.home'). A key holds ONE current value: a "
         "new value written on it supersedes the old one, and repeats are merged. For list-like facts use "
         "one key per item ('alex.allergy.peanuts', 'alex.allergy.shellfish'), or write 'also …' to add a "
         "value."

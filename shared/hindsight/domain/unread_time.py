@@ -41,6 +41,11 @@ zone), the note names both (``_given_time_differs``): it was kept with no word s
 expression ("yesterday" counts from when the words were said, which a given occurred_at may be: an
 imported conversation's date), a month without its year, or a keyed fact (its words' year is the key
 rules', ``inferred_order``).
+
+A keyed fact whose words are read at one time and name another the rules did not read ("I lived in Austin
+in 2019 and moved to Denver last month": placed last month, "in 2019" was dropped with no word said,
+keys15) names the other time, the one read and what to do (``_other_time_on_key``): the other time is
+never guessed a place.
 """
 
 from __future__ import annotations
@@ -174,13 +179,15 @@ def unread_time_note(draft: MemoryDraft, submitted_at: datetime) -> str | None:
     time (``named_times``) and no time was read from them (``relative_time.infer_event_time``, from its
     session's start or ``submitted_at``): which words, where the memory is placed instead, and how to
     place it. When it gives one outside the time its words name with a year written out, both
-    (``_given_time_differs``). None otherwise."""
+    (``_given_time_differs``); when a keyed fact's words are read at one time and name another, both
+    (``_other_time_on_key``). None otherwise."""
     if draft.occurred_at is not None:
         return _given_time_differs(draft, submitted_at)
     anchor = draft.session_at or submitted_at
     keyed = draft.layer == "semantic" and draft.key is not None
-    if _read(draft, anchor) is not None:
-        return None
+    read = _read(draft, anchor)
+    if read is not None:
+        return _other_time_on_key(draft, anchor, read) if keyed else None
     named = named_times(
         draft.content,
         anchor,
@@ -200,4 +207,39 @@ def unread_time_note(draft: MemoryDraft, submitted_at: datetime) -> str | None:
     return (
         f"the words name a time that was not read ({quoted}){ambiguous}: the memory is placed at {where}, so "
         "time filters take it for then; give occurred_at (ISO 8601) to place it"
+    )
+
+
+def _names_the_time_read(words: str, read: InferredTime) -> bool:
+    """Whether ``words`` (a time ``named_times`` found) is the time ``read`` was read from: its expression
+    or a part of it, or a year written beside it that is the read time's own ("Last year, in 2025, …")."""
+    said, expression = words.lower(), read.expression.lower()
+    if said in expression or expression in said:
+        return True
+    last = read.span.end - timedelta(microseconds=1)
+    years = _YEAR_WRITTEN.findall(words)
+    return bool(years) and last.year == read.span.start.year and all(y == str(last.year) for y in years)
+
+
+def _other_time_on_key(draft: MemoryDraft, anchor: datetime, read: InferredTime) -> str | None:
+    """The note when a keyed fact's words are read at one time and name another the rules did not read
+    (keys15: "I lived in Austin in 2019 and moved to Denver last month" holds its key from last month, and
+    "in 2019" was dropped with no word said): which words, the time read, and what to do — the other time
+    is never guessed a place (it is usually when another value held). None when the words name no other
+    time (``_names_the_time_read``; a day of a day that comes back is not one, ``recurring_date``)."""
+    others = [
+        words
+        for words in named_times(draft.content, anchor, days=not recurring_date(draft))
+        if not _names_the_time_read(words, read)
+    ]
+    if not others:
+        return None
+    quoted = ", ".join(repr(words) for words in others[:MAX_NAMED]) + (
+        ", …" if len(others) > MAX_NAMED else ""
+    )
+    return (
+        f"the words name a time that was not read ({quoted}) beside the one read ({read.expression!r}: "
+        f"{span_label(read.span)}): the memory is placed at {span_label(read.span)} and holds its key from "
+        "then, and the other time is stored nowhere; write what held then on the key with its own "
+        "occurred_at, or give occurred_at to place this one"
     )

@@ -28,7 +28,7 @@ from hindsight.domain.limits import (
     Content,
     Identifier,
     Importance,
-    MemoryKey,
+    ItemKey,
 )
 
 # --- limits ------------------------------------------------------------------------------------------
@@ -64,7 +64,7 @@ SessionId = Annotated[
     ),
 ]
 WorkingMemoryKey = Annotated[
-    MemoryKey,
+    ItemKey,
     Field(
         description="Name of the item within the session, e.g. 'current_goal', 'order:A-1042', "
         f"'user.constraints' (≤ {MAX_KEY_CHARS} characters). Setting an existing key replaces the item."

@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hindsight.domain.embedding_text import first_passage
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.export_records import RecordRefused, check_record
+from hindsight.domain.limits import key_form
 from hindsight.domain.timetravel import RESUMES_METADATA_KEY
 from hindsight.ports import Clock, Embedder, MemoryArchive
 from hindsight.ports.archive import KeySettlement
@@ -373,6 +374,10 @@ class _ImportState:
                 row[name] = self._id(row[name])
         if kind == "memory":
             self.source_ids.add(str(record["row"]["id"]).lower())
+            if isinstance(row.get("key"), str):  # an export from before migration 029 keeps its spelling
+                row["key"] = key_form(row["key"])
+        elif kind == "history" and isinstance(row.get("changes"), dict):
+            row["changes"] = _keys_in_stored_form(row["changes"])
         metadata = row.get("metadata") if kind == "memory" else None
         resumes = metadata.get(RESUMES_METADATA_KEY) if isinstance(metadata, dict) else None
         if self.remap_ids and isinstance(metadata, dict) and isinstance(resumes, str) and _is_uuid(resumes):
@@ -407,6 +412,20 @@ class _ImportState:
         if kind == "pending_link":
             return row["child_id"] in self.present
         return row["memory_id"] in self.present
+
+
+def _keys_in_stored_form(changes: dict[str, Any]) -> dict[str, Any]:
+    """A history row's ``changes`` with the keys of a ``key`` change in their stored form (``key_form``),
+    as migration 029 left the history of the store: a read at an earlier ``known_at`` filters by them. The
+    spelling they were written in is kept under ``written``."""
+    change = changes.get("key")
+    if not isinstance(change, dict):
+        return changes
+    ends = {end: change.get(end) for end in ("from", "to")}
+    formed = {end: key_form(value) if isinstance(value, str) else value for end, value in ends.items()}
+    if formed == ends:
+        return changes
+    return {**changes, "key": {**change, **formed, "written": ends}}
 
 
 def _chunk_key(record: dict[str, Any]) -> tuple[str, int]:

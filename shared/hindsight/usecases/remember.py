@@ -64,6 +64,11 @@ class WriteAck(BaseModel):
     id: UUID
     status: Literal["queued"] = "queued"
     submitted_at: datetime
+    key: str | None = Field(
+        default=None,
+        description="The key the memory is stored under, for a write with one: keys are case-insensitive "
+        "and stored in lower case ('User.Home' is stored as 'user.home', the same key).",
+    )
     importance_capped_from: float | None = Field(
         default=None,
         description="The importance asked for, when it was lowered to 0.5: an agent_inferred write, or text "
@@ -85,7 +90,8 @@ class WriteAck(BaseModel):
         "('last March', 'in 2 weeks', two different times): which words, and that the memory is placed at "
         "its session's start or the write time. Give occurred_at to place it. Also when occurred_at was "
         "given and the words name a time with its year ('In 2019 …') that it is not in: both, and that "
-        "the given one is kept.",
+        "the given one is kept. Also when a keyed fact's words are read at one time ('last month') and "
+        "name another that was not read ('in 2019'): both, and where the memory is placed.",
     )
 
 
@@ -238,6 +244,7 @@ class Remember:
         ack = WriteAck(
             id=job.id,
             submitted_at=job.submitted_at,
+            key=draft.key,
             importance_capped_from=asked,
             redacted=sorted(redacted) or None,
             replayed=True if first else None,

@@ -1,0 +1,169 @@
+"""Keys compare case-insensitively (keys15 HIGH), end to end through the official MCP client, the SQS
+emulator and the worker: "User.Home" and then "user.home" are one key with one current value, found by
+any spelling, on every path that gives a key (write, search filter, summary, a move by memory_update, a
+restore, working-memory promote); and migration 029 brings a store's keys written before it to that form,
+settling two spellings' current values into one, with nothing lost."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import psycopg
+import pytest
+
+from hindsight.adapters.postgres.migrations import default_migrations_dir, load_migrations
+from hindsight.client import call
+from hindsight.local.poller import SqsPoller
+from hindsight.local.serve import BackgroundServer
+from hindsight.local.stack import LocalStack
+from tests.integration.test_schema import _fresh_database, _migrate
+from tests.support import drain, mcp_client
+
+pytestmark = [pytest.mark.integration]
+
+
+@pytest.mark.anyio
+async def test_two_spellings_of_a_key_hold_one_current_value(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    async with mcp_client(server.url, token) as client:
+        # Given a value written on "User.Home"
+        denver = await call(client, "memory_write", {"content": "I live in Denver", "key": "User.Home"})
+        assert denver["key"] == "user.home"  # the answer says the key as stored
+        await drain(poller)
+        # When a new value is written on "user.home"
+        boston = await call(client, "memory_write", {"content": "I live in Boston", "key": "user.home"})
+        await drain(poller)
+        # Then it is the one current value, found by any spelling of the key
+        for spelling in ("user.home", "User.Home", "USER.HOME"):
+            found = await call(client, "memory_search", {"query": "Where do I live?", "key": spelling})
+            assert [h["memory"]["content"] for h in found["results"]] == ["I live in Boston"], spelling
+        old = (await call(client, "memory_get", {"id": denver["id"]}))["memory"]
+        assert (old["status"], old["key"], old["superseded_by"]) == ("superseded", "user.home", boston["id"])
+        summary = await call(client, "memory_summarize", {"key": "User.HOME"})
+        assert "Boston" in json.dumps(summary), summary
+
+        # a restore makes the old value the key's fact again, whatever spelling it was written in
+        restored = await call(client, "memory_update", {"id": denver["id"], "action": "restore"})
+        assert (restored["memory"]["status"], restored["memory"]["key"]) == ("active", "user.home")
+        now = await call(client, "memory_search", {"query": "Where do I live?", "key": "User.Home"})
+        assert [h["memory"]["content"] for h in now["results"]] == ["I live in Denver"]
+
+        # a move by memory_update onto another spelling of a key joins that key
+        job = await call(client, "memory_write", {"content": "I work at Acme", "key": "work.place"})
+        await drain(poller)
+        moved = await call(client, "memory_write", {"content": "I work at Globex now", "key": "job.now"})
+        await drain(poller)
+        update = await call(
+            client, "memory_update", {"id": moved["id"], "action": "update", "key": "Work.Place"}
+        )
+        assert update["memory"]["key"] == "work.place"
+        acme = (await call(client, "memory_get", {"id": job["id"]}))["memory"]
+        assert (acme["status"], acme["superseded_by"]) == ("superseded", moved["id"])
+
+        # working-memory promote with a key in capitals supersedes the value on the key
+        await call(
+            client, "working_memory_set", {"session_id": "s-1", "key": "Home", "content": "I live in Austin"}
+        )
+        promoted = await call(
+            client, "working_memory_promote", {"session_id": "s-1", "key": "Home", "memory_key": "USER.Home"}
+        )
+        assert promoted["key"] == "user.home"
+        await drain(poller)
+        last = await call(client, "memory_search", {"query": "Where do I live?", "key": "user.home"})
+        assert [h["memory"]["content"] for h in last["results"]] == ["I live in Austin"]
+
+
+_VECTOR = "[" + ",".join(["0.1"] * 384) + "]"
+
+
+def _insert(conn: psycopg.Connection[Any], key: str, content: str, **columns: Any) -> uuid.UUID:
+    """A memory row of tenant 't', agent 'a' (semantic, user_stated, active unless ``columns`` say)."""
+    row: dict[str, Any] = {
+        "id": uuid.uuid4(),
+        "tenant_id": "t",
+        "agent_id": "a",
+        "layer": "semantic",
+        "key": key,
+        "content": content,
+        "content_hash": uuid.uuid4().hex,
+        **columns,
+    }
+    names = ", ".join(row)
+    values = ", ".join(f"%({n})s" for n in row)
+    conn.execute(
+        f"INSERT INTO memories ({names}, embedding) VALUES ({values}, %(e)s::vector)", {**row, "e": _VECTOR}
+    )
+    return uuid.UUID(str(row["id"]))
+
+
+def test_migration_029_lowers_stored_keys_and_settles_two_spellings(stack: LocalStack) -> None:
+    # Given a store at the schema before 029, holding values of one key in two spellings
+    migrations = load_migrations(default_migrations_dir(None))
+    url = _fresh_database(stack)
+    _migrate(url, [m for m in migrations if m.version < 29])
+    with psycopg.connect(url) as conn:
+        denver = _insert(conn, "User.Home", "I live in Denver", valid_from="2020-01-01T00:00:00Z")
+        boston = _insert(conn, "user.home", "I live in Boston", valid_from="2024-03-01T00:00:00Z")
+        # an inference that began later never replaces what the user stated, in any spelling
+        stated = _insert(conn, "Pet.Name", "My dog is Rex", valid_from="2021-01-01T00:00:00Z")
+        guess = _insert(
+            conn,
+            "pet.name",
+            "The dog is probably Max",
+            valid_from="2022-01-01T00:00:00Z",
+            source="agent_inferred",
+        )
+        # a newer value that says it adds keeps the other
+        tea = _insert(conn, "Drink.Likes", "I like tea", valid_from="2021-01-01T00:00:00Z")
+        coffee = _insert(conn, "drink.likes", "I also like coffee", valid_from="2022-01-01T00:00:00Z")
+        # an episode and a key in another script; a key moved by memory_update, as the history records it
+        cafe = _insert(conn, "CAFÉ.Menu", "Lunch at the café", layer="episodic")
+        cyrillic = _insert(conn, "Город.Дом", "Я живу в Москве")
+        conn.execute(
+            """INSERT INTO memory_history (memory_id, tenant_id, action, changes, actor)
+               VALUES (%s, 't', 'updated', '{"key": {"from": "Work.Place", "to": "User.Home"}}', 'k1')""",
+            (boston,),
+        )
+        before = conn.execute("SELECT count(*) FROM memories").fetchone()
+    # When migration 029 runs
+    assert _migrate(url, migrations) == [29]
+    with psycopg.connect(url) as conn:
+        rows = {
+            r[0]: r[1:] for r in conn.execute("SELECT id, key, status, valid_to FROM memories").fetchall()
+        }
+        links = set(conn.execute("SELECT from_id, to_id, kind FROM memory_relations").fetchall())
+        history = conn.execute(
+            "SELECT memory_id, action, changes, actor FROM memory_history ORDER BY id"
+        ).fetchall()
+        after = conn.execute("SELECT count(*) FROM memories").fetchone()
+    # Then nothing is lost, every key is in its stored form
+    assert before == after
+    assert {r[0] for r in rows.values()} == {"user.home", "pet.name", "drink.likes", "café.menu", "город.дом"}
+    # the later value is the key's fact; the other spelling's is its past value, ended where it began
+    assert rows[boston][1:] == ("active", None)
+    assert rows[denver][1] == "superseded"
+    assert rows[denver][2].isoformat() == "2024-03-01T00:00:00+00:00"
+    assert (boston, denver, "supersedes") in links
+    # the source rules and an additive value keep both, linked
+    assert (rows[stated][1], rows[guess][1]) == ("active", "active")
+    assert (guess, stated, "contradicts") in links
+    assert (rows[tea][1], rows[coffee][1]) == ("active", "active")
+    assert (coffee, tea, "related") in links
+    assert rows[cafe][1] == rows[cyrillic][1] == "active"
+    # the history says what changed and keeps each key's spelling
+    by_memory = {(m, a): (c, who) for m, a, c, who in history}
+    assert by_memory[(denver, "superseded")][0]["status"] == {"from": "active", "to": "superseded"}
+    assert by_memory[(denver, "superseded")][1] == "migration 029"
+    assert by_memory[(denver, "updated")][0] == {"key_case": {"from": "User.Home", "to": "user.home"}}
+    assert by_memory[(cafe, "updated")][0] == {"key_case": {"from": "CAFÉ.Menu", "to": "café.menu"}}
+    assert (boston, "updated") in by_memory
+    moved = next(c for m, a, c, who in history if m == boston and who == "k1")
+    assert moved["key"] == {
+        "from": "work.place",
+        "to": "user.home",
+        "written": {"from": "Work.Place", "to": "User.Home"},
+    }
+    assert not any(m == boston and c.get("key_case") for m, a, c, _ in history)  # its key was lower already
