@@ -162,7 +162,7 @@ from hindsight.domain.state_change import (
 )
 from hindsight.domain.statement_scope import TAIL_CLAUSE, compared_statement, without_confirming
 from hindsight.domain.supersede_guard import only_flag, partial_take_back, unsure_replacement
-from hindsight.domain.text import plain_apostrophes
+from hindsight.domain.text import plain_apostrophes, single_spaced
 from hindsight.domain.timetravel import takes_key
 from hindsight.domain.value_slots import (
     ANY_ONE_VALUE,
@@ -977,10 +977,12 @@ def gated(verdict: PairVerdict, similarity: float, cosine: float = CONFLICT_COSI
 def compare_facts(new: str, old: str) -> PairVerdict:
     """How ``new`` relates to ``old`` (module docstring: the rules and what each verdict leads to).
     Texts longer than ``MAX_COMPARED_CHARS`` are ``unrelated``; both are read in Unicode NFC (a combining
-    accent is the same letter as the composed one)."""
+    accent is the same letter as the composed one) with each whitespace run as one character
+    (``text.single_spaced``)."""
     if len(new) > MAX_COMPARED_CHARS or len(old) > MAX_COMPARED_CHARS:
         return PairVerdict("unrelated")
     new, old = unicodedata.normalize("NFC", new), unicodedata.normalize("NFC", old)  # one form of "é"
+    new, old = single_spaced(new), single_spaced(old)  # a run of spaces reads as one (``text``)
     new, old = without_confirming(new), without_confirming(old)  # "Turns out …", "… after all" (trial12 H1)
     if same_statement(new, old):  # the same words, or one value written another way ("3pm" / "15:00")
         return PairVerdict("same")
@@ -1591,6 +1593,7 @@ def is_additive(text: str) -> bool:
     also married now!", "I also live in Portland now" replace; trial11 finding 5). trial7 M2: "Also, I
     work at Globex now" on ``user.employer`` holding "I work at Acme", "I've also switched to a Pixel 8"
     added a value instead of replacing it."""
+    text = single_spaced(text)  # a run of spaces reads as one (``text.single_spaced``)
     if not _ADDITIVE.search(text):
         return False
     rest = _OPENING.sub("", text, count=1)

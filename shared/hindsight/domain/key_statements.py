@@ -38,7 +38,7 @@ from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.named_dates import calendar_names
 from hindsight.domain.planned_words import points_ahead
-from hindsight.domain.text import plain_apostrophes
+from hindsight.domain.text import plain_apostrophes, single_spaced
 from hindsight.domain.word_dates import past_tense
 
 _GOING_PLACES = (
@@ -235,14 +235,18 @@ _CLAUSE_END = re.compile(r"[,;:.!?()]|\s[-–—]\s|\b(?:which|who|that|because|
 
 _TRAILING_HEDGE = re.compile(
     r"(?P<possibility>(?:,\s*(?:(?-i:maybe)|perhaps|probably|i\s+(?:think|believe|suppose|guess))"
-    r"|\s*\((?:maybe|probably)\))\s*[.!?]*)\s*$",
+    r"|\((?:maybe|probably)\))\s*+[.!?]*+)\s*+$",
     re.IGNORECASE,
 )
 """A hedge that ENDS a keyed write after a comma ("I live in Portland now, maybe", "…, I think"): a
 possibility as "Maybe …" is (trial12 M2: it retired the value of now); also ", probably",
 ", I believe/suppose/guess" and "(maybe)", "(probably)" (trial14 H3). Only after a comma or in brackets,
 at the end; "maybe" only in lower case (trial14: "My favourite song is Call Me, Maybe" ends with a
-title's word)."""
+title's word). No alternative opens with whitespace and the closing runs are possessive: the bracket's
+alternative used to open with a whitespace run, so a search tried it from every position of a run,
+re-reading the run to its end each time (~2 s for a 32,000-character keyed write of spaces,
+``bench/regex_worst.py``); a match now starts at its comma or bracket, which ``check_value_on_key``
+quotes stripped all the same."""
 
 
 _WHAT = {
@@ -268,10 +272,12 @@ def check_value_on_key(draft: MemoryDraft) -> None:
     it would retire the value of now. Only a semantic write with a key and no ``valid_from`` (a value said to
     start later is the caller's: ``upcoming``); a plan or a value ahead on a key that names plans
     (``PLAN_KEY``: "user.plans") is its value and stored. Raises InvalidInput (field ``content``) naming the
-    kind of words and quoting them, the rule (a key holds the value that holds now) and what to do instead."""
+    kind of words and quoting them, the rule (a key holds the value that holds now) and what to do instead.
+    The words are read with each whitespace run as one character (``text.single_spaced``)."""
     if draft.layer != "semantic" or draft.key is None or draft.valid_from is not None:
         return
-    content = _ASIDE.sub("", plain_apostrophes(unicodedata.normalize("NFKC", draft.content)), count=1)
+    read = single_spaced(plain_apostrophes(unicodedata.normalize("NFKC", draft.content)))  # runs read as one
+    content = _ASIDE.sub("", read, count=1)
     found = (
         _opening(content)
         or _TRAILING_HEDGE.search(content)

@@ -41,7 +41,7 @@ from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relations import RELATION_ALT, RELATION_ROLES
 from hindsight.domain.take_back import is_take_back, may_leave_values, other_subject, taken_back
-from hindsight.domain.text import plain_apostrophes
+from hindsight.domain.text import plain_apostrophes, single_spaced
 
 _RELATION = re.compile(rf"\b(?:{RELATION_ALT})\b", re.IGNORECASE)
 _OPENS_WITH_RELATION = re.compile(
@@ -83,7 +83,7 @@ def other_persons_subject(draft: MemoryDraft) -> str | None:
     a value of the writer's)."""
     if draft.layer != "semantic" or draft.key is None or draft.supersedes is not None:
         return None
-    content = plain_apostrophes(draft.content)
+    content = single_spaced(plain_apostrophes(draft.content))  # a run of spaces reads as one
     subject = other_subject(content)
     if subject is None or not _OPENS_WITH_RELATION.match(subject) or is_additive(content):
         return None

@@ -59,7 +59,7 @@ from hindsight.domain.contradiction import compare_facts, is_additive
 from hindsight.domain.inferred_order import states_past
 from hindsight.domain.relations import RELATION_ALT
 from hindsight.domain.statement_scope import without_confirming
-from hindsight.domain.text import plain_apostrophes
+from hindsight.domain.text import plain_apostrophes, single_spaced
 from hindsight.domain.verb_words import IRREGULAR_PAST, PAST_NOT_EVENT
 
 _TAKE_BACK = re.compile(
@@ -178,7 +178,7 @@ def may_leave_values(text: str) -> bool:
     """Whether a write of ``text`` may leave a key's values active even when the key holds one
     (``taken_back`` tells): a take-back (``is_take_back``) or a re-add about another person ("My son is
     allergic to peanuts again")."""
-    text = plain_apostrophes(text)
+    text = single_spaced(plain_apostrophes(text))
     return is_take_back(text) or bool(_AGAIN.search(text) and other_subject(text))
 
 
@@ -191,7 +191,7 @@ def states_new_value(text: str, values: Sequence[str] = ()) -> bool:
     peanuts" names no new value of a key holding "Alex is allergic to peanuts"), not a clause that only
     qualifies another ("…, which I loved")."""
     held = {word for value in values for word in _content(value)}
-    for part in _PARTS.split(plain_apostrophes(text)):
+    for part in _PARTS.split(single_spaced(plain_apostrophes(text))):
         if _TAKE_BACK.search(part) or _QUALIFYING.match(part) or states_past(part):
             continue  # "…, it was food poisoning", "…, the test was negative": a past aside, no value
         if set(_content(part)) - held:
@@ -254,7 +254,7 @@ def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
     contents, one or more), or None when the key's rule holds — it replaces them all. Raises nothing."""
     if not values:
         return None
-    new, values = plain_apostrophes(new), [plain_apostrophes(value) for value in values]
+    new, values = single_spaced(plain_apostrophes(new)), [single_spaced(plain_apostrophes(v)) for v in values]
     subject = other_subject(new) if _AGAIN.search(new) else None
     if subject and not any(value.lower().lstrip(" \t\"'(").startswith(subject) for value in values):
         # "My son is allergic to peanuts again" on values not about the son (the user's, subjectless ones:

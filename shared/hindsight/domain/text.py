@@ -21,6 +21,20 @@ def plain_apostrophes(text: str) -> str:
     return text.replace("\u2019", "'")
 
 
+_WHITESPACE_RUN = re.compile(r"\s{2,}|[^\S \n]")
+
+
+def single_spaced(text: str) -> str:
+    """``text`` as the rules read it: each run of whitespace as one character, a line break when the run
+    holds one ("\\n"), a space otherwise (a tab, a no-break space too); a single space or line break as
+    it is. The rules' patterns allow any run where they allow one space, and several of them (a clause
+    split, a reason or a hedge after the statement, another person's subject) re-read a run from each of
+    its positions: time quadratic in the run, over 20 s of CPU for one 32,000-character write of spaces
+    (``bench/regex_worst.py``). Read once, at the rules' entry points, they see runs of one. Only a copy
+    to read: positions in it are not positions in ``text``, and what is stored is ``text`` as written."""
+    return _WHITESPACE_RUN.sub(lambda run: "\n" if "\n" in run.group(0) else " ", text)
+
+
 _PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 
