@@ -597,3 +597,20 @@ async def test_the_judge_settles_what_the_rules_were_unsure_of(
         assert (radiohead.id, muse.id, "contradicts") not in links  # the judge said addition: unlinked
     finally:
         await container.aclose()
+
+
+async def test_a_changed_dose_without_a_key_flags_both_doses(
+    server: BackgroundServer, poller: SqsPoller, token: str
+) -> None:
+    """trial18 L3: two active doses of one medicine, neither flagged, let an agent repeat the old dose —
+    the change is flagged on both (the official MCP client; neither retired: the rule reads a shape)."""
+    async with mcp_client(server.url, token) as client:
+        old = await _write(client, poller, content="I take 500mg of metformin twice a day")
+        new = await _write(client, poller, content="My doctor upped my metformin to 1000mg twice a day")
+        hits = (await call(client, "memory_search", {"query": "how much metformin do I take"}))["results"]
+        old_view = await _get(client, old)
+    by_id = {h["memory"]["id"]: h for h in hits}
+    assert {old, new} <= set(by_id)
+    assert all("possible_conflict" in by_id[i]["flags"] for i in (old, new))
+    assert all(by_id[i]["memory"]["status"] == "active" for i in (old, new))
+    assert (new, old, "contradicts") in {(r["from_id"], r["to_id"], r["kind"]) for r in old_view["relations"]}

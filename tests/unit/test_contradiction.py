@@ -571,7 +571,12 @@ def test_an_also_beside_a_change_or_about_another_subject_adds_no_value(text: st
 def test_the_labelled_pairs_meet_the_published_floor() -> None:
     """tests/data/contradiction_pairs.jsonl with the rules alone (bench/contradictions.py --no-gate; the
     similarity gate can only remove supersedes): the false-supersede rate stays under 2 %, as the issue
-    requires, and supersedes stay precise."""
+    requires, and supersedes stay precise. Supersede recall is held at 0.68, what docs/detectors.md
+    publishes (0.688 with the gate, 0.691 rules alone, on 923 pairs): labelled contradictions the rules
+    only flag — as the house rule wants of an unsure change, e.g. trial18's "My doctor upped my metformin
+    to 1000mg twice a day" — count as not recalled here, so they are kept in the corpus and this floor
+    was lowered from 0.70 rather than leaving them out; what it may not lose is a contradiction caught
+    at all (superseded or flagged): at least 97 %."""
     path = Path(__file__).parents[1] / "data" / "contradiction_pairs.jsonl"
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(records) >= 200
@@ -581,7 +586,10 @@ def test_the_labelled_pairs_meet_the_published_floor() -> None:
     supersedes = [label for label, v in found if v == "contradiction"]
     assert sum(v == "contradiction" for v in negatives) / len(negatives) < 0.02
     assert supersedes.count("contradiction") / len(supersedes) >= 0.95
-    assert supersedes.count("contradiction") / sum(label == "contradiction" for label, _ in found) >= 0.7
+    contradictions = [v for label, v in found if label == "contradiction"]
+    assert supersedes.count("contradiction") / len(contradictions) >= 0.68
+    caught = [v for v in contradictions if v in ("contradiction", "possible_conflict")]
+    assert len(caught) / len(contradictions) >= 0.97
 
 
 _TRIAL3_NEVER_SUPERSEDED = [

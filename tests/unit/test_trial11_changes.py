@@ -97,3 +97,45 @@ def test_a_change_in_a_shape_of_its_own_is_flagged_never_retired(old: str, new: 
 )
 def test_a_broader_place_only_flags_the_home_it_may_contain(old: str, new: str, relation: str) -> None:
     assert compare_facts(new, old).relation == relation
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "relation"),
+    [
+        # trial18 L3: a dose of the user's changed by a verb of change, by whoever changed it — two active
+        # doses of one medicine, neither flagged, is a silently wrong memory: flagged (never retired: the
+        # rule reads a shape, not which dose is current)
+        (
+            "I take 500mg of metformin twice a day",
+            "My doctor upped my metformin to 1000mg twice a day",
+            "possible_conflict",
+        ),
+        (
+            "I take 20mg of lisinopril every morning",
+            "I lowered my lisinopril dose to 10mg",
+            "possible_conflict",
+        ),
+        (
+            "The user takes 50mg of sertraline daily",
+            "My psychiatrist raised my sertraline to 100mg",
+            "possible_conflict",
+        ),
+        # … not another person's, not the amount already stated, not another medicine, not a fact
+        # without an amount, not a relation's fact
+        (
+            "I take 500mg of metformin twice a day",
+            "My sister upped her metformin to 1000mg twice a day",
+            "unrelated",
+        ),
+        (
+            "I take 500mg of metformin twice a day",
+            "My doctor upped my metformin to 500mg twice a day",
+            "unrelated",
+        ),
+        ("I take 500mg of metformin twice a day", "My doctor upped my lisinopril to 20mg", "unrelated"),
+        ("I take metformin", "My doctor upped my metformin to 1000mg", "unrelated"),
+        ("My sister takes 500mg of metformin", "My doctor upped my metformin to 1000mg", "unrelated"),
+    ],
+)
+def test_a_changed_dose_of_the_users_medicine_is_flagged(old: str, new: str, relation: str) -> None:
+    assert compare_facts(new, old).relation == relation

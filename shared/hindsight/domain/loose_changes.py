@@ -8,7 +8,10 @@ Each left both facts active and unflagged:
 - a new value with its attribute put first: "New number: 555-9876" / "My phone number is 555-1234"
   (``new_value_of``);
 - a diet given up in words about food: "I started eating meat again" / "I am vegetarian" (``diet_ended``;
-  a short table of diets and what each leaves out — no other world knowledge is read).
+  a short table of diets and what each leaves out — no other world knowledge is read);
+- an amount of the user's changed by a verb of change: "My doctor upped my metformin to 1000mg twice a day"
+  / "I take 500mg of metformin twice a day" (``amount_changed``, trial18 L3: two active doses of one
+  medicine, neither flagged — an agent may repeat the old dose).
 
 Being loose, each is only ever a possible conflict (``contradiction.compare_facts``): Priya may lead
 another team, the number may be a work number, "again" may be one meal.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import re
 
 from hindsight.domain.text import plain_apostrophes
+from hindsight.domain.value_slots import RELATIONS
 
 _NAME = r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})"
 _ROLE_NOW = re.compile(
@@ -116,13 +120,59 @@ def diet_ended(new: str, old: str) -> bool:
     return False
 
 
+_AMOUNT_CHANGE = re.compile(
+    r"\b(?:upped|raised|increased|lowered|reduced|decreased|cut|bumped(?:\s+up)?|doubled|halved|adjusted"
+    r"|changed)\s+(?P<whose>my|our|the\s+user's)\s+(?P<thing>[^\d.,;:!?]+?)\s+(?:(?:up|down|back)\s+)?to\s+"
+    r"(?P<amount>\d[\d.,]*)",
+    re.IGNORECASE,
+)
+"""'upped my metformin to 1000mg', 'lowered our rent to 1800', 'cut my lisinopril dose back to 10mg': a verb
+of change, the user's thing ("my", "our"; another's — "her metformin" — is not the user's), the number
+it went to."""
+_AMOUNT_WORDS = frozenset(["dose", "dosage", "doses", "amount", "intake", "prescription", "daily"])
+"""Words a changed amount is named with ("my metformin dose") that name no thing of the old fact."""
+_USER_FACT = re.compile(r"^\s*(?:i|we|(?P<owner>my|our|the\s+user's)\s+(?P<head>[\w'-]+)|the\s+user)\b", re.I)
+"""An old fact about the user ("I take …", "My rent is …", "The user takes …"); after "my" not a relation
+("My sister takes …" is the sister's)."""
+
+
+def _numbers(text: str) -> set[str]:
+    return {n.replace(",", "") for n in re.findall(r"\d[\d.,]*\d|\d", text)}
+
+
+def amount_changed(new: str, old: str) -> bool:
+    """Whether ``new`` says an amount of the user's thing went to a number (``_AMOUNT_CHANGE``: "My doctor
+    upped my metformin to 1000mg twice a day", "I lowered my lisinopril dose to 10mg"), ``old`` is about
+    the user, names that thing (a word of it other than ``_AMOUNT_WORDS``) and states an amount, and the
+    number gone to is none that ``old`` states ("… upped my metformin to 500mg" / "I take 500mg of
+    metformin": the value stated, no change). Whoever made the change (the user, "my doctor") — the thing
+    is the user's. "My sister upped her metformin to 1000mg" is someone else's; "upped my metformin"
+    against a fact with no number says nothing of an amount it held."""
+    new, old = plain_apostrophes(new), plain_apostrophes(old)
+    changed = _AMOUNT_CHANGE.search(new)
+    user = _USER_FACT.match(old)
+    if (
+        changed is None
+        or user is None
+        or (user.group("owner") and user.group("head").casefold() in RELATIONS)
+    ):
+        return False
+    held = _numbers(old)
+    if not held or changed.group("amount").rstrip(".,").replace(",", "") in held:
+        return False
+    thing = _words(changed.group("thing")) - _AMOUNT_WORDS
+    return bool(thing) and thing <= _words(old)
+
+
 def loose_change(new: str, old: str) -> str | None:
-    """The signal of the first of ``role_taken``, ``new_value_of``, ``diet_ended`` that reads a change of
-    ``old`` in ``new`` (``role``, ``new_value``, ``diet``), or None."""
+    """The signal of the first of ``role_taken``, ``new_value_of``, ``diet_ended``, ``amount_changed`` that
+    reads a change of ``old`` in ``new`` (``role``, ``new_value``, ``diet``, ``amount``), or None."""
     if role_taken(new, old):
         return "role"
     if new_value_of(new, old):
         return "new_value"
     if diet_ended(new, old):
         return "diet"
+    if amount_changed(new, old):
+        return "amount"
     return None
