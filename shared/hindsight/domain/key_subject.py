@@ -11,17 +11,22 @@ Narrow, as the rules it reuses: the subject is read by ``take_back.other_subject
 "My son", "Our kids", "Alex's son", "My best friend", "My brother-in-law", "My ex", read up to its verb,
 present or past, or a contracted "is": "My son's allergic …", "My sister moved …"; "My wife's dentist is
 …" is hers too; "My wife and I …" names the writer) and must open with a person named by a relation
-(``relations``: not "My allergy is peanuts", "My favourite food is …"); some value of the key must be the
+(``relations``: not "My allergy is peanuts", "My favourite food is …"); an opening that names the
+person otherwise is read as "my <relation>" (``relation_opening``: "Mom lives …", "The kids …", "Both my
+kids …", "Last week my sister …", trial19; names and pronouns are not read); some value of the key must be the
 writer's (``writers_value``: "I …", "We …", "The user …", "My wife and I …", "My partner works at Hooli
 and I work at Pied Piper"), whatever else the key holds — one value of another person's kept beside
 switched the check off (trial18 H2). Not refused: a key with a part naming a relation
 ("user.son.allergy", "kids.allergy", "user.spouse"), a person who fills the
 role the key names ("My boss is Dana now" on "user.manager", "My sister is my emergency contact now" on
-"user.emergency_contact": the writer's value, trial16 M2; on "user.job" the boss stays another person), the
+"user.emergency_contact": the writer's value, trial16 M2; on "user.job" the boss stays another person),
+the writer as the object of their verb ("My sister got me a job at Globex", "My wife got me to go vegan"),
+the writer's "so am I" ("My sister is vegan and now so am I"), the
 writer's own clause after theirs with the same verb or a verb of being ("My partner works at Globex and I
 work at Acme": the writer's value, trial17; not a negated one, "My daughter is vegan, I'm not": trial18
 M4), or one that says a change of the writer's value in words of its own ("My husband got a job in Seattle
-so we moved there": trial18 M2), a write that leaves the writer's values (an addition, "My son is also
+so we moved there": trial18 M2) or states it with the verb of a writer's value ("…, so we live in Omaha
+now" over "I live in Denver": trial19), a write that leaves the writer's values (an addition, "My son is also
 allergic to eggs", aff0bfb; a re-add, "… again", 4be0102, or a take-back that retires no value of the
 writer's: ``take_back.taken_back``), and a write that names what it supersedes. A key whose values
 are subjectless ("Allergic to penicillin") or another person's keeps its rule (replaced, as before): whose
@@ -39,6 +44,7 @@ from hindsight.domain.change_mention import mentions_a_change
 from hindsight.domain.contradiction import is_additive
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.relation_opening import as_relation_opening
 from hindsight.domain.relations import RELATION_ALT, RELATION_ROLES
 from hindsight.domain.take_back import is_take_back, may_leave_values, other_subject, taken_back
 from hindsight.domain.text import plain_apostrophes, single_spaced
@@ -70,6 +76,19 @@ _WRITERS_CLAUSE = re.compile(
 """A clause of the writer's after another person's: "…, and I work at Acme", "…; I'm vegetarian", "… but
 I live in Denver" (trial17: with the other person's clause first, the whole write was refused), "… so we
 moved there" (trial18 M2); ``rest``: its words after the verb, to the end of the clause."""
+_THE_WRITER_AFTER = re.compile(r"\s+(?i:me|us)\b")
+"""The writer as the object right after another person's verb ("… got me a job", "… got us tickets")."""
+_SO_DOES_THE_WRITER = re.compile(
+    r"(?:[,;]\s*|\s)(?:and\s+)?(?:now\s+)?(?:so|as)\s+(?:am|are|do|did|have|has|will|was|were)\s+(?:I|we)\b"
+    r"(?!\s*(?:not|n't)\b)",
+    re.IGNORECASE,
+)
+"""The writer's "so am I" after another person's clause ("My sister is vegan and now so am I"): the
+writer's value, the same as theirs (trial19)."""
+_WRITERS_VERB = re.compile(
+    r"^\W*(?:I|we|the\s+user)\s+(?:(?:now|still|also|currently|just|actually)\s+)?([a-z]+)\b", re.IGNORECASE
+)
+"""The verb of a writer's value ("live" in "I live in Denver")."""
 _NEGATED = re.compile(r"^(?:\s*(?:not|never|no\s+longer)\b|'t\b)", re.IGNORECASE)
 """A writer's clause that says what the writer is not ("…, I'm not", "… but I don't", "…, I'm not
 vegan"): it states no value of the key (trial18 M4)."""
@@ -83,7 +102,7 @@ def other_persons_subject(draft: MemoryDraft) -> str | None:
     a value of the writer's)."""
     if draft.layer != "semantic" or draft.key is None or draft.supersedes is not None:
         return None
-    content = single_spaced(plain_apostrophes(draft.content))  # a run of spaces reads as one
+    content = _read_opening(draft.content)  # a run of spaces reads as one
     subject = other_subject(content)
     if subject is None or not _OPENS_WITH_RELATION.match(subject) or is_additive(content):
         return None
@@ -91,7 +110,30 @@ def other_persons_subject(draft: MemoryDraft) -> str | None:
         return None  # "user.son.allergy", "kids.allergy", "user.spouse": a key of theirs too
     if _fills_the_keys_role(content, draft.key) or _the_writer_says_the_same(content, subject):
         return None
+    if _the_writer_is_the_object(content, subject):
+        return None
     return subject
+
+
+def _the_writer_is_the_object(content: str, subject: str) -> bool:
+    """Whether the writer is the object of the other person's verb ("My sister got me a job at her
+    company, Globex", "My wife got me to go vegan", "My mom got us tickets": trial19): what follows is the
+    writer's, not another person's state."""
+    found = _VERB_AFTER.match(content, _subject_end(content, subject))
+    return found is not None and bool(_THE_WRITER_AFTER.match(content, found.end()))
+
+
+def _subject_end(content: str, subject: str) -> int:
+    """Where ``subject`` (read from the opening of ``content``) ends in ``content``."""
+    return len(subject) + (len(content) - len(content.lstrip(" \t\"'(")))
+
+
+def _read_opening(text: str) -> str:
+    """``text`` with plain apostrophes and its opening read as "my <relation>" when it names another
+    person by a bare kin word, "the kids", "both my kids" or after fronted words ("Mom lives …", "Last
+    week my sister …": ``relation_opening.as_relation_opening``, trial19), a run of spaces as one
+    (``text.single_spaced``)."""
+    return as_relation_opening(single_spaced(plain_apostrophes(text)))
 
 
 def _the_writer_says_the_same(content: str, subject: str) -> bool:
@@ -101,8 +143,10 @@ def _the_writer_says_the_same(content: str, subject: str) -> bool:
     set beside another person's, not another person's statement (trial17 MED-1). A writer's clause with
     another verb ("My son is allergic to eggs, so I cook without them") says nothing of the key's value:
     still another person's words."""
-    found = _VERB_AFTER.match(content, len(subject) + (len(content) - len(content.lstrip(" \t\"'("))))
+    found = _VERB_AFTER.match(content, _subject_end(content, subject))
     theirs = _lemma(found.group(1)) if found else None
+    if _SO_DOES_THE_WRITER.search(content):
+        return True  # "My sister is vegan and now so am I" (trial19)
     for clause in _WRITERS_CLAUSE.finditer(content):
         verb = clause.group(1)
         if _negated(clause):
@@ -163,7 +207,7 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
     would retire and a key of theirs; a writer's clause that only says what the writer is not ("My
     daughter is vegan, I'm not", "My wife eats meat but I don't": the negation is the writer's, no
     take-back of theirs) is refused whatever it would retire, and named as stating no value (trial18 M4)."""
-    content = plain_apostrophes(draft.content)
+    content = _read_opening(draft.content)
     writers = [i for i, value in enumerate(values) if writers_value(value)]
     if not writers or _the_writers_change(content, [values[i] for i in writers]):
         return
@@ -173,8 +217,8 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
         if settled is not None and not set(settled.retired) & set(writers):
             return  # takes back theirs only, or nothing: kept beside the writer's value, as before
     key = draft.key or ""
-    found = _RELATION.search(subject)
-    theirs = f"{found.group(0).lower() if found else 'their'}.{key.split('.', 1)[-1]}"
+    found = [relation.group(0).lower().replace(" ", "_") for relation in _RELATION.finditer(subject)]
+    theirs = f"{found[-1] if found else 'their'}.{key.split('.', 1)[-1]}"  # "my wife's brother": brother
     no_value = (
         f"; the writer's own words ({negated.group(0).strip(' ,;:.!?')!r}) say what the writer is not and "
         "state no value of the key"
@@ -199,7 +243,7 @@ def writers_value(value: str) -> bool:
     ``_the_writer_says_the_same``). A subjectless value ("Allergic to penicillin") or another person's is
     not (trial18 H2: only values opening with the writer were read, so "My wife and I moved …" was
     retired by "My in-laws live in Reno")."""
-    value = plain_apostrophes(value)
+    value = _read_opening(value)
     if by_the_writer(value) or with_the_writer(value):
         return True
     subject = other_subject(value)
@@ -209,7 +253,8 @@ def writers_value(value: str) -> bool:
 def _the_writers_change(content: str, writers: Sequence[str]) -> bool:
     """Whether a clause of the writer's in ``content`` (``_WRITERS_CLAUSE``, not negated, no take-back)
     says a change of one of the ``writers`` values in words of its own ("…, so we moved there in August"
-    over "I live in Boise": ``change_mention.mentions_a_change``, trial18 M2)."""
+    over "I live in Boise": ``change_mention.mentions_a_change``, trial18 M2), or states the value with
+    the verb of one ("…, so we live in Omaha now" over "I live in Denver": ``_writers_verbs``, trial19)."""
     for clause in _WRITERS_CLAUSE.finditer(content):
         words = clause.group(0).lstrip(" ,;:.!?")
         words = re.sub(r"^(?:and|but|yet|while|whereas|so)\s+", "", words, flags=re.IGNORECASE)
@@ -217,4 +262,13 @@ def _the_writers_change(content: str, writers: Sequence[str]) -> bool:
             continue
         if any(mentions_a_change(words, value) for value in writers):
             return True
+        if clause.group(1) is not None and _lemma(clause.group(1)) in _writers_verbs(writers):
+            return True  # "My husband got transferred, so we live in Omaha now" over "I live in Denver"
     return False
+
+
+def _writers_verbs(writers: Sequence[str]) -> set[str]:
+    """The verbs (plain forms) the ``writers`` values state their value with ("live" for "I live in
+    Denver"), not a verb of being or having ("so I'm careful" states no value of "I'm allergic …")."""
+    verbs = {_lemma(found.group(1)) for value in writers if (found := _WRITERS_VERB.match(value))}
+    return verbs - {"be", "have", "am", "do", "don", "did", "was", "were", "had"}

@@ -19,10 +19,13 @@ RELATIONS: tuple[str, ...] = (
     *("ex", "exes", "in-laws", "stepmom", "stepdad", "stepmother", "stepfather", "grandkids"),
     *("grandchildren", "friends", "cousins", "roommates", "flatmates", "neighbors", "neighbours"),
     *("colleagues", "coworkers", "co-worker", "co-workers"),
+    *("hubby", "bf", "gf", "granny", "nanny", "babysitter", "landlord", "landlady", "little girl"),
+    *("little boy", "baby girl", "baby boy"),
 )
 """A person named by a relation (a family member, a partner, a former partner, someone the writer lives or
-works with). A word before it ("best friend", "ex-wife") or "-in-law" after it ("brother-in-law") is read
-by the patterns that use it (``take_back``)."""
+works with, who minds the writer's children or lets the writer's home; short forms "hubby", "bf", "gf";
+"little girl" for a child: trial19). A word before it ("best friend", "ex-wife") or "-in-law" after it
+("brother-in-law") is read by the patterns that use it (``take_back``)."""
 RELATION_ALT = "|".join(sorted(RELATIONS, key=len, reverse=True))
 """``RELATIONS`` as a regex alternation, longest first ("grandmother" before "mother")."""
 RELATION_ROLES: dict[str, tuple[str, ...]] = {"boss": ("manager", "supervisor")}

@@ -149,7 +149,8 @@ _ADVERB = "now|still|currently|also|usually|always|actually|just|recently|finall
 """An adverb between a relation subject and its verb ("My son always eats …"): never the verb itself ("My
 furry friends always make me happy": "always" is no verb in "-s")."""
 _RELATION_VERB = re.compile(
-    rf"^\W*((?i:my|our)\s+(?:[a-z]+(?:\s+|-))?(?i:{RELATION_ALT})(?i:-in-laws?)?(?:\s+[A-Z][a-z]+)?)"
+    rf"^\W*((?i:my|our)\s+(?:[a-z]+(?:\s+|-))?(?i:{RELATION_ALT})(?i:-in-laws?)?"
+    rf"(?:'s?\s+(?:[a-z]+(?:\s+|-))?(?i:{RELATION_ALT})(?i:-in-laws?)?)?(?:\s+[A-Z][a-z]+)?)"
     rf"(?:\s+(?i:{_ADVERB}))?\s+(?!(?:{_ADVERB})\b)(?:[a-z]+s|has|does|[a-z]+ed|{_PAST_VERB})\b"
     r"(?!\s+(?i:me|us|i|we|that|my|our)\b)"
 )
@@ -157,8 +158,9 @@ _RELATION_VERB = re.compile(
 …", "My dad takes …", "My son has …", trial16 H1) or a past one ("My sister moved to Denver", "My parents
 just bought a condo", "My coworker Dana left for Initech", "My kids went vegan": trial18 H1), the relation
 after one word of its own ("My best friend works …", "My ex-wife …") or with "-in-law" ("My brother-in-law
-works …"), not one of the writer's ("My boss tells me …", "My wife says I …", "… drives my car", "My boss
-gave me …": the writer is in it)."""
+works …"), or a relation of theirs ("My wife's brother moved …", "My boss's wife drives …": trial19), not
+one of the writer's ("My boss tells me …", "My wife says I …", "… drives my car", "My boss gave me …": the
+writer is in it)."""
 
 
 def other_subject(text: str) -> str | None:
