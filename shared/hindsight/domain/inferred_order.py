@@ -53,12 +53,14 @@ _PRESENT_STATE = re.compile(
     r"|\b(?:i'm|we're|you're|they're|it's|that's|there's)(?!\w)"
     r"|(?<!\bwere )(?<!\bwas )(?<!\bdid )(?<!\bhad )"
     r"\b(?:i|we|you|they)\s+(?:(?:also|still|really|actually|now|don't|do not|never)\s+)?"
-    r"(?:live|work|stay|own|run|lead|manage|report|like|love|prefer|want|need)\b"
+    r"(?:live|work|stay|own|run|lead|manage|report)\b"
 )
 """Words that state the present state: a sentence holding one speaks of now, whatever else it dates — also
-a contracted "am"/"are"/"is" ("I'm", "we're", "it's") and a present verb of the writer's ("I work", "we
-don't live"): "I'm not allergic to shellfish, the test was negative" takes a value back now, its "was"
-is a side clause's (trial18 M1: it was refused as a past state)."""
+a contracted "am"/"are"/"is" ("I'm", "we're", "it's"), as the words written out already were, and a
+present verb of the writer's that states where they live or work ("I work", "we don't live"): "I'm not
+allergic to shellfish, the test was negative" takes a value back now, its "was" is a side clause's
+(trial18 M1: it was refused as a past state). Not a verb of liking or wanting ("I love", "I want"): "I
+lived in Paris in 2019, I love that city" dates a past value, its "I love" comments on it."""
 _USED_TO = re.compile(r"\bused to \w+")
 _IN_YEAR = re.compile(r"\b(?:in|during)\s+((?:19|20)\d{2})\b")
 _YEAR = re.compile(r"(?<![\w.-])\d{4}(?![\w-]|\.\w)")

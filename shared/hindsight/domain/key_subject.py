@@ -70,21 +70,22 @@ _VERB_AFTER = re.compile(
 )
 """The verb after another person's subject ("works" in "My wife (now) works at …")."""
 _WRITERS_CLAUSE = re.compile(
-    r"(?:[,;:.!?]\s*(?:(?:and|but|yet|while|whereas|so)\s+)?|\s(?:and|but|yet|while|whereas|so)\s+)"
-    r"(?:I|[Ww]e)(?:'m|'re|\s+(?:now\s+|still\s+|also\s+|just\s+)?([a-z]+))\b(?P<rest>[^,;:.!?]*)"
+    r"(?:[,;:.!?]\s*(?:(?P<conj>and|but|yet|while|whereas|so)\s+)?|\s(?P<joiner>and|but|yet|while|whereas|so)\s+)"
+    r"(?:I|[Ww]e)(?:'m|'re|\s+(?:now\s+|still\s+|also\s+|just\s+)?(?P<verb>[a-z]+))\b(?P<rest>[^,;:.!?]*)"
 )
 """A clause of the writer's after another person's: "…, and I work at Acme", "…; I'm vegetarian", "… but
 I live in Denver" (trial17: with the other person's clause first, the whole write was refused), "… so we
-moved there" (trial18 M2); ``rest``: its words after the verb, to the end of the clause."""
+moved there" (trial18 M2); ``conj`` / ``joiner``: its conjunction (after punctuation / after a space);
+``verb``: its verb (None after "I'm" / "we're"); ``rest``: its words after the verb, to the clause's end."""
 _THE_WRITER_AFTER = re.compile(r"\s+(?i:me|us)\b")
 """The writer as the object right after another person's verb ("… got me a job", "… got us tickets")."""
 _SO_DOES_THE_WRITER = re.compile(
-    r"(?:[,;]\s*|\s)(?:and\s+)?(?:now\s+)?(?:so|as)\s+(?:am|are|do|did|have|has|will|was|were)\s+(?:I|we)\b"
+    r"(?:[,;]\s*|\s)(?:and\s+)?(?:now\s+)?(?:so|as)\s+(?:am|are|do|have|has)\s+(?:I|we)\b"
     r"(?!\s*(?:not|n't)\b)",
     re.IGNORECASE,
 )
 """The writer's "so am I" after another person's clause ("My sister is vegan and now so am I"): the
-writer's value, the same as theirs (trial19)."""
+writer's value, the same as theirs (trial19); in the present only ("… and so was I" says nothing of now)."""
 _WRITERS_VERB = re.compile(
     r"^\W*(?:I|we|the\s+user)\s+(?:(?:now|still|also|currently|just|actually)\s+)?([a-z]+)\b", re.IGNORECASE
 )
@@ -148,12 +149,21 @@ def _the_writer_says_the_same(content: str, subject: str) -> bool:
     if _SO_DOES_THE_WRITER.search(content):
         return True  # "My sister is vegan and now so am I" (trial19)
     for clause in _WRITERS_CLAUSE.finditer(content):
-        verb = clause.group(1)
+        verb = clause.group("verb")
         if _negated(clause):
             continue  # "My daughter is vegan, I'm not": no value of the writer's (trial18 M4)
+        if _conjunction(clause) == "so":
+            continue  # "My son is allergic to peanuts, so I'm careful": a consequence, not the writer's value
         if verb is None or verb.lower() in {"am", "are"} or _lemma(verb) == theirs:
             return True
     return False
+
+
+def _conjunction(clause: re.Match[str]) -> str | None:
+    """The conjunction that opens a writer's clause (``_WRITERS_CLAUSE``: "so" in "…, so we moved"), lower
+    case; None when it opens with none ("…; I'm vegetarian")."""
+    found = clause.group("conj") or clause.group("joiner")
+    return found.lower() if found else None
 
 
 def _negated(clause: re.Match[str]) -> bool:
@@ -257,12 +267,14 @@ def _the_writers_change(content: str, writers: Sequence[str]) -> bool:
     the verb of one ("…, so we live in Omaha now" over "I live in Denver": ``_writers_verbs``, trial19)."""
     for clause in _WRITERS_CLAUSE.finditer(content):
         words = clause.group(0).lstrip(" ,;:.!?")
-        words = re.sub(r"^(?:and|but|yet|while|whereas|so)\s+", "", words, flags=re.IGNORECASE)
+        if conjunction := _conjunction(clause):
+            words = words[len(conjunction) :].lstrip()
         if _negated(clause) or is_take_back(words):
             continue
         if any(mentions_a_change(words, value) for value in writers):
             return True
-        if clause.group(1) is not None and _lemma(clause.group(1)) in _writers_verbs(writers):
+        verb = clause.group("verb")
+        if verb is not None and _lemma(verb) in _writers_verbs(writers):
             return True  # "My husband got transferred, so we live in Omaha now" over "I live in Denver"
     return False
 
