@@ -24,14 +24,21 @@ from __future__ import annotations
 import re
 
 from hindsight.domain.calendar_words import MONTHS, SEASONS, WEEKDAYS
+from hindsight.domain.relations import RELATION_ALT
 
 _BARE_KIN = re.compile(
     r"^(?P<lead>\W*)(?=(?:Mom|Mum|Dad|Mother|Father|Grandma|Grandpa|Granny|Grandmother|Grandfather)\b"
-    r"(?!'s\s+(?i:day)\b))"
+    r"(?!'s\s+(?i:day)\b)(?!-)(?!\s+[a-z]+\s+(?:are|is|were|was)\b))"
 )
 """A capitalised bare kin word at the opening ("Mom lives …", "Dad's moving …"): the writer's mother or
-father, as "my mom" would say; not "Mother's Day". "Mom and I …" is read too: "my Mom and I" is the
-writer's (``also_now.with_the_writer``)."""
+father, as "my mom" would say; not "Mother's Day", nor a kin word that qualifies the noun after it ("Dad
+jokes are my favorite", "Mom jeans are my style now", "Dad bod is …", "Mom-and-pop shops …": trial20).
+"Mom and I …" is read too: "my Mom and I" is the writer's (``also_now.with_the_writer``)."""
+_THE_USERS = re.compile(
+    rf"^(?P<lead>\W*)(?:(?i:the)\s+)?(?i:user)'s\s+(?=(?:[\w-]+\s+)?(?i:{RELATION_ALT})\b)"
+)
+"""An agent's note of the user's relation ("The user's mother lives in Tampa", "User's wife works at
+Globex"): another person's words, as "my mother …" would be (trial20 H1)."""
 _HOUSEHOLD = "kids|children|twins|grandkids|grandchildren|in-laws"
 _THE_HOUSEHOLD = re.compile(rf"^(?P<lead>\W*)(?i:the)\s+(?=(?i:{_HOUSEHOLD})\b)")
 """"The kids", "The twins": the writer's household, as "my kids" would say (not "the baby": "The baby
@@ -59,8 +66,10 @@ _FRONTED = re.compile(
 
 def as_relation_opening(text: str) -> str:
     """``text`` (plain apostrophes) with an opening that names another person by a bare kin word, "the
-    kids", "both my kids" or after fronted words rewritten as "my <relation> …" (module docstring); the
-    rest as written. ``text`` unchanged when its opening is none of these."""
+    kids", "both my kids", "the user's <relation>" or after fronted words rewritten as "my <relation> …"
+    (module docstring); the rest as written. ``text`` unchanged when its opening is none of these."""
+    if users := _THE_USERS.match(text):
+        return users.group("lead") + "my " + text[users.end() :]
     fronted = _FRONTED.match(text)
     if fronted is not None:
         text = fronted.group("lead") + text[fronted.end() :]
