@@ -1,21 +1,17 @@
 """Findings of new-user trial18 (main a7de606), through the official MCP client in both protocol eras on
 the real stack (Postgres+pgvector, the SQS emulator and the worker): a memory whose entity type holds a
-list is found by the entities filter through any one of its values, today and under ``known_at`` (M5);
-the parts of a dotted key are words of the keyword signal, so ``memory_summarize`` and the keyword signal
-of ``memory_search`` find a memory by its key's words (M6)."""
+list is found by the entities filter through any one of its values, today and under ``known_at`` (M5)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import psycopg
 import pytest
 from mcp import Client
 
 from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from hindsight.local.stack import LocalStack
 from tests.support import PROTOCOL_ERAS, drain, mcp_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -92,57 +88,3 @@ async def test_a_known_at_entity_filter_finds_a_value_of_the_list_held_then(
     # Then at known_at one value of the list held then finds it, today's value does not; today the reverse
     assert (then_bob, then_dana) == ({lunch}, set())
     assert (today_bob, today_dana) == (set(), {lunch})
-
-
-KEYED = [
-    {"content": "I live in Zürich", "key": "user.home"},
-    {"content": "Vegetarian since 2019, no fish either", "key": "user.diet"},
-    {"content": "Allergic to peanuts", "key": "user.allergy"},
-]
-
-
-@pytest.mark.parametrize("mode", PROTOCOL_ERAS)
-async def test_a_summary_finds_memories_by_the_words_of_their_keys(
-    server: BackgroundServer, poller: SqsPoller, token: str, mode: str
-) -> None:
-    # Given facts whose words do not name their subject, on keys that do
-    async with mcp_client(server.url, token, mode) as client:
-        ids = [await _stored(client, poller, fact) for fact in KEYED]
-        hint = await call(client, "memory_summarize", {"query": "home diet allergy"})
-        search = await call(client, "memory_search", {"query": "home diet allergy", "top_k": 10})
-        as_written = await call(client, "memory_search", {"query": "user.allergy", "top_k": 10})
-    # Then the summary draws on all three (the keyword signal found each by its key's word)
-    assert set(hint["ids"]) == set(ids), hint
-    assert hint["note"] is None, hint["note"]
-    for fact in KEYED:
-        assert fact["content"] in hint["hint"]
-    keyword = {h["memory"]["id"]: h["scores"]["keyword"] for h in search["results"]}
-    assert all(keyword.get(i) is not None for i in ids), keyword
-    # and the key as written still matches the key by keyword
-    allergy = {h["memory"]["id"]: h["scores"]["keyword"] for h in as_written["results"]}
-    assert allergy.get(ids[2]) is not None, allergy
-
-
-@pytest.mark.parametrize(
-    ("key", "expected"),
-    [
-        # a dotted key: the whole key and its parts, stemmed as the content's words are
-        ("user.home", {"user.home", "user", "home"}),
-        ("alex.allergy.peanuts", {"alex.allergy.peanuts", "alex", "allergi", "peanut"}),
-        ("team:platform.oncall", {"team", "platform.oncall", "platform", "oncal"}),
-        ("bob@acme.com", {"bob@acme.com", "bob", "acm", "com"}),
-        # split by the parser already: the same text as before
-        ("user_home", {"user", "home"}),
-        ("order:a-7", {"order", "-7"}),
-    ],
-)
-def test_a_keys_words_are_its_parts_beside_the_whole_key(
-    stack: LocalStack, key: str, expected: set[str]
-) -> None:
-    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
-        rows = conn.execute(
-            "SELECT lexeme FROM unnest(hindsight_tsvector(hindsight_key_words(%s)))", (key,)
-        ).fetchall()
-        (same,) = conn.execute("SELECT hindsight_key_words(%(k)s) = %(k)s", {"k": key}).fetchone() or (None,)
-    assert {str(r[0]) for r in rows} == expected
-    assert same == ("." not in key and "@" not in key)
