@@ -90,7 +90,7 @@ async def test_the_agent_loop_stores_what_the_seeds_say_and_learns_from_its_fail
         "active",
     )
     assert (order["layer"], order["entities"]) == ("episodic", {"order_id": "A-1042"})
-    assert (shipped["key"], shipped["content"]) == ("order.A-1042.status", "Order A-1042 has shipped.")
+    assert (shipped["key"], shipped["content"]) == ("order.a-1042.status", "Order A-1042 has shipped.")
     # task_reflect from the finally: one episode per task, whatever its ending
     failed, succeeded = rows[first["reflection_id"]], rows[second["reflection_id"]]
     assert (failed["task_id"], failed["outcome"]) == (first["task_id"], "failure")

@@ -88,7 +88,7 @@ def test_mcp_function_serves_many_warm_invocations(
                 )
             )
             hits = found["result"]["structuredContent"]["results"]
-            assert hits[0]["memory"]["key"] == "order:A-1042"
+            assert hits[0]["memory"]["key"] == "order:a-1042"  # stored in lower case (1ca4ae0)
     finally:
         module._handler.close()
         module._handler = None
