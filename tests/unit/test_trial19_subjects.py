@@ -17,28 +17,12 @@ Guards: "Mom and I …", "My wife and I …", "Me and the kids …", "The kids a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
-from hindsight.domain.errors import InvalidInput
-from hindsight.domain.key_subject import check_other_person_on_key, other_persons_subject, writers_value
-from hindsight.domain.memory import MemoryDraft
+from hindsight.domain.key_subject import writers_value
 from hindsight.domain.relation_opening import as_relation_opening
 
-
-def _refusal(content: str, key: str, values: Sequence[str]) -> str | None:
-    """The refusal's message for ``content`` written on ``key`` holding ``values``, None when admitted."""
-    draft = MemoryDraft(content=content, key=key)
-    subject = other_persons_subject(draft)
-    if subject is None:
-        return None
-    try:
-        check_other_person_on_key(draft, subject, values)
-    except InvalidInput as refused:
-        return f"field {refused.field}: {refused}"
-    return None
-
+from .key_refusals import other_person_refusal as _refusal
 
 HOME = "I live in Denver"
 JOB = "I work at Acme"

@@ -9,26 +9,9 @@ note of "the user's <relation>" is another person's words.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
-from hindsight.domain.errors import InvalidInput
-from hindsight.domain.key_subject import check_other_person_on_key, other_persons_subject
-from hindsight.domain.memory import MemoryDraft
-
-
-def _refused(content: str, key: str, values: Sequence[str]) -> bool:
-    """Whether ``content`` written on ``key`` holding ``values`` is refused as another person's words."""
-    draft = MemoryDraft(content=content, key=key)
-    subject = other_persons_subject(draft)
-    if subject is None:
-        return False
-    try:
-        check_other_person_on_key(draft, subject, values)
-    except InvalidInput:
-        return True
-    return False
+from .key_refusals import refused_as_other_person as _refused
 
 
 @pytest.mark.parametrize(
