@@ -27,6 +27,11 @@ SAID = datetime(2026, 12, 7, 6, 0, tzinfo=UTC)
         ("The user went to Greece in summer 2023", "'in summer 2023'"),
         ("The user started running last summer", "'last summer'"),
         ("The user's daughter was born last May", "'last May'"),
+        # trial20: "May" after a word that introduces a month is the month, whatever follows; a capital
+        # after an ordinal day starts the clause
+        ("Last May we adopted a beagle", "'Last May'"),
+        ("This May we adopted a beagle", "'This May'"),
+        ("On the 2nd I flew to Denver", "'On the 2nd'"),
     ],
 )
 def test_a_date_the_rules_do_not_read_is_named(text: str, words: str) -> None:
@@ -54,6 +59,9 @@ def test_a_day_and_month_in_digits_that_read_both_ways_is_said_to_be_unguessed()
         "The user skis in winter",
         "Jan likes espresso",
         "The score was 14/15 on the test",
+        "May we adopt a beagle?",
+        "May I bring my dog to the office",
+        "The user moved in on the 2nd floor",
     ],
 )
 def test_what_is_no_date_is_not_named(text: str) -> None:

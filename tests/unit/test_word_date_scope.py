@@ -118,7 +118,7 @@ def test_a_negation_or_life_event_in_another_clause_does_not_stop_the_date(
         ("In 2024, I never went to Rome", "'In 2024'"),  # the date's part has no verb of its own
         ("I did not, in October, sell the Civic", "'in October'"),
         ("Neither Sam nor I went to Rome in 2024", "'in 2024'"),
-        ("In October, my son was born", "'October'"),
+        ("In October, my son was born", "'In October'"),
         ("We got married, and in October we moved to Denver", "'in October'"),
         ("I didn't like Boulder, so I moved to Denver in October", "'in October'"),  # the safe error
     ],

@@ -38,6 +38,7 @@ def _note(text: str, layer: str = "episodic", **fields: object) -> str | None:
         ("Sold the Honda Civic in October", "episodic", datetime(2026, 10, 1), "month", "in October"),
         ("We moved into the flat in December", "episodic", datetime(2026, 12, 1), "month", "in December"),
         ("In May I visited Rome", "episodic", datetime(2026, 5, 1), "month", "In May"),
+        ("In May we moved to a bigger flat", "episodic", datetime(2026, 5, 1), "month", "In May"),
         ("Visited Rome in May 2024", "episodic", datetime(2024, 5, 1), "month", "in May 2024"),
         (
             "The user's daughter was born in May 2020",

@@ -25,12 +25,14 @@ from hindsight.domain.calendar_words import (
     WEEKDAY_ALT,
 )
 
+_MONTH_NAMES = "|".join(month.capitalize() for month in MONTHS)
 _MONTHS = "|".join(
     month.capitalize() + ("(?! (?:I|we|you|he|she|they|it)\\b)" if month == "may" else "") for month in MONTHS
 )
-"""Month names, capitalised ("may" is a verb; "May I …" asks)."""
+"""Month names, capitalised, alone ("may" is a verb; "May I …" asks). After a word that introduces a month
+("Last May we adopted a dog", "In May we moved") "May" is the month, whatever follows (trial20)."""
 _NAMED = re.compile(
-    r"(?:\b(?:last|this|next|in|early|late|mid-?)\s+)?\b(?:" + _MONTHS + r")\b"
+    r"(?:\b(?i:last|this|next|in|early|late|mid-?)\s+(?:" + _MONTH_NAMES + r")|\b(?:" + _MONTHS + r"))\b"
     r"(?:\s+\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d))?(?:,?\s+(?:19|20)\d{2}\b(?![-/.]\d))?"
     r"|(?i:(?:\b(?:last|this|next|on|coming)\s+)?\b(?:" + WEEKDAY_ALT + r")s?\b"
     r"|(?:\b(?:last|this|next)\s+)?\bweekend\b|\b(?:a|one|two|\d+)?\s*fortnights?(?:\s+ago)?\b)"
@@ -67,10 +69,11 @@ introduces one or with a year ("3/4 of the team" is a fraction; "1.12" only with
 _ORDINAL_DAY = re.compile(
     rf"(?i:{_DATE_LEAD}the\s+\d{{1,2}}(?:st|nd|rd|th)\b"
     r"(?!\s+(?!(?:of|at|and|or|to|through|until|till|this|next|last|in|for|when|because|but|so|then)\b)"
-    r"[a-z]))"
+    r"(?-i:[a-z])))"
 )
 """An ordinal day of an unnamed month ("on the 3rd", "by the 21st"), not of a thing ("on the 3rd floor",
-"on the 2nd try": a lower-case word after it other than "of", "at", "this", …)."""
+"on the 2nd try": a lower-case word after it other than "of", "at", "this", …). A capital after it starts
+the clause ("On the 2nd I flew to Denver", trial20)."""
 _SEASONS = rf"(?:{SEASON_ALT})"
 _SEASON = re.compile(
     rf"(?i:\b(?:(?:in|during|over|since|until|till|by)\s+)?(?:the\s+)?(?:(?:early|late|mid-?)\s*)?"
