@@ -211,7 +211,7 @@ async def test_a_configured_chat_model_writes_the_hint_and_bad_replies_fall_back
     for fallback in (foreign, prose):
         assert fallback["note"]
         assert fallback | {"note": None} == offline
-    assert "cites 1 id(s) that are not among the memories given" in foreign["note"]
+    assert "cites 1 id that is not among the memories given" in foreign["note"]
     request = chat_server.requests[0]
     assert request["temperature"] <= MAX_REFLECTION_TEMPERATURE
     assert request["response_format"]["json_schema"]["name"] == "experience_hint"
@@ -280,7 +280,9 @@ async def test_a_query_summary_draws_only_on_the_memories_about_the_query(
     left_out = recalled["count"] - len(turns)
     assert left_out > 0
     assert kyoto["note"] == (
-        f"{left_out} recalled memories were left out: they share no word or entity with the query"
+        "1 recalled memory was left out: it shares no word or entity with the query"
+        if left_out == 1
+        else f"{left_out} recalled memories were left out: they share no word or entity with the query"
     )
     assert (physics["hint"], physics["ids"], physics["considered"]) == ("", [], 0)
     assert physics["note"].startswith("no memory matched the query: the ")

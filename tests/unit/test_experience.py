@@ -276,8 +276,7 @@ def test_citations_must_name_given_memories() -> None:
     line = HintLine(kind="fact", text="Deploys happen on Thursdays.", ids=[NEW_WINDOW.id])
     assert check_citations([line], [NEW_WINDOW.id]) is None
     assert (
-        check_citations([line], [OLD_WINDOW.id])
-        == "line 1 cites 1 id(s) that are not among the memories given"
+        check_citations([line], [OLD_WINDOW.id]) == "line 1 cites 1 id that is not among the memories given"
     )
     assert check_citations([], [NEW_WINDOW.id]) == "no lines"
 
@@ -363,7 +362,7 @@ async def test_a_query_summary_and_its_model_draw_only_on_memories_about_the_que
     assert writer.asked[0][1] == [FAILED, WORKED]
     assert written.method == "model"
     assert written.considered == 2
-    assert written.note == "1 recalled memories were left out: they share no word or entity with the query"
+    assert written.note == "1 recalled memory was left out: it shares no word or entity with the query"
     refused = await Summarize(recall, _Reader([]), FixedClock(), _Writer(fail=True))(  # type: ignore[arg-type]
         PRINCIPAL, None, request
     )
@@ -373,7 +372,7 @@ async def test_a_query_summary_and_its_model_draw_only_on_memories_about_the_que
         PRINCIPAL, None, SummaryRequest(query="xylophone quartz zeppelin")
     )
     assert (nothing.hint, nothing.ids, nothing.considered) == ("", [], 0)
-    assert nothing.note == "no memory matched the query: the 1 recalled share no word or entity with it"
+    assert nothing.note == "no memory matched the query: the 1 recalled shares no word or entity with it"
     assert len(writer.asked) == 1  # the model is not asked about nothing
 
 

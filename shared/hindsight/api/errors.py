@@ -19,7 +19,9 @@ model, a text block with the message then the object as JSON. The object holds `
 ``message``, ``retryable`` and the details: ``errors`` (one per bad field: ``field``, ``message``,
 ``type``, ``limit``) for argument errors, ``retry_after_s``/``limit``/``window_s``/``budget`` when rate
 limited, ``current_version``/``expected_version``/``current`` on a version conflict. Messages never echo
-a rejected value: it is the caller's data and may be large or sensitive.
+a rejected value: it is the caller's data and may be large or sensitive. A refused name in a mapping (an
+entity type's) is the exception: it is the only way to say which of several names is wrong, and it is
+quoted escaped and cut short (``shown_name``).
 """
 
 from __future__ import annotations
@@ -213,6 +215,22 @@ def _expected_type(
     return f"must be {words} (got {got})", limit
 
 
+_NAME_NOUNS = {"entities": "entity type name"}
+"""What a name in a mapping argument is called in a message, by the argument (else "name")."""
+MAX_SHOWN_NAME_CHARS = 32
+
+
+def shown_name(name: str) -> str:
+    """A refused name for a message, so a caller that gave several can tell which: quoted as Python
+    quotes a string (controls and invisible characters, such as U+200B or U+202E, escaped: the text
+    cannot hide or reorder what the message says), at most ``MAX_SHOWN_NAME_CHARS`` characters of it,
+    then "…" and its length. The one rejected value a message quotes beside a time phrase: a name is a
+    label (``limits.EntityName``, at most 64 characters), not the caller's data."""
+    if len(name) <= MAX_SHOWN_NAME_CHARS:
+        return repr(name)
+    return f"{name[:MAX_SHOWN_NAME_CHARS]!r}… ({len(name)} characters)"
+
+
 def validation_error(exc: ValidationError, prefix: str = "", schema: Schema | None = None) -> dict[str, Any]:
     """The error object for a pydantic ``ValidationError``: every bad field with the limit it broke.
     ``schema``: the JSON schema of what was validated (a tool's input schema): a type error is then
@@ -224,8 +242,10 @@ def validation_error(exc: ValidationError, prefix: str = "", schema: Schema | No
         loc = tuple(p for p in err["loc"] if p not in ("draft",))
         message = _worded(_without_pydantic_prefix(err["msg"], err["type"]), err["type"])
         typed = _expected_type({**err, "input": inputs[number]}, loc, schema) if inputs else None
-        named = "[key]" in loc  # a name in a mapping: the path ends at the mapping, the name is never echoed
+        named = "[key]" in loc  # a name in a mapping: the path ends at the mapping, the message names it
+        name = ""
         if named:
+            name = str(loc[loc.index("[key]") - 1])
             loc = loc[: loc.index("[key]") - 1]
         field = f"{prefix}.{_field(loc)}" if prefix and loc else prefix or _field(loc)
         ctx = err.get("ctx") or {}
@@ -238,8 +258,8 @@ def validation_error(exc: ValidationError, prefix: str = "", schema: Schema | No
             limit = _choices(str(ctx["expected"]))
         if typed is not None:
             message, limit = typed
-        if named:  # whatever worded it: the message is about the name, not the value
-            message = f"a name: {message}"
+        if named:  # whatever worded it: the message is about the name, not the value; which name, quoted
+            message = f"{_NAME_NOUNS.get(str(loc[-1]) if loc else '', 'name')} {shown_name(name)}: {message}"
         detail: dict[str, Any] = {"field": field, "message": message, "type": err["type"]}
         if limit:
             detail["limit"] = limit

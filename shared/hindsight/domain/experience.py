@@ -21,6 +21,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight.domain.context_budget import leading_sentences
+from hindsight.domain.counts import agreeing, counted
 from hindsight.domain.injection import memory_injection_signals
 from hindsight.domain.maintenance import pattern_key_label
 from hindsight.domain.memory import FAILED_OUTCOMES, SearchHit, StoredMemory
@@ -327,12 +328,14 @@ def on_query(hits: Sequence[SearchHit], query: str) -> list[StoredMemory]:
 def off_query_note(left_out: int, kept: int) -> str | None:
     """What the hint's ``note`` says about a query's recalled memories: that none matched when ``kept``
     is 0, how many ``on_query`` left out and why; None when none was left out and some were kept."""
-    why = "share no word or entity with"
+    why = f"{agreeing(left_out, 'shares', 'share')} no word or entity with"
     if kept == 0:
         return "no memory matched the query" + (f": the {left_out} recalled {why} it" if left_out else "")
     if left_out == 0:
         return None
-    return f"{left_out} recalled memories were left out: they {why} the query"
+    left = counted(left_out, "recalled memory", "recalled memories")
+    they = agreeing(left_out, "it", "they")
+    return f"{left} {agreeing(left_out, 'was', 'were')} left out: {they} {why} the query"
 
 
 def extract_hint(
@@ -406,7 +409,8 @@ def cut_note(lines: int, max_lines: int) -> str | None:
     if lines <= max_lines:
         return None
     return (
-        f"{lines - max_lines} less relevant lines were left out (a hint keeps at most {max_lines}); "
+        f"{counted(lines - max_lines, 'less relevant line')} {agreeing(lines - max_lines, 'was', 'were')} "
+        f"left out (a hint keeps at most {max_lines}); "
         "narrow it with query, key, task_type or since/until"
     )
 
@@ -463,5 +467,6 @@ def check_citations(lines: Sequence[HintLine], given: Iterable[UUID]) -> str | N
     for number, line in enumerate(lines, start=1):
         unknown = [str(i) for i in line.ids if i not in known]
         if unknown:
-            return f"line {number} cites {len(unknown)} id(s) that are not among the memories given"
+            are = agreeing(len(unknown), "that is", "that are")
+            return f"line {number} cites {counted(len(unknown), 'id')} {are} not among the memories given"
     return None

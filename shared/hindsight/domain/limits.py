@@ -13,10 +13,10 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field, JsonValue, Strict, StringConstraints
-from pydantic_core import PydanticCustomError
+from pydantic_core import PydanticCustomError, SchemaValidator, core_schema
 
 from hindsight.domain.errors import InvalidInput
 
@@ -329,15 +329,29 @@ the ASCII it refuses and takes the rest. A non-ASCII character that is no letter
 "…", an emoji) it cannot tell apart in every dialect; ``_key_letters`` refuses it with the same error."""
 
 
+def _is_key_letter(char: str) -> bool:
+    """Whether ``char`` may stand in a key matching ``KEY_PATTERN``: a letter, mark or digit (Unicode
+    categories L, M, N) or one of ``._:@-``."""
+    return char in "._:@-" or unicodedata.category(char)[0] in "LMN"
+
+
 def _key_letters(value: str) -> str:
     """``value`` (a key matching ``KEY_PATTERN``) unchanged; raises the pattern's own error when a
     character is no letter, mark or digit (Unicode categories L, M, N) nor one of ``_:@-``."""
-    for char in value:
-        if char not in "._:@-" and unicodedata.category(char)[0] not in "LMN":
-            raise PydanticCustomError(
-                "string_pattern_mismatch", "String should match pattern '{pattern}'", {"pattern": KEY_PATTERN}
-            )
+    if not all(map(_is_key_letter, value)):
+        raise PydanticCustomError(
+            "string_pattern_mismatch", "String should match pattern '{pattern}'", {"pattern": KEY_PATTERN}
+        )
     return value
+
+
+_KEY = re.compile(KEY_PATTERN)
+
+
+def in_key_grammar(key: str) -> bool:
+    """Whether ``key`` is one a write may set today (``KEY_PATTERN``, ``_key_letters``): a key filter
+    outside it can only name a key an older version stored (``usecases.key_filter``). Raises nothing."""
+    return _KEY.fullmatch(key) is not None and all(map(_is_key_letter, key))
 
 
 KEY_FORMAT = (
@@ -385,8 +399,36 @@ PRINTABLE_ASCII = r"^[\x21-\x7e]+$"
 without spaces."""
 AGENT_ID_PATTERN = r"^[A-Za-z0-9_.:@-]+$"
 """The pattern of an agent id and of a session id."""
-ENTITY_NAME_PATTERN = r"^[A-Za-z][\w.-]*$"
-"""An entity type's name (``EntityName``): a letter first, then letters, digits, '_', '.' or '-'."""
+_NAME_CHARACTER = r"[^\s\x00-\x2c\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x9f\ufeff]"
+"""A character of an entity type's name after the first, as every regex dialect reads it alike: no
+whitespace, control or ASCII punctuation but ``_.-`` (only hexadecimal escapes and ``\\s`` in a negated
+class, as ``_KEY_CHARACTER``)."""
+ENTITY_NAME_PATTERN = rf"^[A-Za-z]{_NAME_CHARACTER}*$"
+"""An entity type's name (``EntityName``): an ASCII letter first, then letters (any script), digits,
+'_', '.' or '-'. The pattern the tool schemas publish (as ``patternProperties``) and pydantic checks.
+
+It was ``^[A-Za-z][\\w.-]*$``, and ``\\w`` is ASCII only in JSON Schema's ECMA-262 dialect but Unicode in
+pydantic's (Rust) and Python's: a client reading the schema took "città" for no name of the pattern,
+which the server stores. Written as ``KEY_PATTERN`` is, it reads alike in each; the non-ASCII characters
+it cannot single out in every dialect ``_name_letters`` refuses with the same error."""
+_OLD_NAME_CHARACTERS = SchemaValidator(core_schema.str_schema(pattern=r"^[\w.-]*$"))
+"""The characters the entity name pattern took before it was written for every dialect: Unicode's ``\\w``
+as pydantic's regex engine (Rust's ``regex`` crate, with its own Unicode tables) reads it — letters,
+marks, decimal digits, connector punctuation, the joiners U+200C/U+200D, and what Unicode calls
+alphabetic beside them (circled letters). Unicode categories read by Python (``unicodedata``, an older
+Unicode in Python 3.11) would refuse some of these: a name stored or queued before must stay valid."""
+
+
+def _name_letters(value: str) -> str:
+    """``value`` (a name matching ``ENTITY_NAME_PATTERN``) unchanged; raises the pattern's own error
+    when a non-ASCII character of it is no word character (``_OLD_NAME_CHARACTERS``): "a€", "a—b"."""
+    if value.isascii() or _OLD_NAME_CHARACTERS.isinstance_python(value):
+        return value
+    raise PydanticCustomError(
+        "string_pattern_mismatch", "String should match pattern '{pattern}'", {"pattern": ENTITY_NAME_PATTERN}
+    )
+
+
 PATTERN_FORMATS: dict[str, str] = {
     PRINTABLE_ASCII: "printable ASCII without spaces (characters ! to ~)",
     ENTITY_NAME_PATTERN: "a letter, then letters, digits, _ . or - only (e.g. person, order_id)",
@@ -563,10 +605,16 @@ def _some_tags(tags: list[str]) -> list[str]:
 TagFilter = Annotated[Tags, AfterValidator(_some_tags)]
 """The tags a search filters by (memories with all of them): at least one."""
 EntityName = Annotated[
-    str, StringConstraints(min_length=1, max_length=64, pattern=ENTITY_NAME_PATTERN), NFC_FIRST
+    str,
+    StringConstraints(min_length=1, max_length=64, pattern=ENTITY_NAME_PATTERN),
+    AfterValidator(_name_letters),
+    NFC_FIRST,
 ]
 EntityValue = str | int | float | bool
-_SCALARS = (str, int, float, bool)
+ENTITY_SCALARS: tuple[type, ...] = get_args(EntityValue)
+"""The types of an entity value (``EntityValue``, the one place they are named) for ``isinstance``: what
+a type holds, alone or in a list (the write, the entities filter and its SQL/JSON path,
+``adapters.postgres.entity_filter``)."""
 
 
 def _shape(value: Any) -> str:
@@ -581,10 +629,10 @@ def _shape(value: Any) -> str:
 def _entity_value_shape(value: Any) -> Any:
     """One error for an entity value of the wrong shape (an object, null, a nested list), where the
     union below would give one per member ("entities.a.str: …; entities.a.int: …; …")."""
-    if isinstance(value, _SCALARS):
+    if isinstance(value, ENTITY_SCALARS):
         return value
     if isinstance(value, list):
-        wrong = next((v for v in value if not isinstance(v, _SCALARS)), None)
+        wrong = next((v for v in value if not isinstance(v, ENTITY_SCALARS)), None)
         if wrong is None and None not in value:
             return value
         got = f"a list holding {_shape(wrong)}"

@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
+from hindsight.domain.counts import counted
 from hindsight.domain.errors import Unavailable
 from hindsight.domain.ids import uuid7
 from hindsight.domain.maintenance import (
@@ -253,7 +254,8 @@ class Maintain:
         while True:
             page = await self._store.scopes(run.state.cursor, SCOPE_PAGE, run.tenant_id)
             if not page:
-                return "done", last_error and f"{counts['errors']} scopes failed; last: {last_error}"
+                failed = counted(counts["errors"], "scope")
+                return "done", last_error and f"{failed} failed; last: {last_error}"
             for scope in page:
                 if run.budget.exhausted():
                     return "partial", "out of time: resumes next run"

@@ -51,6 +51,7 @@ from hindsight.domain.timetravel import (
     search_statuses,
 )
 from hindsight.ports import AccessLog, ChainLink, Clock, Embedder, MemoryReader, Metrics, Reranker
+from hindsight.usecases.key_filter import check_key_filter
 
 trace_log = logging.getLogger("hindsight.retrieval")
 """One line per search: query hash, ids, final scores, latency (content only when debug is on)."""
@@ -193,9 +194,11 @@ class Recall:
     async def __call__(
         self, principal: Principal, agent_id: str | None, query: RecallQuery
     ) -> list[SearchHit]:
-        """Best ``top_k`` memories of the scope. Raises Forbidden (foreign agent) or InvalidInput (time)."""
+        """Best ``top_k`` memories of the scope. Raises Forbidden (foreign agent) or InvalidInput (time; a
+        ``key`` outside the key grammar that no memory holds: ``usecases.key_filter``)."""
         scope = principal.scope(agent_id)
         request = resolve(query, query.as_of or self._clock.now())
+        await check_key_filter(self._reader, scope, request.key, request.now, request.known_at)
         return await self.search(scope, request)
 
     async def search(

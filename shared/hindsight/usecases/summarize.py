@@ -44,6 +44,7 @@ from hindsight.domain.memory import Scope, SearchRequest, StoredMemory, TaskType
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent
 from hindsight.ports import Clock, ExperienceWriter, MemoryReader
+from hindsight.usecases.key_filter import check_key_filter
 from hindsight.usecases.recall import Recall, conflict_partners
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,8 @@ class Summarize:
         """The hint over the scope's matching memories.
 
         Raises:
-            InvalidInput: no selector given (field ``query``), or ``since`` not before ``until``.
+            InvalidInput: no selector given (field ``query``), ``since`` not before ``until``, or a ``key``
+                outside the key grammar that no memory holds (``usecases.key_filter``).
             Forbidden: an agent the caller may not act for.
             Unavailable: the database is down.
         """
@@ -98,6 +100,7 @@ class Summarize:
             raise InvalidInput("until", "the time window is empty (since must be before until)")
         now = self._clock.now()
         scope = principal.scope(agent_id)
+        await check_key_filter(self._reader, scope, request.key, now)
         memories, note = await self._matching(scope, request, now)
         memories, conflicts = await self._with_conflicts(scope, memories)
         together = await self._held_together(scope, memories)

@@ -45,6 +45,7 @@ from hindsight.adapters.postgres.rows import (
     memory_from_row,
     vector_literal,
 )
+from hindsight.domain.counts import agreeing, counted
 from hindsight.domain.maintenance import (
     PATTERN_CONTENT_CHARS,
     PATTERN_METADATA_KEY,
@@ -143,15 +144,16 @@ async def _regroup(
     if outcome.plan is None:
         stay = len(members) - len(outcome.leaving)
         why = (
-            f"{stay} members still repeat its event, fewer than the {min_size} a summary needs"
+            f"{counted(stay, 'member')} still {agreeing(stay, 'repeats', 'repeat')} its event, fewer than "
+            f"the {min_size} a summary needs"
             if stay < min_size
             else "its members can no longer be summarised in one (not one event, or a text it cannot quote)"
         )
         reason = f"consolidation undone: member {edited} was edited, and {why}"
         restored = await undo_summary(conn, scope, summary_id, now, reason, actor)
         return (
-            f"summary {summary_id} undone ({why}): this memory and its {len(restored) - 1} other members "
-            "are active again"
+            f"summary {summary_id} undone ({why}): this memory and its "
+            f"{counted(len(restored) - 1, 'other member')} are active again"
         )
     for gone in outcome.leaving:
         await conn.execute(_UNLINK, (scope.tenant_id, gone, summary_id, "part_of"))
@@ -179,7 +181,8 @@ async def _regroup(
     if outcome.leaving:
         return (
             f"taken out of summary {summary_id}: it no longer repeats the event the summary stands for, so "
-            f"it is active again; the summary now stands for its other {len(outcome.plan.member_ids)} members"
+            "it is active again; the summary now stands for its other "
+            f"{counted(len(outcome.plan.member_ids), 'member')}"
         )
     return f"summary {summary_id} derived again with this change"
 
@@ -292,8 +295,9 @@ async def _recount(
     stating = len(plan.evidence_ids) if plan is not None else sum(1 for ep in evidence if ep.id != edited)
     if plan is None:
         reason = (
-            f"withdrawn: its evidence {edited} was edited and no longer states it; {stating} episodes "
-            f"still do, fewer than the {policy.min_episodes} an inference needs"
+            f"withdrawn: its evidence {edited} was edited and no longer states it; "
+            f"{counted(stating, 'episode')} still {agreeing(stating, 'does', 'do')}, fewer than the "
+            f"{policy.min_episodes} an inference needs"
         )
         await conn.execute(
             """UPDATE memories SET status = 'archived', updated_at = now(),
@@ -304,7 +308,8 @@ async def _recount(
         withdrawn = HistoryRow(inference_id, "archived", reason, status_change("active", "archived"))
         await record_history(conn, scope.tenant_id, actor, withdrawn)
         return (
-            f"inferred memory {inference_id} withdrawn (archived): only {stating} episodes still state it, "
+            f"inferred memory {inference_id} withdrawn (archived): only {counted(stating, 'episode')} still "
+            f"{agreeing(stating, 'states', 'state')} it, "
             f"fewer than the {policy.min_episodes} an inference needs"
         )
     for episode in plan.contested_by:  # the edit takes it back: recall flags both (take-back rule)
@@ -318,6 +323,8 @@ async def _recount(
     changes: dict[str, Any] = {"episodes": {"from": was, "to": stating}}
     if plan.content != content:
         changes["content"] = {"from": content, "to": plan.content}
-    reason = f"its evidence {edited} was edited and no longer states it; {stating} episodes still do"
+    still = f"{counted(stating, 'episode')} still {agreeing(stating, 'does', 'do')}"
+    reason = f"its evidence {edited} was edited and no longer states it; {still}"
     await record_history(conn, scope.tenant_id, actor, HistoryRow(inference_id, "updated", reason, changes))
-    return f"inferred memory {inference_id} no longer counts this episode: {stating} episodes still state it"
+    still = f"{counted(stating, 'episode')} still {agreeing(stating, 'states', 'state')} it"
+    return f"inferred memory {inference_id} no longer counts this episode: {still}"

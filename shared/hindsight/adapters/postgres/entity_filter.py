@@ -22,8 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hindsight.domain.errors import InvalidInput
-
-_SCALARS = (str, int, float, bool)
+from hindsight.domain.limits import ENTITY_SCALARS
 
 
 def _literal(value: Any) -> str:
@@ -46,7 +45,7 @@ def entity_path(entities: Mapping[str, Any]) -> str:
     tests: list[str] = []
     for name, value in entities.items():
         values = value if isinstance(value, list) else [value]
-        if not values or not all(isinstance(v, _SCALARS) for v in values):
+        if not values or not all(isinstance(v, ENTITY_SCALARS) for v in values):
             raise InvalidInput(
                 "entities",
                 f"entity '{name}' must be a string, number or boolean, or a non-empty list of them",
