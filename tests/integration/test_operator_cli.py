@@ -199,6 +199,27 @@ def test_write_says_what_redaction_replaced(cli: Any, tenant: str, poller: SqsPo
     poller.drain(timeout_s=30)
 
 
+def test_write_says_a_time_its_words_name_that_was_not_read(cli: Any, tenant: str, poller: SqsPoller) -> None:
+    """trial21 M9: the CLI said only "<id> stored" for words naming a time the rules did not read, so the
+    operator never learnt that the memory was placed at the write time (memory_write says so)."""
+    args = ("write", "Last May we adopted a beagle", "--tenant", tenant, "--layer", "episodic", "--no-wait")
+    ack = json.loads(cli(*args, "--json").stdout)
+    assert "'Last May'" in ack["time_not_read"], ack
+    told = cli(*args)
+    assert told.exit_code == 0, told.output
+    assert "time not read: the words name a time that was not read ('Last May')" in " ".join(
+        told.output.split()
+    )
+    keyed = json.loads(
+        cli(
+            "write", "I live in Lisbon", "--key", "User.Home", "--tenant", tenant, "--no-wait", "--json"
+        ).stdout
+    )
+    assert keyed["key"] == "user.home"
+    assert "time_not_read" not in keyed
+    poller.drain(timeout_s=30)
+
+
 def test_write_refuses_bad_input_naming_the_field(cli: Any, tenant: str) -> None:
     result = cli("write", "x", "--tenant", tenant, "--layer", "nonsense")
     assert result.exit_code == 1

@@ -99,6 +99,7 @@ def write(
 ) -> None:
     """Write a memory through the real write path (queue → worker) and, by default, wait for it."""
     from pydantic import ValidationError
+    from rich.markup import escape
 
     from hindsight.domain.memory import MemoryDraft
 
@@ -147,8 +148,10 @@ def write(
 
     ack, status, depths = run_or_exit(lambda: with_container(data_dir, body), as_json=as_json)
     state = status.status if status is not None else "queued"
-    # what redaction replaced, as memory_write says it (an operator's write is never importance-capped)
-    changed = ack.model_dump(mode="json", include={"redacted"}, exclude_none=True)
+    # what memory_write's answer says beside the id (an operator's write is never importance-capped):
+    # what redaction replaced, a time the words name that was not read (trial21 M9: the CLI said only
+    # "stored", so the memory was placed at the write time with no word said), the key as stored
+    changed = ack.model_dump(mode="json", include={"redacted", "time_not_read", "key"}, exclude_none=True)
     if as_json:
         print_json(
             {
@@ -163,6 +166,10 @@ def write(
         console.print(f"{ack.id}  {state}{detail}")
         if "redacted" in changed:
             err_console.print(f"[yellow]redacted before storing:[/] {', '.join(changed['redacted'])}")
+        if "time_not_read" in changed:
+            err_console.print(
+                f"[yellow]time not read:[/] {escape(changed['time_not_read'])}", highlight=False
+            )
     if wait and state == "queued":
         err_console.print(f"[yellow]still queued after {timeout_s:g} s:[/] {still_queued(depths)}")
         raise typer.Exit(1)
