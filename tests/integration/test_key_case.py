@@ -2,22 +2,32 @@
 emulator and the worker: "User.Home" and then "user.home" are one key with one current value, found by
 any spelling, on every path that gives a key (write, search filter, summary, a move by memory_update, a
 restore, working-memory promote); and migration 029 brings a store's keys written before it to that form,
-settling two spellings' current values into one, with nothing lost."""
+settling two spellings' current values into one, with nothing lost — as the maintenance step ``key_case``
+(migration 030) does for a key an older version stored as typed during a deploy."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
 import pytest
 
+from hindsight.adapters.postgres.maintenance import PostgresMaintenanceStore
+from hindsight.adapters.postgres.memory_reads import PostgresMemoryReader
 from hindsight.adapters.postgres.migrations import default_migrations_dir, load_migrations
+from hindsight.adapters.postgres.pool import open_pool
+from hindsight.adapters.system_clock import SystemClock
 from hindsight.client import call
+from hindsight.domain.memory import Scope, SearchRequest
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
 from hindsight.local.stack import LocalStack
+from hindsight.usecases.maintain import Maintain, MaintenancePolicy, MaintenanceReport
 from tests.integration.test_schema import _fresh_database, _migrate
 from tests.support import drain, mcp_client
 
@@ -129,7 +139,7 @@ def test_migration_029_lowers_stored_keys_and_settles_two_spellings(stack: Local
         )
         before = conn.execute("SELECT count(*) FROM memories").fetchone()
     # When migration 029 runs
-    assert _migrate(url, migrations) == [29]
+    assert _migrate(url, [m for m in migrations if m.version <= 29]) == [29]
     with psycopg.connect(url) as conn:
         rows = {
             r[0]: r[1:] for r in conn.execute("SELECT id, key, status, valid_to FROM memories").fetchall()
@@ -167,3 +177,92 @@ def test_migration_029_lowers_stored_keys_and_settles_two_spellings(stack: Local
         "written": {"from": "Work.Place", "to": "User.Home"},
     }
     assert not any(m == boston and c.get("key_case") for m, a, c, _ in history)  # its key was lower already
+
+
+def test_a_key_written_as_typed_after_029_is_settled_by_the_next_maintenance_run(stack: LocalStack) -> None:
+    # Given a store migrated to the end, where the code from before 029 (still serving during a deploy)
+    # stored keys as they were typed, beside values the new code stored in lower case
+    url = _fresh_database(stack)
+    _migrate(url, load_migrations(default_migrations_dir(None)))
+    with psycopg.connect(url) as conn:
+        denver = _insert(conn, "user.home", "I live in Denver", valid_from="2020-01-01T00:00:00Z")
+        boston = _insert(conn, "User.Home", "I live in Boston", valid_from="2024-03-01T00:00:00Z")
+        # a bounded value inside an open one's period: the open one holds again after it (key_resume)
+        acme = _insert(conn, "user.job", "I work at Acme", valid_from="2020-01-01T00:00:00Z")
+        leave = _insert(
+            conn,
+            "User.Job",
+            "I was on leave at Initech",
+            valid_from="2023-01-01T00:00:00Z",
+            valid_to="2023-06-01T00:00:00Z",
+        )
+        before = conn.execute("SELECT count(*) FROM memories").fetchone()
+    scope = Scope(tenant_id="t", agent_id="a")
+    request = SearchRequest(text="", top_k=10, now=datetime.now(UTC), key="User.Home", layers=("semantic",))
+
+    async def maintain() -> tuple[list[str], MaintenanceReport, list[str]]:
+        # as the application runs: role hindsight_app, under row-level security (migration 004)
+        pool = await open_pool(url, min_size=1, max_size=2, timeout_s=10, role="hindsight_app")
+        async with pool:
+            reader = PostgresMemoryReader(pool)
+            found = [m.content for m in await reader.latest(scope, request, 10)]
+            maintain = Maintain(
+                PostgresMaintenanceStore(pool), _NoEmbedder(), SystemClock(), MaintenancePolicy()
+            )
+            report = await maintain.run(tenant_id="t")
+            return found, report, [m.content for m in await reader.latest(scope, request, 10)]
+
+    found_before, report, found_after = asyncio.run(maintain())
+    # Then the new code missed the value typed "User.Home" before maintenance, and finds it after
+    assert found_before == ["I live in Denver"]
+    assert found_after == ["I live in Boston"]
+    counts = next(s for s in report.steps if s.name == "key_case").counts
+    assert counts == {"lowered": 2, "superseded": 2, "resumed": 1, "scopes": 1}
+    with psycopg.connect(url) as conn:
+        rows = {r[0]: r[1:] for r in conn.execute("SELECT id, key, status, valid_to FROM memories")}
+        links = set(conn.execute("SELECT from_id, to_id, kind FROM memory_relations").fetchall())
+        history = conn.execute("SELECT memory_id, action, changes, actor FROM memory_history").fetchall()
+        continuation = conn.execute(
+            "SELECT id, status, valid_from, valid_to FROM memories WHERE metadata->>'resumes' = %s",
+            (str(acme),),
+        ).fetchall()
+        after = conn.execute("SELECT count(*) FROM memories").fetchone()
+    # the later value is the key's fact, the other its past value, ended where the fact began (as 029)
+    assert rows[boston] == ("user.home", "active", None)
+    assert rows[denver][:2] == ("user.home", "superseded")
+    assert rows[denver][2] == datetime(2024, 3, 1, tzinfo=UTC)
+    assert (boston, denver, "supersedes") in links
+    # the bounded value ends Acme where it begins, and Acme holds again after it: the write path's timeline
+    assert rows[acme][1:] == ("superseded", datetime(2023, 1, 1, tzinfo=UTC))
+    assert rows[leave][:2] == ("user.job", "superseded")
+    ((again, status, start, end),) = continuation
+    assert (status, start, end) == ("active", datetime(2023, 6, 1, tzinfo=UTC), None)
+    assert (again, leave, "supersedes") in links
+    # nothing is lost, and the history says what changed, by whom
+    assert after is not None
+    assert before is not None
+    assert after[0] == before[0] + 1
+    by_memory = {(m, a): (c, who) for m, a, c, who in history}
+    lowered = {"key_case": {"from": "User.Home", "to": "user.home"}}
+    assert by_memory[(boston, "updated")] == (lowered, "maintenance")
+    assert by_memory[(denver, "superseded")][0]["status"] == {"from": "active", "to": "superseded"}
+    assert by_memory[(denver, "superseded")][1] == "maintenance"
+    # a second run finds nothing to do
+    _, again_report, _ = asyncio.run(maintain())
+    assert next(s for s in again_report.steps if s.name == "key_case").counts == {"scopes": 1}
+
+
+class _NoEmbedder:
+    """Maintenance's embedder where no pattern is made (no episodes): never called."""
+
+    dim = 384
+    model_name = "none"
+
+    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        raise AssertionError("no embedding expected")
+
+    async def embed_query(self, text: str) -> list[float]:
+        raise AssertionError("no embedding expected")
+
+    def passage_window(self) -> None:
+        return None

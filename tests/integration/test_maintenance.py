@@ -482,6 +482,7 @@ def test_the_maintenance_function_runs_with_the_scheduled_event(
             "decay",
             "consolidate",
             "extract_patterns",
+            "key_case",
             "keyword_stats",
             "working_memory",
             "stuck_work",

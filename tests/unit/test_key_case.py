@@ -153,3 +153,15 @@ def test_an_import_stores_keys_of_an_older_export_in_their_stored_form() -> None
         "to": None,
         "written": {"from": "Work.Place", "to": None},
     }
+
+
+def test_the_maintenance_function_lowers_keys_with_029s_table() -> None:
+    """Migration 030's ``hindsight_key_form`` (what the maintenance step ``key_case`` lowers keys with) is
+    029's function under a lasting name: the same CASE and translate() table, character for character."""
+
+    def key_form_body(name: str) -> str:
+        text = (MIGRATION.parent / name).read_text(encoding="utf-8")
+        start = text.index("    SELECT CASE WHEN octet_length(key) = char_length(key)")
+        return text[start : text.index("END\n$$;", start)]
+
+    assert key_form_body("030_key_case_settle.sql") == key_form_body("029_key_case.sql")

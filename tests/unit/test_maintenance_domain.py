@@ -23,6 +23,7 @@ from hindsight.domain.maintenance import (
     DecayCounts,
     DecayPolicy,
     Episode,
+    KeyCaseCounts,
     MaintenanceState,
     PatternPlan,
     PatternPolicy,
@@ -485,6 +486,9 @@ class FakeStore:
 
     async def reinstate_pattern(self, scope: Scope, plan: PatternPlan, now: datetime) -> bool:
         return False
+
+    async def settle_key_case(self, scope: Scope) -> KeyCaseCounts:
+        return KeyCaseCounts()
 
 
 class NoEmbedder:

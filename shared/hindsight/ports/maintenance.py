@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # annotations only: the MCP function's cold start never loads
         DecayCounts,
         DecayPolicy,
         Episode,
+        KeyCaseCounts,
         MaintenanceState,
         PatternPlan,
         SessionSweep,
@@ -30,6 +31,11 @@ class MaintenanceStore(Protocol):
     async def refresh_keyword_stats(self, scope: Scope) -> int | None:
         """Recount the scope's full-text lexemes (documents per lexeme, and documents); returns how many
         lexemes, or None when nothing changed since the last count."""
+        ...
+
+    async def settle_key_case(self, scope: Scope) -> KeyCaseCounts:
+        """Bring the scope's keys not in their stored form to it and settle the values that meet on a key
+        because of it, as migration 029 did (``hindsight.domain.maintenance.key_case``)."""
         ...
 
     async def acquire(self, name: str, owner: str, lease: timedelta) -> MaintenanceState | None:

@@ -235,6 +235,7 @@ class Maintain:
             "decay": self._decay,
             "consolidate": self._consolidate,
             "extract_patterns": self._extract_patterns,
+            "key_case": self._key_case,
             "keyword_stats": self._keyword_stats,
         }
         counts: Counter[str] = Counter()
@@ -365,6 +366,18 @@ class Maintain:
                 return True
             if run.budget.exhausted():
                 return False
+
+    def _key_case(self, run: _Run) -> ScopeWork:
+        """Keys an older version stored as written during a deploy, brought to their stored form (one
+        statement per scope; a scope with none costs one index probe)."""
+
+        async def work(scope: Scope, counts: Counter[str]) -> bool:
+            done = await self._store.settle_key_case(scope)
+            run.budget.spend()
+            counts.update(done.as_counts())
+            return True
+
+        return work
 
     def _keyword_stats(self, run: _Run) -> ScopeWork:
         async def work(scope: Scope, counts: Counter[str]) -> bool:

@@ -9,7 +9,8 @@ across recent episodes become semantic memories. Nothing is hard-deleted: origin
 
 The rules, one module per concept (every name is re-exported here): ``decay`` (decay and archive),
 ``consolidation`` (clustering repeated events into summaries), ``patterns`` (episodic → semantic),
-``episodes`` (the episode as maintenance reads it, metadata keys, derived ids) and ``cycle`` (the steps'
+``episodes`` (the episode as maintenance reads it, metadata keys, derived ids), ``key_case`` (keys
+brought to their stored form) and ``cycle`` (the steps'
 order, a cycle's resumable state, the sweep page, the history actor).
 """
 
@@ -61,6 +62,7 @@ from hindsight.domain.maintenance.episodes import (
     SUMMARY_METADATA_KEY,
     Episode,
 )
+from hindsight.domain.maintenance.key_case import KeyCaseCounts
 from hindsight.domain.maintenance.patterns import (
     CONTEST_SENTENCES,
     PATTERN_MAX_IMPORTANCE,
@@ -110,6 +112,7 @@ __all__ = [
     "DecayPolicy",
     "DecayStep",
     "Episode",
+    "KeyCaseCounts",
     "MaintenanceState",
     "PatternKind",
     "PatternPlan",

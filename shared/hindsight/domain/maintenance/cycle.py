@@ -13,19 +13,21 @@ MAINTENANCE_ACTOR = "maintenance"
 """The ``actor`` of every history row maintenance writes (schema 002: API key id, "worker" or this)."""
 
 StepName = Literal[
-    "decay", "consolidate", "extract_patterns", "keyword_stats", "working_memory", "stuck_work"
+    "decay", "consolidate", "extract_patterns", "key_case", "keyword_stats", "working_memory", "stuck_work"
 ]
 STEPS: tuple[StepName, ...] = (
     "decay",
     "consolidate",
     "extract_patterns",
+    "key_case",
     "keyword_stats",
     "working_memory",
     "stuck_work",
 )
 """The order of a cycle: decay first (archives what went cold, so it is not consolidated), then
-consolidation, then patterns (which also read the archived originals), then the keyword statistics of
-the scopes that changed, then the Redis and queue sweeps."""
+consolidation, then patterns (which also read the archived originals), then keys not in their stored form
+(``key_case``: written by an older version during a deploy), then the keyword statistics of the scopes that
+changed, then the Redis and queue sweeps."""
 
 
 @dataclass(frozen=True)

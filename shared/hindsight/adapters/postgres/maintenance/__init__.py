@@ -8,8 +8,9 @@ visit (through ``hindsight_scopes``, schema 004), and the ``maintenance_state`` 
 belongs to no tenant.
 
 One module per step, each a part of ``PostgresMaintenanceStore``: ``lease`` (the cycle's lease and resume
-point), ``scopes`` (which scopes to visit), ``decay``, ``consolidation``, ``patterns`` and
-``keyword_stats``; ``episodes`` maps the episodic rows consolidation and patterns read.
+point), ``scopes`` (which scopes to visit), ``decay``, ``consolidation``, ``patterns``, ``key_case`` (keys
+brought to their stored form) and ``keyword_stats``; ``episodes`` maps the episodic rows consolidation and
+patterns read.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.maintenance.consolidation import PostgresConsolidation
 from hindsight.adapters.postgres.maintenance.decay import PostgresDecay
+from hindsight.adapters.postgres.maintenance.key_case import PostgresKeyCase
 from hindsight.adapters.postgres.maintenance.keyword_stats import PostgresKeywordStats
 from hindsight.adapters.postgres.maintenance.lease import PostgresCycleLease
 from hindsight.adapters.postgres.maintenance.patterns import PostgresPatterns
@@ -31,6 +33,7 @@ class PostgresMaintenanceStore(
     PostgresConsolidation,
     PostgresPatterns,
     PostgresKeywordStats,
+    PostgresKeyCase,
 ):
     """The MaintenanceStore port."""
 
