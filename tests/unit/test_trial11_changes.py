@@ -139,3 +139,42 @@ def test_a_broader_place_only_flags_the_home_it_may_contain(old: str, new: str, 
 )
 def test_a_changed_dose_of_the_users_medicine_is_flagged(old: str, new: str, relation: str) -> None:
     assert compare_facts(new, old).relation == relation
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # another person's amount, named by a relation c5f84f8's list lacked (a partner, someone the writer
+        # works or lives with), after a word ("best friend") or with "'s" / "-in-law"
+        ("My wife takes 500mg of metformin", "My doctor upped my metformin to 1000mg"),
+        ("My husband takes 500mg of metformin twice a day", "My doctor upped my metformin to 1000mg"),
+        ("My partner takes 20mg of lisinopril", "I lowered my lisinopril dose to 10mg"),
+        ("My spouse takes 20mg of lisinopril", "I lowered my lisinopril dose to 10mg"),
+        ("My boyfriend pays 900 of the rent", "Our landlord raised our rent to 2000"),
+        ("My boss takes 50mg of sertraline daily", "My psychiatrist raised my sertraline to 100mg"),
+        ("My hubby takes 500mg of metformin", "My doctor upped my metformin to 1000mg"),
+        ("My best friend takes 500mg of metformin", "My doctor upped my metformin to 1000mg"),
+        ("My wife's metformin dose is 500mg", "My doctor upped my metformin to 1000mg"),
+        ("My mother-in-law takes 500mg of metformin", "My doctor upped my metformin to 1000mg"),
+        # a year is no amount: the old fact states none
+        ("I have taken metformin since 2019", "My doctor upped my metformin to 1000mg"),
+        ("I started metformin in March 2021", "My doctor upped my metformin to 1000mg"),
+        ("I've been on lisinopril from 2018", "I lowered my lisinopril dose to 10mg"),
+    ],
+)
+def test_another_persons_amount_or_a_year_is_no_changed_amount(old: str, new: str) -> None:
+    """c5f84f8 read these as the user's amount changed: flagged possible_conflict. Not flagged now."""
+    assert compare_facts(new, old).relation == "unrelated"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I have taken 500mg of metformin since 2019", "My doctor upped my metformin to 1000mg"),
+        ("Since 2019 I take 500mg of metformin", "My doctor upped my metformin to 1000mg"),
+        ("I take 2000 IU of vitamin D", "My doctor lowered my vitamin D to 1000 IU"),
+    ],
+)
+def test_an_amount_beside_a_year_is_still_read(old: str, new: str) -> None:
+    """Guards: the amount stated beside a year, and an amount that could be a year's number, still count."""
+    assert compare_facts(new, old).relation == "possible_conflict"

@@ -20,7 +20,10 @@ another team, the number may be a work number, "again" may be one meal.
 from __future__ import annotations
 
 import re
+import unicodedata
 
+from hindsight.domain.named_dates import calendar_names
+from hindsight.domain.relations import RELATION_ALT, RELATION_ROLES
 from hindsight.domain.text import plain_apostrophes
 from hindsight.domain.value_slots import RELATIONS
 
@@ -120,10 +123,14 @@ def diet_ended(new: str, old: str) -> bool:
     return False
 
 
+AMOUNT_CHANGE_VERBS = (
+    r"upped|raised|increased|lowered|reduced|decreased|cut|bumped(?:\s+up)?|doubled|halved|adjusted|changed"
+)
+"""Verbs that change an amount ("upped my metformin to 1000mg", "raised the rent to $2000"): a regex
+alternation, read here and by ``key_subject`` (another person who changes the writer's amount)."""
 _AMOUNT_CHANGE = re.compile(
-    r"\b(?:upped|raised|increased|lowered|reduced|decreased|cut|bumped(?:\s+up)?|doubled|halved|adjusted"
-    r"|changed)\s+(?P<whose>my|our|the\s+user's)\s+(?P<thing>[^\d.,;:!?]+?)\s+(?:(?:up|down|back)\s+)?to\s+"
-    r"(?P<amount>\d[\d.,]*)",
+    rf"\b(?:{AMOUNT_CHANGE_VERBS})\s+(?P<whose>my|our|the\s+user's)\s+(?P<thing>[^\d.,;:!?]+?)\s+"
+    r"(?:(?:up|down|back)\s+)?to\s+(?P<amount>\d[\d.,]*)",
     re.IGNORECASE,
 )
 """'upped my metformin to 1000mg', 'lowered our rent to 1800', 'cut my lisinopril dose back to 10mg': a verb
@@ -131,9 +138,33 @@ of change, the user's thing ("my", "our"; another's — "her metformin" — is n
 it went to."""
 _AMOUNT_WORDS = frozenset(["dose", "dosage", "doses", "amount", "intake", "prescription", "daily"])
 """Words a changed amount is named with ("my metformin dose") that name no thing of the old fact."""
-_USER_FACT = re.compile(r"^\s*(?:i|we|(?P<owner>my|our|the\s+user's)\s+(?P<head>[\w'-]+)|the\s+user)\b", re.I)
-"""An old fact about the user ("I take …", "My rent is …", "The user takes …"); after "my" not a relation
-("My sister takes …" is the sister's)."""
+_USER_FACT = re.compile(r"^\W*(?:i|we|my|our|the\s+user)\b", re.I)
+"""An old fact about the user ("I take …", "My rent is …", "The user takes …")."""
+_PERSONS = "|".join(
+    sorted(
+        {*RELATIONS, *RELATION_ALT.split("|"), *(r for roles in RELATION_ROLES.values() for r in roles)},
+        key=len,
+        reverse=True,
+    )
+)
+_ANOTHER_PERSONS = re.compile(
+    rf"^\W*(?:my|our|the\s+user's)\s+(?:[\w-]+\s+)?(?:{_PERSONS})(?:-in-laws?)?(?![\w-])", re.IGNORECASE
+)
+"""An old fact about another person of the user's: "My sister takes …", "My wife's dose …", "My best friend
+…", "My mother-in-law …" — every relation word of ``value_slots.RELATIONS`` (people and pets one may have
+several of, a doctor) and ``relations.RELATIONS`` (a partner, a boss, a landlord, "hubby": c5f84f8 read
+only the first, so "My wife takes 500mg of metformin" was the user's dose), one word allowed before it."""
+
+
+def _without_dates(text: str) -> str:
+    """``text`` with each calendar name (``named_dates.calendar_names``: "since 2019", "in March 2021",
+    "2024-05-01", "Dec 1") blanked: a year or a day is no amount."""
+    cased = unicodedata.normalize("NFKC", text)
+    for start, words, _ in calendar_names(cased):
+        at = cased.find(words, start)
+        if at >= 0:
+            cased = cased[:at] + " " * len(words) + cased[at + len(words) :]
+    return cased
 
 
 def _numbers(text: str) -> set[str]:
@@ -146,16 +177,12 @@ def amount_changed(new: str, old: str) -> bool:
     the user, names that thing (a word of it other than ``_AMOUNT_WORDS``) and states an amount, and the
     number gone to is none that ``old`` states ("… upped my metformin to 500mg" / "I take 500mg of
     metformin": the value stated, no change). Whoever made the change (the user, "my doctor") — the thing
-    is the user's. "My sister upped her metformin to 1000mg" is someone else's; "upped my metformin"
-    against a fact with no number says nothing of an amount it held."""
-    new, old = plain_apostrophes(new), plain_apostrophes(old)
+    is the user's. "My sister upped her metformin to 1000mg" is someone else's, as is an old fact about
+    the user's relation (``_ANOTHER_PERSONS``); "upped my metformin" against a fact with no number says
+    nothing of an amount it held, nor does one whose only number is a date ("since 2019")."""
+    new, old = plain_apostrophes(new), _without_dates(plain_apostrophes(old))
     changed = _AMOUNT_CHANGE.search(new)
-    user = _USER_FACT.match(old)
-    if (
-        changed is None
-        or user is None
-        or (user.group("owner") and user.group("head").casefold() in RELATIONS)
-    ):
+    if changed is None or _USER_FACT.match(old) is None or _ANOTHER_PERSONS.match(old):
         return False
     held = _numbers(old)
     if not held or changed.group("amount").rstrip(".,").replace(",", "") in held:
