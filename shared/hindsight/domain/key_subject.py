@@ -26,12 +26,15 @@ writer's own clause after theirs with the same verb or a verb of being ("My part
 work at Acme": the writer's value, trial17; not a negated one, "My daughter is vegan, I'm not": trial18
 M4), or one that says a change of the writer's value in words of its own ("My husband got a job in Seattle
 so we moved there": trial18 M2) or states it with the verb of a writer's value ("…, so we live in Omaha
-now" over "I live in Denver": trial19), a write that leaves the writer's values (an addition, "My son is also
-allergic to eggs", aff0bfb; a re-add, "… again", 4be0102, or a take-back that retires no value of the
-writer's: ``take_back.taken_back``), and a write that names what it supersedes. A key whose values
-are subjectless ("Allergic to penicillin") or another person's keeps its rule (replaced, as before): whose
-they are is not read. The values are those stored at acknowledgement (``usecases.key_values``): a value
-still queued is not seen.
+now" over "I live in Denver": trial19), or a present value of the writer's "now" after "so" or in a
+pseudo-cleft ("My ex kept the house, so I rent in Reno now", "Mom's house is where I live now"; not "so I'm
+careful", "so I visit her now"), another person who changes the writer's amount the key names ("My
+landlord raised the rent to $2000" on "user.rent"), a write that leaves the writer's values (an
+addition, "My son is also allergic to eggs", aff0bfb; a re-add, "… again", 4be0102, or a take-back that
+retires no value of the writer's: ``take_back.taken_back``), and a write that names what it supersedes. A
+key whose values are subjectless ("Allergic to penicillin") or another person's keeps its rule (replaced,
+as before): whose they are is not read. The values are those stored at acknowledgement
+(``usecases.key_values``): a value still queued is not seen.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from hindsight.domain.also_now import by_the_writer, with_the_writer
 from hindsight.domain.change_mention import mentions_a_change
 from hindsight.domain.contradiction import is_additive
 from hindsight.domain.errors import InvalidInput
+from hindsight.domain.loose_changes import AMOUNT_CHANGE_VERBS
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relation_opening import as_relation_opening
 from hindsight.domain.relations import RELATION_ALT, RELATION_ROLES
@@ -70,13 +74,35 @@ _VERB_AFTER = re.compile(
 )
 """The verb after another person's subject ("works" in "My wife (now) works at …")."""
 _WRITERS_CLAUSE = re.compile(
-    r"(?:[,;:.!?]\s*(?:(?P<conj>and|but|yet|while|whereas|so)\s+)?|\s(?P<joiner>and|but|yet|while|whereas|so)\s+)"
+    r"(?:[,;:.!?]\s*(?:(?P<conj>and|but|yet|while|whereas|so)\s+)?|\s(?P<joiner>and|but|yet|while|whereas|so)\s+"
+    r"|\s(?P<cleft>(?:is|are)\s+(?:now\s+)?(?:where|what))\s+)"
     r"(?:I|[Ww]e)(?:'m|'re|\s+(?:now\s+|still\s+|also\s+|just\s+)?(?P<verb>[a-z]+))\b(?P<rest>[^,;:.!?]*)"
 )
 """A clause of the writer's after another person's: "…, and I work at Acme", "…; I'm vegetarian", "… but
 I live in Denver" (trial17: with the other person's clause first, the whole write was refused), "… so we
-moved there" (trial18 M2); ``conj`` / ``joiner``: its conjunction (after punctuation / after a space);
-``verb``: its verb (None after "I'm" / "we're"); ``rest``: its words after the verb, to the clause's end."""
+moved there" (trial18 M2), "Mom's house is where I live now" (a pseudo-cleft: ``cleft``, "is where");
+``conj`` / ``joiner``: its conjunction (after punctuation / after a space); ``verb``: its verb (None after
+"I'm" / "we're"); ``rest``: its words after the verb, to the clause's end."""
+_CHANGES_AN_AMOUNT = re.compile(
+    rf"\s+(?i:{AMOUNT_CHANGE_VERBS})\s+(?i:the|my|our)\s+(?P<thing>[^\d.,;:!?$€£]+?)\s+"
+    r"(?i:(?:up|down|back)\s+)?(?i:to)\s+[$€£]?\d"
+)
+"""Another person's verb of change of an amount of the writer's ("My landlord raised the rent to $2000",
+"My boss raised my salary to $90k": ``loose_changes.AMOUNT_CHANGE_VERBS``), with the thing it changed."""
+_PRESENT_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+_BACK_TO_THEM = re.compile(r"\b(?:him|her|them|there)\b", re.IGNORECASE)
+"""The other person or their place again ("so I visit her now", "so I fly there a lot now"): a consequence
+of theirs, not a value of the writer's."""
+_VALUE_VERBS = frozenset(
+    [
+        *("live", "rent", "stay", "reside", "own", "share", "work", "run", "manage", "teach", "study"),
+        *("attend", "drive", "use", "eat"),
+    ]
+)
+"""Present verbs (plain forms) that state a value of the writer's — where they live, what they do, drive,
+use or eat — after "so I" or in a pseudo-cleft ("so I rent in Reno now", "so I run the family bakery
+now"). Any other verb there is read as a consequence ("so I avoid nuts now", "so I can relax", "so I
+worry"): a closed list, since accepting such a clause retires the value the key holds."""
 _THE_WRITER_AFTER = re.compile(r"\s+(?i:me|us)\b")
 """The writer as the object right after another person's verb ("… got me a job", "… got us tickets")."""
 _SO_DOES_THE_WRITER = re.compile(
@@ -111,9 +137,21 @@ def other_persons_subject(draft: MemoryDraft) -> str | None:
         return None  # "user.son.allergy", "kids.allergy", "user.spouse": a key of theirs too
     if _fills_the_keys_role(content, draft.key) or _the_writer_says_the_same(content, subject):
         return None
-    if _the_writer_is_the_object(content, subject):
+    if _the_writer_is_the_object(content, subject) or _changes_the_keys_amount(content, subject, draft.key):
         return None
     return subject
+
+
+def _changes_the_keys_amount(content: str, subject: str, key: str) -> bool:
+    """Whether the other person changes an amount of the writer's that the key names ("My landlord raised
+    the rent to $2000" on ``user.rent``, "My boss raised my salary to $90k" on ``user.salary``:
+    ``_CHANGES_AN_AMOUNT``): the amount is the writer's value, whoever changed it. Not "her rent", nor a
+    thing the key does not name ("… raised the rent …" on ``user.home``)."""
+    found = _CHANGES_AN_AMOUNT.match(content, _subject_end(content, subject))
+    if found is None:
+        return False
+    words = {word.lower() for word in _KEY_WORDS.findall(key)} - {"user"}
+    return bool(words & {word.lower() for word in _KEY_WORDS.findall(found.group("thing"))})
 
 
 def _the_writer_is_the_object(content: str, subject: str) -> bool:
@@ -276,7 +314,22 @@ def _the_writers_change(content: str, writers: Sequence[str]) -> bool:
         verb = clause.group("verb")
         if verb is not None and _lemma(verb) in _writers_verbs(writers):
             return True  # "My husband got transferred, so we live in Omaha now" over "I live in Denver"
+        if (conjunction == "so" or clause.group("cleft")) and _a_present_value_now(clause):
+            return True  # "My ex kept the house, so I rent in Reno now", "Mom's house is where I live now"
     return False
+
+
+def _a_present_value_now(clause: re.Match[str]) -> bool:
+    """Whether a writer's clause after "so" or in a pseudo-cleft (``_WRITERS_CLAUSE``) states a value of
+    the writer's of now: a present verb of a value (``_VALUE_VERBS``: "so I rent in Reno now", "so I run
+    the family bakery now"), "now" in its words, and not the other person again ("so I visit her now", "so
+    I fly there a lot now"). "So I'm careful" (no verb), "so I avoid nuts now", "so I can relax", "so I
+    rented …" stay a consequence or a past."""
+    verb = clause.group("verb")
+    if verb is None or verb.lower().endswith("ed") or _lemma(verb) not in _VALUE_VERBS:
+        return False
+    rest = clause.group("rest")
+    return bool(_PRESENT_NOW.search(rest)) and not _BACK_TO_THEM.search(rest)
 
 
 def _writers_verbs(writers: Sequence[str]) -> set[str]:
