@@ -730,3 +730,58 @@ def test_a_batch_reads_its_agents_facts_once_for_every_jobs_conflict_candidates(
     assert found == expected
     # the scope's facts once, and the rows of the candidates kept: not the whole scope per job
     assert _rows_read(plan[0]["Plan"], "memories") <= len(names) + len(jobs) * limit
+
+
+def test_a_batchs_conflict_candidates_read_the_kept_rows_by_key_never_the_tenants_other_memories(
+    runtime: tuple[ProcessLoop, Container], stack: LocalStack, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 15: after ranking each job's conflict candidates among its agents' facts, the batch reads the
+    rows of the candidates it keeps by primary key, one each, whatever plan the statistics suggest — not
+    by joining them with the tenant's memories, which a table without statistics yet (a new store, in
+    its first minute) planned as a scan of every memory of the tenant per statement. Here the join is
+    made unattractive to the planner (``enable_nestloop`` off), as missing statistics made it before."""
+    loop, container = runtime
+    facts = [_job(tenant, f"{n} collects owl stamps", {}) for n in ("Abe", "Bea", "Cai", "Dov", "Eli", "Fay")]
+    events = [
+        _job(
+            tenant,
+            f"Standup number {i} ran long",
+            {"layer": "episodic", "occurred_at": WHEN + timedelta(hours=i)},
+        )
+        for i in range(60)
+    ]
+    loop.run(container.store_memories(facts + events))
+    jobs = [_job(tenant, f"Zed{i} collects owl stamps", {}) for i in range(4)]
+    asked: list[tuple[Any, Any]] = []
+    rows_of = write_batch.rows_of
+
+    async def recorded(conn: Any, statements: Any) -> Any:
+        asked.extend(statements)
+        return await rows_of(conn, statements)
+
+    monkeypatch.setattr(write_batch, "rows_of", recorded)
+
+    async def candidates() -> dict[int, list[Any]]:
+        prepared = await container.store_memories.prepare(jobs)
+        async with tenant_transaction(container.pool, tenant) as conn:
+            segment = write_batch._Segment(conn, None, tenant, prepared, 0.95, 0.6, {}, [None] * len(jobs))
+            await segment._query(range(len(jobs)))
+        return {n: [r["id"] for r in rows] for n, rows in segment._conflicting.items()}
+
+    found = loop.run(candidates())
+    [(conflicting, params)] = [
+        (q, p) for q, p in asked if isinstance(p, dict) and {"id", "limit"} <= p.keys()
+    ]
+    with psycopg.connect(stack.require_settings().require_database_url()) as conn:
+        register_vector(conn)
+        register_vector_rows(conn)
+        conn.execute("SELECT set_config('hindsight.tenant_id', %s, false)", (tenant,))
+        conn.execute("SET enable_nestloop = off")
+        [(plan,)] = conn.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {conflicting}", params).fetchall()
+        rows = conn.execute(conflicting, params).fetchall()
+    kept = sum(len(ids) for ids in found.values())
+    assert kept == len(jobs) * len(facts)  # every fact is a candidate of every job
+    assert sorted(r[1] for r in rows) == sorted(i for ids in found.values() for i in ids)  # same answer
+    # the agent's facts once (ranked), then each kept candidate's row (a row kept for several jobs may be
+    # read once: the plan can memoize the lookup): none of the 60 events
+    assert len(facts) < _rows_read(plan[0]["Plan"], "memories") <= len(facts) + kept

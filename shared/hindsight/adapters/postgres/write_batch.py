@@ -182,9 +182,10 @@ _CONFLICTING_SCOPE = """WITH q AS MATERIALIZED (
            SELECT s.id, s.embedding <=> q.e AS d, s.created_at FROM s
            WHERE s.agent_id = q.a AND s.id <> q.id AND (q.key IS NULL OR s.key IS NULL OR s.key = q.key)
            ORDER BY s.embedding <=> q.e, s.created_at, s.id LIMIT %(limit)s) AS x)
-   SELECT c.n, m.id, m.content, m.source, 1 - c.d AS similarity,
-          coalesce(m.valid_from, m.occurred_at, m.created_at) AS since
-   FROM c JOIN memories m ON m.id = c.id AND m.tenant_id = %(t)s
+   SELECT c.n, m.id, m.content, m.source, 1 - c.d AS similarity, m.since
+   FROM c CROSS JOIN LATERAL (
+       SELECT m.id, m.content, m.source, coalesce(m.valid_from, m.occurred_at, m.created_at) AS since
+       FROM memories m WHERE m.id = c.id AND m.tenant_id = %(t)s LIMIT 1) AS m
    ORDER BY c.n, c.d, c.created_at, c.id"""
 """``_CONFLICTING`` on a scope of fewer than ``LARGE_SCOPE`` memories: the agents' active semantic memories
 are read once (``s``, from the scope index) and each job's nearest are ranked among them in memory,
@@ -194,7 +195,11 @@ at 2,000 memories 654-901 ms for 50 jobs against 111-175 ms this way, same rows,
 their similarity are ``_CONFLICTING``'s (the same ``<=>`` of the same stored vectors); ties in distance
 go to the memory written first (then by id): the order ``_nearest`` gives the memories stored earlier in
 the batch, which it puts after the store's at equal similarity, so a batch and its jobs stored one by one
-keep the same candidates (the hash embedder ties often)."""
+keep the same candidates (the hash embedder ties often). The kept candidates' rows are then read by
+primary key, one each (the ``LATERAL … LIMIT 1`` keeps the planner from making it a join): as a plain
+join it was planned, on a table without statistics yet (autovacuum's first ANALYZE comes a minute after a
+store's first writes), as a scan of every memory of the tenant per statement (worker's database part,
+2,000 jobs in batches of 100: ~1,800 rows by its end)."""
 
 
 def needs_own_path(job: WriteJob) -> bool:
