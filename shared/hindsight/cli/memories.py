@@ -194,7 +194,7 @@ def search(
     as_json: JsonOut = False,
 ) -> None:
     """Search like memory_search and show every hit's per-signal scores. An operator's search is not
-    counted as a recall (access counts are left alone). ``--as-of``, ``--valid-at`` and ``--known-at``
+    counted as a recall (access counts are left alone). --as-of, --valid-at and --known-at
     take the ISO forms memory_search takes (a partial date means its last instant); with the last two,
     each hit shows its status then and, when it changed since, today's (status_now) and the memory that
     superseded it (superseded_by)."""

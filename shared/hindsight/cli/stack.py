@@ -1,4 +1,4 @@
-"""The local stack and the schema: ``hindsight run`` starts the stack and serves the MCP URL, ``hindsight
+"""The local stack and the schema: 'hindsight run' starts the stack and serves the MCP URL, ``hindsight
 migrate`` applies pending migrations to the configured database, ``hindsight worker`` adds workers to a
 running stack."""
 
@@ -87,8 +87,8 @@ def worker(
 ) -> None:
     """Run more embedding and reflection workers against a running local stack, in this process.
 
-    They long-poll the same queues as the ones inside ``hindsight run`` (settings from its
-    ``hindsight.env``), as more concurrent Lambda instances would in AWS. Ctrl-C or SIGTERM stops them
+    They long-poll the same queues as the ones inside 'hindsight run' (settings from its
+    'hindsight.env'), as more concurrent Lambda instances would in AWS. Ctrl-C or SIGTERM stops them
     after the batch in progress; a message received and not finished (a kill) comes back after the
     queue's visibility timeout and is processed by another worker, once (workers are idempotent per job).
     """
