@@ -107,6 +107,8 @@ _PATTERN_TEXTS = st.sampled_from(["abc", "ABC", "xyz", "aXc", "q", "İ", "ı", "
             r"^\W*(?:abc|b)+[:-]",
             r"\b(?:abc)?q",
             r"(?:abc|)x",
+            r"(?i:ab)c|(?-i:Xy)z",
+            r"\b(?i:abc|k)(?:q|\s)",
         ]
     ),
     ignorecase=st.booleans(),

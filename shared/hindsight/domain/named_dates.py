@@ -13,6 +13,7 @@ lists them with their kind (``NameKind``).
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Literal
 
 from hindsight.domain.calendar_ago import NUMBER_WORD_PATTERN
@@ -24,6 +25,7 @@ from hindsight.domain.calendar_words import (
     UNIT_ALT,
     WEEKDAY_ALT,
 )
+from hindsight.domain.regex_literals import Gates, fold, gates_of
 
 _MONTH_NAMES = "|".join(month.capitalize() for month in MONTHS)
 _MONTHS = "|".join(
@@ -127,19 +129,43 @@ birthday, a due day or a weekly meeting is written with ("March 3", "on Mondays"
 
 def calendar_names(cased: str) -> list[tuple[int, str, NameKind]]:
     """Each calendar name of ``cased`` (NFKC; module docstring): (where it starts, the words as written,
-    its kind), in the order of the patterns (not sorted; a name may be inside another)."""
-    found: list[tuple[int, str, NameKind]] = [
-        (m.start(), m.group(0), "iso") for m in _ANY_DATE.finditer(cased)
-    ]
-    found += [(m.start(), m.group(0).strip(), "named") for m in _NAMED.finditer(cased)]
-    found += [(m.start(), m.group(0), "holiday") for m in _HOLIDAY.finditer(cased)]
-    found += [(m.start(), m.group(0), "short") for m in _SHORT_DATE.finditer(cased)]
-    found += [(m.start(), m.group(0), "digits") for m in DIGIT_DATE.finditer(cased) if digit_date(m)]
-    found += [(m.start(), m.group(0), "ordinal") for m in _ORDINAL_DAY.finditer(cased)]
-    found += [(m.start(), m.group(0), "season") for m in _SEASON.finditer(cased)]
-    found += [(m.start(), m.group(0), "vague") for m in _VAGUE.finditer(cased)]
-    found += [(m.start(), m.group(0), "year") for m in _YEAR.finditer(cased)]
+    its kind), in the order of the patterns (not sorted; a name may be inside another).
+
+    A pattern is run only on a text that holds the literals one of its matches needs
+    (``regex_literals``: a month or weekday name, a season, "ago" …): most texts name no season, holiday
+    or year after a preposition, and each pattern's scan of every position cost ~20-90 µs of a 200-character
+    write's acknowledgement (``unread_time.named_times``, issue 15)."""
+    gates = _gates()
+    present = gates.present(fold(cased))
+    found: list[tuple[int, str, NameKind]] = []
+    for index, (pattern, kind) in enumerate(_KINDS):
+        if not gates.holds_in(index, present):
+            continue  # it cannot match here
+        for m in pattern.finditer(cased):
+            if kind == "digits" and not digit_date(m):
+                continue
+            found.append((m.start(), m.group(0).strip() if kind == "named" else m.group(0), kind))
     return found
+
+
+_KINDS: tuple[tuple[re.Pattern[str], NameKind], ...] = (
+    (_ANY_DATE, "iso"),
+    (_NAMED, "named"),
+    (_HOLIDAY, "holiday"),
+    (_SHORT_DATE, "short"),
+    (DIGIT_DATE, "digits"),
+    (_ORDINAL_DAY, "ordinal"),
+    (_SEASON, "season"),
+    (_VAGUE, "vague"),
+    (_YEAR, "year"),
+)
+"""The patterns of ``calendar_names``, in its order, with the kind of name each finds."""
+
+
+@cache
+def _gates() -> Gates:
+    """The literal conditions of ``_KINDS``' patterns (``regex_literals.gates_of``), built on first use."""
+    return gates_of([pattern for pattern, _ in _KINDS])
 
 
 RECURRING = re.compile(
