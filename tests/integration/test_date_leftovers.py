@@ -14,7 +14,7 @@ store with the real writer and a loopback chat-completions server).
 - ``session_at`` written with a UTC offset or in UTC names one instant: a replay with the other form is
   the same write.
 - "since" meaning "because" does not make a keyed past-tense sentence refused as an undated past state.
-- A ``time_range`` whose N is not read ("twenty-one", "zero", fullwidth digits) is refused naming it.
+- A ``time_range`` whose N is not read ("forty-two", "zero", fullwidth digits) is refused naming it.
 """
 
 from __future__ import annotations
@@ -245,7 +245,7 @@ async def test_a_time_range_whose_count_is_not_read_is_refused_naming_it(
 ) -> None:
     async with mcp_client(server.url, token) as client:
         for phrase, count in (
-            ("past twenty-one days", "twenty-one"),
+            ("past forty-two days", "forty-two"),
             ("zero days ago", "zero"),
             ("past \uff13 days", "\uff13"),
         ):

@@ -16,14 +16,29 @@ from hindsight.domain.isotime import TimeSpan
 
 CalendarUnit = Literal["day", "week", "month", "year"]
 
-NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+_ONES = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+}  # fmt: skip
+_TEENS = {
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+NUMBER_WORDS: dict[str, int] = {
+    **{f"twenty{joint}{word}": 20 + n for word, n in _ONES.items() for joint in ("-", " ")},
+    "thirty-one": 31, "thirty one": 31,
+    "a": 1, "an": 1, **_ONES, **_TEENS, "twenty": 20, "thirty": 30,
 }  # fmt: skip
 """The English number words the N of "N units ago" may be written as, on both paths: a write's "Three
-months ago …" and a search's ``time_range`` "three months ago" (new-user trial 2 LOW 8)."""
+months ago …" and a search's ``time_range`` "three months ago" (new-user trial 2 LOW 8): a, an, one to
+thirty-one, a compound with a hyphen or a space ("twenty-one", "twenty one"; trial21 H2: "Thirteen days
+ago" was placed at the write time, and "twenty one days ago" read as "one days ago"). Compounds first, so
+that an alternation built from these tries "twenty one" before "twenty". Beyond thirty-one a count in words
+is not read (``named_dates`` names it)."""
 NUMBER_WORD_PATTERN = "|".join(NUMBER_WORDS)
-"""``NUMBER_WORDS`` as a regular-expression alternation (lower case)."""
+"""``NUMBER_WORDS`` as a regular-expression alternation (lower case; a space in a compound is one space:
+the texts matched have their runs of white space made one, or the pattern allows it)."""
+NUMBER_WORDS_SAID = "a, an, one to thirty-one (twenty-one or twenty one)"
+"""``NUMBER_WORDS`` as an error message or a list of what is read says it."""
 
 
 def count_of(text: str) -> int:
@@ -63,3 +78,18 @@ def ago(unit: CalendarUnit | str, count: int, d: date) -> TimeSpan:
     if unit == "month":
         return month_span(d, count)
     return year_span(d, count)
+
+
+BEFORE_LAST_ALT = "weekend|week|month|year"
+"""The units of "the <unit> before last" (``before_last``), as a regex alternation: "weekend" before
+"week"."""
+
+
+def before_last(unit: str, d: date) -> TimeSpan:
+    """The span "the ``unit`` before last" names from the day ``d``: the one before "last ``unit``" — the
+    ISO week two weeks before ``d``'s ("weekend": the weekend of that week, held by it, as "last weekend"
+    is stored as the previous ISO week), the calendar month or year two before. Raises ValueError before
+    year 1."""
+    if unit in ("week", "weekend"):
+        return week_span(d - timedelta(weeks=2))
+    return month_span(d, 2) if unit == "month" else year_span(d, 2)

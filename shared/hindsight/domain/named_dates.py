@@ -1,8 +1,11 @@
 """The times a text names in calendar words, as written, whether or not a rule reads them: month names
 written with a capital ("last March", "in May", "December 1st"), weekdays ("on Tuesday"), "weekend" and
-"fortnight", holidays ("last Christmas"), a year after a preposition ("in 2024"), a month shortened and a
-day ("Dec 1"), a day and month in digits ("on 1/12"), an ordinal day ("on the 3rd"), a particular season
-("last summer"), vague times ("a few days ago", "recently"), and ``YYYY-MM-DD`` forms.
+"fortnight", holidays ("last Christmas"), a year after a preposition ("in 2024"; "back in '19": which
+century is not read), a month shortened and a day ("Dec 1"), a day and month in digits ("on 1/12", "on
+01.12."), an ordinal day ("on the 3rd", "on Friday the 4th"), a particular season ("last summer"), a time
+counted back from another ("the weekend before last", "a week ago Sunday"), vague times ("a few days
+ago", "recently") and counts in words the relative rules do not read ("forty days ago"), and
+``YYYY-MM-DD`` forms.
 
 Pure patterns over the text (no imports of the relative-date rules), so that both ``unread_time`` (the
 write's ``time_not_read``: which of them were not read) and ``word_dates`` (which of them may be read as
@@ -39,6 +42,12 @@ _NAMED = re.compile(
     r"|(?i:(?:\b(?:last|this|next|on|coming)\s+)?\b(?:" + WEEKDAY_ALT + r")s?\b"
     r"|(?:\b(?:last|this|next)\s+)?\bweekend\b|\b(?:a|one|two|\d+)?\s*fortnights?(?:\s+ago)?\b)"
 )
+_BEFORE_LAST = re.compile(
+    r"(?i:\b(?:the\s+)?(?:weekend|week|month|year|night|day)\s+before\s+last\b"
+    r"|\b(?:\d{1,3}|" + NUMBER_WORD_PATTERN + r")\s+weeks?\s+ago\s+(?:" + WEEKDAY_ALT + r")\b)"
+)
+"""A day or week counted back from another ("the weekend before last", "a week ago Sunday": trial21 H1/H2
+named only "weekend", "Sunday"): the whole phrase is the time named (the relative rules read most)."""
 _HOLIDAYS = (
     r"Christmas(?:\s+(?:Eve|Day))?|Xmas|Easter(?:\s+(?:Sunday|Monday))?|New\s+Year(?:['’]s)?(?:\s+(?:Eve|Day))?|"
     r"(?:Chinese|Lunar)\s+New\s+Year|Thanksgiving|Halloween|Hanukkah|Passover|Ramadan|Diwali|Eid|"
@@ -53,6 +62,12 @@ _YEAR = re.compile(
     r"(?:19|20)\d{2}\b(?![-/.]\d)"
 )
 """A year after a preposition ("in 2024", "back in 2019"), not the start of a date ("in 2024-05-01")."""
+_SHORT_YEAR = re.compile(
+    r"(?i:\b(?:back\s+)?(?:in|during|since|until|till|from|by|before|after|around|of|class\s+of)\s+"
+    r"(?:(?:early|late|mid-?)\s*)?(?:the\s+)?)['’]\d{2}s?(?![\w'’])"
+)
+"""A year of two digits after an apostrophe ("back in '19", "the summer of '08", "in the '90s"): which
+century is not read (trial21 H2), the time is named."""
 _SHORT_MONTHS = rf"(?:{'|'.join(MONTH_ABBREVIATIONS)})"
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
 _SHORT_DATE = re.compile(
@@ -66,16 +81,20 @@ DIGIT_DATE = re.compile(
     r"(?:(?P=sep)(?P<year>\d{4}|\d{2}))?(?![\w/-]|[.,]\d)"
 )
 """A day and a month in digits ("on 1/12", "1/12/2026", "1.12.2026"): a date only after a word that
-introduces one or with a year ("3/4 of the team" is a fraction; "1.12" only with a year);
+introduces one or with a year ("3/4 of the team" is a fraction; "1.12" only with a year, or after "on"
+ending a phrase: "quit on 01.12.", ``_DOTTED_ON``);
 ``digit_date`` checks the numbers."""
 _ORDINAL_DAY = re.compile(
-    rf"(?i:{_DATE_LEAD}the\s+\d{{1,2}}(?:st|nd|rd|th)\b"
-    r"(?!\s+(?!(?:of|at|and|or|to|through|until|till|this|next|last|in|for|when|because|but|so|then)\b)"
+    rf"(?i:(?:{_DATE_LEAD}(?:(?:{WEEKDAY_ALT}),?\s+)?|\b(?:{WEEKDAY_ALT}),?\s+)the\s+\d{{1,2}}(?:st|nd|rd|th)\b"
+    r"(?!\s+(?!(?:of|at|and|or|to|through|until|till|this|next|last|in|for|when|because|but|so|then"
+    r"|we|you|he|she|they|it|us|them|my|our|his|her|their|your|its|the|a|an|there|everyone|everybody"
+    r"|someone|somebody|nobody|all|both)\b)"
     r"(?-i:[a-z])))"
 )
 """An ordinal day of an unnamed month ("on the 3rd", "by the 21st"), not of a thing ("on the 3rd floor",
 "on the 2nd try": a lower-case word after it other than "of", "at", "this", …). A capital after it starts
-the clause ("On the 2nd I flew to Denver", trial20)."""
+the clause ("On the 2nd I flew to Denver", trial20), and so does a pronoun or a determiner ("On the 26th we
+had Thanksgiving dinner", trial21); a weekday before "the" is part of the name ("on Friday the 4th")."""
 _SEASONS = rf"(?:{SEASON_ALT})"
 _SEASON = re.compile(
     rf"(?i:\b(?:(?:in|during|over|since|until|till|by)\s+)?(?:the\s+)?(?:(?:early|late|mid-?)\s*)?"
@@ -103,6 +122,29 @@ back" were placed at the write time with no note): "a few days ago", "a week or 
 rules never read them: a span would be a guess."""
 
 
+_DOTTED_ON = re.compile(r"(?i:on)\s+\d{2}\.\d{2}")
+"""A day and month with a dot and no year after "on" ("I quit on 01.12."): a date as much as "on 1/12"
+(trial21 H2 placed it at the write time silently), when the clause ends or goes on after it. Two digits
+each: "I'm on 3.12." is a version."""
+_CLAUSE_GOES_ON = re.compile(
+    r"\s*(?:$|[.,;:!?)\]])|\s+(?:I|(?i:we|you|he|she|they|it|my|our|his|her|their|and|but|at|in|when|with"
+    r"|after|before|because|then|so|for|to|from))\b"
+)
+"""What may follow a date ending a phrase: the end, a punctuation mark, or a word that starts a clause or
+a phrase (not a unit: "on 2.5 mg")."""
+
+
+_UNREAD_COUNT = re.compile(
+    r"(?i:\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine|a\s+few|several)\s+)?"
+    r"(?:(?:hundred|thousand|dozen)(?:\s+and)?(?:[\s-]+[a-z]+)?"
+    r"|(?:thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]+(?:one|two|three|four|five|six|seven"
+    r"|eight|nine))?)\s+" + _UNITS + r"\s+ago\b)"
+)
+"""A count in words the relative rules do not read ("forty days ago", "a hundred years ago"; they read a,
+an, one to thirty-one, ``calendar_ago.NUMBER_WORDS``): named, never read from a part ("twenty one days
+ago" was read as "one days ago", trial21 H2)."""
+
+
 def digit_date(match: re.Match[str]) -> bool:
     """Whether a ``DIGIT_DATE`` match is a day and a month: introduced by a date word or with a year, and
     each number a day or month one of the two ways round (``1/12`` either; ``25/12`` day first; ``0/5``,
@@ -111,8 +153,14 @@ def digit_date(match: re.Match[str]) -> bool:
     led = match.group(0)[:1].isalpha()
     if not (led or match.group("year")) or min(a, b) < 1:
         return False
-    if match.group("sep") == "." and not match.group("year"):
-        return False  # "on 2.5 mg", "from 9.30": a decimal or a time, not a date
+    if match.group("sep") == "." and not match.group("year") and not _DOTTED_ON.fullmatch(match.group(0)):
+        return False  # "from 9.30", "at 2.5 mg": a decimal or a time, not a date
+    if (
+        match.group("sep") == "."
+        and not match.group("year")
+        and not _CLAUSE_GOES_ON.match(match.string, match.end())
+    ):
+        return False  # "on 2.5 mg": a measure
     return (a <= 31 and b <= 12) or (a <= 12 and b <= 31)
 
 
@@ -158,6 +206,9 @@ _KINDS: tuple[tuple[re.Pattern[str], NameKind], ...] = (
     (_SEASON, "season"),
     (_VAGUE, "vague"),
     (_YEAR, "year"),
+    (_SHORT_YEAR, "year"),
+    (_BEFORE_LAST, "named"),
+    (_UNREAD_COUNT, "vague"),
 )
 """The patterns of ``calendar_names``, in its order, with the kind of name each finds."""
 

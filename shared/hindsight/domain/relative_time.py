@@ -24,6 +24,12 @@ last week; 上周, 上星期, 上礼拜                      week        the pre
 last weekend                                        week        the previous ISO week, which holds it
                                                                 whatever the day it is said (a draft has
                                                                 a start and a precision: none names 2 days)
+N week(s) ago <weekday> ("a week ago Sunday")       day         that weekday N weeks before the latest such
+                                                                weekday before the anchor's day; not read
+                                                                on that weekday itself (from today or from
+                                                                last Sunday? trial21 H1)
+the week/weekend before last                        week        the ISO week two weeks before
+the month/year before last                          month/year  the calendar month/year two before
 N weeks ago; N周前, N个星期前, N个礼拜前             week        the ISO week N weeks before
 last month; 上个月, 上月                             month       the previous calendar month
 N months ago; N个月前                               month       the calendar month N months before
@@ -31,7 +37,11 @@ last year; 去年                                     year        the previous y
 N years ago; N年前; 前年 (2)                        year        the year N years before
 ==================================================  ==========  ===========================================
 
-N is digits, an English number word (a/an/one … twelve) or a Chinese numeral (一 … 九十九, 两).
+N is digits, an English number word (a/an/one … thirty-one, "twenty-one" or "twenty one":
+``calendar_ago.NUMBER_WORDS``) or a Chinese numeral (一 … 九十九, 两). Not the last word of a count in
+words beyond those ("forty one days ago" is not "one days ago": ``named_dates`` names it). "the week
+before last" is not read before a word that makes "last …" a time of its own ("the week before last
+Christmas"): the week before that time.
 
 An episode without an outcome (``ahead``) also reads "tomorrow" (the day after the anchor's) and "the day
 after tomorrow" (two days after), precision day, when no verb of its words is in the past tense
@@ -128,15 +138,17 @@ from pydantic import JsonValue, ValidationError
 
 from hindsight.domain.ahead_words import ahead_words
 from hindsight.domain.calendar_ago import (
+    BEFORE_LAST_ALT,
     NUMBER_WORD_PATTERN,
     NUMBER_WORDS,
     ago,
+    before_last,
     day_span,
     month_span,
     week_span,
     year_span,
 )
-from hindsight.domain.calendar_words import UNIT_ALT, WEEKDAY_ALT, WEEKDAYS
+from hindsight.domain.calendar_words import MONTH_ALT, SEASON_ALT, UNIT_ALT, WEEKDAY_ALT, WEEKDAYS
 from hindsight.domain.content_date import iso_date_forms, relative_dates_another_clause, stated_dates
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
@@ -147,7 +159,14 @@ from hindsight.domain.word_dates import named_span, past_tense, read_word_date
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WORDS_EN = NUMBER_WORDS  # one table for writes and searches (``calendar_ago``)
 _DIGITS_ZH = dict(zip("零一二三四五六七八九", range(10), strict=True)) | {"两": 2}
-_NUM_EN = r"(\d{1,3}|" + "|".join(_WORDS_EN) + r")"
+_NUM_EN = (
+    "".join(f"(?<!{tens} )" for tens in ("thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"))
+    + r"(?<!hundred )(?<!thousand )(\d{1,3}|"
+    + "|".join(_WORDS_EN)
+    + r")"
+)
+"""N of "N units ago": not the last word of a count the table does not read ("forty one days ago" is not
+"one days ago"; ``named_dates`` names it)."""
 _NUM_ZH = r"(\d{1,3}|[零一二两三四五六七八九十]{1,3})"
 
 
@@ -178,17 +197,46 @@ def _last_weekday(name: str, d: date) -> TimeSpan:
     return day_span(d - timedelta(days=back))
 
 
+def _weekday_weeks_ago(name: str, weeks: int, d: date) -> TimeSpan:
+    """ "``weeks`` week(s) ago <weekday>" ("a week ago Sunday"): that weekday ``weeks`` weeks before the
+    latest one before ``d`` ("last Sunday"). Raises ValueError when ``d`` is that weekday: "a week ago
+    Sunday" said on a Sunday may be today's week ago or last Sunday's, which is not guessed (trial21 H1)."""
+    if d.weekday() == WEEKDAYS.index(name):
+        raise ValueError(name)
+    return day_span(_last_weekday(name, d).start.date() - timedelta(weeks=weeks))
+
+
 def _zh_last_week(day: str, d: date) -> TimeSpan:
     monday = d - timedelta(days=d.weekday() + 7)
     return week_span(monday) if not day else day_span(monday + timedelta(days=_WEEKDAYS_ZH[day]))
 
 
+_NOT_LAST_OF = (
+    r"(?! (?:week|weekend|month|year|night|time|one|"
+    + WEEKDAY_ALT
+    + "|"
+    + MONTH_ALT
+    + "|"
+    + SEASON_ALT
+    + r"|"
+    r"christmas|easter|thanksgiving|halloween|new year)\b)"
+)
+"""After "the week before last": not a word that makes "last …" a time of its own ("the week before last
+Christmas", "the weekend before last summer"): then the week is before that time, not two weeks back."""
 _ZH_UNITS = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], date], TimeSpan]]
 _RULES: tuple[Rule, ...] = (
     (re.compile(r"\bthe day before yesterday\b"), lambda m, d: day_span(d - timedelta(days=2))),
     (re.compile(r"\b(?:yesterday|last night)\b"), lambda m, d: day_span(d - timedelta(days=1))),
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"), lambda m, d: day_span(d)),
+    (
+        re.compile(r"\b" + _NUM_EN + r" weeks? ago (" + WEEKDAY_ALT + r")\b"),
+        lambda m, d: _weekday_weeks_ago(m.group(2), _number(m.group(1)), d),
+    ),
+    (
+        re.compile(r"\b(?:the )?(" + BEFORE_LAST_ALT + r") before last\b" + _NOT_LAST_OF),
+        lambda m, d: before_last(m.group(1), d),
+    ),
     (re.compile(r"\blast (" + WEEKDAY_ALT + r")\b"), lambda m, d: _last_weekday(m.group(1), d)),
     (re.compile(r"\blast week\b"), lambda m, d: week_span(d - timedelta(weeks=1))),
     (re.compile(r"\blast weekend\b"), lambda m, d: week_span(d - timedelta(weeks=1))),

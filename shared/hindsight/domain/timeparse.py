@@ -3,7 +3,9 @@
 Ranges are half-open ``[start, end)`` in UTC. Calendar phrases count from the query time's local day
 (``isotime.local_day``: the offset an ``as_of`` was given, else UTC; the span is that calendar date's,
 written as UTC dates, as a write's relative words are stored) and use ISO weeks (Monday first) and
-calendar months; "past/last N units" is a rolling window ending at the query time.
+calendar months; "past/last N units" is a rolling window ending at the query time. "last weekend" and "the
+week/weekend/month/year before last" are the spans a write's words are stored as (``relative_time``;
+trial21 M5: "last weekend" was refused).
 
 Every instant is bounded like the rest of the API (``domain.limits.MIN_TIMESTAMP``/``MAX_TIMESTAMP``,
 1900 to 2100): an explicit date outside is refused, a relative window reaching past a bound is cut at it
@@ -16,7 +18,15 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from hindsight.domain.calendar_ago import NUMBER_WORD_PATTERN, NUMBER_WORDS, ago, count_of
+from hindsight.domain.calendar_ago import (
+    BEFORE_LAST_ALT,
+    NUMBER_WORD_PATTERN,
+    NUMBER_WORDS,
+    NUMBER_WORDS_SAID,
+    ago,
+    before_last,
+    count_of,
+)
 from hindsight.domain.calendar_words import MONTH_ALT, MONTHS, UNIT_ALT
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.isotime import TIME_FORMAT, TimeRefused, local_day, span_of
@@ -46,18 +56,21 @@ _AGO_ANY = re.compile(rf"^(.+?)\s+(?:{_ROLLING_UNIT})s?\s+ago$")
 """A rolling or "ago" phrase whatever its N: one whose N is not read (``_ROLLING``/``_AGO``) is refused
 naming what N may be ("past twenty-one days", "zero days ago", "past ３ days"), never read as a date."""
 _SINCE = re.compile(r"^since\s+(.+)$")
+_BEFORE_LAST = re.compile(rf"^(?:the\s+)?({BEFORE_LAST_ALT})\s+before\s+last$")
 _RANGE = re.compile(r"^(.+?)\s*(?:\.\.|/| to )\s*(.+)$")
 SUPPORTED = (
     "today",
     "yesterday",
     "this week",
     "last week",
+    "last weekend",
+    "the week/weekend/month/year before last",
     "this month",
     "last month",
     "this year",
     "last year",
     "last N days/weeks/months/hours",
-    "N days ago (N in digits or a word: one to twelve, a, an)",
+    f"N days ago (N in digits or a word: {NUMBER_WORDS_SAID})",
     "since <date>",
     "<date>",
     "<date>..<date>",
@@ -166,6 +179,8 @@ def _parse_time_range(text: str, now: datetime, field: str) -> TimeRange:
         "yesterday": (_day_start(today - timedelta(days=1)), _day_start(today)),
         "this week": (_day_start(week_start), _day_start(week_start + timedelta(weeks=1))),
         "last week": (_day_start(week_start - timedelta(weeks=1)), _day_start(week_start)),
+        # the span a write's "last weekend" is stored as: the previous ISO week, which holds it (trial21 M5)
+        "last weekend": (_day_start(week_start - timedelta(weeks=1)), _day_start(week_start)),
         "this month": (_day_start(_month_start(today)), _day_start(_add_months(today, 1))),
         "last month": (_day_start(_add_months(today, -1)), _day_start(_month_start(today))),
         "this year": (_day_start(date(today.year, 1, 1)), _day_start(date(today.year + 1, 1, 1))),
@@ -173,6 +188,9 @@ def _parse_time_range(text: str, now: datetime, field: str) -> TimeRange:
     }
     if phrase in fixed:
         return TimeRange(*fixed[phrase])
+    if m := _BEFORE_LAST.match(phrase):  # as a write's words are read (``calendar_ago.before_last``)
+        span = before_last(m.group(1), today)
+        return TimeRange(span.start, span.end)
     if m := _ROLLING.match(phrase):
         if (count := _count(m, text, field)) == 0:  # [now, now): a window that holds no instant
             raise InvalidInput(
@@ -188,8 +206,8 @@ def _parse_time_range(text: str, now: datetime, field: str) -> TimeRange:
         raise InvalidInput(
             field,
             f"'{text[:64]}': the N of 'past N days' or 'N days ago' is not read from '{m.group(1)[:32]}': "
-            f"give ASCII digits (1 to {MAX_RELATIVE_COUNT}; 'past' needs at least 1) or one of the words "
-            f"{', '.join(NUMBER_WORDS)}",
+            f"give ASCII digits (1 to {MAX_RELATIVE_COUNT}; 'past' needs at least 1) or a number word "
+            f"({NUMBER_WORDS_SAID})",
             {"words": list(NUMBER_WORDS), "le": MAX_RELATIVE_COUNT},
         )
     if m := _SINCE.match(phrase):
