@@ -1001,21 +1001,22 @@ def _merged(*statements: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by id, but the learned ranker's matrix product may round a row's score differently in the last
     bit at another position of the pool)."""
     by_id: dict[int, dict[str, Any]] = {}  # UUID.int: hashing a UUID itself is a Python-level call
+    first = by_id.setdefault
     for rows in statements:
-        names = [name for name in _SIGNAL_COLUMNS if rows and name in rows[0]]
+        if not rows:
+            continue
+        names = [name for name in _SIGNAL_COLUMNS if name in rows[0]]
+        # a statement's rows all have its columns: the signals it does not return, None until a later
+        # statement returns them, are added to a memory's first row in one update
+        absent = {name: None for name in _SIGNAL_COLUMNS if name not in rows[0]}
         for r in rows:
-            key = r["id"].int
-            seen = by_id.get(key)
-            if seen is None:
-                by_id[key] = r
+            seen = first(r["id"].int, r)
+            if seen is r:
+                r.update(absent)
             else:
                 for name in names:
                     seen[name] = r[name]
-    out = list(by_id.values())
-    for r in out:
-        for name in _SIGNAL_COLUMNS:
-            r.setdefault(name, None)
-    return out
+    return list(by_id.values())
 
 
 def _competition_ranks(keys: list[Any]) -> list[int | None]:
