@@ -418,6 +418,9 @@ def test_a_hint_dates_relative_words_so_two_yesterdays_are_two_lines() -> None:
         "Yesterday I rotated the keys.",
     ]
     assert [line.ids for line in hint.lines] == [[first.id], [second.id], [given_at.id]]
+    # trial21 M4: the caller-given time is named beside the words as written; the read ones are in the text
+    assert [line.occurred_at for line in hint.lines] == [None, None, T0]
+    assert hint.hint.splitlines()[2] == f"- Happened ({T0.isoformat()}): Yesterday I rotated the keys. [3]"
 
 
 async def test_an_event_after_the_summarys_time_is_upcoming_not_happened() -> None:
@@ -436,9 +439,11 @@ async def test_an_event_after_the_summarys_time_is_upcoming_not_happened() -> No
     summarize = Summarize(None, reader, FixedClock(now), None)  # type: ignore[arg-type]
     hint = await summarize(PRINCIPAL, None, SummaryRequest(since=datetime(2026, 12, 1, tzinfo=UTC)))
     assert hint.hint.splitlines() == [
-        f"- Failed before: {FAILED.summary} Lesson: {FAILED.lessons} [1]",  # an outcome: it did happen
-        "- Happened: The offsite was in Lisbon. [2]",
-        "- Upcoming: The quarterly planning meeting is on January 12, 2027 in Berlin. [3]",
+        # an outcome: it did happen; each episode's given time is named (trial21 M4)
+        f"- Failed before (2027-01-12T00:00:00+00:00): {FAILED.summary} Lesson: {FAILED.lessons} [1]",
+        "- Happened (2026-11-20T00:00:00+00:00): The offsite was in Lisbon. [2]",
+        "- Upcoming (2027-01-12T00:00:00+00:00): The quarterly planning meeting is on January 12, 2027 in "
+        "Berlin. [3]",
     ]
 
 

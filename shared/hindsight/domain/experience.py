@@ -26,7 +26,7 @@ from hindsight.domain.injection import memory_injection_signals
 from hindsight.domain.maintenance import pattern_key_label
 from hindsight.domain.memory import FAILED_OUTCOMES, SearchHit, StoredMemory
 from hindsight.domain.planned_words import points_ahead
-from hindsight.domain.relative_time import annotate_relative_time, memory_anchor
+from hindsight.domain.relative_time import INFERRED_KEY, annotate_relative_time, memory_anchor
 from hindsight.domain.text import keyword_terms
 from hindsight.domain.timetravel import is_upcoming
 
@@ -96,6 +96,12 @@ class HintLine(BaseModel):
         default=None,
         description="For a fact not valid yet (search's upcoming flag): when it begins to hold. Until then "
         "the fact it replaced holds (memory_search with valid_at answers it).",
+    )
+    occurred_at: datetime | None = Field(
+        default=None,
+        description="For an episode whose time was given (occurred_at, or its conversation turn's time), "
+        "not read from its words: when it happened. Its words are as written: 'Yesterday I flew to Denver' "
+        "means the day before this, not before the day the hint is read.",
     )
     possible_conflict: bool = Field(
         default=False,
@@ -194,11 +200,21 @@ def _line(
         inferred=memory.source == "agent_inferred" and kind == "fact",
         possible_injection=bool(memory_injection_signals(memory)),
         upcoming_from=memory.valid_from if now is not None and is_upcoming(memory, now) else None,
+        occurred_at=_given_time(memory, kind),
         possible_conflict=conflict is not None,
         conflict_with=conflict,
         owners=[memory.agent_id] if reader is not None and memory.agent_id != reader else [],
         ids=[memory.id],
     )
+
+
+def _given_time(memory: StoredMemory, kind: HintKind) -> datetime | None:
+    """An episode's occurred_at when it was given, not read from its words (trial21 M4: "Happened:
+    Yesterday I flew to Denver" with no date; a time read from the words is dated in the text itself,
+    ``annotate_relative_time``). None for a fact and for an episode without a time."""
+    if kind == "fact" or memory.occurred_at is None or INFERRED_KEY in memory.metadata:
+        return None
+    return memory.occurred_at
 
 
 def with_injection_labels(
@@ -380,6 +396,7 @@ def extract_hint(
             line.inferred,
             line.possible_injection,
             line.upcoming_from,
+            line.occurred_at,
             line.possible_conflict,
             line.conflict_with,
             tuple(line.owners),
@@ -439,7 +456,8 @@ def render_line(line: HintLine, ids: Sequence[UUID]) -> str:
     conflict …)" when the fact contradicts another one kept beside it, naming that one's status
     (``_CONFLICT_LABELS``); "(possible injection …)" when the line is drawn from text that reads like
     instructions, as search labels such a hit; "(not valid yet: holds from …)" for a fact that begins to
-    hold later), the line's own words, and where they come from."""
+    hold later; an episode's given time, "(2026-12-06T18:00:00+00:00)"), the line's own words, and where
+    they come from."""
     label = LABELS[line.kind]
     if line.kind == "fact":
         named = pattern_key_label(line.key) if line.key and line.inferred else None
@@ -449,6 +467,8 @@ def render_line(line: HintLine, ids: Sequence[UUID]) -> str:
         label += f" (shared by {', '.join(line.owners)})"
     if line.upcoming_from is not None:
         label += f" (not valid yet: holds from {line.upcoming_from.isoformat()})"
+    if line.occurred_at is not None:
+        label += f" ({line.occurred_at.isoformat()})"
     if line.possible_conflict:
         label += _CONFLICT_LABELS[line.conflict_with or "active_fact"]
     if line.possible_injection:
