@@ -248,7 +248,7 @@ async def build_container(
             embedder=embedder,
             clock=clock,
             recall=recall,
-            search=SearchWithinBudget(recall, tokens),
+            search=SearchWithinBudget(recall, tokens, reader),
             summarize=Summarize(recall, reader, clock, make_experience_writer(settings)),
             store_memories=StoreMemories(
                 writer,

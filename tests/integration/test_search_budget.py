@@ -82,11 +82,16 @@ async def test_a_tight_budget_drops_hits_and_a_loose_one_changes_nothing(
     await _write_incidents(server, token, poller)
     query = {"query": "billing migration lock during deploy", "top_k": 8}
     async with mcp_client(server.url, token) as client:
-        tight = await call(client, "memory_search", {**query, "max_tokens": MIN_SEARCH_TOKENS})
+        # not even one compact hit fits in 100 tokens: refused, naming the budget that returns the first
+        refused = await tool_error(client, "memory_search", {**query, "max_tokens": MIN_SEARCH_TOKENS})
+        needed = refused["errors"][0]["limit"]["ge"]
+        tight = await call(client, "memory_search", {**query, "max_tokens": needed})
         loose = await call(client, "memory_search", {**query, "max_tokens": MAX_SEARCH_TOKENS})
+    assert refused["errors"][0]["field"] == "max_tokens"
+    assert needed > MIN_SEARCH_TOKENS
     assert tight["budget"]["dropped"] >= 1
-    assert tight["budget"]["tokens"] <= MIN_SEARCH_TOKENS
-    assert tight["count"] == 0  # not even one whole hit fits in 100 tokens
+    assert tight["budget"]["tokens"] <= needed
+    assert (tight["count"], tight["budget"]["compacted"]) == (0, 1)  # the first hit, compact only
     assert loose["budget"] | {"tokens": 0} == {
         "max_tokens": MAX_SEARCH_TOKENS,
         "tokens": 0,

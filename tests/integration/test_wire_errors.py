@@ -544,9 +544,8 @@ def test_a_2025_era_request_with_an_unsupported_version_header_is_told_about_the
     response = _post(http, server, token, "2025-11-25", body, extra_headers={"mcp-protocol-version": header})
     error = _rpc_error(response, -32600)
     shown = header if len(header) <= 64 else header[:64] + "…"
-    assert error["message"].startswith(f"Bad Request: unsupported MCP-Protocol-Version header {shown!r}; "), (
-        error
-    )
+    quoted = repr(header) if len(header) <= 64 else f"{header[:64]!r}… ({len(header)} characters)"
+    assert error["message"].startswith(f"Bad Request: unsupported MCP-Protocol-Version header {quoted}; ")
     for version in ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"):
         assert version in error["message"], error
     assert error["data"] == {

@@ -19,6 +19,7 @@ from hindsight.domain.context_budget import (
     plan_budget,
     split_sentences,
 )
+from hindsight.domain.errors import InvalidInput
 from hindsight.domain.memory import Scores, SearchHit, StoredMemory
 from hindsight.usecases.search_budget import SearchWithinBudget
 
@@ -128,7 +129,7 @@ async def test_hits_are_fitted_whole_then_compact_and_the_text_stays_within_the_
     hits = [_hit(i, f"Hit {i}. " + LONG) for i in range(12)]
     whole_text = search_text(hits, [], None)
     full = await counter.count(whole_text)
-    for budget in (100, 300, 700, 1500, full // 2, full + 200):
+    for budget in (300, 700, 1500, full // 2, full + 200):  # 100: no hit fits (refused, below)
         fitted = await _search().fit(hits, budget, search_text)
         report = fitted.budget
         assert report is not None
@@ -149,12 +150,27 @@ async def test_hits_are_fitted_whole_then_compact_and_the_text_stays_within_the_
     assert len(fitted.whole) == len(hits)
 
 
-async def test_a_budget_too_small_for_any_whole_hit_returns_it_compact_or_not_at_all() -> None:
-    fitted = await _search().fit([_hit(0, LONG * 5)], 100, search_text)
+async def test_a_budget_too_small_for_any_whole_hit_returns_it_compact_or_is_refused_naming_the_budget() -> (
+    None
+):
+    # an answer of no hits read as "nothing found" (trial21: max_tokens 100, results [], dropped 5)
+    hits = [_hit(0, LONG * 5), _hit(1, LONG)]
+    with pytest.raises(InvalidInput) as refused:
+        await _search().fit(hits, 100, search_text)
+    assert refused.value.field == "max_tokens"
+    assert isinstance(refused.value.limit, dict)
+    needed = refused.value.limit["ge"]
+    assert str(refused.value) == (
+        "max_tokens: 2 hits were found, but none fits in 100 tokens, even in compact form: "
+        f"give max_tokens {needed} or more to get the first"
+    )
+    fitted = await _search().fit(hits, needed, search_text)
     report = fitted.budget
     assert report is not None
-    assert (report.whole, report.compacted + report.dropped, report.truncated) == (0, 1, True)
-    assert report.tokens <= 100
+    assert (report.whole, report.compacted, report.dropped, report.truncated) == (0, 1, 1, True)
+    assert report.tokens == await TiktokenCounter().count(search_text([], fitted.compact, report)) <= needed
+    with pytest.raises(InvalidInput):  # the smallest: one less fits nothing
+        await _search().fit(hits, needed - 1, search_text)
 
 
 def test_compact_hits_keep_flags_and_drop_scores() -> None:

@@ -78,8 +78,8 @@ def test_each_refused_entity_name_is_quoted_in_its_message() -> None:
         f"name '1st': {grammar}",
         f"name 'x y': {grammar}",
         f"name 'a\\x00b': {grammar}",  # a control character shows escaped
-        f"name '{'p' * 32}'… (70 characters): String should have at most 64 characters",
-        "name '': String should have at least 1 character",
+        f"name '{'p' * 32}'… (70 characters): must be at most 64 characters",
+        "name '': must be at least 1 character",
     ]
     assert "p" * 33 not in error["message"]
 

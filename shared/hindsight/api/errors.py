@@ -21,7 +21,7 @@ model, a text block with the message then the object as JSON. The object holds `
 limited, ``current_version``/``expected_version``/``current`` on a version conflict. Messages never echo
 a rejected value: it is the caller's data and may be large or sensitive. A refused name in a mapping (an
 entity type's) is the exception: it is the only way to say which of several names is wrong, and it is
-quoted escaped and cut short (``shown_name``).
+quoted escaped and cut short (``shown``).
 """
 
 from __future__ import annotations
@@ -218,17 +218,24 @@ def _expected_type(
 _NAME_NOUNS = {"entities": "entity type name"}
 """What a name in a mapping argument is called in a message, by the argument (else "name")."""
 MAX_SHOWN_NAME_CHARS = 32
+_NAME_LENGTHS = {
+    "string_too_long": "must be at most {max_length} characters",
+    "string_too_short": "must be at least {min_length} character",
+}
+"""A name's length refusal in our words (pydantic's "String should have at most 64 characters" names
+neither the name nor what it is)."""
 
 
-def shown_name(name: str) -> str:
-    """A refused name for a message, so a caller that gave several can tell which: quoted as Python
-    quotes a string (controls and invisible characters, such as U+200B or U+202E, escaped: the text
-    cannot hide or reorder what the message says), at most ``MAX_SHOWN_NAME_CHARS`` characters of it,
-    then "…" and its length. The one rejected value a message quotes beside a time phrase: a name is a
-    label (``limits.EntityName``, at most 64 characters), not the caller's data."""
-    if len(name) <= MAX_SHOWN_NAME_CHARS:
-        return repr(name)
-    return f"{name[:MAX_SHOWN_NAME_CHARS]!r}… ({len(name)} characters)"
+def shown(value: object, limit: int) -> str:
+    """A value a message must quote (a refused name, a header the server did not take), so a caller can
+    tell which: quoted as Python quotes a string (controls and invisible characters, such as U+200B or
+    U+202E, escaped: the text cannot hide or reorder what the message says), at most ``limit``
+    characters of it, then "…" and its length. The one place such a quote is made (names here, headers
+    in ``api.http_guard`` and ``api.protocol_version``)."""
+    text = str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text)} characters)"
 
 
 def validation_error(exc: ValidationError, prefix: str = "", schema: Schema | None = None) -> dict[str, Any]:
@@ -258,8 +265,11 @@ def validation_error(exc: ValidationError, prefix: str = "", schema: Schema | No
             limit = _choices(str(ctx["expected"]))
         if typed is not None:
             message, limit = typed
+        if named and err["type"] in _NAME_LENGTHS:
+            message = _NAME_LENGTHS[err["type"]].format(**ctx)
         if named:  # whatever worded it: the message is about the name, not the value; which name, quoted
-            message = f"{_NAME_NOUNS.get(str(loc[-1]) if loc else '', 'name')} {shown_name(name)}: {message}"
+            noun = _NAME_NOUNS.get(str(loc[-1]) if loc else "", "name")
+            message = f"{noun} {shown(name, MAX_SHOWN_NAME_CHARS)}: {message}"
         detail: dict[str, Any] = {"field": field, "message": message, "type": err["type"]}
         if limit:
             detail["limit"] = limit

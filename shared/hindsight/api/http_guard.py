@@ -42,6 +42,7 @@ read whole (the SDK reads it whole too) and checked by ``api.request_body`` befo
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from mcp.server.transport_security import (
@@ -55,7 +56,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hindsight.api.body_ahead import read_ahead
-from hindsight.api.errors import UNAVAILABLE
+from hindsight.api.errors import UNAVAILABLE, shown
 from hindsight.api.protocol_version import HEADER as VERSION_HEADER
 from hindsight.api.protocol_version import envelope_mismatch_refusal, missing_header_refusal, version_refusal
 from hindsight.api.request_body import Refusal, check_body
@@ -84,9 +85,9 @@ async def _error(
     await send({"type": "http.response.body", "body": body})
 
 
-def _shown(value: str, limit: int = 100) -> str:
-    """A header value for a message: quoted, at most ``limit`` characters."""
-    return repr(value[:limit] + ("…" if len(value) > limit else ""))
+MAX_SHOWN_HEADER_CHARS = 100
+"""A refused header value a message quotes at most this many characters of (``api.errors.shown``)."""
+_shown = partial(shown, limit=MAX_SHOWN_HEADER_CHARS)
 
 
 async def _read(receive: Receive, max_bytes: int) -> tuple[Receive, bytes | None]:

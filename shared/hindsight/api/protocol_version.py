@@ -16,6 +16,7 @@ which reads as a wrong value, so ``missing_header_refusal`` says it is missing (
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import pydantic_core
@@ -23,11 +24,13 @@ from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_NAME_HEADER, NAME_BEARING_
 from mcp_types import HEADER_MISMATCH, INVALID_REQUEST
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from hindsight.api.errors import shown
 from hindsight.api.request_body import Refusal
 
 HEADER = "mcp-protocol-version"
 _ENVELOPE_KEY = "io.modelcontextprotocol/protocolVersion"
 _SHOWN_CHARS = 64
+_shown = partial(shown, limit=_SHOWN_CHARS)
 
 
 def _modern_message(body: bytes | None) -> dict[str, Any] | None:
@@ -45,11 +48,6 @@ def _modern_message(body: bytes | None) -> dict[str, Any] | None:
 def _modern(body: bytes | None) -> bool:
     """Whether ``body`` is a 2026-07-28 request: its ``params._meta`` names a protocol version."""
     return _modern_message(body) is not None
-
-
-def _shown(value: Any) -> str:
-    text = str(value)
-    return repr(text[:_SHOWN_CHARS] + ("…" if len(text) > _SHOWN_CHARS else ""))
 
 
 def missing_header_refusal(headers: Mapping[str, str], body: bytes | None) -> Refusal | None:
@@ -131,15 +129,15 @@ def version_refusal(version: str | None, body: bytes | None) -> Refusal | None:
         return None
     if _modern(body):
         return None
-    shown = version[:_SHOWN_CHARS] + ("…" if len(version) > _SHOWN_CHARS else "")
+    requested = version[:_SHOWN_CHARS] + ("…" if len(version) > _SHOWN_CHARS else "")  # as data, unquoted
     return Refusal(
         INVALID_REQUEST,
-        f"Bad Request: unsupported MCP-Protocol-Version header {shown!r}; this server supports "
+        f"Bad Request: unsupported MCP-Protocol-Version header {_shown(version)}; this server supports "
         f"{', '.join(HANDSHAKE_PROTOCOL_VERSIONS)} (negotiated by initialize, then sent on every request) "
         f"and {', '.join(MODERN_PROTOCOL_VERSIONS)} (stateless: every request carries it in params._meta)",
         HEADER,
         _request_id(body),
-        {"requested": shown, "supported": supported_versions()},
+        {"requested": requested, "supported": supported_versions()},
     )
 
 

@@ -45,7 +45,7 @@ from hindsight.domain.limits import (
     ContextWindow,
     EntityFilter,
     Fraction,
-    MemoryKey,
+    MemoryKeyFilter,
     SearchText,
     TagFilter,
     TopK,
@@ -119,7 +119,7 @@ class StatusResult(BaseModel):
 class SearchResult(BaseModel):
     """What memory_search returns: hits best first. With ``max_tokens``, also the hits that only fitted
     in compact form (after the whole ones, in rank order) and how the budget was used; without it those
-    two keys are left out."""
+    two keys are left out. ``note`` only when an answer without hits needs one."""
 
     results: list[HitOut]
     count: int = Field(description="Hits under results (whole).")
@@ -129,6 +129,27 @@ class SearchResult(BaseModel):
         "without scores.",
     )
     budget: BudgetReport | None = Field(default=None, description="With max_tokens: how the budget was used.")
+    note: str | None = Field(
+        default=None,
+        description="Why nothing came back although something is held: the keys below the key asked.",
+    )
+
+    @classmethod
+    def of(
+        cls,
+        whole: Sequence[SearchHit],
+        compact: Sequence[CompactHit],
+        budget: BudgetReport | None,
+        note: str | None = None,
+    ) -> SearchResult:
+        """The result for the hits, the budget report and the use case's note."""
+        return cls(
+            results=[HitOut.of(h) for h in whole],
+            count=len(whole),
+            compact=list(compact),
+            budget=budget,
+            note=note,
+        )
 
     @model_serializer(mode="wrap")
     def _without_unasked(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -136,17 +157,20 @@ class SearchResult(BaseModel):
         if self.budget is None:
             data.pop("compact", None)
             data.pop("budget", None)
+        if self.note is None:
+            data.pop("note", None)
         return data
 
 
 def search_text(
-    whole: Sequence[SearchHit], compact: Sequence[CompactHit], budget: BudgetReport | None
+    whole: Sequence[SearchHit],
+    compact: Sequence[CompactHit],
+    budget: BudgetReport | None,
+    note: str | None = None,
 ) -> str:
     """The text content of a ``memory_search`` result, as the MCP SDK renders a structured result for
     the model (``pydantic_core.to_json(..., indent=2)``): what ``max_tokens`` is counted over."""
-    result = SearchResult(
-        results=[HitOut.of(h) for h in whole], count=len(whole), compact=list(compact), budget=budget
-    )
+    result = SearchResult.of(whole, compact, budget, note)
     return pydantic_core.to_json(result, fallback=str, indent=2).decode()
 
 
@@ -257,7 +281,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
         query: SearchText,
         top_k: TopK = DEFAULT_TOP_K,
         layer: Annotated[Layer | None, Field(description="Only this layer.")] = None,
-        key: MemoryKey | None = None,
+        key: MemoryKeyFilter | None = None,
         tags: Annotated[
             TagFilter | None,
             Field(description="Only memories with all these tags (at least one; leave out for no filter)."),
@@ -312,7 +336,8 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
                 description=f"Return at most this many tokens ({MIN_SEARCH_TOKENS}–{MAX_SEARCH_TOKENS}, "
                 "cl100k_base, counted over the result's text): whole hits first, then the next ones in "
                 "compact form (first sentences, no scores) under 'compact'; 'budget' says how many were "
-                "compacted or dropped.",
+                "compacted or dropped. A budget that not even the first hit fits in, compact, is refused, "
+                "naming the smallest that returns it.",
             ),
         ] = None,
         valid_at: ValidAt | None = None,
@@ -338,12 +363,7 @@ def register_memory_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None:
             known_at=known_at,
         )
         found = await holder.get().search(current_principal(), agent_id, request, max_tokens, search_text)
-        return SearchResult(
-            results=[HitOut.of(h) for h in found.whole],
-            count=len(found.whole),
-            compact=found.compact,
-            budget=found.budget,
-        )
+        return SearchResult.of(found.whole, found.compact, found.budget, found.note)
 
     @mcp.tool(
         name="memory_status",

@@ -11,7 +11,7 @@ from hindsight.api.mcp_context import ContainerHolder, current_principal
 from hindsight.api.tool_hints import read_only
 from hindsight.domain.experience import DEFAULT_MAX_MEMORIES, MAX_MEMORIES, ExperienceHint
 from hindsight.domain.isotime import EndTime, StartTime
-from hindsight.domain.limits import AgentId, MemoryKey, SearchText
+from hindsight.domain.limits import AgentId, MemoryKeyFilter, SearchText
 from hindsight.domain.memory import TaskType
 from hindsight.usecases.summarize import SummaryRequest
 
@@ -35,7 +35,7 @@ def register_summary_tools(mcp: MCPServer[Any], holder: ContainerHolder) -> None
         query: Annotated[
             SearchText | None, Field(description="What the task is about (ranked like memory_search).")
         ] = None,
-        key: MemoryKey | None = None,
+        key: MemoryKeyFilter | None = None,
         task_type: Annotated[
             TaskType | None,
             Field(description="Only task records of this type: query, modify, create, analyze, other."),

@@ -23,10 +23,10 @@ from hindsight.domain.limits import (
     Content,
     ContextText,
     ConversationId,
-    Entities,
     IdempotencyKey,
     Importance,
     Metadata,
+    NewEntities,
     NewMemoryKey,
     RecallHint,
     SessionIndex,
@@ -57,7 +57,7 @@ def _declaration(
             "(your conclusion; ranked lower, labelled)."
         ),
     ] = "user_stated",
-    entities: Entities | None = None,
+    entities: NewEntities | None = None,
     tags: Tags | None = None,
     metadata: Metadata | None = None,
     occurred_at: Annotated[

@@ -294,13 +294,16 @@ limits, in NFC, case kept as written (a session's scratchpad names its items as 
 long-term key names a fact, ``key_form``)."""
 
 
-MemoryKey = Annotated[
+_AnyKey = Annotated[
     str,
     Identifier("key", "contact.alice"),
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_KEY_CHARS),
     NOT_BLANK,
     AfterValidator(_clean_text),
     KEY_FORM,
+]
+MemoryKey = Annotated[
+    _AnyKey,
     Field(
         description="What the memory is about: a stable topic such as 'user.display_preference' or "
         f"'order:A-1042' (≤ {MAX_KEY_CHARS} characters; case-insensitive: stored in lower case, so "
@@ -309,6 +312,14 @@ MemoryKey = Annotated[
         "item ('alex.allergy.peanuts', 'alex.allergy.shellfish'), or write 'also …' to add a value."
     ),
 ]
+_KEY_FILTER_DESCRIPTION = (
+    "Only memories holding exactly this key (case-insensitive: 'User.Home' is 'user.home'; words of "
+    "letters, digits and _:@- joined by dots). Keys below it are not matched: 'alex.allergy' does not "
+    "find 'alex.allergy.peanuts' (the answer's note names such keys when nothing matched)."
+)
+MemoryKeyFilter = Annotated[_AnyKey, Field(description=_KEY_FILTER_DESCRIPTION)]
+"""The ``key`` filter of memory_search and memory_summarize: ``MemoryKey``'s limits and form, described
+as a filter (``MemoryKey``'s description is a key a write sets: "a key holds ONE current value…")."""
 _KEY_CHARACTER = r"[^\s\x00-\x2c\x2e\x2f\x3b-\x3f\x5b-\x5e\x60\x7b-\x9f\ufeff]"
 """One character of a key segment, as every regex dialect reads it alike: no whitespace, control, dot
 or ASCII punctuation but ``_:@-`` (only hexadecimal escapes and ``\\s`` in a negated class)."""
@@ -429,11 +440,37 @@ def _name_letters(value: str) -> str:
     )
 
 
+_TAG_CHARACTER = r"[^\s\x00-\x2c\x3b-\x40\x5b-\x5e\x60\x7b-\x9f\ufeff]"
+TAG_PATTERN = rf"^{_TAG_CHARACTER}+$"
+"""A tag (``Tag``): letters (any script), digits, '_', '.', ':', '/' or '-'. Written as
+``ENTITY_NAME_PATTERN`` is (a negated class of the ASCII it refuses, hexadecimal escapes and ``\\s``
+only), so JSON Schema's ECMA-262 dialect reads it as pydantic's does: it was ``^[\\w.:/-]+$``, whose
+``\\w`` is ASCII in ECMA-262, and a client checking the schema refused "café", which the server stores.
+The non-ASCII characters it cannot single out ``_tag_letters`` refuses with the same error."""
+_OLD_TAG_CHARACTERS = SchemaValidator(core_schema.str_schema(strip_whitespace=True, pattern=r"^[\w.:/-]*$"))
+"""The characters the tag pattern took before it was written for every dialect (as
+``_OLD_NAME_CHARACTERS``), read as it read them: stripped, not yet lower-cased (pydantic lowers with
+newer case tables than its regex's: U+A7D2, no word character to the regex, lowers to one). A tag stored
+or queued before must stay valid, none be added."""
+
+
+def _tag_letters(value: Any) -> Any:
+    """``value`` unchanged; raises the tag pattern's own error when a non-ASCII character of it is no word
+    character (``_OLD_TAG_CHARACTERS``): "a€", "a—b". Before the string constraints (after NFC), as the
+    old pattern read it; a value that is no string is left to them."""
+    if not isinstance(value, str) or value.isascii() or _OLD_TAG_CHARACTERS.isinstance_python(value):
+        return value
+    raise PydanticCustomError(
+        "string_pattern_mismatch", "String should match pattern '{pattern}'", {"pattern": TAG_PATTERN}
+    )
+
+
 PATTERN_FORMATS: dict[str, str] = {
     PRINTABLE_ASCII: "printable ASCII without spaces (characters ! to ~)",
     ENTITY_NAME_PATTERN: "a letter, then letters, digits, _ . or - only (e.g. person, order_id)",
     AGENT_ID_PATTERN: "letters, digits and _.:@- only",
     KEY_PATTERN: KEY_FORMAT,
+    TAG_PATTERN: "letters, digits and _.:/- only (e.g. project:alpha, v1.2)",
 }
 """A pattern in words: the message and ``limit.format`` of a value that does not match it (a regex tells a
 model little, trial L1); the JSON schemas keep the regex."""
@@ -578,9 +615,10 @@ Metadata = Annotated[
 Tag = Annotated[
     str,
     StringConstraints(
-        strip_whitespace=True, to_lower=True, min_length=1, max_length=MAX_TAG_CHARS, pattern=r"^[\w.:/-]+$"
+        strip_whitespace=True, to_lower=True, min_length=1, max_length=MAX_TAG_CHARS, pattern=TAG_PATTERN
     ),
     NOT_BLANK,
+    BeforeValidator(_tag_letters),  # runs after NFC_FIRST (before-validators run last first)
     NFC_FIRST,
 ]
 Tags = Annotated[
@@ -604,9 +642,10 @@ def _some_tags(tags: list[str]) -> list[str]:
 
 TagFilter = Annotated[Tags, AfterValidator(_some_tags)]
 """The tags a search filters by (memories with all of them): at least one."""
+MAX_ENTITY_NAME_CHARS = 64
 EntityName = Annotated[
     str,
-    StringConstraints(min_length=1, max_length=64, pattern=ENTITY_NAME_PATTERN),
+    StringConstraints(min_length=1, max_length=MAX_ENTITY_NAME_CHARS, pattern=ENTITY_NAME_PATTERN),
     AfterValidator(_name_letters),
     NFC_FIRST,
 ]
@@ -650,7 +689,16 @@ Entities = Annotated[
         description='Named things this memory is about, e.g. {"order_id": "A-1042", "user": "maya"}; a type '
         'naming several takes a list, {"person": ["Alice Nguyen", "Bob Ferris"]}, and the entities filter '
         f"finds the memory by any one of them (≤ {MAX_ENTITIES} types, ≤ {MAX_ENTITIES} values a type); they "
-        "power exact entity recall."
+        "power exact entity recall.",
+        # pydantic publishes the name pattern only as patternProperties, which refuses no name (a name
+        # outside it is merely unconstrained): propertyNames makes a schema-checking client refuse it too
+        json_schema_extra={
+            "propertyNames": {
+                "minLength": 1,
+                "maxLength": MAX_ENTITY_NAME_CHARS,
+                "pattern": ENTITY_NAME_PATTERN,
+            }
+        },
     ),
 ]
 
@@ -672,6 +720,27 @@ def _no_blank_entity_values(value: dict[str, Any]) -> dict[str, Any]:
 
 EntityFilter = Annotated[Entities, AfterValidator(_no_blank_entity_values)]
 """The entities a search filters by (memories whose entities include these): no blank value."""
+
+
+def _no_blank_written_values(value: dict[str, Any]) -> dict[str, Any]:
+    """A written entity's values are not blank: ``{"person": ""}`` names no one, the entities filter
+    refuses to look for it, and a merge carried it on to another memory (trial21). A blank string in a
+    list is refused the same way."""
+    for name, item in value.items():
+        values = item if isinstance(item, list) else [item]
+        if any(isinstance(v, str) and not v.strip() for v in values):
+            raise PydanticCustomError(
+                "blank_entity_value",
+                "entity '{name}' has a blank or empty value: give its value, or leave the entity out",
+                {"name": name},
+            )
+    return value
+
+
+NewEntities = Annotated[Entities, AfterValidator(_no_blank_written_values)]
+"""The entities a write or an update gives (``memory_write``, each batch item, ``memory_update``): no
+blank value. Only the tools' arguments: what is queued or stored keeps ``Entities``, so nothing written
+before is refused when read."""
 ContextText = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SHORT_TEXT_CHARS),

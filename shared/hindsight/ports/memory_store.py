@@ -94,6 +94,13 @@ class MemoryReader(Protocol):
         time, importance, task type), latest first by when they happened; ``request.text`` is ignored."""
         ...
 
+    async def keys_under(
+        self, scope: Scope, key: str, statuses: Sequence[MemoryStatus], limit: int
+    ) -> tuple[list[str], int]:
+        """The keys below ``key`` (those starting with ``key`` and a dot, stored form) that memories the
+        scope may read hold in one of ``statuses``: up to ``limit`` of them in order, and how many in all."""
+        ...
+
     async def get(self, scope: Scope, memory_id: UUID) -> StoredMemory | None: ...
 
     async def get_many(self, scope: Scope, ids: Sequence[UUID]) -> list[StoredMemory]: ...

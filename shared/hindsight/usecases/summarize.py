@@ -2,15 +2,17 @@
 time window (``domain.experience``).
 
 With a query the memories are recalled as ``memory_search`` ranks them, and those that share no word or
-entity with the query are left out (``domain.experience.on_query``; the note says how many); without
-one, the latest that pass the filters are read. Only active memories count (a superseded fact is not a
-current value), and nothing is recorded as an access: a summary is a digest, not a recall of each
-memory. Facts that contradict each other and were both kept (search's ``possible_conflict``) are both
-shown, labelled, the other side added when only one matched. A key no active memory holds gets a note
-naming its archived or superseded memories, if any. The hint is extractive (offline,
-deterministic) unless a chat model is configured; the model is given only the memories kept, and its
-lines are used only when every line cites memories it was given, else the extractive hint is returned
-with a note saying why.
+entity with the query are left out (``domain.experience.on_query``; the note says how many) — but not
+under a ``key`` filter: the memories holding the key are what was asked for, whatever words the query
+uses ("home" for "I live in Seattle"); without a query, the latest that pass the filters are read. A
+key that nothing holds but keys below it do gets a note naming them (``usecases.key_filter``). Only
+active memories count (a superseded fact is not a current value), and nothing is recorded as an access:
+a summary is a digest, not a recall of each memory. Facts that contradict each other and were both kept
+(search's ``possible_conflict``) are both shown, labelled, the other side added when only one matched. A
+key no active memory holds gets a note naming its archived or superseded memories, if any. The hint is
+extractive (offline, deterministic) unless a chat model is configured; the model is given only the
+memories kept, and its lines are used only when every line cites memories it was given, else the
+extractive hint is returned with a note saying why.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from hindsight.domain.memory import Scope, SearchRequest, StoredMemory, TaskType
 from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent
 from hindsight.ports import Clock, ExperienceWriter, MemoryReader
-from hindsight.usecases.key_filter import check_key_filter
+from hindsight.usecases.key_filter import check_key_filter, key_family_note
 from hindsight.usecases.recall import Recall, conflict_partners
 
 log = logging.getLogger(__name__)
@@ -106,6 +108,8 @@ class Summarize:
         together = await self._held_together(scope, memories)
         drawn = extract_hint(memories, now=now, conflicts=conflicts, reader=scope.agent_id, together=together)
         note = _notes(note, await self._inactive_key_note(scope, request, now, memories))
+        if not memories and request.key is not None:
+            note = _notes(note, await key_family_note(self._reader, scope, request.key, ("active",)))
         extractive = drawn.model_copy(update={"note": _notes(note, drawn.note)})
         if self._writer is None or not memories:
             return extractive
@@ -208,6 +212,8 @@ class Summarize:
         if request.query is None:
             return await self._reader.latest(scope, search, request.max_memories), None
         hits = await self._recall.search(scope, search, record_access=False)
+        if request.key is not None:  # every hit holds the key asked: what was asked for, on the query or not
+            return [h.memory for h in hits], None
         kept = on_query(hits, request.query)
         return kept, off_query_note(len(hits) - len(kept), len(kept))
 

@@ -33,6 +33,7 @@ from hindsight.domain.memory import (
     Candidate,
     CandidateMemory,
     HistoryEntry,
+    MemoryStatus,
     Relation,
     Scope,
     SearchRequest,
@@ -817,6 +818,29 @@ class PostgresMemoryReader:
             params | {"limit": limit},
         )
         return [memory_from_row(r) for r in rows]
+
+    async def keys_under(
+        self, scope: Scope, key: str, statuses: Sequence[MemoryStatus], limit: int
+    ) -> tuple[list[str], int]:
+        """See ``MemoryReader.keys_under``: one read, run only when a key filter matched nothing."""
+        rows = await tenant_rows(
+            self._pool,
+            scope.tenant_id,
+            f"""SELECT key, count(*) OVER () AS total
+                  FROM (SELECT DISTINCT key FROM memories
+                         WHERE tenant_id = %(tenant)s AND {visible()} AND status = ANY(%(statuses)s)
+                           AND starts_with(key, %(prefix)s)) AS k
+                 ORDER BY key LIMIT %(limit)s""",
+            {
+                "tenant": scope.tenant_id,
+                "agent": scope.agent_id,
+                "readers": readers(scope),
+                "statuses": list(statuses),
+                "prefix": f"{key}.",
+                "limit": limit,
+            },
+        )
+        return [r["key"] for r in rows], (rows[0]["total"] if rows else 0)
 
     async def get(self, scope: Scope, memory_id: UUID) -> StoredMemory | None:
         memories = await self.get_many(scope, [memory_id])
