@@ -102,8 +102,10 @@ async def test_the_offline_hint_says_what_failed_what_worked_and_the_current_fac
     assert kinds["fact"]["text"] == NEW_WINDOW["content"]
     assert hint["lines"][0]["kind"] == "failed"  # what to avoid comes first
     # the episode's given time is named beside its words (trial21 M4)
-    assert hint["hint"].splitlines()[0].startswith(
-        "- Failed before (2026-10-05T14:00:00+00:00): Deployed the billing service at 14:00"
+    assert (
+        hint["hint"]
+        .splitlines()[0]
+        .startswith("- Failed before (2026-10-05T14:00:00+00:00): Deployed the billing service at 14:00")
     )
     assert hint["lines"][0]["occurred_at"] == "2026-10-05T14:00:00Z"
     assert re.search(r"\[\d+\]$", hint["hint"].splitlines()[0])
