@@ -122,16 +122,20 @@ def test_the_refusal_names_the_field_the_key_whose_words_and_a_key_of_theirs() -
 @pytest.mark.parametrize(
     "values",
     [
-        [],
         ["Allergic to penicillin"],
         ["Leo is allergic to milk"],
         ["Allergic to dust", "Leo is allergic to milk"],
     ],
 )
-def test_a_key_without_a_value_or_with_one_not_the_writers_keeps_its_rule(values: list[str]) -> None:
+def test_a_key_with_no_value_of_the_writers_keeps_its_rule(values: list[str]) -> None:
     check_other_person_on_key(
         MemoryDraft(content="My son is allergic to eggs", key="user.allergy"), "my son", values
     )
+
+
+def test_an_empty_key_not_named_for_the_writer_keeps_its_rule() -> None:
+    # an empty key named for the writer ("user.allergy") refuses them: test_trial21_keys
+    check_other_person_on_key(MemoryDraft(content="My son is allergic to eggs", key="allergy"), "my son", [])
 
 
 class _Values:

@@ -84,24 +84,36 @@ _FUNCTION = frozenset(
 _SPELLING = {"favourite": "favorite", "colour": "color"}
 SWITCH = re.compile(
     r"\b(?:switched|upgraded|downgraded|migrated|transferred|moved\s+over|changed\s+over)\b|\b(?P<joined>joined)\b"
+    r"|\b(?:moved|changed)(?=\s+(?:my|our)\s+(?:[\w'-]+\s+){1,3}?to\b)|\bchanged(?=\s+to\b)"
     r"|\b(?P<traded>traded(?:\s+in)?)\b",
     re.IGNORECASE,
 )
 """Words that say the user or a thing went over to another value, which the old one may not name ("I
 switched to a Pixel 8", "I upgraded to Python 3.12", "We migrated the app to GCP", "I joined the Payments
-team", "I traded in my car for a Tesla Model 3" — where a trade went is after "for"):
+team", "I traded in my car for a Tesla Model 3" — where a trade went is after "for"; "moved" or "changed"
+before "my/our <thing> to", "changed" before "to": "I moved my accounts to Wells Fargo", "I changed to
+Apple Music", trial21 H5 — "I moved to Denver" is a move, read as one by ``state_change`` as before):
 ``mentions_a_switch``."""
 USING = {
     "use": frozenset(),
     "drive": frozenset(["car", "truck", "van", "suv", "vehicle", "ride"]),
     "take": frozenset(["medication", "medications", "medicine", "meds", "prescription", "pill", "pills"]),
+    "drink": frozenset(["drink", "drinks"]),
 }
 """Verbs (as written after "I", "we", "the user", with their "-s" form) whose object is a thing the user uses
 one of for a job — an editor, a database, a car, a medicine: a switch of the user to another value of
 the same kind of word is a possible change of it ("I use VS Code for everything" / "I switched to
 Neovim", "I take lisinopril" / "My doctor switched me to losartan"), the embedding neighbour (the write
 path compares only close facts) standing for "of the same kind". Each with the words that name what it
-is used on ("I traded in my car for …" / "I drive a 2015 Honda Civic")."""
+is used on ("I traded in my car for …" / "I drive a 2015 Honda Civic"); "drink": "I drink tea every
+morning" / "I switched to coffee in the mornings" (trial21 H5)."""
+HELD_WITH = {
+    "bank": frozenset(["account", "accounts", "banking", "money", "savings", "checking", "paycheck"]),
+    "carrier": frozenset(["number", "line", "plan", "phone", "service"]),
+}
+"""An attribute of the user's, and what the user holds with it and moves as a whole ("My bank is Chase" /
+"I moved my accounts to Wells Fargo", trial21 H5): a switch of these to a name is a switch of the
+attribute — a possible conflict, never more."""
 _ADVERBS = frozenset(["also", "still", "mostly", "mainly", "usually", "always", "currently", "now", "just"])
 ASSIGNMENTS = frozenset(
     [
@@ -328,6 +340,38 @@ def _assignment_elsewhere(where: list[str], state_words: list[str], change: str)
     return True
 
 
+_USES_INSTEAD = re.compile(
+    r"^\s*(?:i|we|the\s+user)\s+(?:(?:now|just)\s+)*(?P<verb>" + "|".join(f"{v}s?" for v in USING) + r")\s+"
+    r"(?P<value>.+?)\s+instead\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+"""'I now use Wells Fargo instead', 'We drink coffee instead': the user's use of a value in place of one the
+words do not name (not "instead of …": the frame rules read the value replaced)."""
+
+
+def _uses_instead(change: str, state: str) -> bool:
+    """Whether ``change`` says the user now uses a value "instead" (``_USES_INSTEAD``) of what ``state``, the
+    user's, states: a one-value attribute ("My bank is Chase" / "I now use Wells Fargo instead":
+    ``_one_value_attribute``, a name for a name) or a use of the same verb and kind of word ("I use Spotify"
+    / "I use Apple Music instead": ``_same_use``), the value gone to none ``state`` names (trial21 H5)."""
+    found = _USES_INSTEAD.match(plain_apostrophes(change))
+    state_words = _words(state)
+    if found is None or not _old_subject(state_words)[0]:
+        return False
+    value = found.group("value")
+    if not _new_value(_words(value), state_words):
+        return False
+    owned = state_words[1:] if state_words[:1] in (["my"], ["our"]) else []
+    if _one_value_attribute(state_words) or (owned[1:2] == ["is"] and owned[0] in HELD_WITH):
+        return _named(value)  # "My phone is …", "My bank is …": one at a time
+    uses = _USES.match(state)
+    if uses is None or uses.group("verb").casefold().removesuffix("s") != found.group(
+        "verb"
+    ).casefold().removesuffix("s"):
+        return False
+    return _same_use(uses, value)
+
+
 def mentions_a_switch(change: str, state: str) -> bool:
     """Whether ``change`` (as written) says its subject went over to another value (``SWITCH``) of what
     ``state`` states, in either order of writing — a possible conflict, never more (trial11 H3): "I
@@ -353,7 +397,7 @@ def mentions_a_switch(change: str, state: str) -> bool:
     "I use Slack for chat" / "I switched to Linear for tickets": nothing."""
     switch = SWITCH.search(change)
     if switch is None:
-        return False
+        return _uses_instead(change, state)
     state_words = _words(state)
     state_content = _content(state_words)
     user, state_named = _old_subject(state_words)
@@ -374,9 +418,12 @@ def mentions_a_switch(change: str, state: str) -> bool:
         return False  # "My manager switched me to the platform team" / "I use Slack for team chat"
     uses = _USES.match(state) if user else None
     used_on = USING[uses.group("verb").casefold().removesuffix("s")] if uses is not None else frozenset()
-    if any(w not in _FUNCTION and w not in state_words and w not in used_on for w in what):
+    held = frozenset().union(*(HELD_WITH[w] for w in state_words if w in HELD_WITH))
+    if any(w not in _FUNCTION and w not in state_words and w not in used_on and w not in held for w in what):
         return False  # another thing switched: "I upgraded my laptop to …", "I transferred $500 to …"
     thing = _content(what)
+    if user and not named and thing and all(w in held for w in thing):
+        return _named(change[switch.end() :])  # "I moved my accounts to Wells Fargo" / "My bank is Chase"
     if not named and not user and not (thing and all(_shares([w], state_named) for w in thing)):
         return False  # the user's switch against another's state, unless of that very thing ("We
         # upgraded the staging server to …" / "The staging server runs …")

@@ -33,8 +33,10 @@ landlord raised the rent to $2000" on "user.rent"), a write that leaves the writ
 addition, "My son is also allergic to eggs", aff0bfb; a re-add, "… again", 4be0102, or a take-back that
 retires no value of the writer's: ``take_back.taken_back``), and a write that names what it supersedes. A
 key whose values are subjectless ("Allergic to penicillin") or another person's keeps its rule (replaced,
-as before): whose they are is not read. The values are those stored at acknowledgement
-(``usecases.key_values``): a value still queued is not seen.
+as before): whose they are is not read. A key with no value yet keeps it too, unless it is named for the
+writer ("user.allergy": ``_WRITERS_KEY``; trial21 H4, the son's words were the key's only value and the
+writer's next one retired them): there they are refused as beside the writer's value. The values are
+those stored at acknowledgement (``usecases.key_values``): a value still queued is not seen.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import re
 from collections.abc import Sequence
 
 from hindsight.domain.also_now import by_the_writer, with_the_writer
-from hindsight.domain.change_mention import mentions_a_change
+from hindsight.domain.change_mention import CHANGE, mentions_a_change
 from hindsight.domain.contradiction import is_additive
 from hindsight.domain.errors import InvalidInput
 from hindsight.domain.loose_changes import AMOUNT_CHANGE_VERBS
@@ -103,6 +105,14 @@ _VALUE_VERBS = frozenset(
 use or eat — after "so I" or in a pseudo-cleft ("so I rent in Reno now", "so I run the family bakery
 now"). Any other verb there is read as a consequence ("so I avoid nuts now", "so I can relax", "so I
 worry"): a closed list, since accepting such a clause retires the value the key holds."""
+_WRITERS_KEY = re.compile(r"^(?:user|me|my|myself|self)(?:[._:/-]|$)", re.IGNORECASE)
+"""A key named for the writer ("user.allergy", "me.home"): another person's words on it, even while it
+holds nothing, become what the key says of the writer, and the writer's next value retires them unseen
+(trial21 H4: "My son is allergic to peanuts" on an empty ``user.allergy``, then "I'm allergic to
+penicillin")."""
+_GROUP_KEY = re.compile(r"^(?:family|household|relatives|kin|people|contacts|friends)$", re.IGNORECASE)
+"""A key word that names people besides the writer ("user.family", "user.household_size"): a key of
+several people's values, not the writer's alone."""
 _THE_WRITER_AFTER = re.compile(r"\s+(?i:me|us)\b")
 """The writer as the object right after another person's verb ("… got me a job", "… got us tickets")."""
 _SO_DOES_THE_WRITER = re.compile(
@@ -247,8 +257,9 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
     such write retired both). A take-back or re-add of theirs ("My son is no longer allergic to eggs",
     "… again") is refused only when it would retire a value of the writer's (``take_back.taken_back``:
     "My son is no longer allergic to eggs" over "I'm allergic to eggs"; one that takes back theirs only,
-    or nothing, is kept as before). Not refused: a key with no value of the writer's (none, subjectless,
-    another person's: whose they are is not read), and a write whose writer's clause says a change of a
+    or nothing, is kept as before). Not refused: a key with no value of the writer's (subjectless, another
+    person's: whose they are is not read; none, unless the key is named for the writer:
+    ``_empty_writers_key``, trial21 H4), and a write whose writer's clause says a change of a
     writer's value in words of its own ("My husband got a job in Seattle so we moved there" over "I live
     in Boise": the writer's value, trial18 M2; ``change_mention.mentions_a_change``, no take-back).
     Raises InvalidInput (field ``content``) naming the key, whose statement it is, the writer's value it
@@ -257,10 +268,11 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
     take-back of theirs) is refused whatever it would retire, and named as stating no value (trial18 M4)."""
     content = _read_opening(draft.content)
     writers = [i for i, value in enumerate(values) if writers_value(value)]
-    if not writers or _the_writers_change(content, [values[i] for i in writers]):
+    empty = not values and _empty_writers_key(draft.key or "", content)
+    if not empty and (not writers or _the_writers_change(content, [values[i] for i in writers])):
         return
     negated = next((c for c in _WRITERS_CLAUSE.finditer(content) if _negated(c)), None)
-    if negated is None and may_leave_values(content):
+    if not empty and negated is None and may_leave_values(content):
         settled = taken_back(content, values)
         if settled is not None and not set(settled.retired) & set(writers):
             return  # takes back theirs only, or nothing: kept beside the writer's value, as before
@@ -273,14 +285,40 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
         if negated is not None
         else ""
     )
+    held = (
+        f"names the writer ({_KEY_PARTS.split(key, 1)[0]!r}) and holds no value yet"
+        if empty
+        else f"holds the writer's own value ({values[writers[0]][:80]!r})"
+    )
+    several = "; if the key holds several people's values, say it is one more ('… also …')"
+    would = (
+        "read as the writer's, and the writer's next value would retire them"
+        if empty
+        else "retire the writer's"
+    )
     raise InvalidInput(
         "content",
-        f"the words are about another person ({subject.strip(' ,')!r}), and key {key!r} holds the writer's "
-        f"own value ({values[writers[0]][:80]!r}){no_value}: a key holds one subject's value, so as its "
-        f"value they would retire the writer's. Write it on a key of theirs ({theirs!r}) or without a key "
-        "(kept beside, nothing retired); if the key holds several people's values, say it is one more "
-        "('… also …')",
+        f"the words are about another person ({subject.strip(' ,')!r}), and key {key!r} {held}{no_value}: a "
+        f"key holds one subject's value, so as its value they would {would}. Write it on a key of theirs "
+        f"({theirs!r}) or without a key "
+        f"(kept beside, nothing retired){'' if empty else several}",
     )
+
+
+def _empty_writers_key(key: str, content: str) -> bool:
+    """Whether ``key``, holding no value, is named for the writer (``_WRITERS_KEY``; no word of it names a
+    relation or a group of people: "user.kids_school", "user.family") and ``content`` has no clause of the
+    writer's that says a change in a word of change ("My husband got a job in Seattle so we moved there":
+    ``change_mention.CHANGE``, trial18 M2) or a present value of now ("…, so we live in Omaha now", "…, so I
+    rent in Reno now": ``_the_writers_change``) — another person's words on it are refused as on a key
+    holding the writer's value (trial21 H4)."""
+    words = _KEY_WORDS.findall(key)
+    if not _WRITERS_KEY.match(key) or any(_RELATION.fullmatch(w) or _GROUP_KEY.match(w) for w in words):
+        return False
+    changes = (
+        c for c in _WRITERS_CLAUSE.finditer(content) if not _negated(c) and not is_take_back(c.group(0))
+    )
+    return not any(CHANGE.search(c.group(0)) for c in changes) and not _the_writers_change(content, [])
 
 
 def writers_value(value: str) -> bool:

@@ -30,7 +30,8 @@ that fact, and a new value replaces them all (docs/tools.md, keys). A take-back 
 - A write that states a new value beside the value it takes back ("I live in Boulder, not Denver",
   "It's Boulder now (no longer Denver)", "I'm not vegetarian any more, I eat fish now") is no take-back
   (``states_new_value``): it is the key's new value and replaces them all, as a key's new value does
-  (trial7 H1).
+  (trial7 H1); so is one that takes up a value after "and" ("I quit Kaiser and joined Stripe": trial21 H3,
+  it was kept beside the value it quit).
 
 - A re-add ("… again") whose subject is another person named by a relation ("My son is allergic to
   peanuts again") over values that are all the writer's ("I'm allergic to peanuts") re-adds none of
@@ -81,6 +82,16 @@ _JOINER = re.compile(r"[\s,;]*(?:\b(?:but|and|yet|though|although|while)\b[^,;]*
 take-back."""
 _PARTS = re.compile(r"\s*(?:[,;:()\[\]\u2014\u2013]|\s-+\s)\s*")
 """What separates the parts of a write that may each state a value ("Boulder, not Denver")."""
+_TAKEN_UP = re.compile(
+    r"\s+(?:and|but)\s+(?:then\s+)?(?:(?:i|we|he|she|they|(?-i:[A-Z])[a-z]+)\s+)?"
+    r"(?:(?:now|just|then|soon|recently)\s+)*"
+    r"(?=(?:joined|started|began|moved|switched|signed|became|took\s+(?:a|an|the|up)|got\s+(?:a|an|the)"
+    r"|went\s+(?:to|back|over)|now\s+[a-z]+)\b)",
+    re.I,
+)
+"""Where a clause that takes up a value begins after a take-back ("I quit Kaiser and joined Stripe", "Maria
+quit Stripe and then started at Figma", "I left Acme and got a job at Globex"): a part of its own, read by
+``states_new_value`` — the new value the take-back's part is silent on (trial21 H3: both were kept)."""
 _QUALIFYING = re.compile(
     r"(?:which|who|whom|whose|that|where|when|because|since|as|after|before|until|till|though|although"
     r"|while|if|unless|so|for|from|in|on|at|by|with|without|per|due|thanks|according)\s",
@@ -187,13 +198,15 @@ def may_leave_values(text: str) -> bool:
 def states_new_value(text: str, values: Sequence[str] = ()) -> bool:
     """Whether ``text`` states a value beside what it takes back: a part of it between commas,
     semicolons, dashes or parentheses ("Actually I live in Boulder, not Denver", "I live in Boulder now
-    (no longer Denver)", "I'm not vegetarian any more, I eat fish now") with no take-back word and a word
+    (no longer Denver)", "I'm not vegetarian any more, I eat fish now") or a clause that takes up a value
+    after "and" (``_TAKEN_UP``: "I quit Kaiser and joined Stripe") with no take-back word and a word
     of its own (``_content``: not a pronoun, verb of being, time word or adverb in "-ly"; "…, sadly",
     "…, since 2020" state nothing) that none of the key's ``values`` holds ("Alex, no longer allergic to
     peanuts" names no new value of a key holding "Alex is allergic to peanuts"), not a clause that only
     qualifies another ("…, which I loved")."""
     held = {word for value in values for word in _content(value)}
-    for part in _PARTS.split(single_spaced(plain_apostrophes(text))):
+    parts = _PARTS.split(single_spaced(plain_apostrophes(text)))
+    for part in (clause for whole in parts for clause in _TAKEN_UP.split(whole)):
         if _TAKE_BACK.search(part) or _QUALIFYING.match(part) or states_past(part):
             continue  # "…, it was food poisoning", "…, the test was negative": a past aside, no value
         if set(_content(part)) - held:
