@@ -91,13 +91,16 @@ _CHANGES_AN_AMOUNT = re.compile(
 )
 """Another person's verb of change of an amount of the writer's ("My landlord raised the rent to $2000",
 "My boss raised my salary to $90k": ``loose_changes.AMOUNT_CHANGE_VERBS``), with the thing it changed."""
+_THEIRS_AFTER = re.compile(r"\b(?:her|his|their)\b", re.IGNORECASE)
+"""After another person's change of an amount, a possessive of theirs ("… raised the rent to $900 for her
+tenants"): the amount is theirs, not the writer's."""
 _PRESENT_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
 _BACK_TO_THEM = re.compile(r"\b(?:him|her|them|there)\b", re.IGNORECASE)
 """The other person or their place again ("so I visit her now", "so I fly there a lot now"): a consequence
 of theirs, not a value of the writer's."""
 _VALUE_VERBS = frozenset(
     [
-        *("live", "rent", "stay", "reside", "own", "share", "work", "run", "manage", "teach", "study"),
+        *("live", "rent", "stay", "reside", "own", "work", "run", "manage", "teach", "study"),
         *("attend", "drive", "use", "eat"),
     ]
 )
@@ -156,10 +159,11 @@ def _changes_the_keys_amount(content: str, subject: str, key: str) -> bool:
     """Whether the other person changes an amount of the writer's that the key names ("My landlord raised
     the rent to $2000" on ``user.rent``, "My boss raised my salary to $90k" on ``user.salary``:
     ``_CHANGES_AN_AMOUNT``): the amount is the writer's value, whoever changed it. Not "her rent", nor a
-    thing the key does not name ("… raised the rent …" on ``user.home``)."""
+    thing the key does not name ("… raised the rent …" on ``user.home``), nor a change by someone's
+    relation ("My brother's landlord …") or followed by a possessive of theirs ("… for her tenants")."""
     found = _CHANGES_AN_AMOUNT.match(content, _subject_end(content, subject))
-    if found is None:
-        return False
+    if found is None or "'s" in subject or _THEIRS_AFTER.search(content, found.end()):
+        return False  # "My brother's landlord raised …", "… to $900 for her tenants": theirs (h-review)
     words = {word.lower() for word in _KEY_WORDS.findall(key)} - {"user"}
     return bool(words & {word.lower() for word in _KEY_WORDS.findall(found.group("thing"))})
 
@@ -305,15 +309,28 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
     )
 
 
+_WRITER_BESIDE = re.compile(
+    rf"\b(?:is|are|was|were)\s+(?:my|our)\s+(?!(?:[\w'-]+[\s-]+)?(?:{RELATION_ALT})\b)\w"
+    r"|\b(?:with|for|beside|near)\s+(?:me|us)\b",
+    re.IGNORECASE,
+)
+"""The writer named beside another person as what they are to the writer or whom they are with ("My best
+friend Sam is my emergency contact", "My brother-in-law is my accountant", "My mother lives with me in
+Tucson"): a value of the writer's key, not only theirs (trial22 M1, M3 were refused on an empty key). Not "so
+I visit her now", "I'm not", "so I cook without them": a consequence or a contrast stays theirs."""
+
+
 def _empty_writers_key(key: str, content: str) -> bool:
     """Whether ``key``, holding no value, is named for the writer (``_WRITERS_KEY``; no word of it names a
     relation or a group of people: "user.kids_school", "user.family") and ``content`` has no clause of the
     writer's that says a change in a word of change ("My husband got a job in Seattle so we moved there":
     ``change_mention.CHANGE``, trial18 M2) or a present value of now ("…, so we live in Omaha now", "…, so I
-    rent in Reno now": ``_the_writers_change``) — another person's words on it are refused as on a key
-    holding the writer's value (trial21 H4)."""
+    rent in Reno now": ``_the_writers_change``) nor names the writer beside them (``_WRITER_BESIDE``) —
+    another person's words on it are refused as on a key holding the writer's value (trial21 H4)."""
     words = _KEY_WORDS.findall(key)
     if not _WRITERS_KEY.match(key) or any(_RELATION.fullmatch(w) or _GROUP_KEY.match(w) for w in words):
+        return False
+    if _WRITER_BESIDE.search(content):
         return False
     changes = (
         c for c in _WRITERS_CLAUSE.finditer(content) if not _negated(c) and not is_take_back(c.group(0))

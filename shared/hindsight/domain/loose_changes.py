@@ -148,12 +148,15 @@ _PERSONS = "|".join(
     )
 )
 _ANOTHER_PERSONS = re.compile(
-    rf"^\W*(?:my|our|the\s+user's)\s+(?:[\w-]+\s+)?(?:{_PERSONS})(?:-in-laws?)?(?![\w-])", re.IGNORECASE
+    rf"^\W*(?:my|our|the\s+user's)\s+(?:[\w-]+\s+)?(?:{_PERSONS})(?:-in-laws?)?(?![\w-])"
+    r"(?!\s+and\s+(?:I|me)\b)",
+    re.IGNORECASE,
 )
 """An old fact about another person of the user's: "My sister takes …", "My wife's dose …", "My best friend
 …", "My mother-in-law …" — every relation word of ``value_slots.RELATIONS`` (people and pets one may have
 several of, a doctor) and ``relations.RELATIONS`` (a partner, a boss, a landlord, "hubby": c5f84f8 read
-only the first, so "My wife takes 500mg of metformin" was the user's dose), one word allowed before it."""
+only the first, so "My wife takes 500mg of metformin" was the user's dose), one word allowed before it.
+Not one the user shares ("My husband and I both take 500mg of metformin": the user's dose too; h-review)."""
 
 
 def _without_dates(text: str) -> str:

@@ -206,12 +206,25 @@ def states_new_value(text: str, values: Sequence[str] = ()) -> bool:
     qualifies another ("…, which I loved")."""
     held = {word for value in values for word in _content(value)}
     parts = _PARTS.split(single_spaced(plain_apostrophes(text)))
-    for part in (clause for whole in parts for clause in _TAKEN_UP.split(whole)):
+    for part in (clause for whole in parts for clause in _taken_up_clauses(whole, values)):
         if _TAKE_BACK.search(part) or _QUALIFYING.match(part) or states_past(part):
             continue  # "…, it was food poisoning", "…, the test was negative": a past aside, no value
         if set(_content(part)) - held:
             return True
     return False
+
+
+def _taken_up_clauses(part: str, values: Sequence[str]) -> list[str]:
+    """``part`` split where a clause takes up a value after a take-back (``_TAKEN_UP``), when the take-back
+    before it names every value the key holds (``_names``): "I quit Kaiser and joined Stripe" over "I work
+    at Kaiser" replaces the one value. Otherwise ``part`` whole: a new value retires every value of the
+    key, so "I'm no longer allergic to latex and got a new prescription" over penicillin and latex retired
+    the penicillin allergy it never named, and "I quit smoking and joined a gym" the user's job (trial22
+    H1)."""
+    clauses = _TAKEN_UP.split(part)
+    if len(clauses) > 1 and values and all(_names(clauses[0], value) for value in values):
+        return clauses
+    return [part]
 
 
 def _words(text: str) -> set[str]:
