@@ -87,14 +87,15 @@ ending a phrase: "quit on 01.12.", ``_DOTTED_ON``);
 _ORDINAL_DAY = re.compile(
     rf"(?i:(?:{_DATE_LEAD}(?:(?:{WEEKDAY_ALT}),?\s+)?|\b(?:{WEEKDAY_ALT}),?\s+)the\s+\d{{1,2}}(?:st|nd|rd|th)\b"
     r"(?!\s+(?!(?:of|at|and|or|to|through|until|till|this|next|last|in|for|when|because|but|so|then"
-    r"|we|you|he|she|they|it|us|them|my|our|his|her|their|your|its|the|a|an|there|everyone|everybody"
+    r"|i|we|you|he|she|they|it|us|them|my|our|his|her|their|your|its|the|a|an|there|everyone|everybody"
     r"|someone|somebody|nobody|all|both)\b)"
-    r"(?-i:[a-z])))"
+    r"[a-z]))"
 )
 """An ordinal day of an unnamed month ("on the 3rd", "by the 21st"), not of a thing ("on the 3rd floor",
-"on the 2nd try": a lower-case word after it other than "of", "at", "this", …). A capital after it starts
-the clause ("On the 2nd I flew to Denver", trial20), and so does a pronoun or a determiner ("On the 26th we
-had Thanksgiving dinner", trial21); a weekday before "the" is part of the name ("on Friday the 4th")."""
+"on the 2nd try", "on the 3rd Floor": a word after it other than "of", "at", "this", …). A pronoun or a
+determiner after it starts the clause ("On the 2nd I flew to Denver", trial20; "On the 26th we had
+Thanksgiving dinner", trial21), a capitalised noun does not (h-review: "My office is on the 3rd Floor now"
+was named); a weekday before "the" is part of the name ("on Friday the 4th")."""
 _SEASONS = rf"(?:{SEASON_ALT})"
 _SEASON = re.compile(
     rf"(?i:\b(?:(?:in|during|over|since|until|till|by)\s+)?(?:the\s+)?(?:(?:early|late|mid-?)\s*)?"
@@ -136,7 +137,7 @@ a phrase (not a unit: "on 2.5 mg")."""
 
 _UNREAD_COUNT = re.compile(
     r"(?i:\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine|a\s+few|several)\s+)?"
-    r"(?:(?:hundred|thousand|dozen)(?:\s+and)?(?:[\s-]+[a-z]+)?"
+    r"(?:(?:hundred|thousand|dozen)(?:\s+and)?(?:[\s-]+[a-z]+){0,2}"
     r"|(?:thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]+(?:one|two|three|four|five|six|seven"
     r"|eight|nine))?)\s+" + _UNITS + r"\s+ago\b)"
 )

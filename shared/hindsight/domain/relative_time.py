@@ -160,13 +160,18 @@ _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日
 _WORDS_EN = NUMBER_WORDS  # one table for writes and searches (``calendar_ago``)
 _DIGITS_ZH = dict(zip("零一二三四五六七八九", range(10), strict=True)) | {"两": 2}
 _NUM_EN = (
-    "".join(f"(?<!{tens} )" for tens in ("thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"))
-    + r"(?<!hundred )(?<!thousand )(\d{1,3}|"
+    "".join(
+        f"(?<!{tens}{joiner})"
+        for tens in ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+        for joiner in " -"
+    )
+    + r"(?<!hundred )(?<!thousand )(?<!hundred and )(?<!thousand and )(\d{1,3}|"
     + "|".join(_WORDS_EN)
     + r")"
 )
 """N of "N units ago": not the last word of a count the table does not read ("forty one days ago" is not
-"one days ago"; ``named_dates`` names it)."""
+"one days ago", nor "one hundred twenty one days ago" nor "forty-one days ago": h-review; ``named_dates``
+names it)."""
 _NUM_ZH = r"(\d{1,3}|[零一二两三四五六七八九十]{1,3})"
 
 
