@@ -3,7 +3,7 @@ emulator and the worker: "User.Home" and then "user.home" are one key with one c
 any spelling, on every path that gives a key (write, search filter, summary, a move by memory_update, a
 restore, working-memory promote); and migration 029 brings a store's keys written before it to that form,
 settling two spellings' current values into one, with nothing lost — as the maintenance step ``key_case``
-(migration 030) does for a key an older version stored as typed during a deploy."""
+(migrations 030, 031) does for a key an older version stored as typed during a deploy."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import asyncio
 import json
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -266,3 +266,51 @@ class _NoEmbedder:
 
     def passage_window(self) -> None:
         return None
+
+
+def _key_case_counts(url: str) -> dict[str, int]:
+    """One maintenance run of tenant 't' as the application runs it; the ``key_case`` step's counts."""
+
+    async def run() -> MaintenanceReport:
+        pool = await open_pool(url, min_size=1, max_size=2, timeout_s=10, role="hindsight_app")
+        async with pool:
+            store = PostgresMaintenanceStore(pool)
+            return await Maintain(store, _NoEmbedder(), SystemClock(), MaintenancePolicy()).run(tenant_id="t")
+
+    report = asyncio.run(run())
+    assert report.finished
+    return dict(next(s for s in report.steps if s.name == "key_case").counts)
+
+
+def test_key_case_reads_only_keyed_rows_written_or_changed_since_the_last_cycle(stack: LocalStack) -> None:
+    # Given a store migrated to the end with a key typed as written beside lower-case ones
+    url = _fresh_database(stack)
+    _migrate(url, load_migrations(default_migrations_dir(None)))
+    with psycopg.connect(url) as conn:
+        _insert(conn, "user.home", "I live in Denver")
+        job = _insert(conn, "User.Job", "I work at Acme")
+    # When maintenance runs: the key is lowered; the next cycle re-reads the rows that one changed
+    assert _key_case_counts(url) == {"lowered": 1, "scopes": 1}
+    assert _key_case_counts(url) == {"scopes": 1}
+    # Then a scope with nothing written since the last completed cycle is skipped, as the other steps skip it
+    assert _key_case_counts(url) == {"unchanged": 1, "scopes": 1}
+    # and a key typed as written after that is lowered at the next run
+    with psycopg.connect(url) as conn:
+        car = _insert(conn, "User.Car", "I drive a Volvo")
+    assert _key_case_counts(url) == {"lowered": 1, "scopes": 1}
+    # while a row unchanged since the last completed cycle began is not read again (that cycle examined it)
+    with psycopg.connect(url) as conn:
+        (since,) = conn.execute("SELECT changed_since FROM maintenance_state").fetchone() or (None,)
+        assert since is not None
+        before = since - timedelta(seconds=1)  # not due for decay either, which would change it
+        old = _insert(conn, "Old.Key", "a row from before", created_at=before, updated_at=before)
+    assert _key_case_counts(url) == {"scopes": 1}  # the rows run 4 lowered: changed since, nothing to do
+    assert _key_case_counts(url) == {"unchanged": 1, "scopes": 1}
+    with psycopg.connect(url) as conn:
+        keys = dict(conn.execute("SELECT id, key FROM memories").fetchall())
+    assert (keys[job], keys[car], keys[old]) == ("user.job", "user.car", "Old.Key")
+    # the three-argument function a version before 031 calls (a rollback) still settles the whole scope
+    with psycopg.connect(url) as conn:
+        settled = conn.execute("SELECT old_id, link FROM hindsight_settle_key_case('t', 'a', 'x')").fetchall()
+        (key,) = conn.execute("SELECT key FROM memories WHERE id = %s", (old,)).fetchone() or (None,)
+    assert (settled, key) == ([(old, "renamed")], "old.key")

@@ -487,7 +487,7 @@ class FakeStore:
     async def reinstate_pattern(self, scope: Scope, plan: PatternPlan, now: datetime) -> bool:
         return False
 
-    async def settle_key_case(self, scope: Scope) -> KeyCaseCounts:
+    async def settle_key_case(self, scope: Scope, since: datetime | None) -> KeyCaseCounts | None:
         return KeyCaseCounts()
 
 
@@ -532,6 +532,28 @@ async def test_a_whole_cycle_reports_every_step_and_says_there_is_no_sweeper() -
     assert by_name["working_memory"].counts == {"scanned": 6, "repaired": 1}
     assert (by_name["stuck_work"].status, by_name["stuck_work"].detail) == ("skipped", "no sweeper")
     assert store.state == MaintenanceState(changed_since=NOW)
+
+
+async def test_a_cycle_saved_at_a_step_this_version_does_not_know_starts_anew() -> None:
+    # Given a cycle left at a step of a newer version (rolled back since), two scopes past its cursor
+    scopes = {Scope(tenant_id="t", agent_id=a): 3 for a in ("a", "b")}
+    store = FakeStore(scopes)
+    earlier = NOW - timedelta(days=1)
+    store.state = MaintenanceState(
+        step="a_newer_step",  # type: ignore[arg-type]
+        cursor=Scope(tenant_id="t", agent_id="b"),
+        position="7",
+        cycle_started_at=earlier,
+        changed_since=earlier,
+    )
+    # When maintenance runs, Then the cycle runs from its first step, every scope, and completes
+    report = await _maintain(store).run()
+    assert report.finished
+    assert [(s.name, s.status) for s in report.steps][:1] == [("decay", "done")]
+    assert report.steps[0].counts == {"decayed": 6, "archived": 0, "scopes": 2}
+    assert store.state == MaintenanceState(changed_since=earlier)  # the cycle's start kept: nothing missed
+    # and the next run starts a new cycle as usual
+    assert (await _maintain(store).run()).finished
 
 
 async def test_a_held_lease_skips_the_run() -> None:

@@ -33,9 +33,11 @@ class MaintenanceStore(Protocol):
         lexemes, or None when nothing changed since the last count."""
         ...
 
-    async def settle_key_case(self, scope: Scope) -> KeyCaseCounts:
-        """Bring the scope's keys not in their stored form to it and settle the values that meet on a key
-        because of it, as migration 029 did (``hindsight.domain.maintenance.key_case``)."""
+    async def settle_key_case(self, scope: Scope, since: datetime | None) -> KeyCaseCounts | None:
+        """Bring the keys not in their stored form, among the scope's rows written or changed at or after
+        ``since`` (all when None), to it and settle the values that meet on a key because of it, as
+        migration 029 did (``hindsight.domain.maintenance.key_case``); None when no keyed row of the scope
+        was written or changed since ``since``."""
         ...
 
     async def acquire(self, name: str, owner: str, lease: timedelta) -> MaintenanceState | None:

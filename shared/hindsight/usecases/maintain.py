@@ -195,6 +195,9 @@ class Maintain:
 
     async def _cycle(self, run: _Run) -> tuple[list[StepReport], bool]:
         assert run.state.step is not None
+        if run.state.step not in STEPS:  # a step of another version (one rolled back): begin the cycle anew
+            log.warning("maintenance cycle at unknown step %r: starting a new cycle", run.state.step)
+            run.state = replace(run.state, step=STEPS[0], cursor=None, position=None)
         start = STEPS.index(run.state.step)
         reports: list[StepReport] = []
         stopped: str | None = None
@@ -368,13 +371,18 @@ class Maintain:
                 return False
 
     def _key_case(self, run: _Run) -> ScopeWork:
-        """Keys an older version stored as written during a deploy, brought to their stored form (one
-        statement per scope; a scope with none costs one index probe)."""
+        """Keys an older version stored as written during a deploy, brought to their stored form. Only the
+        scope's keyed rows written or changed since the last completed cycle are examined (one statement;
+        a scope with none counts ``unchanged``), so the step's cost follows what was written, not the size
+        of the scope."""
 
         async def work(scope: Scope, counts: Counter[str]) -> bool:
-            done = await self._store.settle_key_case(scope)
+            done = await self._store.settle_key_case(scope, run.state.changed_since)
             run.budget.spend()
-            counts.update(done.as_counts())
+            if done is None:
+                counts["unchanged"] += 1
+            else:
+                counts.update(done.as_counts())
             return True
 
         return work

@@ -4,7 +4,7 @@ values that met on a key because of it were settled.
 Keys are stored and compared in one form (``domain.limits.key_form``; migration 029 lowered every key
 stored before it). A key the old code still stored as written while a deploy was under way ("User.Home",
 after 029 ran, before the new code served) would stay out of sight of the new code's comparisons; the step
-applies 029's rule to it (``hindsight_settle_key_case``, migration 030), and the write path's
+applies 029's rule to it (``hindsight_settle_key_case``, migrations 030, 031), and the write path's
 ``key_resume`` split where the key's fact is a bounded value."""
 
 from __future__ import annotations

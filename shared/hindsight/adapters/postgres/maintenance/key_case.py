@@ -1,11 +1,13 @@
 """Keys not in their stored form, on Postgres (the maintenance step ``key_case``): migration 029's rule
-applied to one scope by ``hindsight_settle_key_case`` (migration 030), then the write path's split of a
+applied by ``hindsight_settle_key_case`` (migrations 030, 031) to the scope's rows written or changed since
+the last completed maintenance cycle, then the write path's split of a
 value a bounded fact interrupted (``key_resume.resume_after``), so the key ends as it would had its values
 been written on one spelling."""
 
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -13,15 +15,27 @@ from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.key_resume import resume_after
 from hindsight.adapters.postgres.memory_writes import KEY_LOCKS, key_lock
-from hindsight.adapters.postgres.rows import fetch_all, tenant_transaction
+from hindsight.adapters.postgres.rows import fetch_all, fetch_one, tenant_transaction
 from hindsight.domain.maintenance import MAINTENANCE_ACTOR, KeyCaseCounts
 from hindsight.domain.memory import Scope
 
-_STRAY_KEYS = """SELECT DISTINCT hindsight_key_form(key) AS key FROM memories
-   WHERE tenant_id = %s AND agent_id = %s AND key IS NOT NULL
-     AND (key ~ '[A-Z]' OR octet_length(key) <> char_length(key)) AND key <> hindsight_key_form(key)"""
-"""The stored forms of the scope's keys written in another form (an index scan of ``memories_key``)."""
-_SETTLE = "SELECT old_id, new_id, link, ended_before FROM hindsight_settle_key_case(%s, %s, %s)"
+_STRAY_KEYS = """SELECT count(*) AS changed,
+       coalesce(array_agg(c.id) FILTER (WHERE c.form <> c.key), '{}') AS ids,
+       coalesce(array_agg(DISTINCT c.form) FILTER (WHERE c.form <> c.key), '{}') AS keys
+   FROM (SELECT m.id, m.key,
+                CASE WHEN m.key ~ '[A-Z]' OR octet_length(m.key) <> char_length(m.key)
+                     THEN hindsight_key_form(m.key) END AS form
+         FROM (SELECT id, key FROM memories
+               WHERE tenant_id = %(t)s AND agent_id = %(a)s AND key IS NOT NULL
+                 AND (%(since)s::timestamptz IS NULL OR greatest(created_at, updated_at) >= %(since)s)
+               OFFSET 0) AS m
+         OFFSET 0) AS c"""
+"""How many of the scope's keyed rows were written or changed at or after ``since`` (all when NULL), and of
+those the ids and stored forms of the keys written in another form. ``OFFSET 0`` keeps the time filter
+below the key form, so an unchanged row costs a timestamp comparison, not ``hindsight_key_form``'s
+normalize/translate, which runs once per changed key that may need it (a capital or a non-ASCII
+character)."""
+_SETTLE = "SELECT old_id, new_id, link, ended_before FROM hindsight_settle_key_case(%s, %s, %s, %s::uuid[])"
 
 
 class PostgresKeyCase:
@@ -29,17 +43,21 @@ class PostgresKeyCase:
 
     _pool: AsyncConnectionPool
 
-    async def settle_key_case(self, scope: Scope) -> KeyCaseCounts:
-        """Lower the scope's keys not in stored form and settle the values that meet (module doc), under
-        the worker's advisory lock of each key they join, so no write of the new code on it interleaves.
-        Counts of what was done (``KeyCaseCounts``); nothing when every key is in its stored form."""
+    async def settle_key_case(self, scope: Scope, since: datetime | None) -> KeyCaseCounts | None:
+        """Lower the keys not in stored form among the scope's rows written or changed at or after ``since``
+        (every keyed row when None) and settle the values that meet (module doc), under the worker's
+        advisory lock of each key they join, so no write of the new code on it interleaves. Counts of what
+        was done (``KeyCaseCounts``; empty when those keys are all in stored form); None when no keyed row
+        of the scope was written or changed since ``since``."""
         t, a = scope.tenant_id, scope.agent_id
         async with tenant_transaction(self._pool, t) as conn:
-            keys = await fetch_all(conn, _STRAY_KEYS, (t, a))
-            if not keys:
+            found = await fetch_one(conn, _STRAY_KEYS, {"t": t, "a": a, "since": since})
+            if found is None or not found["changed"]:
+                return None
+            if not found["ids"]:
                 return KeyCaseCounts()
-            await conn.execute(KEY_LOCKS, ([key_lock(t, a, r["key"]) for r in keys],))
-            rows = await fetch_all(conn, _SETTLE, (t, a, MAINTENANCE_ACTOR))
+            await conn.execute(KEY_LOCKS, ([key_lock(t, a, key) for key in found["keys"]],))
+            rows = await fetch_all(conn, _SETTLE, (t, a, MAINTENANCE_ACTOR, found["ids"]))
             ended: dict[UUID, list[dict[str, Any]]] = {}
             for row in rows:
                 if row["link"] == "supersedes":  # as the write path's replaced facts: active until then
