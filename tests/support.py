@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import threading
 import time
 import uuid
@@ -269,3 +271,26 @@ def chat_handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
+
+
+def ecma_matches(pattern: str, names: list[str]) -> list[bool] | None:
+    """Whether JavaScript's RegExp (the dialect JSON Schema names), with and without the u flag, matches
+    each name: one list per flag, which must agree; None without node."""
+    node = shutil.which("node")
+    if node is None:
+        return None
+    script = (
+        "const [p, names] = JSON.parse(process.argv[1]);"
+        "const out = ['', 'u'].map(f => names.map(n => new RegExp(p, f).test(n)));"
+        "console.log(JSON.stringify(out));"
+    )
+    done = subprocess.run(
+        [node, "-e", script, json.dumps([pattern, names])],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    plain, unicode = json.loads(done.stdout)
+    assert plain == unicode, (plain, unicode)
+    return list(plain)

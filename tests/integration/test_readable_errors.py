@@ -13,10 +13,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
 from typing import Any
 
 import pytest
@@ -24,7 +21,7 @@ import pytest
 from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.support import PROTOCOL_ERAS, drain, mcp_client, tool_error
+from tests.support import PROTOCOL_ERAS, drain, ecma_matches, mcp_client, tool_error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -113,29 +110,6 @@ async def test_a_summary_says_one_memory_left_out_in_the_singular(
     assert hint["note"] == "1 recalled memory was left out: it shares no word or entity with the query"
 
 
-def _ecma_matches(pattern: str, names: list[str]) -> list[bool] | None:
-    """Whether JavaScript's RegExp (the dialect JSON Schema names), with and without the u flag, matches
-    each name: one list per flag, which must agree; None without node."""
-    node = shutil.which("node")
-    if node is None:
-        return None
-    script = (
-        "const [p, names] = JSON.parse(process.argv[1]);"
-        "const out = ['', 'u'].map(f => names.map(n => new RegExp(p, f).test(n)));"
-        "console.log(JSON.stringify(out));"
-    )
-    done = subprocess.run(
-        [node, "-e", script, json.dumps([pattern, names])],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    plain, unicode = json.loads(done.stdout)
-    assert plain == unicode, (plain, unicode)
-    return list(plain)
-
-
 @pytest.mark.parametrize("mode", PROTOCOL_ERAS)
 async def test_the_entity_name_pattern_reads_in_json_schema_as_the_server_reads_it(
     server: BackgroundServer, poller: SqsPoller, token: str, mode: str
@@ -151,7 +125,7 @@ async def test_the_entity_name_pattern_reads_in_json_schema_as_the_server_reads_
             ascii_read = [re.search(pattern, n, re.ASCII) is not None for n in names if n != "a\u3000b"]
             assert ascii_read == [t for n, t in zip(names, server_takes, strict=True) if n != "a\u3000b"]
             assert [re.search(pattern, n) is not None for n in names] == server_takes, pattern
-            ecma = _ecma_matches(pattern, names)
+            ecma = ecma_matches(pattern, names)
             assert ecma is None or ecma == server_takes, (pattern, ecma)
         ack = await call(client, "memory_write", {"content": "Dinner in Rome", "entities": {"città": "Roma"}})
         await drain(poller)

@@ -22,8 +22,7 @@ import pytest
 from hindsight.client import call
 from hindsight.local.poller import SqsPoller
 from hindsight.local.serve import BackgroundServer
-from tests.integration.test_readable_errors import _ecma_matches
-from tests.support import PROTOCOL_ERAS, drain, mcp_client, tool_error
+from tests.support import PROTOCOL_ERAS, drain, ecma_matches, mcp_client, tool_error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 NOT_FOUND_ID = "0193a5c2-7d1e-7f3a-9b2c-4d5e6f708192"
@@ -175,7 +174,7 @@ async def test_the_tag_pattern_reads_in_json_schema_as_the_server_reads_it(
             ascii_read = [re.search(pattern, t, re.ASCII) is not None for t in tags[:-1]]
             assert ascii_read == schema_takes[:-1], (name, pattern)
             assert [re.search(pattern, t) is not None for t in tags] == schema_takes, (name, pattern)
-            ecma = _ecma_matches(pattern, tags)
+            ecma = ecma_matches(pattern, tags)
             assert ecma is None or ecma == schema_takes, (name, ecma)
         ack = await call(client, "memory_write", {"content": "Pastries at the corner shop", "tags": ["Café"]})
         await drain(poller)
