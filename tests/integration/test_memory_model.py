@@ -588,7 +588,7 @@ async def test_another_tenants_ids_are_not_found(
 BAD_CALLS = [
     ("memory_get", {"id": "not-a-uuid"}, "id"),
     ("memory_update", {"id": "00000000-0000-0000-0000-000000000000", "action": "rewrite"}, "action"),
-    ("memory_update", {"id": "00000000-0000-0000-0000-000000000000", "action": "update"}, "changes"),
+    ("memory_update", {"id": "00000000-0000-0000-0000-000000000000", "action": "update"}, "action"),
     (
         "memory_update",
         {"id": "00000000-0000-0000-0000-000000000000", "action": "update", "importance": 2},

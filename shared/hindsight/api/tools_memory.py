@@ -72,6 +72,7 @@ class BatchItemResult(BaseModel):
     redacted: list[str] | None = None
     replayed: bool | None = None
     time_not_read: str | None = None
+    key_note: str | None = None
     error: dict[str, Any] | None = Field(
         default=None,
         description="Why it was not queued: the error object memory_write would have answered (kind, "

@@ -150,8 +150,11 @@ def write(
     state = status.status if status is not None else "queued"
     # what memory_write's answer says beside the id (an operator's write is never importance-capped):
     # what redaction replaced, a time the words name that was not read (trial21 M9: the CLI said only
-    # "stored", so the memory was placed at the write time with no word said), the key as stored
-    changed = ack.model_dump(mode="json", include={"redacted", "time_not_read", "key"}, exclude_none=True)
+    # "stored", so the memory was placed at the write time with no word said), the key as stored, and that
+    # an episode's key is not the key's value
+    changed = ack.model_dump(
+        mode="json", include={"redacted", "time_not_read", "key", "key_note"}, exclude_none=True
+    )
     if as_json:
         print_json(
             {
@@ -170,6 +173,8 @@ def write(
             err_console.print(
                 f"[yellow]time not read:[/] {escape(changed['time_not_read'])}", highlight=False
             )
+        if "key_note" in changed:
+            err_console.print(f"[yellow]key:[/] {escape(changed['key_note'])}", highlight=False)
     if wait and state == "queued":
         err_console.print(f"[yellow]still queued after {timeout_s:g} s:[/] {still_queued(depths)}")
         raise typer.Exit(1)
@@ -315,15 +320,36 @@ def _score_cells(s: Any) -> dict[str, str]:
 
 
 def inspect(
-    agent: Annotated[str, typer.Argument(help="Agent to inspect.")] = DEFAULT_AGENT_ID,
+    positional_agent: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="AGENT", help="The agent, as --agent gives it (the older spelling).", show_default=False
+        ),
+    ] = None,
     tenant: Tenant = DEFAULT_TENANT,
+    agent: Annotated[
+        str | None,
+        typer.Option(help=f"Agent within the tenant (default: {DEFAULT_AGENT_ID}).", show_default=False),
+    ] = None,
     writes: Annotated[int, typer.Option(help="Recent writes to show.")] = 10,
     data_dir: DataDir = None,
     as_json: JsonOut = False,
 ) -> None:
-    """Counts per layer and status, recent writes, working-memory sessions, queue and DLQ depth."""
+    """Counts per layer and status, recent writes, working-memory sessions, queue and DLQ depth. The
+    agent is --agent, as for write and search; `hindsight inspect AGENT` still works."""
     from hindsight.domain.memory import Scope
     from hindsight.operator_tools import operator_tools
+
+    if agent is not None and positional_agent is not None and agent != positional_agent:
+        fail(
+            f"two agents given, '{positional_agent}' and --agent '{agent}': give the agent once, with "
+            "--agent",
+            as_json=as_json,
+            code=2,
+            error={"field": "--agent"},
+        )
+    if agent is None:  # an empty --agent is left to the scope's check, never taken for the default
+        agent = positional_agent if positional_agent is not None else DEFAULT_AGENT_ID
 
     async def body(container: Any) -> Any:
         tools = operator_tools(container)

@@ -147,7 +147,8 @@ class ExperienceHint(BaseModel):
         default=None,
         description="How many recalled memories were left out as off the query, how many lines were cut, "
         "that a key asked for has no active value but archived or superseded ones (their ids), and why "
-        "the model's hint was not used when the extractive one replaced it.",
+        "the model's hint was not used when the extractive one replaced it, and, with since or until, which "
+        "cited memories are undated (no occurred_at: the window took them as of when they were written).",
     )
 
 

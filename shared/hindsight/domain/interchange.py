@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
@@ -29,7 +30,12 @@ from hindsight.domain.memory import MemoryDraft, check_period_end
 Format = Literal["jsonl", "locomo"]
 _SESSION = re.compile(r"^session_(\d+)$")
 _AGENT_UNSAFE = re.compile(r"[^A-Za-z0-9_.:@-]+")
-_AGENT_ID: TypeAdapter[str] = TypeAdapter(AgentId)
+
+
+@cache
+def _agent_id() -> TypeAdapter[str]:
+    """The validator of a line's ``agent_id`` (``AgentId``), built on first use: nothing at import time."""
+    return TypeAdapter(AgentId)
 
 
 @dataclass(frozen=True)
@@ -200,7 +206,7 @@ def items_from_jsonl(lines: Iterable[str], *, now: datetime | None = None) -> li
         agent_id = payload.pop("agent_id", None)
         if agent_id is not None:
             try:
-                agent_id = _AGENT_ID.validate_python(agent_id)
+                agent_id = _agent_id().validate_python(agent_id)
             except ValidationError as exc:
                 problems.add(f"{where}: agent_id", exc.errors()[0]["msg"])
                 continue

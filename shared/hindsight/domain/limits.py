@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from typing import Annotated, Any, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field, JsonValue, Strict, StringConstraints
@@ -422,18 +423,24 @@ It was ``^[A-Za-z][\\w.-]*$``, and ``\\w`` is ASCII only in JSON Schema's ECMA-2
 pydantic's (Rust) and Python's: a client reading the schema took "città" for no name of the pattern,
 which the server stores. Written as ``KEY_PATTERN`` is, it reads alike in each; the non-ASCII characters
 it cannot single out in every dialect ``_name_letters`` refuses with the same error."""
-_OLD_NAME_CHARACTERS = SchemaValidator(core_schema.str_schema(pattern=r"^[\w.-]*$"))
-"""The characters the entity name pattern took before it was written for every dialect: Unicode's ``\\w``
-as pydantic's regex engine (Rust's ``regex`` crate, with its own Unicode tables) reads it — letters,
-marks, decimal digits, connector punctuation, the joiners U+200C/U+200D, and what Unicode calls
-alphabetic beside them (circled letters). Unicode categories read by Python (``unicodedata``, an older
-Unicode in Python 3.11) would refuse some of these: a name stored or queued before must stay valid."""
+
+
+@cache
+def _old_name_characters() -> SchemaValidator:
+    """The characters the entity name pattern took before it was written for every dialect: Unicode's
+    ``\\w`` as pydantic's regex engine (Rust's ``regex`` crate, with its own Unicode tables) reads it —
+    letters, marks, decimal digits, connector punctuation, the joiners U+200C/U+200D, and what Unicode
+    calls alphabetic beside them (circled letters). Unicode categories read by Python (``unicodedata``, an
+    older Unicode in Python 3.11) would refuse some of these: a name stored or queued before must stay
+    valid. Built on first use, once: nothing is built at import time (house rule; a process that never
+    meets a non-ASCII name never builds it)."""
+    return SchemaValidator(core_schema.str_schema(pattern=r"^[\w.-]*$"))
 
 
 def _name_letters(value: str) -> str:
     """``value`` (a name matching ``ENTITY_NAME_PATTERN``) unchanged; raises the pattern's own error
-    when a non-ASCII character of it is no word character (``_OLD_NAME_CHARACTERS``): "a€", "a—b"."""
-    if value.isascii() or _OLD_NAME_CHARACTERS.isinstance_python(value):
+    when a non-ASCII character of it is no word character (``_old_name_characters``): "a€", "a—b"."""
+    if value.isascii() or _old_name_characters().isinstance_python(value):
         return value
     raise PydanticCustomError(
         "string_pattern_mismatch", "String should match pattern '{pattern}'", {"pattern": ENTITY_NAME_PATTERN}
@@ -447,18 +454,23 @@ TAG_PATTERN = rf"^{_TAG_CHARACTER}+$"
 only), so JSON Schema's ECMA-262 dialect reads it as pydantic's does: it was ``^[\\w.:/-]+$``, whose
 ``\\w`` is ASCII in ECMA-262, and a client checking the schema refused "café", which the server stores.
 The non-ASCII characters it cannot single out ``_tag_letters`` refuses with the same error."""
-_OLD_TAG_CHARACTERS = SchemaValidator(core_schema.str_schema(strip_whitespace=True, pattern=r"^[\w.:/-]*$"))
-"""The characters the tag pattern took before it was written for every dialect (as
-``_OLD_NAME_CHARACTERS``), read as it read them: stripped, not yet lower-cased (pydantic lowers with
-newer case tables than its regex's: U+A7D2, no word character to the regex, lowers to one). A tag stored
-or queued before must stay valid, none be added."""
+
+
+@cache
+def _old_tag_characters() -> SchemaValidator:
+    """The characters the tag pattern took before it was written for every dialect (as
+    ``_old_name_characters``), read as it read them: stripped, not yet lower-cased (pydantic lowers with
+    newer case tables than its regex's: U+A7D2, no word character to the regex, lowers to one). A tag
+    stored or queued before must stay valid, none be added. Built on first use, once (as
+    ``_old_name_characters``)."""
+    return SchemaValidator(core_schema.str_schema(strip_whitespace=True, pattern=r"^[\w.:/-]*$"))
 
 
 def _tag_letters(value: Any) -> Any:
     """``value`` unchanged; raises the tag pattern's own error when a non-ASCII character of it is no word
-    character (``_OLD_TAG_CHARACTERS``): "a€", "a—b". Before the string constraints (after NFC), as the
+    character (``_old_tag_characters``): "a€", "a—b". Before the string constraints (after NFC), as the
     old pattern read it; a value that is no string is left to them."""
-    if not isinstance(value, str) or value.isascii() or _OLD_TAG_CHARACTERS.isinstance_python(value):
+    if not isinstance(value, str) or value.isascii() or _old_tag_characters().isinstance_python(value):
         return value
     raise PydanticCustomError(
         "string_pattern_mismatch", "String should match pattern '{pattern}'", {"pattern": TAG_PATTERN}

@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from uuid import UUID
 
 from pydantic import (
@@ -221,11 +221,13 @@ class MemoryChanges(BaseModel):
     """Remove the stored occurred_at (an inferred time whose words an edit removed: ``relative_time.
     redated``). Ignored when ``occurred_at`` is given."""
 
+    FLAGS: ClassVar[tuple[str, ...]] = ("verified", "clear_valid_to", "clear_occurred_at")
+    """The fields that are switches, not values a caller sets (``is_empty``)."""
+
     def is_empty(self) -> bool:
         """Nothing to change: no field given, no valid_to or occurred_at to clear, not verified."""
-        flags = ("verified", "clear_valid_to", "clear_occurred_at")
         return not (self.verified or self.clear_valid_to) and all(
-            v is None for k, v in self if k not in flags
+            v is None for k, v in self if k not in self.FLAGS
         )
 
     def valid_to_after(self, stored: datetime | None) -> datetime | None:

@@ -42,8 +42,18 @@ _NAMED = re.compile(
     r"|(?i:(?:\b(?:last|this|next|on|coming)\s+)?\b(?:" + WEEKDAY_ALT + r")s?\b"
     r"|(?:\b(?:last|this|next)\s+)?\bweekend\b|\b(?:a|one|two|\d+)?\s*fortnights?(?:\s+ago)?\b)"
 )
+_COUNTED_FROM_LAST = (
+    r"\b(?:(?:the|\d{1,3}|" + NUMBER_WORD_PATTERN + r")\s+)?(?:" + UNIT_ALT + r"|weekend|fortnight|night)s?"
+    r"\s+(?:before|after)\s+last\s+(?:week|weekend|month|year|night|" + WEEKDAY_ALT + r")\b"
+)
+COUNTED_FROM_LAST = re.compile(_COUNTED_FROM_LAST)
+"""A time counted from one the relative rules name ("the week before last Monday", "two days after last
+week"; lower case, as ``relative_time`` scans): not that time ("last Monday" was read, h-lows), and which
+span is meant (the seven days before that Monday, or the ISO week before its week) the words do not say.
+``relative_time`` reads none of it; "the week before last" alone it reads."""
 _BEFORE_LAST = re.compile(
-    r"(?i:\b(?:the\s+)?(?:weekend|week|month|year|night|day)\s+before\s+last\b"
+    r"(?i:" + _COUNTED_FROM_LAST + "|"
+    r"\b(?:the\s+)?(?:weekend|week|month|year|night|day)\s+before\s+last\b"
     r"|\b(?:\d{1,3}|" + NUMBER_WORD_PATTERN + r")\s+weeks?\s+ago\s+(?:" + WEEKDAY_ALT + r")\b)"
 )
 """A day or week counted back from another ("the weekend before last", "a week ago Sunday": trial21 H1/H2

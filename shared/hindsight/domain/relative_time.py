@@ -79,7 +79,9 @@ trial7 H2; 明天, 后天, 下周, 下个月, 明年), or an expression in a cla
 yesterday", "Got the results from yesterday's blood test", "Paid the invoice from last week" — the sale,
 the reply, the return are not then. Such an expression is a time named and not read (it still has its
 span for copied text: "the bike I bought two years ago (2024)").
-Not resolved at all: a weekday alone ("on Tuesday" — this week's or last?), vague phrases ("recently",
+Not resolved at all: a weekday alone ("on Tuesday" — this week's or last?), a time counted from one the
+table names ("the week before last Monday", "two days after last week": ``named_dates.COUNTED_FROM_LAST``;
+nor is the "last Monday" inside it read alone), vague phrases ("recently",
 "the other day", "a few days ago", "earlier this week", "3 weeks back", 最近, 前几天; the write's answer
 names them, ``unread_time``), month names but as ``word_dates`` reads them ("last March": this year's or
 the year before?), and the *mood* of a sentence: "if yesterday…" or reported speech ("she said
@@ -152,26 +154,34 @@ from hindsight.domain.calendar_words import MONTH_ALT, SEASON_ALT, UNIT_ALT, WEE
 from hindsight.domain.content_date import iso_date_forms, relative_dates_another_clause, stated_dates
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
-from hindsight.domain.named_dates import DAY_OF_YEAR, RECURRING, calendar_names
+from hindsight.domain.named_dates import COUNTED_FROM_LAST, DAY_OF_YEAR, RECURRING, calendar_names
 from hindsight.domain.time_beside import names_a_second_time
 from hindsight.domain.word_dates import named_span, past_tense, read_word_date
 
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WORDS_EN = NUMBER_WORDS  # one table for writes and searches (``calendar_ago``)
 _DIGITS_ZH = dict(zip("零一二三四五六七八九", range(10), strict=True)) | {"两": 2}
-_NUM_EN = (
-    "".join(
-        f"(?<!{tens}{joiner})"
-        for tens in ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-        for joiner in " -"
-    )
-    + r"(?<!hundred )(?<!thousand )(?<!hundred and )(?<!thousand and )(\d{1,3}|"
-    + "|".join(_WORDS_EN)
-    + r")"
+_NUM_EN = r"(\d{1,3}|" + "|".join(word.replace(" ", r"\s+") for word in _WORDS_EN) + r")"
+"""N of "N units ago": digits or a number word, a compound's two words apart by any white space ("twenty
+one", "twenty  one": h-lows; the table is written with one space). Not the last word of a count the table
+does not read (``_part_of_count``)."""
+_BEFORE_COUNT = re.compile(
+    r"(?:\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[\s-]+|\b(?:hundred|thousand)\s+(?:and\s+)?)$"
 )
-"""N of "N units ago": not the last word of a count the table does not read ("forty one days ago" is not
-"one days ago", nor "one hundred twenty one days ago" nor "forty-one days ago": h-review; ``named_dates``
-names it)."""
+"""What makes the count after it the last word of a longer one: a tens word ("forty one days ago" is not
+"one days ago", nor "forty-one days ago", "forty  one days ago") or "hundred"/"thousand" ("one hundred
+twenty one days ago", "a hundred and two days ago"); ``named_dates`` names such a count."""
+
+
+def _part_of_count(match: re.Match[str]) -> bool:
+    """Whether the count that opens ``match`` (group 1, an "N units ago" rule's N) ends a longer count in
+    words (``_BEFORE_COUNT``). A check after the match, not a look-behind: a look-behind has one width,
+    and the words may be apart by any white space (h-lows: "twenty  one days ago" was read as one day
+    ago)."""
+    start = match.start(1)
+    return _BEFORE_COUNT.search(match.string, max(0, start - 32), start) is not None
+
+
 _NUM_ZH = r"(\d{1,3}|[零一二两三四五六七八九十]{1,3})"
 
 
@@ -187,6 +197,7 @@ def _number(text: str) -> int:
     """Digits, an English number word or a Chinese numeral below 100 (``十二``, ``二十``, ``两``)."""
     if text.isdigit():
         return int(text)
+    text = " ".join(text.split())  # "twenty  one" as the table writes it
     if text in _WORDS_EN:
         return _WORDS_EN[text]
     if "十" in text:
@@ -195,6 +206,13 @@ def _number(text: str) -> int:
     if len(text) != 1:
         raise ValueError(text)
     return _DIGITS_ZH[text]
+
+
+def _not_read(match: re.Match[str], d: date) -> TimeSpan:
+    """A time the table names and does not read (``named_dates.COUNTED_FROM_LAST``): raises ValueError,
+    so the match is a time named with no span — nothing is inferred from the text, and the expression
+    inside it ("last Monday") is not read alone."""
+    raise ValueError(match.group(0))
 
 
 def _last_weekday(name: str, d: date) -> TimeSpan:
@@ -235,9 +253,10 @@ _RULES: tuple[Rule, ...] = (
     (re.compile(r"\b(?:yesterday|last night)\b"), lambda m, d: day_span(d - timedelta(days=1))),
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"), lambda m, d: day_span(d)),
     (
-        re.compile(r"\b" + _NUM_EN + r" weeks? ago (" + WEEKDAY_ALT + r")\b"),
+        re.compile(r"\b" + _NUM_EN + r"\s+weeks?\s+ago\s+(" + WEEKDAY_ALT + r")\b"),
         lambda m, d: _weekday_weeks_ago(m.group(2), _number(m.group(1)), d),
     ),
+    (COUNTED_FROM_LAST, _not_read),  # before "last Monday" is read alone (h-lows)
     (
         re.compile(r"\b(?:the )?(" + BEFORE_LAST_ALT + r") before last\b" + _NOT_LAST_OF),
         lambda m, d: before_last(m.group(1), d),
@@ -248,7 +267,7 @@ _RULES: tuple[Rule, ...] = (
     (re.compile(r"\blast month\b"), lambda m, d: month_span(d, 1)),
     (re.compile(r"\blast year\b"), lambda m, d: year_span(d, 1)),
     (
-        re.compile(r"\b" + _NUM_EN + rf" ({UNIT_ALT})s? ago\b"),
+        re.compile(r"\b" + _NUM_EN + rf"\s+({UNIT_ALT})s?\s+ago\b"),
         lambda m, d: ago(m.group(2), _number(m.group(1)), d),
     ),
     (re.compile(r"大前天"), lambda m, d: day_span(d - timedelta(days=3))),
@@ -264,6 +283,9 @@ _RULES: tuple[Rule, ...] = (
         lambda m, d: ago(_ZH_UNITS[m.group(2)], _number(m.group(1)), d),
     ),
 )
+_COUNTS = frozenset(pattern for pattern, _ in _RULES if pattern.pattern.startswith(r"\b" + _NUM_EN))
+"""The rules whose match opens with an English count (``_NUM_EN``): not read when the count ends a longer
+one (``_part_of_count``)."""
 _COUNTED_FROM = (
     r"(?:(?:\d{1,3}|" + NUMBER_WORD_PATTERN + r"|(?:a )?(?:few|couple(?: of)?)|several)\s+)?"
     rf"(?:{UNIT_ALT}|fortnight)s?\s+"
@@ -368,6 +390,8 @@ def _scan(cased: str, day: date) -> list[tuple[int, int, str, TimeSpan | None]]:
     for pattern, resolve in _RULES:
         for match in pattern.finditer(lowered):
             if any(start < match.end() and match.start() < end for start, end, _, _ in found):
+                continue
+            if pattern in _COUNTS and _part_of_count(match):
                 continue
             if not _standalone(cased, lowered, match.start(), match.end(), quoted):
                 continue

@@ -215,7 +215,16 @@ def _parse_time_range(text: str, now: datetime, field: str) -> TimeRange:
     if m := _RANGE.match(phrase):  # ISO dates and times contain none of the separators
         start, _ = _parse_instant(m.group(1), field)
         end_start, end_end = _parse_instant(m.group(2), field)
-        return TimeRange(start, end_end if end_end > end_start else end_start)
+        end = end_end if end_end > end_start else end_start
+        # reversed: said as such, not as an empty window between two instants the caller never wrote
+        if end < start:
+            first, last = (_RANGE.match(" ".join(text.split())) or m).groups()
+            raise InvalidInput(
+                field,
+                f"'{text[:64]}' ends before it starts: its start ({first[:32]}, before the separator) is "
+                f"after its end ({last[:32]}, after it); give the earlier time first",
+            )
+        return TimeRange(start, end)
     start, end = _parse_instant(phrase, field)
     return TimeRange(start, end if end > start else None)
 

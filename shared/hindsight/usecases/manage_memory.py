@@ -290,6 +290,16 @@ def _not_owner(memory: StoredMemory) -> Forbidden:
     )
 
 
+def _nothing_to_update() -> str:
+    """The refusal of an update with no change, naming the tool's own arguments (it named "changes", which
+    no caller sends: the use case's model, not the tool's schema; h-lows)."""
+    changes = ", ".join(name for name in MemoryChanges.model_fields if name not in MemoryChanges.FLAGS)
+    return (
+        f"action 'update' was given nothing to change: give at least one of {changes}, or verified=true to "
+        "confirm the memory is still true"
+    )
+
+
 class ManageMemory:
     """The by-id tools. ``actor`` in history is the API key id."""
 
@@ -467,7 +477,7 @@ class ManageMemory:
         if action == "supersede":
             return await self._supersede(principal, scope, memory_id, changes, reason, expected_version)
         if changes.is_empty():
-            raise InvalidInput("changes", "nothing to update: give at least one field or verified=true")
+            raise InvalidInput("action", _nothing_to_update())
         current = await self._owned(scope, memory_id)
         check_memory_version(current, expected_version)  # early: no embedding for a refused change
         check_resumes(changes.metadata, current.metadata)
@@ -512,7 +522,7 @@ class ManageMemory:
         expected_version: int | None,
     ) -> UpdateResult:
         if changes.content is None:
-            raise InvalidInput("changes.content", "supersede needs the new fact's content")
+            raise InvalidInput("content", "supersede needs the new fact's content")
         if self._remember is None:
             raise RuntimeError("no write queue configured in this process")
         old = await self._owned(scope, memory_id)

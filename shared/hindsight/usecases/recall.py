@@ -82,34 +82,39 @@ class RecallQuery(BaseModel):
     known_at: datetime | None = None
 
 
-def _empty_window(start: datetime, end: datetime) -> str:
-    """Why the time window (time_range, since, until together) holds no instant at all."""
+def _empty_window(start: datetime, start_field: str, end: datetime, end_field: str) -> str:
+    """Why the time window (time_range, since, until together) holds no instant at all, naming the
+    argument each end came from (``start_field``, ``end_field``)."""
     if start == end:
         return (
-            f"the time window is empty: it starts and ends at {start.isoformat()} (until is exclusive; "
-            "give an until after since)"
+            f"the time window is empty: it starts and ends at {start.isoformat()} (its end is exclusive; "
+            f"{end_field} must be later than {start_field})"
         )
     return (
-        f"the time window is empty: it ends at {end.isoformat()}, before it starts at {start.isoformat()} "
-        "(until must be after since and time_range's start)"
+        f"the time window is empty: its start, {start.isoformat()} ({start_field}), is after its end, "
+        f"{end.isoformat()} ({end_field}); {end_field} must be later than {start_field}"
     )
 
 
 def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
     """Turn phrases into instants against the query time. Raises InvalidInput naming the field."""
     start = end = None
+    start_field, end_field = "time_range's start", "time_range's end"
     if query.time_range:
         span = parse_time_range(query.time_range, now, "time_range")
         start, end = span.start, span.end
     if query.since:
         bound = resolve_bound(query.since, now, "since", upper=False)
-        start = max(start, bound) if start else bound
+        if start is None or bound > start:
+            start, start_field = bound, "since"
     if query.until:
         bound = resolve_bound(query.until, now, "until", upper=True)
-        end = min(end, bound) if end else bound
+        if end is None or bound < end:
+            end, end_field = bound, "until"
     if start and end and start >= end:  # the field that closed the window: time_range alone, or the bound
         raise InvalidInput(
-            "until" if query.until else "since" if query.since else "time_range", _empty_window(start, end)
+            "until" if query.until else "since" if query.since else "time_range",
+            _empty_window(start, start_field, end, end_field),
         )
     point = PointInTime(valid_at=query.valid_at, known_at=query.known_at)
     return SearchRequest(

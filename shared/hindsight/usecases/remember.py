@@ -93,6 +93,26 @@ class WriteAck(BaseModel):
         "the given one is kept. Also when a keyed fact's words are read at one time ('last month') and "
         "name another that was not read ('in 2019'): both, and where the memory is placed.",
     )
+    key_note: str | None = Field(
+        default=None,
+        description="Said when an episodic write carries a key: an event is not the key's value, so it "
+        "supersedes nothing on the key and is stored beside the fact there. Write the fact with layer "
+        "'semantic' to make it the key's value.",
+    )
+
+
+def episodic_key_note(draft: MemoryDraft) -> str | None:
+    """The write answer's ``key_note``: for an episodic draft with a key, that the key names what the event
+    is about and the event is not the key's value (docs/tools.md, "Moving a memory onto a key": episodic
+    keys do not name one fact), so nothing on the key is superseded; None otherwise. A write that looked
+    like setting the key's value was stored beside it with no word of it (h-lows)."""
+    if draft.layer != "episodic" or draft.key is None:
+        return None
+    return (
+        f"an episodic memory is not its key's value: it supersedes nothing on '{draft.key}' and is stored "
+        "beside the key's fact, if there is one (a key holds one current value in the semantic layer only); "
+        "to make this the key's value, write it with layer 'semantic'"
+    )
 
 
 CausalParentCheck = Callable[[Scope, UUID], Awaitable[None]]
@@ -249,6 +269,7 @@ class Remember:
             redacted=sorted(redacted) or None,
             replayed=True if first else None,
             time_not_read=unread_time_note(draft, job.submitted_at),
+            key_note=episodic_key_note(draft),
         )
         try:
             check_period_end(draft, job.submitted_at)  # what the table would refuse after the ack

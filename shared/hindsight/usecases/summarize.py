@@ -9,7 +9,9 @@ key that nothing holds but keys below it do gets a note naming them (``usecases.
 active memories count (a superseded fact is not a current value), and nothing is recorded as an access:
 a summary is a digest, not a recall of each memory. Facts that contradict each other and were both kept
 (search's ``possible_conflict``) are both shown, labelled, the other side added when only one matched. A
-key no active memory holds gets a note naming its archived or superseded memories, if any. The hint is
+key no active memory holds gets a note naming its archived or superseded memories, if any. With a time
+window (since, until), the note names the cited memories that have no time of their own
+(``undated_note``): the window placed them at their write. The hint is
 extractive (offline, deterministic) unless a chat model is configured; the model is given only the
 memories kept, and its lines are used only when every line cites memories it was given, else the
 extractive hint is returned with a note saying why.
@@ -100,6 +102,15 @@ class Summarize:
             raise InvalidInput("query", "give at least one of query, key, task_type, since or until")
         if request.since is not None and request.until is not None and request.since >= request.until:
             raise InvalidInput("until", "the time window is empty (since must be before until)")
+        hint, memories = await self._hint(principal, agent_id, request)
+        if request.since is None and request.until is None:
+            return hint
+        return hint.model_copy(update={"note": _notes(hint.note, undated_note(hint, memories))})
+
+    async def _hint(
+        self, principal: Principal, agent_id: str | None, request: SummaryRequest
+    ) -> tuple[ExperienceHint, list[StoredMemory]]:
+        """The hint and the memories it was built from (``__call__``, once the request is checked)."""
         now = self._clock.now()
         scope = principal.scope(agent_id)
         await check_key_filter(self._reader, scope, request.key, now)
@@ -112,20 +123,23 @@ class Summarize:
             note = _notes(note, await key_family_note(self._reader, scope, request.key, ("active",)))
         extractive = drawn.model_copy(update={"note": _notes(note, drawn.note)})
         if self._writer is None or not memories:
-            return extractive
+            return extractive, memories
         try:
             lines = await self._writer.write(request.focus(), memories)
         except SummaryFailed as exc:
             log.warning("experience hint by the chat model failed, extractive hint used: %s", exc)
-            return extractive.model_copy(update={"note": _notes(note, "the chat model gave no usable hint")})
+            failed = extractive.model_copy(
+                update={"note": _notes(note, "the chat model gave no usable hint")}
+            )
+            return failed, memories
         problem = check_citations(lines, [m.id for m in memories])
         if problem is not None:
             log.warning("experience hint by the chat model refused (%s), extractive hint used", problem)
             refused = f"the chat model's hint was refused: {problem}"
-            return extractive.model_copy(update={"note": _notes(note, refused)})
+            return extractive.model_copy(update={"note": _notes(note, refused)}), memories
         labelled = with_upcoming_labels(with_injection_labels(lines, memories, conflicts), memories, now)
         labelled = with_owner_labels(labelled, memories, scope.agent_id)
-        return assemble(labelled, considered=len(memories), method="model", note=note)
+        return assemble(labelled, considered=len(memories), method="model", note=note), memories
 
     async def _inactive_key_note(
         self, scope: Scope, request: SummaryRequest, now: datetime, matched: Sequence[StoredMemory]
@@ -230,6 +244,23 @@ def inactive_key_note(key: str, held: Sequence[StoredMemory]) -> str:
         f"no active memory holds key '{key}', but {which} {'one does' if one else 'ones do'} ({ids}): "
         f"see {'it' if one else 'them'} with memory_search status {status} or memory_get; memory_update "
         f"action 'restore' makes {'it' if one else 'one'} current again"
+    )
+
+
+def undated_note(hint: ExperienceHint, memories: Sequence[StoredMemory]) -> str | None:
+    """For a hint asked with a time window (since, until): which memories it cites have no time of their
+    own (no occurred_at; a turn's session start is stored as one) and were taken as of when they were
+    written (the window's filter reads ``coalesce(occurred_at, created_at)``, as memory_search's does). A
+    fact written this week about something long true is "in" a since=last-week window; the note lets the
+    caller tell it from an event of that week (h-lows: such facts filled a since summary with nothing
+    saying so). None when every cited memory has a time of its own."""
+    undated = {m.id for m in memories if m.occurred_at is None}
+    cited = [f"[{n}]" for n, memory_id in enumerate(hint.ids, 1) if memory_id in undated]
+    if not cited:
+        return None
+    return (
+        f"undated ({', '.join(cited)}): no occurred_at, so the time window took each as of when it was "
+        "written, which may not be when it happened or held"
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import timedelta
+from functools import cache
 from typing import Literal
 from uuid import UUID
 
@@ -98,7 +99,10 @@ def _unknown_reason(agent_id: str | None) -> str:
     )
 
 
-_JOB = TypeAdapter(WriteJob | ReflectJob)
+@cache
+def _job() -> TypeAdapter[WriteJob | ReflectJob]:
+    """The validator of a queued job's body, built on first use (the sweep's): nothing at import time."""
+    return TypeAdapter(WriteJob | ReflectJob)
 
 
 class SweepStuckWork:
@@ -139,7 +143,7 @@ class SweepStuckWork:
                     offset += 1
                     continue
                 try:
-                    job = _JOB.validate_json(body)
+                    job = _job().validate_json(body)
                 except ValidationError:
                     log.error("queued job %s has an unreadable body; dropping its status entry", job_id)
                     await self._operations.done(tenant_id, [job_id])
