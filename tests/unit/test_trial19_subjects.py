@@ -12,7 +12,8 @@
   wife got me to go vegan"), "… and now so am I", "My husband got transferred, so we live in Omaha now"
   over "I live in Denver" were refused as another person's words: they are the writer's values.
 Guards: "Mom and I …", "My wife and I …", "Me and the kids …", "The kids and I …", a name or a pronoun
-("Jake works at Globex", "He works at Globex now": an agent may write of the user so), "Last week I …".
+("Jake works at Globex", "He works at Globex now": an agent may write of the user so; a pronoun against
+a value the writer wrote as "I …" is another person since trial22 M4: test_keys3), "Last week I …".
 """
 
 from __future__ import annotations
@@ -104,7 +105,6 @@ def test_the_key_of_theirs_names_the_last_relation_of_a_chain_in_one_word() -> N
         "Me and the kids live in Reno now",
         "The kids and I live in Reno now",
         "Jake lives in Reno now",
-        "He lives in Reno now",
         "Last week I moved to Reno",
         "Mother's Day is my favourite holiday",
     ],

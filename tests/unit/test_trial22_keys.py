@@ -6,8 +6,8 @@
   retired the user's job. Now only a take-back that names every value the key holds is a replacement.
 - M1, M3: another person's words on an empty key named for the writer were refused even when the writer is
   named beside them ("My best friend Sam is my emergency contact", "My mother lives with me in Tucson").
-  M2 ("My wife is vegetarian, so I cook vegetarian now" on an empty key) is still refused, as "so I cook
-  without them" is.
+  M2 ("My wife is vegetarian, so I cook vegetarian now" on an empty key) was still refused, as "so I cook
+  without them" is; it is the writer's value since h-keys3 ("cook" a verb of a value: test_keys3).
 """
 
 from __future__ import annotations

@@ -349,6 +349,16 @@ _USES_INSTEAD = re.compile(
 words do not name (not "instead of …": the frame rules read the value replaced)."""
 
 
+def uses_instead(change: str) -> bool:
+    """Whether ``change`` says the user now uses a value "instead" (``_USES_INSTEAD``: "I now use Wells Fargo
+    instead", "We drink coffee instead"), naming neither the value replaced ("… instead of Chase") nor
+    where or what for the value is used (``_WHERE_USED``: not "I use Linear for video calls instead",
+    which replaces the value of that use). Instead of what, the words do not say: a switch of a use, as
+    "I switched to Wells Fargo" is (trial21 H5)."""
+    found = _USES_INSTEAD.match(plain_apostrophes(change))
+    return found is not None and _WHERE_USED.search(" " + found.group("value")) is None
+
+
 def _uses_instead(change: str, state: str) -> bool:
     """Whether ``change`` says the user now uses a value "instead" (``_USES_INSTEAD``) of what ``state``, the
     user's, states: a one-value attribute ("My bank is Chase" / "I now use Wells Fargo instead":

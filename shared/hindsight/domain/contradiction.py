@@ -145,7 +145,12 @@ from hindsight.domain.both_hold import (
 )
 from hindsight.domain.broader_place import broader_home
 from hindsight.domain.calendar_words import DAY_GROUPS, DAY_PARTS, MONTHS, WEEKDAYS
-from hindsight.domain.change_mention import mentions_a_change, mentions_a_switch, says_a_far_change
+from hindsight.domain.change_mention import (
+    mentions_a_change,
+    mentions_a_switch,
+    says_a_far_change,
+    uses_instead,
+)
 from hindsight.domain.loose_changes import loose_change
 from hindsight.domain.memory import Source
 from hindsight.domain.rewording import same_statement
@@ -1013,6 +1018,11 @@ def compare_facts(new: str, old: str) -> PairVerdict:
         # "Emma's new yoga class is at 6pm" / "Emma's yoga class is at 7am": one more class as likely as
         # another in place of the old one (trial 3, finding 2)
         return PairVerdict("possible_conflict", (*verdict.signals, "new_thing"))
+    if verdict.relation == "contradiction" and uses_instead(new):
+        # "I now use Wells Fargo instead" / "I use Chase for banking": in place of what, the words do not
+        # say, and a use may be one of several — a switch, flagged as "I switched to …" is (trial21 H5,
+        # 5fc3be8); "… instead of Chase" or "… for banking instead" names it
+        return PairVerdict("possible_conflict", (*verdict.signals, "unnamed"))
     replacement = _unsure_replacement(a, b, new, old) if verdict.relation == "contradiction" else None
     if replacement is not None:  # "might try / ordered / works in Y instead of X": X may still hold (trial 6)
         return PairVerdict("possible_conflict", (*verdict.signals, replacement))

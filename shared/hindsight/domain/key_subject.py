@@ -13,11 +13,16 @@ present or past, or a contracted "is": "My son's allergic …", "My sister moved
 …" is hers too; "My wife and I …" names the writer) and must open with a person named by a relation
 (``relations``: not "My allergy is peanuts", "My favourite food is …"); an opening that names the
 person otherwise is read as "my <relation>" (``relation_opening``: "Mom lives …", "The kids …", "Both my
-kids …", "Last week my sister …", trial19; names and pronouns are not read); some value of the key must be the
-writer's (``writers_value``: "I …", "We …", "The user …", "My wife and I …", "My partner works at Hooli
-and I work at Pied Piper"), whatever else the key holds — one value of another person's kept beside
-switched the check off (trial18 H2). Not refused: a key with a part naming a relation
-("user.son.allergy", "kids.allergy", "user.spouse"), a person who fills the
+kids …", "Last week my sister …", trial19; names are not read), or an animal of the writer's ("My dog's
+name is Rex": ``_OPENS_WITH_PET``, trial22 M4), or a third person's pronoun ("She is vegan", "Her name is
+Ana": ``_PRONOUN_SUBJECT``, refused only beside a value the writer wrote as "I …" / "My …": beside "The
+user …" or a bare value "she" may be the user, written of by an agent); some value of the key must be the
+writer's (``writers_value``: "I …", "We …", "The user …", "My name is Sam", "My wife and I …", "My partner
+works at Hooli and I work at Pied Piper"; on a key named for the writer, "user.name", also a value of no
+one else's, "Sam", "Allergic to penicillin": trial22 M4), whatever else the key holds — one value of
+another person's kept beside switched the check off (trial18 H2). Not refused: a key with a part naming
+a relation or an animal ("user.son.allergy", "kids.allergy", "user.spouse", "dog.name"), a person who
+fills the
 role the key names ("My boss is Dana now" on "user.manager", "My sister is my emergency contact now" on
 "user.emergency_contact": the writer's value, trial16 M2; on "user.job" the boss stays another person),
 the writer as the object of their verb ("My sister got me a job at Globex", "My wife got me to go vegan"),
@@ -32,10 +37,12 @@ careful", "so I visit her now"), another person who changes the writer's amount 
 landlord raised the rent to $2000" on "user.rent"), a write that leaves the writer's values (an
 addition, "My son is also allergic to eggs", aff0bfb; a re-add, "… again", 4be0102, or a take-back that
 retires no value of the writer's: ``take_back.taken_back``), and a write that names what it supersedes. A
-key whose values are subjectless ("Allergic to penicillin") or another person's keeps its rule (replaced,
-as before): whose they are is not read. A key with no value yet keeps it too, unless it is named for the
-writer ("user.allergy": ``_WRITERS_KEY``; trial21 H4, the son's words were the key's only value and the
-writer's next one retired them): there they are refused as beside the writer's value. The values are
+key not named for the writer whose values are subjectless ("Allergic to penicillin" on "allergy") or
+another person's keeps its rule (replaced, as before): whose they are is not read. A key with no value yet
+keeps it too, unless it is named for the writer ("user.allergy": ``_WRITERS_KEY``; trial21 H4, the son's
+words were the key's only value and the writer's next one retired them): there they are refused as beside
+the writer's value, and a subjectless value there is the writer's (trial22 M4: "My dog's name is Rex"
+retired "Sam" on "user.name"). The values are
 those stored at acknowledgement (``usecases.key_values``): a value still queued is not seen.
 """
 
@@ -51,7 +58,7 @@ from hindsight.domain.errors import InvalidInput
 from hindsight.domain.loose_changes import AMOUNT_CHANGE_VERBS
 from hindsight.domain.memory import MemoryDraft
 from hindsight.domain.relation_opening import as_relation_opening
-from hindsight.domain.relations import RELATION_ALT, RELATION_ROLES
+from hindsight.domain.relations import PET_ALT, RELATION_ALT, RELATION_ROLES
 from hindsight.domain.take_back import is_take_back, may_leave_values, other_subject, taken_back
 from hindsight.domain.text import plain_apostrophes, single_spaced
 
@@ -62,6 +69,27 @@ _OPENS_WITH_RELATION = re.compile(
 """A subject that opens with a person named by a relation ("my son", "my best friend", "my ex-wife's
 lawyer", "alex's son"), not one that names a relation only later ("My fam's small, but I love … the
 friends I have": the writer's words)."""
+_OPENS_WITH_PET = re.compile(rf"^\W*(?:my|our)\s+(?:[\w'-]+[\s-]+)?(?:{PET_ALT})\b", re.IGNORECASE)
+"""A subject that opens with an animal of the writer's ("my dog", "my dog's name", "our old cat"): never
+the writer (trial22 M4: "My dog's name is Rex" on ``user.name`` retired the user's name)."""
+_PET = re.compile(rf"\b(?:{PET_ALT})\b", re.IGNORECASE)
+_PRONOUN_SUBJECT = re.compile(
+    r"^\W*(?:(?P<pronoun>he|she|they)(?!\s+and\s+(?:I|me)\b)(?=\s+[a-z]|'[a-z])"
+    rf"|(?P<owner>his|her|their)\s+(?!(?:[\w'-]+[\s-]+)?(?:{RELATION_ALT}|{PET_ALT})\b)[a-z]+(?=\s+[a-z]))",
+    re.IGNORECASE,
+)
+"""A third person named by a pronoun at the opening ("She is vegan", "He works at …", "Her name is Ana",
+"Their diet is …"), not "his wife" (a relation: ``_OPENS_WITH_RELATION``) nor "She and I …": on a key whose
+values the writer wrote as "I …" / "My …", another person (trial22 M4); on other keys it may be the user,
+written of by an agent (``relation_opening``: pronouns are not read), and keeps its rule."""
+_FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|we|we're|we've|me|my|our)\b", re.IGNORECASE)
+"""A value the writer wrote in the first person ("I'm vegetarian", "My name is Sam")."""
+_MINE = re.compile(
+    rf"^\W*(?:my|our)\s+(?!(?:[\w'-]+[\s-]+)?(?:{RELATION_ALT}|{PET_ALT})\b)(?!(?:[\w'-]+\s+)?(?:and|&)\s)[a-z]",
+    re.IGNORECASE,
+)
+"""A value that opens with a thing of the writer's ("My name is Sam", "My diet is vegan", "Our bank is
+Chase"), not a person or an animal of theirs ("My son …", "My best friend …", "My dog …")."""
 _KEY_PARTS = re.compile(r"[._:/-]")
 _KEY_WORDS = re.compile(r"[^\W_]+")
 _FILLS_A_ROLE = re.compile(
@@ -101,13 +129,14 @@ of theirs, not a value of the writer's."""
 _VALUE_VERBS = frozenset(
     [
         *("live", "rent", "stay", "reside", "own", "work", "run", "manage", "teach", "study"),
-        *("attend", "drive", "use", "eat"),
+        *("attend", "drive", "use", "eat", "cook", "drink"),
     ]
 )
 """Present verbs (plain forms) that state a value of the writer's — where they live, what they do, drive,
-use or eat — after "so I" or in a pseudo-cleft ("so I rent in Reno now", "so I run the family bakery
-now"). Any other verb there is read as a consequence ("so I avoid nuts now", "so I can relax", "so I
-worry"): a closed list, since accepting such a clause retires the value the key holds."""
+use, eat, cook or drink — after "so I" or in a pseudo-cleft ("so I rent in Reno now", "so I run the
+family bakery now", "so I cook vegetarian now": trial22 M2, refused on an empty ``user.diet``). Any other
+verb there is read as a consequence ("so I avoid nuts now", "so I can relax", "so I worry"): a closed
+list, since accepting such a clause retires the value the key holds."""
 _WRITERS_KEY = re.compile(r"^(?:user|me|my|myself|self)(?:[._:/-]|$)", re.IGNORECASE)
 """A key named for the writer ("user.allergy", "me.home"): another person's words on it, even while it
 holds nothing, become what the key says of the writer, and the writer's next value retires them unseen
@@ -144,15 +173,38 @@ def other_persons_subject(draft: MemoryDraft) -> str | None:
         return None
     content = _read_opening(draft.content)  # a run of spaces reads as one
     subject = other_subject(content)
-    if subject is None or not _OPENS_WITH_RELATION.match(subject) or is_additive(content):
+    if subject is None or not _OPENS_WITH_RELATION.match(subject):
+        subject = _pet_or_pronoun(content)
+    if subject is None or is_additive(content):
         return None
-    if any(_RELATION.fullmatch(part) for part in _KEY_PARTS.split(draft.key)):
-        return None  # "user.son.allergy", "kids.allergy", "user.spouse": a key of theirs too
+    if any(_RELATION.fullmatch(part) or _PET.fullmatch(part) for part in _KEY_PARTS.split(draft.key)):
+        return None  # "user.son.allergy", "kids.allergy", "user.spouse", "dog.name": a key of theirs too
     if _fills_the_keys_role(content, draft.key) or _the_writer_says_the_same(content, subject):
         return None
     if _the_writer_is_the_object(content, subject) or _changes_the_keys_amount(content, subject, draft.key):
         return None
     return subject
+
+
+def _pet_or_pronoun(content: str) -> str | None:
+    """The subject words (lower case) of ``content`` when it opens with an animal of the writer's ("my
+    dog", "my dog's name": ``_OPENS_WITH_PET``) or a third person's pronoun ("she", "her name":
+    ``_PRONOUN_SUBJECT``), read up to its verb; None otherwise."""
+    pet = _OPENS_WITH_PET.match(content)
+    pronoun = _PRONOUN_SUBJECT.match(content) if pet is None else None
+    if pronoun is not None and pronoun.group("pronoun"):
+        return pronoun.group("pronoun").lower()
+    if pet is None and pronoun is None:
+        return None
+    end = _VERB_AT.search(content, (pet or pronoun).end())  # type: ignore[union-attr]
+    return content[: end.start() if end else len(content)].strip(" \t\"'(").lower()
+
+
+_VERB_AT = re.compile(
+    r"\s+(?:is|are|was|were|has|have|had|[a-z]+s|[a-z]+ed)\b|'s\s+(?![a-z]+\s+(?:is|are|was|were)\b)|$", re.I
+)
+"""Where a pet's or a pronoun's subject ends: at its verb or a contracted "is" ("My dog's name is Rex" →
+"my dog's name", "My dog's allergic to chicken" → "my dog")."""
 
 
 def _changes_the_keys_amount(content: str, subject: str, key: str) -> bool:
@@ -271,8 +323,10 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
     daughter is vegan, I'm not", "My wife eats meat but I don't": the negation is the writer's, no
     take-back of theirs) is refused whatever it would retire, and named as stating no value (trial18 M4)."""
     content = _read_opening(draft.content)
-    writers = [i for i, value in enumerate(values) if writers_value(value)]
-    empty = not values and _empty_writers_key(draft.key or "", content)
+    key = draft.key or ""
+    pronoun = subject.split(" ", 1)[0] in _PRONOUNS and not _OPENS_WITH_RELATION.match(subject)
+    writers = [i for i, value in enumerate(values) if _the_writers(value, key, pronoun)]
+    empty = not values and not pronoun and _empty_writers_key(key, content)
     if not empty and (not writers or _the_writers_change(content, [values[i] for i in writers])):
         return
     negated = next((c for c in _WRITERS_CLAUSE.finditer(content) if _negated(c)), None)
@@ -280,8 +334,8 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
         settled = taken_back(content, values)
         if settled is not None and not set(settled.retired) & set(writers):
             return  # takes back theirs only, or nothing: kept beside the writer's value, as before
-    key = draft.key or ""
     found = [relation.group(0).lower().replace(" ", "_") for relation in _RELATION.finditer(subject)]
+    found = found or [pet.group(0).lower().replace(" ", "_") for pet in _PET.finditer(subject)]
     theirs = f"{found[-1] if found else 'their'}.{key.split('.', 1)[-1]}"  # "my wife's brother": brother
     no_value = (
         f"; the writer's own words ({negated.group(0).strip(' ,;:.!?')!r}) say what the writer is not and "
@@ -300,13 +354,38 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
         if empty
         else "retire the writer's"
     )
+    whom = "a pet" if _OPENS_WITH_PET.match(subject) else "another person"
+    mine = (
+        f"; if {subject.split(' ', 1)[0]!r} means the writer, write it in the writer's words ('I …', 'My …')"
+        if pronoun
+        else ""
+    )
     raise InvalidInput(
         "content",
-        f"the words are about another person ({subject.strip(' ,')!r}), and key {key!r} {held}{no_value}: a "
+        f"the words are about {whom} ({subject.strip(' ,')!r}), and key {key!r} {held}{no_value}: a "
         f"key holds one subject's value, so as its value they would {would}. Write it on a key of theirs "
         f"({theirs!r}) or without a key "
-        f"(kept beside, nothing retired){'' if empty else several}",
+        f"(kept beside, nothing retired){'' if empty else several}{mine}",
     )
+
+
+_PRONOUNS = frozenset(["he", "she", "they", "his", "her", "their"])
+"""The words a third person's pronoun subject opens with (``_PRONOUN_SUBJECT``)."""
+
+
+def _the_writers(value: str, key: str, pronoun: bool) -> bool:
+    """Whether the key's ``value`` is the writer's, against a write about someone else: ``writers_value``;
+    on a key named for the writer (``_writers_key``) also a value of no one else ("Sam" on ``user.name``,
+    "Allergic to penicillin" on ``user.allergy``: the key says whose it is, as it does for an empty key,
+    trial22 M4). Against a third person's pronoun (``pronoun``: "She is vegan") only a value the writer
+    wrote in the first person ("I'm vegetarian", "My name is Sam"): beside "The user is …" or a bare value,
+    "she" may be the user, written of by an agent."""
+    if pronoun:
+        return bool(_FIRST_PERSON.match(plain_apostrophes(value))) and writers_value(value)
+    if writers_value(value):
+        return True
+    opening = _read_opening(value)
+    return _writers_key(key) and other_subject(opening) is None and _pet_or_pronoun(opening) is None
 
 
 _WRITER_BESIDE = re.compile(
@@ -327,28 +406,39 @@ def _empty_writers_key(key: str, content: str) -> bool:
     ``change_mention.CHANGE``, trial18 M2) or a present value of now ("…, so we live in Omaha now", "…, so I
     rent in Reno now": ``_the_writers_change``) nor names the writer beside them (``_WRITER_BESIDE``) —
     another person's words on it are refused as on a key holding the writer's value (trial21 H4)."""
-    words = _KEY_WORDS.findall(key)
-    if not _WRITERS_KEY.match(key) or any(_RELATION.fullmatch(w) or _GROUP_KEY.match(w) for w in words):
+    if not _writers_key(key):
         return False
-    if _WRITER_BESIDE.search(content):
-        return False
+    first = next(_WRITERS_CLAUSE.finditer(content), None)
+    if _WRITER_BESIDE.search(content, 0, first.start() if first else len(content)):
+        return False  # in their words: "… lives with me"; not in the writer's "…, so I carry one with me"
     changes = (
         c for c in _WRITERS_CLAUSE.finditer(content) if not _negated(c) and not is_take_back(c.group(0))
     )
     return not any(CHANGE.search(c.group(0)) for c in changes) and not _the_writers_change(content, [])
 
 
+def _writers_key(key: str) -> bool:
+    """Whether ``key`` is named for the writer (``_WRITERS_KEY``: "user.allergy", "me.home") and no word
+    of it names a relation, an animal or a group of people ("user.kids_school", "user.dog_name",
+    "user.family"): a key of the writer's value alone."""
+    words = _KEY_WORDS.findall(key)
+    return bool(_WRITERS_KEY.match(key)) and not any(
+        _RELATION.fullmatch(w) or _PET.fullmatch(w) or _GROUP_KEY.match(w) for w in words
+    )
+
+
 def writers_value(value: str) -> bool:
     """Whether ``value`` (a key's active value) is the writer's own: it opens with the writer ("I …", "We
     …", "The user …", "Me and my husband …": ``also_now.by_the_writer``), names the writer beside another
-    person ("My wife and I moved to Sacramento": ``also_now.with_the_writer``), or states the writer's
+    person ("My wife and I moved to Sacramento": ``also_now.with_the_writer``), opens with a thing of the
+    writer's ("My name is Sam", "My diet is vegan": ``_MINE``, trial22 M4), or states the writer's
     value after another person's ("My partner works at Hooli and I work at Pied Piper":
     ``_the_writer_says_the_same``). A subjectless value ("Allergic to penicillin") or another person's is
     not (trial18 H2: only values opening with the writer were read, so "My wife and I moved …" was
     retired by "My in-laws live in Reno")."""
     value = _read_opening(value)
-    if by_the_writer(value) or with_the_writer(value):
-        return True
+    if by_the_writer(value) or with_the_writer(value) or _MINE.match(value):
+        return True  # "I …", "My wife and I …", "My name is Sam"
     subject = other_subject(value)
     return subject is not None and _the_writer_says_the_same(value, subject)
 

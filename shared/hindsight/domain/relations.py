@@ -28,6 +28,15 @@ works with, who minds the writer's children or lets the writer's home; short for
 ("brother-in-law") is read by the patterns that use it (``take_back``)."""
 RELATION_ALT = "|".join(sorted(RELATIONS, key=len, reverse=True))
 """``RELATIONS`` as a regex alternation, longest first ("grandmother" before "mother")."""
+PETS: tuple[str, ...] = (
+    *("dog", "dogs", "cat", "cats", "puppy", "kitten", "pet", "pets", "horse", "pony", "parrot"),
+    *("bird", "rabbit", "bunny", "hamster", "guinea pig", "turtle", "tortoise", "lizard", "snake"),
+)
+"""An animal of the writer's ("my dog", "our cat"): never the writer, so its words on a key of the
+writer's are another subject's (trial22 M4: "My dog's name is Rex" on ``user.name`` retired the user's
+name)."""
+PET_ALT = "|".join(sorted(PETS, key=len, reverse=True))
+"""``PETS`` as a regex alternation, longest first."""
 RELATION_ROLES: dict[str, tuple[str, ...]] = {"boss": ("manager", "supervisor")}
 """The roles of the writer's a relation names in a key's words besides itself ("user.manager" is the
 writer's boss): a key naming one holds who fills it ("My boss is Dana", ``key_subject``)."""
