@@ -51,12 +51,12 @@ async def capture(settings: Any, queries: list[str]) -> list[tuple[Any, dict[str
     captured: list[tuple[Any, dict[str, Any]]] = []
     original = memory_reads.tenant_rows
 
-    async def recording(pool: Any, tenant_id: str, query: Any, params: Any = None) -> Any:
+    async def recording(pool: Any, tenant_id: str, query: Any, params: Any = None, *rows: Any) -> Any:
         if isinstance(query, sql.Composable) and isinstance(params, dict) and "max_ranked" in params:
             text = query.as_string(None)
             if "hindsight_keyword_queries" in text:
                 captured.append((query, dict(params)))
-        return await original(pool, tenant_id, query, params)
+        return await original(pool, tenant_id, query, params, *rows)
 
     container = await build_container(settings, with_queue=False)
     memory_reads.tenant_rows = recording  # type: ignore[assignment]

@@ -175,10 +175,10 @@ def patch_reader() -> None:
     original = reads.tenant_rows
     reads.asyncio = _AsyncioProxy()  # type: ignore[assignment]
 
-    async def tenant_rows(pool: Any, tenant: str, query: Any, params: Any = None) -> Any:
+    async def tenant_rows(pool: Any, tenant: str, query: Any, params: Any = None, *rows: Any) -> Any:
         text = query.as_string(None) if hasattr(query, "as_string") else str(query)
         if "hindsight_keyword_queries" not in text:
-            return await original(pool, tenant, query, params)
+            return await original(pool, tenant, query, params, *rows)
         mode = MODE["v"]
         if mode == "no_keyword":
             return []
@@ -189,7 +189,7 @@ def patch_reader() -> None:
             return []
         if mode == "kw_after":
             await EMBEDDED["event"].wait()
-        return await original(pool, tenant, query, params)
+        return await original(pool, tenant, query, params, *rows)
 
     reads.tenant_rows = tenant_rows  # type: ignore[assignment]
 

@@ -54,29 +54,29 @@ def patch() -> None:
 
     original_on = rows.tenant_rows_on
 
-    async def tenant_rows_on(conn: Any, tenant_id: str, statements: Any) -> Any:
+    async def tenant_rows_on(conn: Any, tenant_id: str, statements: Any, *rows: Any) -> Any:
         started = _now()
         try:
-            return await original_on(conn, tenant_id, statements)
+            return await original_on(conn, tenant_id, statements, *rows)
         finally:
             EVENTS.append(("rt:" + "+".join(_kind(q) for q, _ in statements), started, _now()))
 
     rows.tenant_rows_on = tenant_rows_on  # type: ignore[assignment]
 
-    async def tenant_rows_of(pool: Any, tenant_id: str, statements: Any) -> Any:
+    async def tenant_rows_of(pool: Any, tenant_id: str, statements: Any, *rows: Any) -> Any:
         started = got = _now()
         try:
             async with pool.connection() as conn:
                 got = _now()
-                return await tenant_rows_on(conn, tenant_id, statements)
+                return await tenant_rows_on(conn, tenant_id, statements, *rows)
         finally:
             EVENTS.append(("checkout:" + "+".join(_kind(q) for q, _ in statements), started, got))
 
     rows.tenant_rows_of = tenant_rows_of  # type: ignore[assignment]
     reads.tenant_rows_of = tenant_rows_of  # type: ignore[assignment]
 
-    async def tenant_rows(pool: Any, tenant_id: str, query: Any, params: Any = None) -> Any:
-        [out] = await tenant_rows_of(pool, tenant_id, [(query, params)])
+    async def tenant_rows(pool: Any, tenant_id: str, query: Any, params: Any = None, *rows: Any) -> Any:
+        [out] = await tenant_rows_of(pool, tenant_id, [(query, params)], *rows)
         return out
 
     rows.tenant_rows = tenant_rows  # type: ignore[assignment]

@@ -59,7 +59,7 @@ def instrument() -> None:
 
     set_tenant = rows_module._SET_TENANT
 
-    async def tenant_rows_of(pool: Any, tenant_id: str, statements: Any) -> Any:
+    async def tenant_rows_of(pool: Any, tenant_id: str, statements: Any, row_factory: Any = dict_row) -> Any:
         label = sys._getframe(1).f_code.co_name
         if label == "tenant_rows":
             label = sys._getframe(2).f_code.co_name
@@ -70,7 +70,7 @@ def instrument() -> None:
                 await conn.execute(set_tenant, (tenant_id,))
                 cursors = []
                 for query, params in statements:
-                    cursors.append(cur := conn.cursor(row_factory=dict_row))
+                    cursors.append(cur := conn.cursor(row_factory=row_factory))
                     await cur.execute(query, params)
                 t2, c2 = time.perf_counter(), time.thread_time()
             t3, c3 = time.perf_counter(), time.thread_time()
@@ -85,8 +85,8 @@ def instrument() -> None:
         EVENTS.append((f"{label} (all)", t0, t5, c5 - c0))
         return out
 
-    async def tenant_rows(pool: Any, tenant_id: str, query: Any, params: Any = None) -> Any:
-        [rows] = await tenant_rows_of(pool, tenant_id, [(query, params)])
+    async def tenant_rows(pool: Any, tenant_id: str, query: Any, params: Any = None, *rows_: Any) -> Any:
+        [rows] = await tenant_rows_of(pool, tenant_id, [(query, params)], *rows_)
         return rows
 
     reads.tenant_rows_of = tenant_rows_of  # type: ignore[assignment]

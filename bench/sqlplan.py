@@ -86,15 +86,15 @@ async def explain_searches(
         )
         plans[-1].append(doc[0])
 
-    async def explaining(pool: Any, tenant_id: str, query: Any, params: Any = None) -> Any:
+    async def explaining(pool: Any, tenant_id: str, query: Any, params: Any = None, *rows: Any) -> Any:
         await explain(pool, tenant_id, query, params)
-        return await original(pool, tenant_id, query, params)
+        return await original(pool, tenant_id, query, params, *rows)
 
-    async def explaining_of(pool: Any, tenant_id: str, statements: Any) -> Any:
+    async def explaining_of(pool: Any, tenant_id: str, statements: Any, *rows: Any) -> Any:
         for query, params in statements:
             await explain(pool, tenant_id, query, params)
         assert original_of is not None
-        return await original_of(pool, tenant_id, statements)
+        return await original_of(pool, tenant_id, statements, *rows)
 
     container = await build_container(settings, with_queue=False)
     memory_reads.tenant_rows = explaining  # type: ignore[assignment]

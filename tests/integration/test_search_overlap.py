@@ -127,14 +127,18 @@ def test_the_entity_statement_runs_beside_the_vector_one_when_the_keyword_one_en
     original_of = memory_reads.tenant_rows_of
     original = memory_reads.tenant_rows
 
-    async def spied_of(pool: object, tenant_id: str, statements: list[tuple[object, object]]) -> object:
+    async def spied_of(
+        pool: object, tenant_id: str, statements: list[tuple[object, object]], *rows: object
+    ) -> object:
         calls.append([kind(q) for q, _ in statements])
-        return await original_of(pool, tenant_id, statements)  # type: ignore[arg-type]
+        return await original_of(pool, tenant_id, statements, *rows)  # type: ignore[arg-type]
 
-    async def spied(pool: object, tenant_id: str, query: object, params: object = None) -> object:
+    async def spied(
+        pool: object, tenant_id: str, query: object, params: object = None, *rows: object
+    ) -> object:
         calls.append([kind(query)])
         try:
-            return await original(pool, tenant_id, query, params)  # type: ignore[arg-type]
+            return await original(pool, tenant_id, query, params, *rows)  # type: ignore[arg-type]
         finally:
             if kind(query) == "keyword":
                 keyword_ended.set()
@@ -191,9 +195,11 @@ def test_the_model_starts_first_and_every_candidate_text_is_prepared(
     events: list[str] = []
     original = memory_reads.tenant_rows
 
-    async def spied(pool: object, tenant_id: str, query: object, params: object = None) -> object:
+    async def spied(
+        pool: object, tenant_id: str, query: object, params: object = None, *rows: object
+    ) -> object:
         events.append("statement")
-        return await original(pool, tenant_id, query, params)  # type: ignore[arg-type]
+        return await original(pool, tenant_id, query, params, *rows)  # type: ignore[arg-type]
 
     monkeypatch.setattr(memory_reads, "tenant_rows", spied)
 

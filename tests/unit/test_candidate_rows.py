@@ -11,7 +11,15 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hindsight.adapters.postgres.memory_reads import _merged, _ranked
+from hindsight.adapters.postgres.memory_reads import (
+    _SIGNAL_COLUMNS,
+    ENTITY_SIGNALS,
+    KEYWORD_SIGNALS,
+    VECTOR_SIGNALS,
+    Merged,
+    _merged,
+    _ranked,
+)
 from hindsight.domain.learned_ranker import load_ranker
 from hindsight.domain.memory import Candidate, CandidateMemory, SearchRequest
 from hindsight.domain.pool_columns import CandidatePool, pool_columns
@@ -42,9 +50,22 @@ def _row(i: int, similarity: float | None, keyword: float | None, matches: int |
     }
 
 
+def _statement(
+    rows: list[dict[str, Any]], signals: Sequence[str]
+) -> tuple[Sequence[str], list[tuple[Any, ...]]]:
+    """``rows`` as a search statement returns them: tuples of the candidate's columns, then ``signals``."""
+    fields = tuple(CandidateMemory.model_fields)
+    return signals, [tuple(r[k] for k in fields) + tuple(r[k] for k in signals) for r in rows]
+
+
+def _pool(rows: list[dict[str, Any]]) -> Merged:
+    """``rows`` (every signal column set) as the one statement ``_merged`` joins."""
+    return _merged(_statement(rows, _SIGNAL_COLUMNS))
+
+
 def test_rows_become_the_candidates_validation_would_build() -> None:
     rows = [_row(0, 0.9, None, None), _row(1, 0.8, 0.5, 2), _row(2, None, 0.5, None), _row(3, 0.8, 0.1, 1)]
-    pool = _ranked(rows)
+    pool = _ranked(_pool(rows))
     built = list(pool)
     assert _columns(pool) == _columns(built)
     fields = tuple(CandidateMemory.model_fields)
@@ -83,7 +104,7 @@ def test_rows_become_the_candidates_validation_would_build() -> None:
 
 
 def test_a_copy_of_one_candidate_leaves_the_others_alone() -> None:
-    first, second = _ranked([_row(0, 0.9, None, None), _row(1, 0.8, None, None)])
+    first, second = _ranked(_pool([_row(0, 0.9, None, None), _row(1, 0.8, None, None)]))
     copied = first.model_copy(update={"keyword_rank": 7})
     assert copied.keyword_rank == 7
     assert first.keyword_rank is None
@@ -159,7 +180,12 @@ def test_statement_rows_become_the_reference_candidates(
     for r in text_rows:
         del r["similarity"]
     expected = _reference([dict(r) for r in vector_rows], [dict(r) for r in text_rows])
-    pool = _ranked(_merged(vector_rows, text_rows))
+    pool = _ranked(
+        _merged(
+            _statement(vector_rows, VECTOR_SIGNALS),
+            _statement(text_rows, (*KEYWORD_SIGNALS, *ENTITY_SIGNALS)),
+        )
+    )
     built = [pool[i] for i in reversed(range(len(pool)))][::-1]  # built in any order, each from its row
     assert built == expected
     assert list(pool) == built
@@ -201,7 +227,13 @@ def test_keyword_and_entity_statements_apart_give_the_candidates_of_one_text_sta
     for r in text_rows:
         del r["similarity"]
     expected = {c.memory.id: c for c in _reference(vector_rows, text_rows)}
-    built = _ranked(_merged(vector_rows, keyword_rows, entity_rows))
+    built = _ranked(
+        _merged(
+            _statement(vector_rows, VECTOR_SIGNALS),
+            _statement(keyword_rows, KEYWORD_SIGNALS),
+            _statement(entity_rows, ENTITY_SIGNALS),
+        )
+    )
     assert len(built) == len(expected)
     assert {c.memory.id: c.model_dump() for c in built} == {i: c.model_dump() for i, c in expected.items()}
 
@@ -216,7 +248,7 @@ def test_a_pool_ranks_as_its_candidates_and_builds_only_the_candidates_read() ->
     ]
     request = SearchRequest(text="turn 7 of the conversation", top_k=3, now=WHEN)
     for policy in (RankingPolicy(learned=load_ranker()), RankingPolicy()):
-        pool = _ranked([dict(r) for r in rows])
+        pool = _ranked(_pool(rows))
         built: list[int] = []
 
         def build(i: int, pool: CandidatePool = pool, built: list[int] = built) -> Candidate:
@@ -229,7 +261,7 @@ def test_a_pool_ranks_as_its_candidates_and_builds_only_the_candidates_read() ->
         top = scored[:3]
         assert len(built) == 3
         assert len(scored) == len(rows)
-        models = list(_ranked([dict(r) for r in rows]))
+        models = list(_ranked(_pool(rows)))
         plain = score_candidates(models, policy=policy, now=WHEN, request=request)
         assert [tuple(s) for s in scored] == [tuple(s) for s in plain]
         assert top == list(scored)[:3]

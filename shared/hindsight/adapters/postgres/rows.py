@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from psycopg import AsyncConnection, sql
-from psycopg.rows import dict_row
+from psycopg.rows import BaseRowFactory, dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from hindsight.adapters.postgres.hnsw import EF_SEARCH_SQL
@@ -180,35 +180,46 @@ async def spare_connection(pool: AsyncConnectionPool) -> AsyncIterator[AsyncConn
 
 
 async def tenant_rows(
-    pool: AsyncConnectionPool, tenant_id: str, query: Any, params: Any = None
-) -> list[dict[str, Any]]:
+    pool: AsyncConnectionPool,
+    tenant_id: str,
+    query: Any,
+    params: Any = None,
+    row_factory: BaseRowFactory[Any] = dict_row,
+) -> list[Any]:
     """The rows of one read statement in the tenant's transaction, in one round trip: the tenant
     setting and the statement are pipelined on an autocommit connection, and the server runs what
     comes before a Sync as one implicit transaction, so ``set_config(..., true)`` holds for the
-    statement and ends with it (an explicit read transaction costs two: the rows, then COMMIT). Errors
-    surface here."""
-    [rows] = await tenant_rows_of(pool, tenant_id, [(query, params)])
+    statement and ends with it (an explicit read transaction costs two: the rows, then COMMIT). Each
+    row is a dict by column name, or what ``row_factory`` makes of it (``tuple_row``: a tuple in the
+    select list's order). Errors surface here."""
+    [rows] = await tenant_rows_of(pool, tenant_id, [(query, params)], row_factory)
     return rows
 
 
 async def tenant_rows_of(
-    pool: AsyncConnectionPool, tenant_id: str, statements: Sequence[tuple[Any, Any]]
-) -> list[list[dict[str, Any]]]:
+    pool: AsyncConnectionPool,
+    tenant_id: str,
+    statements: Sequence[tuple[Any, Any]],
+    row_factory: BaseRowFactory[Any] = dict_row,
+) -> list[list[Any]]:
     """Each ``(query, params)``'s rows, in order: ``tenant_rows`` for several read statements, all in
     the same implicit transaction and the same one round trip."""
     async with pool.connection() as conn:
-        return await tenant_rows_on(conn, tenant_id, statements)
+        return await tenant_rows_on(conn, tenant_id, statements, row_factory)
 
 
 async def tenant_rows_on(
-    conn: AsyncConnection, tenant_id: str, statements: Sequence[tuple[Any, Any]]
-) -> list[list[dict[str, Any]]]:
+    conn: AsyncConnection,
+    tenant_id: str,
+    statements: Sequence[tuple[Any, Any]],
+    row_factory: BaseRowFactory[Any] = dict_row,
+) -> list[list[Any]]:
     """``tenant_rows_of`` on ``conn``, an autocommit connection the caller holds."""
     async with conn.pipeline():
         await conn.execute(_SET_TENANT, (tenant_id,))
         cursors = []
         for query, params in statements:
-            cursors.append(cur := conn.cursor(row_factory=dict_row))
+            cursors.append(cur := conn.cursor(row_factory=row_factory))
             await cur.execute(query, params)
     # the pipeline's exit sent the Sync and collected every result
     return [await cur.fetchall() for cur in cursors]
