@@ -384,6 +384,12 @@ async def test_a_summary_needs_a_selector_and_a_non_empty_window() -> None:
     with pytest.raises(InvalidInput, match="empty") as exc:
         await summarize(PRINCIPAL, None, SummaryRequest(since=T0, until=T0))
     assert exc.value.field == "until"
+    # a reversed window names each end and its field, as memory_search's message does (trial23 L1)
+    with pytest.raises(InvalidInput) as exc:
+        await summarize(PRINCIPAL, None, SummaryRequest(since=T0 + timedelta(days=1), until=T0))
+    assert exc.value.field == "until"
+    assert f"its start, {(T0 + timedelta(days=1)).isoformat()} (since), is after its end" in str(exc.value)
+    assert f"{T0.isoformat()} (until); until must be later than since" in str(exc.value)
 
 
 def _written(content: str, at: datetime, **fields: object) -> StoredMemory:

@@ -22,7 +22,7 @@ from hindsight.cli.common import (
     with_container,
 )
 from hindsight.cli.options import DEFAULT_TENANT, Agent, DataDir, JsonOut, Tenant
-from hindsight.domain.limits import DEFAULT_AGENT_ID
+from hindsight.domain.limits import DEFAULT_AGENT_ID, SearchText
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -208,16 +208,21 @@ def search(
     from hindsight.domain.isotime import AsOfTime
     from hindsight.usecases.recall import RecallQuery, resolve
 
-    times: dict[str, Any] = {}
-    for name, value in (("as_of", as_of), ("valid_at", valid_at), ("known_at", known_at)):
+    def checked(kind: Any, value: str, option: str) -> Any:
+        # the MCP tool's own field types: the CLI refuses what memory_search refuses, in its words
         try:
-            times[name] = None if value is None else TypeAdapter(AsOfTime).validate_python(value)
+            return TypeAdapter(kind).validate_python(value)
         except ValidationError as exc:
-            option = f"--{name.replace('_', '-')}"
             reason = exc.errors(include_url=False, include_input=False)[0]["msg"].removeprefix(
                 "Value error, "
             )
             fail(f"{option}: {reason}", as_json=as_json, error={"field": option})
+
+    query = checked(SearchText, query, "QUERY")
+    times: dict[str, Any] = {}
+    for name, value in (("as_of", as_of), ("valid_at", valid_at), ("known_at", known_at)):
+        option = f"--{name.replace('_', '-')}"
+        times[name] = None if value is None else checked(AsOfTime, value, option)
 
     async def body(container: Any) -> list[Any]:
         request_query = RecallQuery(
@@ -299,6 +304,8 @@ def search(
     console.print(table)
 
 
+MAX_RECENT_WRITES = 1000
+"""The most recent writes ``inspect --writes`` shows (one read of the operation log; 0 shows none)."""
 WIDE_TABLE_COLUMNS = 130
 """Terminal width from which ``search`` shows every score column."""
 SCORE_COLUMNS = ("vector", "keyword", "entity", "rrf", "relev", "time", "freq", "imp", "final")
@@ -331,7 +338,7 @@ def inspect(
         str | None,
         typer.Option(help=f"Agent within the tenant (default: {DEFAULT_AGENT_ID}).", show_default=False),
     ] = None,
-    writes: Annotated[int, typer.Option(help="Recent writes to show.")] = 10,
+    writes: Annotated[int, typer.Option(min=0, max=MAX_RECENT_WRITES, help="Recent writes to show.")] = 10,
     data_dir: DataDir = None,
     as_json: JsonOut = False,
 ) -> None:

@@ -82,7 +82,7 @@ class RecallQuery(BaseModel):
     known_at: datetime | None = None
 
 
-def _empty_window(start: datetime, start_field: str, end: datetime, end_field: str) -> str:
+def empty_window(start: datetime, start_field: str, end: datetime, end_field: str) -> str:
     """Why the time window (time_range, since, until together) holds no instant at all, naming the
     argument each end came from (``start_field``, ``end_field``)."""
     if start == end:
@@ -114,7 +114,7 @@ def resolve(query: RecallQuery, now: datetime) -> SearchRequest:
     if start and end and start >= end:  # the field that closed the window: time_range alone, or the bound
         raise InvalidInput(
             "until" if query.until else "since" if query.since else "time_range",
-            _empty_window(start, start_field, end, end_field),
+            empty_window(start, start_field, end, end_field),
         )
     point = PointInTime(valid_at=query.valid_at, known_at=query.known_at)
     return SearchRequest(

@@ -49,7 +49,7 @@ from hindsight.domain.text import query_terms
 from hindsight.domain.timeparse import detect_time_intent
 from hindsight.ports import Clock, ExperienceWriter, MemoryReader
 from hindsight.usecases.key_filter import check_key_filter, key_family_note
-from hindsight.usecases.recall import Recall, conflict_partners
+from hindsight.usecases.recall import Recall, conflict_partners, empty_window
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ class Summarize:
         if all(getattr(request, name) is None for name in SELECTORS):
             raise InvalidInput("query", "give at least one of query, key, task_type, since or until")
         if request.since is not None and request.until is not None and request.since >= request.until:
-            raise InvalidInput("until", "the time window is empty (since must be before until)")
+            raise InvalidInput("until", empty_window(request.since, "since", request.until, "until"))
         hint, memories = await self._hint(principal, agent_id, request)
         if request.since is None and request.until is None:
             return hint
