@@ -7,43 +7,44 @@ refused (field ``content``) naming the key, whose statement it is, and a key of 
 refused rather than kept beside because a key is one subject's slot — kept on ``user.allergy``, the son's
 allergy would read as one of the user's, and the user's next value on the key would retire it unseen.
 
-Narrow, as the rules it reuses: the subject is read by ``take_back.other_subject`` (a relation such as
-"My son", "Our kids", "Alex's son", "My best friend", "My brother-in-law", "My ex", read up to its verb,
-present or past, or a contracted "is": "My son's allergic …", "My sister moved …"; "My wife's dentist is
-…" is hers too; "My wife and I …" names the writer) and must open with a person named by a relation
-(``relations``: not "My allergy is peanuts", "My favourite food is …"); an opening that names the
-person otherwise is read as "my <relation>" (``relation_opening``: "Mom lives …", "The kids …", "Both my
-kids …", "Last week my sister …", trial19; names are not read), or an animal of the writer's ("My dog's
-name is Rex": ``_OPENS_WITH_PET``, trial22 M4), or a third person's pronoun ("She is vegan", "Her name is
-Ana": ``_PRONOUN_SUBJECT``, refused only beside a value the writer wrote as "I …" / "My …": beside "The
-user …" or a bare value "she" may be the user, written of by an agent); some value of the key must be the
-writer's (``writers_value``: "I …", "We …", "The user …", "My name is Sam", "My wife and I …", "My partner
-works at Hooli and I work at Pied Piper"; on a key named for the writer, "user.name", also a value of no
-one else's, "Sam", "Allergic to penicillin": trial22 M4), whatever else the key holds — one value of
-another person's kept beside switched the check off (trial18 H2). Not refused: a key with a part naming
-a relation or an animal ("user.son.allergy", "kids.allergy", "user.spouse", "dog.name"), a person who
-fills the
-role the key names ("My boss is Dana now" on "user.manager", "My sister is my emergency contact now" on
-"user.emergency_contact": the writer's value, trial16 M2; on "user.job" the boss stays another person),
-the writer as the object of their verb ("My sister got me a job at Globex", "My wife got me to go vegan"),
-the writer's "so am I" ("My sister is vegan and now so am I"), the
-writer's own clause after theirs with the same verb or a verb of being ("My partner works at Globex and I
-work at Acme": the writer's value, trial17; not a negated one, "My daughter is vegan, I'm not": trial18
-M4), or one that says a change of the writer's value in words of its own ("My husband got a job in Seattle
-so we moved there": trial18 M2) or states it with the verb of a writer's value ("…, so we live in Omaha
-now" over "I live in Denver": trial19), or a present value of the writer's "now" after "so" or in a
-pseudo-cleft ("My ex kept the house, so I rent in Reno now", "Mom's house is where I live now"; not "so I'm
-careful", "so I visit her now"), another person who changes the writer's amount the key names ("My
-landlord raised the rent to $2000" on "user.rent"), a write that leaves the writer's values (an
-addition, "My son is also allergic to eggs", aff0bfb; a re-add, "… again", 4be0102, or a take-back that
-retires no value of the writer's: ``take_back.taken_back``), and a write that names what it supersedes. A
-key not named for the writer whose values are subjectless ("Allergic to penicillin" on "allergy") or
-another person's keeps its rule (replaced, as before): whose they are is not read. A key with no value yet
-keeps it too, unless it is named for the writer ("user.allergy": ``_WRITERS_KEY``; trial21 H4, the son's
-words were the key's only value and the writer's next one retired them): there they are refused as beside
-the writer's value, and a subjectless value there is the writer's (trial22 M4: "My dog's name is Rex"
-retired "Sam" on "user.name"). The values are
-those stored at acknowledgement (``usecases.key_values``): a value still queued is not seen.
+Narrow, as the rules it reuses: the subject is read by ``take_back.other_subject`` (a relation such as "My
+son", "Our kids", "Alex's son", "My best friend", "My brother-in-law", "My ex", read up to its verb, present
+or past, or a contracted "is": "My son's allergic …", "My sister moved …"; "My wife's dentist is …" is hers
+too; "My wife and I …" names the writer) and must open with a person named by a relation (``relations``: not
+"My allergy is peanuts", "My favourite food is …"); an opening that names the person otherwise is read as "my
+<relation>" (``relation_opening``: "Mom lives …", "The kids …", "Both my kids …", "Last week my sister …",
+trial19; names are not read), or an animal of the writer's or its possessive ("My dog's name is Rex", "Rex is
+my dog's name": ``_OPENS_WITH_PET``, trial22 M4; not a pet word in a compound noun, "My cat allergy", "My pet
+project": h-keys5), or a third person's pronoun ("She is vegan", "Her name is Ana": ``_PRONOUN_SUBJECT``,
+refused only beside a value the writer wrote as "I …" / "My …": beside "The user …" or a bare value "she" may
+be the user, written of by an agent); some value of the key must be the writer's (``writers_value``: "I …",
+"We …", "The user …", "My name is Sam", "My wife and I …", "My partner works at Hooli and I work at Pied
+Piper"; on a key named for the writer, "user.name", also a value of no one else's, "Sam", "Allergic to
+penicillin": trial22 M4), whatever else the key holds — one value of another person's kept beside switched the
+check off (trial18 H2). Not refused: a key with a part naming a relation or an animal ("user.son.allergy",
+"kids.allergy", "user.spouse", "dog.name"), a person who fills the role the key names ("My boss is Dana now"
+on "user.manager", "My sister is my emergency contact now" or "She's my emergency contact now" on
+"user.emergency_contact": the writer's value, trial16 M2, h-keys5; on "user.job" the boss stays another
+person), the writer beside them in a place, with the verb of a writer's value ("She lives with me in Austin
+now" over "I live in Denver"), the writer as the object of their verb ("My sister got me a job at Globex", "My
+wife got me to go vegan"), the writer's "so am I" ("My sister is vegan and now so am I"), the writer's own
+clause after theirs with the same verb or a verb of being ("My partner works at Globex and I work at Acme":
+the writer's value, trial17; not a negated one, "My daughter is vegan, I'm not": trial18 M4), or one that says
+a change of the writer's value in words of its own ("My husband got a job in Seattle so we moved there":
+trial18 M2) or states it with the verb of a writer's value ("…, so we live in Omaha now" over "I live in
+Denver": trial19), or a present value of the writer's "now" after "so" or in a pseudo-cleft ("My ex kept the
+house, so I rent in Reno now", "…, so now I rent …", "Mom's house is where I live now"; not "so I'm careful",
+"so I visit her now"; "so I cook/eat/drink … now" only on a key of food or drink, "user.diet": h-keys5),
+another person who changes the writer's amount the key names ("My landlord raised the rent to $2000" on
+"user.rent"), a write that leaves the writer's values (an addition, "My son is also allergic to eggs",
+aff0bfb; a re-add, "… again", 4be0102, or a take-back that retires no value of the writer's:
+``take_back.taken_back``), and a write that names what it supersedes. A key not named for the writer whose
+values are subjectless ("Allergic to penicillin" on "allergy") or another person's keeps its rule (replaced,
+as before): whose they are is not read. A key with no value yet keeps it too, unless it is named for the
+writer ("user.allergy": ``_WRITERS_KEY``; trial21 H4, the son's words were the key's only value and the
+writer's next one retired them): there they are refused as beside the writer's value, and a subjectless value
+there is the writer's (trial22 M4: "My dog's name is Rex" retired "Sam" on "user.name"). The values are those
+stored at acknowledgement (``usecases.key_values``): a value still queued is not seen.
 """
 
 from __future__ import annotations
@@ -69,9 +70,26 @@ _OPENS_WITH_RELATION = re.compile(
 """A subject that opens with a person named by a relation ("my son", "my best friend", "my ex-wife's
 lawyer", "alex's son"), not one that names a relation only later ("My fam's small, but I love … the
 friends I have": the writer's words)."""
-_OPENS_WITH_PET = re.compile(rf"^\W*(?:my|our)\s+(?:[\w'-]+[\s-]+)?(?:{PET_ALT})\b", re.IGNORECASE)
-"""A subject that opens with an animal of the writer's ("my dog", "my dog's name", "our old cat"): never
-the writer (trial22 M4: "My dog's name is Rex" on ``user.name`` retired the user's name)."""
+_PET_OPENING = re.compile(rf"^\W*(?:my|our|the)\s+(?:[\w'-]+\s+)?(?:{PET_ALT})\b", re.IGNORECASE)
+"""Words that open with an animal of the writer's ("my dog", "our old cat"): a pet's subject once read
+(``_OPENS_WITH_PET``), named "a pet" in the refusal."""
+_OPENS_WITH_PET = re.compile(
+    rf"^\W*(?i:my|our|the)\s+(?:[\w'-]+\s+)?(?i:(?P<pet>{PET_ALT}))(?:\s+[A-Z][a-z]+)?"
+    r"(?:'s\b|s'|(?P<verb>(?<=s)\s+[a-z]|\s+(?i:(?:is|are|was|were|has|have|had|does|did|do|can|could|will|"
+    r"would|should|may|might|must|got|ate|bit|ran|just|still|now|also|always|never|really|finally)\b|"
+    r"[a-z]+s\b(?!\s+(?:is|are|was|were|has|have)\b)|[a-z]{2,}ed\b)))"
+)
+"""A subject that is an animal of the writer's, or its possessive: "My dog is …", "My dog's name …", "Our
+cat sleeps …", "My old dog died", "My dogs love …", "Our dog Rex is 5" (trial22 M4: "My dog's name is Rex"
+on ``user.name`` retired the user's name). A pet word in a compound noun is the writer's own thing ("My cat
+allergy", "My pet project", "My hot dog stand", "My bird-watching group", "My dog treats are …": h-keys5
+H2), so the pet word must be followed by its possessive or a verb."""
+_NAMES_A_PET = re.compile(
+    r"^\W*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?i:is|was)\s+"
+    rf"(?P<pet>(?i:my|our|the)\s+(?:[\w'-]+\s+)?(?i:{PET_ALT})(?:'s\s+[a-z]+)?)[\s.!]*$"
+)
+"""A name said to be a pet's or its name ("Rex is my dog's name", "Rex is our cat"): the pet's words, as
+"My dog's name is Rex" (h-keys5)."""
 _PET = re.compile(rf"\b(?:{PET_ALT})\b", re.IGNORECASE)
 _PRONOUN_SUBJECT = re.compile(
     r"^\W*(?:(?P<pronoun>he|she|they)(?!\s+and\s+(?:I|me)\b)(?=\s+[a-z]|'[a-z])"
@@ -85,33 +103,37 @@ written of by an agent (``relation_opening``: pronouns are not read), and keeps 
 _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|we|we're|we've|me|my|our)\b", re.IGNORECASE)
 """A value the writer wrote in the first person ("I'm vegetarian", "My name is Sam")."""
 _MINE = re.compile(
-    rf"^\W*(?:my|our)\s+(?!(?:[\w'-]+[\s-]+)?(?:{RELATION_ALT}|{PET_ALT})\b)(?!(?:[\w'-]+\s+)?(?:and|&)\s)[a-z]",
+    rf"^\W*(?:my|our)\s+(?!(?:[\w'-]+[\s-]+)?(?:{RELATION_ALT})\b)(?!(?:[\w'-]+\s+)?(?:and|&)\s)[a-z]",
     re.IGNORECASE,
 )
 """A value that opens with a thing of the writer's ("My name is Sam", "My diet is vegan", "Our bank is
-Chase"), not a person or an animal of theirs ("My son …", "My best friend …", "My dog …")."""
+Chase", "My pet project is …"), not a person of theirs ("My son …", "My best friend …"); an animal of
+theirs ("My dog is …": ``_OPENS_WITH_PET``) is not either (``writers_value``)."""
 _KEY_PARTS = re.compile(r"[._:/-]")
 _KEY_WORDS = re.compile(r"[^\W_]+")
 _FILLS_A_ROLE = re.compile(
-    rf"^\W*(?i:my|our)\s+(?P<relation>(?i:{RELATION_ALT}))\s+is\s+(?:now\s+)?"
+    rf"^\W*(?:(?i:my|our)\s+(?P<relation>(?i:{RELATION_ALT}))\s+is|(?i:he|she|they)(?:\s+(?i:is|are)|'(?i:s|re)))"
+    r"\s+(?:now\s+)?"
     r"(?:(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)|(?i:my)\s+(?:[a-z]+\s+){0,2}(?P<role>(?!(?:now|again|these|days)\b)[a-z]+))"
     r"(?:\s+(?i:now|again|these\s+days))?[\s.!]*$"
 )
 """Who fills a role of the writer's, said of the relation: "My boss is Dana (now)", "My sister is my
-emergency contact now" (trial16 M2): the person is the value, not the subject of another person's state."""
+emergency contact now" (trial16 M2), or of a pronoun ("He is my manager now", "She's my emergency contact
+now": h-keys5 H3): the person is the value, not the subject of another person's state."""
 _VERB_AFTER = re.compile(
     r"\s*(?:(?:now|still|currently|also|usually|always|actually)\s+)?([a-z]+)\b", re.IGNORECASE
 )
 """The verb after another person's subject ("works" in "My wife (now) works at …")."""
 _WRITERS_CLAUSE = re.compile(
     r"(?:[,;:.!?]\s*(?:(?P<conj>and|but|yet|while|whereas|so)\s+)?|\s(?P<joiner>and|but|yet|while|whereas|so)\s+"
-    r"|\s(?P<cleft>(?:is|are)\s+(?:now\s+)?(?:where|what))\s+)"
+    r"|\s(?P<cleft>(?:is|are)\s+(?:now\s+)?(?:where|what))\s+)(?P<now>now\s+)?"
     r"(?:I|[Ww]e)(?:'m|'re|\s+(?:now\s+|still\s+|also\s+|just\s+)?(?P<verb>[a-z]+))\b(?P<rest>[^,;:.!?]*)"
 )
 """A clause of the writer's after another person's: "…, and I work at Acme", "…; I'm vegetarian", "… but
 I live in Denver" (trial17: with the other person's clause first, the whole write was refused), "… so we
 moved there" (trial18 M2), "Mom's house is where I live now" (a pseudo-cleft: ``cleft``, "is where");
-``conj`` / ``joiner``: its conjunction (after punctuation / after a space); ``verb``: its verb (None after
+``conj`` / ``joiner``: its conjunction (after punctuation / after a space); ``now``: a "now" before the
+writer ("…, so now I rent …", h-keys5 M3); ``verb``: its verb (None after
 "I'm" / "we're"); ``rest``: its words after the verb, to the clause's end."""
 _CHANGES_AN_AMOUNT = re.compile(
     rf"\s+(?i:{AMOUNT_CHANGE_VERBS})\s+(?i:the|my|our)\s+(?P<thing>[^\d.,;:!?$€£]+?)\s+"
@@ -188,15 +210,19 @@ def other_persons_subject(draft: MemoryDraft) -> str | None:
 
 def _pet_or_pronoun(content: str) -> str | None:
     """The subject words (lower case) of ``content`` when it opens with an animal of the writer's ("my
-    dog", "my dog's name": ``_OPENS_WITH_PET``) or a third person's pronoun ("she", "her name":
-    ``_PRONOUN_SUBJECT``), read up to its verb; None otherwise."""
+    dog", "my dog's name": ``_OPENS_WITH_PET``; "Rex is my dog's name": ``_NAMES_A_PET``) or a third
+    person's pronoun ("she", "her name": ``_PRONOUN_SUBJECT``), read up to its verb; None otherwise."""
+    if named := _NAMES_A_PET.match(content):
+        return named.group("pet").lower()  # "Rex is my dog's name": "my dog's name"
     pet = _OPENS_WITH_PET.match(content)
     pronoun = _PRONOUN_SUBJECT.match(content) if pet is None else None
     if pronoun is not None and pronoun.group("pronoun"):
         return pronoun.group("pronoun").lower()
     if pet is None and pronoun is None:
         return None
-    end = _VERB_AT.search(content, (pet or pronoun).end())  # type: ignore[union-attr]
+    if pet is not None and pet.group("verb"):
+        return content[: pet.start("verb")].strip(" \t\"'(").lower()  # "My dogs love …": "my dogs"
+    end = _VERB_AT.search(content, pet.end("pet") if pet is not None else pronoun.end())  # type: ignore[union-attr]
     return content[: end.start() if end else len(content)].strip(" \t\"'(").lower()
 
 
@@ -205,6 +231,22 @@ _VERB_AT = re.compile(
 )
 """Where a pet's or a pronoun's subject ends: at its verb or a contracted "is" ("My dog's name is Rex" →
 "my dog's name", "My dog's allergic to chicken" → "my dog")."""
+
+
+_WITH_THE_WRITER_IN = re.compile(
+    r"\s+(?:(?i:now|still|also)\s+)?(?P<verb>[a-z]+)\s+(?i:with\s+(?:me|us))\s+(?i:in|at)\s+[A-Z0-9]"
+)
+"""Another person's verb with the writer beside them and a place ("She lives with me in Austin now"):
+``verb`` is read against the writer's value (``_beside_in``)."""
+
+
+def _beside_in(content: str, subject: str, writers: Sequence[str]) -> bool:
+    """Whether the other person's words state one of the ``writers`` values with its verb, the writer
+    beside them and a place ("She lives with me in Austin now", "My mom lives with me in Austin now" over
+    "I live in Denver": the writer lives in Austin, h-keys5 M3). Not without a place ("My mom lives with
+    me now" says nothing of where) nor with another verb ("She works with me in Austin" over "I live …")."""
+    found = _WITH_THE_WRITER_IN.match(content, _subject_end(content, subject))
+    return found is not None and _lemma(found.group("verb")) in _writers_verbs(writers)
 
 
 def _changes_the_keys_amount(content: str, subject: str, key: str) -> bool:
@@ -299,10 +341,10 @@ def _fills_the_keys_role(content: str, key: str) -> bool:
     if fills is None:
         return False
     words = {word.lower() for word in _KEY_WORDS.findall(key)}
-    relation = fills.group("relation").lower()
-    if words & {relation, *RELATION_ROLES.get(relation, ())}:
-        return True
-    return fills.group("role") is not None and fills.group("role").lower() in words
+    for named in (fills.group("relation"), fills.group("role")):  # "My boss is …", "She is my boss now"
+        if named is not None and words & {named.lower(), *RELATION_ROLES.get(named.lower(), ())}:
+            return True
+    return False
 
 
 def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence[str]) -> None:
@@ -327,7 +369,12 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
     pronoun = subject.split(" ", 1)[0] in _PRONOUNS and not _OPENS_WITH_RELATION.match(subject)
     writers = [i for i, value in enumerate(values) if _the_writers(value, key, pronoun)]
     empty = not values and not pronoun and _empty_writers_key(key, content)
-    if not empty and (not writers or _the_writers_change(content, [values[i] for i in writers])):
+    writers_values = [values[i] for i in writers]
+    if not empty and (
+        not writers_values
+        or _the_writers_change(content, writers_values, key)
+        or _beside_in(content, subject, writers_values)
+    ):
         return
     negated = next((c for c in _WRITERS_CLAUSE.finditer(content) if _negated(c)), None)
     if not empty and negated is None and may_leave_values(content):
@@ -354,7 +401,7 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
         if empty
         else "retire the writer's"
     )
-    whom = "a pet" if _OPENS_WITH_PET.match(subject) else "another person"
+    whom = "a pet" if _PET_OPENING.match(subject) else "another person"
     mine = (
         f"; if {subject.split(' ', 1)[0]!r} means the writer, write it in the writer's words ('I …', 'My …')"
         if pronoun
@@ -414,7 +461,7 @@ def _empty_writers_key(key: str, content: str) -> bool:
     changes = (
         c for c in _WRITERS_CLAUSE.finditer(content) if not _negated(c) and not is_take_back(c.group(0))
     )
-    return not any(CHANGE.search(c.group(0)) for c in changes) and not _the_writers_change(content, [])
+    return not any(CHANGE.search(c.group(0)) for c in changes) and not _the_writers_change(content, [], key)
 
 
 def _writers_key(key: str) -> bool:
@@ -437,13 +484,17 @@ def writers_value(value: str) -> bool:
     not (trial18 H2: only values opening with the writer were read, so "My wife and I moved …" was
     retired by "My in-laws live in Reno")."""
     value = _read_opening(value)
-    if by_the_writer(value) or with_the_writer(value) or _MINE.match(value):
+    if (
+        by_the_writer(value)
+        or with_the_writer(value)
+        or (_MINE.match(value) and not _OPENS_WITH_PET.match(value))
+    ):
         return True  # "I …", "My wife and I …", "My name is Sam"
     subject = other_subject(value)
     return subject is not None and _the_writer_says_the_same(value, subject)
 
 
-def _the_writers_change(content: str, writers: Sequence[str]) -> bool:
+def _the_writers_change(content: str, writers: Sequence[str], key: str) -> bool:
     """Whether a clause of the writer's in ``content`` (``_WRITERS_CLAUSE``, not negated, no take-back)
     says a change of one of the ``writers`` values in words of its own ("…, so we moved there in August"
     over "I live in Boise": ``change_mention.mentions_a_change``, trial18 M2), or states the value with
@@ -459,22 +510,50 @@ def _the_writers_change(content: str, writers: Sequence[str]) -> bool:
         verb = clause.group("verb")
         if verb is not None and _lemma(verb) in _writers_verbs(writers):
             return True  # "My husband got transferred, so we live in Omaha now" over "I live in Denver"
-        if (conjunction == "so" or clause.group("cleft")) and _a_present_value_now(clause):
+        if (conjunction == "so" or clause.group("cleft")) and _a_present_value_now(clause, key):
             return True  # "My ex kept the house, so I rent in Reno now", "Mom's house is where I live now"
     return False
 
 
-def _a_present_value_now(clause: re.Match[str]) -> bool:
+def _a_present_value_now(clause: re.Match[str], key: str) -> bool:
     """Whether a writer's clause after "so" or in a pseudo-cleft (``_WRITERS_CLAUSE``) states a value of
-    the writer's of now: a present verb of a value (``_VALUE_VERBS``: "so I rent in Reno now", "so I run
-    the family bakery now"), "now" in its words, and not the other person again ("so I visit her now", "so
-    I fly there a lot now"). "So I'm careful" (no verb), "so I avoid nuts now", "so I can relax", "so I
-    rented …" stay a consequence or a past."""
+    the writer's of now on ``key``: a present verb of a value (``_VALUE_VERBS``: "so I rent in Reno now",
+    "so I run the family bakery now"), "now" in its words or before the writer ("so now I rent …"), and not
+    the other person again ("so I visit her now", "so I fly there a lot now"). "So I'm careful" (no verb),
+    "so I avoid nuts now", "so I can relax", "so I rented …" stay a consequence or a past. A verb of eating
+    (``_EATING_VERBS``) states a value only on a key of what the writer eats or drinks, and not as a manner
+    alone (``_NO_DISH``)."""
     verb = clause.group("verb")
     if verb is None or verb.lower().endswith("ed") or _lemma(verb) not in _VALUE_VERBS:
         return False
     rest = clause.group("rest")
-    return bool(_PRESENT_NOW.search(rest)) and not _BACK_TO_THEM.search(rest)
+    if _lemma(verb) in _EATING_VERBS and (
+        not {word.lower() for word in _KEY_WORDS.findall(key)} & _EATING_KEYS or _NO_DISH.match(rest)
+    ):
+        return (
+            False  # "…, so I cook nut-free now" on "user.allergies"; "so I cook separately now" (h-keys5 H1)
+        )
+    return bool(clause.group("now") or _PRESENT_NOW.search(rest)) and not _BACK_TO_THEM.search(rest)
+
+
+_EATING_VERBS = frozenset(["eat", "cook", "drink"])
+"""The value verbs (``_VALUE_VERBS``) of what the writer eats or drinks: after another person's words
+("My son is allergic to nuts, so I cook nut-free now") they say the writer's diet, not the writer's
+allergy, health or medicine — read only on a key of food or drink (``_EATING_KEYS``, h-keys5 H1)."""
+_EATING_KEYS = frozenset(
+    [
+        *("diet", "diets", "dietary", "food", "foods", "eating", "cooking", "cuisine", "meal", "meals"),
+        *("drink", "drinks", "drinking", "beverage", "beverages", "coffee", "tea", "milk"),
+        *("breakfast", "lunch", "dinner", "nutrition"),
+    ]
+)
+"""Key words naming what the writer eats or drinks ("user.diet", "user.coffee", "me.food_preference")."""
+_NO_DISH = re.compile(
+    r"^\s*(?:for\b|at\s+home\b|(?:(?:[a-z]+ly|more|less|out|in|together|alone|again|too|a\s+lot|twice)\s+)+now\b)",
+    re.IGNORECASE,
+)
+"""After a verb of eating, words that say how, where or for whom, and no dish or diet ("so I cook
+separately now", "so I cook for the kids now", "so I eat out less now"): no value of the writer's."""
 
 
 def _writers_verbs(writers: Sequence[str]) -> set[str]:
