@@ -51,6 +51,84 @@ COUNTED_FROM_LAST = re.compile(_COUNTED_FROM_LAST)
 week"; lower case, as ``relative_time`` scans): not that time ("last Monday" was read, h-lows), and which
 span is meant (the seven days before that Monday, or the ISO week before its week) the words do not say.
 ``relative_time`` reads none of it; "the week before last" alone it reads."""
+_COUNT = r"(?:\d{1,3}|" + NUMBER_WORD_PATTERN.replace(" ", r"\s+").replace("-", r"\s*-\s*") + r")"
+"""A count the relative rules read (``calendar_ago.NUMBER_WORDS``), a compound's words apart by any white
+space or a hyphen with space beside it ("twenty- one")."""
+_UNIT = rf"(?:{UNIT_ALT})s?"
+_DAY_NAMED = (
+    r"(?:the\s+day\s+before\s+yesterday|yesterday|today|tonight|last\s+night"
+    r"|this\s+(?:morning|afternoon|evening))"
+)
+"""The days the relative rules name by a word (not by a count)."""
+_NOT_A_WHILE = (
+    r"(?<!\bfor\s)(?<!\bover\s)(?<!\bduring\s)(?<!\bin\s)(?<!\bwithin\s)(?<!\bspent\s)(?<!\bafter\s)"
+)
+"""Not a while something lasted: "for 10 years, and 2 days ago I quit" is ten years of something and a
+day two days ago, not one time twelve years back."""
+_JOIN = r"\s*(?:,\s*(?:and\s+)?|\s(?:and|plus)\s+|&\s*)"
+"""What joins the parts of a compound duration: ",", "and", ", and", "plus", "&"."""
+COMPOUND_AGO = rf"\b{_NOT_A_WHILE}{_COUNT}\s+{_UNIT}(?:{_JOIN}{_COUNT}\s+{_UNIT})+\s+ago\b"
+"""A compound duration counted back ("two weeks and three days ago", "1 year and 2 days ago", "3 weeks, 2
+days ago"; lower case, as ``relative_time`` scans, which reads it as the parts' sum: trial23 H2 read its
+last part alone)."""
+BEFORE_NAMED_DAY = (
+    rf"\b({_COUNT})\s+(day|week)s?\s+(?:before|prior\s+to|earlier\s+than)\s+"
+    r"(the\s+day\s+before\s+yesterday|yesterday|last\s+night|today|tonight|this\s+(?:morning|afternoon|evening))\b"
+)
+"""Days or weeks counted back from a day a word names ("2 days before yesterday", "a week prior to today";
+lower case): ``relative_time`` reads that day (trial23 H2 read "yesterday" alone). Groups: the count, the
+unit, the day."""
+_UNREAD_AGO = (
+    # a fraction of a unit: "half a year ago", "a year and a half ago", "one and a half years ago",
+    # "2.5 years ago"
+    rf"\b(?:half\s+(?:an?\s+)?{_UNIT}|(?:an?|one|\d{{1,3}})\s+(?:{UNIT_ALT})\s+and\s+a\s+half"
+    rf"|{_COUNT}\s+and\s+an?\s+(?:half|quarter)\s+{_UNIT}|(?:an?\s+)?quarter\s+(?:of\s+)?an?\s+{_UNIT}"
+    rf"|\d+[.,]\d+\s+{_UNIT})\s+ago\b"
+    # a count joined to another that ``COMPOUND_AGO`` does not read ("two weeks and a few days ago"), and
+    # a count in an older order ("one and twenty days ago")
+    rf"|\b{_NOT_A_WHILE}{_COUNT}\s+(?:{_UNIT}{_JOIN}(?:(?:half|quarter|few|couple|of|several|{_COUNT})\s+){{0,3}}"
+    rf"|and\s+{_COUNT}\s+){_UNIT}\s+ago\b"
+    # hours and minutes
+    rf"|\b(?:{_COUNT}|half\s+an|a\s+few|a\s+couple\s+of|several)\s+(?:hour|minute|hr|min)s?\s+ago\b"
+    # a count no rule reads: thousands ("1,000 days ago", "1000 days ago")
+    rf"|(?<![\w,.])\d{{1,3}}(?:[,.]\d{{3}})+\s+{_UNIT}\s+ago\b|\b\d{{4,}}\s+{_UNIT}\s+ago\b"
+)
+_UNREAD_FROM_DAY = (
+    # a while counted from a day a word names, other than the days before it that are read
+    r"\b(?!the\s+day\s+before\s+yesterday\b)"
+    rf"(?:{_COUNT}|the|a\s+few|a\s+couple(?:\s+of)?|several)\s+(?:{UNIT_ALT}|fortnight|night|hour|minute)s?"
+    rf"\s+(?:before|after|prior\s+to|earlier\s+than|later\s+than)\s+(?:{_DAY_NAMED}|{_COUNT}\s+{_UNIT}\s+ago)\b"
+)
+_UNREAD_WEEK = (
+    # a week from a day ("yesterday week", "last Friday week": a week before it or after it?)
+    rf"\b(?:yesterday|today|(?:last\s+)?(?:{WEEKDAY_ALT}))\s+week\b(?!\s*\d)"
+)
+_UNREAD_SINCE = (
+    # an anniversary a day marks ("Yesterday marks three years since I …"): the event is the count before it
+    rf"\b{_DAY_NAMED}\s+(?:it\s+)?(?:marks|marked|makes|made|is|was|has\s+been|had\s+been|it['’]s)\s+"
+    rf"(?:exactly\s+|just\s+)?(?:{_COUNT}|\d[\d,.]*)\s+{_UNIT}\s+(?:since|from)\b"
+)
+_DAY_WORDS = ("yesterday", "today", "tonight", "night", "morning", "afternoon", "evening")
+UNREAD_RELATIVE: tuple[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]], ...] = tuple(
+    (re.compile(r"(?i:" + pattern + ")"), gate)
+    for pattern, gate in (
+        (_UNREAD_AGO, (("ago",),)),
+        (_UNREAD_FROM_DAY, (("before", "after", "prior", "earlier", "later"), (*_DAY_WORDS, "ago"))),
+        (_UNREAD_WEEK, (("week",),)),
+        (_UNREAD_SINCE, (("since", "from"), _DAY_WORDS)),
+    )
+)
+"""Relative times the relative rules do not read, whose parts they would (trial23 H2): a fraction ("half a
+year ago" was read as "a year ago"), a count joined to another ("weeks and three days ago", a compound the
+rules do not read whole; "one and twenty days ago" was "twenty days ago"), hours and minutes (no rule reads
+them: named, not placed at the write time silently), a count with a thousands separator ("1,000 days ago"
+was "000 days ago", today), a while counted from a day a word names ("a month before yesterday", "two days
+after today"; the days and weeks *before* one are read: ``relative_time``), "yesterday week" and "last
+Friday week" (a week before that day or after it, the words do not say), and the day an anniversary falls
+on ("Yesterday marks three years since I visited Rome": the visit is three years before).
+``relative_time`` reads none of it, nor any expression inside it. Each pattern with the words (lower
+case) a text must hold for it to match, one of each tuple: each pattern's scan of a text cost ~30-110 µs
+(``relative_time`` looks for them first, in every write)."""
 _BEFORE_LAST = re.compile(
     r"(?i:" + _COUNTED_FROM_LAST + "|"
     r"\b(?:the\s+)?(?:weekend|week|month|year|night|day)\s+before\s+last\b"
@@ -220,6 +298,7 @@ _KINDS: tuple[tuple[re.Pattern[str], NameKind], ...] = (
     (_SHORT_YEAR, "year"),
     (_BEFORE_LAST, "named"),
     (_UNREAD_COUNT, "vague"),
+    *((pattern, "vague") for pattern, _ in UNREAD_RELATIVE),
 )
 """The patterns of ``calendar_names``, in its order, with the kind of name each finds."""
 

@@ -20,6 +20,8 @@ last Monday … last Sunday                           day         the latest suc
                                                                 day (1 to 7 days before)
 上周一 … 上周日 (上周X, 上星期X, 上礼拜X)            day         that weekday of the previous ISO week
 N days ago; N天前                                   day         N days before
+N days/weeks before (prior to, earlier than)        day         N days (weeks) before that day ("2 days
+yesterday, today, the day before yesterday                      before yesterday": three days before)
 last week; 上周, 上星期, 上礼拜                      week        the previous ISO week
 last weekend                                        week        the previous ISO week, which holds it
                                                                 whatever the day it is said (a draft has
@@ -35,9 +37,16 @@ last month; 上个月, 上月                             month       the previo
 N months ago; N个月前                               month       the calendar month N months before
 last year; 去年                                     year        the previous year
 N years ago; N年前; 前年 (2)                        year        the year N years before
+N units and M units ago ("two weeks and three       the finest  each part taken off the day in turn, a
+days ago", "1 year, 2 days ago"; ",", "and",        unit        month or year back keeping the day of the
+", and", "plus", "&")                                           month; the finest unit's span of that day
 ==================================================  ==========  ===========================================
 
-N is digits, an English number word (a/an/one … thirty-one, "twenty-one" or "twenty one":
+A compound is not read after "for", "over", "during", "in", "within", "spent" or "after": "I smoked
+for 10 years, and 2 days ago I quit" is a while and a day, and "2 days ago" is read
+(``named_dates.COMPOUND_AGO``).
+
+N is digits, an English number word (a/an/one … thirty-one, "twenty-one", "twenty- one" or "twenty one":
 ``calendar_ago.NUMBER_WORDS``) or a Chinese numeral (一 … 九十九, 两). Not the last word of a count in
 words beyond those ("forty one days ago" is not "one days ago": ``named_dates`` names it). "the week
 before last" is not read before a word that makes "last …" a time of its own ("the week before last
@@ -81,7 +90,11 @@ the reply, the return are not then. Such an expression is a time named and not r
 span for copied text: "the bike I bought two years ago (2024)").
 Not resolved at all: a weekday alone ("on Tuesday" — this week's or last?), a time counted from one the
 table names ("the week before last Monday", "two days after last week": ``named_dates.COUNTED_FROM_LAST``;
-nor is the "last Monday" inside it read alone), vague phrases ("recently",
+nor is the "last Monday" inside it read alone), a relative time whose part the table reads but not the
+whole (``named_dates.UNREAD_RELATIVE``, trial23 H2: "half a year ago", "a year and a half ago", "2.5 years
+ago", "two weeks and a few days ago", "one and twenty days ago", "1,000 days ago", "12 hours ago", "a month
+before yesterday", "two days after today", "yesterday week", "last Friday week", "Yesterday marks three
+years since …"; no part of it is read alone), vague phrases ("recently",
 "the other day", "a few days ago", "earlier this week", "3 weeks back", 最近, 前几天; the write's answer
 names them, ``unread_time``), month names but as ``word_dates`` reads them ("last March": this year's or
 the year before?), and the *mood* of a sentence: "if yesterday…" or reported speech ("she said
@@ -154,16 +167,27 @@ from hindsight.domain.calendar_words import MONTH_ALT, SEASON_ALT, UNIT_ALT, WEE
 from hindsight.domain.content_date import iso_date_forms, relative_dates_another_clause, stated_dates
 from hindsight.domain.isotime import TimeRefused, TimeSpan, local_day
 from hindsight.domain.memory import MemoryDraft, StoredMemory
-from hindsight.domain.named_dates import COUNTED_FROM_LAST, DAY_OF_YEAR, RECURRING, calendar_names
+from hindsight.domain.named_dates import (
+    BEFORE_NAMED_DAY,
+    COMPOUND_AGO,
+    COUNTED_FROM_LAST,
+    DAY_OF_YEAR,
+    RECURRING,
+    UNREAD_RELATIVE,
+    calendar_names,
+)
 from hindsight.domain.time_beside import names_a_second_time
 from hindsight.domain.word_dates import named_span, past_tense, read_word_date
 
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WORDS_EN = NUMBER_WORDS  # one table for writes and searches (``calendar_ago``)
 _DIGITS_ZH = dict(zip("零一二三四五六七八九", range(10), strict=True)) | {"两": 2}
-_NUM_EN = r"(\d{1,3}|" + "|".join(word.replace(" ", r"\s+") for word in _WORDS_EN) + r")"
+_NUM_EN = (
+    r"(\d{1,3}|" + "|".join(word.replace(" ", r"\s+").replace("-", r"\s*-\s*") for word in _WORDS_EN) + r")"
+)
 """N of "N units ago": digits or a number word, a compound's two words apart by any white space ("twenty
-one", "twenty  one": h-lows; the table is written with one space). Not the last word of a count the table
+one", "twenty  one": h-lows; the table is written with one space), a hyphen's with space beside it
+("twenty- one": trial23). Not the last word of a count the table
 does not read (``_part_of_count``)."""
 _BEFORE_COUNT = re.compile(
     r"(?:\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[\s-]+|\b(?:hundred|thousand)\s+(?:and\s+)?)$"
@@ -174,11 +198,11 @@ twenty one days ago", "a hundred and two days ago"); ``named_dates`` names such 
 
 
 def _part_of_count(match: re.Match[str]) -> bool:
-    """Whether the count that opens ``match`` (group 1, an "N units ago" rule's N) ends a longer count in
-    words (``_BEFORE_COUNT``). A check after the match, not a look-behind: a look-behind has one width,
-    and the words may be apart by any white space (h-lows: "twenty  one days ago" was read as one day
-    ago)."""
-    start = match.start(1)
+    """Whether the count that opens ``match`` (an "N units ago" rule's N, a compound's first) ends a
+    longer count in words (``_BEFORE_COUNT``). A check after the match, not a look-behind: a look-behind
+    has one width, and the words may be apart by any white space (h-lows: "twenty  one days ago" was read
+    as one day ago)."""
+    start = match.start()
     return _BEFORE_COUNT.search(match.string, max(0, start - 32), start) is not None
 
 
@@ -197,7 +221,9 @@ def _number(text: str) -> int:
     """Digits, an English number word or a Chinese numeral below 100 (``十二``, ``二十``, ``两``)."""
     if text.isdigit():
         return int(text)
-    text = " ".join(text.split())  # "twenty  one" as the table writes it
+    text = re.sub(
+        r"\s*-\s*", "-", " ".join(text.split())
+    )  # "twenty  one", "twenty- one" as the table writes them
     if text in _WORDS_EN:
         return _WORDS_EN[text]
     if "十" in text:
@@ -213,6 +239,49 @@ def _not_read(match: re.Match[str], d: date) -> TimeSpan:
     so the match is a time named with no span — nothing is inferred from the text, and the expression
     inside it ("last Monday") is not read alone."""
     raise ValueError(match.group(0))
+
+
+_UNITS_FINE_FIRST = ("day", "week", "month", "year")
+_PART = re.compile(r"\b" + _NUM_EN + r"\s+(" + UNIT_ALT + r")s?")
+
+
+def _back(d: date, unit: str, count: int) -> date:
+    """The day ``count`` ``unit``s before ``d`` on the calendar (a month or year back keeps the day of the
+    month, the month's last when it has none: 2024-03-31 less a month is 2024-02-29). Raises ValueError
+    before year 1."""
+    try:
+        if unit in ("day", "week"):
+            return d - timedelta(days=count * (7 if unit == "week" else 1))
+    except OverflowError as error:
+        raise ValueError(unit) from error
+    index = d.year * 12 + d.month - 1 - count * (12 if unit == "year" else 1)
+    year, month = divmod(index, 12)
+    if year < 1:
+        raise ValueError(unit)
+    last = (date(year + (month == 11), (month + 1) % 12 + 1, 1) - timedelta(days=1)).day
+    return date(year, month + 1, min(d.day, last))
+
+
+def _compound_ago(match: re.Match[str], d: date) -> TimeSpan:
+    """A compound duration counted back from ``d`` (``named_dates.COMPOUND_AGO``: "two weeks and three days
+    ago"): each part taken off in turn, the span of the finest unit named — "1 year and 2 days ago" is the
+    day a year and two days back, "1 year and 2 weeks ago" the ISO week holding the day a year and two
+    weeks back (as "2 weeks ago" is an ISO week)."""
+    parts = [(part.group(2), _number(part.group(1))) for part in _PART.finditer(match.group(0))]
+    for unit, count in parts:
+        d = _back(d, unit, count)
+    finest = min((unit for unit, _ in parts), key=_UNITS_FINE_FIRST.index)
+    return ago(finest, 0, d)
+
+
+_DAYS_BACK = {"the day before yesterday": 2, "yesterday": 1, "last night": 1}
+
+
+def _before_named_day(match: re.Match[str], d: date) -> TimeSpan:
+    """Days or weeks before a day a word names (``named_dates.BEFORE_NAMED_DAY``: "2 days before
+    yesterday" is three days before ``d``, "a week prior to today" seven), precision day."""
+    day = d - timedelta(days=_DAYS_BACK.get(" ".join(match.group(3).split()), 0))
+    return day_span(_back(day, match.group(2), _number(match.group(1))))
 
 
 def _last_weekday(name: str, d: date) -> TimeSpan:
@@ -248,7 +317,14 @@ _NOT_LAST_OF = (
 Christmas", "the weekend before last summer"): then the week is before that time, not two weeks back."""
 _ZH_UNITS = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], date], TimeSpan]]
+_COMPOUND_AGO = re.compile(COMPOUND_AGO)
+_BEFORE_NAMED_DAY = re.compile(BEFORE_NAMED_DAY)
 _RULES: tuple[Rule, ...] = (
+    # first, so that no part of them is read alone (trial23 H2: "two weeks and three days ago" was read as
+    # "three days ago", "half a year ago" as "a year ago", "2 days before yesterday" as "yesterday")
+    (_COMPOUND_AGO, _compound_ago),
+    (_BEFORE_NAMED_DAY, _before_named_day),
+    *((pattern, _not_read) for pattern, _ in UNREAD_RELATIVE),
     (re.compile(r"\bthe day before yesterday\b"), lambda m, d: day_span(d - timedelta(days=2))),
     (re.compile(r"\b(?:yesterday|last night)\b"), lambda m, d: day_span(d - timedelta(days=1))),
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"), lambda m, d: day_span(d)),
@@ -283,9 +359,22 @@ _RULES: tuple[Rule, ...] = (
         lambda m, d: ago(_ZH_UNITS[m.group(2)], _number(m.group(1)), d),
     ),
 )
-_COUNTS = frozenset(pattern for pattern, _ in _RULES if pattern.pattern.startswith(r"\b" + _NUM_EN))
+_GATES: dict[re.Pattern[str], tuple[tuple[str, ...], ...]] = {
+    _COMPOUND_AGO: (("ago",),),
+    _BEFORE_NAMED_DAY: (("before", "prior", "earlier"), ("yesterday", "night", "today", "tonight", "this")),
+    **dict(UNREAD_RELATIVE),
+}
+"""Words (lower case) a text must hold for the rule to match, one of each tuple: each of these rules' scan
+of a text costs ~5-110 µs, on every write, and most texts hold none of the words."""
+_COUNTS = frozenset(
+    [_COMPOUND_AGO, _BEFORE_NAMED_DAY]
+    + [pattern for pattern, _ in _RULES if pattern.pattern.startswith(r"\b" + _NUM_EN)]
+)
 """The rules whose match opens with an English count (``_NUM_EN``): not read when the count ends a longer
 one (``_part_of_count``)."""
+_SCANNED = tuple((pattern, resolve, _GATES.get(pattern), pattern in _COUNTS) for pattern, resolve in _RULES)
+"""``_RULES`` with each rule's gate (``_GATES``) and whether it opens with a count (``_COUNTS``), looked up
+once: a pattern's hash is its source's, hashed again at each look-up (~1 µs a rule, per text)."""
 _COUNTED_FROM = (
     r"(?:(?:\d{1,3}|" + NUMBER_WORD_PATTERN + r"|(?:a )?(?:few|couple(?: of)?)|several)\s+)?"
     rf"(?:{UNIT_ALT}|fortnight)s?\s+"
@@ -387,11 +476,13 @@ def _scan(cased: str, day: date) -> list[tuple[int, int, str, TimeSpan | None]]:
     lowered = _lowered(cased)
     quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(cased)]
     found: list[tuple[int, int, str, TimeSpan | None]] = []
-    for pattern, resolve in _RULES:
+    for pattern, resolve, gate, counts in _SCANNED:
+        if gate is not None and not all(any(word in lowered for word in words) for words in gate):
+            continue  # it cannot match here
         for match in pattern.finditer(lowered):
             if any(start < match.end() and match.start() < end for start, end, _, _ in found):
                 continue
-            if pattern in _COUNTS and _part_of_count(match):
+            if counts and _part_of_count(match):
                 continue
             if not _standalone(cased, lowered, match.start(), match.end(), quoted):
                 continue
