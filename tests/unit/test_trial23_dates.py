@@ -124,3 +124,30 @@ def test_copied_text_notes_the_whole_compound() -> None:
         annotate_relative_time("Two weeks and three days ago I visited Rome", MONDAY)
         == "Two weeks and three days ago (2026-11-20) I visited Rome"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("We have been married 3 years and 2 days ago we celebrated", "3 years and 2 days ago"),
+        ("We lived there two years and three days ago we left", "two years and three days ago"),
+    ],
+)
+def test_a_compound_that_may_be_a_while_and_a_time_is_named_not_read(text: str, named: str) -> None:
+    # 70edbad read the first as one time three years and two days back (2023-12-05): "married 3 years"
+    # may be how long, and "2 days ago we celebrated" when; the words do not say which
+    day, precision, expression, note = _episode(text)
+    assert (day, precision, expression) == (None, None, None)
+    assert f"('{named}')" in note
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I visited Rome two weeks and three days ago and loved it",  # no clause after "ago"
+        "She said that 2 weeks and 3 days ago she moved",  # "that" opens the clause
+        "It was exactly 2 weeks and 3 days ago I moved",  # "exactly" qualifies the count
+    ],
+)
+def test_a_compound_after_a_word_that_opens_or_qualifies_it_is_still_read(text: str) -> None:
+    assert _episode(text)[:2] == (date(2026, 11, 20), "day")

@@ -170,6 +170,7 @@ from hindsight.domain.memory import MemoryDraft, StoredMemory
 from hindsight.domain.named_dates import (
     BEFORE_NAMED_DAY,
     COMPOUND_AGO,
+    COMPOUND_OR_WHILE,
     COUNTED_FROM_LAST,
     DAY_OF_YEAR,
     RECURRING,
@@ -322,6 +323,7 @@ _BEFORE_NAMED_DAY = re.compile(BEFORE_NAMED_DAY)
 _RULES: tuple[Rule, ...] = (
     # first, so that no part of them is read alone (trial23 H2: "two weeks and three days ago" was read as
     # "three days ago", "half a year ago" as "a year ago", "2 days before yesterday" as "yesterday")
+    (COMPOUND_OR_WHILE, _not_read),  # before the compound is read as one time (named_dates)
     (_COMPOUND_AGO, _compound_ago),
     (_BEFORE_NAMED_DAY, _before_named_day),
     *((pattern, _not_read) for pattern, _ in UNREAD_RELATIVE),
@@ -360,6 +362,7 @@ _RULES: tuple[Rule, ...] = (
     ),
 )
 _GATES: dict[re.Pattern[str], tuple[tuple[str, ...], ...]] = {
+    COMPOUND_OR_WHILE: (("ago",),),
     _COMPOUND_AGO: (("ago",),),
     _BEFORE_NAMED_DAY: (("before", "prior", "earlier"), ("yesterday", "night", "today", "tonight", "this")),
     **dict(UNREAD_RELATIVE),
