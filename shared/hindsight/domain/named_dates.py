@@ -66,30 +66,31 @@ _NOT_A_WHILE = (
 """Not a while something lasted: "for 10 years, and 2 days ago I quit" is ten years of something and a
 day two days ago, not one time twelve years back."""
 _AFTER_A_WORD = (
-    r"(?<=\w\s)(?<!\band\s)(?<!\bbut\s)(?<!\bso\s)(?<!\bthen\s)(?<!\bexactly\s)(?<!\babout\s)"
-    r"(?<!\bjust\s)(?<!\bonly\s)(?<!\bthat\s)(?<!\bwhen\s)(?<!\bbecause\s)(?<!\bsome\s)(?<!\baround\s)(?<!\bnearly\s)(?<!\balmost\s)"
+    r"(?<=\w\s)(?<!\band\s)(?<!\bbut\s)(?<!\bso\s)(?<!\bthen\s)(?<!\bthat\s)(?<!\bwhen\s)"
+    r"(?<!\bbecause\s)(?<!\bsince\s)(?<!\buntil\s)"
 )
-"""After a word that does not open a clause or qualify a count (not "and", "but", "so", "then",
-"that", "when", "because", "exactly", "about", "just", …): "married 3 years and …" may be a while. One
-space between, as writes mostly have it; other spacing only weakens the check (the compound is read)."""
-_CLAUSE_OPENS = r"(?:i|we|he|she|they|you|my|our|his|her|their)\b"
-"""A clause's subject opening right after "ago": the compound before it may end a clause of its own."""
+"""After a word that does not open a clause (not "and", "but", "so", "then", "that", "when", "because",
+"since", "until"): "married 3 years and …" may be a while. One space between, as writes mostly have it;
+other spacing only weakens the check (the compound is read)."""
+_NOT_AT_THE_END = r"(?!\s*(?:[.!?)\"'’]|$))"
+"""Not the end of the sentence: what follows "ago" may be a clause of its own ("… 2 days ago, we celebrated",
+"… 2 days ago the baby was born", "… 3 days ago it ended")."""
 _JOIN = r"\s*(?:,\s*(?:and\s+)?|\s(?:and|plus)\s+|&\s*)"
 """What joins the parts of a compound duration: ",", "and", ", and", "plus", "&"."""
-COMPOUND_AGO = rf"\b{_NOT_A_WHILE}{_COUNT}\s+{_UNIT}(?:{_JOIN}{_COUNT}\s+{_UNIT})+\s+ago\b"
+_COMPOUND = rf"{_COUNT}\s+{_UNIT}(?:{_JOIN}{_COUNT}\s+{_UNIT})+\s+ago\b"
+COMPOUND_AGO = rf"\b{_NOT_A_WHILE}{_COMPOUND}"
 """A compound duration counted back ("two weeks and three days ago", "1 year and 2 days ago", "3 weeks, 2
 days ago"; lower case, as ``relative_time`` scans, which reads it as the parts' sum: trial23 H2 read its
 last part alone)."""
-_COMPOUND_OR_WHILE = (
-    rf"\b{_NOT_A_WHILE}{_AFTER_A_WORD}{_COUNT}\s+{_UNIT}"
-    rf"(?:{_JOIN}{_COUNT}\s+{_UNIT})+\s+ago\s+{_CLAUSE_OPENS}"
-)
+_COMPOUND_OR_WHILE = rf"\b{_NOT_A_WHILE}{_AFTER_A_WORD}{_COMPOUND}{_NOT_AT_THE_END}"
 COMPOUND_OR_WHILE = re.compile(_COMPOUND_OR_WHILE)
-"""A compound duration that may be a while and a time: a word before it (not one that opens a clause or
-qualifies a count) and a clause after it ("we have been married 3 years and 2 days ago we celebrated":
-married three years, and a celebration two days ago, or one time three years and two days back? the words
-do not say; 70edbad read it as the latter). Lower case; ``relative_time`` reads none of it (its rule comes
-before ``COMPOUND_AGO``'s) and ``calendar_names`` names it (``UNREAD_RELATIVE``)."""
+"""A compound duration that may be a while and a time: a word before it that does not open a clause, and
+more of the sentence after it ("we have been married 3 years and 2 days ago we celebrated", "the project
+lasted about 2 years, and 3 days ago it ended": how long something lasted, and a time two or three days
+ago, or one time years back? the words do not say; 70edbad read the latter). Read: a compound that opens
+its clause ("Two weeks and three days ago I …", "… that 2 weeks and 3 days ago she …") or ends its sentence
+("I visited Rome two weeks and three days ago."). Lower case; ``relative_time`` reads none of it (its rule
+comes before ``COMPOUND_AGO``'s) and ``calendar_names`` names it (``UNREAD_RELATIVE``)."""
 BEFORE_NAMED_DAY = (
     rf"\b({_COUNT})\s+(day|week)s?\s+(?:before|prior\s+to|earlier\s+than)\s+"
     r"(the\s+day\s+before\s+yesterday|yesterday|last\s+night|today|tonight|this\s+(?:morning|afternoon|evening))\b"
@@ -122,7 +123,8 @@ _UNREAD_FROM_DAY = (
 )
 _UNREAD_WEEK = (
     # a week from a day ("yesterday week", "last Friday week": a week before it or after it?)
-    rf"\b(?:yesterday|today|(?:last\s+)?(?:{WEEKDAY_ALT}))\s+week\b(?!\s*\d)"
+    # ("yesterday week two of my training started": the week is counted, the day is read)
+    rf"\b(?:yesterday|today|(?:last\s+)?(?:{WEEKDAY_ALT}))\s+week\b(?!\s*(?:\d|(?:{NUMBER_WORD_PATTERN})\b))"
 )
 _UNREAD_SINCE = (
     # an anniversary a day marks ("Yesterday marks three years since I …"): the event is the count before it
