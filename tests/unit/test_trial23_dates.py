@@ -171,3 +171,27 @@ def test_a_compound_that_opens_its_clause_or_ends_its_sentence_is_read(text: str
 def test_a_week_counted_in_words_after_a_day_is_not_a_week_from_that_day(text: str, day: date) -> None:
     # 70edbad named these whole ("yesterday week"); the week is counted, the day is read, as with digits
     assert _episode(text)[:2] == (day, "day")
+
+
+@pytest.mark.parametrize(
+    ("start", "unit", "count", "day"),
+    [
+        (date(2024, 3, 31), "month", 1, date(2024, 2, 29)),  # the month's last day when it has no 31st
+        (date(2024, 2, 29), "year", 1, date(2023, 2, 28)),
+        (date(2026, 1, 15), "month", 13, date(2024, 12, 15)),
+        (date(2026, 12, 7), "week", 2, date(2026, 11, 23)),
+    ],
+)
+def test_a_part_of_a_compound_is_taken_off_on_the_calendar(
+    start: date, unit: str, count: int, day: date
+) -> None:
+    from hindsight.domain.calendar_ago import day_back
+
+    assert day_back(start, unit, count) == day
+
+
+def test_a_part_taken_off_before_year_one_is_refused() -> None:
+    from hindsight.domain.calendar_ago import day_back
+
+    with pytest.raises(ValueError, match="year"):
+        day_back(date(3, 1, 1), "year", 5)

@@ -9,6 +9,7 @@ calendar year. The same day gives the same span on both paths."""
 
 from __future__ import annotations
 
+from calendar import monthrange
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
 
@@ -57,10 +58,31 @@ def week_span(d: date) -> TimeSpan:
     return TimeSpan(datetime.combine(d - timedelta(days=d.weekday()), time.min, UTC), "week")
 
 
+def _months_back(d: date, back: int) -> tuple[int, int]:
+    """The year and month (1-12) ``back`` months before ``d``'s."""
+    year, month = divmod(d.year * 12 + d.month - 1 - back, 12)
+    return year, month + 1
+
+
 def month_span(d: date, back: int) -> TimeSpan:
     """The calendar month ``back`` months before ``d``'s. Raises ValueError before year 1."""
-    index = d.year * 12 + d.month - 1 - back
-    return TimeSpan(datetime(index // 12, index % 12 + 1, 1, tzinfo=UTC), "month")
+    year, month = _months_back(d, back)
+    return TimeSpan(datetime(year, month, 1, tzinfo=UTC), "month")
+
+
+def day_back(d: date, unit: CalendarUnit | str, count: int) -> date:
+    """The day ``count`` ``unit``s before ``d`` on the calendar (a month or year back keeps the day of the
+    month, the month's last when it has none: 2024-03-31 less a month is 2024-02-29). Raises ValueError
+    before year 1."""
+    try:
+        if unit in ("day", "week"):
+            return d - timedelta(days=count * (7 if unit == "week" else 1))
+    except OverflowError as error:
+        raise ValueError(unit) from error
+    year, month = _months_back(d, count * (12 if unit == "year" else 1))
+    if year < 1:
+        raise ValueError(unit)
+    return date(year, month, min(d.day, monthrange(year, month)[1]))
 
 
 def year_span(d: date, back: int) -> TimeSpan:

@@ -158,6 +158,7 @@ from hindsight.domain.calendar_ago import (
     NUMBER_WORDS,
     ago,
     before_last,
+    day_back,
     day_span,
     month_span,
     week_span,
@@ -246,23 +247,6 @@ _UNITS_FINE_FIRST = ("day", "week", "month", "year")
 _PART = re.compile(r"\b" + _NUM_EN + r"\s+(" + UNIT_ALT + r")s?")
 
 
-def _back(d: date, unit: str, count: int) -> date:
-    """The day ``count`` ``unit``s before ``d`` on the calendar (a month or year back keeps the day of the
-    month, the month's last when it has none: 2024-03-31 less a month is 2024-02-29). Raises ValueError
-    before year 1."""
-    try:
-        if unit in ("day", "week"):
-            return d - timedelta(days=count * (7 if unit == "week" else 1))
-    except OverflowError as error:
-        raise ValueError(unit) from error
-    index = d.year * 12 + d.month - 1 - count * (12 if unit == "year" else 1)
-    year, month = divmod(index, 12)
-    if year < 1:
-        raise ValueError(unit)
-    last = (date(year + (month == 11), (month + 1) % 12 + 1, 1) - timedelta(days=1)).day
-    return date(year, month + 1, min(d.day, last))
-
-
 def _compound_ago(match: re.Match[str], d: date) -> TimeSpan:
     """A compound duration counted back from ``d`` (``named_dates.COMPOUND_AGO``: "two weeks and three days
     ago"): each part taken off in turn, the span of the finest unit named — "1 year and 2 days ago" is the
@@ -270,7 +254,7 @@ def _compound_ago(match: re.Match[str], d: date) -> TimeSpan:
     weeks back (as "2 weeks ago" is an ISO week)."""
     parts = [(part.group(2), _number(part.group(1))) for part in _PART.finditer(match.group(0))]
     for unit, count in parts:
-        d = _back(d, unit, count)
+        d = day_back(d, unit, count)
     finest = min((unit for unit, _ in parts), key=_UNITS_FINE_FIRST.index)
     return ago(finest, 0, d)
 
@@ -282,7 +266,7 @@ def _before_named_day(match: re.Match[str], d: date) -> TimeSpan:
     """Days or weeks before a day a word names (``named_dates.BEFORE_NAMED_DAY``: "2 days before
     yesterday" is three days before ``d``, "a week prior to today" seven), precision day."""
     day = d - timedelta(days=_DAYS_BACK.get(" ".join(match.group(3).split()), 0))
-    return day_span(_back(day, match.group(2), _number(match.group(1))))
+    return day_span(day_back(day, match.group(2), _number(match.group(1))))
 
 
 def _last_weekday(name: str, d: date) -> TimeSpan:
