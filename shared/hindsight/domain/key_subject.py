@@ -15,7 +15,8 @@ too; "My wife and I …" names the writer) and must open with a person named by 
 <relation>" (``relation_opening``: "Mom lives …", "The kids …", "Both my kids …", "Last week my sister …",
 trial19; names are not read), or an animal of the writer's or its possessive ("My dog's name is Rex", "Rex is
 my dog's name": ``_OPENS_WITH_PET``, trial22 M4; not a pet word in a compound noun, "My cat allergy", "My pet
-project": h-keys5), or a third person's pronoun ("She is vegan", "Her name is Ana": ``_PRONOUN_SUBJECT``,
+project", "My dog walks take an hour": h-keys5, h-keys6; "My dog, Rex, is 5", "My dog went vegan" are the
+pet's), or a third person's pronoun ("She is vegan", "Her name is Ana": ``_PRONOUN_SUBJECT``,
 refused only beside a value the writer wrote as "I …" / "My …": beside "The user …" or a bare value "she" may
 be the user, written of by an agent); some value of the key must be the writer's (``writers_value``: "I …",
 "We …", "The user …", "My name is Sam", "My wife and I …", "My partner works at Hooli and I work at Pied
@@ -25,16 +26,18 @@ check off (trial18 H2). Not refused: a key with a part naming a relation or an a
 "kids.allergy", "user.spouse", "dog.name"), a person who fills the role the key names ("My boss is Dana now"
 on "user.manager", "My sister is my emergency contact now" or "She's my emergency contact now" on
 "user.emergency_contact": the writer's value, trial16 M2, h-keys5; on "user.job" the boss stays another
-person), the writer beside them in a place, with the verb of a writer's value ("She lives with me in Austin
-now" over "I live in Denver"), the writer as the object of their verb ("My sister got me a job at Globex", "My
-wife got me to go vegan"), the writer's "so am I" ("My sister is vegan and now so am I"), the writer's own
-clause after theirs with the same verb or a verb of being ("My partner works at Globex and I work at Acme":
-the writer's value, trial17; not a negated one, "My daughter is vegan, I'm not": trial18 M4), or one that says
+person; a measure is no role: "She is my age now" on "user.age", h-keys6), the writer beside them in a place,
+with the verb of a writer's value ("She lives with me in Austin now" over "I live in Denver"), the writer as
+the object of their verb ("My sister got me a job at Globex", "My wife got me to go vegan"), the writer's "so
+am I" ("My sister is vegan and now so am I"), the writer's own clause after theirs with the same verb or a
+verb of being ("My partner works at Globex and I work at Acme": the writer's value, trial17; not a negated
+one, "My daughter is vegan, I'm not": trial18 M4), or one that says
 a change of the writer's value in words of its own ("My husband got a job in Seattle so we moved there":
 trial18 M2) or states it with the verb of a writer's value ("…, so we live in Omaha now" over "I live in
 Denver": trial19), or a present value of the writer's "now" after "so" or in a pseudo-cleft ("My ex kept the
 house, so I rent in Reno now", "…, so now I rent …", "Mom's house is where I live now"; not "so I'm careful",
-"so I visit her now"; "so I cook/eat/drink … now" only on a key of food or drink, "user.diet": h-keys5),
+"so I visit her now", "so (now) I take him to the doctor": h-keys6; "so I cook/eat/drink … now" only on a key
+of food or drink, "user.diet", and none of allergy or health, "user.food_allergies": h-keys5, h-keys6),
 another person who changes the writer's amount the key names ("My landlord raised the rent to $2000" on
 "user.rent"), a write that leaves the writer's values (an addition, "My son is also allergic to eggs",
 aff0bfb; a re-add, "… again", 4be0102, or a take-back that retires no value of the writer's:
@@ -73,17 +76,34 @@ friends I have": the writer's words)."""
 _PET_OPENING = re.compile(rf"^\W*(?:my|our|the)\s+(?:[\w'-]+\s+)?(?:{PET_ALT})\b", re.IGNORECASE)
 """Words that open with an animal of the writer's ("my dog", "our old cat"): a pet's subject once read
 (``_OPENS_WITH_PET``), named "a pet" in the refusal."""
+_PET_VERB = (
+    r"is|are|was|were|has|have|had|does|did|do|can|could|will|would|should|may|might|must|no\s+longer|"
+    r"got|ate|bit|ran|went|took|became|lost|came|saw|slept|drank|gave|made|left|fell|broke|caught|chose|found|"
+    r"felt|kept|knew|lay|met|rode|sat|shook|spent|stole|stood|swam|threw|tore|woke|won|wore|hid|dug|flew|froze|"
+    r"grew|hurt|bought|brought|fought|heard|held|swallowed|"
+    r"just|still|now|also|always|never|really|finally|only|usually|often|sometimes|recently|already|hardly|"
+    r"barely|even|mostly|rarely|suddenly|probably|"
+    r"[a-z]+n't|[a-z]+s(?!\s+(?:is|are|was|were|has|have|take|took|last|lasted|cost|seem|look|need|make)\b)|"
+    r"[a-z]{2,}ed"
+)
+"""What may follow a pet word as its verb: an auxiliary, a negation, an irregular past, an adverb, an -s or
+-ed form ("My dog is …", "My dog isn't vegan", "My dog went vegan", "My dog just ate", "My dog weighs …");
+not an -s word followed by a plural verb ("My dog treats are …", "My dog walks take an hour": a compound)."""
+_PET_NAMES = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*"
 _OPENS_WITH_PET = re.compile(
-    rf"^\W*(?i:my|our|the)\s+(?:[\w'-]+\s+)?(?i:(?P<pet>{PET_ALT}))(?:\s+[A-Z][a-z]+)?"
-    r"(?:'s\b|s'|(?P<verb>(?<=s)\s+[a-z]|\s+(?i:(?:is|are|was|were|has|have|had|does|did|do|can|could|will|"
-    r"would|should|may|might|must|got|ate|bit|ran|just|still|now|also|always|never|really|finally)\b|"
-    r"[a-z]+s\b(?!\s+(?:is|are|was|were|has|have)\b)|[a-z]{2,}ed\b)))"
+    rf"^\W*(?i:my|our|the)\s+(?:[\w'-]+\s+)?(?i:(?P<pet>{PET_ALT}))"
+    rf"(?:\s+(?i:and|&)\s+(?:(?i:my|our)\s+)?(?i:{PET_ALT}))?"
+    rf"(?:(?:\s+[A-Z][a-z]+)+|,\s+{_PET_NAMES}(?:,?\s+(?:and|&)\s+{_PET_NAMES})?,)?"
+    rf"(?:'s\b|s'|(?P<verb>(?<=s)\s+[a-z]|(?<=,)\s+[a-z]|\s+(?i:{_PET_VERB})\b))"
 )
 """A subject that is an animal of the writer's, or its possessive: "My dog is …", "My dog's name …", "Our
-cat sleeps …", "My old dog died", "My dogs love …", "Our dog Rex is 5" (trial22 M4: "My dog's name is Rex"
-on ``user.name`` retired the user's name). A pet word in a compound noun is the writer's own thing ("My cat
-allergy", "My pet project", "My hot dog stand", "My bird-watching group", "My dog treats are …": h-keys5
-H2), so the pet word must be followed by its possessive or a verb."""
+cat sleeps …", "My old dog died", "My dogs love …", "Our dog Rex is 5", "My dog, Rex, is 5", "My dogs, Rex
+and Fido, love …", "My dog and cat are …" (trial22 M4: "My dog's name is Rex" on ``user.name`` retired the
+user's name). The pet word is the subject unless a noun follows it that makes a compound, the writer's own
+thing ("My cat allergy", "My pet project", "My hot dog stand", "My bird-watching group", "My dog treats are
+…", "My dog walking business": h-keys5 H2): a lower-case word right after it that is no verb form, negation,
+auxiliary or adverb (``_PET_VERB``; h-keys6 H1: a closed list of verbs let "My dog went vegan", "My dog isn't
+vegan", "My dog, Rex, is 5" retire the writer's value)."""
 _NAMES_A_PET = re.compile(
     r"^\W*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?i:is|was)\s+"
     rf"(?P<pet>(?i:my|our|the)\s+(?:[\w'-]+\s+)?(?i:{PET_ALT})(?:'s\s+[a-z]+)?)[\s.!]*$"
@@ -120,6 +140,14 @@ _FILLS_A_ROLE = re.compile(
 """Who fills a role of the writer's, said of the relation: "My boss is Dana (now)", "My sister is my
 emergency contact now" (trial16 M2), or of a pronoun ("He is my manager now", "She's my emergency contact
 now": h-keys5 H3): the person is the value, not the subject of another person's state."""
+_A_PERSON = re.compile(
+    rf"^(?:{RELATION_ALT}|contact|landlord|landlady|boss|doctor|gp|vet|nanny|coach|tutor|mentor|guardian|"
+    r"sponsor|proxy|agent|rep|plus-one|date|ally|[a-z]+(?:er|or|ist|ant|ent|ian|mate|ee))$",
+    re.IGNORECASE,
+)
+"""A role word that names a person ("manager", "doctor", "dentist", "emergency contact", "landlord",
+"accountant", "roommate", "physician", "partner"): only a person fills a role of the writer's; a measure
+of the writer's ("She is my age now", "He is my weight now", "He's my height") is not one (h-keys6 M2)."""
 _VERB_AFTER = re.compile(
     r"\s*(?:(?:now|still|currently|also|usually|always|actually)\s+)?([a-z]+)\b", re.IGNORECASE
 )
@@ -148,6 +176,13 @@ _PRESENT_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
 _BACK_TO_THEM = re.compile(r"\b(?:him|her|them|there)\b", re.IGNORECASE)
 """The other person or their place again ("so I visit her now", "so I fly there a lot now"): a consequence
 of theirs, not a value of the writer's."""
+_THEM = re.compile(r"^\s+(?:him|her|them)\b", re.IGNORECASE)
+"""The other person again after the verb of a writer's value ("so (now) I take him to the doctor", "so now I
+visit her monthly", "so now I drive him to practice" over "I take metformin", "I visit Paris yearly", "I
+drive a Honda"): a thing the writer does for them, not the writer's value (h-keys6 H3). Only as the
+verb's object: "…, so now I live with her parents", "…, so I run with her now", "…, so we live there now"
+still state the writer's value (``_BACK_TO_THEM`` reads those as a consequence after "so I … now" only).
+"""
 _VALUE_VERBS = frozenset(
     [
         *("live", "rent", "stay", "reside", "own", "work", "run", "manage", "teach", "study"),
@@ -341,7 +376,12 @@ def _fills_the_keys_role(content: str, key: str) -> bool:
     if fills is None:
         return False
     words = {word.lower() for word in _KEY_WORDS.findall(key)}
-    for named in (fills.group("relation"), fills.group("role")):  # "My boss is …", "She is my boss now"
+    role = fills.group("role")
+    if role is not None and not _A_PERSON.match(role):
+        return (
+            False  # "She is my age now", "My sister is my age now": a measure, not who fills a role (h-keys6)
+        )
+    for named in (fills.group("relation"), role):  # "My boss is …", "She is my boss now"
         if named is not None and words & {named.lower(), *RELATION_ROLES.get(named.lower(), ())}:
             return True
     return False
@@ -508,7 +548,11 @@ def _the_writers_change(content: str, writers: Sequence[str], key: str) -> bool:
         if any(mentions_a_change(words, value) for value in writers):
             return True
         verb = clause.group("verb")
-        if verb is not None and _lemma(verb) in _writers_verbs(writers):
+        if (
+            verb is not None
+            and _lemma(verb) in _writers_verbs(writers)
+            and not _THEM.match(clause.group("rest"))
+        ):
             return True  # "My husband got transferred, so we live in Omaha now" over "I live in Denver"
         if (conjunction == "so" or clause.group("cleft")) and _a_present_value_now(clause, key):
             return True  # "My ex kept the house, so I rent in Reno now", "Mom's house is where I live now"
@@ -527,8 +571,9 @@ def _a_present_value_now(clause: re.Match[str], key: str) -> bool:
     if verb is None or verb.lower().endswith("ed") or _lemma(verb) not in _VALUE_VERBS:
         return False
     rest = clause.group("rest")
+    words = {word.lower() for word in _KEY_WORDS.findall(key)}
     if _lemma(verb) in _EATING_VERBS and (
-        not {word.lower() for word in _KEY_WORDS.findall(key)} & _EATING_KEYS or _NO_DISH.match(rest)
+        not words & _EATING_KEYS or any(_MEDICAL_KEY.match(word) for word in words) or _NO_DISH.match(rest)
     ):
         return (
             False  # "…, so I cook nut-free now" on "user.allergies"; "so I cook separately now" (h-keys5 H1)
@@ -548,6 +593,12 @@ _EATING_KEYS = frozenset(
     ]
 )
 """Key words naming what the writer eats or drinks ("user.diet", "user.coffee", "me.food_preference")."""
+_MEDICAL_KEY = re.compile(
+    r"^(?:allerg|condition|medic|health|intoleran|restrict|illness|disease|diagnos|symptom|sensitiv)", re.I
+)
+"""A key word of the writer's allergy, health or medicine ("user.food_allergies", "user.dietary_restrictions",
+"user.milk_allergy"): it wins over a word of food or drink in the key (``_EATING_KEYS``), as "so I cook
+nut-free now" after a relative's allergy says the writer's cooking, not the writer's allergy (h-keys6 M1)."""
 _NO_DISH = re.compile(
     r"^\s*(?:for\b|at\s+home\b|(?:(?:[a-z]+ly|more|less|out|in|together|alone|again|too|a\s+lot|twice)\s+)+now\b)",
     re.IGNORECASE,
