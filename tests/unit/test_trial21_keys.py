@@ -54,8 +54,9 @@ def test_a_take_back_with_no_value_taken_up_still_settles_as_before() -> None:
     """Guards: a take-back of one of two values retires it only; one naming no held value retires none."""
     values = ["I'm allergic to peanuts", "I'm also allergic to shellfish"]
     assert taken_back("I'm no longer allergic to peanuts", values) == TakeBack(retired=(0,), left=(1,))
+    # retires none; peanuts, which the key-less rules read as possibly taken back, is flagged (trial23 H3)
     assert taken_back("I'm no longer allergic to peanuts and I feel great", values) == TakeBack(
-        retired=(), left=(0, 1)
+        retired=(), left=(0, 1), unsure=((0, "possible_conflict (polarity, correction)"),)
     )
     assert taken_back("I'm no longer allergic to kiwi", values) == TakeBack(retired=(), left=(0, 1))
     assert taken_back("I'm no longer allergic to peanuts but still to shellfish", values) == TakeBack(

@@ -153,6 +153,7 @@ from hindsight.domain.change_mention import (
 )
 from hindsight.domain.loose_changes import loose_change
 from hindsight.domain.memory import Source
+from hindsight.domain.named_subject import aligned_subject
 from hindsight.domain.rewording import same_statement
 from hindsight.domain.schedule_moves import move_of, moved_to_time
 from hindsight.domain.state_change import (
@@ -1035,6 +1036,12 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     if verdict.relation == "contradiction" and "polarity" in verdict.signals and partial_take_back(new, old):
         # "no longer drinks coffee after 6pm" / "drinks coffee": the morning coffee still holds
         return PairVerdict("possible_conflict", (*verdict.signals, "partial"))
+    if verdict.relation == "unrelated" and (aligned := aligned_subject(new, old)) is not None:
+        # "Tom is no longer allergic to shellfish" / "My son Tom is allergic to shellfish": one person named
+        # two ways, as likely as not — what the pair says with one subject is only ever a flag (trial23 M1)
+        again = compare_facts(aligned, old)
+        if again.relation in _STRENGTH:
+            return PairVerdict("possible_conflict", (*again.signals, "named_subject"))
     return verdict
 
 

@@ -21,6 +21,11 @@ that fact, and a new value replaces them all (docs/tools.md, keys). A take-back 
   others — a wrong supersede hides a true value, and to end the others one writes a new value ("… only
   to peanuts now", "… nothing else"), which replaces them all. Only beside an addition: a key whose
   values are not an additive pair (a statement and an inference kept beside it) keeps its rule.
+- A take-back that names a value in other words ("I no longer have a peanut allergy" over "I'm allergic to
+  peanuts": the same content words by their roots, ``_same_roots``) retires it (trial23 H3: it was left
+  active, where the same pair without a key was flagged). One the keyless rules read as a possible take-back
+  of a value it leaves ("I no longer have a severe peanut allergy") flags it (``TakeBack.unsure``): linked
+  ``contradicts`` and kept, as without a key.
 - A value the write says still holds ("… no longer allergic to peanuts but still to shellfish") stays
   (trial6 MED): the words after "still" name it.
 - A take-back that names no sure value but ends on a word of one ("I don't work at Acme any more", "I'm
@@ -126,6 +131,10 @@ class TakeBack:
 
     retired: tuple[int, ...]
     left: tuple[int, ...]
+    unsure: tuple[tuple[int, str], ...] = ()
+    """Values of ``left`` the take-back may yet take back, each with the rules' reason: the keyless path's
+    verdict on the pair is a possible conflict ("I no longer have a peanut allergy" beside "I'm allergic to
+    shellfish, peanuts"; trial23 H3). Kept active, linked ``contradicts`` and flagged, not retired."""
 
 
 def is_take_back(text: str) -> bool:
@@ -257,6 +266,28 @@ def _names(take_back: str, value: str) -> bool:
     return bool(named) and named[-1] in _content(value)
 
 
+_ROOT_ENDING = re.compile(r"(?:ies?|ic|ical|y|ism|ist)$")
+"""Endings that make one root's noun and adjective ("allergy" / "allergic" / "allergies", whose "s"
+``_stem`` left off; "vegetarianism" / "vegetarian"): left off by ``_root``."""
+
+
+def _root(word: str) -> str:
+    """``word`` (``_content``'s: lower case, a plural "s" left off) without an ending of ``_ROOT_ENDING``
+    when four letters or more remain: "allergy", "allergic" and "allergies" meet as "allerg"."""
+    rooted = _ROOT_ENDING.sub("", word)
+    return rooted if len(rooted) >= 4 else word
+
+
+def _same_roots(take_back: str, value: str) -> bool:
+    """Whether the parts of ``take_back`` holding a take-back word name exactly the value words of
+    ``value`` (``_content``, each by its ``_root``), two or more: "I no longer have a peanut allergy" names
+    "I'm allergic to peanuts" in other words (trial23 H3: it was left active beside the take-back); "I no
+    longer have a kiwi allergy" does not."""
+    parts = " ".join(without_confirming(part) for part in _PARTS.split(take_back) if _TAKE_BACK.search(part))
+    named = {_root(word) for word in _content(_TAKE_BACK.sub(" ", parts))}
+    return len(named) >= 2 and named == {_root(word) for word in _content(without_confirming(value))}
+
+
 def _head(text: str) -> str:
     """What a take-back takes back, without the clause that says what still holds ("… no longer allergic
     to peanuts but still to shellfish": "… no longer allergic to peanuts"); ``text`` itself otherwise."""
@@ -304,7 +335,11 @@ def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
         if _EVERYTHING.search(head):
             retired = sure or set(range(len(values))) - held
         else:  # "I don't work at Acme any more": its last word names the value (trial7 H1)
-            retired = sure or {i for i, value in enumerate(values) if i not in held and _names(head, value)}
+            retired = sure or {
+                i
+                for i, value in enumerate(values)
+                if i not in held and (_names(head, value) or _same_roots(head, value))
+            }
     else:  # a re-add reverses that take-back; a restatement beside an addition replaces its statement
         readded = {i for i in polar if _TAKE_BACK.search(values[i])} | {
             i
@@ -318,7 +353,13 @@ def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
     if len(retired) == len(values):
         return None
     left = tuple(i for i in range(len(values)) if i not in retired)
-    return TakeBack(retired=tuple(sorted(retired)), left=left)
+    # the keyless rules' flag, kept on a key: a take-back they read as one of this value, unsure
+    unsure = tuple(
+        (i, verdicts[i].reason)
+        for i in left
+        if _TAKE_BACK.search(head) and verdicts[i].relation == "possible_conflict" and i in polar
+    )
+    return TakeBack(retired=tuple(sorted(retired)), left=left, unsure=unsure)
 
 
 def added_by_another(value: str) -> str | None:

@@ -34,6 +34,7 @@ from hindsight.domain.memory import (
     check_period_end,
     write_fingerprint,
 )
+from hindsight.domain.one_off_event import check_event_on_key
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.timetravel import check_resumes
 from hindsight.domain.trust import admit_draft
@@ -219,14 +220,16 @@ class Remember:
         with no date while a value on its key states the present, field ``content``:
         ``check_past_value_on_key``, the key's values read with ``key_values`` only for such a write; a
         keyed fact whose words ask a question or state a possibility or plan, field ``content``:
-        ``domain.key_statements.check_value_on_key``; a keyed fact about another person ("My son is …")
-        that would retire a value of the writer's on its key, field ``content``: ``domain.key_subject``, the
-        key's values read only for such a write)."""
+        ``domain.key_statements.check_value_on_key``; a keyed fact whose words tell a dated one-off event of
+        the writer's, field ``content``: ``domain.one_off_event``; a keyed fact about another person ("My
+        son is …") that would retire a value of the writer's on its key, field ``content``:
+        ``domain.key_subject``, the key's values read only for such a write)."""
         check_resumes(draft.metadata)  # the store's mark of a continuation: never the caller's
         now = self._clock.now()  # read once: the write's submitted_at and what its relative words count from
         check_draft_outcome_time(draft, now)  # a "failure" in 2030 has not happened (trial7 M4)
         check_undated_past(draft, now)  # "used to live in Lyon" on a key: never today's value
         check_value_on_key(draft)  # "I might move to Portland" on a key: no value (trial9 H2)
+        check_event_on_key(draft, now)  # "Yesterday I flew to Porto" on a key: no value (trial23 M2)
         if self._key_values is not None and draft.key is not None and (words := past_value_words(draft, now)):
             # "lived in Rome" on a key that "lives in Paris" holds: it would retire Paris with no date
             check_past_value_on_key(draft, words, await self._key_values(scope, draft.key))

@@ -827,8 +827,9 @@ async def _store_one(
         reason = f"adds to {newest} (same key, both active)"
         replaced = []
     left: list[dict[str, Any]] = []  # the key's other values, kept beside a take-back of one of them
+    unsure: dict[UUID, str] = {}  # those of them the take-back may yet take back: flagged (trial23 H3)
     if replaced and draft.supersedes is None:
-        replaced, left = _take_back(draft.content, replaced)
+        replaced, left, unsure = _take_back(draft.content, replaced)
     if replaced and draft.supersedes is None:
         replaced, kept, holder = order_on_key(job, replaced)
     ended: list[dict[str, Any]] = []
@@ -859,7 +860,23 @@ async def _store_one(
         await relate_if_new(conn, tenant, job.id, old["id"], "contradicts", why)
         parts.append(part)
     why_left = "not the value it takes back" if replaced else "it takes back no value the key holds"
+    flagged: list[OpenConflict] = []
     for old in left:
+        if old["id"] in unsure:  # the keyless rules' possible conflict: linked, flagged, left to the judge
+            why = f"possible conflict, {unsure[old['id']]}; both kept"
+            await relate_if_new(conn, tenant, job.id, old["id"], "contradicts", why)
+            parts.append(f"possible conflict with {old['id']} (same key: it may take it back; both kept)")
+            flagged.append(
+                OpenConflict(
+                    new_id=job.id,
+                    old_id=old["id"],
+                    new_content=draft.content,
+                    old_content=old["content"],
+                    new_source=draft.source,
+                    old_source=old["source"],
+                )
+            )
+            continue
         await relate_if_new(conn, tenant, job.id, old["id"], "related", NOT_TAKEN_BACK)
         theirs = added_by_another(old["content"])
         why = f"{theirs}'s value, added beside the key's own" if theirs else why_left
@@ -906,8 +923,9 @@ async def _store_one(
         )
     reason = "; ".join(r for r in (not_merged, reason) if r) or None
     result = await _record(conn, job, "stored", job.id, reason)
-    if conflicts is not None and conflicts.open:
-        return result.model_copy(update={"open_conflicts": list(conflicts.open)})
+    open_ = [*flagged, *(conflicts.open if conflicts is not None else ())]
+    if open_:
+        return result.model_copy(update={"open_conflicts": open_})
     return result
 
 
@@ -926,16 +944,18 @@ NOT_TAKEN_BACK = "another value of the same key, not the one taken back"
 
 def _take_back(
     content: str, holders: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[UUID, str]]:
     """The key's active values (``KEY_HOLDERS`` rows, one or more) a write of ``content`` replaces, and
     those it leaves active: ``domain.take_back`` — a take-back retires only the values it negates (none
     when it names a value the key does not hold), a re-add only the take-back it reverses, a restatement
     of one value of an additive pair only the statement it repeats, and a value it says still holds
-    stays (trial4 HIGH-3, trial6 H1, H2, trial11 H2, K7); any other write replaces them all."""
+    stays (trial4 HIGH-3, trial6 H1, H2, trial11 H2, K7); any other write replaces them all. Third: the left
+    values' ids the take-back may yet take back (``TakeBack.unsure``), each with the rules' reason."""
     settled = taken_back(content, [h["content"] for h in holders])
     if settled is None:
-        return holders, []
-    return [holders[i] for i in settled.retired], [holders[i] for i in settled.left]
+        return holders, [], {}
+    unsure = {holders[i]["id"]: why for i, why in settled.unsure}
+    return [holders[i] for i in settled.retired], [holders[i] for i in settled.left], unsure
 
 
 async def _facts_to_replace(conn: AsyncConnection, job: WriteJob) -> list[dict[str, Any]]:
