@@ -37,6 +37,19 @@ from hindsight.domain.timetravel import valid_start
 WORKER = "worker"
 
 
+def open_conflict(new_id: UUID, draft: MemoryDraft, old: dict[str, Any]) -> OpenConflict:
+    """The pair the conflict judge settles: the new write ``draft`` (stored as ``new_id``) and a stored
+    row ``old`` (its ``id``, ``content`` and ``source`` columns), both kept meanwhile."""
+    return OpenConflict(
+        new_id=new_id,
+        old_id=old["id"],
+        new_content=draft.content,
+        old_content=old["content"],
+        new_source=draft.source,
+        old_source=old["source"],
+    )
+
+
 @dataclass(frozen=True)
 class ConflictOutcome:
     """What the check did for one write: old memories superseded, contradictions kept (the source rules
@@ -134,16 +147,7 @@ async def check_conflicts(
                 kept.append(row["id"])
         elif verdict.relation == "possible_conflict":
             await _relate(conn, job.tenant_id, job.id, row["id"], "contradicts", unsure(verdict))
-            open_.append(
-                OpenConflict(
-                    new_id=job.id,
-                    old_id=row["id"],
-                    new_content=draft.content,
-                    old_content=row["content"],
-                    new_source=draft.source,
-                    old_source=row["source"],
-                )
-            )
+            open_.append(open_conflict(job.id, draft, row))
     redated = None if said is None else held_from_words_reason(job.valid_since, said, CONTRADICTED)
     return ConflictOutcome(tuple(superseded), tuple(kept), tuple(open_), past_of, redated, tuple(unsure_))
 

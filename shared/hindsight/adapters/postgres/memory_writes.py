@@ -45,7 +45,13 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from hindsight.adapters.postgres.conflicts import RELATE as RELATE
-from hindsight.adapters.postgres.conflicts import check_conflicts, relate_if_new, settle, supersede
+from hindsight.adapters.postgres.conflicts import (
+    check_conflicts,
+    open_conflict,
+    relate_if_new,
+    settle,
+    supersede,
+)
 from hindsight.adapters.postgres.history import HistoryRow, record_history
 from hindsight.adapters.postgres.injection_labels import Labelled, draft_params, labels_ahead
 from hindsight.adapters.postgres.key_rejoin import start_at
@@ -866,16 +872,7 @@ async def _store_one(
             why = f"possible conflict, {unsure[old['id']]}; both kept"
             await relate_if_new(conn, tenant, job.id, old["id"], "contradicts", why)
             parts.append(f"possible conflict with {old['id']} (same key: it may take it back; both kept)")
-            flagged.append(
-                OpenConflict(
-                    new_id=job.id,
-                    old_id=old["id"],
-                    new_content=draft.content,
-                    old_content=old["content"],
-                    new_source=draft.source,
-                    old_source=old["source"],
-                )
-            )
+            flagged.append(open_conflict(job.id, draft, old))
             continue
         await relate_if_new(conn, tenant, job.id, old["id"], "related", NOT_TAKEN_BACK)
         theirs = added_by_another(old["content"])

@@ -41,6 +41,7 @@ from hindsight.adapters.postgres.conflicts import (
     LATER_FACT,
     contradicted_past_reason,
     held_from_words_of,
+    open_conflict,
     past_over_present,
     past_over_present_part,
     unsure,
@@ -576,16 +577,7 @@ class _Segment:
                     self._writes.reasoned_relations.append(
                         (self._tenant, job.id, row["id"], "contradicts", unsure(verdict))
                     )
-                    open_.append(
-                        OpenConflict(
-                            new_id=job.id,
-                            old_id=row["id"],
-                            new_content=draft.content,
-                            old_content=row["content"],
-                            new_source=draft.source,
-                            old_source=row["source"],
-                        )
-                    )
+                    open_.append(open_conflict(job.id, draft, row))
             parts = [f"supersedes {i} (contradiction)" for i in superseded]
             parts += [f"contradicts {i} (user_stated, kept active)" for i in kept]
             parts += [past_over_present_part(i) for i in unsure_]
