@@ -95,7 +95,7 @@ def test_a_write_of_the_writer_or_on_a_key_of_theirs_is_not_read_as_another_pers
     assert other_persons_subject(MemoryDraft(content=content, key=key)) is None
 
 
-def test_no_key_another_layer_or_a_named_supersede_is_not_read() -> None:
+def test_no_key_or_another_layer_is_not_read_and_a_named_supersede_is() -> None:
     assert other_persons_subject(MemoryDraft(content="My son is allergic to eggs")) is None
     episode = MemoryDraft(content="My son is allergic to eggs", key="user.allergy", layer="episodic")
     assert other_persons_subject(episode) is None
@@ -106,7 +106,8 @@ def test_no_key_another_layer_or_a_named_supersede_is_not_read() -> None:
             "supersedes": "0190a0a0-0000-7000-8000-000000000000",
         }
     )
-    assert other_persons_subject(named) is None
+    # trial23 H1: a supersede retires the memory it names, which the caller gives as the values
+    assert other_persons_subject(named) == "my son"
 
 
 def test_the_refusal_names_the_field_the_key_whose_words_and_a_key_of_theirs() -> None:

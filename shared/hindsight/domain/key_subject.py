@@ -41,13 +41,15 @@ of food or drink, "user.diet", and none of allergy or health, "user.food_allergi
 another person who changes the writer's amount the key names ("My landlord raised the rent to $2000" on
 "user.rent"), a write that leaves the writer's values (an addition, "My son is also allergic to eggs",
 aff0bfb; a re-add, "… again", 4be0102, or a take-back that retires no value of the writer's:
-``take_back.taken_back``), and a write that names what it supersedes. A key not named for the writer whose
+``take_back.taken_back``). A supersede (memory_update) is read the same way against the memory it names
+(trial23 H1: it was exempt, and retired the writer's value). A key not named for the writer whose
 values are subjectless ("Allergic to penicillin" on "allergy") or another person's keeps its rule (replaced,
 as before): whose they are is not read. A key with no value yet keeps it too, unless it is named for the
 writer ("user.allergy": ``_WRITERS_KEY``; trial21 H4, the son's words were the key's only value and the
 writer's next one retired them): there they are refused as beside the writer's value, and a subjectless value
 there is the writer's (trial22 M4: "My dog's name is Rex" retired "Sam" on "user.name"). The values are those
-stored at acknowledgement (``usecases.key_values``): a value still queued is not seen.
+stored at acknowledgement (``usecases.key_values``; an update's, the memory it replaces:
+``usecases.key_admission``): a value still queued is not seen.
 """
 
 from __future__ import annotations
@@ -222,11 +224,12 @@ vegan"): it states no value of the key (trial18 M4)."""
 
 def other_persons_subject(draft: MemoryDraft) -> str | None:
     """The subject words ("my son", "our kids", lower case) of a keyed semantic write about another person
-    named by a relation, when it may retire a value of the key (no addition, no ``supersedes``) and the
-    key names no relation (module docstring); None otherwise. Only then are the key's values read
-    (``check_other_person_on_key``: a take-back or re-add of theirs is refused only when it would retire
-    a value of the writer's)."""
-    if draft.layer != "semantic" or draft.key is None or draft.supersedes is not None:
+    named by a relation, when it may retire a value of the key (no addition) and the key names no relation
+    (module docstring); None otherwise. Only then are the key's values read (``check_other_person_on_key``:
+    a take-back or re-add of theirs is refused only when it would retire a value of the writer's). A
+    supersede (``supersedes``) is read as any write: the values it would retire are the memory it names,
+    which its caller gives (``usecases.key_admission``; trial23 H1: it was exempt)."""
+    if draft.layer != "semantic" or draft.key is None:
         return None
     content = _read_opening(draft.content)  # a run of spaces reads as one
     subject = other_subject(content)

@@ -18,6 +18,7 @@ version-conflict reason in ``memory_status``, nothing stored)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
@@ -69,6 +70,8 @@ from hindsight.ports import (
     MemoryReader,
     MemoryWriter,
 )
+from hindsight.usecases.key_admission import ReplacedValues, check_on_key, values_given
+from hindsight.usecases.key_values import KeyValues
 from hindsight.usecases.recall import links_at, memories_at
 from hindsight.usecases.remember import Remember, WriteAck
 
@@ -322,6 +325,7 @@ class ManageMemory:
         self._embedder = embedder
         self._remember = remember
         self._writes = writes
+        self._key_values = KeyValues(reader, clock)
 
     def _reason(self, reason: str | None, found: set[str] | None = None) -> str | None:
         """A caller's reason, redacted: it is stored (history, relations) like any other text. ``found``
@@ -480,6 +484,7 @@ class ManageMemory:
             raise InvalidInput("action", _nothing_to_update())
         current = await self._owned(scope, memory_id)
         check_memory_version(current, expected_version)  # early: no embedding for a refused change
+        await self._check_on_key(scope, current, changes)
         check_resumes(changes.metadata, current.metadata)
         if changes.occurred_at is not None:  # a task's outcome moved into the future (trial7 M4)
             check_outcome_time(current.outcome, changes.occurred_at.start, self._clock.now(), "occurred_at")
@@ -498,6 +503,38 @@ class ManageMemory:
         if edited is None:
             raise await self._refusal(scope, memory_id)
         return UpdateResult.edited(action, await self._edited_with_successor(scope, edited))
+
+    async def _check_on_key(self, scope: Scope, current: StoredMemory, changes: MemoryChanges) -> None:
+        """Refuse an in-place update that gives an active memory's key words memory_write refuses there
+        (``key_admission.check_on_key``, trial23 H1: "My wife Maria is vegan" replaced "I'm vegetarian" on
+        ``user.diet``). The words replace the value the memory held on its key, so that is the value the
+        checks compare with; a new key makes the memory the fact on it, replacing the key's active values
+        (``MemoryEditor.update``), as a write does. Nothing is checked when neither content nor key
+        changes, for a memory that is not active (not its key's value), or without a key. The dates are
+        those given in this call (the stored start is when the old words began to hold), and a start
+        ahead (an upcoming value, ``is_upcoming``) is kept: it was the caller's. Raises InvalidInput,
+        field ``content``."""
+        key = changes.key or current.key
+        content = changes.content or current.content
+        if key is None or current.status != "active" or (key == current.key and content == current.content):
+            return
+        now = self._clock.now()
+        start = changes.valid_from or (current.valid_from if is_upcoming(current, now) else None)
+        draft = MemoryDraft(
+            content=content,
+            layer=current.layer,
+            key=key,
+            source=current.source,
+            valid_from=start,
+            valid_to=changes.valid_to if start is changes.valid_from else None,
+            occurred_at=changes.occurred_at.start if changes.occurred_at is not None else None,
+        )
+        moved_to: str = key
+
+        async def moved_onto() -> Sequence[str]:
+            return await self._key_values(scope, moved_to)
+
+        await check_on_key(draft, now, values_given([current.content]) if key == current.key else moved_onto)
 
     async def _with_successor(self, scope: Scope, memory: StoredMemory) -> StoredMemory:
         """``memory`` with its ``superseded_by`` (``MemoryReader.successors``: its successor in valid time)
@@ -580,8 +617,22 @@ class ManageMemory:
             **record,
         )
         check_past_supersede(old.content, draft)  # "lived in Rome" never retires "lives in Paris" undated
-        ack = await self._remember(principal, scope.agent_id, draft)
+        ack = await self._remember(
+            principal, scope.agent_id, draft, replaces=self._retired(scope, old, draft)
+        )
         return UpdateResult(action="supersede", queued=ack, replaced_version=old.version)
+
+    def _retired(self, scope: Scope, old: StoredMemory, draft: MemoryDraft) -> ReplacedValues:
+        """The values a supersede of ``old`` by ``draft`` retires (``memory_writes._facts_to_replace``), read
+        only when a key check asks (``key_admission``, trial23 H1): the memory it names, and the key's
+        active facts too when it moves to another key."""
+
+        async def retired() -> Sequence[str]:
+            if draft.key is None or draft.key == old.key:
+                return [old.content]
+            return [old.content, *await self._key_values(scope, draft.key)]
+
+        return retired
 
     async def forget(
         self,

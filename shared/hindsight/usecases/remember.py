@@ -21,9 +21,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hindsight.domain.auth import Principal
 from hindsight.domain.errors import HindsightError, IdempotencyKeyReused, InvalidInput, Unavailable
 from hindsight.domain.ids import uuid7
-from hindsight.domain.inferred_order import check_past_value_on_key, check_undated_past, past_value_words
-from hindsight.domain.key_statements import check_value_on_key
-from hindsight.domain.key_subject import check_other_person_on_key, other_persons_subject
 from hindsight.domain.limits import MAX_BATCH_ITEMS, ensure_job_fits, shared_with_others
 from hindsight.domain.memory import (
     Lane,
@@ -34,7 +31,6 @@ from hindsight.domain.memory import (
     check_period_end,
     write_fingerprint,
 )
-from hindsight.domain.one_off_event import check_event_on_key
 from hindsight.domain.redaction import DRAFT_TEXT_FIELDS, Redactor, ensure_key_unredacted, redact_model
 from hindsight.domain.timetravel import check_resumes
 from hindsight.domain.trust import admit_draft
@@ -48,6 +44,7 @@ from hindsight.ports import (
     OperationLog,
     SessionSequence,
 )
+from hindsight.usecases.key_admission import ReplacedValues, check_on_key
 
 log = logging.getLogger(__name__)
 RECORD_CONCURRENCY = 10
@@ -176,17 +173,24 @@ class Remember:
         self._sessions = sessions
 
     async def __call__(
-        self, principal: Principal, agent_id: str | None, draft: MemoryDraft, *, filter: bool = False
+        self,
+        principal: Principal,
+        agent_id: str | None,
+        draft: MemoryDraft,
+        *,
+        filter: bool = False,
+        replaces: ReplacedValues | None = None,
     ) -> WriteAck:
         """Redact, cap what an untrusted write may claim as importance (``domain.trust``), assign an id,
-        enqueue. With an ``idempotency_key``, the key is bound to the fingerprint of the arguments
-        (``write_fingerprint``) at its first use: a retry with the same arguments gets the first answer
-        (same id and ``submitted_at``, ``replayed``), one with different arguments is refused. Raises
+        enqueue (``replaces``: as ``admit``'s). With an ``idempotency_key``, the key is bound to the
+        fingerprint of the arguments (``write_fingerprint``) at its first use: a retry with the same
+        arguments gets the first answer (same id and ``submitted_at``, ``replayed``), one with different
+        arguments is refused. Raises
         Forbidden (read-only key, agent not allowed), IdempotencyKeyReused, ValidationError (text grew past
         a limit by redaction), InvalidInput (the job would be over MAX_JOB_BYTES) or Unavailable (queue
         down)."""
         principal.require_write()
-        job, ack = await self.admit(principal, principal.scope(agent_id), draft, filter)
+        job, ack = await self.admit(principal, principal.scope(agent_id), draft, filter, replaces)
         # The operation log's entry is written while the queue takes the job: its Redis round trip is
         # off the acknowledgement's path (bench/write_ack.py), which still waits for the queue. Its
         # readers allow an entry ahead of the queue: the sweep re-enqueues entries an hour old, and
@@ -207,7 +211,12 @@ class Remember:
         return ack
 
     async def admit(
-        self, principal: Principal, scope: Scope, draft: MemoryDraft, filter: bool
+        self,
+        principal: Principal,
+        scope: Scope,
+        draft: MemoryDraft,
+        filter: bool,
+        replaces: ReplacedValues | None = None,
     ) -> tuple[WriteJob, WriteAck]:
         """The job for one write and its answer, not queued yet: redacted, importance capped, id assigned,
         idempotency key claimed (``release`` it if the job is not queued after all), size checked.
@@ -223,19 +232,14 @@ class Remember:
         ``domain.key_statements.check_value_on_key``; a keyed fact whose words tell a dated one-off event of
         the writer's, field ``content``: ``domain.one_off_event``; a keyed fact about another person ("My
         son is …") that would retire a value of the writer's on its key, field ``content``:
-        ``domain.key_subject``, the key's values read only for such a write)."""
+        ``domain.key_subject``, the key's values read only for such a write; ``usecases.key_admission``
+        holds those key checks). The
+        values a keyed write would replace are the key's active values, read with ``key_values``, unless
+        the caller gives them (``replaces``: a supersede's, the memory it names)."""
         check_resumes(draft.metadata)  # the store's mark of a continuation: never the caller's
         now = self._clock.now()  # read once: the write's submitted_at and what its relative words count from
         check_draft_outcome_time(draft, now)  # a "failure" in 2030 has not happened (trial7 M4)
-        check_undated_past(draft, now)  # "used to live in Lyon" on a key: never today's value
-        check_value_on_key(draft)  # "I might move to Portland" on a key: no value (trial9 H2)
-        check_event_on_key(draft, now)  # "Yesterday I flew to Porto" on a key: no value (trial23 M2)
-        if self._key_values is not None and draft.key is not None and (words := past_value_words(draft, now)):
-            # "lived in Rome" on a key that "lives in Paris" holds: it would retire Paris with no date
-            check_past_value_on_key(draft, words, await self._key_values(scope, draft.key))
-        if self._key_values is not None and draft.key is not None and (other := other_persons_subject(draft)):
-            # "My son is allergic to eggs" on a key of "I'm allergic to peanuts": it would retire the user's
-            check_other_person_on_key(draft, other, await self._key_values(scope, draft.key))
+        await check_on_key(draft, now, self._replaced(scope, draft, replaces))  # one place: key_admission
         if draft.causal_parent is not None and self._parents is not None:
             await self._parents(scope, draft.causal_parent)
         ensure_key_unredacted(self._redactor, draft.key, "key")  # an identifier: never rewritten
@@ -281,6 +285,22 @@ class Remember:
             await self.release(job, ack)
             raise
         return job, ack
+
+    def _replaced(
+        self, scope: Scope, draft: MemoryDraft, replaces: ReplacedValues | None
+    ) -> ReplacedValues | None:
+        """What ``draft`` would replace on its key, read only when a check asks: ``replaces`` when given,
+        else the key's active values (``key_values``); None when neither can be known."""
+        if replaces is not None:
+            return replaces
+        key_values, key = self._key_values, draft.key
+        if key_values is None or key is None:
+            return None
+
+        async def read() -> Sequence[str]:
+            return await key_values(scope, key)
+
+        return read
 
     def _lane(self, draft: MemoryDraft) -> Lane:
         """``bulk`` for content of ``bulk_bytes`` or more (UTF-8: bytes follow the model's tokens across
