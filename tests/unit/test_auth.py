@@ -44,4 +44,4 @@ def test_principal_scope_respects_agent_limits() -> None:
     with pytest.raises(Forbidden):
         limited.scope("coder")
     with pytest.raises(Forbidden):
-        Principal(tenant_id="t", key_id="k", read_only=True).require_write()
+        Principal(tenant_id="t", key_id="k", read_only=True).require_write("memory_write")

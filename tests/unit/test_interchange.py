@@ -105,3 +105,16 @@ def test_a_key_reused_with_other_arguments_refuses_the_file_and_names_both_lines
     ]
     replayed = read_items('{"content": "a", "idempotency_key": "k"}\n' * 2, "jsonl")
     assert len(replayed) == 2
+
+
+def test_every_bad_line_is_listed_a_reused_key_with_a_bad_field_in_file_order() -> None:
+    # trial24 LOW: a bad importance on line 3 was listed, the key reused on lines 1–2 was not
+    text = (
+        '{"content": "one", "idempotency_key": "k8"}\n'
+        '{"content": "two", "idempotency_key": "k8"}\n'
+        '{"content": "three", "importance": 7}\n'
+    )
+    with pytest.raises(InvalidFile) as caught:
+        read_items(text, "jsonl")
+    assert [p.where for p in caught.value.problems] == ["line 2: idempotency_key", "line 3: importance"]
+    assert caught.value.count == 2

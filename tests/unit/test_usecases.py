@@ -38,6 +38,17 @@ async def test_remember_refuses_read_only_keys_and_surfaces_queue_outages() -> N
         await Remember(ListQueue(fail=True), FixedClock())(ALICE, None, MemoryDraft(content="x"))
 
 
+async def test_a_read_only_refusal_names_the_tool_and_the_next_step() -> None:
+    # trial24 LOW: "this key is read-only" said neither what was refused nor how to get a key that writes
+    reader = Principal(tenant_id="acme", key_id="k2", read_only=True)
+    with pytest.raises(Forbidden) as refused:
+        await Remember(ListQueue(), FixedClock())(reader, None, MemoryDraft(content="x"))
+    assert str(refused.value) == (
+        "this key is read-only, so memory_write was refused; call it with a key that may write: an API key "
+        "minted without --read-only (see `hindsight token create --help`) or a JWT with the write scope"
+    )
+
+
 async def test_recall_asks_the_store_within_scope_and_ranks() -> None:
     strong, weak = memory("strong"), memory("weak")
     store = ScriptedStore(

@@ -119,6 +119,33 @@ def test_write_is_refused_when_core_items_alone_exceed_the_budget() -> None:
     assert caught.value.limit == {"budget_tokens": 100}
 
 
+def test_a_non_core_item_over_the_budget_with_the_core_items_is_told_what_is_over() -> None:
+    # trial24 LOW: a non-core item was told it "would need 40491 tokens of core (never-evicted) working
+    # memory": the item is not core; what is over is it together with the core items
+    session = by_key(
+        item("c0", tokens=13_500, core=True), item("c1", tokens=13_500, core=True), item("c2", tokens=13_491)
+    )
+    with pytest.raises(InvalidInput) as caught:
+        plan_eviction(session, budget_tokens=38_400, now=NOW, protected=frozenset({"c2"}))
+    assert str(caught.value) == (
+        "content: this item (13491 tokens) and the session's core items, which are never evicted (27000 "
+        "tokens), need 40491 tokens together, over the session's working-memory budget of 38400 tokens; "
+        "shorten the item, or clear core items or promote them to long-term memory (working_memory_clear, "
+        "working_memory_promote)"
+    )
+
+
+@pytest.mark.parametrize(("core", "kind"), [(False, "item"), (True, "core item")])
+def test_an_item_alone_over_the_budget_is_told_so(core: bool, kind: str) -> None:
+    session = by_key(item("other", tokens=5), item("new", tokens=130, core=core))
+    with pytest.raises(InvalidInput) as caught:
+        plan_eviction(session, budget_tokens=100, now=NOW, protected=frozenset({"new"}))
+    assert str(caught.value) == (
+        f"content: this {kind} alone takes 130 tokens, over the session's working-memory budget of 100 "
+        "tokens; shorten it or store it in long-term memory (memory_write)"
+    )
+
+
 def test_item_count_is_bounded_too() -> None:
     session = by_key(
         item("a", tokens=1, importance=0.9), item("b", tokens=1, importance=0.1), item("n", tokens=1)

@@ -11,14 +11,47 @@ from rich.table import Table
 from hindsight.cli.common import console, err_console, run_or_exit, with_container
 from hindsight.cli.options import DataDir, JsonOut
 
+
+def _tenant(value: str) -> str:
+    """``--tenant`` as the service takes a tenant id (``domain.auth.tenant_id_problem``); refused (exit 2)
+    before the stack opens."""
+    from hindsight.domain.auth import tenant_id_problem
+
+    problem = tenant_id_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return value
+
+
+def _agents(values: list[str] | None) -> list[str] | None:
+    """Each ``--agent`` an agent id the tools accept (``domain.auth.agent_id_problem``): a key limited to
+    one they refuse could not be used (trial24); refused (exit 2) before the stack opens."""
+    from hindsight.domain.auth import agent_id_problem
+
+    for value in values or ():
+        problem = agent_id_problem(value)
+        if problem is not None:
+            raise typer.BadParameter(problem)
+    return values
+
+
 token_app = typer.Typer(help="Mint, list and revoke API keys.", no_args_is_help=True)
 
 
 @token_app.command("create")
 def token_create(
-    tenant: Annotated[str, typer.Option(help="Tenant the key belongs to.")],
+    tenant: Annotated[
+        str, typer.Option(help="Tenant the key belongs to (1–128 characters).", callback=_tenant)
+    ],
     name: Annotated[str, typer.Option(help="A label for people.")] = "api key",
-    agent: Annotated[list[str] | None, typer.Option(help="Limit the key to this agent (repeatable).")] = None,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Limit the key to this agent (repeatable; letters, digits and _.:@-). Leave it out for a "
+            "key that may act for every agent of the tenant.",
+            callback=_agents,
+        ),
+    ] = None,
     read_only: Annotated[bool, typer.Option(help="Search only; writes are refused.")] = False,
     trusted: Annotated[
         bool,

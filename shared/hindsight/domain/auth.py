@@ -10,18 +10,23 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from hindsight.domain.errors import Forbidden
-from hindsight.domain.limits import DEFAULT_AGENT_ID
+from hindsight.domain.errors import Forbidden, InvalidInput
+from hindsight.domain.limits import AGENT_ID_PATTERN, DEFAULT_AGENT_ID, MAX_AGENT_ID_CHARS, PATTERN_FORMATS
 from hindsight.domain.memory import Scope
 
 TOKEN_PREFIX = "hsk_"  # noqa: S105 - a public prefix, not a secret
 _TOKEN = re.compile(r"^hsk_(?P<key_id>[0-9a-f]{16})\.(?P<secret>[A-Za-z0-9_-]{43})$")
 _JWT = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$")
 MAX_JWT_CHARS = 16_384
+MAX_TENANT_ID_CHARS = 128
+"""A tenant id's bound; its only other rule is not to be blank, as for a JWT's tenant claim
+(``adapters.jwt_verifier``): the service has no character rule for tenants."""
+_KEY_AGENT_ID = re.compile(AGENT_ID_PATTERN)
 
 
 class Principal(BaseModel):
@@ -55,10 +60,50 @@ class Principal(BaseModel):
             )
         return Scope(tenant_id=self.tenant_id, agent_id=agent)
 
-    def require_write(self) -> None:
-        """Raises Forbidden for read-only keys."""
+    def require_write(self, tool: str) -> None:
+        """Raises Forbidden for read-only keys, naming ``tool`` (the MCP tool refused) and the next step:
+        a key that may write (trial24: "this key is read-only" told neither)."""
         if self.read_only:
-            raise Forbidden("this key is read-only")
+            raise Forbidden(
+                f"this key is read-only, so {tool} was refused; call it with a key that may write: an API "
+                "key minted without --read-only (see `hindsight token create --help`) or a JWT with the "
+                "write scope"
+            )
+
+
+def tenant_id_problem(tenant_id: str) -> str | None:
+    """Why ``tenant_id`` cannot be a key's tenant (blank, or over ``MAX_TENANT_ID_CHARS``), else None."""
+    if not tenant_id.strip() or len(tenant_id) > MAX_TENANT_ID_CHARS:
+        return f"must be 1–{MAX_TENANT_ID_CHARS} characters, not blank"
+    return None
+
+
+def agent_id_problem(agent_id: str) -> str | None:
+    """Why ``agent_id`` cannot be one of a key's agents, else None. The rule is the tools' own agent_id
+    rule (``limits.AgentId``): a key limited to an agent no tool accepts could never be used when a call
+    omits agent_id (trial24: "bad agent!" was minted, then every write was refused with an error the model
+    cannot fix). '*' is no agent: a key for every agent names none."""
+    if agent_id == "*":
+        return "'*' is not an agent id; a key that may act for every agent of its tenant names no agent"
+    if not 0 < len(agent_id) <= MAX_AGENT_ID_CHARS or not _KEY_AGENT_ID.match(agent_id):
+        return (
+            f"{agent_id!r} is not an agent id: 1–{MAX_AGENT_ID_CHARS} characters, "
+            f"{PATTERN_FORMATS[AGENT_ID_PATTERN]}"
+        )
+    return None
+
+
+def check_key_scope(tenant_id: str, agent_ids: Sequence[str] | None) -> None:
+    """Refuse a key's tenant or agents that no call could use (``tenant_id_problem``,
+    ``agent_id_problem``). Raises InvalidInput naming ``tenant_id`` or ``agent_ids``. Only new keys are
+    checked: a stored key stays valid as it is."""
+    problem = tenant_id_problem(tenant_id)
+    if problem is not None:
+        raise InvalidInput("tenant_id", problem, MAX_TENANT_ID_CHARS)
+    for agent_id in agent_ids or ():
+        problem = agent_id_problem(agent_id)
+        if problem is not None:
+            raise InvalidInput("agent_ids", problem, {"format": PATTERN_FORMATS[AGENT_ID_PATTERN]})
 
 
 class ApiKeyRecord(BaseModel):

@@ -127,9 +127,7 @@ def read_items(
     (LoCoMo) with where it is, and every item reusing another's idempotency key with different
     arguments."""
     if file_format == "jsonl":
-        items = items_from_jsonl(text.splitlines(), now=now)
-        check_idempotency_keys(items, "jsonl", default_agent)
-        return items
+        return items_from_jsonl(text.splitlines(), now=now, default_agent=default_agent)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -138,31 +136,32 @@ def read_items(
             hint = " (this looks like JSON Lines: use --format jsonl or auto)"
         where = f"line {exc.lineno}, column {exc.colno} (character {exc.pos})"
         raise InvalidFile("locomo", [Problem(where, f"not JSON: {exc.msg}{hint}")]) from None
-    items = items_from_locomo(data, agent_id)
-    check_idempotency_keys(items, "locomo", default_agent)
-    return items
+    return items_from_locomo(data, agent_id, default_agent=default_agent)
 
 
-def check_idempotency_keys(
-    items: Iterable[IngestItem], file_format: Format, default_agent: str | None = None
-) -> None:
-    """Refuses (InvalidFile) items that reuse an earlier item's idempotency key, for the same agent
-    (``default_agent`` for items naming none), with different arguments: each such item is listed with
-    the key and the item that used it first. Identical arguments are a replay and pass."""
-    first: dict[tuple[str | None, str], IngestItem] = {}
-    problems = _Problems()
-    for item in items:
+class _KeyCheck:
+    """Refuses items that reuse an earlier item's idempotency key, for the same agent (``default_agent``
+    for items naming none), with different arguments: each such item is a problem naming the key and the
+    item that used it first; identical arguments are a replay and pass. One item at a time, as a reader
+    reads it, so these problems come in file order among the others and none hides another (trial24: a
+    bad line 3 was listed, a key reused on lines 1–2 was not)."""
+
+    def __init__(self, default_agent: str | None) -> None:
+        self._default_agent = default_agent
+        self._first: dict[tuple[str | None, str], IngestItem] = {}
+
+    def check(self, item: IngestItem, problems: _Problems) -> None:
+        """Adds to ``problems`` when ``item`` reuses an earlier item's key with different arguments."""
         key = item.draft.idempotency_key
         if key is None:
-            continue
-        seen = first.setdefault((item.agent_id or default_agent, key), item)
+            return
+        seen = self._first.setdefault((item.agent_id or self._default_agent, key), item)
         if seen is not item and seen.draft != item.draft:
             problems.add(
                 f"{item.origin}: idempotency_key",
                 f"{key!r} is already used by {seen.origin} with different arguments (one key names one "
                 "write: give each item its own key, or drop the duplicate)",
             )
-    problems.raise_if_any(file_format)
 
 
 def _line_key(agent_id: str | None, payload: dict[str, Any]) -> str:
@@ -179,14 +178,19 @@ def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
     return (f"{prefix}{field}" if field else prefix.rstrip(": ")), err["msg"].removeprefix("Value error, ")
 
 
-def items_from_jsonl(lines: Iterable[str], *, now: datetime | None = None) -> list[IngestItem]:
+def items_from_jsonl(
+    lines: Iterable[str], *, now: datetime | None = None, default_agent: str | None = None
+) -> list[IngestItem]:
     """One ``memory_write``-shaped object per line (``content`` required; ``agent_id`` optional; blank
     lines and ``#`` comments skipped). Every line is checked: raises InvalidFile naming each bad line,
     and the field (or the column of a JSON syntax error) — also a valid_to at or before the start its
     period would be stored with (``check_period_end``: occurred_at, the session's date, else ``now``,
-    the write time; None: only the first two are checked), which the worker could never store."""
+    the write time; None: only the first two are checked), which the worker could never store — and
+    each line reusing an earlier line's idempotency key with different arguments
+    (``_KeyCheck``; ``default_agent``: the agent of lines naming none)."""
     items: list[IngestItem] = []
     problems = _Problems()
+    keys = _KeyCheck(default_agent)
     for number, line in enumerate(lines, start=1):
         text = line.strip()
         if not text or text.startswith("#"):
@@ -222,6 +226,7 @@ def items_from_jsonl(lines: Iterable[str], *, now: datetime | None = None) -> li
             problems.add(f"{where}: {exc.field}", str(exc).removeprefix(f"{exc.field}: "))
             continue
         items.append(IngestItem(draft=draft, agent_id=agent_id, origin=where))
+        keys.check(items[-1], problems)
     problems.raise_if_any("jsonl")
     return items
 
@@ -231,19 +236,23 @@ def _locomo_date(text: str) -> datetime:
     return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
 
 
-def items_from_locomo(data: Any, agent_id: str | None = None) -> list[IngestItem]:
+def items_from_locomo(
+    data: Any, agent_id: str | None = None, *, default_agent: str | None = None
+) -> list[IngestItem]:
     """Every dialogue turn as an episodic memory: "<speaker>: <text>" (plus the image caption), at the
     session's date, the speaker as an entity, sample/dialogue ids in metadata, and its place in the
     conversation (conversation_id = sample id, session_index, turn_index within the session, session_at).
     Each conversation goes to the agent named by its ``sample_id`` unless ``agent_id`` is given. Every
     record is checked: raises InvalidFile naming each conversation, session or turn that is not
-    LoCoMo-shaped."""
+    LoCoMo-shaped, and each turn reusing an earlier one's idempotency key (its sample and dialogue id)
+    with different arguments (``_KeyCheck``)."""
     if not isinstance(data, list):
         raise InvalidFile(
             "locomo", [Problem("file", f"a JSON array of conversations, not {type(data).__name__}")]
         )
     items: list[IngestItem] = []
     problems = _Problems()
+    keys = _KeyCheck(default_agent)
     for index, sample in enumerate(data):
         conv = sample.get("conversation") if isinstance(sample, dict) else None
         if not isinstance(conv, dict):
@@ -298,5 +307,6 @@ def items_from_locomo(data: Any, agent_id: str | None = None) -> list[IngestItem
                     problems.add(*_first_error(exc, f"{where}: "))
                     continue
                 items.append(IngestItem(draft=draft, agent_id=agent, origin=where))
+                keys.check(items[-1], problems)
     problems.raise_if_any("locomo")
     return items

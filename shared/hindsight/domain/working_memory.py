@@ -222,11 +222,7 @@ def plan_eviction(
     kept_tokens = sum(i.tokens for i in kept)
     if kept_tokens > budget_tokens:
         raise InvalidInput(
-            "content",
-            f"this item would need {kept_tokens} tokens of core (never-evicted) working memory in this "
-            f"session, over the budget of {budget_tokens} tokens; shorten it, clear core items or "
-            "promote them to long-term memory",
-            limit={"budget_tokens": budget_tokens},
+            "content", _over_budget(kept, protected, budget_tokens), limit={"budget_tokens": budget_tokens}
         )
     if len(kept) > max_items:
         raise InvalidInput(
@@ -243,6 +239,28 @@ def plan_eviction(
         total -= item.tokens
         count -= 1
     return evicted
+
+
+def _over_budget(kept: Sequence[WorkingMemoryItem], protected: frozenset[str], budget_tokens: int) -> str:
+    """Why ``kept`` (the items no eviction may remove: the one being written and the core ones) cannot
+    fit: the item's own tokens and the core items' told apart, since only a core item is never evicted
+    and the item being written is kept whether core or not (trial24: a non-core item was told it "would
+    need 40491 tokens of core working memory")."""
+    own = [i for i in kept if i.key in protected]
+    own_tokens = sum(i.tokens for i in own)
+    core_tokens = sum(i.tokens for i in kept if i.key not in protected)
+    kind = "core item" if own and all(i.core for i in own) else "item"
+    if core_tokens == 0:
+        return (
+            f"this {kind} alone takes {own_tokens} tokens, over the session's working-memory budget of "
+            f"{budget_tokens} tokens; shorten it or store it in long-term memory (memory_write)"
+        )
+    return (
+        f"this {kind} ({own_tokens} tokens) and the session's core items, which are never evicted "
+        f"({core_tokens} tokens), need {own_tokens + core_tokens} tokens together, over the session's "
+        f"working-memory budget of {budget_tokens} tokens; shorten the item, or clear core items or "
+        "promote them to long-term memory (working_memory_clear, working_memory_promote)"
+    )
 
 
 def most_important_first(items: Iterable[WorkingMemoryItem], now: datetime) -> list[WorkingMemoryItem]:

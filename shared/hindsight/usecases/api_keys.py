@@ -10,6 +10,7 @@ from hindsight.domain.auth import (
     ApiKeyRecord,
     MintedKey,
     Principal,
+    check_key_scope,
     looks_like_jwt,
     mint_key,
     parse_token,
@@ -76,9 +77,9 @@ class ManageKeys:
     ) -> tuple[MintedKey, ApiKeyRecord]:
         """Mint a key; the returned token is the only copy of the secret. ``trusted``: its writes may set
         any importance on inferences (``domain.trust``). Raises InvalidInput (also for a read-only
-        trusted key, which would mean nothing)."""
-        if not tenant_id or len(tenant_id) > 128:
-            raise InvalidInput("tenant_id", "must be 1–128 characters", 128)
+        trusted key, which would mean nothing; for a tenant or agent no call could use:
+        ``domain.auth.check_key_scope``)."""
+        check_key_scope(tenant_id, agent_ids)
         if trusted and read_only:
             raise InvalidInput("trusted", "a read-only key writes nothing to trust")
         minted = mint_key()

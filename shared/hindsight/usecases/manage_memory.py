@@ -436,7 +436,7 @@ class ManageMemory:
         once: it keeps the old occurred_at (re-dated as an update's, ``_event_time``) unless one is given.
         A fact's supersede by undated words that state only a past state, of a fact stated in the present,
         is refused (InvalidInput, field ``content``: ``domain.inferred_order.check_past_supersede``)."""
-        principal.require_write()
+        principal.require_write("memory_update")
         scope = principal.scope(agent_id)
         ensure_key_unredacted(self._redactor, changes.key, "key")
         if changes.shared_with is not None:
@@ -650,7 +650,7 @@ class ManageMemory:
         the other originals of a summary that went along are made active again (``restored``). Nothing
         it superseded is restored: ``note`` names what it leaves without a current value and the restore
         call (``_emptied_key``, ``_unsuperseded``). Raises NotFound, Forbidden, VersionConflict."""
-        principal.require_write()
+        principal.require_write("memory_forget")
         scope = principal.scope(agent_id)
         reason = self._reason(reason)
         # read first: a hard delete takes the relations along, and only an active memory's forget can
@@ -791,7 +791,7 @@ class ManageMemory:
         self-link; an inactive memory superseding an active one, field ``from_id``),
         Forbidden (an end is only shared with the agent, the other its own), NotFound (an end it cannot
         see), VersionConflict."""
-        principal.require_write()
+        principal.require_write("memory_link")
         if from_id == to_id:
             raise InvalidInput("to_id", "a memory cannot be linked to itself")
         relation = Relation(
@@ -820,7 +820,7 @@ class ManageMemory:
         self, principal: Principal, agent_id: str | None, memory_id: UUID, useful: bool, reason: str | None
     ) -> StoredMemory:
         """Importance +0.1 when useful, −0.05 when recalled but not used (clamped to 0–1)."""
-        principal.require_write()
+        principal.require_write("memory_feedback")
         delta = USEFUL_BONUS if useful else UNUSED_PENALTY
         memory = await self._editor.adjust_importance(
             principal.scope(agent_id),

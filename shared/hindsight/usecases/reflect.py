@@ -245,7 +245,7 @@ class SubmitReflection:
         """Raises Forbidden (read-only key, agent not allowed), InvalidInput (a task_id redaction would
         change; the job would be over MAX_JOB_BYTES), IdempotencyKeyReused (the task_id was reported with
         a different report) or Unavailable (queue down)."""
-        principal.require_write()
+        principal.require_write("task_reflect")
         scope = principal.scope(agent_id)
         ensure_key_unredacted(self._redactor, report.task_id, "task_id", "task id", "deploy-9")
         fingerprint = report_fingerprint(report)  # the caller's report, before we change it

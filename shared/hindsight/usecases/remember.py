@@ -189,7 +189,7 @@ class Remember:
         Forbidden (read-only key, agent not allowed), IdempotencyKeyReused, ValidationError (text grew past
         a limit by redaction), InvalidInput (the job would be over MAX_JOB_BYTES) or Unavailable (queue
         down)."""
-        principal.require_write()
+        principal.require_write("memory_write")
         job, ack = await self.admit(principal, principal.scope(agent_id), draft, filter, replaces)
         # The operation log's entry is written while the queue takes the job: its Redis round trip is
         # off the acknowledgement's path (bench/write_ack.py), which still waits for the queue. Its
@@ -482,7 +482,7 @@ class RememberBatch:
         default it follows the number of valid items. Raises Forbidden (read-only key, agent not allowed),
         InvalidInput (more than MAX_BATCH_ITEMS) or RateLimited (the items are over the caller's item
         budget: nothing is queued) — errors of the whole call; everything else is an item's outcome."""
-        principal.require_write()
+        principal.require_write("memory_write_batch")
         if len(items) > MAX_BATCH_ITEMS:
             raise InvalidInput(
                 "items",

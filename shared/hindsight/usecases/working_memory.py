@@ -181,7 +181,7 @@ class WorkingMemory:
                 nothing is changed.
             Unavailable: Redis is down.
         """
-        principal.require_write()
+        principal.require_write("working_memory_set")
         scope = self._scope(principal, agent_id, session_id)
         now = self._clock.now()
         self._key(key)
@@ -288,7 +288,7 @@ class WorkingMemory:
                 key, no session such an id).
             Unavailable: Redis is down.
         """
-        principal.require_write()
+        principal.require_write("working_memory_clear")
         scope = self._scope(principal, agent_id, session_id)
         key = self._key(key)
 
@@ -322,7 +322,7 @@ class WorkingMemory:
             NotFound: no such item in the session (expired, evicted or never set).
             Unavailable: Redis or the write queue is down, or no queue is configured here.
         """
-        principal.require_write()
+        principal.require_write("working_memory_promote")
         self._key(key)
         self._key(memory_key, "memory_key")
         if self._remember is None:
