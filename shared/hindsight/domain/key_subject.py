@@ -26,7 +26,9 @@ check off (trial18 H2). Not refused: a key with a part naming a relation or an a
 "kids.allergy", "user.spouse", "dog.name"), a person who fills the role the key names ("My boss is Dana now"
 on "user.manager", "My sister is my emergency contact now" or "She's my emergency contact now" on
 "user.emergency_contact": the writer's value, trial16 M2, h-keys5; on "user.job" the boss stays another
-person; a measure is no role: "She is my age now" on "user.age", h-keys6), the writer beside them in a place,
+person; any role a person fills, "My mom is my next of kin now", "She is my nurse now", but no measure, a
+thing a person is not: "She is my age now" on "user.age" stays refused, h-keys6, h-keys8), the writer beside
+them in a place,
 with the verb of a writer's value ("She lives with me in Austin now" over "I live in Denver"), the writer as
 the object of their verb ("My sister got me a job at Globex", "My wife got me to go vegan"), the writer's "so
 am I" ("My sister is vegan and now so am I"), the writer's own clause after theirs with the same verb or a
@@ -136,20 +138,23 @@ _KEY_WORDS = re.compile(r"[^\W_]+")
 _FILLS_A_ROLE = re.compile(
     rf"^\W*(?:(?i:my|our)\s+(?P<relation>(?i:{RELATION_ALT}))\s+is|(?i:he|she|they)(?:\s+(?i:is|are)|'(?i:s|re)))"
     r"\s+(?:now\s+)?"
-    r"(?:(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)|(?i:my)\s+(?:[a-z]+\s+){0,2}(?P<role>(?!(?:now|again|these|days)\b)[a-z]+))"
+    r"(?:(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)|(?P<mine>(?i:my)\s+(?:[a-z]+\s+){0,2}(?P<role>(?!(?:now|again|these|days)\b)[a-z]+)))"
     r"(?:\s+(?i:now|again|these\s+days))?[\s.!]*$"
 )
 """Who fills a role of the writer's, said of the relation: "My boss is Dana (now)", "My sister is my
 emergency contact now" (trial16 M2), or of a pronoun ("He is my manager now", "She's my emergency contact
 now": h-keys5 H3): the person is the value, not the subject of another person's state."""
-_A_PERSON = re.compile(
-    rf"^(?:{RELATION_ALT}|contact|landlord|landlady|boss|doctor|gp|vet|nanny|coach|tutor|mentor|guardian|"
-    r"sponsor|proxy|agent|rep|plus-one|date|ally|[a-z]+(?:er|or|ist|ant|ent|ian|mate|ee))$",
+_A_MEASURE = re.compile(
+    r"^(?:age|ages|weight|height|size|sizes|birthday|birth|birthdate|number|type|sign|build|shape|"
+    r"length|width|mass|bmi|iq|gpa|score|rank|level|grade|year|colou?r|name|pace|speed|temperature)$",
     re.IGNORECASE,
 )
-"""A role word that names a person ("manager", "doctor", "dentist", "emergency contact", "landlord",
-"accountant", "roommate", "physician", "partner"): only a person fills a role of the writer's; a measure
-of the writer's ("She is my age now", "He is my weight now", "He's my height") is not one (h-keys6 M2)."""
+"""A role word that names a measure of the writer's, a thing a person is not ("my age", "my weight", "my
+height", "my shoe size", "my birthday", "my date of birth", "my blood type", "my star sign", "my number"):
+"She is my age now" states her age, not who fills a role (h-keys6 M2). A closed list of measures, not of
+roles (h-keys8: an allow-list of roles refused "My mom is my next of kin now", "She is my nurse now", "He
+is my physio now", "My wife is my power of attorney now"): every other word after "my" is a role a person
+fills."""
 _VERB_AFTER = re.compile(
     r"\s*(?:(?:now|still|currently|also|usually|always|actually)\s+)?([a-z]+)\b", re.IGNORECASE
 )
@@ -380,14 +385,22 @@ def _fills_the_keys_role(content: str, key: str) -> bool:
         return False
     words = {word.lower() for word in _KEY_WORDS.findall(key)}
     role = fills.group("role")
-    if role is not None and not _A_PERSON.match(role):
-        return (
-            False  # "She is my age now", "My sister is my age now": a measure, not who fills a role (h-keys6)
-        )
+    if role is not None and _A_MEASURE.match(role):
+        return False  # "She is my age now", "My sister is my age now": a measure, no role (h-keys6, h-keys8)
     for named in (fills.group("relation"), role):  # "My boss is …", "She is my boss now"
         if named is not None and words & {named.lower(), *RELATION_ROLES.get(named.lower(), ())}:
             return True
     return False
+
+
+def _a_measure_filled(content: str) -> str | None:
+    """The writer's measure ``content`` says another person fills ("my age" of "She is my age now", "my
+    shoe size" of "He is my shoe size now": ``_A_MEASURE``), lower case; None otherwise. Named in the
+    refusal: a measure is no role a person fills, so the words state theirs (h-keys8)."""
+    fills = _FILLS_A_ROLE.match(content)
+    if fills is None or fills.group("role") is None or not _A_MEASURE.match(fills.group("role")):
+        return None
+    return " ".join(fills.group("mine").lower().split())
 
 
 def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence[str]) -> None:
@@ -450,9 +463,15 @@ def check_other_person_on_key(draft: MemoryDraft, subject: str, values: Sequence
         if pronoun
         else ""
     )
+    measure = _a_measure_filled(content)
+    no_role = (
+        f"; {measure!r} is a measure of the writer's, not a role a person fills)"
+        if measure is not None
+        else ")"
+    )
     raise InvalidInput(
         "content",
-        f"the words are about {whom} ({subject.strip(' ,')!r}), and key {key!r} {held}{no_value}: a "
+        f"the words are about {whom} ({subject.strip(' ,')!r}{no_role}, and key {key!r} {held}{no_value}: a "
         f"key holds one subject's value, so as its value they would {would}. Write it on a key of theirs "
         f"({theirs!r}) or without a key "
         f"(kept beside, nothing retired){'' if empty else several}{mine}",
