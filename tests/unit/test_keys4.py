@@ -173,3 +173,60 @@ def test_one_person_named_by_relation_and_name_then_by_name_is_flagged(new: str,
 )
 def test_another_name_or_a_statement_unrelated_with_one_subject_stays_unrelated(new: str, old: str) -> None:
     assert compare_facts(new, old).relation == "unrelated"
+
+
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        ("Last month I went to work for Acme", "user.employer"),
+        ("Last year I went to work at the hospital as a nurse", "user.job"),
+        ("Last year I went over to Microsoft", "user.employer"),
+        ("Last week I went on keto", "user.diet"),
+        ("Last week I went on a vegan diet", "user.diet"),
+        ("Last month I went on blood pressure medication", "user.medication"),
+        ("Last month I went on maternity leave", "user.job"),
+        ("I went into remission last month", "user.health"),
+        ("Last week I went to the allergist and found out I'm allergic to shellfish", "user.allergies"),
+        ("Yesterday I met with my doctor and got diagnosed with type 2 diabetes", "user.conditions"),
+        ("Last week I visited my doctor and she put me on metformin", "user.medication"),
+        ("Yesterday I went to the DMV and changed my name to Sam Lee", "user.name"),
+        ("Last year I travelled to Japan and fell in love with it, so I stayed", "user.city"),
+    ],
+)
+def test_a_change_said_with_a_verb_of_an_outing_is_not_refused_on_a_key_it_changes(
+    content: str, key: str
+) -> None:
+    """h-review3 H1: only a trip, only on a key of where the writer lives, is refused as a one-off event."""
+    assert _refusal(content, key) is None
+
+
+def test_an_undated_change_with_occurred_at_is_not_refused_on_a_key_it_changes() -> None:
+    assert _refusal("I went on a keto diet", "user.diet", occurred_at=NOW - timedelta(days=1)) is None
+
+
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        ("Yesterday I flew to Porto for a conference", "user.city"),
+        ("Yesterday I flew to Porto for a conference", "user.home_town"),
+        ("Last week I visited my aunt in Boston", "user.location"),
+        ("Last weekend we drove to Austin", "user.residence"),
+        ("Last week I went skiing in Aspen", "user.hometown"),
+    ],
+)
+def test_guard_a_dated_trip_is_still_refused_on_a_key_of_where_the_writer_lives(
+    content: str, key: str
+) -> None:
+    """Guard (passes before h-review3 H1's fix too): the trial's case and its kin stay refused."""
+    assert _refusal(content, key) is not None
+
+
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        ("Last week I also visited Rome", "user.countries_visited"),
+        ("Last month I attended NeurIPS", "user.conferences"),
+    ],
+)
+def test_a_trip_on_a_key_of_trips_or_events_is_not_refused(content: str, key: str) -> None:
+    assert _refusal(content, key) is None
