@@ -230,3 +230,19 @@ def test_guard_a_dated_trip_is_still_refused_on_a_key_of_where_the_writer_lives(
 )
 def test_a_trip_on_a_key_of_trips_or_events_is_not_refused(content: str, key: str) -> None:
     assert _refusal(content, key) is None
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("Mia is starting kindergarten", "My daughter Mia is allergic to eggs"),
+        ("Sam is a nurse", "My sister Sam is married"),
+        ("Tom is my manager", "My friend Tom is a teacher"),
+        ("Tom is happy today", "My son Tom is vegan"),
+    ],
+)
+def test_a_fact_of_a_person_named_by_name_only_is_not_flagged_by_the_broad_changed_value_rule(
+    new: str, old: str
+) -> None:
+    """h-review3 M1: with one subject merely assumed, only a contradiction or a take-back is flagged."""
+    assert compare_facts(new, old).relation == "unrelated"

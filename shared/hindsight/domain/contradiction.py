@@ -1039,8 +1039,14 @@ def compare_facts(new: str, old: str) -> PairVerdict:
     if verdict.relation == "unrelated" and (aligned := aligned_subject(new, old)) is not None:
         # "Tom is no longer allergic to shellfish" / "My son Tom is allergic to shellfish": one person named
         # two ways, as likely as not — what the pair says with one subject is only ever a flag (trial23 M1)
+        # only a contradiction, or a possible take-back ("Tom is no longer …", polarity): the broad
+        # changed_value rule reads any "Tom is …" against "My son Tom is …" as a possible conflict
+        # ("Tom is happy today" / "My son Tom is vegan"), which with one subject merely assumed is noise
+        # (h-review3 M1)
         again = compare_facts(aligned, old)
-        if again.relation in _STRENGTH:
+        if again.relation == "contradiction" or (
+            again.relation == "possible_conflict" and "polarity" in again.signals
+        ):
             return PairVerdict("possible_conflict", (*again.signals, "named_subject"))
     return verdict
 
