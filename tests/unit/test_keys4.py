@@ -67,22 +67,20 @@ def test_a_possible_take_back_of_a_value_it_leaves_flags_it(take_back: str, valu
 
 
 @pytest.mark.parametrize(
-    ("take_back", "values"),
+    ("take_back", "values", "retired"),
     [
-        ("I no longer have a kiwi allergy", [PEANUTS]),
-        ("I'm no longer allergic to kiwi", [PEANUTS]),
-        ("I no longer have a peanut allergy", [SHELLFISH, PEANUTS]),  # shellfish: never taken back
+        ("I no longer have a kiwi allergy", [PEANUTS], ()),
+        ("I'm no longer allergic to kiwi", [PEANUTS], ()),
+        ("I no longer have a peanut allergy", [SHELLFISH, PEANUTS], (1,)),  # shellfish: never taken back
     ],
 )
 def test_a_take_back_of_a_value_the_key_does_not_hold_still_retires_and_flags_nothing_else(
-    take_back: str, values: list[str]
+    take_back: str, values: list[str], retired: tuple[int, ...]
 ) -> None:
     settled = taken_back(take_back, values)
     assert settled is not None
     assert settled.unsure == (), settled
-    assert all("kiwi" not in values[i] for i in settled.retired)
-    if "kiwi" in take_back:
-        assert settled.retired == ()
+    assert settled.retired == retired, settled
 
 
 def _refusal(content: str, key: str = "user.city", **fields: object) -> str | None:
@@ -246,3 +244,26 @@ def test_a_fact_of_a_person_named_by_name_only_is_not_flagged_by_the_broad_chang
 ) -> None:
     """h-review3 M1: with one subject merely assumed, only a contradiction or a take-back is flagged."""
     assert compare_facts(new, old).relation == "unrelated"
+
+
+@pytest.mark.parametrize(
+    ("take_back", "values"),
+    [
+        ("I don't speak French anymore", ["I speak French", "I speak Spanish"]),
+        ("I don't play tennis anymore", ["I play tennis", "I play guitar"]),
+        ("I don't have a cat anymore", ["I have a cat", "I have a dog"]),
+        ("I don't work at Acme anymore", ["I work at Acme", "I work at a bakery"]),
+        ("I'm no longer allergic to peanuts, just tree nuts", ["I'm allergic to tree nuts"]),
+        ("I'm no longer worried about my peanut allergy", [PEANUTS]),
+        ("I no longer carry an EpiPen for my peanut allergy", [PEANUTS]),
+        ("I don't live alone anymore", ["I live in Denver"]),
+        ("I can't live without coffee", ["I live in Denver"]),
+        ("I don't eat out anymore", ["I eat vegan"]),
+    ],
+)
+def test_a_take_back_flags_no_value_it_surely_leaves(take_back: str, values: list[str]) -> None:
+    """h-review3 M2: not when it retired the value it names, not a value named after only/just, not one it
+    shares only a light verb with, not one whose worry or EpiPen it negates."""
+    settled = taken_back(take_back, values)
+    assert settled is not None
+    assert settled.unsure == (), settled

@@ -288,6 +288,43 @@ def _same_roots(take_back: str, value: str) -> bool:
     return len(named) >= 2 and named == {_root(word) for word in _content(without_confirming(value))}
 
 
+_KEPT = re.compile(r"\b(?:only|just|still)\b(?P<kept>[^,;.!?]*)", re.I)
+"""The words after "only / just / still" name values the write keeps ("… no longer allergic to peanuts,
+just tree nuts"): never flagged as possibly taken back (h-review3 M2)."""
+_LIGHT = frozenset(
+    {"live", "eat", "have", "ha", "had", "do", "don", "doe", "did", "can", "get", "got", "suffer"}
+)
+"""Verbs that say little of their own ("I don't live alone" / "I live in Denver", "I don't eat out" / "I eat
+vegan", "I no longer suffer from back pain" / "I suffer from migraines"): no shared word of a value.
+``_content``'s forms: a plural "s" left off ("has" -> "ha", "does" -> "doe")."""
+
+
+_BE = frozenset(
+    {"be", "am", "is", "are", "was", "were", "been", "really", "even", "a", "an", "the", "my", "any"}
+)
+_OPENS = frozenset({"have", "has", "had", "having", "suffer", "suffers", "get", "gets", "got"})
+"""What a take-back negates may open with these ("no longer have / suffer from a peanut allergy"), a
+verb of being or an article (``_BE``) passed over; else it opens with a word of the value ("no longer
+allergic …")."""
+
+
+def _may_take_back(head: str, new: str, value: str) -> bool:
+    """Whether a take-back that retired nothing may yet take back ``value``, as the keyless rules read it
+    (h-review3 M2: "I don't live alone anymore" flagged "I live in Denver"): ``value`` is named after no
+    "only / just / still" (``_KEPT``), ``head`` shares a word with it beyond a light verb (``_LIGHT``; each
+    by its ``_root``), and what ``head`` negates opens with a light verb or a word of ``value`` ("no longer
+    worried about my peanut allergy", "no longer carry an EpiPen for …" negate worry and an EpiPen)."""
+    roots = {_root(word) for word in _content(value)}
+    for kept in _KEPT.finditer(new):
+        if {_root(word) for word in _content(kept.group("kept"))} & roots - _LIGHT:
+            return False
+    if not {_root(word) for word in _content(head)} & roots - _LIGHT:
+        return False
+    negated = _TAKE_BACK.search(head)
+    after = [w for w in _WORD.findall(head[negated.end() :].lower()) if w not in _BE] if negated else []
+    return bool(after) and (after[0] in _OPENS or _root(_stem(after[0])) in roots)
+
+
 def _head(text: str) -> str:
     """What a take-back takes back, without the clause that says what still holds ("… no longer allergic
     to peanuts but still to shellfish": "… no longer allergic to peanuts"); ``text`` itself otherwise."""
@@ -354,10 +391,15 @@ def taken_back(new: str, values: Sequence[str]) -> TakeBack | None:
         return None
     left = tuple(i for i in range(len(values)) if i not in retired)
     # the keyless rules' flag, kept on a key: a take-back they read as one of this value, unsure
+    # only when it retired nothing: one that surely retired the value it names flags no other (h-review3 M2)
     unsure = tuple(
         (i, verdicts[i].reason)
         for i in left
-        if _TAKE_BACK.search(head) and verdicts[i].relation == "possible_conflict" and i in polar
+        if not retired
+        and _TAKE_BACK.search(head)
+        and verdicts[i].relation == "possible_conflict"
+        and i in polar
+        and _may_take_back(head, new, values[i])
     )
     return TakeBack(retired=tuple(sorted(retired)), left=left, unsure=unsure)
 
