@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hindsight.adapters.reflection.rules import reflect_by_rules
 from hindsight.domain.auth import Principal
 from hindsight.domain.context_budget import split_sentences
 from hindsight.domain.errors import InvalidInput, SummaryFailed
@@ -29,6 +30,8 @@ from hindsight.domain.experience import (
     with_injection_labels,
 )
 from hindsight.domain.memory import Relation, Scope, Scores, SearchHit, SearchRequest, StoredMemory
+from hindsight.domain.reflection import TaskReport
+from hindsight.usecases.reflect import episode_draft
 from hindsight.usecases.summarize import Summarize, SummaryRequest
 from tests.unit.fakes import FixedClock
 
@@ -168,6 +171,31 @@ def test_the_hint_says_what_failed_what_worked_and_each_facts_current_value() ->
         "- Fact deploy.window: Deploys happen on Thursdays at 02:00. [3]",
     ]
     assert hint.ids == [FAILED.id, WORKED.id, NEW_WINDOW.id]  # the older value of the key is not cited
+
+
+def test_a_reflected_failures_line_says_what_was_tried() -> None:
+    # trial24 M2: "Failed before: … failed after 2 steps (…)" did not say which steps
+    report = TaskReport(
+        task_id="deploy-1",
+        goal="Deploy billing service to prod",
+        steps=["ran migration at 14:00", "checkout timed out"],
+        outcome="failure",
+        error="timeout: migration locked invoices table for 9 minutes",
+    )
+    draft = episode_draft(report, reflect_by_rules(report))
+    memory = _memory(
+        draft.content,
+        layer="episodic",
+        outcome=draft.outcome,
+        summary=draft.summary,
+        lessons=draft.lessons,
+        metadata=draft.metadata,
+    )
+    (line,) = extract_hint([memory]).hint.splitlines()
+    assert line.startswith(
+        "- Failed before: Deploy billing service to prod: failed after 2 steps: ran migration at 14:00 → "
+        "checkout timed out (timeout: migration locked invoices table for 9 minutes). Lesson: "
+    )
 
 
 STATED_MANAGER = _memory("Dana's manager is Priya.", key="dana.manager", created_at=T0)

@@ -14,6 +14,7 @@ from hindsight.adapters.reflection.rules import (
 )
 from hindsight.domain.reflection import (
     MAX_EPISODE_ENTITIES_BYTES,
+    MAX_LESSON_CHARS,
     MAX_TASK_STEPS,
     EpisodeRecord,
     TaskReport,
@@ -70,6 +71,85 @@ def test_a_failure_gives_a_lesson_on_handling_its_error() -> None:
     assert "check the current state" in record.lesson
     assert "HTTP 409 Conflict" in record.summary
     assert record.entities == {"ids": ["A-1042"], "names": ["Maya Lin"]}
+
+
+DEPLOY_FAILED = TaskReport(  # trial24 M2: the stored memory said "failed after 2 steps" but not which
+    task_id="deploy-1",
+    goal="Deploy billing service to prod",
+    steps=["ran migration at 14:00", "checkout timed out"],
+    outcome="failure",
+    error="timeout: migration locked invoices table for 9 minutes",
+)
+
+
+def test_a_failures_summary_names_the_steps_it_took_before_the_error() -> None:
+    record = reflect_by_rules(DEPLOY_FAILED)
+    assert record.summary == (
+        "Deploy billing service to prod: failed after 2 steps: ran migration at 14:00 → checkout timed out "
+        "(timeout: migration locked invoices table for 9 minutes)."
+    )
+    assert record.key_decisions == []  # routine steps are no decisions, whatever the outcome
+
+
+def test_a_long_failure_is_told_by_its_first_steps_and_the_last_where_it_stopped() -> None:
+    report = TaskReport(
+        task_id="t",
+        goal="Rotate the API keys",
+        steps=["Listed the keys", "Created key K2", "Updated 3 of 7 services", "Service billing crashed"],
+        outcome="aborted",
+    )
+    record = reflect_by_rules(report)
+    path = "Listed the keys → Created key K2 → … → Service billing crashed"
+    assert record.summary == f"Rotate the API keys: was aborted after 4 steps: {path}."
+    assert record.lesson == (
+        f'This approach to "Rotate the API keys" (tried: {path}) was aborted without an error message; '
+        "try another approach and record the error."
+    )
+
+
+def test_a_step_that_only_repeats_the_error_is_not_told_as_what_was_tried() -> None:
+    error = "payments API answered HTTP 429 Too Many Requests (Retry-After: 30)"
+    report = TaskReport(
+        task_id="t",
+        goal="Pay the open invoice",
+        steps=[
+            "Recorded the preferences",
+            "Looked up order A-1042",
+            "Called the payments API",
+            f"Failed: {error}",
+        ],
+        outcome="failure",
+        error=error,
+    )
+    assert reflect_by_rules(report).summary == (
+        "Pay the open invoice: failed after 4 steps: Recorded the preferences → Looked up order A-1042 → "
+        f"Called the payments API ({error})."
+    )
+    short = report.model_copy(
+        update={"steps": ["Ran the export", "Export hit a timeout at row 9 000"], "error": "timeout"}
+    )
+    assert "Ran the export → Export hit a timeout at row 9 000 (timeout)" in reflect_by_rules(short).summary
+
+
+def test_an_unknown_errors_lesson_names_the_approach_to_avoid() -> None:
+    report = DEPLOY_FAILED.model_copy(
+        update={"steps": ["edited settings.yaml", "restarted the service"], "error": "ValueError: bad config"}
+    )
+    assert reflect_by_rules(report).lesson == (
+        'Avoid repeating this approach to "Deploy billing service to prod" (tried: edited settings.yaml → '
+        'restarted the service): it failed with "ValueError: bad config"; '
+        "handle that error or try another way."
+    )
+
+
+def test_a_lesson_naming_long_steps_keeps_its_advice_within_the_limit() -> None:
+    report = TaskReport(
+        task_id="t", goal="g" * 500, steps=["s" * 900] * 5, outcome="failure", error="KeyError " + "e" * 900
+    )
+    lesson = reflect_by_rules(report).lesson
+    assert len(lesson) <= MAX_LESSON_CHARS
+    assert "(tried: sss" in lesson
+    assert lesson.endswith('"; handle that error or try another way.')
 
 
 @pytest.mark.parametrize(

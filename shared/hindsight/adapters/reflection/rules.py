@@ -5,14 +5,18 @@ It turns a ``TaskReport`` into an ``EpisodeRecord`` as follows.
 - **task_type** — the earliest keyword of ``TASK_TYPE_KEYWORDS`` in the goal ("Find the order…" →
   query, "Cancel order A-1042" → modify); at the same position the longer keyword wins; none → other.
 - **outcome** — as reported.
-- **summary** — the goal, how the task ended, the step count and the error's first line.
+- **summary** — the goal, how the task ended, the step count and the error's first line; an unfinished
+  task (failure, aborted, partial) also names the steps taken (``steps_path``; a step that only repeats
+  the error is left out), before the error, so "what failed before" says what was tried (trial24 M2)
+  and a hint's leading sentences keep it.
 - **key_decisions** — up to ``MAX_KEY_DECISIONS`` (3) steps, scored by ``DECISION_SIGNALS``: a wait,
   a retry or a switch of approach scores 3, another decision verb (chose, skipped, escalated, rolled
   back…) 2, each further kind in the same step +0.5. Steps scoring 0 (routine work, observations) are
   never picked. Highest scores win, earlier steps break ties; they are listed in step order.
 - **lesson** — one sentence:
   failure/aborted → how to handle or avoid the error, by its kind (``ERROR_KINDS``: rate limit,
-  timeout, auth, not found, server error, conflict, invalid input, connection), else the error quoted;
+  timeout, auth, not found, server error, conflict, invalid input, connection), else the error quoted
+  with the approach to avoid named by its steps;
   success after a recovery (an error was seen and a wait/retry/switch followed) → the recovery
   pattern ("On HTTP 429 (rate limit), wait 30 s and retry: …"); partial → what is left to check;
   plain success → the approach worth repeating.
@@ -23,7 +27,7 @@ It turns a ``TaskReport`` into an ``EpisodeRecord`` as follows.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hindsight.domain.limits import MAX_ENTITIES, MAX_KEY_DECISIONS
@@ -31,6 +35,7 @@ from hindsight.domain.memory import TaskType
 from hindsight.domain.reflection import (
     MAX_DECISION_CHARS,
     MAX_EPISODE_ENTITIES_BYTES,
+    MAX_ERROR_CHARS,
     MAX_LESSON_CHARS,
     MAX_SUMMARY_CHARS,
     EpisodeRecord,
@@ -162,6 +167,11 @@ _OUTCOME_PHRASE = {
     "failure": "failed",
     "aborted": "was aborted",
 }
+PATH_STEPS = 3
+"""Steps a summary or lesson names (as many as ``MAX_KEY_DECISIONS``: a record tells at most three)."""
+PATH_STEP_CHARS = 60
+"""Each named step is clipped to this: three of them and the arrows stay under 200 characters, so a
+lesson (``MAX_LESSON_CHARS`` 400) keeps room for the goal and the error."""
 _EXTRACTED_DROP_ORDER = ("names", "dates", "urls", "projects", "people", "emails", "ids")
 """Extracted entity kinds dropped first when the entity budget is exceeded."""
 
@@ -293,6 +303,10 @@ def _summary(report: TaskReport, kind: str | None, status: str | None, decisions
     text = f"{_clip(report.goal, 300).rstrip('.')}: {_OUTCOME_PHRASE[report.outcome]}"
     if report.steps:
         text += f" after {len(report.steps)} step{'s' if len(report.steps) != 1 else ''}"
+        if report.outcome != "success":
+            # what was tried, before the error: the next attempt must know which approach not to repeat
+            # (a success's steps are its lesson, "This approach worked for …")
+            text += f": {steps_path(_tried_steps(report), ends_at_failure=True)}"
     recovery = _recovery(report.steps, decisions)
     if report.outcome == "success" and kind and recovery:
         text += f", recovering from {_error_phrase(kind, status)} by {_gerunds(recovery)}"
@@ -309,15 +323,23 @@ def _lesson(report: TaskReport, kind: str | None, status: str | None, decisions:
         if kind is not None and kind in _HANDLING:
             lesson = f'"{goal}" {verb} on {_error_phrase(kind, status)}: next time, {_HANDLING[kind]}.'
         elif report.error:
-            error = _first_line(report.error, 160)
-            lesson = (
-                f'Avoid repeating this approach to "{goal}": it {verb} with "{error}"; '
-                "handle that error or try another way."
-            )
+            error = report.error
+
+            def quoting(tried: str) -> str:
+                head = f'Avoid repeating this approach to "{goal}"{tried}: it {verb} with "'
+                tail = '"; handle that error or try another way.'
+                # the error's first line, within 160 characters and the room the approach leaves
+                room = max(40, min(160, MAX_LESSON_CHARS - len(head) - len(tail)))
+                return head + _first_line(error, room) + tail
+
+            lesson = _naming_the_approach(_tried_steps(report), quoting)
         else:
-            lesson = (
-                f'This approach to "{goal}" {verb} without an error message; '
-                "try another approach and record the error."
+            lesson = _naming_the_approach(
+                report.steps,
+                lambda tried: (
+                    f'This approach to "{goal}"{tried} {verb} without an error message; '
+                    "try another approach and record the error."
+                ),
             )
     elif report.outcome == "success" and kind is not None and recovery:
         if recovery == ["switch"]:
@@ -332,11 +354,49 @@ def _lesson(report: TaskReport, kind: str | None, status: str | None, decisions:
         rest = _first_line(report.error, 200) if report.error else "some of the work was not finished"
         lesson = f'"{goal}" was only partly done ({rest}): check what remains before calling it finished.'
     elif report.steps:
-        path = " → ".join(_clip(step, 60) for step in report.steps[:3])
-        lesson = f'This approach worked for "{goal}": {path}{" → …" if len(report.steps) > 3 else ""}.'
+        lesson = f'This approach worked for "{goal}": {steps_path(report.steps)}.'
     else:
         lesson = f'"{goal}" succeeded; the same approach can be reused.'
     return _clip(lesson, MAX_LESSON_CHARS)
+
+
+def steps_path(steps: list[str], *, ends_at_failure: bool = False, step_chars: int = PATH_STEP_CHARS) -> str:
+    """Up to ``PATH_STEPS`` (3) of ``steps`` joined by " → ", each clipped to ``step_chars`` (60);
+    "…" stands for the steps left out. A success is told by its first steps (how it went); a task that
+    did not succeed (``ends_at_failure``) by its first ones and its last, where it stopped
+    ("ran migration → … → checkout timed out")."""
+    clipped = [_clip(step, step_chars) for step in steps]
+    if len(clipped) <= PATH_STEPS:
+        return " → ".join(clipped)
+    if ends_at_failure:
+        return " → ".join([*clipped[: PATH_STEPS - 1], "…", clipped[-1]])
+    return " → ".join([*clipped[:PATH_STEPS], "…"])
+
+
+def _tried_steps(report: TaskReport) -> list[str]:
+    """The steps that tell what was tried: a step that only repeats the error ("Failed: <error>": it holds
+    the error's first line, which is at least half of it) is left out, the error being told beside the
+    steps; all steps when every one does."""
+    error = " ".join(_first_line(report.error, MAX_ERROR_CHARS).lower().split()) if report.error else ""
+
+    def repeats_error(step: str) -> bool:
+        words = " ".join(step.lower().split())
+        return bool(error) and error in words and 2 * len(error) >= len(words)
+
+    return [step for step in report.steps if not repeats_error(step)] or report.steps
+
+
+def _naming_the_approach(steps: list[str], lesson: Callable[[str], str]) -> str:
+    """``lesson`` given " (tried: a → b → c)", the steps of a task that did not succeed (empty without
+    steps), with the steps clipped shorter (60, 40, then 20 characters) until the lesson fits
+    ``MAX_LESSON_CHARS``: the lesson's advice, at its end, is never the part cut off."""
+    text = ""
+    for step_chars in (PATH_STEP_CHARS, 40, 20):
+        path = steps_path(steps, ends_at_failure=True, step_chars=step_chars)
+        text = lesson(f" (tried: {path})" if steps else "")
+        if len(text) <= MAX_LESSON_CHARS:
+            break
+    return text
 
 
 def _imperatives(kinds: list[str], duration: str | None) -> str:
