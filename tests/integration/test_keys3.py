@@ -32,7 +32,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 async def test_the_writers_so_i_cook_now_after_another_persons_words_opens_an_empty_key(
     server: BackgroundServer, poller: SqsPoller, token: str
 ) -> None:
-    key = f"user.diet{uuid.uuid4().hex[:6]}"
+    key = f"user.diet.{uuid.uuid4().hex[:6]}"  # a key word of food: "diet" whole (h-keys5)
     async with mcp_client(server.url, token) as client:
         cook = await write_stored(client, poller, "My wife is vegetarian, so I cook vegetarian now", key)
         assert await active_among(client, [cook]) == {cook}
