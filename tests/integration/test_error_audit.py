@@ -22,6 +22,7 @@ import json
 import os
 import re
 import uuid
+from collections.abc import Iterable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
@@ -393,9 +394,11 @@ FUZZ = settings(
 FUZZ_KINDS = {"invalid_arguments", "not_found", "version_conflict"}
 
 
-def read_problems(result: CallToolResult | MCPError) -> list[str]:
+def read_problems(result: CallToolResult | MCPError, sent: Iterable[str] = ()) -> list[str]:
     """What a model could not use in the answer to random arguments: a JSON-RPC error (the arguments are
-    always an object), an error of an unexpected kind, a bad field the text does not name, internals."""
+    always an object), an error of an unexpected kind, a bad field the text does not name, internals.
+    ``sent``: the argument names the caller sent, which the answer may name ("__a__: not an argument of
+    …") without leaking anything: they are left out of the search for internals."""
     if isinstance(result, MCPError):
         return [f"a JSON-RPC error ({result.error.code}: {result.error.message[:200]})"]
     if not result.is_error:
@@ -405,10 +408,31 @@ def read_problems(result: CallToolResult | MCPError) -> list[str]:
         return [f"an unexpected error: {_text(result)[:300]}"]
     text = _text(result)
     problems = [f"does not name {e['field']!r}" for e in error.get("errors", []) if e["field"] not in text]
-    leak = LEAKS.search(text)
+    searched = text
+    for name in sent:  # as a whole word only: a name "a" must not hide a "Traceback"
+        searched = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "", searched)
+    leak = LEAKS.search(searched)
     if leak:
-        problems.append(f"leaks {leak.group(0)!r}: {text[max(0, leak.start() - 80) : leak.end() + 80]}")
+        shown = searched[max(0, leak.start() - 80) : leak.end() + 80]
+        problems.append(f"leaks {leak.group(0)!r}: {shown}")
     return problems
+
+
+def test_an_argument_name_the_caller_sent_is_no_leak_but_internals_are() -> None:
+    """The fuzz sent an unknown argument named "__a__" and the answer named it back (failed in a fresh-clone
+    run): the caller's own words are no internals; a dunder the caller did not send still is."""
+    answer = CallToolResult(
+        content=[
+            TextContent(type="text", text="Invalid arguments: __a__: not an argument of memory_feedback")
+        ],
+        structured_content={"error": {"kind": "invalid_arguments", "errors": [{"field": "__a__"}]}},
+        is_error=True,
+    )
+    assert read_problems(answer, {"__a__": 1}) == []
+    assert read_problems(answer, {"a": 1, "_": 2}) != []  # other names hide nothing
+    assert read_problems(answer) == [
+        "leaks '__a__': Invalid arguments: __a__: not an argument of memory_feedback"
+    ]
 
 
 @RANDOM_FROM_OTHER_THREADS
@@ -429,7 +453,7 @@ def test_random_arguments_are_answered_in_words_a_model_can_use(
         def answered(data: st.DataObject) -> None:
             tool = data.draw(st.sampled_from(sorted(SCHEMAS)), label="tool")
             arguments = data.draw(arguments_strategy(SCHEMAS[tool]), label="arguments")
-            problems = read_problems(portal.call(_answer, client, tool, arguments))
+            problems = read_problems(portal.call(_answer, client, tool, arguments), arguments)
             assert not problems, (tool, problems)
 
         answered()
