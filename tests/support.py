@@ -31,6 +31,20 @@ PROTOCOL_ERAS = ["legacy", "2026-07-28"]
 """The two client eras: 2025-11-25 with `initialize`, and the stateless 2026-07-28 with `server/discover`."""
 
 
+def stack_refused(monkeypatch: Any, module: str) -> list[str]:
+    """Make ``module``'s ``with_container`` (a CLI command module, "hindsight.cli.memories") fail the test
+    if it is called, and record each call: a command that refuses its input must do so before it opens the
+    stack. Returns the record (empty while nothing opened it)."""
+    opened: list[str] = []
+
+    async def with_container(data_dir: Any, body: Any) -> Any:
+        opened.append("opened")
+        raise AssertionError("the stack was opened for a refused input")
+
+    monkeypatch.setattr(f"{module}.with_container", with_container)
+    return opened
+
+
 def load_event(name: str) -> dict[str, Any]:
     """A canonical event from tests/events (the same files `sam local invoke -e` takes)."""
     event: dict[str, Any] = json.loads((EVENTS / name).read_text())

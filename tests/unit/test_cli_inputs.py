@@ -4,25 +4,17 @@ memory_search refuses an empty query)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from typer.testing import CliRunner
 
 from hindsight.cli import app
+from tests.support import stack_refused
 
 
 @pytest.fixture
 def no_stack(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Records every attempt to open the stack (none is expected: the input is refused first)."""
-    opened: list[str] = []
-
-    async def with_container(data_dir: Any, body: Any) -> Any:
-        opened.append("opened")
-        raise AssertionError("the stack was opened for a refused input")
-
-    monkeypatch.setattr("hindsight.cli.memories.with_container", with_container)
-    return opened
+    return stack_refused(monkeypatch, "hindsight.cli.memories")
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -15,6 +14,7 @@ from hindsight.cli import app
 from hindsight.domain.auth import ApiKeyRecord
 from hindsight.domain.errors import InvalidInput
 from hindsight.usecases.api_keys import Authenticate, ManageKeys
+from tests.support import stack_refused
 from tests.unit.fakes import FixedClock
 
 
@@ -40,14 +40,7 @@ class _Keys:
 @pytest.fixture
 def no_stack(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Records every attempt to open the stack (none is expected: the input is refused first)."""
-    opened: list[str] = []
-
-    async def with_container(data_dir: Any, body: Any) -> Any:
-        opened.append("opened")
-        raise AssertionError("the stack was opened for a refused input")
-
-    monkeypatch.setattr("hindsight.cli.tokens.with_container", with_container)
-    return opened
+    return stack_refused(monkeypatch, "hindsight.cli.tokens")
 
 
 @pytest.mark.parametrize("agent", ["bad agent!", "*", "a" * 129, ""])
